@@ -1,0 +1,111 @@
+// Token restoration: prefix (any ASCII case) + an even number (>= 2) of hex digits + suffix,
+// whose bytes must be valid UTF-8. One pass, left to right; after a failed candidate the scan
+// resumes one byte after where it began (the prefix is ASCII, so one byte is one character).
+import {
+  D_MATCHES, D_OUT_LEN, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN,
+} from './layout';
+import { isValidUtf8 } from './utf8';
+
+@inline function foldAscii(b: u32): u32 {
+  return b - 65 < 26 ? b | 0x20 : b;
+}
+
+@inline function hexValue(b: u32): i32 {
+  if (b - 48 < 10) return <i32>(b - 48);
+  const l = (b | 0x20) - 97;
+  return l < 6 ? <i32>(l + 10) : -1;
+}
+
+/** Next position >= from whose first two bytes may begin the prefix (folded with | 0x20). */
+function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32): i32 {
+  let b = from;
+  if (ASC_FEATURE_SIMD) {
+    const fold = i8x16.splat(0x20);
+    const v0 = i8x16.splat(<i8>(p0 | 0x20));
+    const v1 = i8x16.splat(<i8>(p1 | 0x20));
+    if (pl >= 2) {
+      while (b + 17 <= len) {
+        const a = i8x16.eq(v128.or(v128.load(inp + <usize>b), fold), v0);
+        const c = i8x16.eq(v128.or(v128.load(inp + <usize>b + 1), fold), v1);
+        const r = v128.and(a, c);
+        if (v128.any_true(r)) return b + ctz(i8x16.bitmask(r));
+        b += 16;
+      }
+    } else {
+      while (b + 16 <= len) {
+        const r = i8x16.eq(v128.or(v128.load(inp + <usize>b), fold), v0);
+        if (v128.any_true(r)) return b + ctz(i8x16.bitmask(r));
+        b += 16;
+      }
+    }
+  }
+  while (b < len) {
+    if (foldAscii(<u32>load<u8>(inp + <usize>b)) == p0) {
+      if (pl < 2 || b + 1 >= len || foldAscii(<u32>load<u8>(inp + <usize>b + 1)) == p1) return b;
+    }
+    b++;
+  }
+  return len;
+}
+
+/**
+ * Decodes `len` bytes at `inp` into `out` (capacity >= len). Returns how many input bytes are
+ * final; unless `final`, a candidate token that reaches the end of the input is left for the
+ * next call.
+ */
+export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32): i32 {
+  const pre = load<u32>(desc + D_PREFIX) as usize;
+  const pl = <i32>load<u32>(desc + D_PREFIX_LEN);
+  const suf = load<u32>(desc + D_SUFFIX) as usize;
+  const sl = <i32>load<u32>(desc + D_SUFFIX_LEN);
+  const p0 = <u32>load<u8>(pre);
+  const p1 = pl > 1 ? <u32>load<u8>(pre + 1) : 0;
+  let o = out;
+  let lit: i32 = 0;
+  let i: i32 = 0;
+  let matches: i32 = 0;
+  let consumed = len;
+  while (true) {
+    const c = nextPrefix(inp, i, len, p0, p1, pl);
+    if (c >= len) break;
+    i = c + 1; // where the scan resumes if this candidate fails
+    let k: i32 = 0;
+    while (k < pl && c + k < len && foldAscii(<u32>load<u8>(inp + <usize>(c + k))) == <u32>load<u8>(pre + <usize>k)) k++;
+    if (k < pl) {
+      if (c + k >= len && !final) { consumed = c; break; }
+      continue;
+    }
+    const hs = c + pl;
+    let j = hs;
+    while (j < len && hexValue(<u32>load<u8>(inp + <usize>j)) >= 0) j++;
+    if (j >= len && !final) { consumed = c; break; }
+    const h = j - hs;
+    if (h < 2 || (h & 1) != 0) continue;
+    let m: i32 = 0;
+    while (m < sl && j + m < len && load<u8>(inp + <usize>(j + m)) == load<u8>(suf + <usize>m)) m++;
+    if (m < sl) {
+      if (j + m >= len && !final) { consumed = c; break; }
+      continue;
+    }
+    // Decode behind the pending literal; commit only if the bytes are valid UTF-8.
+    const dst = o + <usize>(c - lit);
+    const n = h >> 1;
+    for (let q: i32 = 0; q < n; q++) {
+      const hi = hexValue(<u32>load<u8>(inp + <usize>(hs + 2 * q)));
+      const lo = hexValue(<u32>load<u8>(inp + <usize>(hs + 2 * q + 1)));
+      store<u8>(dst + <usize>q, <u8>((hi << 4) | lo));
+    }
+    if (!isValidUtf8(dst, n)) continue;
+    memory.copy(o, inp + <usize>lit, <usize>(c - lit));
+    o = dst + <usize>n;
+    matches++;
+    i = j + sl;
+    lit = i;
+  }
+  const tail = consumed - lit;
+  memory.copy(o, inp + <usize>lit, <usize>tail);
+  o += <usize>tail;
+  store<u32>(desc + D_OUT_LEN, <u32>(o - out));
+  store<u32>(desc + D_MATCHES, <u32>matches);
+  return consumed;
+}

@@ -1,0 +1,8 @@
+// The WASM core's exports. Memory is laid out by the host (src/core/memory.ts) above
+// heapBase(); nothing here allocates.
+export { encode } from './encode';
+export { decode } from './decode';
+
+export function heapBase(): usize {
+  return __heap_base;
+}

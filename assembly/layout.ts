@@ -1,0 +1,16 @@
+// Byte offsets of the fields in a codec descriptor. The descriptor is written by
+// src/core/descriptor.ts; keep both files in step.
+export const D_TRANS: usize = 0; //     u32 ptr: u16 DFA transitions [state * classes + class]
+export const D_CLASSES: usize = 4; //   u32 ptr: 256 u8 byte -> class
+export const D_ACCEPT: usize = 8; //    u32 ptr: u8 per state, 1 when a pattern ends there
+export const D_NCLASSES: usize = 12; // u32
+export const D_TEDDY: usize = 16; //    u32 ptr: 3 x (16 lo-nibble + 16 hi-nibble) bucket masks
+export const D_PREFIX: usize = 20; //   u32 ptr: prefix, ASCII lower case (matching)
+export const D_PREFIX_LEN: usize = 24;
+export const D_PREFIX_OUT: usize = 28; // u32 ptr: prefix as configured (emitted)
+export const D_SUFFIX: usize = 32;
+export const D_SUFFIX_LEN: usize = 36;
+export const D_HEX: usize = 40; //      u32 ptr: 16 hex digits in the configured case
+export const D_OUT_LEN: usize = 44; //  result: bytes written by the last call
+export const D_MATCHES: usize = 48; //  result: tokens written (encode) or restored (decode)
+export const DESCRIPTOR_SIZE: usize = 64;

@@ -1,0 +1,46 @@
+// Writes a compiled codec into WASM memory: the descriptor the core reads (field offsets
+// match assembly/layout.ts) and the tables it points to.
+import type { Automaton } from '../automaton.js';
+import { allocate, heap, heap32 } from './memory.js';
+
+const D = {
+  trans: 0, classes: 4, accept: 8, classCount: 12, teddy: 16, prefix: 20, prefixLength: 24,
+  prefixOut: 28, suffix: 32, suffixLength: 36, hex: 40, outLength: 44, matches: 48,
+} as const;
+const DESCRIPTOR_SIZE = 64;
+
+const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+
+function place(data: Uint8Array): number {
+  const ptr = allocate(data.length);
+  heap().set(data, ptr);
+  return ptr;
+}
+
+export interface Descriptor {
+  readonly ptr: number;
+  /** Bytes written by the last encode/decode call on this descriptor. */
+  outputLength(): number;
+  /** Tokens written or restored by the last call. */
+  matchCount(): number;
+}
+
+export function writeDescriptor(a: Automaton, prefix: string, suffix: string, hexDigits: string): Descriptor {
+  const ptr = allocate(DESCRIPTOR_SIZE);
+  const fields: [number, number][] = [
+    [D.trans, place(new Uint8Array(a.transitions.buffer, a.transitions.byteOffset, a.transitions.byteLength))],
+    [D.classes, place(a.classes)],
+    [D.accept, place(a.accepting)],
+    [D.classCount, a.classCount],
+    [D.teddy, place(a.teddy)],
+    [D.prefix, place(ascii(prefix.replace(/[A-Z]/g, (c) => c.toLowerCase())))],
+    [D.prefixLength, prefix.length],
+    [D.prefixOut, place(ascii(prefix))],
+    [D.suffix, place(ascii(suffix))],
+    [D.suffixLength, suffix.length],
+    [D.hex, place(ascii(hexDigits))],
+  ];
+  for (const [offset, value] of fields) heap32()[(ptr + offset) >> 2] = value;
+  const read = (offset: number) => heap32()[(ptr + offset) >> 2]!;
+  return { ptr, outputLength: () => read(D.outLength), matchCount: () => read(D.matches) };
+}

@@ -1,0 +1,30 @@
+// Instantiates the WASM core synchronously from bytes inlined at build time: no fetch, no fs,
+// no top-level await, so importing the package works the same in Node, browsers and workers.
+import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from './wasm-bytes.js';
+
+export interface CoreExports {
+  readonly memory: WebAssembly.Memory;
+  heapBase(): number;
+  encode(desc: number, inp: number, len: number, out: number, final: number): number;
+  decode(desc: number, inp: number, len: number, out: number, final: number): number;
+}
+
+function fromBase64(text: string): Uint8Array<ArrayBuffer> {
+  const raw = atob(text);
+  const bytes = new Uint8Array(raw.length);
+  for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+  return bytes;
+}
+
+/** 'simd' unless the engine lacks WebAssembly SIMD (or MCP_PAYLOAD_CODEC_WASM=scalar asks). */
+export function chooseVariant(simdBytes: Uint8Array<ArrayBuffer>): 'simd' | 'scalar' {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  if (env?.MCP_PAYLOAD_CODEC_WASM === 'scalar') return 'scalar';
+  return WebAssembly.validate(simdBytes) ? 'simd' : 'scalar';
+}
+
+const simd = fromBase64(SIMD_WASM_BASE64);
+export const variant = chooseVariant(simd);
+const bytes = variant === 'simd' ? simd : fromBase64(SCALAR_WASM_BASE64);
+export const wasmByteLength = bytes.length;
+export const core = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as CoreExports;

@@ -1,0 +1,125 @@
+// Codec options: defaults, normalisation and the checks that keep the round trip exact.
+import { DEFAULT_TERMS, expandPatterns, type Pattern, type TermSet, type TermSetInput } from './terms.js';
+
+export type HexCase = 'lower' | 'upper';
+
+export interface CodecOptions {
+  /** Token prefix; default `__mcp_ref_` (mobile-mcp). cua-driver uses `__cuaf_`. */
+  prefix?: string;
+  /** Token suffix; default `__`. */
+  suffix?: string;
+  /** Case of the hex digits written by encoding (decoding accepts both); default `lower`. */
+  hexCase?: HexCase;
+  /** Terms to alias; default {@link DEFAULT_TERMS}. Missing fields are empty. */
+  terms?: TermSetInput;
+}
+
+export interface ResolvedOptions {
+  readonly prefix: string;
+  readonly suffix: string;
+  readonly hexCase: HexCase;
+  readonly terms: TermSet;
+  readonly patterns: readonly Pattern[];
+  /** A stable key: equal keys compile to equal automata. */
+  readonly key: string;
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
+const isHex = (c: string) => /^[0-9a-f]$/i.test(c);
+const foldAscii = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+function fail(message: string): never {
+  throw new TypeError(`createCodec: ${message}`);
+}
+
+function stringList(value: unknown, field: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) fail(`terms.${field} must be an array`);
+  return value.map((t, i) => {
+    if (typeof t !== 'string' || t.length === 0) fail(`terms.${field}[${i}] must be a non-empty string`);
+    return t;
+  });
+}
+
+function resolveTerms(input: TermSetInput | undefined): TermSet {
+  if (input === undefined) return DEFAULT_TERMS;
+  if (input === null || typeof input !== 'object') fail('terms must be an object { ascii, exact, pairs }');
+  const ascii = stringList(input.ascii, 'ascii');
+  ascii.forEach((t, i) => PRINTABLE_ASCII.test(t) || fail(`terms.ascii[${i}] must be printable ASCII`));
+  const exact = stringList(input.exact, 'exact');
+  exact.forEach((t, i) => t.isWellFormed() || fail(`terms.exact[${i}] contains a lone surrogate`));
+  if (input.pairs !== undefined && !Array.isArray(input.pairs)) fail('terms.pairs must be an array');
+  const pairs = (input.pairs ?? []).map((pair, i): [string, string] => {
+    if (!Array.isArray(pair) || pair.length !== 2) fail(`terms.pairs[${i}] must be a [first, second] pair`);
+    const [a, b] = stringList(pair, `pairs[${i}]`) as [string, string];
+    if (!PRINTABLE_ASCII.test(a + b)) fail(`terms.pairs[${i}] must be printable ASCII`);
+    return [a, b];
+  });
+  if (ascii.length + exact.length + pairs.length === 0) fail('terms is empty');
+  return { ascii, exact, pairs };
+}
+
+function checkAffix(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.length === 0) fail(`${name} must be a non-empty string`);
+  if (!PRINTABLE_ASCII.test(value) || value.includes(' ')) fail(`${name} must be printable ASCII without spaces`);
+  return value;
+}
+
+/**
+ * Rejects a prefix that lets a failed candidate starting in literal text swallow the start of
+ * a real token: if the prefix has period k (it overlaps itself shifted by k), text ending in
+ * its first k characters runs into the token's prefix. That candidate then has to fail at
+ * once, so the character after the overlap must not be a hex digit.
+ */
+function checkPrefixPeriods(prefix: string): void {
+  const p = foldAscii(prefix);
+  if ([...p].every(isHex)) fail('prefix must contain a character that is not a hex digit');
+  for (let k = 1; k < p.length; k++) {
+    if (p.slice(k) === p.slice(0, p.length - k) && isHex(p[p.length - k]!)) {
+      fail(`prefix overlaps itself in a way that makes tokens ambiguous (shift ${k})`);
+    }
+  }
+}
+
+/**
+ * Rejects term sets where a term could appear in encoded text: inside a token, or across its
+ * edges with whatever text surrounds it. Tokens are modelled as prefix + hex run + suffix
+ * with wildcards on both sides; any alignment of a term that touches the token is a failure.
+ */
+function checkTermsAgainstTokens(patterns: readonly Pattern[], prefix: string, suffix: string): void {
+  const WILD = -1;
+  const HEX = -2;
+  for (const { text, ignoreCase } of patterns) {
+    if (ignoreCase && foldAscii(text) === foldAscii(prefix)) continue; // the prefix's own escape
+    const t = [...text];
+    const fold = (c: string) => (ignoreCase ? foldAscii(c) : c);
+    for (let n = 2; n <= t.length + 2; n += 2) {
+      const token: (string | number)[] = [...prefix, ...Array<number>(n).fill(HEX), ...suffix];
+      const cells = [...Array<number>(t.length).fill(WILD), ...token, ...Array<number>(t.length).fill(WILD)];
+      for (let at = 1; at < t.length + token.length; at++) {
+        const fits = t.every((ch, q) => {
+          const cell = cells[at + q]!;
+          if (cell === WILD) return true;
+          if (cell === HEX) return isHex(ch);
+          return fold(cell as string) === fold(ch);
+        });
+        if (fits) fail(`term ${JSON.stringify(text)} could appear in encoded text around or inside a token; choose another prefix/suffix or drop the term`);
+      }
+    }
+  }
+}
+
+export function resolveOptions(options: CodecOptions = {}): ResolvedOptions {
+  if (options === null || typeof options !== 'object') fail('options must be an object');
+  const prefix = checkAffix(options.prefix ?? '__mcp_ref_', 'prefix');
+  const suffix = checkAffix(options.suffix ?? '__', 'suffix');
+  const hexCase = options.hexCase ?? 'lower';
+  if (hexCase !== 'lower' && hexCase !== 'upper') fail(`hexCase must be 'lower' or 'upper'`);
+  if (isHex(suffix[0]!)) fail('suffix must not begin with a hex digit');
+  checkPrefixPeriods(prefix);
+  const terms = resolveTerms(options.terms);
+  const patterns = expandPatterns(terms, prefix);
+  checkTermsAgainstTokens(patterns, prefix, suffix);
+  const key = JSON.stringify([foldAscii(prefix), prefix, suffix, hexCase, terms]);
+  return { prefix, suffix, hexCase, terms, patterns, key };
+}

@@ -1,0 +1,7 @@
+// Reference options for the two wire formats, built from the library's own term list
+// (which test/fixtures.test.ts pins against DESIGN.md).
+import { DEFAULT_TERMS } from '../src/index.ts';
+import type { ReferenceOptions } from './reference.ts';
+
+export const MOBILE_MCP: ReferenceOptions = { prefix: '__mcp_ref_', suffix: '__', upper: false, terms: DEFAULT_TERMS };
+export const CUA_DRIVER: ReferenceOptions = { prefix: '__cuaf_', suffix: '__', upper: true, terms: DEFAULT_TERMS };

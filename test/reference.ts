@@ -1,0 +1,103 @@
+// The oracle: a deliberately plain implementation of DESIGN.md section 2, written for
+// obviousness, not speed. It works on UTF-16 strings and tries every pattern at every index.
+
+export interface ReferenceTerms {
+  ascii: readonly string[];
+  exact: readonly string[];
+  pairs: readonly (readonly [string, string])[];
+}
+
+export interface ReferenceOptions {
+  prefix: string;
+  suffix: string;
+  upper: boolean;
+  terms: ReferenceTerms;
+}
+
+const lowerAscii = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+
+function patterns(o: ReferenceOptions): { text: string; ignoreCase: boolean }[] {
+  const list = [
+    ...o.terms.ascii.map((text) => ({ text, ignoreCase: true })),
+    ...o.terms.exact.map((text) => ({ text, ignoreCase: false })),
+    { text: o.prefix, ignoreCase: true },
+  ];
+  for (const [a, b] of o.terms.pairs) {
+    for (const sep of ['', '-', '_', ' ']) list.push({ text: a + sep + b, ignoreCase: true });
+  }
+  return list;
+}
+
+function matchesAt(s: string, i: number, p: { text: string; ignoreCase: boolean }): boolean {
+  const piece = s.slice(i, i + p.text.length);
+  if (piece.length !== p.text.length) return false;
+  return p.ignoreCase ? lowerAscii(piece) === lowerAscii(p.text) : piece === p.text;
+}
+
+/** Length of the longest pattern starting at index i, or 0. */
+export function longestMatchAt(s: string, i: number, o: ReferenceOptions): number {
+  let best = 0;
+  for (const p of patterns(o)) if (p.text.length > best && matchesAt(s, i, p)) best = p.text.length;
+  return best;
+}
+
+function hex(text: string, upper: boolean): string {
+  const h = Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, '0')).join('');
+  return upper ? h.toUpperCase() : h;
+}
+
+export function referenceEncode(s: string, o: ReferenceOptions): string {
+  let out = '';
+  let i = 0;
+  while (i < s.length) {
+    const n = longestMatchAt(s, i, o);
+    if (n > 0) {
+      out += o.prefix + hex(s.slice(i, i + n), o.upper) + o.suffix;
+      i += n;
+    } else {
+      out += s[i];
+      i += 1;
+    }
+  }
+  return out;
+}
+
+function tokenAt(s: string, i: number, o: ReferenceOptions): { text: string; length: number } | undefined {
+  if (lowerAscii(s.slice(i, i + o.prefix.length)) !== lowerAscii(o.prefix)) return undefined;
+  let j = i + o.prefix.length;
+  let digits = '';
+  while (j < s.length && /[0-9a-fA-F]/.test(s[j]!)) digits += s[j++];
+  if (digits.length < 2 || digits.length % 2 !== 0) return undefined;
+  if (!s.startsWith(o.suffix, j)) return undefined;
+  const bytes = Uint8Array.from(digits.match(/../g)!, (h) => parseInt(h, 16));
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    return { text, length: j + o.suffix.length - i };
+  } catch {
+    return undefined;
+  }
+}
+
+export function referenceDecode(s: string, o: ReferenceOptions): string {
+  let out = '';
+  let i = 0;
+  while (i < s.length) {
+    const token = tokenAt(s, i, o);
+    if (token) {
+      out += token.text;
+      i += token.length;
+    } else {
+      out += s[i];
+      i += 1;
+    }
+  }
+  return out;
+}
+
+/** Every index where some term (not the prefix) starts, for "no term survives encoding". */
+export function termPositions(s: string, o: ReferenceOptions): number[] {
+  const terms = patterns(o).filter((p) => !(p.ignoreCase && lowerAscii(p.text) === lowerAscii(o.prefix)));
+  const found: number[] = [];
+  for (let i = 0; i < s.length; i++) if (terms.some((p) => matchesAt(s, i, p))) found.push(i);
+  return found;
+}
