@@ -14,14 +14,15 @@ export interface Codec {
   decodeText(text: string): string;
 }
 
-interface Compiled {
+export interface Compiled {
   readonly encodeJob: TranscodeJob;
   readonly decodeJob: TranscodeJob;
 }
 
 const compiled = new Map<string, Compiled>();
 
-function compile(o: ResolvedOptions): Compiled {
+/** The core jobs for a set of options, compiled once per distinct term set and format. */
+export function compile(o: ResolvedOptions): Compiled {
   let c = compiled.get(o.key);
   if (c) return c;
   const automaton = compileAutomaton(o.patterns);

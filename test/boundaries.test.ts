@@ -1,0 +1,67 @@
+// Strings larger than the WASM work regions: matches and tokens that straddle a region
+// boundary, carried-over candidates, and regions that must grow for one huge token.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compile } from '../src/codec.ts';
+import { DEFAULT_CHUNK_BYTES, transcode } from '../src/core/transcode.ts';
+import { decodeText, encodeText } from '../src/index.ts';
+import { resolveOptions } from '../src/options.ts';
+import { fragmentString, runs } from './arbitraries.ts';
+import { referenceDecode, referenceEncode } from './reference.ts';
+import { MOBILE_MCP } from './reference-options.ts';
+
+const { encodeJob, decodeJob } = compile(resolveOptions());
+const wellFormed = fc.oneof(fragmentString(60), fc.string({ unit: 'grapheme', maxLength: 120 })).filter((s) => s.isWellFormed());
+
+describe('tiny work regions', () => {
+  it.each([8, 9, 13, 16, 17, 32, 61])('agree with the reference with %i-byte regions', (chunk) => {
+    fc.assert(
+      fc.property(wellFormed, (s) => {
+        const encoded = transcode(encodeJob, s, chunk);
+        expect(encoded).toBe(referenceEncode(s, MOBILE_MCP));
+        expect(transcode(decodeJob, encoded, chunk)).toBe(s);
+        expect(transcode(decodeJob, s, chunk)).toBe(referenceDecode(s, MOBILE_MCP));
+      }),
+      runs(300),
+    );
+  });
+});
+
+describe('strings far larger than the work regions', () => {
+  const hex = (s: string) => Buffer.from(s).toString('hex');
+
+  it('finds terms at every offset around a region boundary', () => {
+    for (const term of ['Qwen', '通义', 'aliyuncs', '__MCP_REF_', 'dash scope']) {
+      for (let k = -12; k <= 12; k++) {
+        const head = 'x'.repeat(DEFAULT_CHUNK_BYTES + k);
+        const text = head + term + 'tail';
+        const encoded = encodeText(text);
+        expect(encoded).toBe(`${head}__mcp_ref_${hex(term)}__tail`);
+        expect(decodeText(encoded)).toBe(text);
+      }
+    }
+  });
+
+  it('keeps CJK text whole across boundaries', () => {
+    const text = '中文，阿里巴巴与通义千问。'.repeat(60000) + '😀';
+    const encoded = encodeText(text);
+    expect(encoded).toBe(referenceEncode(text.slice(0, 13), MOBILE_MCP).repeat(60000) + '😀');
+    expect(decodeText(encoded)).toBe(text);
+  });
+
+  it('restores a token longer than a region', () => {
+    const token = '__mcp_ref_' + '71'.repeat(DEFAULT_CHUNK_BYTES) + '__';
+    expect(decodeText(`a${token}b`)).toBe(`a${'q'.repeat(DEFAULT_CHUNK_BYTES)}b`);
+  });
+
+  it('keeps a huge failed candidate literal and finds the token after it', () => {
+    const text = '__mcp_ref_' + '7'.repeat(DEFAULT_CHUNK_BYTES + 1) + '__ __mcp_ref_7177656e__';
+    expect(decodeText(text)).toBe(text.slice(0, -20) + 'qwen');
+  });
+
+  it('returns a large clean string itself', () => {
+    const clean = 'Safari, Chrome, /Applications/Xcode.app; '.repeat(20000);
+    expect(encodeText(clean)).toBe(clean);
+    expect(decodeText(clean)).toBe(clean);
+  });
+});

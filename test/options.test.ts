@@ -1,0 +1,43 @@
+// Options that would break the round trip (or leave terms in encoded text) are refused up front.
+import { describe, expect, it } from 'vitest';
+import { createCodec } from '../src/index.ts';
+
+describe('createCodec options', () => {
+  it.each([
+    [{ prefix: '' }, /prefix must be a non-empty string/],
+    [{ suffix: '' }, /suffix must be a non-empty string/],
+    [{ suffix: 'a_' }, /suffix must not begin with a hex digit/],
+    [{ suffix: '7' }, /suffix must not begin with a hex digit/],
+    [{ prefix: 'abc' }, /not a hex digit/],
+    [{ prefix: '#1_#' }, /overlaps itself/],
+    [{ prefix: 'x1x1' }, /"wanx" could appear in encoded text/],
+    [{ prefix: '前缀' }, /printable ASCII/],
+    [{ prefix: 'a b' }, /without spaces/],
+    [{ hexCase: 'mixed' }, /hexCase/],
+    [{ terms: { ascii: [''] } }, /terms.ascii\[0\] must be a non-empty string/],
+    [{ terms: { ascii: ['中'] } }, /terms.ascii\[0\] must be printable ASCII/],
+    [{ terms: { exact: ['\uD800'] } }, /lone surrogate/],
+    [{ terms: { pairs: [['a']] } }, /terms.pairs\[0\]/],
+    [{ terms: {} }, /terms is empty/],
+    [{ terms: { ascii: ['cafe'] } }, /"cafe" could appear in encoded text/],
+    [{ terms: { ascii: ['ref'] } }, /"ref" could appear in encoded text/],
+    [{ terms: { pairs: [['ref', 'a']] } }, /"ref_a" could appear in encoded text/],
+  ])('refuses %j', (options, message) => {
+    expect(() => createCodec(options as never)).toThrow(TypeError);
+    expect(() => createCodec(options as never)).toThrow(message);
+  });
+
+  it('accepts custom terms of every kind and round-trips them', () => {
+    const codec = createCodec({ prefix: '<<ref:', suffix: '>>', terms: { ascii: ['acme'], exact: ['Zed', '株式会社'], pairs: [['big', 'corp']] } });
+    const text = 'ACME, zed, Zed, 株式会社, big-corp, BigCorp, big  corp';
+    const encoded = codec.encodeText(text);
+    expect(encoded).toBe('<<ref:41434d45>>, zed, <<ref:5a6564>>, <<ref:e6a0aae5bc8fe4bc9ae7a4be>>, <<ref:6269672d636f7270>>, <<ref:426967436f7270>>, big  corp');
+    expect(codec.decodeText(encoded)).toBe(text);
+    expect(codec.options.terms.exact).toEqual(['Zed', '株式会社']);
+  });
+
+  it('keeps case-sensitive and case-insensitive terms that share a start apart', () => {
+    const codec = createCodec({ terms: { ascii: ['ax'], exact: ['Axq'] } });
+    expect(codec.encodeText('ax Axq axq AX')).toBe('__mcp_ref_6178__ __mcp_ref_417871__ __mcp_ref_6178__q __mcp_ref_4158__');
+  });
+});

@@ -1,0 +1,61 @@
+// The codec against the oracle in test/reference.ts, and the round-trip guarantee.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createCodec } from '../src/index.ts';
+import { anyString, fragmentString, runs } from './arbitraries.ts';
+import { referenceDecode, referenceEncode, termPositions } from './reference.ts';
+import { CUA_DRIVER, MOBILE_MCP } from './reference-options.ts';
+
+const formats = [
+  { name: 'mobile-mcp', codec: createCodec(), ref: MOBILE_MCP },
+  { name: 'cua-driver', codec: createCodec({ prefix: '__cuaf_', hexCase: 'upper' }), ref: CUA_DRIVER },
+];
+
+describe.each(formats)('$name', ({ codec, ref }) => {
+  const strings = fc.oneof(anyString(), fragmentString());
+
+  it('encodes exactly like the reference', () => {
+    fc.assert(fc.property(strings, (s) => {
+      expect(codec.encodeText(s)).toBe(referenceEncode(s, ref));
+    }), runs(3000));
+  });
+
+  it('decodes exactly like the reference, on any text', () => {
+    fc.assert(fc.property(strings, (s) => {
+      expect(codec.decodeText(s)).toBe(referenceDecode(s, ref));
+    }), runs(3000));
+  });
+
+  it('round-trips every string, and leaves no term behind', () => {
+    fc.assert(
+      fc.property(strings, (s) => {
+        const encoded = codec.encodeText(s);
+        expect(codec.decodeText(encoded)).toBe(s);
+        expect(termPositions(encoded, ref)).toEqual([]);
+      }),
+      runs(3000),
+    );
+  });
+
+  it('never introduces U+FFFD', () => {
+    fc.assert(
+      fc.property(strings, (s) => {
+        const count = (t: string) => t.split('\uFFFD').length;
+        expect(count(codec.decodeText(codec.encodeText(s)))).toBe(count(s));
+        expect(count(codec.decodeText(s))).toBe(count(s));
+      }),
+      runs(1000),
+    );
+  });
+
+  it('returns the input itself when nothing changes', () => {
+    fc.assert(
+      fc.property(strings, (s) => {
+        const encoded = codec.encodeText(s);
+        if (encoded === s) expect(Object.is(encoded, s)).toBe(true);
+        if (referenceEncode(s, ref) === s) expect(codec.encodeText(s)).toBe(s);
+      }),
+      runs(500),
+    );
+  });
+});
