@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 // (what engines without WebAssembly SIMD get).
 export default defineConfig({
   test: {
+    // Long fuzzing (npm run fuzz) raises the run counts; give it time.
+    testTimeout: process.env.FUZZ_RUNS ? 900_000 : 60_000,
     projects: [
       { extends: true, test: { name: 'simd', include: ['test/**/*.test.ts'], env: { MCP_PAYLOAD_CODEC_WASM: 'simd' } } },
       { extends: true, test: { name: 'scalar', include: ['test/**/*.test.ts'], env: { MCP_PAYLOAD_CODEC_WASM: 'scalar' } } },

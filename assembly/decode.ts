@@ -1,9 +1,14 @@
 // Token restoration: prefix (any ASCII case) + an even number (>= 2) of hex digits + suffix,
 // whose bytes must be valid UTF-8. One pass, left to right; after a failed candidate the scan
 // resumes one byte after where it began (the prefix is ASCII, so one byte is one character).
+// Output modes as in match.ts: MODE_TOKENS writes the restored bytes; MODE_RECORDS writes
+// [start, end) in UTF-16 units and the decoded byte count per token to `out`, and the decoded
+// bytes, back to back, to `aux`.
 import {
-  D_MATCHES, D_OUT_LEN, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN,
+  D_MATCHES, D_OUT_LEN, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN, D_UNITS,
 } from './layout';
+import { MODE_RECORDS } from './match';
+import { utf16Units } from './units';
 import { isValidUtf8 } from './utf8';
 
 @inline function foldAscii(b: u32): u32 {
@@ -49,19 +54,23 @@ function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32):
 }
 
 /**
- * Decodes `len` bytes at `inp` into `out` (capacity >= len). Returns how many input bytes are
- * final; unless `final`, a candidate token that reaches the end of the input is left for the
- * next call.
+ * Decodes `len` bytes at `inp`. Returns how many input bytes are final; unless `final`, a
+ * candidate token that reaches the end of the input is left for the next call. Room needed:
+ * MODE_TOKENS `len` bytes at `out`; MODE_RECORDS 12 bytes per possible token at `out` and
+ * `len` bytes at `aux`.
  */
-export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32): i32 {
+export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32, mode: i32, aux: usize): i32 {
   const pre = load<u32>(desc + D_PREFIX) as usize;
   const pl = <i32>load<u32>(desc + D_PREFIX_LEN);
   const suf = load<u32>(desc + D_SUFFIX) as usize;
   const sl = <i32>load<u32>(desc + D_SUFFIX_LEN);
   const p0 = <u32>load<u8>(pre);
   const p1 = pl > 1 ? <u32>load<u8>(pre + 1) : 0;
-  let o = out;
+  const records = mode == MODE_RECORDS;
+  let o = out; // next output byte or record
+  let a = aux; // next decoded byte (records mode)
   let lit: i32 = 0;
+  let units: i32 = 0; // UTF-16 units in input[0, lit) (records mode)
   let i: i32 = 0;
   let matches: i32 = 0;
   let consumed = len;
@@ -87,8 +96,8 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
       if (j + m >= len && !final) { consumed = c; break; }
       continue;
     }
-    // Decode behind the pending literal; commit only if the bytes are valid UTF-8.
-    const dst = o + <usize>(c - lit);
+    // Decode behind what is already written; commit only if the bytes are valid UTF-8.
+    const dst = records ? a : o + <usize>(c - lit);
     const n = h >> 1;
     for (let q: i32 = 0; q < n; q++) {
       const hi = hexValue(<u32>load<u8>(inp + <usize>(hs + 2 * q)));
@@ -96,15 +105,31 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
       store<u8>(dst + <usize>q, <u8>((hi << 4) | lo));
     }
     if (!isValidUtf8(dst, n)) continue;
-    memory.copy(o, inp + <usize>lit, <usize>(c - lit));
-    o = dst + <usize>n;
+    const end = j + sl;
+    if (records) {
+      units += utf16Units(inp + <usize>lit, c - lit);
+      store<u32>(o, <u32>units);
+      units += end - c; // a token is ASCII
+      store<u32>(o, <u32>units, 4);
+      store<u32>(o, <u32>n, 8);
+      o += 12;
+      a += <usize>n;
+    } else {
+      memory.copy(o, inp + <usize>lit, <usize>(c - lit));
+      o = dst + <usize>n;
+    }
     matches++;
-    i = j + sl;
-    lit = i;
+    i = end;
+    lit = end;
   }
-  const tail = consumed - lit;
-  memory.copy(o, inp + <usize>lit, <usize>tail);
-  o += <usize>tail;
+  if (records) {
+    if (!final) units += utf16Units(inp + <usize>lit, consumed - lit);
+    store<u32>(desc + D_UNITS, <u32>units);
+  } else {
+    const tail = consumed - lit;
+    memory.copy(o, inp + <usize>lit, <usize>tail);
+    o += <usize>tail;
+  }
   store<u32>(desc + D_OUT_LEN, <u32>(o - out));
   store<u32>(desc + D_MATCHES, <u32>matches);
   return consumed;

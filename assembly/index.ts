@@ -1,6 +1,6 @@
 // The WASM core's exports. Memory is laid out by the host (src/core/memory.ts) above
 // heapBase(); nothing here allocates.
-export { encode } from './encode';
+export { scan } from './match';
 export { decode } from './decode';
 
 export function heapBase(): usize {

@@ -11,6 +11,8 @@ export interface Automaton {
   readonly classCount: number;
   readonly accepting: Uint8Array; // one per state
   readonly teddy: Uint8Array; // 3 positions x (16 low-nibble + 16 high-nibble masks)
+  readonly grams: Uint8Array; // 32768-bit set of hashed folded pattern starts
+  readonly gramMask: number; // which of the 4 loaded bytes the hash uses
   readonly minPatternBytes: number;
   readonly maxPatternBytes: number;
 }
@@ -82,7 +84,11 @@ export function compileAutomaton(patterns: readonly Pattern[]): Automaton {
     for (let b = 0; b < 256; b++) transitions[s * classCount + classes[b]!] = row[b]!;
   });
   const lengths = seqs.map((s) => s.length);
+  const gramBytes = Math.min(4, ...lengths);
+  const gramMask = gramBytes === 4 ? 0xffffffff : 2 ** (8 * gramBytes) - 1;
   return {
+    grams: gramSet(seqs, gramMask),
+    gramMask,
     transitions,
     classes,
     classCount,
@@ -117,4 +123,21 @@ function teddyMasks(seqs: number[][][]): Uint8Array {
     }
   });
   return masks;
+}
+
+/** Must match gramMayStart in assembly/filter.ts. */
+export function gramHash(key: number): number {
+  return Math.imul(key, 0x9e3779b1) >>> 17;
+}
+
+/** The hashed set of every pattern's first four bytes (folded with | 0x20, then masked). */
+function gramSet(seqs: number[][][], mask: number): Uint8Array {
+  const bits = new Uint8Array(4096);
+  for (const seq of seqs) {
+    let key = 0;
+    for (let j = 0; j < 4; j++) key |= ((seq[j]?.[0] ?? 0) | 0x20) << (8 * j);
+    const h = gramHash((key & mask) >>> 0);
+    bits[h >> 3]! |= 1 << (h & 7);
+  }
+  return bits;
 }

@@ -1,7 +1,7 @@
 // createCodec(): the string API over a compiled term set.
 import { compileAutomaton } from './automaton.js';
-import { writeDescriptor, type Descriptor } from './core/descriptor.js';
-import { coreDecode, coreEncode, transcode, type TranscodeJob } from './core/transcode.js';
+import { writeDescriptor } from './core/descriptor.js';
+import { decodeJob, encodeJob, SHORT_STRING, transcode, transcodeShort, type StringJob } from './core/transcode.js';
 import { mapWellFormed } from './core/well-formed.js';
 import { resolveOptions, type CodecOptions, type ResolvedOptions } from './options.js';
 
@@ -15,8 +15,10 @@ export interface Codec {
 }
 
 export interface Compiled {
-  readonly encodeJob: TranscodeJob;
-  readonly decodeJob: TranscodeJob;
+  readonly encode: StringJob;
+  readonly decode: StringJob;
+  /** Worst-case output bytes per input byte when encoding to bytes. */
+  readonly expansion: number;
 }
 
 const compiled = new Map<string, Compiled>();
@@ -27,12 +29,12 @@ export function compile(o: ResolvedOptions): Compiled {
   if (c) return c;
   const automaton = compileAutomaton(o.patterns);
   const hex = o.hexCase === 'upper' ? '0123456789ABCDEF' : '0123456789abcdef';
-  // Encode and decode calls never interleave (both are synchronous), so one descriptor serves both.
-  const desc: Descriptor = writeDescriptor(automaton, o.prefix, o.suffix, hex);
-  const tokenBytes = o.prefix.length + o.suffix.length;
+  // Core calls are synchronous and never interleave, so one descriptor serves every job.
+  const desc = writeDescriptor(automaton, o.prefix, o.suffix, hex);
   c = {
-    encodeJob: { fn: coreEncode, desc, expansion: 2 + tokenBytes / automaton.minPatternBytes },
-    decodeJob: { fn: coreDecode, desc, expansion: 1 },
+    encode: encodeJob(desc, o.prefix, o.suffix, o.hexCase, automaton.minPatternBytes),
+    decode: decodeJob(desc, o.prefix, o.suffix),
+    expansion: 2 + (o.prefix.length + o.suffix.length) / automaton.minPatternBytes,
   };
   compiled.set(o.key, c);
   return c;
@@ -40,13 +42,20 @@ export function compile(o: ResolvedOptions): Compiled {
 
 export function createCodec(options?: CodecOptions): Codec {
   const resolved = resolveOptions(options);
-  const { encodeJob, decodeJob } = compile(resolved);
-  const encodePiece = (s: string) => transcode(encodeJob, s);
-  const decodePiece = (s: string) => transcode(decodeJob, s);
+  const jobs = compile(resolved);
   const { prefix, suffix, hexCase, terms } = resolved;
   return Object.freeze({
     options: Object.freeze({ prefix, suffix, hexCase, terms }),
-    encodeText: (text: string) => (text.length === 0 ? text : mapWellFormed(text, encodePiece)),
-    decodeText: (text: string) => (text.length === 0 ? text : mapWellFormed(text, decodePiece)),
+    encodeText: (text: string) => textFunction(jobs.encode, text),
+    decodeText: (text: string) => textFunction(jobs.decode, text),
   });
+}
+
+function textFunction(job: StringJob, text: string): string {
+  if (text.length === 0) return text;
+  if (text.length <= SHORT_STRING) {
+    const short = transcodeShort(job, text);
+    if (short !== undefined) return short;
+  }
+  return mapWellFormed(text, (piece) => transcode(job, piece));
 }

@@ -10,7 +10,7 @@ import { fragmentString, runs } from './arbitraries.ts';
 import { referenceDecode, referenceEncode } from './reference.ts';
 import { MOBILE_MCP } from './reference-options.ts';
 
-const { encodeJob, decodeJob } = compile(resolveOptions());
+const { encode: encodeJob, decode: decodeJob } = compile(resolveOptions());
 const wellFormed = fc.oneof(fragmentString(60), fc.string({ unit: 'grapheme', maxLength: 120 })).filter((s) => s.isWellFormed());
 
 describe('tiny work regions', () => {

@@ -5,8 +5,10 @@ import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from './wasm-bytes.js';
 export interface CoreExports {
   readonly memory: WebAssembly.Memory;
   heapBase(): number;
-  encode(desc: number, inp: number, len: number, out: number, final: number): number;
-  decode(desc: number, inp: number, len: number, out: number, final: number): number;
+  /** Term matching; mode 0 writes transformed bytes, mode 1 match records. */
+  scan(desc: number, inp: number, len: number, out: number, final: number, mode: number): number;
+  /** Token restoration; mode 0 writes restored bytes, mode 1 records plus decoded bytes at aux. */
+  decode(desc: number, inp: number, len: number, out: number, final: number, mode: number, aux: number): number;
 }
 
 function fromBase64(text: string): Uint8Array<ArrayBuffer> {

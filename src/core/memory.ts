@@ -11,15 +11,20 @@ function align(n: number): number {
   return (n + 15) & ~15;
 }
 
-/** The current byte view of WASM memory (a new one after the memory grew). */
+// Only allocate() grows the memory (the core never allocates), so the views are refreshed
+// there; reading `memory.buffer` on every call would cost more than a short string's scan.
+function refreshViews(): void {
+  bytes = new Uint8Array(core.memory.buffer);
+  words = new Uint32Array(core.memory.buffer);
+}
+
+/** The current byte view of WASM memory. */
 export function heap(): Uint8Array {
-  if (bytes.buffer !== core.memory.buffer) bytes = new Uint8Array(core.memory.buffer);
   return bytes;
 }
 
 /** The current 32-bit view of WASM memory (index = byte address / 4). */
 export function heap32(): Uint32Array {
-  if (words.buffer !== core.memory.buffer) words = new Uint32Array(core.memory.buffer);
   return words;
 }
 
@@ -28,16 +33,21 @@ export function allocate(size: number): number {
   const ptr = top;
   top = align(top + size);
   const need = top - core.memory.buffer.byteLength;
-  if (need > 0) core.memory.grow(Math.ceil(need / PAGE));
+  if (need > 0) {
+    core.memory.grow(Math.ceil(need / PAGE));
+    refreshViews();
+  }
   return ptr;
 }
 
-/** Input and output work regions; see {@link workspace}. */
+/** Work regions reused by every call: input bytes, output (bytes or records), aux bytes. */
 export interface Workspace {
   readonly input: number;
   readonly inputCapacity: number;
   readonly output: number;
   readonly outputCapacity: number;
+  readonly aux: number;
+  readonly auxCapacity: number;
 }
 
 let current: Workspace | undefined;
@@ -46,12 +56,16 @@ let current: Workspace | undefined;
  * Work regions with at least the given capacities. Regions are replaced (never shrunk) when
  * a call needs more; the old ones are left behind, which is bounded by the largest request.
  */
-export function workspace(inputCapacity: number, outputCapacity: number): Workspace {
-  if (current && current.inputCapacity >= inputCapacity && current.outputCapacity >= outputCapacity) return current;
-  const inCap = Math.max(inputCapacity, current?.inputCapacity ?? 0);
-  const outCap = Math.max(outputCapacity, current?.outputCapacity ?? 0);
-  const input = allocate(inCap);
-  const output = allocate(outCap);
-  current = { input, inputCapacity: inCap, output, outputCapacity: outCap };
+export function workspace(input: number, output: number, aux: number): Workspace {
+  const c = current;
+  if (c && c.inputCapacity >= input && c.outputCapacity >= output && c.auxCapacity >= aux) return c;
+  const inputCapacity = Math.max(input, c?.inputCapacity ?? 0);
+  const outputCapacity = Math.max(output, c?.outputCapacity ?? 0);
+  const auxCapacity = Math.max(aux, c?.auxCapacity ?? 0);
+  current = {
+    input: allocate(inputCapacity), inputCapacity,
+    output: allocate(outputCapacity), outputCapacity,
+    aux: allocate(auxCapacity), auxCapacity,
+  };
   return current;
 }

@@ -1,66 +1,178 @@
-// Moves a JS string through a WASM core function: UTF-16 in, UTF-8 through the core, UTF-16
-// out. Well-formed strings only (see wellFormed.ts). Large strings stream through bounded
-// work regions; the core reports how many bytes are final and the rest is carried over, so
-// matches and tokens that straddle a region boundary are handled like any other.
+// Moves a JS string through the WASM core. The string is encoded to UTF-8 into a bounded
+// work region; the core reports where matches or tokens are, in UTF-16 units, and the result
+// is built from slices of the original string: no UTF-8 decoding of the output, and the input
+// itself is returned when nothing changed. Well-formed strings only (see well-formed.ts).
+// Large strings stream through the region; the core says how many bytes are final and the
+// rest is carried over, so matches and tokens that straddle a boundary are found as usual.
 import type { Descriptor } from './descriptor.js';
 import { core } from './instance.js';
-import { heap, workspace } from './memory.js';
-
-export type CoreFunction = (desc: number, inp: number, len: number, out: number, final: number) => number;
-
-export const coreEncode: CoreFunction = core.encode;
-export const coreDecode: CoreFunction = core.decode;
+import { heap, heap32, workspace } from './memory.js';
 
 /** Input bytes handed to the core per call by default. */
 export const DEFAULT_CHUNK_BYTES = 256 * 1024;
+const RECORDS = 1;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // keep a leading U+FEFF
 
-export interface TranscodeJob {
-  readonly fn: CoreFunction;
+export interface StringJob {
+  readonly kind: 'encode' | 'decode';
   readonly desc: Descriptor;
-  /** Upper bound of output bytes per input byte. */
-  readonly expansion: number;
+  /** Record bytes the core may write per input byte. */
+  readonly recordBytesPerInputByte: number;
+  /** Replacement for one record: the matched (encode) or token (decode) text. */
+  replace(text: string, auxPtr: number, auxLength: number): string;
 }
 
-/** Returns `s` itself when the core changed nothing. */
-export function transcode(job: TranscodeJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES): string {
-  const { fn, desc, expansion } = job;
-  let ws = workspace(chunkBytes, Math.ceil(chunkBytes * expansion));
-  if (s.length * 3 <= chunkBytes) {
-    const { written } = encoder.encodeInto(s, heap().subarray(ws.input, ws.input + chunkBytes));
-    fn(desc.ptr, ws.input, written, ws.output, 1);
-    if (desc.matchCount() === 0) return s;
-    return decoder.decode(heap().subarray(ws.output, ws.output + desc.outputLength()));
+const HEX = { lower: '0123456789abcdef', upper: '0123456789ABCDEF' };
+const CACHE_LIMIT = 4096;
+
+/** Memoises a replacement; terms and tokens repeat, so most lookups hit. */
+function cached(compute: (text: string, auxPtr: number, auxLength: number) => string) {
+  const memo = new Map<string, string>();
+  return (text: string, auxPtr: number, auxLength: number) => {
+    let r = memo.get(text);
+    if (r === undefined) {
+      if (memo.size >= CACHE_LIMIT) memo.clear();
+      r = compute(text, auxPtr, auxLength);
+      memo.set(text, r);
+    }
+    return r;
+  };
+}
+
+export function encodeJob(desc: Descriptor, prefix: string, suffix: string, hexCase: 'lower' | 'upper', minPatternBytes: number): StringJob {
+  const digits = HEX[hexCase];
+  return {
+    kind: 'encode',
+    desc,
+    recordBytesPerInputByte: 8 / minPatternBytes,
+    replace: cached((text) => {
+      let hex = '';
+      for (const b of encoder.encode(text)) hex += digits[b >> 4]! + digits[b & 15]!;
+      return prefix + hex + suffix;
+    }),
+  };
+}
+
+export function decodeJob(desc: Descriptor, prefix: string, suffix: string): StringJob {
+  return {
+    kind: 'decode',
+    desc,
+    recordBytesPerInputByte: 12 / (prefix.length + 2 + suffix.length),
+    replace: cached((_text, ptr, length) => decoder.decode(heap().subarray(ptr, ptr + length))),
+  };
+}
+
+/** Strings up to this length are written to WASM memory by a JS loop, not encodeInto. */
+export const SHORT_STRING = 64;
+
+/**
+ * Writes a short string as UTF-8 at `ptr`; returns the byte count, or -1 if it holds a lone
+ * surrogate. For short strings this beats the native call into TextEncoder.encodeInto.
+ */
+function writeShort(s: string, u8: Uint8Array, ptr: number): number {
+  let p = ptr;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c < 0x80) {
+      u8[p++] = c;
+    } else if (c < 0x800) {
+      u8[p++] = 0xc0 | (c >> 6);
+      u8[p++] = 0x80 | (c & 63);
+    } else if (c < 0xd800 || c > 0xdfff) {
+      u8[p++] = 0xe0 | (c >> 12);
+      u8[p++] = 0x80 | ((c >> 6) & 63);
+      u8[p++] = 0x80 | (c & 63);
+    } else {
+      const d = s.charCodeAt(i + 1);
+      if (c > 0xdbff || !(d >= 0xdc00 && d <= 0xdfff)) return -1;
+      c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+      i++;
+      u8[p++] = 0xf0 | (c >> 18);
+      u8[p++] = 0x80 | ((c >> 12) & 63);
+      u8[p++] = 0x80 | ((c >> 6) & 63);
+      u8[p++] = 0x80 | (c & 63);
+    }
   }
-  const pieces: string[] = [];
-  let changed = false;
-  let pos = 0; // next UTF-16 index to encode
-  let carry = 0; // undecided bytes at the start of the input region
+  return p - ptr;
+}
+
+const workspaceFor = (job: StringJob, capacity: number) =>
+  workspace(capacity, Math.ceil(capacity * job.recordBytesPerInputByte) + 16, job.kind === 'decode' ? capacity : 0);
+
+function callCore(job: StringJob, input: number, len: number, output: number, final: number, aux: number): number {
+  return job.kind === 'encode'
+    ? core.scan(job.desc.ptr, input, len, output, final, RECORDS)
+    : core.decode(job.desc.ptr, input, len, output, final, RECORDS, aux);
+}
+
+/** Builds the result of one core call from its records; `base` places them in `s`. */
+function applyRecords(job: StringJob, s: string, base: number, out: string, from: number, output: number, aux: number): [string, number] {
+  const count = job.desc.matchCount();
+  const words = heap32();
+  const stride = job.kind === 'encode' ? 2 : 3;
+  let r = output >> 2;
+  for (let k = 0; k < count; k++, r += stride) {
+    const start = base + words[r]!;
+    const stop = base + words[r + 1]!;
+    const auxLength = stride === 3 ? words[r + 2]! : 0;
+    out += s.slice(from, start) + job.replace(s.slice(start, stop), aux, auxLength);
+    aux += auxLength;
+    from = stop;
+  }
+  return [out, from];
+}
+
+/**
+ * A string of at most SHORT_STRING code units; `undefined` if it holds a lone surrogate
+ * (the caller then splits it around them).
+ */
+export function transcodeShort(job: StringJob, s: string): string | undefined {
+  const ws = workspaceFor(job, DEFAULT_CHUNK_BYTES);
+  const len = writeShort(s, heap(), ws.input);
+  if (len < 0) return undefined;
+  callCore(job, ws.input, len, ws.output, 1, ws.aux);
+  if (job.desc.matchCount() === 0) return s;
+  const [out, from] = applyRecords(job, s, 0, '', 0, ws.output, ws.aux);
+  return out + s.slice(from);
+}
+
+/** Returns `s` itself when the core found nothing to change. Well-formed strings only. */
+export function transcode(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES): string {
   let capacity = chunkBytes;
+  let ws = workspaceFor(job, capacity);
+  let out = '';
+  let from = 0; // s[0, from) is in `out`
+  let changed = false;
+  let pos = 0; // next UTF-16 index to encode into the region
+  let base = 0; // UTF-16 index of the region's first byte
+  let carry = 0; // undecided bytes at the start of the region
   for (;;) {
+    // encodeInto stops where the region is full (never inside a character) and says so.
     let end = Math.min(s.length, pos + capacity - carry);
     const last = s.charCodeAt(end - 1);
     if (end < s.length && last >= 0xd800 && last <= 0xdbff) end--; // keep pairs whole
-    const { read, written } = encoder.encodeInto(s.substring(pos, end), heap().subarray(ws.input + carry, ws.input + capacity));
+    const piece = pos === 0 && end === s.length ? s : s.substring(pos, end);
+    const { read, written } = encoder.encodeInto(piece, heap().subarray(ws.input + carry, ws.input + capacity));
     pos += read;
     const len = carry + written;
     const final = pos >= s.length ? 1 : 0;
-    const consumed = fn(desc.ptr, ws.input, len, ws.output, final);
-    if (desc.matchCount() > 0) changed = true;
-    pieces.push(decoder.decode(heap().subarray(ws.output, ws.output + desc.outputLength())));
-    if (final) return changed ? pieces.join('') : s;
+    const consumed = callCore(job, ws.input, len, ws.output, final, ws.aux);
+    if (job.desc.matchCount() > 0) {
+      changed = true;
+      [out, from] = applyRecords(job, s, base, out, from, ws.output, ws.aux);
+    }
+    if (final) return changed ? out + s.slice(from) : s;
+    base += job.desc.consumedUnits();
     carry = len - consumed;
+    const old = ws.input + consumed;
     if (carry > capacity / 2) {
       // One undecided candidate fills half the region (a very long token): give it more room,
       // so each round still brings in at least half a region of new bytes.
-      const old = ws.input + consumed;
       capacity *= 2;
-      ws = workspace(capacity, Math.ceil(capacity * expansion));
-      heap().copyWithin(ws.input, old, old + carry);
-    } else {
-      heap().copyWithin(ws.input, ws.input + consumed, ws.input + len);
+      ws = workspaceFor(job, capacity);
     }
+    heap().copyWithin(ws.input, old, old + carry);
   }
 }

@@ -1,0 +1,176 @@
+// Term aliasing: leftmost-longest matching over UTF-8 bytes, with two output modes.
+//  - MODE_TOKENS: writes the transformed bytes (literal text and prefix + hex + suffix tokens).
+//  - MODE_RECORDS: writes nothing but [start, end) of each match in UTF-16 units, so the host
+//    can build the result from slices of its own string (no UTF-8 decoding on the way out).
+import {
+  D_ACCEPT, D_CLASSES, D_HEX, D_MATCHES, D_NCLASSES, D_OUT_LEN, D_PREFIX_LEN, D_PREFIX_OUT,
+  D_SUFFIX, D_SUFFIX_LEN, D_TEDDY, D_TRANS, D_UNITS,
+} from './layout';
+import { gramMayStart } from './filter';
+import { utf16Units } from './units';
+
+export const MODE_TOKENS = 0;
+export const MODE_RECORDS = 1;
+
+// Per-call state (a call runs to completion; nothing is shared between calls).
+let gDesc: usize = 0;
+let gInp: usize = 0;
+let gOut: usize = 0; // MODE_TOKENS: next output byte; MODE_RECORDS: next record
+let gOutStart: usize = 0;
+let gMode: i32 = 0;
+let gLit: i32 = 0; // input bytes before this are emitted (tokens) or counted (records)
+let gUnits: i32 = 0; // MODE_RECORDS: UTF-16 units in input[0, gLit)
+let gMatches: i32 = 0;
+let gStop: bool = false;
+
+/**
+ * Scans `len` bytes at `inp`. Returns how many input bytes are final: unless `final`, a
+ * possible match that runs into the end of the input is left for the next call (the caller
+ * carries those bytes over). Output room: MODE_TOKENS needs the codec's worst-case expansion
+ * of `len`; MODE_RECORDS 8 bytes per possible match.
+ */
+export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, mode: i32): i32 {
+  gDesc = desc;
+  gInp = inp;
+  gOut = out;
+  gOutStart = out;
+  gMode = mode;
+  gLit = 0;
+  gUnits = 0;
+  gMatches = 0;
+  gStop = false;
+  let skip: i32 = 0; // no match may start before this (the end of the previous one)
+  let consumed = len;
+  let b: i32 = 0;
+  if (ASC_FEATURE_SIMD) {
+    const t = load<u32>(desc + D_TEDDY) as usize;
+    const lo0 = v128.load(t);
+    const hi0 = v128.load(t, 16);
+    const lo1 = v128.load(t, 32);
+    const hi1 = v128.load(t, 48);
+    const lo2 = v128.load(t, 64);
+    const hi2 = v128.load(t, 80);
+    let p0 = i8x16.splat(0);
+    let p1 = i8x16.splat(0);
+    while (b + 16 <= len) {
+      // Stage 1 (Teddy): lane k tests the 3-byte fingerprint that starts at b + k - 2.
+      const v = v128.or(v128.load(inp + <usize>b), i8x16.splat(0x20));
+      const l = v128.and(v, i8x16.splat(0x0f));
+      const h = i8x16.shr_u(v, 4);
+      const m0 = v128.and(i8x16.swizzle(lo0, l), i8x16.swizzle(hi0, h));
+      const m1 = v128.and(i8x16.swizzle(lo1, l), i8x16.swizzle(hi1, h));
+      const m2 = v128.and(i8x16.swizzle(lo2, l), i8x16.swizzle(hi2, h));
+      const a0 = i8x16.shuffle(p0, m0, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
+      const a1 = i8x16.shuffle(p1, m1, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+      let mask = i8x16.bitmask(i8x16.ne(v128.and(v128.and(a0, a1), m2), i8x16.splat(0)));
+      p0 = m0;
+      p1 = m1;
+      while (mask != 0) {
+        const c = b + ctz(mask) - 2;
+        mask &= mask - 1;
+        if (c < skip) continue;
+        if (c + 4 <= len && !gramMayStart(desc, inp + <usize>c)) continue;
+        const end = tryMatch(c, len, final);
+        if (gStop) { consumed = c; break; }
+        if (end > 0) skip = end;
+      }
+      if (gStop) break;
+      b += 16;
+      if (skip > b) {
+        b = skip; // jump past the match; the lost lanes are all before `skip`
+        p0 = i8x16.splat(0);
+        p1 = i8x16.splat(0);
+      }
+    }
+    if (b >= 16 && !gStop) b -= 2; // fingerprints that end past the last full block
+  }
+  if (!gStop) {
+    // Scalar: a position is a candidate when the automaton can leave its start state there.
+    const trans = load<u32>(desc + D_TRANS) as usize;
+    const classes = load<u32>(desc + D_CLASSES) as usize;
+    const row = <usize>load<u32>(desc + D_NCLASSES); // start state 1
+    if (b < skip) b = skip;
+    while (b < len) {
+      const cls = <usize>load<u8>(classes + <usize>load<u8>(inp + <usize>b));
+      if (load<u16>(trans + ((row + cls) << 1)) != 0) {
+        const end = tryMatch(b, len, final);
+        if (gStop) { consumed = b; break; }
+        if (end > 0) { b = end; continue; }
+      }
+      b++;
+    }
+  }
+  finish(consumed, final);
+  return consumed;
+}
+
+/** Walks the automaton from c; on a match, emits it and returns its end, else 0. */
+function tryMatch(c: i32, len: i32, final: i32): i32 {
+  const desc = gDesc;
+  const inp = gInp;
+  const trans = load<u32>(desc + D_TRANS) as usize;
+  const classes = load<u32>(desc + D_CLASSES) as usize;
+  const accept = load<u32>(desc + D_ACCEPT) as usize;
+  const nc = load<u32>(desc + D_NCLASSES);
+  let s: u32 = 1;
+  let j = c;
+  let best: i32 = 0;
+  while (j < len) {
+    const cls = <u32>load<u8>(classes + <usize>load<u8>(inp + <usize>j));
+    s = <u32>load<u16>(trans + (<usize>(s * nc + cls) << 1));
+    if (s == 0) break;
+    j++;
+    if (load<u8>(accept + <usize>s)) best = j;
+  }
+  if (s != 0 && !final) {
+    gStop = true; // a longer match may continue in the next chunk
+    return 0;
+  }
+  if (best == 0) return 0;
+  if (gMode == MODE_RECORDS) {
+    gUnits += utf16Units(inp + <usize>gLit, c - gLit);
+    store<u32>(gOut, <u32>gUnits);
+    gUnits += utf16Units(inp + <usize>c, best - c);
+    store<u32>(gOut, <u32>gUnits, 4);
+    gOut += 8;
+  } else {
+    const n = c - gLit;
+    memory.copy(gOut, inp + <usize>gLit, <usize>n);
+    gOut = emitToken(desc, gOut + <usize>n, inp + <usize>c, best - c);
+  }
+  gLit = best;
+  gMatches++;
+  return best;
+}
+
+function finish(consumed: i32, final: i32): void {
+  const desc = gDesc;
+  if (gMode == MODE_RECORDS) {
+    // The host needs the UTF-16 length of what was consumed only to place the next chunk.
+    if (!final) gUnits += utf16Units(gInp + <usize>gLit, consumed - gLit);
+    store<u32>(desc + D_UNITS, <u32>gUnits);
+  } else {
+    const tail = consumed - gLit;
+    memory.copy(gOut, gInp + <usize>gLit, <usize>tail);
+    gOut += <usize>tail;
+  }
+  store<u32>(desc + D_MATCHES, <u32>gMatches);
+  store<u32>(desc + D_OUT_LEN, <u32>(gOut - gOutStart));
+}
+
+/** Writes prefix + hex(bytes) + suffix at `o`; returns the new end. */
+function emitToken(desc: usize, o: usize, src: usize, n: i32): usize {
+  const pl = <usize>load<u32>(desc + D_PREFIX_LEN);
+  memory.copy(o, load<u32>(desc + D_PREFIX_OUT) as usize, pl);
+  o += pl;
+  const hex = load<u32>(desc + D_HEX) as usize;
+  for (let k: i32 = 0; k < n; k++) {
+    const b = <usize>load<u8>(src + <usize>k);
+    store<u8>(o, load<u8>(hex + (b >> 4)));
+    store<u8>(o, load<u8>(hex + (b & 15)), 1);
+    o += 2;
+  }
+  const sl = <usize>load<u32>(desc + D_SUFFIX_LEN);
+  memory.copy(o, load<u32>(desc + D_SUFFIX) as usize, sl);
+  return o + sl;
+}

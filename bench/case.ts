@@ -1,0 +1,14 @@
+import type { Target } from './report.ts';
+
+/** One benchmark: our function and, where there is one, the baseline doing the same work. */
+export interface BenchCase {
+  readonly group: string;
+  readonly name: string;
+  readonly bytes: number;
+  readonly ours: () => unknown;
+  readonly baselineName?: string;
+  readonly baseline?: () => unknown;
+  readonly target?: Target;
+  /** The input has nothing to alias: ours must return it unchanged. */
+  readonly mustBeUnchanged?: boolean;
+}

@@ -1,0 +1,34 @@
+// encodeText / decodeText against the regex implementation of the same semantics.
+import { decodeText, encodeText } from '../../src/index.ts';
+import { createRegexCodec } from '../baseline-regex.ts';
+import { cjkText, cleanText, mixedText, shortStrings } from '../corpus.ts';
+import type { BenchCase } from '../case.ts';
+
+const regex = createRegexCodec();
+const bytes = (s: string) => Buffer.byteLength(s);
+
+function pair(name: string, input: string, target?: BenchCase['target']): BenchCase[] {
+  const encoded = encodeText(input);
+  return [
+    { group: 'encodeText', name, bytes: bytes(input), ours: () => encodeText(input), baselineName: 'regex', baseline: () => regex.encodeText(input), target },
+    { group: 'decodeText', name, bytes: bytes(encoded), ours: () => decodeText(encoded), baselineName: 'regex', baseline: () => regex.decodeText(encoded) },
+  ];
+}
+
+export function textCases(): BenchCase[] {
+  const shorts = shortStrings(7, 4000);
+  const shortBytes = shorts.reduce((n, s) => n + bytes(s), 0);
+  const clean4k = cleanText(3, 4096);
+  const clean1m = cleanText(4, 1 << 20);
+  return [
+    ...pair('mixed text', mixedText(1, 256 * 1024), { label: '>= 5x regex', met: (r) => (r.ratio ?? 0) >= 5 }),
+    ...pair('CJK-heavy text', cjkText(2, 256 * 1024)),
+    { group: 'encodeText', name: 'clean text 4 KiB', bytes: bytes(clean4k), ours: () => encodeText(clean4k), baselineName: 'regex', baseline: () => regex.encodeText(clean4k), target: { label: '>= 1000 MB/s', met: (r) => r.ours.mbps >= 1000 }, mustBeUnchanged: true },
+    { group: 'encodeText', name: 'clean text 1 MiB', bytes: bytes(clean1m), ours: () => encodeText(clean1m), baselineName: 'regex', baseline: () => regex.encodeText(clean1m), target: { label: '>= 1000 MB/s', met: (r) => r.ours.mbps >= 1000 }, mustBeUnchanged: true },
+    {
+      group: 'encodeText', name: `${shorts.length} short strings (< 64 chars)`, bytes: shortBytes,
+      ours: () => shorts.map(encodeText), baselineName: 'regex', baseline: () => shorts.map(regex.encodeText),
+      target: { label: '>= 1x regex', met: (r) => (r.ratio ?? 0) >= 1 },
+    },
+  ];
+}

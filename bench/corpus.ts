@@ -1,0 +1,72 @@
+// The seeded, realistic corpus shared by the benchmarks: what MCP servers for desktops and
+// phones return (app lists, window titles, paths), prose in English and Chinese, clean text.
+import { pick, seeded, type Random } from './random.ts';
+
+const CLEAN_APPS = ['Safari', 'Google Chrome', 'Xcode', 'Visual Studio Code', 'Slack', 'Figma', 'Notion', 'Spotify', 'WeChat', 'Telegram', 'Microsoft Word', 'Terminal', 'Finder', 'Preview', 'Zoom'];
+const VENDOR_APPS = ['Qwen', 'DingTalk', 'Alipay', 'Taobao', 'Tmall', 'Yuque', 'Lingma', 'Qoder', 'Alibaba Cloud', 'Tongyi Qianwen', 'ModelScope', '钉钉', '淘宝', '支付宝', '通义千问'];
+const WORDS = ['the', 'window', 'button', 'click', 'open', 'file', 'error', 'request', 'server', 'list', 'settings', 'user', 'document', 'project', 'build', 'release', 'network', 'connection', 'timeout', 'value', 'screen', 'device', 'install', 'update', 'search', 'results', 'message', 'folder', 'image', 'preview'];
+const HANZI = '的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质信';
+const TERMS_IN_PROSE = ['Qwen', 'DashScope', 'aliyuncs.com', 'Alibaba Cloud', 'dash-scope', 'Tongyi', '通义', '阿里', '百炼'];
+
+function sentence(r: Random, words: number, termRate: number): string {
+  const out: string[] = [];
+  for (let i = 0; i < words; i++) out.push(r() < termRate ? pick(r, TERMS_IN_PROSE) : pick(r, WORDS));
+  return out.join(' ') + '.';
+}
+
+function chinese(r: Random, chars: number, termRate: number): string {
+  let s = '';
+  while (s.length < chars) s += r() < termRate ? pick(r, ['通义', '阿里', '千问', '钉钉', '淘宝']) : HANZI[Math.floor(r() * HANZI.length)];
+  return s + '。';
+}
+
+/** One app entry as a desktop automation server lists it. */
+export function appEntry(r: Random, vendorRate = 0.2) {
+  const name = r() < vendorRate ? pick(r, VENDOR_APPS) : pick(r, CLEAN_APPS);
+  const slug = name.replace(/[^A-Za-z]/g, '') || 'App';
+  const vendor = r() < vendorRate ? 'com.alibaba' : pick(r, ['com.apple', 'com.google', 'com.microsoft', 'org.mozilla', 'com.tinyspeck']);
+  return { name, bundleId: `${vendor}.${slug}`, path: `/Applications/${name}.app`, pid: Math.floor(r() * 90000) + 100, windowTitle: `${name} — ${sentence(r, 4, 0.05)}` };
+}
+
+/** Mixed text: app lines, titles, paths, English and Chinese prose, with terms. */
+export function mixedText(seed: number, bytes: number): string {
+  const r = seeded(seed);
+  const parts: string[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const k = r();
+    const piece = k < 0.35
+      ? JSON.stringify(appEntry(r))
+      : k < 0.6 ? sentence(r, 12, 0.04) : k < 0.8 ? chinese(r, 40, 0.05) : `/Users/dev/Library/Application Support/${pick(r, [...CLEAN_APPS, ...VENDOR_APPS])}/cache/${Math.floor(r() * 1e6)}.db`;
+    parts.push(piece);
+    size += Buffer.byteLength(piece) + 1;
+  }
+  return parts.join('\n');
+}
+
+/** English and paths with no term at all (checked by the benchmark before timing). */
+export function cleanText(seed: number, bytes: number): string {
+  const r = seeded(seed);
+  let s = '';
+  while (s.length < bytes) s += (r() < 0.8 ? sentence(r, 14, 0) : `/Applications/${pick(r, CLEAN_APPS)}.app/Contents/MacOS`) + '\n';
+  return s.slice(0, bytes);
+}
+
+/** Mostly Chinese prose with CJK terms. */
+export function cjkText(seed: number, bytes: number): string {
+  const r = seeded(seed);
+  let s = '';
+  while (Buffer.byteLength(s) < bytes) s += chinese(r, 60, 0.03) + '\n';
+  return s;
+}
+
+/** Many short strings (< 64 characters) as JSON field values are: names, ids, titles. */
+export function shortStrings(seed: number, count: number): string[] {
+  const r = seeded(seed);
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const app = appEntry(r, 0.1);
+    out.push(pick(r, [app.name, app.bundleId, app.path, app.windowTitle.slice(0, 60), String(app.pid), 'ok', 'text']));
+  }
+  return JSON.parse(JSON.stringify(out)); // flat strings, as they come out of JSON.parse
+}

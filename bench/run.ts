@@ -1,0 +1,26 @@
+// npm run bench [-- --quick]: every case, side by side with its baseline, in one process.
+import { isDeepStrictEqual } from 'node:util';
+import { FULL, QUICK, time } from './harness.ts';
+import { markdownTable, writeResults, type CaseResult } from './report.ts';
+import type { BenchCase } from './case.ts';
+import { textCases } from './cases/text.ts';
+
+const quick = process.argv.includes('--quick');
+const harness = quick ? QUICK : FULL;
+const cases: BenchCase[] = [...textCases()];
+
+const results: CaseResult[] = [];
+for (const c of cases) {
+  // Equal work first: a baseline that computes something else would make the ratio meaningless.
+  const mine = c.ours();
+  if (c.baseline && !isDeepStrictEqual(mine, c.baseline())) throw new Error(`${c.group}: ${c.name}: output differs from ${c.baselineName}`);
+  if (c.mustBeUnchanged && mine !== undefined && typeof mine === 'string' && mine.length !== c.bytes) throw new Error(`${c.name}: input was not clean`);
+  const ours = time(c.ours, c.bytes, harness);
+  const baseline = c.baseline ? time(c.baseline, c.bytes, harness) : undefined;
+  const partial: CaseResult = { group: c.group, name: c.name, bytes: c.bytes, ours, baselineName: c.baselineName, baseline, ratio: baseline ? ours.mbps / baseline.mbps : undefined };
+  const result = c.target ? { ...partial, target: c.target.label, met: c.target.met(partial) } : partial;
+  results.push(result);
+  process.stderr.write(`${c.group}: ${c.name}: ${ours.mbps.toFixed(0)} MB/s${baseline ? `, ${result.ratio!.toFixed(1)}x ${c.baselineName}` : ''}\n`);
+}
+console.log(markdownTable(results));
+if (!quick) writeResults('bench/results.json', results, { mode: 'full' });
