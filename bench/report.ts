@@ -1,5 +1,5 @@
 // The benchmark table (stdout and README) and bench/results.json.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { Timing } from './harness.ts';
 
@@ -43,4 +43,17 @@ export function environment() {
 
 export function writeResults(file: string, results: readonly CaseResult[], extra: Record<string, unknown>) {
   writeFileSync(file, JSON.stringify({ ...environment(), ...extra, cases: results }, null, 2) + '\n');
+}
+
+/** Replaces the table between the bench markers in README.md. */
+export function updateReadme(results: readonly CaseResult[]) {
+  const env = environment();
+  const start = '<!-- bench:start -->';
+  const end = '<!-- bench:end -->';
+  const readme = readFileSync('README.md', 'utf8');
+  const i = readme.indexOf(start);
+  const j = readme.indexOf(end);
+  if (i < 0 || j < i) return;
+  const body = `${start}\nMeasured ${env.date} on ${env.cpu} (${env.cores} cores), Node ${env.node}, \`npm run bench\`:\n\n${markdownTable(results)}\n`;
+  writeFileSync('README.md', readme.slice(0, i) + body + readme.slice(j));
 }

@@ -1,7 +1,7 @@
 // npm run bench [-- --quick]: every case, side by side with its baseline, in one process.
 import { isDeepStrictEqual } from 'node:util';
 import { FULL, QUICK, time } from './harness.ts';
-import { markdownTable, writeResults, type CaseResult } from './report.ts';
+import { markdownTable, updateReadme, writeResults, type CaseResult } from './report.ts';
 import type { BenchCase } from './case.ts';
 import { textCases } from './cases/text.ts';
 
@@ -23,4 +23,7 @@ for (const c of cases) {
   process.stderr.write(`${c.group}: ${c.name}: ${ours.mbps.toFixed(0)} MB/s${baseline ? `, ${result.ratio!.toFixed(1)}x ${c.baselineName}` : ''}\n`);
 }
 console.log(markdownTable(results));
-if (!quick) writeResults('bench/results.json', results, { mode: 'full' });
+if (!quick) {
+  writeResults('bench/results.json', results, { mode: 'full' });
+  updateReadme(results);
+}
