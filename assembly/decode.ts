@@ -5,7 +5,7 @@
 // [start, end) in UTF-16 units and the decoded byte count per token to `out`, and the decoded
 // bytes, back to back, to `aux`.
 import {
-  D_MATCHES, D_OUT_LEN, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN, D_UNITS,
+  D_MATCHES, D_OUT_LEN, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN,
 } from './layout';
 import { MODE_RECORDS } from './match';
 import { utf16Units } from './units';
@@ -122,10 +122,7 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
     i = end;
     lit = end;
   }
-  if (records) {
-    if (!final) units += utf16Units(inp + <usize>lit, consumed - lit);
-    store<u32>(desc + D_UNITS, <u32>units);
-  } else {
+  if (!records) {
     const tail = consumed - lit;
     memory.copy(o, inp + <usize>lit, <usize>tail);
     o += <usize>tail;

@@ -13,7 +13,6 @@ export const D_SUFFIX_LEN: usize = 36;
 export const D_HEX: usize = 40; //      u32 ptr: 16 hex digits in the configured case
 export const D_OUT_LEN: usize = 44; //  result: bytes written by the last call
 export const D_MATCHES: usize = 48; //  result: tokens written / found / restored by the last call
-export const D_UNITS: usize = 52; //    result: UTF-16 units in the consumed input (scan calls)
 export const D_GRAMS: usize = 56; //    u32 ptr: 32768-bit set of hashed folded pattern starts
 export const D_GRAM_MASK: usize = 60; // u32: which of the 4 loaded bytes the start hash uses
 export const DESCRIPTOR_SIZE: usize = 64;

@@ -4,7 +4,7 @@
 //    can build the result from slices of its own string (no UTF-8 decoding on the way out).
 import {
   D_ACCEPT, D_CLASSES, D_HEX, D_MATCHES, D_NCLASSES, D_OUT_LEN, D_PREFIX_LEN, D_PREFIX_OUT,
-  D_SUFFIX, D_SUFFIX_LEN, D_TEDDY, D_TRANS, D_UNITS,
+  D_SUFFIX, D_SUFFIX_LEN, D_TEDDY, D_TRANS,
 } from './layout';
 import { gramMayStart } from './filter';
 import { utf16Units } from './units';
@@ -100,7 +100,7 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
       b++;
     }
   }
-  finish(consumed, final);
+  finish(consumed);
   return consumed;
 }
 
@@ -143,13 +143,9 @@ function tryMatch(c: i32, len: i32, final: i32): i32 {
   return best;
 }
 
-function finish(consumed: i32, final: i32): void {
+function finish(consumed: i32): void {
   const desc = gDesc;
-  if (gMode == MODE_RECORDS) {
-    // The host needs the UTF-16 length of what was consumed only to place the next chunk.
-    if (!final) gUnits += utf16Units(gInp + <usize>gLit, consumed - gLit);
-    store<u32>(desc + D_UNITS, <u32>gUnits);
-  } else {
+  if (gMode == MODE_TOKENS) {
     const tail = consumed - gLit;
     memory.copy(gOut, gInp + <usize>gLit, <usize>tail);
     gOut += <usize>tail;

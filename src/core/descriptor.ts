@@ -5,7 +5,7 @@ import { allocate, heap, heap32 } from './memory.js';
 
 const D = {
   trans: 0, classes: 4, accept: 8, classCount: 12, teddy: 16, prefix: 20, prefixLength: 24,
-  prefixOut: 28, suffix: 32, suffixLength: 36, hex: 40, outLength: 44, matches: 48, units: 52,
+  prefixOut: 28, suffix: 32, suffixLength: 36, hex: 40, outLength: 44, matches: 48,
   grams: 56, gramMask: 60,
 } as const;
 const DESCRIPTOR_SIZE = 64;
@@ -24,8 +24,6 @@ export interface Descriptor {
   outputLength(): number;
   /** Tokens written, matches found or tokens restored by the last call. */
   matchCount(): number;
-  /** UTF-16 units in the input the last (non-final, records-mode) call consumed. */
-  consumedUnits(): number;
 }
 
 export function writeDescriptor(a: Automaton, prefix: string, suffix: string, hexDigits: string): Descriptor {
@@ -47,5 +45,5 @@ export function writeDescriptor(a: Automaton, prefix: string, suffix: string, he
   ];
   for (const [offset, value] of fields) heap32()[(ptr + offset) >> 2] = value;
   const read = (offset: number) => heap32()[(ptr + offset) >> 2]!;
-  return { ptr, outputLength: () => read(D.outLength), matchCount: () => read(D.matches), consumedUnits: () => read(D.units) };
+  return { ptr, outputLength: () => read(D.outLength), matchCount: () => read(D.matches) };
 }

@@ -98,6 +98,17 @@ function writeShort(s: string, u8: Uint8Array, ptr: number): number {
   return p - ptr;
 }
 
+/** UTF-16 length of UTF-8 bytes (a carry: a few bytes of a possible term, or ASCII token text). */
+function utf16Length(u8: Uint8Array, ptr: number, n: number): number {
+  let units = 0;
+  for (let i = ptr; i < ptr + n; i++) {
+    const b = u8[i]!;
+    if ((b & 0xc0) !== 0x80) units++;
+    if (b >= 0xf0) units++;
+  }
+  return units;
+}
+
 const workspaceFor = (job: StringJob, capacity: number) =>
   workspace(capacity, Math.ceil(capacity * job.recordBytesPerInputByte) + 16, job.kind === 'decode' ? capacity : 0);
 
@@ -164,9 +175,9 @@ export function transcode(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_
       [out, from] = applyRecords(job, s, base, out, from, ws.output, ws.aux);
     }
     if (final) return changed ? out + s.slice(from) : s;
-    base += job.desc.consumedUnits();
     carry = len - consumed;
     const old = ws.input + consumed;
+    base = pos - utf16Length(heap(), old, carry); // the carried bytes come back next round
     if (carry > capacity / 2) {
       // One undecided candidate fills half the region (a very long token): give it more room,
       // so each round still brings in at least half a region of new bytes.
