@@ -4,6 +4,8 @@ import { writeDescriptor } from './core/descriptor.js';
 import { decodeJob, encodeJob, SHORT_STRING, transcode, transcodeShort, type StringJob } from './core/transcode.js';
 import { mapWellFormed } from './core/well-formed.js';
 import { resolveOptions, type CodecOptions, type ResolvedOptions } from './options.js';
+import { mapMessage } from './payload.js';
+import { mapValue } from './walk.js';
 
 export interface Codec {
   /** The options in force, with defaults filled in. */
@@ -12,6 +14,17 @@ export interface Codec {
   encodeText(text: string): string;
   /** Restores every valid token; everything else is kept as it is. */
   decodeText(text: string): string;
+  /**
+   * Encodes every object key and string value of a JSON value (image/audio `data` kept).
+   * Unchanged subtrees are returned as they are; the input is never mutated.
+   */
+  encodeValue<T>(value: T): T;
+  /** Like encodeValue, decoding; throws PayloadKeyCollisionError if two keys become equal. */
+  decodeValue<T>(value: T): T;
+  /** Encodes `params`, `result` and `error` of a JSON-RPC message or batch; never the envelope. */
+  encodeMessage<T>(message: T): T;
+  /** Decodes `params`, `result` and `error`; throws PayloadKeyCollisionError on collisions. */
+  decodeMessage<T>(message: T): T;
 }
 
 export interface Compiled {
@@ -44,10 +57,18 @@ export function createCodec(options?: CodecOptions): Codec {
   const resolved = resolveOptions(options);
   const jobs = compile(resolved);
   const { prefix, suffix, hexCase, terms } = resolved;
+  const encodeText = (text: string) => textFunction(jobs.encode, text);
+  const decodeText = (text: string) => textFunction(jobs.decode, text);
+  const encodeAt = (value: unknown, basePath: readonly (string | number)[]) => mapValue(value, encodeText, { checkCollisions: false, basePath });
+  const decodeAt = (value: unknown, basePath: readonly (string | number)[]) => mapValue(value, decodeText, { checkCollisions: true, basePath });
   return Object.freeze({
     options: Object.freeze({ prefix, suffix, hexCase, terms }),
-    encodeText: (text: string) => textFunction(jobs.encode, text),
-    decodeText: (text: string) => textFunction(jobs.decode, text),
+    encodeText,
+    decodeText,
+    encodeValue: <T>(value: T) => encodeAt(value, []) as T,
+    decodeValue: <T>(value: T) => decodeAt(value, []) as T,
+    encodeMessage: <T>(message: T) => mapMessage(message, encodeAt) as T,
+    decodeMessage: <T>(message: T) => mapMessage(message, decodeAt) as T,
   });
 }
 

@@ -1,0 +1,107 @@
+// U+FFFD reports: positions and counts, document order, and never the content.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ArgumentIntegrityError, assertNoReplacementCharacters, findReplacementCharacters, isFilterEnabled } from '../src/index.ts';
+import { runs } from './arbitraries.ts';
+
+/** The reference: recursive, Buffer-based, obviously right for the small values it is given. */
+function referenceReports(value: unknown, path: (string | number)[] = []): unknown[] {
+  const one = (s: string, p: (string | number)[], location: string) => {
+    const i = s.indexOf('\uFFFD');
+    if (i < 0) return [];
+    return [{ path: p, parameterName: p.length ? String(p[0]) : '', location, replacementCharacterCount: s.split('\uFFFD').length - 1, characterOffset: i, utf8ByteOffset: Buffer.byteLength(s.slice(0, i)) }];
+  };
+  if (typeof value === 'string') return one(value, path, 'value');
+  if (Array.isArray(value)) return value.flatMap((v, i) => referenceReports(v, [...path, i]));
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).flatMap(([k, v]) => [...one(k, [...path, k], 'key'), ...referenceReports(v, [...path, k])]);
+  }
+  return [];
+}
+
+describe('findReplacementCharacters', () => {
+  it('pins the 7.8 KB Chinese case', () => {
+    const content = '汉'.repeat(2607) + '\uFFFD\uFFFD\uFFFD' + '字';
+    const [r, ...rest] = findReplacementCharacters({ path: '/notes.md', content });
+    expect(rest).toEqual([]);
+    expect(r).toEqual({ path: ['content'], parameterName: 'content', location: 'value', replacementCharacterCount: 3, characterOffset: 2607, utf8ByteOffset: 7821 });
+  });
+
+  it('reports keys, nested strings and bare strings in document order', () => {
+    const reports = findReplacementCharacters({ 'a\uFFFD': ['ok', { deep: 'x\uFFFDy\uFFFD' }], b: '😀\uFFFD' });
+    expect(reports.map((r) => [r.path, r.location, r.replacementCharacterCount, r.characterOffset, r.utf8ByteOffset])).toEqual([
+      [['a\uFFFD'], 'key', 1, 1, 1],
+      [['a\uFFFD', 1, 'deep'], 'value', 2, 1, 1],
+      [['b'], 'value', 1, 2, 4],
+    ]);
+    expect(findReplacementCharacters('ab\uFFFD')).toEqual([{ path: [], parameterName: '', location: 'value', replacementCharacterCount: 1, characterOffset: 2, utf8ByteOffset: 2 }]);
+  });
+
+  it('agrees with the reference on arbitrary JSON values', () => {
+    const withFffd = fc.string({ unit: fc.constantFrom('a', '汉', '\uFFFD', '😀', '\uD800', 'é'), maxLength: 12 });
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: 'small' }, withFffd, fc.integer(), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(withFffd, tie('v'), { maxKeys: 4 })),
+    })).v;
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(findReplacementCharacters(v)).toEqual(referenceReports(v));
+      }),
+      runs(1000),
+    );
+  });
+});
+
+describe('assertNoReplacementCharacters', () => {
+  it('passes clean arguments', () => {
+    expect(() => assertNoReplacementCharacters({ content: '汉字', n: 1 })).not.toThrow();
+  });
+
+  it('names parameter, count and byte offset, never the content', () => {
+    const args = { content: 'TOP-SECRET ' + '汉'.repeat(2607) + '\uFFFD\uFFFD\uFFFD', other: 'more-secret\uFFFD' };
+    let error: unknown;
+    try {
+      assertNoReplacementCharacters(args, { toolName: 'write_file' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ArgumentIntegrityError);
+    const e = error as ArgumentIntegrityError;
+    expect(e.message).toBe(
+      'MCP tool argument "content" of tool "write_file" contains 3 invalid UTF-8 replacement character(s) (U+FFFD); ' +
+        'the call was blocked before it reached the MCP server. First UTF-8 byte offset: 7832. 1 more string(s) are affected.',
+    );
+    expect(e.toolName).toBe('write_file');
+    expect(e.reports.map((r) => r.parameterName)).toEqual(['content', 'other']);
+    expect(JSON.stringify({ ...e, message: e.message })).not.toMatch(/SECRET|secret|汉/);
+  });
+});
+
+describe('isFilterEnabled', () => {
+  it('is true only for exactly "1"', () => {
+    expect(isFilterEnabled({ MCP_MODEL_PAYLOAD_FILTER: '1' })).toBe(true);
+    for (const v of ['', '0', '01', 'true', 'TRUE', 'yes', ' 1', '1 ', undefined]) {
+      expect(isFilterEnabled({ MCP_MODEL_PAYLOAD_FILTER: v })).toBe(false);
+    }
+    expect(isFilterEnabled({})).toBe(false);
+  });
+
+  it('reads process.env by default, and does not throw where there is no process', () => {
+    const saved = process.env.MCP_MODEL_PAYLOAD_FILTER;
+    process.env.MCP_MODEL_PAYLOAD_FILTER = '1';
+    try {
+      expect(isFilterEnabled()).toBe(true);
+      const realProcess = globalThis.process;
+      Object.defineProperty(globalThis, 'process', { value: undefined, configurable: true, writable: true });
+      let result: boolean;
+      try {
+        result = isFilterEnabled();
+      } finally {
+        Object.defineProperty(globalThis, 'process', { value: realProcess, configurable: true, writable: true });
+      }
+      expect(result).toBe(false);
+    } finally {
+      if (saved === undefined) delete process.env.MCP_MODEL_PAYLOAD_FILTER;
+      else process.env.MCP_MODEL_PAYLOAD_FILTER = saved;
+    }
+  });
+});
