@@ -70,3 +70,40 @@ export function shortStrings(seed: number, count: number): string[] {
   }
   return JSON.parse(JSON.stringify(out)); // flat strings, as they come out of JSON.parse
 }
+
+/** A tools/call result listing `count` apps, as text and as structuredContent. */
+export function appsListResult(seed: number, count: number) {
+  const r = seeded(seed);
+  const apps = Array.from({ length: count }, () => appEntry(r));
+  return JSON.parse(JSON.stringify({
+    jsonrpc: '2.0', id: 42,
+    result: { content: [{ type: 'text', text: `Found ${count} running apps` }], structuredContent: { apps } },
+  }));
+}
+
+/** A tools/list result: tools with long descriptions and JSON schemas. */
+export function toolsListResult(seed: number, count: number) {
+  const r = seeded(seed);
+  const tools = Array.from({ length: count }, (_, i) => ({
+    name: `tool_${i}_${pick(r, WORDS)}`,
+    description: Array.from({ length: 6 }, () => sentence(r, 14, 0.02)).join(' '),
+    inputSchema: {
+      type: 'object',
+      properties: { app: { type: 'string', description: sentence(r, 10, 0.05) }, count: { type: 'integer', minimum: 0 }, path: { type: 'string', description: sentence(r, 8, 0) } },
+      required: ['app'],
+    },
+  }));
+  return JSON.parse(JSON.stringify({ jsonrpc: '2.0', id: 2, result: { tools } }));
+}
+
+/** A screenshot result: megabytes of base64 that must pass untouched, and a caption. */
+export function imageResult(seed: number, bytes: number) {
+  const r = seeded(seed);
+  const raw = new Uint8Array(bytes);
+  for (let i = 0; i < bytes; i++) raw[i] = Math.floor(r() * 256);
+  const data = Buffer.from(raw).toString('base64');
+  return JSON.parse(JSON.stringify({
+    jsonrpc: '2.0', id: 9,
+    result: { content: [{ type: 'image', data, mimeType: 'image/png' }, { type: 'text', text: 'Screenshot of Qwen — 通义千问 window' }] },
+  }));
+}

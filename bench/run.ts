@@ -3,11 +3,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { FULL, QUICK, time } from './harness.ts';
 import { markdownTable, updateReadme, writeResults, type CaseResult } from './report.ts';
 import type { BenchCase } from './case.ts';
+import { messageCases } from './cases/messages.ts';
 import { textCases } from './cases/text.ts';
 
 const quick = process.argv.includes('--quick');
 const harness = quick ? QUICK : FULL;
-const cases: BenchCase[] = [...textCases()];
+const cases: BenchCase[] = [...textCases(), ...messageCases()];
 
 const results: CaseResult[] = [];
 for (const c of cases) {

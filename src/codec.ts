@@ -1,10 +1,12 @@
-// createCodec(): the string API over a compiled term set.
+// createCodec(): the string, value and message API over a compiled term set.
 import { compileAutomaton } from './automaton.js';
 import { writeDescriptor } from './core/descriptor.js';
-import { decodeJob, encodeJob, SHORT_STRING, transcode, transcodeShort, type StringJob } from './core/transcode.js';
+import { decodeJob, encodeJob, SHORT_STRING, transcode, type StringJob } from './core/transcode.js';
 import { mapWellFormed } from './core/well-formed.js';
+import type { JsonPath } from './errors.js';
 import { resolveOptions, type CodecOptions, type ResolvedOptions } from './options.js';
 import { mapMessage } from './payload.js';
+import { compilePrefixScan, compileTermScan, type ShortScan } from './short-scan.js';
 import { mapValue } from './walk.js';
 
 export interface Codec {
@@ -27,16 +29,23 @@ export interface Codec {
   decodeMessage<T>(message: T): T;
 }
 
+/** One direction (encode or decode) of a compiled codec. */
+export interface Direction {
+  readonly job: StringJob;
+  /** The string transform. */
+  readonly text: (s: string) => string;
+  /** The same, memoised: keys repeat across objects (every app has a "name"). */
+  readonly key: (s: string) => string;
+}
+
 export interface Compiled {
-  readonly encode: StringJob;
-  readonly decode: StringJob;
-  /** Worst-case output bytes per input byte when encoding to bytes. */
-  readonly expansion: number;
+  readonly encode: Direction;
+  readonly decode: Direction;
 }
 
 const compiled = new Map<string, Compiled>();
 
-/** The core jobs for a set of options, compiled once per distinct term set and format. */
+/** The directions for a set of options, compiled once per distinct term set and format. */
 export function compile(o: ResolvedOptions): Compiled {
   let c = compiled.get(o.key);
   if (c) return c;
@@ -45,38 +54,59 @@ export function compile(o: ResolvedOptions): Compiled {
   // Core calls are synchronous and never interleave, so one descriptor serves every job.
   const desc = writeDescriptor(automaton, o.prefix, o.suffix, hex);
   c = {
-    encode: encodeJob(desc, o.prefix, o.suffix, o.hexCase, automaton.minPatternBytes),
-    decode: decodeJob(desc, o.prefix, o.suffix),
-    expansion: 2 + (o.prefix.length + o.suffix.length) / automaton.minPatternBytes,
+    encode: direction(encodeJob(desc, o.prefix, o.suffix, o.hexCase, automaton.minPatternBytes), compileTermScan(automaton)),
+    decode: direction(decodeJob(desc, o.prefix, o.suffix), compilePrefixScan(o.prefix)),
   };
   compiled.set(o.key, c);
   return c;
 }
 
+function direction(job: StringJob, shortScan: ShortScan): Direction {
+  const text = (s: string): string => {
+    if (s.length === 0) return s;
+    if (s.length <= SHORT_STRING) {
+      if (shortScan(s) === false) return s;
+      const out = transcode(job, s); // undefined if s holds a lone surrogate
+      if (out !== undefined) return out;
+    } else if (s.isWellFormed()) {
+      return transcode(job, s)!;
+    }
+    return mapWellFormed(s, (piece) => transcode(job, piece)!);
+  };
+  return { job, text, key: memoise(text) };
+}
+
+const MEMO_LIMIT = 2048;
+const MEMO_MAX_LENGTH = 64;
+
+/** Caches results for short strings; the cache is dropped whole when it fills. */
+function memoise(f: (s: string) => string): (s: string) => string {
+  let memo = new Map<string, string>();
+  return (s) => {
+    if (s.length > MEMO_MAX_LENGTH) return f(s);
+    let r = memo.get(s);
+    if (r === undefined) {
+      if (memo.size >= MEMO_LIMIT) memo = new Map();
+      r = f(s);
+      memo.set(s, r);
+    }
+    return r;
+  };
+}
+
 export function createCodec(options?: CodecOptions): Codec {
   const resolved = resolveOptions(options);
-  const jobs = compile(resolved);
+  const { encode, decode } = compile(resolved);
   const { prefix, suffix, hexCase, terms } = resolved;
-  const encodeText = (text: string) => textFunction(jobs.encode, text);
-  const decodeText = (text: string) => textFunction(jobs.decode, text);
-  const encodeAt = (value: unknown, basePath: readonly (string | number)[]) => mapValue(value, encodeText, { checkCollisions: false, basePath });
-  const decodeAt = (value: unknown, basePath: readonly (string | number)[]) => mapValue(value, decodeText, { checkCollisions: true, basePath });
+  const encodeAt = (value: unknown, basePath: JsonPath) => mapValue(value, encode.text, { checkCollisions: false, basePath, mapKey: encode.key });
+  const decodeAt = (value: unknown, basePath: JsonPath) => mapValue(value, decode.text, { checkCollisions: true, basePath, mapKey: decode.key });
   return Object.freeze({
     options: Object.freeze({ prefix, suffix, hexCase, terms }),
-    encodeText,
-    decodeText,
+    encodeText: encode.text,
+    decodeText: decode.text,
     encodeValue: <T>(value: T) => encodeAt(value, []) as T,
     decodeValue: <T>(value: T) => decodeAt(value, []) as T,
     encodeMessage: <T>(message: T) => mapMessage(message, encodeAt) as T,
     decodeMessage: <T>(message: T) => mapMessage(message, decodeAt) as T,
   });
-}
-
-function textFunction(job: StringJob, text: string): string {
-  if (text.length === 0) return text;
-  if (text.length <= SHORT_STRING) {
-    const short = transcodeShort(job, text);
-    if (short !== undefined) return short;
-  }
-  return mapWellFormed(text, (piece) => transcode(job, piece));
 }

@@ -83,10 +83,48 @@ export function walkStrings(root: unknown, visit: StringVisitor): void {
   }
 }
 
-interface MapFrame extends ReadFrame {
-  readonly newKeys: string[] | null; // transformed keys, when any changed
+/** One open container of mapValue. A class, so every frame has one shape (fast property access). */
+class MapFrame {
+  i = 0;
+  /** Child results, once one of them changed. */
+  out: unknown[] | null = null;
+  readonly n: number;
   readonly media: boolean;
-  out: unknown[] | null; // child results, once one of them changed
+
+  constructor(
+    readonly src: Container,
+    readonly keys: string[] | null, // null for arrays
+    readonly newKeys: string[] | null, // transformed keys, when any changed
+    readonly via: string | number | undefined, // key or index in the parent
+  ) {
+    this.n = keys ? keys.length : (src as unknown[]).length;
+    this.media = keys !== null && isMedia(src as Record<string, unknown>);
+  }
+
+  child(i: number): unknown {
+    return this.keys ? (this.src as Record<string, unknown>)[this.keys[i]!] : (this.src as unknown[])[i];
+  }
+
+  /** Records the result for child i; copies the earlier children once the first one changes. */
+  deliver(i: number, before: unknown, after: unknown): void {
+    if (this.out) this.out.push(after);
+    else if (after !== before) {
+      const out: unknown[] = [];
+      for (let k = 0; k < i; k++) out.push(this.child(k));
+      out.push(after);
+      this.out = out;
+    }
+  }
+
+  /** The container's result: itself when nothing changed. */
+  close(): unknown {
+    if (!this.out && !this.newKeys) return this.src;
+    if (!this.keys) return this.out;
+    const keys = this.newKeys ?? this.keys;
+    const o: Record<string, unknown> = {};
+    for (let k = 0; k < keys.length; k++) setOwn(o, keys[k]!, this.out ? this.out[k] : this.child(k));
+    return o;
+  }
 }
 
 export interface MapOptions {
@@ -94,11 +132,28 @@ export interface MapOptions {
   readonly checkCollisions: boolean;
   /** Where `root` sits, for error paths. */
   readonly basePath?: JsonPath;
+  /** Transform for keys (default: the value transform); keys repeat, so callers may memoise. */
+  readonly mapKey?: (s: string) => string;
 }
 
 function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
   else o[key] = value;
+}
+
+function openFrame(src: Container, via: string | number | undefined, mapKey: (s: string) => string): MapFrame {
+  if (Array.isArray(src)) return new MapFrame(src, null, null, via);
+  const keys = Object.keys(src);
+  let newKeys: string[] | null = null;
+  for (let k = 0; k < keys.length; k++) {
+    const nk = mapKey(keys[k]!);
+    if (newKeys) newKeys.push(nk);
+    else if (nk !== keys[k]) {
+      newKeys = keys.slice(0, k);
+      newKeys.push(nk);
+    }
+  }
+  return new MapFrame(src, keys, newKeys, via);
 }
 
 /**
@@ -109,59 +164,36 @@ function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
 export function mapValue(root: unknown, map: (s: string) => string, options: MapOptions): unknown {
   if (typeof root === 'string') return map(root);
   if (!isContainer(root)) return root;
+  const mapKey = options.mapKey ?? map;
   const stack: MapFrame[] = [];
   const guard = new CycleGuard();
-  const pathOf = () => [...(options.basePath ?? []), ...stack.slice(1).map((f) => f.via!)];
   const open = (src: Container, via: string | number | undefined) => {
     guard.enter(stack, src);
-    const base = readFrame(src, via);
-    let newKeys: string[] | null = null;
-    if (base.keys) {
-      const keys = base.keys;
-      for (let k = 0; k < keys.length; k++) {
-        const nk = map(keys[k]!);
-        if (nk !== keys[k] && !newKeys) newKeys = keys.slice(0, k);
-        newKeys?.push(nk);
-      }
+    const frame = openFrame(src, via, mapKey);
+    stack.push(frame);
+    if (frame.newKeys && options.checkCollisions) {
+      checkCollisions(frame.newKeys, () => [...(options.basePath ?? []), ...stack.slice(1).map((f) => f.via!)]);
     }
-    stack.push({ ...base, newKeys, media: base.keys !== null && isMedia(src as Record<string, unknown>), out: null });
-    if (newKeys && options.checkCollisions) checkCollisions(newKeys, pathOf);
-  };
-  const childAt = (f: MapFrame, i: number): unknown => (f.keys ? (f.src as Record<string, unknown>)[f.keys[i]!] : (f.src as unknown[])[i]);
-  const deliver = (f: MapFrame, i: number, before: unknown, after: unknown) => {
-    if (f.out) f.out.push(after);
-    else if (after !== before) {
-      f.out = [];
-      for (let k = 0; k < i; k++) f.out.push(childAt(f, k));
-      f.out.push(after);
-    }
-  };
-  const close = (f: MapFrame): unknown => {
-    if (!f.out && !f.newKeys) return f.src;
-    if (!f.keys) return f.out;
-    const keys = f.newKeys ?? f.keys;
-    const o: Record<string, unknown> = {};
-    for (let k = 0; k < keys.length; k++) setOwn(o, keys[k]!, f.out ? f.out[k] : childAt(f, k));
-    return o;
   };
   open(root, undefined);
   for (;;) {
     const f = stack[stack.length - 1]!;
     if (f.i < f.n) {
       const i = f.i++;
-      const v = childAt(f, i);
-      if (f.media && f.keys![i] === 'data') deliver(f, i, v, v);
-      else if (typeof v === 'string') deliver(f, i, v, map(v));
-      else if (isContainer(v)) open(v, f.keys ? f.keys[i]! : i);
-      else deliver(f, i, v, v);
+      const v = f.child(i);
+      if (typeof v === 'string') f.deliver(i, v, f.media && f.keys![i] === 'data' ? v : map(v));
+      else if (isContainer(v)) {
+        if (f.media && f.keys![i] === 'data') f.deliver(i, v, v);
+        else open(v, f.keys ? f.keys[i]! : i);
+      } else f.deliver(i, v, v);
       continue;
     }
-    const result = close(f);
+    const result = f.close();
     stack.pop();
     guard.leave(stack.length, f.src);
     const parent = stack[stack.length - 1];
     if (!parent) return result;
-    deliver(parent, parent.i - 1, f.src, result);
+    parent.deliver(parent.i - 1, f.src, result);
   }
 }
 

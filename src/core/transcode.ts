@@ -72,6 +72,7 @@ export const SHORT_STRING = 64;
  * surrogate. For short strings this beats the native call into TextEncoder.encodeInto.
  */
 function writeShort(s: string, u8: Uint8Array, ptr: number): number {
+  // (called only for strings of at most SHORT_STRING code units: the region always has room)
   let p = ptr;
   for (let i = 0; i < s.length; i++) {
     let c = s.charCodeAt(i);
@@ -118,44 +119,42 @@ function callCore(job: StringJob, input: number, len: number, output: number, fi
     : core.decode(job.desc.ptr, input, len, output, final, RECORDS, aux);
 }
 
-/** Builds the result of one core call from its records; `base` places them in `s`. */
-function applyRecords(job: StringJob, s: string, base: number, out: string, from: number, output: number, aux: number): [string, number] {
+/** Called per match (encode) or token (decode), in order: its UTF-16 range in the string. */
+export type RecordSink = (start: number, stop: number, auxPtr: number, auxLength: number) => void;
+
+/** Hands the records of the last core call to `sink`; `base` places them in the string. */
+function emitRecords(job: StringJob, base: number, output: number, aux: number, sink: RecordSink): void {
   const count = job.desc.matchCount();
   const words = heap32();
   const stride = job.kind === 'encode' ? 2 : 3;
   let r = output >> 2;
   for (let k = 0; k < count; k++, r += stride) {
-    const start = base + words[r]!;
-    const stop = base + words[r + 1]!;
     const auxLength = stride === 3 ? words[r + 2]! : 0;
-    out += s.slice(from, start) + job.replace(s.slice(start, stop), aux, auxLength);
+    sink(base + words[r]!, base + words[r + 1]!, aux, auxLength);
     aux += auxLength;
-    from = stop;
   }
-  return [out, from];
 }
+
+/** Returned by scanString for a short string with a lone surrogate (nothing was scanned). */
+export const NOT_WELL_FORMED = -1;
 
 /**
- * A string of at most SHORT_STRING code units; `undefined` if it holds a lone surrogate
- * (the caller then splits it around them).
+ * Runs the core over a string and reports every record; returns the record count. A string
+ * longer than SHORT_STRING must be well-formed (the caller checks); a short one is checked
+ * here. Large strings stream through the work region with carried-over bytes.
  */
-export function transcodeShort(job: StringJob, s: string): string | undefined {
-  const ws = workspaceFor(job, DEFAULT_CHUNK_BYTES);
-  const len = writeShort(s, heap(), ws.input);
-  if (len < 0) return undefined;
-  callCore(job, ws.input, len, ws.output, 1, ws.aux);
-  if (job.desc.matchCount() === 0) return s;
-  const [out, from] = applyRecords(job, s, 0, '', 0, ws.output, ws.aux);
-  return out + s.slice(from);
-}
-
-/** Returns `s` itself when the core found nothing to change. Well-formed strings only. */
-export function transcode(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES): string {
+export function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DEFAULT_CHUNK_BYTES): number {
+  if (s.length <= SHORT_STRING) {
+    const ws = workspaceFor(job, DEFAULT_CHUNK_BYTES);
+    const len = writeShort(s, heap(), ws.input);
+    if (len < 0) return NOT_WELL_FORMED;
+    callCore(job, ws.input, len, ws.output, 1, ws.aux);
+    emitRecords(job, 0, ws.output, ws.aux, sink);
+    return job.desc.matchCount();
+  }
   let capacity = chunkBytes;
   let ws = workspaceFor(job, capacity);
-  let out = '';
-  let from = 0; // s[0, from) is in `out`
-  let changed = false;
+  let total = 0;
   let pos = 0; // next UTF-16 index to encode into the region
   let base = 0; // UTF-16 index of the region's first byte
   let carry = 0; // undecided bytes at the start of the region
@@ -170,11 +169,9 @@ export function transcode(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_
     const len = carry + written;
     const final = pos >= s.length ? 1 : 0;
     const consumed = callCore(job, ws.input, len, ws.output, final, ws.aux);
-    if (job.desc.matchCount() > 0) {
-      changed = true;
-      [out, from] = applyRecords(job, s, base, out, from, ws.output, ws.aux);
-    }
-    if (final) return changed ? out + s.slice(from) : s;
+    emitRecords(job, base, ws.output, ws.aux, sink);
+    total += job.desc.matchCount();
+    if (final) return total;
     carry = len - consumed;
     const old = ws.input + consumed;
     base = pos - utf16Length(heap(), old, carry); // the carried bytes come back next round
@@ -186,4 +183,19 @@ export function transcode(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_
     }
     heap().copyWithin(ws.input, old, old + carry);
   }
+}
+
+/**
+ * The transformed string; `s` itself when the core found nothing to change; undefined for a
+ * short string with a lone surrogate (see scanString).
+ */
+export function transcode(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES): string | undefined {
+  let out = '';
+  let from = 0; // s[0, from) is in `out`
+  const count = scanString(job, s, (start, stop, aux, auxLength) => {
+    out += s.slice(from, start) + job.replace(s.slice(start, stop), aux, auxLength);
+    from = stop;
+  }, chunkBytes);
+  if (count === NOT_WELL_FORMED) return undefined;
+  return count === 0 ? s : out + s.slice(from);
 }

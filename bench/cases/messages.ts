@@ -1,0 +1,46 @@
+// encodeMessage / decodeMessage against the recursive regex object walk; U+FFFD reports
+// against a plain JS scan.
+import { decodeMessage, encodeMessage, findReplacementCharacters } from '../../src/index.ts';
+import { createWalkCodec } from '../baseline-walk.ts';
+import { appsListResult, cjkText, imageResult, toolsListResult } from '../corpus.ts';
+import type { BenchCase } from '../case.ts';
+
+const walker = createWalkCodec();
+const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+const threeX = { label: '>= 3x walk', met: (r: { ratio?: number }) => (r.ratio ?? 0) >= 3 };
+
+function pair(name: string, message: unknown, target?: BenchCase['target']): BenchCase[] {
+  const encoded = encodeMessage(message);
+  return [
+    { group: 'encodeMessage', name, bytes: size(message), ours: () => encodeMessage(message), baselineName: 'regex walk', baseline: () => walker.encodeMessage(message), target },
+    { group: 'decodeMessage', name, bytes: size(encoded), ours: () => decodeMessage(encoded), baselineName: 'regex walk', baseline: () => walker.decodeMessage(encoded) },
+  ];
+}
+
+/** The scan people write: a recursive walk with a character loop. */
+function plainScan(v: unknown, path: (string | number)[] = [], out: unknown[] = []): unknown[] {
+  const one = (s: string, p: (string | number)[]) => {
+    let count = 0;
+    let first = -1;
+    for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 0xfffd) { if (first < 0) first = i; count++; }
+    if (count) out.push({ path: p, count, first });
+  };
+  if (typeof v === 'string') one(v, path);
+  else if (Array.isArray(v)) v.forEach((x, i) => plainScan(x, [...path, i], out));
+  else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) { one(k, [...path, k]); plainScan(x, [...path, k], out); }
+  return out;
+}
+
+export function messageCases(): BenchCase[] {
+  const args = { path: '/notes/会议纪要.md', content: cjkText(5, 512 * 1024) + '\uFFFD', tags: ['a', 'b'], meta: { author: 'me' } };
+  const sameCount = (a: unknown) => (a as unknown[]).length;
+  return [
+    ...pair('apps list (3,000 apps)', appsListResult(5, 3000), threeX),
+    ...pair('tools/list (200 tools)', toolsListResult(6, 200), threeX),
+    ...pair('image result (2 MiB base64)', imageResult(7, 1536 * 1024), threeX),
+    {
+      group: 'findReplacementCharacters', name: 'write_file arguments (512 KiB CJK)', bytes: size(args),
+      ours: () => sameCount(findReplacementCharacters(args)), baselineName: 'plain JS scan', baseline: () => sameCount(plainScan(args)),
+    },
+  ];
+}

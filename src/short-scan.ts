@@ -1,0 +1,62 @@
+// Exact "does anything match?" answers for short strings, in plain JS. Crossing into WASM
+// costs more than scanning a key or a name, and most of them hold nothing to change, so short
+// strings are checked here first: on the same automaton tables the core uses for encoding,
+// and by looking for the prefix for decoding. Only strings that do match go to the core.
+import type { Automaton } from './automaton.js';
+
+/** True if some pattern occurs in `s`; undefined if `s` holds a lone surrogate. */
+export type ShortScan = (s: string) => boolean | undefined;
+
+export function compileTermScan(a: Automaton): ShortScan {
+  const { transitions: t, classes, classCount: n, accepting } = a;
+  // Steps the automaton over one byte; 0 is the dead state.
+  const step = (state: number, byte: number) => t[state * n + classes[byte]!]!;
+  // Whether the automaton survives two ASCII characters from its start: in English text few
+  // pairs do ("al", "to", "__"), so most positions are dismissed with one lookup.
+  const pairs = new Uint8Array(128 * 128);
+  for (let c0 = 0; c0 < 128; c0++) {
+    const s1 = step(1, c0);
+    if (s1 === 0) continue;
+    for (let c1 = 0; c1 < 128; c1++) pairs[c0 * 128 + c1] = accepting[s1] === 1 || step(s1, c1) !== 0 ? 1 : 0;
+  }
+  return (s) => {
+    const last = s.length - 1;
+    for (let i = 0; i <= last; i++) {
+      const c0 = s.charCodeAt(i);
+      if (c0 < 0x80 && i < last) {
+        const c1 = s.charCodeAt(i + 1);
+        if (c1 < 0x80 && pairs[c0 * 128 + c1] === 0) continue;
+      }
+      let state = 1;
+      for (let j = i; j <= last && state !== 0; j++) {
+        const c = s.charCodeAt(j);
+        if (c < 0x80) state = step(state, c);
+        else if (c < 0x800) state = step(step(state, 0xc0 | (c >> 6)), 0x80 | (c & 63));
+        else if (c < 0xd800 || c > 0xdfff) state = step(step(step(state, 0xe0 | (c >> 12)), 0x80 | ((c >> 6) & 63)), 0x80 | (c & 63));
+        else {
+          const d = s.charCodeAt(j + 1);
+          if (c > 0xdbff || !(d >= 0xdc00 && d <= 0xdfff)) return undefined;
+          const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          state = step(step(step(step(state, 0xf0 | (cp >> 18)), 0x80 | ((cp >> 12) & 63)), 0x80 | ((cp >> 6) & 63)), 0x80 | (cp & 63));
+          j++;
+        }
+        if (accepting[state] === 1) return true;
+      }
+    }
+    return false;
+  };
+}
+
+const fold = (c: number) => (c >= 65 && c <= 90 ? c | 0x20 : c);
+
+/** True if the prefix occurs in `s` in any ASCII case (a token may start there). */
+export function compilePrefixScan(prefix: string): ShortScan {
+  const p = Array.from(prefix, (c) => fold(c.charCodeAt(0)));
+  return (s) => {
+    outer: for (let i = 0; i + p.length <= s.length; i++) {
+      for (let k = 0; k < p.length; k++) if (fold(s.charCodeAt(i + k)) !== p[k]) continue outer;
+      return true;
+    }
+    return false;
+  };
+}
