@@ -1,13 +1,13 @@
 // Token restoration: prefix (any ASCII case) + an even number (>= 2) of hex digits + suffix,
 // whose bytes must be valid UTF-8. One pass, left to right; after a failed candidate the scan
 // resumes one byte after where it began (the prefix is ASCII, so one byte is one character).
-// Output modes as in match.ts: MODE_TOKENS writes the restored bytes; MODE_RECORDS writes
-// [start, end) in UTF-16 units and the decoded byte count per token to `out`, and the decoded
-// bytes, back to back, to `aux`.
+// Output modes as in match.ts: MODE_TOKENS writes the restored bytes; MODE_RECORDS (UTF-16
+// units) and MODE_BYTE_RECORDS (bytes) write [start, end) and the decoded byte count per token
+// to `out`, and the decoded bytes, back to back, to `aux`.
 import {
   D_MATCHES, D_OUT_LEN, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN,
 } from './layout';
-import { MODE_RECORDS } from './match';
+import { MODE_BYTE_RECORDS, MODE_TOKENS } from './match';
 import { utf16Units } from './units';
 import { isValidUtf8 } from './utf8';
 
@@ -66,7 +66,8 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
   const sl = <i32>load<u32>(desc + D_SUFFIX_LEN);
   const p0 = <u32>load<u8>(pre);
   const p1 = pl > 1 ? <u32>load<u8>(pre + 1) : 0;
-  const records = mode == MODE_RECORDS;
+  const records = mode != MODE_TOKENS;
+  const bytes = mode == MODE_BYTE_RECORDS;
   let o = out; // next output byte or record
   let a = aux; // next decoded byte (records mode)
   let lit: i32 = 0;
@@ -106,7 +107,13 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
     }
     if (!isValidUtf8(dst, n)) continue;
     const end = j + sl;
-    if (records) {
+    if (bytes) {
+      store<u32>(o, <u32>c);
+      store<u32>(o, <u32>end, 4);
+      store<u32>(o, <u32>n, 8);
+      o += 12;
+      a += <usize>n;
+    } else if (records) {
       units += utf16Units(inp + <usize>lit, c - lit);
       store<u32>(o, <u32>units);
       units += end - c; // a token is ASCII

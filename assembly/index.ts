@@ -2,6 +2,7 @@
 // heapBase(); nothing here allocates.
 export { scan } from './match';
 export { decode } from './decode';
+export { jsonFinish, jsonReset, jsonStep } from './json';
 
 export function heapBase(): usize {
   return __heap_base;

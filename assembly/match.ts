@@ -2,6 +2,7 @@
 //  - MODE_TOKENS: writes the transformed bytes (literal text and prefix + hex + suffix tokens).
 //  - MODE_RECORDS: writes nothing but [start, end) of each match in UTF-16 units, so the host
 //    can build the result from slices of its own string (no UTF-8 decoding on the way out).
+//  - MODE_BYTE_RECORDS: [start, end) of each match in bytes (for the JSON transducer).
 import {
   D_ACCEPT, D_CLASSES, D_HEX, D_MATCHES, D_NCLASSES, D_OUT_LEN, D_PREFIX_LEN, D_PREFIX_OUT,
   D_SUFFIX, D_SUFFIX_LEN, D_TEDDY, D_TRANS,
@@ -11,6 +12,7 @@ import { utf16Units } from './units';
 
 export const MODE_TOKENS = 0;
 export const MODE_RECORDS = 1;
+export const MODE_BYTE_RECORDS = 2;
 
 // Per-call state (a call runs to completion; nothing is shared between calls).
 let gDesc: usize = 0;
@@ -127,7 +129,11 @@ function tryMatch(c: i32, len: i32, final: i32): i32 {
     return 0;
   }
   if (best == 0) return 0;
-  if (gMode == MODE_RECORDS) {
+  if (gMode == MODE_BYTE_RECORDS) {
+    store<u32>(gOut, <u32>c);
+    store<u32>(gOut, <u32>best, 4);
+    gOut += 8;
+  } else if (gMode == MODE_RECORDS) {
     gUnits += utf16Units(inp + <usize>gLit, c - gLit);
     store<u32>(gOut, <u32>gUnits);
     gUnits += utf16Units(inp + <usize>c, best - c);

@@ -41,6 +41,8 @@ export interface Direction {
 export interface Compiled {
   readonly encode: Direction;
   readonly decode: Direction;
+  /** Worst-case output bytes per input byte of encoded text. */
+  readonly expansion: number;
 }
 
 const compiled = new Map<string, Compiled>();
@@ -56,6 +58,7 @@ export function compile(o: ResolvedOptions): Compiled {
   c = {
     encode: direction(encodeJob(desc, o.prefix, o.suffix, o.hexCase, automaton.minPatternBytes), compileTermScan(automaton)),
     decode: direction(decodeJob(desc, o.prefix, o.suffix), compilePrefixScan(o.prefix)),
+    expansion: 2 + (o.prefix.length + o.suffix.length) / automaton.minPatternBytes,
   };
   compiled.set(o.key, c);
   return c;

@@ -20,10 +20,19 @@ export class PayloadKeyCollisionError extends Error {
   /** Positions (0-based, in key order) of the two keys that decode to the same text. */
   readonly keyIndexes: readonly [number, number];
 
-  constructor(path: JsonPath, keyIndexes: [number, number]) {
-    super(`Decoding makes keys #${keyIndexes[0]} and #${keyIndexes[1]} of the object at ${formatPath(path)} equal; the payload was rejected rather than merged`);
+  /** In a stream: the message's number (from 1) and its JSON-RPC id, when it has one. */
+  readonly messageNumber: number | undefined;
+  readonly id: unknown;
+
+  constructor(path: JsonPath, keyIndexes: [number, number], stream?: { messageNumber: number; id: unknown }) {
+    const where = stream
+      ? `an object in message ${stream.messageNumber}${stream.id === undefined ? '' : ` (id ${JSON.stringify(stream.id)})`}`
+      : `the object at ${formatPath(path)}`;
+    super(`Decoding makes keys #${keyIndexes[0]} and #${keyIndexes[1]} of ${where} equal; the payload was rejected rather than merged`);
     this.path = path;
     this.keyIndexes = keyIndexes;
+    this.messageNumber = stream?.messageNumber;
+    this.id = stream?.id;
   }
 }
 

@@ -61,7 +61,7 @@ function resolveTerms(input: TermSetInput | undefined): TermSet {
 
 function checkAffix(value: unknown, name: string): string {
   if (typeof value !== 'string' || value.length === 0) fail(`${name} must be a non-empty string`);
-  if (!PRINTABLE_ASCII.test(value) || value.includes(' ')) fail(`${name} must be printable ASCII without spaces`);
+  if (!PRINTABLE_ASCII.test(value) || /[ "\\]/.test(value)) fail(`${name} must be printable ASCII without spaces, quotes or backslashes`);
   return value;
 }
 

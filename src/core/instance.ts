@@ -9,6 +9,10 @@ export interface CoreExports {
   scan(desc: number, inp: number, len: number, out: number, final: number, mode: number): number;
   /** Token restoration; mode 0 writes restored bytes, mode 1 records plus decoded bytes at aux. */
   decode(desc: number, inp: number, len: number, out: number, final: number, mode: number, aux: number): number;
+  /** The streaming JSON transducer (assembly/json.ts). */
+  jsonReset(state: number): void;
+  jsonStep(state: number, inp: number, len: number, out: number): number;
+  jsonFinish(state: number, out: number): number;
 }
 
 function fromBase64(text: string): Uint8Array<ArrayBuffer> {

@@ -40,6 +40,19 @@ export function allocate(size: number): number {
   return ptr;
 }
 
+const freeBlocks = new Map<number, number[]>();
+
+/** A block for a stream's state and buffers; give it back with releaseBlock when done. */
+export function acquireBlock(size: number): number {
+  return freeBlocks.get(size)?.pop() ?? allocate(size);
+}
+
+export function releaseBlock(ptr: number, size: number): void {
+  const list = freeBlocks.get(size);
+  if (list) list.push(ptr);
+  else freeBlocks.set(size, [ptr]);
+}
+
 /** Work regions reused by every call: input bytes, output (bytes or records), aux bytes. */
 export interface Workspace {
   readonly input: number;

@@ -1,0 +1,771 @@
+// The streaming JSON transducer: transforms one JSON-RPC message (or batch) as its bytes
+// arrive, chunk by chunk, keeping only its state between calls, never the message.
+//
+// Bytes outside transformed strings are copied as they are. Strings in payload (the values
+// of `params`, `result` and `error`) are decoded (escapes resolved) into a window that the
+// term matcher or token decoder runs over; the raw bytes between matches are copied verbatim
+// (original escapes kept) and each match is replaced by its token (encode) or its JSON-escaped
+// text (decode). So a message with nothing to change comes out byte-identical.
+//
+// The host learns what it must act on through events: the message id, where a `data` value
+// seen before its object's `type` starts and ends (the host holds that output until the type
+// is known), and, when decoding, every payload key (for collision checks).
+import { decode } from './decode';
+import { MODE_BYTE_RECORDS, scan } from './match';
+
+// State struct (u32 fields), laid out by src/stream/transducer.ts.
+const J_DESC: usize = 0;
+const J_MODE: usize = 4; // 0 encode, 1 decode
+const J_PHASE: usize = 8;
+const J_DEPTH: usize = 12;
+const J_STACK: usize = 16; // u8 per depth
+const J_STACK_CAP: usize = 20;
+const J_STR: usize = 24; // string flags, see STR_*
+const J_ESC: usize = 28; // 0, 1 after '\', 2..5 reading \u hex digits
+const J_UACC: usize = 32;
+const J_HIGH: usize = 36; // pending high surrogate of a \u escape, or 0
+const J_UTF8_NEED: usize = 40;
+const J_UTF8_LO: usize = 44;
+const J_UTF8_HI: usize = 48;
+const J_SCALAR: usize = 52;
+const J_RAW: usize = 56;
+const J_RAW_CAP: usize = 60;
+const J_RAW_LEN: usize = 64;
+const J_DEC: usize = 68;
+const J_DEC_CAP: usize = 72;
+const J_DEC_LEN: usize = 76;
+const J_REC: usize = 80;
+const J_AUX: usize = 84;
+const J_SMALL: usize = 88; // 8 bytes: the decoded start of a key or of a `type` value
+const J_SMALL_LEN: usize = 96;
+const J_EVENTS: usize = 100;
+const J_EV_COUNT: usize = 104;
+const J_OUT_LEN: usize = 108;
+const J_ERROR: usize = 112;
+const J_MSG_LEVEL: usize = 120;
+const J_VALUE: usize = 124; // flags for the value that follows a key, see V_*
+const J_STR_START: usize = 128; // message output offset where the current string's text begins
+const J_OUT_TOTAL: usize = 132; // message output bytes before this call
+const J_LIT: usize = 136; // literal being matched: pointer
+const J_LIT_POS: usize = 140;
+const J_LIT_LEN: usize = 144;
+const J_DEFER_AT: usize = 148; // depth of the object whose deferred `data` value is open, or 0
+const J_ID_START: usize = 152;
+const J_STR_CHANGED: usize = 156;
+const J_ROOT_PAYLOAD: usize = 160; // 1: the top-level value is payload (a bare value, not a message)
+
+// Phases outside strings.
+const P_VALUE = 0;
+const P_KEY = 1;
+const P_COLON = 2;
+const P_AFTER = 3;
+const P_SCALAR = 4;
+const P_DONE = 5;
+const P_STRING = 6;
+
+// Stack byte per container.
+const K_OBJ: u32 = 1;
+const K_PAYLOAD: u32 = 2;
+const K_MEDIA_SHIFT: u32 = 2; // 2 bits: 0 unknown, 1 image/audio, 2 other
+const K_PENDING: u32 = 16; // a `data` value was deferred; resolve when `type` is known
+const K_FIRST: u32 = 32; // no member yet
+
+// String flags.
+const STR_KEY: u32 = 1;
+const STR_TRANSFORM: u32 = 2;
+const STR_COLLECT: u32 = 4; // keep the decoded start in J_SMALL
+
+// Value flags (set at a key, used when its value starts).
+const V_PAYLOAD: u32 = 1;
+const V_TYPE: u32 = 2;
+const V_DATA: u32 = 4;
+const V_ID: u32 = 8;
+
+// Events: [kind, a, b] u32 each; offsets are message output offsets.
+const EV_DEFER_START: u32 = 1;
+const EV_DEFER_END: u32 = 2;
+const EV_RESOLVE: u32 = 3; // a = 1 if the object is image/audio
+const EV_OBJ_OPEN: u32 = 4;
+const EV_KEY: u32 = 5; // a..b: the key's text in the output; kind 6 if decoding changed it
+const EV_KEY_CHANGED: u32 = 6;
+const EV_OBJ_CLOSE: u32 = 7;
+const EV_ID: u32 = 8; // a..b: the id value's JSON text in the output
+
+// Errors.
+export const E_SYNTAX = 1;
+export const E_UTF8 = 2;
+export const E_CONTROL = 3;
+export const E_ESCAPE = 4;
+export const E_DEPTH = 5;
+export const E_INCOMPLETE = 6;
+export const E_NEED_MEMORY = 7;
+
+const LITERALS = memory.data<u8>([0x74, 0x72, 0x75, 0x65, 0x66, 0x61, 0x6c, 0x73, 0x65, 0x6e, 0x75, 0x6c, 0x6c]); // true false null
+
+// Per-call working state.
+let st: usize = 0;
+let o: usize = 0; // next output byte
+let outStart: usize = 0;
+
+@inline function get(f: usize): u32 { return load<u32>(st + f); }
+@inline function set(f: usize, v: u32): void { store<u32>(st + f, v); }
+@inline function outPos(): u32 { return get(J_OUT_TOTAL) + <u32>(o - outStart); }
+@inline function put(b: u32): void { store<u8>(o, <u8>b); o++; }
+@inline function isWs(b: u32): bool { return b == 0x20 || b == 0x0a || b == 0x0d || b == 0x09; }
+
+function event(kind: u32, a: u32, b: u32): void {
+  const n = get(J_EV_COUNT);
+  const p = (get(J_EVENTS) as usize) + <usize>n * 12;
+  store<u32>(p, kind);
+  store<u32>(p, a, 4);
+  store<u32>(p, b, 8);
+  set(J_EV_COUNT, n + 1);
+}
+
+@inline function top(): u32 {
+  return <u32>load<u8>((get(J_STACK) as usize) + <usize>get(J_DEPTH));
+}
+@inline function setTop(v: u32): void {
+  store<u8>((get(J_STACK) as usize) + <usize>get(J_DEPTH), <u8>v);
+}
+
+/** Starts a message: clears everything but the buffers the host laid out. */
+export function jsonReset(state: usize): void {
+  st = state;
+  set(J_PHASE, P_VALUE);
+  set(J_DEPTH, 0);
+  set(J_STR, 0);
+  set(J_ESC, 0);
+  set(J_HIGH, 0);
+  set(J_UTF8_NEED, 0);
+  set(J_SCALAR, 0);
+  set(J_RAW_LEN, 0);
+  set(J_DEC_LEN, 0);
+  set(J_SMALL_LEN, 0);
+  set(J_EV_COUNT, 0);
+  set(J_ERROR, 0);
+  set(J_MSG_LEVEL, 0);
+  set(J_VALUE, 0);
+  set(J_OUT_TOTAL, 0);
+  set(J_DEFER_AT, 0);
+  set(J_STR_CHANGED, 0);
+  store<u8>(get(J_STACK) as usize, 0);
+}
+
+/**
+ * Feeds `len` bytes. Returns how many were consumed: all of them, unless an error stopped it
+ * (J_ERROR; E_NEED_MEMORY means the string windows must grow, then the rest is fed again).
+ * Output goes to `out` (J_OUT_LEN bytes); events are appended at J_EVENTS.
+ */
+export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
+  st = state;
+  o = out;
+  outStart = out;
+  let i: i32 = 0;
+  while (i < len) {
+    const b = <u32>load<u8>(inp + <usize>i);
+    const phase = get(J_PHASE);
+    if (phase == P_STRING) {
+      // Fast path: plain bytes of a string that is copied as it is.
+      if (get(J_STR) == 0 && get(J_ESC) == 0 && get(J_UTF8_NEED) == 0 && get(J_HIGH) == 0) {
+        let j = i;
+        while (j < len) {
+          const c = <u32>load<u8>(inp + <usize>j);
+          if (c == 0x22 || c == 0x5c || c < 0x20 || c >= 0x80) break;
+          j++;
+        }
+        if (j > i) {
+          memory.copy(o, inp + <usize>i, <usize>(j - i));
+          o += <usize>(j - i);
+          i = j;
+          continue;
+        }
+      }
+      if (!stringByte(b)) return fail(i);
+      i++;
+      continue;
+    }
+    if (phase == P_SCALAR) {
+      if (scalarByte(b)) {
+        put(b);
+        i++;
+        continue;
+      }
+      if (!scalarEnd()) return fail(i);
+      continue; // the delimiter is handled in the new phase
+    }
+    if (!structuralByte(b)) return fail(i);
+    i++;
+  }
+  if (get(J_PHASE) == P_STRING && (get(J_STR) & STR_TRANSFORM) != 0) flushString(false);
+  done();
+  return len;
+}
+
+/** Records this call's output length and adds it to the message total. */
+function done(): void {
+  const n = <u32>(o - outStart);
+  set(J_OUT_LEN, n);
+  set(J_OUT_TOTAL, get(J_OUT_TOTAL) + n);
+}
+
+/** Ends the message: flushes and checks it is one complete JSON value. 0 or an error code. */
+export function jsonFinish(state: usize, out: usize): i32 {
+  st = state;
+  o = out;
+  outStart = out;
+  if (get(J_PHASE) == P_SCALAR && !scalarEnd()) {
+    done();
+    return <i32>get(J_ERROR);
+  }
+  done();
+  if (get(J_PHASE) != P_DONE) {
+    set(J_ERROR, E_INCOMPLETE);
+    return E_INCOMPLETE;
+  }
+  return 0;
+}
+
+function fail(i: i32): i32 {
+  if (get(J_ERROR) == 0) set(J_ERROR, E_SYNTAX);
+  done();
+  return i;
+}
+
+function error(code: u32): bool {
+  set(J_ERROR, code);
+  return false;
+}
+
+// ---- structure ----
+
+function structuralByte(b: u32): bool {
+  const phase = get(J_PHASE);
+  if (isWs(b)) {
+    put(b);
+    return true;
+  }
+  if (phase == P_VALUE) return valueStart(b);
+  if (phase == P_KEY) {
+    if (b == 0x22) return stringStart(true);
+    if (b == 0x7d && (top() & K_FIRST) != 0) return closeContainer(b);
+    return error(E_SYNTAX);
+  }
+  if (phase == P_COLON) {
+    if (b != 0x3a) return error(E_SYNTAX);
+    put(b);
+    set(J_PHASE, P_VALUE);
+    return true;
+  }
+  if (phase == P_AFTER) {
+    const k = top();
+    if (b == 0x2c) {
+      put(b);
+      set(J_PHASE, (k & K_OBJ) != 0 ? P_KEY : P_VALUE);
+      return true;
+    }
+    if ((b == 0x7d && (k & K_OBJ) != 0) || (b == 0x5d && (k & K_OBJ) == 0)) return closeContainer(b);
+    return error(E_SYNTAX);
+  }
+  return error(E_SYNTAX); // P_DONE: only whitespace may follow the value
+}
+
+/** Payload flag for a value starting now, and the deferral of a `data` value. */
+function valueFlags(): u32 {
+  const depth = get(J_DEPTH);
+  if (depth == 0) return get(J_ROOT_PAYLOAD) != 0 ? V_PAYLOAD : 0;
+  const k = top();
+  if ((k & K_OBJ) == 0) return k & K_PAYLOAD ? V_PAYLOAD : 0;
+  return get(J_VALUE);
+}
+
+function valueStart(b: u32): bool {
+  const depth = get(J_DEPTH);
+  if (b == 0x5d && depth > 0 && (top() & (K_OBJ | K_FIRST)) == K_FIRST) return closeContainer(b);
+  let v = valueFlags();
+  if (depth > 0) setTop(top() & ~K_FIRST);
+  if ((v & V_DATA) != 0) {
+    const media = (top() >> K_MEDIA_SHIFT) & 3;
+    if (media == 1) v &= ~V_PAYLOAD;
+    else if (media == 0) {
+      // `data` before `type`: copy it as it is, and let the host hold it until the type is known.
+      v &= ~V_PAYLOAD;
+      setTop(top() | K_PENDING);
+      set(J_DEFER_AT, depth);
+      event(EV_DEFER_START, outPos(), 0);
+    }
+  }
+  if ((v & V_ID) != 0) set(J_ID_START, outPos());
+  if ((v & V_TYPE) != 0 && b != 0x22) resolveMedia(false); // a `type` that is not a string
+  set(J_VALUE, v);
+  if (b == 0x7b || b == 0x5b) {
+    if (depth + 1 >= get(J_STACK_CAP)) return error(E_DEPTH);
+    put(b);
+    const obj = b == 0x7b;
+    if (depth == 0 && get(J_ROOT_PAYLOAD) == 0) set(J_MSG_LEVEL, obj ? 1 : 2);
+    set(J_DEPTH, depth + 1);
+    setTop((obj ? K_OBJ : 0) | ((v & V_PAYLOAD) != 0 ? K_PAYLOAD : 0) | K_FIRST);
+    if (obj && (v & V_PAYLOAD) != 0 && get(J_MODE) == 1) event(EV_OBJ_OPEN, 0, 0);
+    set(J_PHASE, obj ? P_KEY : P_VALUE);
+    return true;
+  }
+  if (b == 0x22) return stringStart(false);
+  if (b == 0x2d || (b >= 0x30 && b <= 0x39)) {
+    set(J_SCALAR, b == 0x2d ? 1 : b == 0x30 ? 2 : 3);
+    put(b);
+    set(J_PHASE, P_SCALAR);
+    return true;
+  }
+  const lit: i32 = b == 0x74 ? 0 : b == 0x66 ? 4 : b == 0x6e ? 9 : -1;
+  if (lit < 0) return error(E_SYNTAX);
+  set(J_SCALAR, 10);
+  set(J_LIT, <u32>(LITERALS + <usize>lit));
+  set(J_LIT_POS, 1);
+  set(J_LIT_LEN, b == 0x66 ? 5 : 4);
+  put(b);
+  set(J_PHASE, P_SCALAR);
+  return true;
+}
+
+function closeContainer(b: u32): bool {
+  const k = top();
+  if ((k & K_OBJ) != 0) {
+    if ((k & K_PENDING) != 0) resolveMedia(false); // no `type`: not media
+    if ((k & K_PAYLOAD) != 0 && get(J_MODE) == 1) event(EV_OBJ_CLOSE, 0, 0);
+  }
+  put(b);
+  set(J_DEPTH, get(J_DEPTH) - 1);
+  return valueEnd();
+}
+
+/** A value just ended at the current depth. */
+function valueEnd(): bool {
+  const depth = get(J_DEPTH);
+  const v = get(J_VALUE);
+  if (get(J_DEFER_AT) == depth && depth > 0) {
+    event(EV_DEFER_END, outPos(), 0);
+    set(J_DEFER_AT, 0);
+  }
+  if ((v & V_ID) != 0 && depth == get(J_MSG_LEVEL)) event(EV_ID, get(J_ID_START), outPos());
+  set(J_VALUE, 0);
+  set(J_PHASE, depth == 0 ? P_DONE : P_AFTER);
+  return true;
+}
+
+/** The `type` of the innermost object is known: media or not. */
+function resolveMedia(media: bool): void {
+  let k = top() & ~(3 << K_MEDIA_SHIFT);
+  k |= (media ? 1 : 2) << K_MEDIA_SHIFT;
+  if ((k & K_PENDING) != 0) {
+    event(EV_RESOLVE, media ? 1 : 0, 0);
+    k &= ~K_PENDING;
+  }
+  setTop(k);
+}
+
+// ---- scalars ----
+
+function scalarByte(b: u32): bool {
+  const s = get(J_SCALAR);
+  const digit = b >= 0x30 && b <= 0x39;
+  let next: u32 = 0;
+  if (s == 10) {
+    const pos = get(J_LIT_POS);
+    if (pos < get(J_LIT_LEN) && b == <u32>load<u8>((get(J_LIT) as usize) + <usize>pos)) {
+      set(J_LIT_POS, pos + 1);
+      return true;
+    }
+    return false;
+  }
+  if (s == 1) next = b == 0x30 ? 2 : digit ? 3 : 0;
+  else if (s == 2) next = b == 0x2e ? 4 : (b | 0x20) == 0x65 ? 6 : 0;
+  else if (s == 3) next = digit ? 3 : b == 0x2e ? 4 : (b | 0x20) == 0x65 ? 6 : 0;
+  else if (s == 4) next = digit ? 5 : 0;
+  else if (s == 5) next = digit ? 5 : (b | 0x20) == 0x65 ? 6 : 0;
+  else if (s == 6) next = digit ? 8 : b == 0x2b || b == 0x2d ? 7 : 0;
+  else if (s == 7) next = digit ? 8 : 0;
+  else if (s == 8) next = digit ? 8 : 0;
+  if (next == 0) return false;
+  set(J_SCALAR, next);
+  return true;
+}
+
+/** The scalar ended (a delimiter or the end of the message): it must be complete. */
+function scalarEnd(): bool {
+  const s = get(J_SCALAR);
+  const ok = s == 10 ? get(J_LIT_POS) == get(J_LIT_LEN) : s == 2 || s == 3 || s == 5 || s == 8;
+  if (!ok) return error(E_SYNTAX);
+  set(J_SCALAR, 0);
+  return valueEnd();
+}
+
+// ---- strings ----
+
+function stringStart(key: bool): bool {
+  put(0x22);
+  let flags: u32 = 0;
+  if (key) {
+    flags = STR_KEY | STR_COLLECT;
+    if ((top() & K_PAYLOAD) != 0) flags |= STR_TRANSFORM;
+  } else {
+    const v = get(J_VALUE); // set by valueStart for this value
+    if ((v & V_PAYLOAD) != 0) flags |= STR_TRANSFORM;
+    if ((v & V_TYPE) != 0) flags |= STR_COLLECT;
+  }
+  set(J_STR, flags);
+  set(J_SMALL_LEN, 0);
+  set(J_STR_START, outPos());
+  set(J_STR_CHANGED, 0);
+  set(J_PHASE, P_STRING);
+  return true;
+}
+
+/** One decoded byte of the current string. */
+function decoded(d: u32): void {
+  const flags = get(J_STR);
+  if ((flags & STR_COLLECT) != 0) {
+    const n = get(J_SMALL_LEN);
+    if (n < 8) store<u8>(st + J_SMALL + <usize>n, <u8>d);
+    set(J_SMALL_LEN, n + 1);
+  }
+  if ((flags & STR_TRANSFORM) != 0) {
+    const n = get(J_DEC_LEN);
+    store<u8>((get(J_DEC) as usize) + <usize>n, <u8>d);
+    set(J_DEC_LEN, n + 1);
+  }
+}
+
+function decodedCodePoint(cp: u32): void {
+  if (cp < 0x80) decoded(cp);
+  else if (cp < 0x800) {
+    decoded(0xc0 | (cp >> 6));
+    decoded(0x80 | (cp & 63));
+  } else if (cp < 0x10000) {
+    decoded(0xe0 | (cp >> 12));
+    decoded(0x80 | ((cp >> 6) & 63));
+    decoded(0x80 | (cp & 63));
+  } else {
+    decoded(0xf0 | (cp >> 18));
+    decoded(0x80 | ((cp >> 12) & 63));
+    decoded(0x80 | ((cp >> 6) & 63));
+    decoded(0x80 | (cp & 63));
+  }
+}
+
+/** A lone surrogate escape: 0xFF stands for it (no pattern or token contains that byte). */
+@inline function flushLoneHigh(): void {
+  if (get(J_HIGH) != 0) {
+    decoded(0xff);
+    set(J_HIGH, 0);
+  }
+}
+
+/** The raw byte goes to the output, or to the raw window of a transformed string. */
+function rawByte(b: u32): bool {
+  if ((get(J_STR) & STR_TRANSFORM) == 0) {
+    put(b);
+    return true;
+  }
+  const n = get(J_RAW_LEN); // room was made by ensureRoom
+  store<u8>((get(J_RAW) as usize) + <usize>n, <u8>b);
+  set(J_RAW_LEN, n + 1);
+  return true;
+}
+
+function hexDigit(b: u32): i32 {
+  if (b - 48 < 10) return <i32>(b - 48);
+  const l = (b | 0x20) - 97;
+  return l < 6 ? <i32>(l + 10) : -1;
+}
+
+/** Makes room in the windows for one more raw byte (and its decoded bytes) before any change. */
+function ensureRoom(): bool {
+  if (get(J_RAW_LEN) < get(J_RAW_CAP) && get(J_DEC_LEN) + 8 < get(J_DEC_CAP)) return true;
+  flushString(false);
+  if (get(J_RAW_LEN) < get(J_RAW_CAP) && get(J_DEC_LEN) + 8 < get(J_DEC_CAP)) return true;
+  return error(E_NEED_MEMORY);
+}
+
+function stringByte(b: u32): bool {
+  if ((get(J_STR) & STR_TRANSFORM) != 0 && !ensureRoom()) return false;
+  const esc = get(J_ESC);
+  if (esc == 1) {
+    if (!rawByte(b)) return false;
+    let d: i32 = -1;
+    if (b == 0x22 || b == 0x5c || b == 0x2f) d = <i32>b;
+    else if (b == 0x62) d = 8;
+    else if (b == 0x66) d = 12;
+    else if (b == 0x6e) d = 10;
+    else if (b == 0x72) d = 13;
+    else if (b == 0x74) d = 9;
+    else if (b == 0x75) {
+      set(J_ESC, 2);
+      set(J_UACC, 0);
+      return true;
+    }
+    if (d < 0) return error(E_ESCAPE);
+    flushLoneHigh();
+    decoded(<u32>d);
+    set(J_ESC, 0);
+    return true;
+  }
+  if (esc >= 2) {
+    const h = hexDigit(b);
+    if (h < 0) return error(E_ESCAPE);
+    if (!rawByte(b)) return false;
+    const u = (get(J_UACC) << 4) | <u32>h;
+    if (esc < 5) {
+      set(J_UACC, u);
+      set(J_ESC, esc + 1);
+      return true;
+    }
+    set(J_ESC, 0);
+    const high = get(J_HIGH);
+    if (high != 0 && u >= 0xdc00 && u <= 0xdfff) {
+      set(J_HIGH, 0);
+      decodedCodePoint(0x10000 + ((high - 0xd800) << 10) + (u - 0xdc00));
+      return true;
+    }
+    flushLoneHigh();
+    if (u >= 0xd800 && u <= 0xdbff) set(J_HIGH, u);
+    else if (u >= 0xdc00 && u <= 0xdfff) decoded(0xff);
+    else decodedCodePoint(u);
+    return true;
+  }
+  if (b == 0x5c) {
+    rawByte(b);
+    set(J_ESC, 1);
+    return true;
+  }
+  if (b == 0x22) {
+    if (get(J_UTF8_NEED) != 0) return error(E_UTF8);
+    flushLoneHigh();
+    return stringEnd();
+  }
+  if (b < 0x20) return error(E_CONTROL);
+  // UTF-8, checked strictly (no overlongs, no surrogates, nothing past U+10FFFF).
+  const need = get(J_UTF8_NEED);
+  if (need != 0) {
+    if (b < get(J_UTF8_LO) || b > get(J_UTF8_HI)) return error(E_UTF8);
+    set(J_UTF8_NEED, need - 1);
+    set(J_UTF8_LO, 0x80);
+    set(J_UTF8_HI, 0xbf);
+  } else if (b >= 0x80) {
+    let n: u32 = 0;
+    let lo: u32 = 0x80;
+    let hi: u32 = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) n = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      n = 2;
+      if (b == 0xe0) lo = 0xa0;
+      else if (b == 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      n = 3;
+      if (b == 0xf0) lo = 0x90;
+      else if (b == 0xf4) hi = 0x8f;
+    } else return error(E_UTF8);
+    set(J_UTF8_NEED, n);
+    set(J_UTF8_LO, lo);
+    set(J_UTF8_HI, hi);
+  }
+  flushLoneHigh();
+  if (!rawByte(b)) return false;
+  decoded(b);
+  return true;
+}
+
+function stringEnd(): bool {
+  const flags = get(J_STR);
+  if ((flags & STR_TRANSFORM) != 0) flushString(true);
+  const end = outPos();
+  put(0x22);
+  set(J_PHASE, P_AFTER);
+  if ((flags & STR_KEY) != 0) return keyEnd(end);
+  if ((get(J_VALUE) & V_TYPE) != 0) resolveMedia(smallIs(IMAGE, 5) || smallIs(AUDIO, 5));
+  return valueEnd();
+}
+
+const IMAGE = memory.data<u8>([0x69, 0x6d, 0x61, 0x67, 0x65]);
+const AUDIO = memory.data<u8>([0x61, 0x75, 0x64, 0x69, 0x6f]);
+const PARAMS = memory.data<u8>([0x70, 0x61, 0x72, 0x61, 0x6d, 0x73]);
+const RESULT = memory.data<u8>([0x72, 0x65, 0x73, 0x75, 0x6c, 0x74]);
+const ERROR = memory.data<u8>([0x65, 0x72, 0x72, 0x6f, 0x72]);
+const ID = memory.data<u8>([0x69, 0x64]);
+const TYPE = memory.data<u8>([0x74, 0x79, 0x70, 0x65]);
+const DATA = memory.data<u8>([0x64, 0x61, 0x74, 0x61]);
+
+function smallIs(word: usize, n: u32): bool {
+  if (get(J_SMALL_LEN) != n) return false;
+  for (let k: u32 = 0; k < n; k++) if (load<u8>(st + J_SMALL + <usize>k) != load<u8>(word + <usize>k)) return false;
+  return true;
+}
+
+function keyEnd(end: u32): bool {
+  const depth = get(J_DEPTH);
+  const k = top();
+  let v: u32 = 0;
+  if (depth == get(J_MSG_LEVEL)) {
+    if (smallIs(PARAMS, 6) || smallIs(RESULT, 6) || smallIs(ERROR, 5)) v = V_PAYLOAD;
+    else if (smallIs(ID, 2)) v = V_ID;
+  } else if ((k & K_PAYLOAD) != 0) {
+    v = V_PAYLOAD;
+    if (smallIs(TYPE, 4)) v |= V_TYPE;
+    else if (smallIs(DATA, 4)) v |= V_DATA;
+    if (get(J_MODE) == 1) event(get(J_STR_CHANGED) != 0 ? EV_KEY_CHANGED : EV_KEY, get(J_STR_START), end);
+  }
+  set(J_VALUE, v);
+  set(J_PHASE, P_COLON);
+  return true;
+}
+
+/** Length of the escape (or plain byte) at raw[r] and how many decoded bytes it stands for. */
+let gRawStep: i32 = 0;
+let gDecStep: i32 = 0;
+function rawUnit(raw: usize, r: i32, rawLen: i32): void {
+  const b = <u32>load<u8>(raw + <usize>r);
+  if (b != 0x5c) {
+    gRawStep = 1;
+    gDecStep = 1;
+    return;
+  }
+  const e = <u32>load<u8>(raw + <usize>r + 1);
+  if (e != 0x75) {
+    gRawStep = 2;
+    gDecStep = 1;
+    return;
+  }
+  let u: u32 = 0;
+  for (let k: i32 = 2; k < 6; k++) u = (u << 4) | <u32>hexDigit(<u32>load<u8>(raw + <usize>(r + k)));
+  gRawStep = 6;
+  if (u < 0x80) gDecStep = 1;
+  else if (u < 0x800) gDecStep = 2;
+  else if (u >= 0xd800 && u <= 0xdbff) {
+    // A pair when a low-surrogate escape follows; otherwise a lone surrogate (one 0xFF byte).
+    gDecStep = 1;
+    if (r + 12 <= rawLen && load<u8>(raw + <usize>(r + 6)) == 0x5c && load<u8>(raw + <usize>(r + 7)) == 0x75) {
+      let w: u32 = 0;
+      for (let k: i32 = 8; k < 12; k++) {
+        const h = hexDigit(<u32>load<u8>(raw + <usize>(r + k)));
+        if (h < 0) return;
+        w = (w << 4) | <u32>h;
+      }
+      if (w >= 0xdc00 && w <= 0xdfff) {
+        gRawStep = 12;
+        gDecStep = 4;
+      }
+    }
+  } else if (u >= 0xdc00 && u <= 0xdfff) gDecStep = 1;
+  else gDecStep = 3;
+}
+
+let gCurRaw: i32 = 0;
+let gCurDec: i32 = 0;
+/** Moves the raw/decoded cursor pair forward to decoded offset `target`. */
+function advance(raw: usize, rawLen: i32, target: i32): void {
+  while (gCurDec < target) {
+    const b = <u32>load<u8>(raw + <usize>gCurRaw);
+    if (b != 0x5c && b < 0x80) {
+      gCurRaw++;
+      gCurDec++;
+      continue;
+    }
+    if (b != 0x5c) {
+      // A raw multi-byte character: as many raw bytes as decoded ones.
+      gCurRaw++;
+      gCurDec++;
+      continue;
+    }
+    rawUnit(raw, gCurRaw, rawLen);
+    gCurRaw += gRawStep;
+    gCurDec += gDecStep;
+  }
+}
+
+/** Writes bytes into a JSON string: quote, backslash and control characters escaped. */
+function putEscaped(p: usize, n: i32): void {
+  for (let k: i32 = 0; k < n; k++) {
+    const c = <u32>load<u8>(p + <usize>k);
+    if (c == 0x22 || c == 0x5c) {
+      put(0x5c);
+      put(c);
+    } else if (c >= 0x20) put(c);
+    else if (c == 0x0a) { put(0x5c); put(0x6e); }
+    else if (c == 0x0d) { put(0x5c); put(0x72); }
+    else if (c == 0x09) { put(0x5c); put(0x74); }
+    else if (c == 0x08) { put(0x5c); put(0x62); }
+    else if (c == 0x0c) { put(0x5c); put(0x66); }
+    else {
+      put(0x5c); put(0x75); put(0x30); put(0x30);
+      put(0x30 + (c >> 4));
+      const l = c & 15;
+      put(l < 10 ? 0x30 + l : 0x61 + l - 10);
+    }
+  }
+}
+
+/**
+ * Runs the matcher over the decoded window and writes what is decided: raw bytes between
+ * matches, replacements for matches. Undecided bytes (a possible match running past the end of
+ * what has arrived) stay in the windows.
+ */
+function flushString(final: bool): void {
+  const desc = get(J_DESC) as usize;
+  const raw = get(J_RAW) as usize;
+  const rawLen = <i32>get(J_RAW_LEN);
+  const dec = get(J_DEC) as usize;
+  const decLen = <i32>get(J_DEC_LEN);
+  const rec = get(J_REC) as usize;
+  const aux = get(J_AUX) as usize;
+  const encoding = get(J_MODE) == 0;
+  const consumed = encoding
+    ? scan(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS)
+    : decode(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS, aux);
+  const count = <i32>load<u32>(desc + 48); // D_MATCHES
+  gCurRaw = 0;
+  gCurDec = 0;
+  let emitted: i32 = 0;
+  let a = aux;
+  const stride: usize = encoding ? 8 : 12;
+  for (let k: i32 = 0; k < count; k++) {
+    const r = rec + <usize>k * stride;
+    const start = <i32>load<u32>(r);
+    const end = <i32>load<u32>(r, 4);
+    advance(raw, rawLen, start);
+    memory.copy(o, raw + <usize>emitted, <usize>(gCurRaw - emitted));
+    o += <usize>(gCurRaw - emitted);
+    if (encoding) o = writeToken(desc, o, dec + <usize>start, end - start);
+    else {
+      const n = <i32>load<u32>(r, 8);
+      putEscaped(a, n);
+      a += <usize>n;
+    }
+    advance(raw, rawLen, end);
+    emitted = gCurRaw;
+  }
+  if (count > 0) set(J_STR_CHANGED, 1);
+  advance(raw, rawLen, consumed);
+  const keepRaw = final ? rawLen : gCurRaw;
+  memory.copy(o, raw + <usize>emitted, <usize>(keepRaw - emitted));
+  o += <usize>(keepRaw - emitted);
+  memory.copy(raw, raw + <usize>keepRaw, <usize>(rawLen - keepRaw));
+  set(J_RAW_LEN, <u32>(rawLen - keepRaw));
+  memory.copy(dec, dec + <usize>consumed, <usize>(decLen - consumed));
+  set(J_DEC_LEN, <u32>(decLen - consumed));
+}
+
+/** prefix + hex + suffix (the options forbid '"' and '\' in them, so no escaping is needed). */
+function writeToken(desc: usize, p: usize, src: usize, n: i32): usize {
+  const pl = <usize>load<u32>(desc + 24);
+  memory.copy(p, load<u32>(desc + 28) as usize, pl);
+  p += pl;
+  const hex = load<u32>(desc + 40) as usize;
+  for (let k: i32 = 0; k < n; k++) {
+    const b = <usize>load<u8>(src + <usize>k);
+    store<u8>(p, load<u8>(hex + (b >> 4)));
+    store<u8>(p, load<u8>(hex + (b & 15)), 1);
+    p += 2;
+  }
+  const sl = <usize>load<u32>(desc + 36);
+  memory.copy(p, load<u32>(desc + 32) as usize, sl);
+  return p + sl;
+}

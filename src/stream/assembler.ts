@@ -1,0 +1,184 @@
+// Puts one message's output together from the transducer's output and events: passes bytes on
+// as they come, holds them while a `data` value waits for its object's `type` (then either
+// keeps that value as it is or transforms it on its own), and, when decoding, holds the whole
+// message so that one whose keys collide can be dropped whole, never half sent.
+import { PayloadKeyCollisionError } from '../errors.js';
+import type { StepSink } from './transducer.js';
+
+const EV_DEFER_START = 1;
+const EV_DEFER_END = 2;
+const EV_RESOLVE = 3;
+const EV_OBJ_OPEN = 4;
+const EV_KEY = 5;
+const EV_KEY_CHANGED = 6;
+const EV_OBJ_CLOSE = 7;
+const EV_ID = 8;
+
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+/** A growable byte buffer with random access (held output is rare or small). */
+class Bytes {
+  data = new Uint8Array(1024);
+  length = 0;
+
+  push(b: Uint8Array): void {
+    if (this.length + b.length > this.data.length) {
+      const grown = new Uint8Array(Math.max(this.data.length * 2, this.length + b.length));
+      grown.set(this.data.subarray(0, this.length));
+      this.data = grown;
+    }
+    this.data.set(b, this.length);
+    this.length += b.length;
+  }
+
+  splice(start: number, end: number, replacement: Uint8Array): void {
+    const tail = this.data.slice(end, this.length);
+    this.length = start;
+    this.push(replacement);
+    this.push(tail);
+  }
+
+  take(): Uint8Array {
+    const out = this.data.slice(0, this.length);
+    this.length = 0;
+    return out;
+  }
+}
+
+interface ObjectKeys {
+  keys: Uint8Array[];
+  changed: boolean;
+}
+
+export interface AssemblerOptions {
+  /** Hold the whole message (decoding: a collision must drop it whole). */
+  readonly holdAll: boolean;
+  /** Transforms a deferred `data` value that turned out not to be image/audio data. */
+  readonly transformValue: (json: Uint8Array) => Uint8Array;
+  readonly emit: (bytes: Uint8Array) => void;
+}
+
+export class MessageAssembler {
+  private readonly held = new Bytes();
+  private holding = false;
+  private base = 0; // message offset of held[0], before splices
+  private shift = 0; // bytes added to held by splices so far
+  private outTotal = 0; // message output offset of the next output byte
+  private readonly deferrals: { start: number; end: number }[] = [];
+  private readonly objects: ObjectKeys[] = [];
+  private collision: [number, number] | null = null;
+  id: unknown = undefined;
+
+  constructor(private readonly o: AssemblerOptions) {}
+
+  begin(): void {
+    this.holding = this.o.holdAll;
+    this.base = 0;
+    this.shift = 0;
+    this.outTotal = 0;
+    this.deferrals.length = 0;
+    this.objects.length = 0;
+    this.collision = null;
+    this.id = undefined;
+    this.held.length = 0;
+  }
+
+  private index(offset: number): number {
+    return offset - this.base + this.shift;
+  }
+
+  readonly sink: StepSink = (output, events) => {
+    const start = this.outTotal;
+    this.outTotal += output.length;
+    let cursor = 0;
+    if (!this.holding) {
+      const defer = events.findIndex((_, i) => i % 3 === 0 && events[i] === EV_DEFER_START);
+      if (defer < 0) {
+        if (output.length) this.o.emit(output);
+        return;
+      }
+      cursor = events[defer + 1]! - start;
+      if (cursor > 0) this.o.emit(output.subarray(0, cursor));
+      this.holding = true;
+      this.base = events[defer + 1]!;
+      this.shift = 0;
+    }
+    this.held.push(output.subarray(cursor));
+    for (let i = 0; i < events.length; i += 3) this.event(events[i]!, events[i + 1]!, events[i + 2]!);
+    if (this.deferrals.length === 0 && !this.o.holdAll) {
+      this.holding = false;
+      if (this.held.length) this.o.emit(this.held.take());
+    }
+  };
+
+  private event(kind: number, a: number, b: number): void {
+    switch (kind) {
+      case EV_DEFER_START:
+        this.deferrals.push({ start: this.index(a), end: -1 });
+        break;
+      case EV_DEFER_END:
+        this.deferrals[this.deferrals.length - 1]!.end = this.index(a);
+        break;
+      case EV_RESOLVE: {
+        const d = this.deferrals.pop()!;
+        if (a === 0) {
+          const before = this.held.data.slice(d.start, d.end);
+          const after = this.o.transformValue(before);
+          this.held.splice(d.start, d.end, after);
+          this.shift += after.length - before.length;
+        }
+        break;
+      }
+      case EV_OBJ_OPEN:
+        this.objects.push({ keys: [], changed: false });
+        break;
+      case EV_KEY:
+      case EV_KEY_CHANGED: {
+        const top = this.objects[this.objects.length - 1]!;
+        top.keys.push(this.held.data.slice(this.index(a), this.index(b)));
+        if (kind === EV_KEY_CHANGED) top.changed = true;
+        break;
+      }
+      case EV_OBJ_CLOSE: {
+        const top = this.objects.pop()!;
+        if (top.changed && !this.collision) this.collision = findCollision(top.keys);
+        break;
+      }
+      case EV_ID:
+        if (!this.o.holdAll) break; // only collision errors (decoding) report the id
+        try {
+          this.id = JSON.parse(utf8.decode(this.held.data.subarray(this.index(a), this.index(b))));
+        } catch {
+          this.id = undefined;
+        }
+        break;
+    }
+  }
+
+  /** The message is complete: throws on a collision, else emits what is held. */
+  end(messageNumber: number): void {
+    if (this.collision) {
+      const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id: this.id });
+      this.held.length = 0;
+      throw error;
+    }
+    if (this.held.length) this.o.emit(this.held.take());
+  }
+
+  /** Output bytes of the message so far (for Content-Length, which needs the whole body). */
+  get outputLength(): number {
+    return this.outTotal + this.shift;
+  }
+}
+
+/** Positions of the first two keys whose JSON texts decode to the same string, or null. */
+function findCollision(keys: readonly Uint8Array[]): [number, number] | null {
+  const seen = new Map<string, number>();
+  for (let i = 0; i < keys.length; i++) {
+    const text = JSON.parse(`"${utf8.decode(keys[i])}"`) as string;
+    const first = seen.get(text);
+    if (first !== undefined) return [first, i];
+    seen.set(text, i);
+  }
+  return null;
+}

@@ -1,0 +1,8 @@
+/** Splits a byte stream into messages for a MessagePipe, and writes the framing around them. */
+export interface Framer {
+  push(chunk: Uint8Array): void;
+  /** The input ended: finish or refuse what is left. */
+  close(): void;
+  /** Where the pipe's transformed message bytes go. */
+  output(bytes: Uint8Array): void;
+}

@@ -1,0 +1,83 @@
+// mcp-payload-codec/stream: WHATWG TransformStreams that filter JSON-RPC traffic on bytes.
+import { compile } from '../codec.js';
+import { resolveOptions, type CodecOptions } from '../options.js';
+import type { PayloadKeyCollisionError } from '../errors.js';
+import { contentLengthFramer } from './content-length.js';
+import type { Framer } from './framer.js';
+import { ndjsonFramer } from './ndjson.js';
+import { MessagePipe } from './pipe.js';
+import { sseFramer } from './sse.js';
+
+export { PayloadStreamError } from './transducer.js';
+
+export type Framing = 'ndjson' | 'content-length' | 'sse';
+
+export interface StreamOptions extends CodecOptions {
+  /** How messages are delimited; default 'ndjson' (MCP stdio). */
+  framing?: Framing;
+  /** A message larger than this errors the stream; default 512 MiB. */
+  maxMessageBytes?: number;
+  /**
+   * Decoding: called when a message's keys collide, instead of erroring the stream; that
+   * message is dropped (a proxy answers it with JSON-RPC error -32602) and the stream goes on.
+   */
+  onCollision?: (error: PayloadKeyCollisionError) => void;
+}
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
+
+const FRAMERS: Record<Framing, (pipe: MessagePipe, emit: (b: Uint8Array) => void) => Framer> = {
+  ndjson: ndjsonFramer,
+  'content-length': contentLengthFramer,
+  sse: sseFramer,
+};
+
+function createStream(mode: 'encode' | 'decode', options: StreamOptions = {}): TransformStream<Uint8Array, Uint8Array> {
+  const framing = options.framing ?? 'ndjson';
+  const makeFramer = FRAMERS[framing];
+  if (!makeFramer) throw new TypeError(`framing must be 'ndjson', 'content-length' or 'sse'`);
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  if (!(maxMessageBytes > 0)) throw new TypeError('maxMessageBytes must be a positive number');
+  const compiled = compile(resolveOptions(options));
+  const direction = mode === 'encode' ? compiled.encode : compiled.decode;
+  let pipe: MessagePipe | undefined;
+  let framer: Framer | undefined;
+  const done = () => pipe?.release();
+  return new TransformStream<Uint8Array, Uint8Array>({
+    start(controller) {
+      const emit = (b: Uint8Array) => controller.enqueue(b);
+      pipe = new MessagePipe(
+        { desc: direction.job.desc, mode, expansion: compiled.expansion },
+        { maxMessageBytes, onCollision: options.onCollision },
+        (b) => framer!.output(b),
+      );
+      framer = makeFramer(pipe, emit);
+    },
+    transform(chunk) {
+      if (!(chunk instanceof Uint8Array)) throw new TypeError('stream chunks must be Uint8Array');
+      try {
+        framer!.push(chunk);
+      } catch (e) {
+        done();
+        throw e;
+      }
+    },
+    flush() {
+      try {
+        framer!.close();
+      } finally {
+        done();
+      }
+    },
+  });
+}
+
+/** Encodes the payload of every JSON-RPC message in a byte stream. */
+export function createEncodeStream(options?: StreamOptions): TransformStream<Uint8Array, Uint8Array> {
+  return createStream('encode', options);
+}
+
+/** Decodes the payload of every JSON-RPC message in a byte stream. */
+export function createDecodeStream(options?: StreamOptions): TransformStream<Uint8Array, Uint8Array> {
+  return createStream('decode', options);
+}

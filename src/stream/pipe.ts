@@ -1,0 +1,105 @@
+// One direction of a stream, message by message: a transducer, an assembler, message numbers,
+// byte offsets and the size limit. The framings (ndjson.ts, content-length.ts, sse.ts) decide
+// where messages begin and end; this decides what their bytes become.
+import { PayloadKeyCollisionError } from '../errors.js';
+import { MessageAssembler } from './assembler.js';
+import { PayloadStreamError, Transducer, type TransducerJob } from './transducer.js';
+
+export interface PipeOptions {
+  readonly maxMessageBytes: number;
+  /** Called instead of erroring when decoding makes keys collide; the message is dropped. */
+  readonly onCollision?: (error: PayloadKeyCollisionError) => void;
+}
+
+export class MessagePipe {
+  private readonly transducer: Transducer;
+  private readonly assembler: MessageAssembler;
+  /** Number of the current (or last) message, from 1. */
+  messageNumber = 0;
+  /** Bytes of the current message fed so far. */
+  offset = 0;
+  active = false;
+
+  constructor(
+    private readonly job: TransducerJob,
+    private readonly options: PipeOptions,
+    emit: (bytes: Uint8Array) => void,
+  ) {
+    this.transducer = new Transducer(job);
+    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit, transformValue: (json) => transformValue(job, json) });
+  }
+
+  private start(): void {
+    this.active = true;
+    this.messageNumber++;
+    this.offset = 0;
+    this.transducer.begin();
+    this.assembler.begin();
+  }
+
+  feed(bytes: Uint8Array): void {
+    if (!this.active) this.start();
+    if (this.offset + bytes.length > this.options.maxMessageBytes) {
+      throw new PayloadStreamError(`message larger than maxMessageBytes (${this.options.maxMessageBytes})`, this.messageNumber, this.options.maxMessageBytes);
+    }
+    this.transducer.write(bytes, this.assembler.sink, this.messageNumber, this.offset);
+    this.offset += bytes.length;
+  }
+
+  /**
+   * Ends the current message. Returns 'message', 'blank' (only whitespace was fed) or 'dropped'
+   * (its keys collided and onCollision took it).
+   */
+  end(): 'message' | 'blank' | 'dropped' {
+    if (!this.active) return 'blank';
+    this.active = false;
+    const complete = this.transducer.finish(this.assembler.sink, this.messageNumber, this.offset);
+    try {
+      this.assembler.end(this.messageNumber);
+    } catch (e) {
+      if (e instanceof PayloadKeyCollisionError && this.options.onCollision) {
+        this.options.onCollision(e);
+        return 'dropped';
+      }
+      throw e;
+    }
+    return complete ? 'message' : 'blank';
+  }
+
+  /** Output bytes of the current message so far. */
+  get outputLength(): number {
+    return this.assembler.outputLength;
+  }
+
+  release(): void {
+    this.transducer.release();
+  }
+}
+
+/** Transforms a bare JSON value (a deferred `data` value that is not image/audio data). */
+function transformValue(job: TransducerJob, json: Uint8Array): Uint8Array {
+  const t = new Transducer(job, true);
+  const parts: Uint8Array[] = [];
+  const a = new MessageAssembler({ holdAll: true, emit: (b) => parts.push(b), transformValue: (inner) => transformValue(job, inner) });
+  try {
+    t.begin();
+    a.begin();
+    t.write(json, a.sink, 0, 0);
+    t.finish(a.sink, 0, json.length);
+    a.end(0);
+  } finally {
+    t.release();
+  }
+  return concat(parts);
+}
+
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

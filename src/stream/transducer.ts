@@ -1,0 +1,168 @@
+// The host side of the WASM JSON transducer (assembly/json.ts): its state and buffers in WASM
+// memory, feeding bytes in bounded slices, growing the string windows when one string needs
+// it, and turning error codes into errors that name the place, never the content.
+import type { Descriptor } from '../core/descriptor.js';
+import { core } from '../core/instance.js';
+import { acquireBlock, heap, heap32, releaseBlock } from '../core/memory.js';
+
+// Field offsets of the state struct (assembly/json.ts).
+const J = {
+  desc: 0, mode: 4, phase: 8, depth: 12, stack: 16, stackCap: 20, raw: 56, rawCap: 60, rawLen: 64,
+  dec: 68, decCap: 72, decLen: 76, rec: 80, aux: 84, events: 100, evCount: 104, outLen: 108,
+  error: 112, rootPayload: 160,
+} as const;
+const STATE_SIZE = 192;
+const P_VALUE = 0;
+
+/** Most input bytes handed to the core per call. */
+const SLICE = 16 * 1024;
+const STACK_DEPTH = 1 << 16;
+const WINDOW = 16 * 1024;
+
+export const ERROR_REASONS: Record<number, string> = {
+  1: 'invalid JSON',
+  2: 'invalid UTF-8',
+  3: 'control character in a JSON string',
+  4: 'invalid escape in a JSON string',
+  5: `JSON nested deeper than ${STACK_DEPTH - 1} levels`,
+  6: 'the message ends before its JSON value does',
+};
+const E_NEED_MEMORY = 7;
+
+/** Invalid input: names the message and byte offset, never the bytes. */
+export class PayloadStreamError extends Error {
+  override readonly name = 'PayloadStreamError';
+  constructor(
+    readonly reason: string,
+    readonly messageNumber: number,
+    /** Offset in the message's bytes (0-based) where the problem was found. */
+    readonly byteOffset: number,
+  ) {
+    super(`${reason} in message ${messageNumber} at byte ${byteOffset}`);
+  }
+}
+
+export interface TransducerJob {
+  readonly desc: Descriptor;
+  readonly mode: 'encode' | 'decode';
+  /** Worst-case output bytes per input byte of a transformed string. */
+  readonly expansion: number;
+}
+
+/** Output of one core call: bytes (copied out of WASM memory) and events ([kind, a, b]...). */
+export type StepSink = (output: Uint8Array, events: Uint32Array) => void;
+
+export class Transducer {
+  private block = 0;
+  private blockSize = 0;
+  private window = WINDOW;
+  private ptrs = { state: 0, out: 0, input: 0 };
+
+  constructor(
+    private readonly job: TransducerJob,
+    /** A bare JSON value whose strings are all payload (not a JSON-RPC message). */
+    private readonly rootPayload = false,
+  ) {
+    this.layout(WINDOW);
+  }
+
+  /** Lays out state, stack, windows, records, events and output in one pooled block. */
+  private layout(window: number): void {
+    const ratio = Math.max(3, this.job.expansion);
+    const outCap = Math.ceil((SLICE + window) * ratio) + 4096;
+    const sizes = [STATE_SIZE, STACK_DEPTH, window, window, window * 8 + 64, window, SLICE * 36 + 64, outCap, SLICE];
+    const size = sizes.reduce((a, b) => a + ((b + 15) & ~15), 0);
+    const block = acquireBlock(size);
+    const at: number[] = [];
+    let p = block;
+    for (const s of sizes) {
+      at.push(p);
+      p += (s + 15) & ~15;
+    }
+    const [state, stack, raw, dec, rec, aux, events, out, input] = at as [number, number, number, number, number, number, number, number, number];
+    const w = heap32();
+    if (this.block !== 0) {
+      // Growing: keep the state, the stack and what the windows hold.
+      const old = this.ptrs.state;
+      heap().copyWithin(state, old, old + STATE_SIZE);
+      heap().copyWithin(stack, w[(old + J.stack) >> 2]!, w[(old + J.stack) >> 2]! + STACK_DEPTH);
+      heap().copyWithin(raw, w[(old + J.raw) >> 2]!, w[(old + J.raw) >> 2]! + w[(old + J.rawLen) >> 2]!);
+      heap().copyWithin(dec, w[(old + J.dec) >> 2]!, w[(old + J.dec) >> 2]! + w[(old + J.decLen) >> 2]!);
+      releaseBlock(this.block, this.blockSize);
+    }
+    const set = (f: number, v: number) => (w[(state + f) >> 2] = v);
+    set(J.desc, this.job.desc.ptr);
+    set(J.mode, this.job.mode === 'encode' ? 0 : 1);
+    set(J.stack, stack);
+    set(J.stackCap, STACK_DEPTH);
+    set(J.raw, raw);
+    set(J.rawCap, window);
+    set(J.dec, dec);
+    set(J.decCap, window);
+    set(J.rec, rec);
+    set(J.aux, aux);
+    set(J.events, events);
+    set(J.rootPayload, this.rootPayload ? 1 : 0);
+    this.block = block;
+    this.blockSize = size;
+    this.window = window;
+    this.ptrs = { state, out, input };
+  }
+
+  private field(f: number): number {
+    return heap32()[(this.ptrs.state + f) >> 2]!;
+  }
+
+  begin(): void {
+    core.jsonReset(this.ptrs.state);
+  }
+
+  /** Feeds bytes; `messageNumber` and `offset` (bytes of this message before them) name errors. */
+  write(bytes: Uint8Array, sink: StepSink, messageNumber: number, offset: number): void {
+    let done = 0;
+    while (done < bytes.length) {
+      const n = Math.min(SLICE, bytes.length - done);
+      const { state, out, input } = this.ptrs;
+      heap().set(bytes.subarray(done, done + n), input);
+      heap32()[(state + J.evCount) >> 2] = 0;
+      const consumed = core.jsonStep(state, input, n, out);
+      this.deliver(sink);
+      const error = this.field(J.error);
+      if (error === E_NEED_MEMORY) {
+        heap32()[(state + J.error) >> 2] = 0;
+        this.layout(this.window * 2);
+        done += consumed;
+        continue;
+      }
+      if (error !== 0) throw new PayloadStreamError(ERROR_REASONS[error] ?? 'invalid input', messageNumber, offset + done + consumed);
+      done += n;
+    }
+  }
+
+  /** Ends the message. Returns false if it held nothing but whitespace (a blank line). */
+  finish(sink: StepSink, messageNumber: number, offset: number): boolean {
+    const { state, out } = this.ptrs;
+    heap32()[(state + J.evCount) >> 2] = 0;
+    const error = core.jsonFinish(state, out);
+    this.deliver(sink);
+    if (error === 0) return true;
+    if (this.field(J.phase) === P_VALUE && this.field(J.depth) === 0) return false;
+    throw new PayloadStreamError(ERROR_REASONS[error] ?? 'invalid input', messageNumber, offset);
+  }
+
+  private deliver(sink: StepSink): void {
+    const { out } = this.ptrs;
+    const len = this.field(J.outLen);
+    const count = this.field(J.evCount);
+    const evPtr = this.field(J.events);
+    sink(heap().slice(out, out + len), count ? heap32().slice(evPtr >> 2, (evPtr >> 2) + count * 3) : NO_EVENTS);
+  }
+
+  /** Returns the memory to the pool; the transducer must not be used afterwards. */
+  release(): void {
+    if (this.block !== 0) releaseBlock(this.block, this.blockSize);
+    this.block = 0;
+  }
+}
+
+const NO_EVENTS = new Uint32Array(0);
