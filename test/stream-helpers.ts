@@ -1,0 +1,74 @@
+// Running a TransformStream over chunks, and writing JSON text the way varied producers do.
+import fc from 'fast-check';
+
+export const bytes = (s: string) => new TextEncoder().encode(s);
+export const text = (b: Uint8Array) => new TextDecoder('utf-8', { ignoreBOM: true, fatal: true }).decode(b);
+
+/** Pipes `chunks` through `stream` and returns everything it wrote, or throws its error. */
+export async function run(stream: TransformStream<Uint8Array, Uint8Array>, chunks: Uint8Array[]): Promise<Uint8Array> {
+  const source = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (const chunk of chunks) c.enqueue(chunk);
+      c.close();
+    },
+  });
+  const parts: Uint8Array[] = [];
+  await source.pipeThrough(stream).pipeTo(new WritableStream({ write: (p) => void parts.push(p) }));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Splits `data` at the given cut points (sorted, deduplicated, in range). */
+export function split(data: Uint8Array, cuts: number[]): Uint8Array[] {
+  const points = [...new Set(cuts.map((c) => Math.max(0, Math.min(data.length, c))))].sort((a, b) => a - b);
+  const out: Uint8Array[] = [];
+  let from = 0;
+  for (const p of points) {
+    if (p > from) out.push(data.slice(from, p));
+    from = p;
+  }
+  if (from < data.length) out.push(data.slice(from));
+  return out;
+}
+
+export const oneByteChunks = (data: Uint8Array) => Array.from(data, (b) => new Uint8Array([b]));
+
+/**
+ * JSON text for a value, with choices a real producer might make: escaped characters (\uXXXX,
+ * including surrogate pairs, \/ and the short forms), whitespace between tokens, and numbers
+ * as written. `choices` drives the randomness so fast-check can shrink it.
+ */
+export function writeJson(value: unknown, choices: number[]): string {
+  let k = 0;
+  const next = () => choices[k++ % Math.max(1, choices.length)] ?? 0;
+  const ws = () => [' ', '', ' \r ', '\t', '', ''][next() % 6]!; // no '\n': NDJSON ends lines there
+  const str = (s: string) => {
+    let out = '"';
+    for (const ch of s) {
+      const c = ch.codePointAt(0)!;
+      const r = next() % 5;
+      if (ch === '"' || ch === '\\' || c < 0x20) out += JSON.stringify(ch).slice(1, -1);
+      else if (ch.length === 1 && ch >= '\uD800' && ch <= '\uDFFF') out += `\\u${c.toString(16).padStart(4, '0')}`;
+      else if (r === 0) {
+        // escape the UTF-16 code units of this character
+        for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, next() % 2 ? '0' : '0')}`.replace(/[a-f]/g, (x) => (next() % 2 ? x.toUpperCase() : x));
+      } else if (r === 1 && ch === '/') out += '\\/';
+      else out += ch;
+    }
+    return out + '"';
+  };
+  const write = (v: unknown): string => {
+    if (typeof v === 'string') return str(v);
+    if (Array.isArray(v)) return `[${ws()}${v.map((x) => write(x)).join(`${ws()},${ws()}`)}${ws()}]`;
+    if (v && typeof v === 'object') return `{${ws()}${Object.entries(v).map(([key, x]) => `${str(key)}${ws()}:${ws()}${write(x)}`).join(`,${ws()}`)}${ws()}}`;
+    return JSON.stringify(v);
+  };
+  return write(value);
+}
+
+export const choices = fc.array(fc.nat(1000), { minLength: 1, maxLength: 40 });
