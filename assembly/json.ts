@@ -52,7 +52,8 @@ const J_LIT_LEN: usize = 144;
 const J_DEFER_AT: usize = 148; // depth of the object whose deferred `data` value is open, or 0
 const J_ID_START: usize = 152;
 const J_STR_CHANGED: usize = 156;
-const J_ROOT_PAYLOAD: usize = 160; // 1: the top-level value is payload (a bare value, not a message)
+const J_ROOT_PAYLOAD: usize = 160;
+const J_RAW_ESCAPES: usize = 164; // escapes in the raw window (none: raw and decoded offsets agree) // 1: the top-level value is payload (a bare value, not a message)
 
 // Phases outside strings.
 const P_VALUE = 0;
@@ -166,19 +167,33 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
     const b = <u32>load<u8>(inp + <usize>i);
     const phase = get(J_PHASE);
     if (phase == P_STRING) {
-      // Fast path: plain bytes of a string that is copied as it is.
-      if (get(J_STR) == 0 && get(J_ESC) == 0 && get(J_UTF8_NEED) == 0 && get(J_HIGH) == 0) {
-        let j = i;
-        while (j < len) {
-          const c = <u32>load<u8>(inp + <usize>j);
-          if (c == 0x22 || c == 0x5c || c < 0x20 || c >= 0x80) break;
-          j++;
-        }
-        if (j > i) {
-          memory.copy(o, inp + <usize>i, <usize>(j - i));
-          o += <usize>(j - i);
-          i = j;
-          continue;
+      // Fast path: a run of plain bytes (no quote, backslash or control byte; valid UTF-8).
+      if (get(J_ESC) == 0 && get(J_UTF8_NEED) == 0 && get(J_HIGH) == 0) {
+        const flags = get(J_STR);
+        if (flags == 0) {
+          const j = plainRun(inp, i, len);
+          if (j > i) {
+            memory.copy(o, inp + <usize>i, <usize>(j - i));
+            o += <usize>(j - i);
+            i = j;
+            continue;
+          }
+        } else if (flags == STR_TRANSFORM) {
+          let room = <i32>min(get(J_RAW_CAP) - get(J_RAW_LEN), get(J_DEC_CAP) - 8 - get(J_DEC_LEN));
+          if (room <= 16) {
+            flushString(false);
+            room = <i32>min(get(J_RAW_CAP) - get(J_RAW_LEN), get(J_DEC_CAP) - 8 - get(J_DEC_LEN));
+          }
+          const j = plainRun(inp, i, min(len, i + room));
+          if (j > i) {
+            const n = <usize>(j - i);
+            memory.copy((get(J_RAW) as usize) + <usize>get(J_RAW_LEN), inp + <usize>i, n);
+            memory.copy((get(J_DEC) as usize) + <usize>get(J_DEC_LEN), inp + <usize>i, n);
+            set(J_RAW_LEN, get(J_RAW_LEN) + <u32>n);
+            set(J_DEC_LEN, get(J_DEC_LEN) + <u32>n);
+            i = j;
+            continue;
+          }
         }
       }
       if (!stringByte(b)) return fail(i);
@@ -401,6 +416,66 @@ function scalarEnd(): bool {
 
 // ---- strings ----
 
+/**
+ * End of the run of plain string bytes starting at i (before `end`): no quote, backslash or
+ * control byte, and only complete, valid UTF-8 sequences. 16 ASCII bytes at a time with SIMD.
+ */
+function plainRun(inp: usize, i: i32, end: i32): i32 {
+  let j = i;
+  while (j < end) {
+    if (ASC_FEATURE_SIMD) {
+      while (j + 16 <= end) {
+        const v = v128.load(inp + <usize>j);
+        const special = v128.or(
+          v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))),
+          i8x16.lt_u(v, i8x16.splat(0x20)),
+        );
+        // Bytes >= 0x80 have the sign bit set: they leave the fast lane too.
+        const stop = i8x16.bitmask(v128.or(special, v));
+        if (stop != 0) {
+          j += ctz(stop);
+          break;
+        }
+        j += 16;
+      }
+      if (j >= end) break;
+    }
+    const c = <u32>load<u8>(inp + <usize>j);
+    if (c >= 0x20 && c < 0x80 && c != 0x22 && c != 0x5c) {
+      j++;
+      continue;
+    }
+    if (c < 0x80) break;
+    const n = utf8SequenceAt(inp, j, end);
+    if (n == 0) break;
+    j += n;
+  }
+  return j;
+}
+
+/** Length of the complete, valid UTF-8 sequence at j, or 0 (invalid or cut off at `end`). */
+function utf8SequenceAt(inp: usize, j: i32, end: i32): i32 {
+  const b0 = <u32>load<u8>(inp + <usize>j);
+  let n: i32;
+  let lo: u32 = 0x80;
+  let hi: u32 = 0xbf;
+  if (b0 >= 0xc2 && b0 <= 0xdf) n = 2;
+  else if (b0 >= 0xe0 && b0 <= 0xef) {
+    n = 3;
+    if (b0 == 0xe0) lo = 0xa0;
+    else if (b0 == 0xed) hi = 0x9f;
+  } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+    n = 4;
+    if (b0 == 0xf0) lo = 0x90;
+    else if (b0 == 0xf4) hi = 0x8f;
+  } else return 0;
+  if (j + n > end) return 0;
+  const b1 = <u32>load<u8>(inp + <usize>(j + 1));
+  if (b1 < lo || b1 > hi) return 0;
+  for (let k = 2; k < n; k++) if ((<u32>load<u8>(inp + <usize>(j + k)) & 0xc0) != 0x80) return 0;
+  return n;
+}
+
 function stringStart(key: bool): bool {
   put(0x22);
   let flags: u32 = 0;
@@ -413,6 +488,7 @@ function stringStart(key: bool): bool {
     if ((v & V_TYPE) != 0) flags |= STR_COLLECT;
   }
   set(J_STR, flags);
+  set(J_RAW_ESCAPES, 0);
   set(J_SMALL_LEN, 0);
   set(J_STR_START, outPos());
   set(J_STR_CHANGED, 0);
@@ -534,6 +610,7 @@ function stringByte(b: u32): bool {
   }
   if (b == 0x5c) {
     rawByte(b);
+    set(J_RAW_ESCAPES, get(J_RAW_ESCAPES) + 1);
     set(J_ESC, 1);
     return true;
   }
@@ -660,25 +737,32 @@ function rawUnit(raw: usize, r: i32, rawLen: i32): void {
 
 let gCurRaw: i32 = 0;
 let gCurDec: i32 = 0;
+let gNoEscapes = false;
 /** Moves the raw/decoded cursor pair forward to decoded offset `target`. */
 function advance(raw: usize, rawLen: i32, target: i32): void {
+  if (gNoEscapes) {
+    gCurRaw = target;
+    gCurDec = target;
+    return;
+  }
   while (gCurDec < target) {
-    const b = <u32>load<u8>(raw + <usize>gCurRaw);
-    if (b != 0x5c && b < 0x80) {
-      gCurRaw++;
-      gCurDec++;
-      continue;
-    }
-    if (b != 0x5c) {
-      // A raw multi-byte character: as many raw bytes as decoded ones.
-      gCurRaw++;
-      gCurDec++;
-      continue;
-    }
+    // Up to the next backslash, raw and decoded bytes correspond one to one.
+    let next = gCurRaw;
+    const limit = gCurRaw + (target - gCurDec);
+    while (next < limit && load<u8>(raw + <usize>next) != 0x5c) next++;
+    gCurDec += next - gCurRaw;
+    gCurRaw = next;
+    if (gCurDec >= target) break;
     rawUnit(raw, gCurRaw, rawLen);
     gCurRaw += gRawStep;
     gCurDec += gDecStep;
   }
+}
+
+function countEscapes(raw: usize, n: i32): u32 {
+  let count: u32 = 0;
+  for (let k: i32 = 0; k < n; k++) if (load<u8>(raw + <usize>k) == 0x5c) count++;
+  return count;
 }
 
 /** Writes bytes into a JSON string: quote, backslash and control characters escaped. */
@@ -723,6 +807,7 @@ function flushString(final: bool): void {
   const count = <i32>load<u32>(desc + 48); // D_MATCHES
   gCurRaw = 0;
   gCurDec = 0;
+  gNoEscapes = get(J_RAW_ESCAPES) == 0;
   let emitted: i32 = 0;
   let a = aux;
   const stride: usize = encoding ? 8 : 12;
@@ -749,6 +834,7 @@ function flushString(final: bool): void {
   o += <usize>(keepRaw - emitted);
   memory.copy(raw, raw + <usize>keepRaw, <usize>(rawLen - keepRaw));
   set(J_RAW_LEN, <u32>(rawLen - keepRaw));
+  if (!gNoEscapes) set(J_RAW_ESCAPES, countEscapes(raw, rawLen - keepRaw));
   memory.copy(dec, dec + <usize>consumed, <usize>(decLen - consumed));
   set(J_DEC_LEN, <u32>(decLen - consumed));
 }

@@ -9,6 +9,8 @@ export interface BenchCase {
   readonly baselineName?: string;
   readonly baseline?: () => unknown;
   readonly target?: Target;
+  /** Equal work, checked before timing when comparing results directly does not fit. */
+  readonly check?: () => boolean;
   /** The input has nothing to alias: ours must return it unchanged. */
   readonly mustBeUnchanged?: boolean;
 }

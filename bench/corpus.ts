@@ -107,3 +107,26 @@ export function imageResult(seed: number, bytes: number) {
     result: { content: [{ type: 'image', data, mimeType: 'image/png' }, { type: 'text', text: 'Screenshot of Qwen — 通义千问 window' }] },
   }));
 }
+
+/** NDJSON traffic as a server writes it: app lists, CJK prose, screenshots, many small messages. */
+export function ndjsonTraffic(seed: number, bytes: number): Uint8Array {
+  const r = seeded(seed);
+  const lines: string[] = [];
+  let size = 0;
+  let id = 1;
+  while (size < bytes) {
+    const k = r();
+    const m = k < 0.25
+      ? appsListResult(Math.floor(r() * 1e6), 40)
+      : k < 0.5
+        ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: cjkText(Math.floor(r() * 1e6), 4096) }] } }
+        : k < 0.6
+          ? imageResult(Math.floor(r() * 1e6), 48 * 1024)
+          : { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: id, progress: Math.floor(r() * 100), message: sentence(r, 8, 0.1) } };
+    m.id = id++;
+    const line = JSON.stringify(m);
+    lines.push(line);
+    size += Buffer.byteLength(line) + 1;
+  }
+  return new TextEncoder().encode(lines.join('\n') + '\n');
+}

@@ -4,17 +4,19 @@ import { FULL, QUICK, time } from './harness.ts';
 import { markdownTable, updateReadme, writeResults, type CaseResult } from './report.ts';
 import type { BenchCase } from './case.ts';
 import { messageCases } from './cases/messages.ts';
+import { streamCases } from './cases/streams.ts';
 import { textCases } from './cases/text.ts';
 
 const quick = process.argv.includes('--quick');
 const harness = quick ? QUICK : FULL;
-const cases: BenchCase[] = [...textCases(), ...messageCases()];
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
+const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streamCases()].filter((c) => !only || c.group.startsWith(only));
 
 const results: CaseResult[] = [];
 for (const c of cases) {
   // Equal work first: a baseline that computes something else would make the ratio meaningless.
   const mine = c.ours();
-  if (c.baseline && !isDeepStrictEqual(mine, c.baseline())) throw new Error(`${c.group}: ${c.name}: output differs from ${c.baselineName}`);
+  if (c.check ? !c.check() : c.baseline && !isDeepStrictEqual(mine, c.baseline())) throw new Error(`${c.group}: ${c.name}: output differs from ${c.baselineName}`);
   if (c.mustBeUnchanged && mine !== undefined && typeof mine === 'string' && mine.length !== c.bytes) throw new Error(`${c.name}: input was not clean`);
   const ours = time(c.ours, c.bytes, harness);
   const baseline = c.baseline ? time(c.baseline, c.bytes, harness) : undefined;

@@ -32,7 +32,15 @@ const FRAMERS: Record<Framing, (pipe: MessagePipe, emit: (b: Uint8Array) => void
   sse: sseFramer,
 };
 
-function createStream(mode: 'encode' | 'decode', options: StreamOptions = {}): TransformStream<Uint8Array, Uint8Array> {
+/** The synchronous core of a stream: push chunks, close at the end; output goes to `emit`. */
+export interface ByteTransformer {
+  push(chunk: Uint8Array): void;
+  close(): void;
+  /** Gives its WASM memory back (close does too); after an error, call it. */
+  release(): void;
+}
+
+export function createByteTransformer(mode: 'encode' | 'decode', options: StreamOptions, emit: (b: Uint8Array) => void): ByteTransformer {
   const framing = options.framing ?? 'ndjson';
   const makeFramer = FRAMERS[framing];
   if (!makeFramer) throw new TypeError(`framing must be 'ndjson', 'content-length' or 'sse'`);
@@ -40,34 +48,46 @@ function createStream(mode: 'encode' | 'decode', options: StreamOptions = {}): T
   if (!(maxMessageBytes > 0)) throw new TypeError('maxMessageBytes must be a positive number');
   const compiled = compile(resolveOptions(options));
   const direction = mode === 'encode' ? compiled.encode : compiled.decode;
-  let pipe: MessagePipe | undefined;
   let framer: Framer | undefined;
-  const done = () => pipe?.release();
+  const pipe = new MessagePipe(
+    { desc: direction.job.desc, mode, expansion: compiled.expansion },
+    { maxMessageBytes, onCollision: options.onCollision },
+    (b) => framer!.output(b),
+  );
+  framer = makeFramer(pipe, emit);
+  const release = () => pipe.release();
+  return {
+    push(chunk) {
+      if (!(chunk instanceof Uint8Array)) throw new TypeError('stream chunks must be Uint8Array');
+      framer!.push(chunk);
+    },
+    close() {
+      try {
+        framer!.close();
+      } finally {
+        release();
+      }
+    },
+    release,
+  };
+}
+
+function createStream(mode: 'encode' | 'decode', options: StreamOptions = {}): TransformStream<Uint8Array, Uint8Array> {
+  let core: ByteTransformer | undefined;
   return new TransformStream<Uint8Array, Uint8Array>({
     start(controller) {
-      const emit = (b: Uint8Array) => controller.enqueue(b);
-      pipe = new MessagePipe(
-        { desc: direction.job.desc, mode, expansion: compiled.expansion },
-        { maxMessageBytes, onCollision: options.onCollision },
-        (b) => framer!.output(b),
-      );
-      framer = makeFramer(pipe, emit);
+      core = createByteTransformer(mode, options, (b) => controller.enqueue(b));
     },
     transform(chunk) {
-      if (!(chunk instanceof Uint8Array)) throw new TypeError('stream chunks must be Uint8Array');
       try {
-        framer!.push(chunk);
+        core!.push(chunk);
       } catch (e) {
-        done();
+        core!.release();
         throw e;
       }
     },
     flush() {
-      try {
-        framer!.close();
-      } finally {
-        done();
-      }
+      core!.close();
     },
   });
 }

@@ -1,0 +1,88 @@
+// Content-Length and SSE framing: byte counts, kept headers and fields, line endings, chunking.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createCodec } from '../src/index.ts';
+import { createDecodeStream, createEncodeStream, PayloadStreamError } from '../src/stream/index.ts';
+import { runs } from './arbitraries.ts';
+import { bytes, oneByteChunks, run, split, text } from './stream-helpers.ts';
+
+const codec = createCodec();
+const q = codec.encodeText('Qwen');
+
+describe('Content-Length framing', () => {
+  const frame = (body: string, extra = '') => `Content-Length: ${bytes(body).length}\r\n${extra}\r\n${body}`;
+
+  it('recomputes Content-Length in bytes and keeps the other headers', async () => {
+    const body = '{"jsonrpc":"2.0","id":1,"result":{"text":"阿里巴巴 Qwen 中文"}}';
+    const input = frame(body, 'Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n') + frame('{"id":2,"result":"clean"}');
+    const out = text(await run(createEncodeStream({ framing: 'content-length' }), [bytes(input)]));
+    const encoded = JSON.stringify(codec.encodeMessage(JSON.parse(body)));
+    expect(out).toBe(frame(encoded, 'Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n') + frame('{"id":2,"result":"clean"}'));
+    expect(out).toContain(`Content-Length: ${Buffer.byteLength(encoded)}\r\n`);
+  });
+
+  it('gives the same bytes for every split, and decodes back', async () => {
+    const input = bytes(frame('{"result":{"app":"通义 Qwen","n":1}}') + frame('{"result":"😀 aliyun"}'));
+    const whole = await run(createEncodeStream({ framing: 'content-length' }), [input]);
+    for (let cut = 0; cut <= input.length; cut++) {
+      expect(await run(createEncodeStream({ framing: 'content-length' }), split(input, [cut, cut + 3]))).toEqual(whole);
+    }
+    expect(await run(createDecodeStream({ framing: 'content-length' }), oneByteChunks(whole))).toEqual(input);
+  });
+
+  it('keeps header case, spacing and LF-only header lines', async () => {
+    const body = '{"result":"Qwen"}';
+    const input = `content-length:${bytes(body).length}\nX-Trace: 1\n\n${body}`;
+    const out = text(await run(createEncodeStream({ framing: 'content-length' }), [bytes(input)]));
+    expect(out).toBe(`content-length:${bytes(`{"result":"${q}"}`).length}\nX-Trace: 1\n\n{"result":"${q}"}`);
+  });
+
+  it('errors when the body runs past the end of the stream, or a header is missing', async () => {
+    const short = await run(createEncodeStream({ framing: 'content-length' }), [bytes('Content-Length: 50\r\n\r\n{"result":1}')]).catch((e: unknown) => e);
+    expect(short).toBeInstanceOf(PayloadStreamError);
+    expect((short as Error).message).toMatch(/Content-Length runs past the end of the stream .* in message 1 at byte 12/);
+    const missing = await run(createEncodeStream({ framing: 'content-length' }), [bytes('X: 1\r\n\r\n{}')]).catch((e: unknown) => e);
+    expect((missing as Error).message).toMatch(/no valid Content-Length header in message 1/);
+  });
+});
+
+describe('SSE framing', () => {
+  it('transforms data, keeps id, event, retry, comments and every line ending', async () => {
+    const input =
+      ': keep-alive\n' +
+      'id: 7\r\nevent: message\r\nretry: 1000\r\ndata: {"jsonrpc":"2.0","id":1,\r\ndata:"result":"Qwen"}\r\n\r\n' +
+      'event: endpoint\rdata: /messages?session=Qwen\r\r' +
+      'data: {"jsonrpc":"2.0","method":"n","params":{"x":"通义"}}\n\n';
+    const out = text(await run(createEncodeStream({ framing: 'sse' }), [bytes(input)]));
+    expect(out).toBe(
+      ': keep-alive\n' +
+        `id: 7\r\nevent: message\r\nretry: 1000\r\ndata: {"jsonrpc":"2.0","id":1,\r\ndata:"result":"${q}"}\r\n\r\n` +
+        'event: endpoint\rdata: /messages?session=Qwen\r\r' +
+        `data: {"jsonrpc":"2.0","method":"n","params":{"x":"${codec.encodeText('通义')}"}}\n\n`,
+    );
+    expect(await run(createDecodeStream({ framing: 'sse' }), [bytes(out)])).toEqual(bytes(input));
+  });
+
+  it('keeps a comment between data lines in its place', async () => {
+    const input = 'data: {"result":\n: between\ndata: "Qwen"}\n\n';
+    expect(text(await run(createEncodeStream({ framing: 'sse' }), [bytes(input)]))).toBe(`data: {"result":\n: between\ndata: "${q}"}\n\n`);
+  });
+
+  it('gives the same bytes however the input is split (CR and CRLF included)', async () => {
+    const input = bytes('data: {"result":"阿里 Qwen"}\r\n\r\nid: 1\rdata: {"result":\rdata: ["dashscope"]}\r\r: c\n');
+    const whole = await run(createEncodeStream({ framing: 'sse' }), [input]);
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(input.length), { maxLength: 8 }), async (cuts) => {
+        expect(await run(createEncodeStream({ framing: 'sse' }), split(input, cuts))).toEqual(whole);
+      }),
+      runs(200),
+    );
+    expect(await run(createEncodeStream({ framing: 'sse' }), oneByteChunks(input))).toEqual(whole);
+  });
+
+  it('refuses data that is not JSON, naming the event', async () => {
+    const e = await run(createEncodeStream({ framing: 'sse' }), [bytes('data: {"ok":1}\n\ndata: not json\n\n')]).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(PayloadStreamError);
+    expect((e as PayloadStreamError).messageNumber).toBe(2);
+  });
+});
