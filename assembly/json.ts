@@ -178,7 +178,18 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
             i = j;
             continue;
           }
-        } else if (flags == STR_TRANSFORM) {
+        } else if ((flags & ~(STR_KEY | STR_COLLECT)) == STR_TRANSFORM) {
+          if (get(J_RAW_LEN) == 0 && get(J_DEC_LEN) == 0) {
+            // The whole string is here, without escapes: match on the input bytes themselves.
+            const j = plainRun(inp, i, len);
+            if (j > i && j < len && load<u8>(inp + <usize>j) == 0x22) {
+              const n = j - i;
+              if ((flags & STR_COLLECT) != 0) collect(inp + <usize>i, <u32>n);
+              transformSpan(inp + <usize>i, n, inp + <usize>i, n, true, true);
+              i = j;
+              continue;
+            }
+          }
           let room = <i32>min(get(J_RAW_CAP) - get(J_RAW_LEN), get(J_DEC_CAP) - 8 - get(J_DEC_LEN));
           if (room <= 16) {
             flushString(false);
@@ -187,6 +198,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
           const j = plainRun(inp, i, min(len, i + room));
           if (j > i) {
             const n = <usize>(j - i);
+            if ((flags & STR_COLLECT) != 0) collect(inp + <usize>i, <u32>n);
             memory.copy((get(J_RAW) as usize) + <usize>get(J_RAW_LEN), inp + <usize>i, n);
             memory.copy((get(J_DEC) as usize) + <usize>get(J_DEC_LEN), inp + <usize>i, n);
             set(J_RAW_LEN, get(J_RAW_LEN) + <u32>n);
@@ -496,6 +508,13 @@ function stringStart(key: bool): bool {
   return true;
 }
 
+/** Keeps the first 8 decoded bytes of a key (or `type` value) for comparisons; counts the rest. */
+function collect(p: usize, n: u32): void {
+  const have = get(J_SMALL_LEN);
+  for (let k: u32 = 0; k < n && have + k < 8; k++) store<u8>(st + J_SMALL + <usize>(have + k), load<u8>(p + <usize>k));
+  set(J_SMALL_LEN, have + n);
+}
+
 /** One decoded byte of the current string. */
 function decoded(d: u32): void {
   const flags = get(J_STR);
@@ -793,11 +812,27 @@ function putEscaped(p: usize, n: i32): void {
  * what has arrived) stay in the windows.
  */
 function flushString(final: bool): void {
-  const desc = get(J_DESC) as usize;
   const raw = get(J_RAW) as usize;
   const rawLen = <i32>get(J_RAW_LEN);
   const dec = get(J_DEC) as usize;
   const decLen = <i32>get(J_DEC_LEN);
+  if (decLen == 0 && rawLen == 0) return;
+  const consumed = transformSpan(raw, rawLen, dec, decLen, final, get(J_RAW_ESCAPES) == 0);
+  const keepRaw = final ? rawLen : gCurRaw;
+  memory.copy(raw, raw + <usize>keepRaw, <usize>(rawLen - keepRaw));
+  set(J_RAW_LEN, <u32>(rawLen - keepRaw));
+  if (!gNoEscapes) set(J_RAW_ESCAPES, countEscapes(raw, rawLen - keepRaw));
+  memory.copy(dec, dec + <usize>consumed, <usize>(decLen - consumed));
+  set(J_DEC_LEN, <u32>(decLen - consumed));
+}
+
+/**
+ * Runs the matcher over decoded bytes and writes the decided part of the raw text: raw bytes
+ * between matches, a replacement per match. Returns how many decoded bytes were decided; the
+ * raw offset where they end is left in gCurRaw. With `final` everything is written.
+ */
+function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, final: bool, noEscapes: bool): i32 {
+  const desc = get(J_DESC) as usize;
   const rec = get(J_REC) as usize;
   const aux = get(J_AUX) as usize;
   const encoding = get(J_MODE) == 0;
@@ -807,7 +842,7 @@ function flushString(final: bool): void {
   const count = <i32>load<u32>(desc + 48); // D_MATCHES
   gCurRaw = 0;
   gCurDec = 0;
-  gNoEscapes = get(J_RAW_ESCAPES) == 0;
+  gNoEscapes = noEscapes;
   let emitted: i32 = 0;
   let a = aux;
   const stride: usize = encoding ? 8 : 12;
@@ -829,14 +864,10 @@ function flushString(final: bool): void {
   }
   if (count > 0) set(J_STR_CHANGED, 1);
   advance(raw, rawLen, consumed);
-  const keepRaw = final ? rawLen : gCurRaw;
-  memory.copy(o, raw + <usize>emitted, <usize>(keepRaw - emitted));
-  o += <usize>(keepRaw - emitted);
-  memory.copy(raw, raw + <usize>keepRaw, <usize>(rawLen - keepRaw));
-  set(J_RAW_LEN, <u32>(rawLen - keepRaw));
-  if (!gNoEscapes) set(J_RAW_ESCAPES, countEscapes(raw, rawLen - keepRaw));
-  memory.copy(dec, dec + <usize>consumed, <usize>(decLen - consumed));
-  set(J_DEC_LEN, <u32>(decLen - consumed));
+  const upTo = final ? rawLen : gCurRaw;
+  memory.copy(o, raw + <usize>emitted, <usize>(upTo - emitted));
+  o += <usize>(upTo - emitted);
+  return consumed;
 }
 
 /** prefix + hex + suffix (the options forbid '"' and '\' in them, so no escaping is needed). */

@@ -44,7 +44,7 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
   let skip: i32 = 0; // no match may start before this (the end of the previous one)
   let consumed = len;
   let b: i32 = 0;
-  if (ASC_FEATURE_SIMD) {
+  if (ASC_FEATURE_SIMD && len >= 16) {
     const t = load<u32>(desc + D_TEDDY) as usize;
     const lo0 = v128.load(t);
     const hi0 = v128.load(t, 16);
@@ -94,7 +94,7 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
     if (b < skip) b = skip;
     while (b < len) {
       const cls = <usize>load<u8>(classes + <usize>load<u8>(inp + <usize>b));
-      if (load<u16>(trans + ((row + cls) << 1)) != 0) {
+      if (load<u16>(trans + ((row + cls) << 1)) != 0 && (b + 4 > len || gramMayStart(desc, inp + <usize>b))) {
         const end = tryMatch(b, len, final);
         if (gStop) { consumed = b; break; }
         if (end > 0) { b = end; continue; }

@@ -109,8 +109,25 @@ function checkTermsAgainstTokens(patterns: readonly Pattern[], prefix: string, s
   }
 }
 
+const resolvedCache = new Map<string, ResolvedOptions>();
+
+/** Checks and completes options; results are cached, since the checks cost a millisecond or so. */
 export function resolveOptions(options: CodecOptions = {}): ResolvedOptions {
   if (options === null || typeof options !== 'object') fail('options must be an object');
+  let cacheKey: string | undefined;
+  try {
+    cacheKey = JSON.stringify([options.prefix, options.suffix, options.hexCase, options.terms]);
+  } catch {
+    cacheKey = undefined; // not JSON (a cyclic terms object): checked below, not cached
+  }
+  const hit = cacheKey === undefined ? undefined : resolvedCache.get(cacheKey);
+  if (hit) return hit;
+  const resolved = resolveUncached(options);
+  if (cacheKey !== undefined && resolvedCache.size < 64) resolvedCache.set(cacheKey, resolved);
+  return resolved;
+}
+
+function resolveUncached(options: CodecOptions): ResolvedOptions {
   const prefix = checkAffix(options.prefix ?? '__mcp_ref_', 'prefix');
   const suffix = checkAffix(options.suffix ?? '__', 'suffix');
   const hexCase = options.hexCase ?? 'lower';
