@@ -3,6 +3,7 @@
 export { scan } from './match';
 export { decode } from './decode';
 export { jsonFinish, jsonReset, jsonStep } from './json';
+export { countReplacement } from './fffd';
 
 export function heapBase(): usize {
   return __heap_base;

@@ -1,5 +1,7 @@
 // U+FFFD reports: where replacement characters sit in a value, never what surrounds them.
 import { ArgumentIntegrityError, type JsonPath } from './errors.js';
+import { core } from './core/instance.js';
+import { heap, heap32, workspace } from './core/memory.js';
 import { walkStrings } from './walk.js';
 
 export interface IntegrityReport {
@@ -64,4 +66,35 @@ export function findReplacementCharacters(value: unknown): IntegrityReport[] {
 export function assertNoReplacementCharacters(args: unknown, options: { toolName?: string } = {}): void {
   const reports = findReplacementCharacters(args);
   if (reports.length > 0) throw new ArgumentIntegrityError(reports, options.toolName);
+}
+
+export interface ByteIntegrityReport {
+  readonly replacementCharacterCount: number;
+  /** Byte offset of the first U+FFFD (EF BF BD), or -1. */
+  readonly utf8ByteOffset: number;
+}
+
+const BYTE_SLICE = 256 * 1024;
+
+/**
+ * U+FFFD in UTF-8 bytes (a request body, a file, a stream chunk), counted in the WASM core
+ * without decoding. Overlapping slices of the input keep sequences across slice edges whole.
+ */
+export function findReplacementBytes(bytes: Uint8Array): ByteIntegrityReport {
+  const ws = workspace(BYTE_SLICE, 16, 0);
+  let count = 0;
+  let first = -1;
+  // Slices overlap by 2 bytes; a hit is counted in the slice where it starts.
+  for (let at = 0; at < bytes.length; at += BYTE_SLICE - 2) {
+    const n = Math.min(BYTE_SLICE, bytes.length - at);
+    heap().set(bytes.subarray(at, at + n), ws.input);
+    core.countReplacement(ws.input, n, ws.output);
+    const words = heap32();
+    const c = words[ws.output >> 2]!;
+    const f = words[(ws.output >> 2) + 1]! | 0;
+    if (c > 0 && first < 0) first = at + f;
+    count += c;
+    if (at + n >= bytes.length) break;
+  }
+  return { replacementCharacterCount: count, utf8ByteOffset: first };
 }

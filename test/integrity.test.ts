@@ -1,7 +1,7 @@
 // U+FFFD reports: positions and counts, document order, and never the content.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ArgumentIntegrityError, assertNoReplacementCharacters, findReplacementCharacters, isFilterEnabled } from '../src/index.ts';
+import { ArgumentIntegrityError, assertNoReplacementCharacters, findReplacementBytes, findReplacementCharacters, isFilterEnabled } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 
 /** The reference: recursive, Buffer-based, obviously right for the small values it is given. */
@@ -103,5 +103,32 @@ describe('isFilterEnabled', () => {
       if (saved === undefined) delete process.env.MCP_MODEL_PAYLOAD_FILTER;
       else process.env.MCP_MODEL_PAYLOAD_FILTER = saved;
     }
+  });
+});
+
+describe('findReplacementBytes', () => {
+  const reference = (b: Uint8Array) => {
+    let count = 0;
+    let first = -1;
+    for (let i = 0; i + 2 < b.length; i++) if (b[i] === 0xef && b[i + 1] === 0xbf && b[i + 2] === 0xbd) (first < 0 && (first = i), count++);
+    return { replacementCharacterCount: count, utf8ByteOffset: first };
+  };
+
+  it('pins the 7.8 KB Chinese case in bytes', () => {
+    const bytes = new TextEncoder().encode('汉'.repeat(2607) + '\uFFFD\uFFFD\uFFFD');
+    expect(findReplacementBytes(bytes)).toEqual({ replacementCharacterCount: 3, utf8ByteOffset: 7821 });
+  });
+
+  it('agrees with a byte loop, at every alignment and across its internal slices', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(0xef, 0xbf, 0xbd, 0x41, 0xe6), { maxLength: 80 }), fc.nat(40), (arr, pad) => {
+        const b = new Uint8Array([...Array<number>(pad).fill(0x20), ...arr]);
+        expect(findReplacementBytes(b)).toEqual(reference(b));
+      }),
+      runs(1000),
+    );
+    const big = new Uint8Array(600_000).fill(0x61);
+    for (const at of [262_142, 262_143, 262_144, 524_285, 599_997]) big.set([0xef, 0xbf, 0xbd], at);
+    expect(findReplacementBytes(big)).toEqual(reference(big));
   });
 });

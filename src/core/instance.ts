@@ -13,6 +13,8 @@ export interface CoreExports {
   jsonReset(state: number): void;
   jsonStep(state: number, inp: number, len: number, out: number): number;
   jsonFinish(state: number, out: number): number;
+  /** U+FFFD (EF BF BD) count and first offset in bytes, written as u32 + i32 at result. */
+  countReplacement(ptr: number, len: number, result: number): void;
 }
 
 function fromBase64(text: string): Uint8Array<ArrayBuffer> {

@@ -1,0 +1,47 @@
+// Run in its own process by bench/run.ts: one NDJSON message of SIZE bytes (a single text
+// string of mixed text with terms) through createEncodeStream, generated and consumed chunk
+// by chunk. Prints the peak RSS growth over the baseline taken just before, as JSON.
+import { createEncodeStream } from '../src/stream/index.ts';
+import { mixedText } from './corpus.ts';
+
+const size = Number(process.argv[2] ?? 256 * 1024 * 1024);
+const enc = new TextEncoder();
+const body = enc.encode(JSON.stringify(mixedText(5, 64 * 1024)).slice(1, -1)); // escaped string content
+const head = enc.encode('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"');
+const tail = enc.encode('"}]}}\n');
+
+// Warm up (compile, pools), then take the baseline.
+await run(4 * 1024 * 1024);
+global.gc?.();
+const baseline = process.memoryUsage().rss;
+let peak = baseline;
+const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+const t0 = performance.now();
+const out = await run(size);
+const seconds = (performance.now() - t0) / 1000;
+clearInterval(timer);
+// maxRSS is the true peak of the whole process (the warm-up's peak is far below this run's).
+peak = Math.max(peak, process.resourceUsage().maxRSS * 1024);
+console.log(JSON.stringify({ inputBytes: size, outputBytes: out, seconds, peakRssGrowthBytes: peak - baseline }));
+
+async function run(bytes: number): Promise<number> {
+  let sent = 0;
+  let phase = 0;
+  const source = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (phase === 0) {
+        c.enqueue(head.slice());
+        phase = 1;
+      } else if (sent < bytes) {
+        c.enqueue(body.slice());
+        sent += body.length;
+      } else {
+        c.enqueue(tail.slice());
+        c.close();
+      }
+    },
+  });
+  let total = 0;
+  await source.pipeThrough(createEncodeStream()).pipeTo(new WritableStream({ write: (b) => void (total += b.length) }));
+  return total;
+}
