@@ -6,11 +6,14 @@ import type { BenchCase } from './case.ts';
 import { messageCases } from './cases/messages.ts';
 import { streamCases } from './cases/streams.ts';
 import { textCases } from './cases/text.ts';
+import { floorCases } from './cases/floors.ts';
+import { systemResults } from './cases/system.ts';
+import { writeChart } from './chart.ts';
 
 const quick = process.argv.includes('--quick');
 const harness = quick ? QUICK : FULL;
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
-const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streamCases()].filter((c) => !only || c.group.startsWith(only));
+const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streamCases(), ...floorCases()].filter((c) => !only || c.group.startsWith(only));
 
 const results: CaseResult[] = [];
 for (const c of cases) {
@@ -25,8 +28,10 @@ for (const c of cases) {
   results.push(result);
   process.stderr.write(`${c.group}: ${c.name}: ${ours.mbps.toFixed(0)} MB/s${baseline ? `, ${result.ratio!.toFixed(1)}x ${c.baselineName}` : ''}\n`);
 }
+if (!only || 'system'.startsWith(only) || 'stream'.startsWith(only)) results.push(...systemResults(quick));
 console.log(markdownTable(results));
 if (!quick) {
   writeResults('bench/results.json', results, { mode: 'full' });
+  writeChart('bench/chart.svg', results);
   updateReadme(results);
 }

@@ -31,54 +31,47 @@ function patternBytes(p: Pattern): number[][] {
 
 export function compileAutomaton(patterns: readonly Pattern[]): Automaton {
   const seqs = patterns.map(patternBytes);
-  // A DFA state is a set of NFA positions (pattern index, bytes matched).
-  const key = (set: number[]) => set.join(',');
+  // A DFA state is a set of NFA positions (pattern index, bytes matched), encoded p * stride + k.
   const stride = Math.max(...seqs.map((s) => s.length)) + 1;
   const start = seqs.map((_, p) => p * stride);
   const states: number[][] = [[], start];
-  const ids = new Map<string, number>([[key([]), 0], [key(start), 1]]);
+  const ids = new Map<string, number>([['', 0], [start.join(','), 1]]);
   const rows: Uint16Array[] = [new Uint16Array(256)];
   const accepting: number[] = [0];
+  const nexts: number[][] = Array.from({ length: 256 }, () => []);
   for (let id = 1; id < states.length; id++) {
     const row = new Uint16Array(256);
-    const nexts: number[][] = Array.from({ length: 256 }, () => []);
+    const touched: number[] = [];
     let accept = 0;
     for (const pos of states[id]!) {
       const p = Math.floor(pos / stride);
       const k = pos % stride;
       const seq = seqs[p]!;
       if (k === seq.length) accept = 1;
-      else for (const b of seq[k]!) nexts[b]!.push(pos + 1);
+      else {
+        for (const b of seq[k]!) {
+          if (nexts[b]!.length === 0) touched.push(b);
+          nexts[b]!.push(pos + 1);
+        }
+      }
     }
-    for (let b = 0; b < 256; b++) {
+    for (const b of touched) {
       const set = nexts[b]!;
-      if (set.length === 0) continue;
-      const k = key(set);
-      let next = ids.get(k);
+      const key = set.join(',');
+      let next = ids.get(key);
       if (next === undefined) {
         next = states.length;
         if (next > MAX_STATES) throw new TypeError('createCodec: the term set is too large (more than 65535 automaton states)');
-        ids.set(k, next);
-        states.push(set);
+        ids.set(key, next);
+        states.push(set.slice());
       }
       row[b] = next;
+      set.length = 0;
     }
     rows.push(row);
     accepting.push(accept);
   }
-  // Bytes whose columns agree in every state share a class.
-  const classes = new Uint8Array(256);
-  const classOf = new Map<string, number>();
-  for (let b = 0; b < 256; b++) {
-    const column = rows.map((r) => r[b]).join(',');
-    let c = classOf.get(column);
-    if (c === undefined) {
-      c = classOf.size;
-      classOf.set(column, c);
-    }
-    classes[b] = c;
-  }
-  const classCount = classOf.size;
+  const { classes, classCount } = byteClasses(rows);
   const transitions = new Uint16Array(rows.length * classCount);
   rows.forEach((row, s) => {
     for (let b = 0; b < 256; b++) transitions[s * classCount + classes[b]!] = row[b]!;
@@ -97,6 +90,29 @@ export function compileAutomaton(patterns: readonly Pattern[]): Automaton {
     minPatternBytes: Math.min(...lengths),
     maxPatternBytes: Math.max(...lengths),
   };
+}
+
+/** Bytes whose columns agree in every state share a class: partition refinement, row by row. */
+function byteClasses(rows: readonly Uint16Array[]): { classes: Uint8Array; classCount: number } {
+  let classes = new Int32Array(256); // all bytes in class 0
+  let count = 1;
+  for (const row of rows) {
+    const split = new Map<number, number>();
+    const next = new Int32Array(256);
+    for (let b = 0; b < 256; b++) {
+      const key = classes[b]! * 65536 + row[b]!;
+      let c = split.get(key);
+      if (c === undefined) {
+        c = split.size;
+        split.set(key, c);
+      }
+      next[b] = c;
+    }
+    classes = next;
+    count = split.size;
+  }
+  if (count > 256) throw new TypeError('createCodec: too many byte classes');
+  return { classes: Uint8Array.from(classes), classCount: count };
 }
 
 /** Bucket masks for the first three bytes of every pattern, folded with `| 0x20`. */

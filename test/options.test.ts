@@ -1,6 +1,8 @@
 // Options that would break the round trip (or leave terms in encoded text) are refused up front.
 import { describe, expect, it } from 'vitest';
-import { createCodec } from '../src/index.ts';
+import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
+import { checkTermsAgainstTokens } from '../src/options.ts';
+import { expandPatterns } from '../src/terms.ts';
 
 describe('createCodec options', () => {
   it.each([
@@ -25,6 +27,13 @@ describe('createCodec options', () => {
   ])('refuses %j', (options, message) => {
     expect(() => createCodec(options as never)).toThrow(TypeError);
     expect(() => createCodec(options as never)).toThrow(message);
+  });
+
+  it('has the default terms pass the token check in both wire formats (skipped at run time)', () => {
+    for (const prefix of ['__mcp_ref_', '__cuaf_']) {
+      expect(() => checkTermsAgainstTokens(expandPatterns(DEFAULT_TERMS, prefix), prefix, '__')).not.toThrow();
+    }
+    expect(() => checkTermsAgainstTokens(expandPatterns({ ascii: ['cafe'], exact: [], pairs: [] }, '__mcp_ref_'), '__mcp_ref_', '__')).toThrow(TypeError);
   });
 
   it('accepts custom terms of every kind and round-trips them', () => {
