@@ -55,9 +55,13 @@ export function cleanText(seed: number, bytes: number): string {
 /** Mostly Chinese prose with CJK terms. */
 export function cjkText(seed: number, bytes: number): string {
   const r = seeded(seed);
-  let s = '';
-  while (Buffer.byteLength(s) < bytes) s += chinese(r, 60, 0.03) + '\n';
-  return s;
+  const parts: string[] = [];
+  for (let size = 0; size < bytes; ) {
+    const line = chinese(r, 60, 0.03) + '\n';
+    parts.push(line);
+    size += Buffer.byteLength(line);
+  }
+  return parts.join('');
 }
 
 /** Many short strings (< 64 characters) as JSON field values are: names, ids, titles. */

@@ -1,0 +1,93 @@
+// The built ESM bundles in real headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core): the string, value and integrity API, and fetch().body piped through
+// createEncodeStream, checked byte for byte against Node's output for the same input.
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEncodeStream } from '../src/stream/index.ts';
+import { bytes, run } from './stream-helpers.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const DIST = join(import.meta.dirname, '..', 'dist');
+const TYPES: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html', '.ndjson': 'application/x-ndjson' };
+
+const ndjson = bytes(
+  '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Open Qwen in 阿里 Cloud 😀 \\u0071wen"},{"type":"image","data":"qwenQWEN==","mimeType":"image/png"}]}}\n' +
+    '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"dash-scope 通义千问","level":"info"}}\n'.repeat(500),
+);
+
+let server: Server;
+let browser: Browser;
+let origin = '';
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>mcp-payload-codec</title>');
+    if (path === '/data.ndjson') return res.writeHead(200, { 'content-type': TYPES['.ndjson']! }).end(ndjson);
+    const file = normalize(join(DIST, path.replace(/^\/dist\//, '')));
+    if (!path.startsWith('/dist/') || !file.startsWith(DIST)) return res.writeHead(404).end();
+    try {
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+  } catch (e) {
+    throw new Error(`Chromium could not start from ${CHROMIUM} (install Debian's chromium; .ci/run does): ${(e as Error).message.split('\n')[0]}`);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+describe('in headless Chromium', () => {
+  it('runs the root entry: round trips, messages, integrity reports', async () => {
+    const page = await browser.newPage();
+    await page.goto(origin + '/');
+    const result = await page.evaluate(async () => {
+      const m = await import('/dist/index.js');
+      const samples = ['Open Qwen in 阿里 Cloud', 'lone \uD800 high, lone \uDC00 low, pair 😀', '__mcp_ref_7177656e__ looks like a token', '\uFEFFbom'];
+      return {
+        hasProcess: typeof (globalThis as { process?: unknown }).process !== 'undefined',
+        encoded: m.encodeText('Open Qwen in 阿里 Cloud'),
+        roundTrips: samples.map((s: string) => m.decodeText(m.encodeText(s)) === s),
+        message: m.encodeMessage({ jsonrpc: '2.0', id: 'Qwen', result: { Qwen: ['通义'] } }),
+        reports: m.findReplacementCharacters({ content: '汉'.repeat(2607) + '\uFFFD\uFFFD\uFFFD' }),
+        filter: m.isFilterEnabled(),
+      };
+    });
+    expect(result.hasProcess).toBe(false);
+    expect(result.encoded).toBe('Open __mcp_ref_5177656e__ in __mcp_ref_e998bfe9878c__ Cloud');
+    expect(result.roundTrips).toEqual([true, true, true, true]);
+    expect(result.message).toEqual({ jsonrpc: '2.0', id: 'Qwen', result: { __mcp_ref_5177656e__: ['__mcp_ref_e9809ae4b989__'] } });
+    expect(result.reports).toEqual([{ path: ['content'], parameterName: 'content', location: 'value', replacementCharacterCount: 3, characterOffset: 2607, utf8ByteOffset: 7821 }]);
+    expect(result.filter).toBe(false);
+    await page.close();
+  });
+
+  it('pipes fetch().body through createEncodeStream, byte for byte as in Node', async () => {
+    const page = await browser.newPage();
+    await page.goto(origin + '/');
+    const browserBytes = await page.evaluate(async () => {
+      const { createEncodeStream } = await import('/dist/stream.js');
+      const response = await fetch('/data.ndjson');
+      const out = await new Response(response.body!.pipeThrough(createEncodeStream())).arrayBuffer();
+      return Array.from(new Uint8Array(out));
+    });
+    const nodeBytes = await run(createEncodeStream(), [ndjson]);
+    expect(browserBytes.length).toBe(nodeBytes.length);
+    expect(Uint8Array.from(browserBytes)).toEqual(nodeBytes);
+    await page.close();
+  });
+});
