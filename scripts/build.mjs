@@ -2,6 +2,7 @@
 // generated TS module, then esbuild bundles and tsc declarations into dist/.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
@@ -21,7 +22,8 @@ writeFileSync(
 
 rmSync('dist', { recursive: true, force: true });
 const entries = JSON.parse(readFileSync('package.json', 'utf8')).buildEntries;
-await build({
+const result = await build({
+  metafile: true,
   entryPoints: entries,
   outdir: 'dist',
   bundle: true,
@@ -34,4 +36,20 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
+// What each entry loads (itself and the chunks it imports statically), raw and gzipped.
+const outputs = result.metafile.outputs;
+const closure = (file, seen = new Set()) => {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  for (const i of outputs[file].imports) if (i.kind === 'import-statement' && outputs[i.path]) closure(i.path, seen);
+  return seen;
+};
+const sizes = {};
+for (const [file, out] of Object.entries(outputs)) {
+  if (!out.entryPoint) continue;
+  const files = [...closure(file)];
+  const code = Buffer.concat(files.map((f) => readFileSync(f)));
+  sizes[file.replace(/^dist\//, '')] = { raw: code.length, gzip: gzipSync(code, { level: 9 }).length, files: files.length };
+}
+writeFileSync('dist/sizes.json', JSON.stringify(sizes, null, 2) + '\n');
 run(bin('tsc'), ['-p', 'tsconfig.build.json']);

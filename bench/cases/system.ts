@@ -1,7 +1,7 @@
 // Figures that are not throughput: cold start, WASM size, and peak memory of one huge message
 // through a stream. Each measured in a fresh child process, so nothing else skews it.
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { CaseResult } from '../report.ts';
 
 const MiB = 1024 * 1024;
@@ -18,7 +18,11 @@ export function systemResults(quick: boolean): CaseResult[] {
   const growth = mem.peakRssGrowthBytes / MiB;
   const fig = (group: string, name: string, figure: string, target: string, met: boolean, bytes = 0): CaseResult =>
     ({ group, name, bytes, figure, target, met });
+  const bundles = JSON.parse(readFileSync('dist/sizes.json', 'utf8')) as Record<string, { raw: number; gzip: number }>;
+  const bundleRows = Object.entries(bundles).map(([file, b]) =>
+    fig('system', `ESM bundle ${file} with its chunks (raw / gzip)`, `${(b.raw / 1024).toFixed(1)} / ${(b.gzip / 1024).toFixed(1)} KiB`, '–', true));
   return [
+    ...bundleRows.map((r) => ({ ...r, target: undefined, met: undefined })),
     fig('system', 'cold start: import + first encodeText (median)', `${cold.toFixed(1)} ms`, '< 20 ms', cold < 20),
     fig('system', 'WASM size (SIMD / scalar)', `${(simd / 1024).toFixed(1)} / ${(scalar / 1024).toFixed(1)} KiB`, '< 64 KiB', simd < 64 * 1024),
     fig(
