@@ -1,0 +1,62 @@
+// PayloadFilteringTransport: term aliasing on the MCP SDK's Transport interface.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { createCodec, type Codec } from '../codec.js';
+import { PayloadKeyCollisionError } from '../errors.js';
+import { isFilterEnabled } from '../opt-in.js';
+import type { CodecOptions } from '../options.js';
+import { errorResponse, isRequest, TransportWrapper, type Message } from './wrapper.js';
+
+export const INVALID_PARAMS = -32602;
+
+export interface FilterOptions extends CodecOptions {
+  /**
+   * 'server' (default): around a server's transport; what the server sends is encoded, what
+   * arrives is decoded (before the SDK validates tool arguments against their schemas).
+   * 'client': around a host's transport, protecting the host from any server; what arrives
+   * from the server is encoded, what the host sends is decoded.
+   */
+  side?: 'server' | 'client';
+}
+
+export class PayloadFilteringTransport extends TransportWrapper {
+  readonly codec: Codec;
+  readonly side: 'server' | 'client';
+
+  constructor(inner: Transport, options: FilterOptions = {}) {
+    super(inner);
+    this.codec = createCodec(options);
+    this.side = options.side ?? 'server';
+  }
+
+  protected outgoing(message: Message): Message {
+    // Client side: decoding what the host sends may collide; the send then rejects.
+    return this.side === 'server' ? this.codec.encodeMessage(message) : this.codec.decodeMessage(message);
+  }
+
+  protected incoming(message: Message, extra?: MessageExtraInfo): void {
+    if (this.side === 'client') return this.deliver(this.codec.encodeMessage(message), extra);
+    let decoded: Message;
+    try {
+      decoded = this.codec.decodeMessage(message);
+    } catch (e) {
+      if (!(e instanceof PayloadKeyCollisionError)) throw e;
+      if (isRequest(message)) {
+        // Answered here and never dispatched: no handler sees a merged or truncated request.
+        this.inner.send(errorResponse(message.id, INVALID_PARAMS, e.message)).catch((err: Error) => this.onerror?.(err));
+      } else if ('id' in message && message.id !== undefined && message.id !== null) {
+        // A response whose keys collide: the waiting request fails instead of hanging.
+        this.deliver(errorResponse(message.id, INVALID_PARAMS, e.message), extra);
+      } else {
+        this.onerror?.(e);
+      }
+      return;
+    }
+    this.deliver(decoded, extra);
+  }
+}
+
+/** Wraps only when MCP_MODEL_PAYLOAD_FILTER is exactly "1"; otherwise returns `transport`. */
+export function filterTransportIfEnabled<T extends Transport>(transport: T, options?: FilterOptions, env?: Record<string, string | undefined>): T | PayloadFilteringTransport {
+  return isFilterEnabled(env) ? new PayloadFilteringTransport(transport, options) : transport;
+}
