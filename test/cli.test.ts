@@ -1,0 +1,114 @@
+// The CLI as users run it: real child processes, the SDK's StdioClientTransport, a server in
+// Python, exit codes and signals.
+import { spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, expect, it } from 'vitest';
+import { encodeText } from '../src/index.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const CLI = join(ROOT, 'bin', 'mcp-payload-codec.js');
+const SDK_SERVER = join(ROOT, 'test', 'fixtures', 'sdk-server.mjs');
+const PY_SERVER = join(ROOT, 'test', 'fixtures', 'echo_server.py');
+const Q = encodeText('Qwen');
+
+function cli(args: string[], input = '') {
+  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', cwd: ROOT });
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+async function wrapped(server: string[]) {
+  const stderr: string[] = [];
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'wrap', '--', ...server], cwd: ROOT, stderr: 'pipe' });
+  transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+  const client = new Client({ name: 'cli-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr };
+}
+
+describe('wrap', () => {
+  it('filters a Node SDK server: tokens decoded on the way in, results encoded on the way out', async () => {
+    const { client, stderr } = await wrapped([process.execPath, SDK_SERVER]);
+    const { tools } = await client.listTools();
+    expect(tools[0]!.description).toBe(`Opens ${Q} and other apps`);
+    const result = await client.callTool({ name: 'open_app', arguments: { app: Q } });
+    expect(result.content).toEqual([{ type: 'text', text: encodeText('Opened Qwen (com.alibaba.Qwen)') }]);
+    await client.close();
+    expect(stderr.join('')).toContain('handler saw "Qwen"'); // stderr passes through untouched
+  }, 30_000);
+
+  it('filters a Python server the same way', async () => {
+    const { client, stderr } = await wrapped(['python3', PY_SERVER]);
+    const { tools } = await client.listTools();
+    expect(tools[0]!.description).toBe(encodeText('Echoes its text (Qwen, 通义千问)'));
+    const result = await client.callTool({ name: 'echo', arguments: { text: `${Q} ${encodeText('通义')}` } });
+    expect(result.content).toEqual([{ type: 'text', text: encodeText('echo: Qwen 通义') }]);
+    await client.close();
+    expect(stderr.join('')).toContain('python saw {"text": "Qwen \\u901a\\u4e49"}');
+  }, 30_000);
+
+  it('answers a colliding request with -32602 itself and never forwards it', async () => {
+    const requests = [
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { Qwen: 'a', [Q]: 'b' } } },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: Q } } },
+    ];
+    const r = cli(['wrap', '--', 'python3', PY_SERVER], requests.map((m) => JSON.stringify(m) + '\n').join(''));
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    expect(lines.find((l) => l.id === 1)).toMatchObject({ error: { code: -32602 } });
+    expect(lines.find((l) => l.id === 2)).toMatchObject({ result: { content: [{ type: 'text', text: `echo: ${Q}` }] } });
+    expect(r.stderr).not.toContain('"a"');
+    expect(r.stderr.match(/python saw/g)).toHaveLength(1);
+    expect(r.code).toBe(0);
+  });
+
+  it('passes on the exit code and the signal of the child', async () => {
+    expect(cli(['wrap', '--', process.execPath, '-e', 'process.exit(3)']).code).toBe(3);
+    const killed = cli(['wrap', '--', process.execPath, '-e', "process.kill(process.pid, 'SIGTERM')"]);
+    expect(killed.signal).toBe('SIGTERM');
+  });
+
+  it('forwards SIGTERM to the child', async () => {
+    const p = spawn(process.execPath, [CLI, 'wrap', '--', process.execPath, '-e', "process.on('SIGTERM', () => { console.error('child got SIGTERM'); process.exit(7) }); setInterval(() => {}, 1000)"], { cwd: ROOT });
+    let err = '';
+    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    await new Promise((r) => setTimeout(r, 500));
+    p.kill('SIGTERM');
+    const code = await new Promise((r) => p.on('close', (c) => r(c)));
+    expect(err).toContain('child got SIGTERM');
+    expect(code).toBe(7);
+  });
+
+  it('refuses a missing command with one line on stderr', () => {
+    const r = cli(['wrap']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('encode, decode and scan', () => {
+  it('encode and decode stdin to stdout, with the framing and format options', () => {
+    const body = '{"jsonrpc":"2.0","id":1,"result":"Qwen 阿里"}';
+    const enc = cli(['encode', '--prefix', '__cuaf_', '--hex-case', 'upper'], body + '\n');
+    expect(enc.stdout).toBe(`{"jsonrpc":"2.0","id":1,"result":"__cuaf_5177656E__ __cuaf_E998BFE9878C__"}\n`);
+    const framed = `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const cl = cli(['encode', '--framing', 'content-length'], framed);
+    expect(cli(['decode', '--framing', 'content-length'], cl.stdout).stdout).toBe(framed);
+  });
+
+  it('reports bad input in one line and a non-zero exit code', () => {
+    const r = cli(['encode'], '{"result":"secret" oops}\n');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('mcp-payload-codec: invalid JSON in message 1 at byte 19\n');
+  });
+
+  it('scan reports U+FFFD per message and parameter, never the content, and exits 1', () => {
+    const damaged = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'write_file', arguments: { path: 'ok', content: 'SECRET ' + '汉'.repeat(2600) + '\uFFFD\uFFFD\uFFFD' } } };
+    const r = cli(['scan'], JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }) + '\n' + JSON.stringify(damaged) + '\n');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('line 2 (id 9) tools/call: parameter "content": 3 x U+FFFD, first at character 2607, UTF-8 byte 7807\n');
+    expect(r.stdout + r.stderr).not.toContain('SECRET');
+    expect(cli(['scan'], JSON.stringify({ jsonrpc: '2.0', id: 1, result: 'clean' }) + '\n').code).toBe(0);
+  });
+});
