@@ -32,7 +32,7 @@ const result = await build({
   target: 'es2022',
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['node:*', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*'],
+  external: ['node:*', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'ajv', 'ajv/*'],
   legalComments: 'none',
   logLevel: 'warning',
 });

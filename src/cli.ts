@@ -7,6 +7,9 @@ import { parseArgs } from 'node:util';
 import { formatPath } from './errors.js';
 import { findReplacementCharacters, type IntegrityReport } from './integrity.js';
 import { errorResponseLine, LineWriter } from './cli/line-writer.js';
+import { LineSplitter } from './cli/lines.js';
+import { ToolCallGuard } from './mcp/tool-guard.js';
+import type { Message } from './mcp/wrapper.js';
 import type { CodecOptions } from './options.js';
 import { createByteTransformer, type Framing, type StreamOptions } from './stream/index.js';
 
@@ -18,6 +21,9 @@ Commands:
                                          our stdin decoded on the way to it. stderr passes
                                          through. A request whose decoded keys collide is
                                          answered with JSON-RPC error -32602, not forwarded.
+                                         --guard also blocks calls to tools the server does
+                                         not list and calls whose arguments fail the tool's
+                                         inputSchema (answered -32602, reason on stderr).
   encode [options]                       stdin to stdout, terms aliased
   decode [options]                       stdin to stdout, tokens restored
   scan [file]                            Report U+FFFD per NDJSON message and parameter (never
@@ -69,8 +75,11 @@ async function transformStdio(mode: 'encode' | 'decode', options: StreamOptions)
   return 0;
 }
 
+const utf8 = new TextDecoder();
+const NEWLINE = new Uint8Array([0x0a]);
+
 /** Runs `command` as a child MCP server over stdio and filters both directions. */
-function wrap(command: string[], options: CodecOptions): Promise<number> {
+function wrap(command: string[], options: CodecOptions, guarded: boolean): Promise<number> {
   const [file, ...args] = command;
   if (!file) throw new UsageError('wrap needs a command after --');
   const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -87,13 +96,49 @@ function wrap(command: string[], options: CodecOptions): Promise<number> {
       if (e.id === undefined || e.id === null) process.stderr.write(`mcp-payload-codec: dropped a notification: ${e.message}\n`);
       else toClient.reply(errorResponseLine(e.id as string | number, -32602, e.message));
     },
-  }, (b) => {
+  }, (b) => toServer(b));
+  const writeToServer = (b: Uint8Array) => {
     if (!child.stdin.write(b)) process.stdin.pause();
-  });
+  };
+  let toServer = writeToServer;
+  let fromServer = (_chunk: Uint8Array) => {};
+  if (guarded) {
+    // Checked on decoded values, so tools see (and schemas judge) the real ones.
+    const guard = new ToolCallGuard({ onblock: (b) => process.stderr.write(`mcp-payload-codec: blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}\n`) });
+    const requests = new LineSplitter((line) => {
+      let message: unknown;
+      try {
+        message = JSON.parse(utf8.decode(line));
+      } catch {
+        message = undefined;
+      }
+      const reply = message && !Array.isArray(message) ? guard.outgoing(message as Message) : undefined;
+      if (reply) toClient.reply(new TextEncoder().encode(JSON.stringify(reply) + '\n'));
+      else {
+        writeToServer(line);
+        writeToServer(NEWLINE);
+      }
+    });
+    toServer = (b) => requests.push(b);
+    // Tool lists and list changes, read from the server's own (not yet encoded) output.
+    const responses = new LineSplitter(
+      (line) => {
+        try {
+          const message = JSON.parse(utf8.decode(line));
+          for (const m of Array.isArray(message) ? message : [message]) guard.incoming(m as Message);
+        } catch {
+          // not JSON: the encoder reports it
+        }
+      },
+      (head) => /"tools"|tools\/list_changed/.test(utf8.decode(head)),
+    );
+    fromServer = (chunk) => responses.push(chunk);
+  }
   child.stdin.on('drain', () => process.stdin.resume());
   child.stdin.on('error', () => {}); // the child may exit before reading everything; 'close' reports it
   child.stdout.on('data', (chunk: Buffer) => {
     try {
+      fromServer(chunk);
       encoder.push(chunk);
     } catch (e) {
       fail('from the server', e);
@@ -192,6 +237,7 @@ export async function main(argv: string[]): Promise<number> {
       'hex-case': { type: 'string' },
       terms: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      guard: { type: 'boolean' },
     },
   });
   const [command, ...rest] = positionals;
@@ -203,7 +249,7 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'wrap':
       if (dashdash < 0) throw new UsageError('wrap needs -- before the server command');
-      return wrap(argv.slice(dashdash + 1), options);
+      return wrap(argv.slice(dashdash + 1), options, values.guard === true);
     case 'encode':
     case 'decode':
       return transformStdio(command, { ...options, framing: framing(values.framing) });

@@ -112,3 +112,34 @@ describe('encode, decode and scan', () => {
     expect(cli(['scan'], JSON.stringify({ jsonrpc: '2.0', id: 1, result: 'clean' }) + '\n').code).toBe(0);
   });
 });
+
+describe('wrap --guard', () => {
+  it('blocks calls to unlisted tools and calls that fail the inputSchema, before the child sees them', async () => {
+    const requests = [
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'teleport', arguments: {} } },
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'echo', arguments: { text: 5 } } },
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { text: Q } } },
+    ];
+    // As a client would: the calls go out once the tool list has come back.
+    const p = spawn(process.execPath, [CLI, 'wrap', '--guard', '--', 'python3', PY_SERVER], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const listed = new Promise<void>((resolve) => p.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (/"id": ?1[,}]/.test(stdout)) resolve(); // Python writes "id": 1
+    }));
+    p.stdin.write(JSON.stringify(requests[0]) + '\n');
+    await listed;
+    p.stdin.end(requests.slice(1).map((m) => JSON.stringify(m) + '\n').join(''));
+    await new Promise((resolve) => p.on('close', resolve));
+    const r = { stdout, stderr };
+    const byId = new Map(r.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((m) => [m.id, m]));
+    expect(byId.get(2)).toMatchObject({ error: { code: -32602, message: expect.stringContaining('"teleport" is not in the server') } });
+    expect(byId.get(3)).toMatchObject({ error: { code: -32602, message: expect.stringContaining('/text must be string') } });
+    expect(byId.get(4)).toMatchObject({ result: { content: [{ type: 'text', text: `echo: ${Q}` }] } });
+    expect(r.stderr.match(/python saw/g)).toHaveLength(1);
+    expect(r.stderr).toContain('blocked tools/call "teleport"');
+  });
+});
