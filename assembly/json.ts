@@ -12,6 +12,7 @@
 // is known), and, when decoding, every payload key (for collision checks).
 import { decode } from './decode';
 import { MODE_BYTE_RECORDS, scan } from './match';
+import { utf8Lead, utf8SequenceAt } from './utf8';
 
 // State struct (u32 fields), laid out by src/stream/transducer.ts.
 const J_DESC: usize = 0;
@@ -465,28 +466,6 @@ function plainRun(inp: usize, i: i32, end: i32): i32 {
   return j;
 }
 
-/** Length of the complete, valid UTF-8 sequence at j, or 0 (invalid or cut off at `end`). */
-function utf8SequenceAt(inp: usize, j: i32, end: i32): i32 {
-  const b0 = <u32>load<u8>(inp + <usize>j);
-  let n: i32;
-  let lo: u32 = 0x80;
-  let hi: u32 = 0xbf;
-  if (b0 >= 0xc2 && b0 <= 0xdf) n = 2;
-  else if (b0 >= 0xe0 && b0 <= 0xef) {
-    n = 3;
-    if (b0 == 0xe0) lo = 0xa0;
-    else if (b0 == 0xed) hi = 0x9f;
-  } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-    n = 4;
-    if (b0 == 0xf0) lo = 0x90;
-    else if (b0 == 0xf4) hi = 0x8f;
-  } else return 0;
-  if (j + n > end) return 0;
-  const b1 = <u32>load<u8>(inp + <usize>(j + 1));
-  if (b1 < lo || b1 > hi) return 0;
-  for (let k = 2; k < n; k++) if ((<u32>load<u8>(inp + <usize>(j + k)) & 0xc0) != 0x80) return 0;
-  return n;
-}
 
 function stringStart(key: bool): bool {
   put(0x22);
@@ -647,22 +626,11 @@ function stringByte(b: u32): bool {
     set(J_UTF8_LO, 0x80);
     set(J_UTF8_HI, 0xbf);
   } else if (b >= 0x80) {
-    let n: u32 = 0;
-    let lo: u32 = 0x80;
-    let hi: u32 = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) n = 1;
-    else if (b >= 0xe0 && b <= 0xef) {
-      n = 2;
-      if (b == 0xe0) lo = 0xa0;
-      else if (b == 0xed) hi = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      n = 3;
-      if (b == 0xf0) lo = 0x90;
-      else if (b == 0xf4) hi = 0x8f;
-    } else return error(E_UTF8);
-    set(J_UTF8_NEED, n);
-    set(J_UTF8_LO, lo);
-    set(J_UTF8_HI, hi);
+    const lead = utf8Lead(b);
+    if (lead == 0) return error(E_UTF8);
+    set(J_UTF8_NEED, lead & 3);
+    set(J_UTF8_LO, (lead >> 8) & 0xff);
+    set(J_UTF8_HI, lead >> 16);
   }
   flushLoneHigh();
   if (!rawByte(b)) return false;

@@ -1,31 +1,38 @@
-// UTF-8 validation (strict: no overlongs, no surrogates, nothing above U+10FFFF).
+// UTF-8, checked strictly: no overlongs, no surrogates, nothing past U+10FFFF.
+
+/**
+ * What a lead byte allows: (continuation count) | (lowest second byte << 8) | (highest second
+ * byte << 16), or 0 if it cannot start a multi-byte sequence.
+ */
+@inline export function utf8Lead(b0: u32): u32 {
+  if (b0 >= 0xc2 && b0 <= 0xdf) return 1 | (0x80 << 8) | (0xbf << 16);
+  if (b0 >= 0xe0 && b0 <= 0xef) return 2 | ((b0 == 0xe0 ? 0xa0 : 0x80) << 8) | ((b0 == 0xed ? 0x9f : 0xbf) << 16);
+  if (b0 >= 0xf0 && b0 <= 0xf4) return 3 | ((b0 == 0xf0 ? 0x90 : 0x80) << 8) | ((b0 == 0xf4 ? 0x8f : 0xbf) << 16);
+  return 0;
+}
+
+/** Length of the complete, valid multi-byte sequence at p[j], or 0 (invalid or cut off at `end`). */
+export function utf8SequenceAt(p: usize, j: i32, end: i32): i32 {
+  const lead = utf8Lead(<u32>load<u8>(p + <usize>j));
+  if (lead == 0) return 0;
+  const n = <i32>(lead & 3) + 1;
+  if (j + n > end) return 0;
+  const b1 = <u32>load<u8>(p + <usize>(j + 1));
+  if (b1 < ((lead >> 8) & 0xff) || b1 > (lead >> 16)) return 0;
+  for (let k = 2; k < n; k++) if ((<u32>load<u8>(p + <usize>(j + k)) & 0xc0) != 0x80) return 0;
+  return n;
+}
 
 export function isValidUtf8(p: usize, n: i32): bool {
   let i: i32 = 0;
   while (i < n) {
-    const b0 = <u32>load<u8>(p + <usize>i);
-    if (b0 < 0x80) { i++; continue; }
-    let need: i32;
-    let lo: u32 = 0x80;
-    let hi: u32 = 0xbf;
-    if (b0 >= 0xc2 && b0 <= 0xdf) need = 1;
-    else if (b0 >= 0xe0 && b0 <= 0xef) {
-      need = 2;
-      if (b0 == 0xe0) lo = 0xa0;
-      else if (b0 == 0xed) hi = 0x9f;
-    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
-      need = 3;
-      if (b0 == 0xf0) lo = 0x90;
-      else if (b0 == 0xf4) hi = 0x8f;
-    } else return false;
-    if (i + need >= n) return false; // truncated sequence
-    const b1 = <u32>load<u8>(p + <usize>(i + 1));
-    if (b1 < lo || b1 > hi) return false;
-    for (let k: i32 = 2; k <= need; k++) {
-      const bk = <u32>load<u8>(p + <usize>(i + k));
-      if ((bk & 0xc0) != 0x80) return false;
+    if (load<u8>(p + <usize>i) < 0x80) {
+      i++;
+      continue;
     }
-    i += need + 1;
+    const k = utf8SequenceAt(p, i, n);
+    if (k == 0) return false;
+    i += k;
   }
   return true;
 }

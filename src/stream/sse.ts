@@ -5,7 +5,7 @@
 // every line ending (LF, CRLF, CR). Events named other than "message" (the old transport's
 // `endpoint`) pass through untouched.
 import type { Framer } from './framer.js';
-import type { MessagePipe } from './pipe.js';
+import { concat, type MessagePipe } from './pipe.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -103,13 +103,13 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
       item.ending = ending;
       pipe.feed(NEWLINE);
     } else {
-      const line = concatAll(rawLine);
+      const line = concat(rawLine);
       if (!sawData) {
         // `event: NAME` before the data: anything but "message" passes through untouched.
         const m = /^event:( ?)(.*)$/.exec(String.fromCharCode(...line.subarray(0, 64)));
         if (m) passThrough = m[2] !== 'message';
       }
-      queue.push({ raw: concatAll([line, ending]) });
+      queue.push({ raw: concat([line, ending]) });
     }
     flushQueue();
     startLine();
@@ -162,7 +162,7 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
       if (pendingCR) endLine(new Uint8Array([CR]));
       if (!lineEmpty) {
         if (kind === 'unknown') classify(true);
-        if (kind === 'raw') queue.push({ raw: concatAll(rawLine) });
+        if (kind === 'raw') queue.push({ raw: concat(rawLine) });
         else if (kind === 'data') {
           const item = [...queue].reverse().find((q): q is Extract<Item, { parts: Uint8Array[] }> => 'parts' in q)!;
           item.ending = new Uint8Array(0);
@@ -174,15 +174,4 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
     },
     output: route,
   };
-
-  function concatAll(parts: Uint8Array[]): Uint8Array {
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
-  }
 }
-
