@@ -118,9 +118,9 @@ function byteClasses(rows: readonly Uint16Array[]): { classes: Uint8Array; class
 /** Bucket masks for the first three bytes of every pattern, folded with `| 0x20`. */
 function teddyMasks(seqs: number[][][]): Uint8Array {
   const masks = new Uint8Array(96);
+  const bucketOf = assignBuckets(seqs);
   seqs.forEach((seq, p) => {
-    // Patterns sharing a first byte share a bucket, which keeps cross-pattern nibble mixes rare.
-    const bit = 1 << ((seq[0]![0]! | 0x20) % 8);
+    const bit = 1 << bucketOf[p]!;
     for (let j = 0; j < 3; j++) {
       const lo = j * 32;
       const hi = lo + 16;
@@ -139,6 +139,63 @@ function teddyMasks(seqs: number[][][]): Uint8Array {
     }
   });
   return masks;
+}
+
+/**
+ * Puts patterns in 8 buckets. A bucket accepts every byte whose low nibble and high nibble
+ * each occur at that position in one of its patterns, so mixing patterns multiplies what it
+ * lets through. Patterns are grouped by first byte, and each group (largest first) goes where
+ * it adds the fewest accepted nibble combinations.
+ */
+function assignBuckets(seqs: number[][][]): number[] {
+  const groups = new Map<number, number[]>();
+  seqs.forEach((seq, p) => {
+    const first = seq[0]![0]! | 0x20;
+    groups.set(first, [...(groups.get(first) ?? []), p]);
+  });
+  // Per bucket and position: sets of low and high nibbles (bit masks of 16).
+  const lows = Array.from({ length: 8 }, () => [0, 0, 0]);
+  const highs = Array.from({ length: 8 }, () => [0, 0, 0]);
+  const bits = (x: number) => {
+    let n = 0;
+    for (; x; x &= x - 1) n++;
+    return n;
+  };
+  const size = (lo: number[], hi: number[]) => lo.reduce((acc, l, j) => acc * Math.max(1, bits(l) * bits(hi[j]!)), 1);
+  const bucketOf: number[] = [];
+  for (const members of [...groups.values()].sort((x, y) => y.length - x.length)) {
+    const lo = [0, 0, 0];
+    const hi = [0, 0, 0];
+    for (const p of members) {
+      for (let j = 0; j < 3; j++) {
+        const alts = seqs[p]![j];
+        if (!alts) {
+          lo[j] = hi[j] = 0xffff;
+          continue;
+        }
+        for (const b of alts) {
+          lo[j]! |= 1 << ((b | 0x20) & 15);
+          hi[j]! |= 1 << ((b | 0x20) >> 4);
+        }
+      }
+    }
+    let best = 0;
+    let bestCost = Infinity;
+    for (let k = 0; k < 8; k++) {
+      const before = lows[k]![0] ? size(lows[k]!, highs[k]!) : 0;
+      const cost = size(lows[k]!.map((l, j) => l | lo[j]!), highs[k]!.map((h, j) => h | hi[j]!)) - before;
+      if (cost < bestCost) {
+        bestCost = cost;
+        best = k;
+      }
+    }
+    for (let j = 0; j < 3; j++) {
+      lows[best]![j]! |= lo[j]!;
+      highs[best]![j]! |= hi[j]!;
+    }
+    for (const p of members) bucketOf[p] = best;
+  }
+  return bucketOf;
 }
 
 /** Must match gramMayStart in assembly/filter.ts. */
