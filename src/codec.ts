@@ -6,7 +6,7 @@ import { mapWellFormed } from './core/well-formed.js';
 import type { JsonPath } from './errors.js';
 import { resolveOptions, type CodecOptions, type ResolvedOptions } from './options.js';
 import { mapMessage } from './payload.js';
-import { compilePrefixScan, compileTermScan, type ShortScan } from './short-scan.js';
+import { compilePrefixScan, compileTermScan } from './short-scan.js';
 import { mapValue } from './walk.js';
 
 export interface Codec {
@@ -55,20 +55,40 @@ export function compile(o: ResolvedOptions): Compiled {
   const hex = o.hexCase === 'upper' ? '0123456789ABCDEF' : '0123456789abcdef';
   // Core calls are synchronous and never interleave, so one descriptor serves every job.
   const desc = writeDescriptor(automaton, o.prefix, o.suffix, hex);
+  const encode = encodeJob(desc, o.prefix, o.suffix, o.hexCase, automaton.minPatternBytes);
+  const matchShort = compileTermScan(automaton);
+  const prefixIn = compilePrefixScan(o.prefix);
   c = {
-    encode: direction(encodeJob(desc, o.prefix, o.suffix, o.hexCase, automaton.minPatternBytes), compileTermScan(automaton)),
-    decode: direction(decodeJob(desc, o.prefix, o.suffix), compilePrefixScan(o.prefix)),
+    // Short strings are matched in JS on the core's own tables (no crossing into WASM).
+    encode: direction(encode, (s) => {
+      const found = matchShort(s);
+      if (found === undefined || found.length === 0) return found && s;
+      let out = '';
+      let from = 0;
+      for (let k = 0; k < found.length; k += 2) {
+        out += s.slice(from, found[k]) + encode.replace(s.slice(found[k], found[k + 1]), 0, 0);
+        from = found[k + 1]!;
+      }
+      return out + s.slice(from);
+    }),
+    // Short strings without the prefix hold no token.
+    decode: direction(decodeJob(desc, o.prefix, o.suffix), (s) => (prefixIn(s) === false ? s : undefined)),
     expansion: 2 + (o.prefix.length + o.suffix.length) / automaton.minPatternBytes,
   };
   compiled.set(o.key, c);
   return c;
 }
 
-function direction(job: StringJob, shortScan: ShortScan): Direction {
+/**
+ * `short` settles a string of at most SHORT_STRING code units without the core, or returns
+ * undefined to leave it to the core.
+ */
+function direction(job: StringJob, short: (s: string) => string | undefined): Direction {
   const text = (s: string): string => {
     if (s.length === 0) return s;
     if (s.length <= SHORT_STRING) {
-      if (shortScan(s) === false) return s;
+      const settled = short(s);
+      if (settled !== undefined) return settled;
       const out = transcode(job, s); // undefined if s holds a lone surrogate
       if (out !== undefined) return out;
     } else if (s.isWellFormed()) {
