@@ -16,10 +16,18 @@ export function feed(mode: 'encode' | 'decode', input: Uint8Array, emit: (b: Uin
 }
 
 /** Output bytes only counted, as a consumer writing chunks on would see them. */
-function countBytes(mode: 'encode' | 'decode', input: Uint8Array): number {
+function countBytes(mode: 'encode' | 'decode', input: Uint8Array, options: StreamOptions = {}): number {
   let total = 0;
-  feed(mode, input, (b) => void (total += b.length));
+  feed(mode, input, (b) => void (total += b.length), options);
   return total;
+}
+
+/** The same messages in another framing. */
+function reframe(ndjson: Uint8Array, framing: 'content-length' | 'sse'): Uint8Array {
+  const enc = new TextEncoder();
+  const lines = new TextDecoder().decode(ndjson).split('\n').filter(Boolean);
+  const framed = lines.map((l) => (framing === 'sse' ? `event: message\ndata: ${l}\n\n` : `Content-Length: ${enc.encode(l).length}\r\n\r\n${l}`));
+  return enc.encode(framed.join(''));
 }
 
 /** The whole output, for checking it against the baseline. */
@@ -52,7 +60,19 @@ const target = { label: '>= 500 MB/s and >= 20x pipeline', met: (r: { ours?: { m
 export function streamCases(): BenchCase[] {
   const traffic = ndjsonTraffic(21, 8 * 1024 * 1024);
   const encoded = transformBytes('encode', traffic);
+  const contentLength = reframe(traffic, 'content-length');
+  const sse = reframe(traffic, 'sse');
+  const sameMessages = (framed: Uint8Array, framing: 'content-length' | 'sse') =>
+    same(transformBytes('encode', framed, { framing }), reframe(pipeline('encode', traffic), framing));
   return [
+    {
+      group: 'stream', name: 'Content-Length encode (8 MiB mixed traffic)', bytes: contentLength.length, ours: () => countBytes('encode', contentLength, { framing: 'content-length' }),
+      baselineName: 'split+parse+walk+stringify', baseline: () => reframe(pipeline('encode', traffic), 'content-length').length, check: () => sameMessages(contentLength, 'content-length'),
+    },
+    {
+      group: 'stream', name: 'SSE encode (8 MiB mixed traffic)', bytes: sse.length, ours: () => countBytes('encode', sse, { framing: 'sse' }),
+      baselineName: 'split+parse+walk+stringify', baseline: () => reframe(pipeline('encode', traffic), 'sse').length, check: () => sameMessages(sse, 'sse'),
+    },
     {
       group: 'stream', name: 'NDJSON encode (8 MiB mixed traffic)', bytes: traffic.length, ours: () => countBytes('encode', traffic), baselineName: 'split+parse+walk+stringify', baseline: () => pipeline('encode', traffic).length, target,
       check: () => same(transformBytes('encode', traffic), pipeline('encode', traffic)),

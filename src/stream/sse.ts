@@ -13,7 +13,10 @@ const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const NEWLINE = new Uint8Array([LF]);
 const MAX_FIELD = 16;
 
-type Item = { raw: Uint8Array } | { prefix: Uint8Array; parts: Uint8Array[]; ending: Uint8Array | null; done: boolean };
+type Item =
+  | { raw: Uint8Array }
+  // A data line: its prefix ("data:" or "data: "), its transformed text so far, its line ending.
+  | { prefix: Uint8Array | null; parts: Uint8Array[]; ending: Uint8Array | null; done: boolean };
 
 export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Framer {
   const queue: Item[] = [];
@@ -32,9 +35,12 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
       const item = queue[0]!;
       if ('raw' in item) emit(item.raw);
       else {
-        if (!item.done || item.ending === null) return;
-        emit(item.prefix);
+        // The line at the head streams out as its text arrives; it need not be held whole.
+        if (item.prefix) emit(item.prefix);
+        item.prefix = null;
         for (const p of item.parts) emit(p);
+        item.parts.length = 0;
+        if (!item.done || item.ending === null) return;
         emit(item.ending);
       }
       queue.shift();
@@ -142,9 +148,14 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
           at = 1;
         } else endLine(new Uint8Array([CR]));
       }
+      // Next LF and next CR, found natively and remembered until passed.
+      let nextLF = -2;
+      let nextCR = -2;
       while (at < chunk.length) {
-        let i = at;
-        while (i < chunk.length && chunk[i] !== LF && chunk[i] !== CR) i++;
+        if (nextLF !== -1 && nextLF < at) nextLF = chunk.indexOf(LF, at);
+        if (nextCR !== -1 && nextCR < at) nextCR = chunk.indexOf(CR, at);
+        let i = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
+        if (i < 0) i = chunk.length;
         content(chunk.subarray(at, i));
         if (i === chunk.length) return;
         if (chunk[i] === LF) endLine(new Uint8Array([LF]));
