@@ -92,6 +92,7 @@ const EV_KEY: u32 = 5; // a..b: the key's text in the output; kind 6 if decoding
 const EV_KEY_CHANGED: u32 = 6;
 const EV_OBJ_CLOSE: u32 = 7;
 const EV_ID: u32 = 8; // a..b: the id value's JSON text in the output
+const EV_MSG_END: u32 = 9; // a message object ended (decoding: tells batch elements apart)
 
 // Errors.
 export const E_SYNTAX = 1;
@@ -101,6 +102,7 @@ export const E_ESCAPE = 4;
 export const E_DEPTH = 5;
 export const E_INCOMPLETE = 6;
 export const E_NEED_MEMORY = 7;
+export const E_TYPE_CONFLICT = 8;
 
 const LITERALS = memory.data<u8>([0x74, 0x72, 0x75, 0x65, 0x66, 0x61, 0x6c, 0x73, 0x65, 0x6e, 0x75, 0x6c, 0x6c]); // true false null
 
@@ -324,7 +326,7 @@ function valueStart(b: u32): bool {
     }
   }
   if ((v & V_ID) != 0) set(J_ID_START, outPos());
-  if ((v & V_TYPE) != 0 && b != 0x22) resolveMedia(false); // a `type` that is not a string
+  if ((v & V_TYPE) != 0 && b != 0x22 && !resolveMedia(false)) return false; // a `type` that is not a string
   set(J_VALUE, v);
   if (b == 0x7b || b == 0x5b) {
     if (depth + 1 >= get(J_STACK_CAP)) return error(E_DEPTH);
@@ -360,6 +362,7 @@ function closeContainer(b: u32): bool {
   if ((k & K_OBJ) != 0) {
     if ((k & K_PENDING) != 0) resolveMedia(false); // no `type`: not media
     if ((k & K_PAYLOAD) != 0 && get(J_MODE) == 1) event(EV_OBJ_CLOSE, 0, 0);
+    if (get(J_DEPTH) == get(J_MSG_LEVEL) && get(J_MODE) == 1) event(EV_MSG_END, 0, 0);
   }
   put(b);
   set(J_DEPTH, get(J_DEPTH) - 1);
@@ -380,8 +383,14 @@ function valueEnd(): bool {
   return true;
 }
 
-/** The `type` of the innermost object is known: media or not. */
-function resolveMedia(media: bool): void {
+/**
+ * The `type` of the innermost object is known: media or not. A second `type` key that would
+ * change the verdict is refused: JSON.parse keeps the last one, and a `data` value may
+ * already have been written out under the first.
+ */
+function resolveMedia(media: bool): bool {
+  const before = (top() >> K_MEDIA_SHIFT) & 3;
+  if (before != 0 && before != (media ? 1 : 2)) return error(E_TYPE_CONFLICT);
   let k = top() & ~(3 << K_MEDIA_SHIFT);
   k |= (media ? 1 : 2) << K_MEDIA_SHIFT;
   if ((k & K_PENDING) != 0) {
@@ -389,6 +398,7 @@ function resolveMedia(media: bool): void {
     k &= ~K_PENDING;
   }
   setTop(k);
+  return true;
 }
 
 // ---- scalars ----
@@ -562,6 +572,8 @@ function ensureRoom(): bool {
 
 function stringByte(b: u32): bool {
   if ((get(J_STR) & STR_TRANSFORM) != 0 && !ensureRoom()) return false;
+  // Inside a multi-byte character only its continuation bytes may come (not '\\' or '"').
+  if (get(J_UTF8_NEED) != 0 && (b < get(J_UTF8_LO) || b > get(J_UTF8_HI))) return error(E_UTF8);
   const esc = get(J_ESC);
   if (esc == 1) {
     if (!rawByte(b)) return false;
@@ -613,7 +625,6 @@ function stringByte(b: u32): bool {
     return true;
   }
   if (b == 0x22) {
-    if (get(J_UTF8_NEED) != 0) return error(E_UTF8);
     flushLoneHigh();
     return stringEnd();
   }
@@ -621,8 +632,7 @@ function stringByte(b: u32): bool {
   // UTF-8, checked strictly (no overlongs, no surrogates, nothing past U+10FFFF).
   const need = get(J_UTF8_NEED);
   if (need != 0) {
-    if (b < get(J_UTF8_LO) || b > get(J_UTF8_HI)) return error(E_UTF8);
-    set(J_UTF8_NEED, need - 1);
+    set(J_UTF8_NEED, need - 1); // (its range was checked on entry)
     set(J_UTF8_LO, 0x80);
     set(J_UTF8_HI, 0xbf);
   } else if (b >= 0x80) {
@@ -645,7 +655,7 @@ function stringEnd(): bool {
   put(0x22);
   set(J_PHASE, P_AFTER);
   if ((flags & STR_KEY) != 0) return keyEnd(end);
-  if ((get(J_VALUE) & V_TYPE) != 0) resolveMedia(smallIs(IMAGE, 5) || smallIs(AUDIO, 5));
+  if ((get(J_VALUE) & V_TYPE) != 0 && !resolveMedia(smallIs(IMAGE, 5) || smallIs(AUDIO, 5))) return false;
   return valueEnd();
 }
 

@@ -93,7 +93,11 @@ function wrap(command: string[], options: CodecOptions, guarded: boolean): Promi
   const decoder = createByteTransformer('decode', {
     ...options,
     onCollision: (e) => {
-      if (e.id === undefined || e.id === null) process.stderr.write(`mcp-payload-codec: dropped a notification: ${e.message}\n`);
+      if (e.batchIds) {
+        // A batch goes whole: every request in it is answered, in one batch response.
+        const replies = e.batchIds.map((id) => ({ jsonrpc: '2.0', id, error: { code: -32602, message: id === e.id ? e.message : `dropped with its batch: ${e.message}` } }));
+        if (replies.length) toClient.reply(new TextEncoder().encode(JSON.stringify(replies) + '\n'));
+      } else if (e.id === undefined || e.id === null) process.stderr.write(`mcp-payload-codec: dropped a notification: ${e.message}\n`);
       else toClient.reply(errorResponseLine(e.id as string | number, -32602, e.message));
     },
   }, (b) => toServer(b));

@@ -23,8 +23,10 @@ export class PayloadKeyCollisionError extends Error {
   /** In a stream: the message's number (from 1) and its JSON-RPC id, when it has one. */
   readonly messageNumber: number | undefined;
   readonly id: unknown;
+  /** In a stream, when the message was a batch: the ids of all its requests (all dropped). */
+  readonly batchIds: readonly unknown[] | undefined;
 
-  constructor(path: JsonPath, keyIndexes: [number, number], stream?: { messageNumber: number; id: unknown }) {
+  constructor(path: JsonPath, keyIndexes: [number, number], stream?: { messageNumber: number; id: unknown; batchIds?: unknown[] }) {
     const where = stream
       ? `an object in message ${stream.messageNumber}${stream.id === undefined ? '' : ` (id ${JSON.stringify(stream.id)})`}`
       : `the object at ${formatPath(path)}`;
@@ -33,6 +35,7 @@ export class PayloadKeyCollisionError extends Error {
     this.keyIndexes = keyIndexes;
     this.messageNumber = stream?.messageNumber;
     this.id = stream?.id;
+    this.batchIds = stream?.batchIds;
   }
 }
 

@@ -63,6 +63,17 @@ describe('wrap', () => {
     expect(r.code).toBe(0);
   });
 
+  it('answers every request of a batch that is dropped for a collision, in one batch response', () => {
+    const batch = [
+      { jsonrpc: '2.0', id: 'a', method: 'tools/call', params: { name: 'echo', arguments: { Qwen: 1, [Q]: 2 } } },
+      { jsonrpc: '2.0', id: 'b', method: 'tools/list', params: {} },
+    ];
+    const r = cli(['wrap', '--', 'python3', PY_SERVER], JSON.stringify(batch) + '\n');
+    const replies = JSON.parse(r.stdout.trim());
+    expect(replies.map((x: { id: string; error: { code: number } }) => [x.id, x.error.code])).toEqual([['a', -32602], ['b', -32602]]);
+    expect(r.stderr).not.toContain('python saw');
+  });
+
   it('passes on the exit code and the signal of the child', async () => {
     expect(cli(['wrap', '--', process.execPath, '-e', 'process.exit(3)']).code).toBe(3);
     const killed = cli(['wrap', '--', process.execPath, '-e', "process.kill(process.pid, 'SIGTERM')"]);

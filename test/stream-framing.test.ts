@@ -86,3 +86,28 @@ describe('SSE framing', () => {
     expect((e as PayloadStreamError).messageNumber).toBe(2);
   });
 });
+
+describe('framing review regressions', () => {
+  const colliding = '{"jsonrpc":"2.0","id":1,"params":{"qwen":1,"__mcp_ref_7177656e__":2}}';
+  const ok = (id: number) => `{"jsonrpc":"2.0","id":${id},"params":{"a":"__mcp_ref_7177656e__"}}`;
+
+  it('SSE: a dropped message takes its data lines with it; later events stay in step', async () => {
+    const cut = colliding.indexOf('"params"'); // between two members: the joining '\n' is whitespace
+    const input = `id: 1\ndata: ${colliding.slice(0, cut)}\ndata: ${colliding.slice(cut)}\n\ndata: ${ok(2)}\n\ndata: ${ok(3)}\n\n`;
+    const out = text(await run(createDecodeStream({ framing: 'sse', onCollision: () => {} }), [bytes(input)]));
+    const dec = (id: number) => `{"jsonrpc":"2.0","id":${id},"params":{"a":"qwen"}}`;
+    expect(out).toBe(`id: 1\n\ndata: ${dec(2)}\n\ndata: ${dec(3)}\n\n`);
+  });
+
+  it('SSE: an empty chunk between CR and LF changes nothing', async () => {
+    const chunks = [bytes('data: [1,\r'), new Uint8Array(0), bytes('\ndata: 2]\r\n\r\n')];
+    expect(text(await run(createEncodeStream({ framing: 'sse' }), chunks))).toBe('data: [1,\r\ndata: 2]\r\n\r\n');
+  });
+
+  it('Content-Length: a dropped message writes no header at all', async () => {
+    const frame = (b: string) => `Content-Length: ${bytes(b).length}\r\n\r\n${b}`;
+    const out = text(await run(createDecodeStream({ framing: 'content-length', onCollision: () => {} }), [bytes(frame(colliding) + frame(ok(2)))]));
+    const dec = '{"jsonrpc":"2.0","id":2,"params":{"a":"qwen"}}';
+    expect(out).toBe(frame(dec));
+  });
+});

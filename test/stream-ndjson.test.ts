@@ -156,3 +156,55 @@ describe('bad input', () => {
     expect(e.reason).toMatch(/nested deeper/);
   });
 });
+
+// Regression tests for bugs an independent review found (each named after the bug).
+describe('review regressions', () => {
+  const fails = async (input: Uint8Array, reason: string) => {
+    const e = await run(createEncodeStream(), [input]).then(() => null, (x: unknown) => x);
+    expect(e).toBeInstanceOf(PayloadStreamError);
+    expect((e as PayloadStreamError).reason).toBe(reason);
+  };
+
+  it('refuses a multi-byte character cut by an escape', async () => {
+    for (const field of ['method', 'result']) {
+      await fails(new Uint8Array([...bytes(`{"${field}":"x`), 0xe4, ...bytes('\\n'), 0xb8, 0xad, ...bytes('x"}\n')]), 'invalid UTF-8');
+      await fails(new Uint8Array([...bytes(`{"${field}":"x`), 0xe4, ...bytes('\\u0041'), 0xb8, 0xad, ...bytes('x"}\n')]), 'invalid UTF-8');
+      await fails(new Uint8Array([...bytes(`{"${field}":"x`), 0xe4, 0xb8, ...bytes('"}\n')]), 'invalid UTF-8');
+    }
+  });
+
+  it('with onCollision, drops a message whose deferred data value collides, and goes on', async () => {
+    const seen: unknown[] = [];
+    const input = '{"jsonrpc":"2.0","id":7,"params":{"data":{"qwen":1,"__mcp_ref_7177656e__":2},"type":"text"}}\n{"id":8,"params":{"x":"__mcp_ref_7177656e__"}}\n';
+    const out = text(await run(createDecodeStream({ onCollision: (e) => seen.push([e.messageNumber, e.id]) }), [bytes(input)]));
+    expect(out).toBe('{"id":8,"params":{"x":"qwen"}}\n');
+    expect(seen).toEqual([[1, 7]]);
+  });
+
+  it('names the colliding request of a batch, and all ids of the batch', async () => {
+    const input = '[{"jsonrpc":"2.0","id":"A","params":{"qwen":1,"__mcp_ref_7177656e__":2}},{"jsonrpc":"2.0","id":"B","params":{}}]\n';
+    const e = await run(createDecodeStream(), [bytes(input)]).then(() => null, (x: unknown) => x);
+    expect(e).toMatchObject({ id: 'A', batchIds: ['A', 'B'] });
+  });
+
+  it('refuses two "type" keys that disagree, in either order', async () => {
+    const reason = 'two "type" keys that disagree in one object (image/audio or not)';
+    await fails(bytes('{"result":{"type":"text","data":"qwen","type":"image"}}\n'), reason);
+    await fails(bytes('{"result":{"data":"qwen","type":"image","type":"text"}}\n'), reason);
+    expect(text(await run(createEncodeStream(), [bytes('{"result":{"type":"image","type":"image","data":"qwen"}}\n')]))).toContain('"data":"qwen"');
+  });
+
+  it('refuses data values before their type nested deeper than its limit, without recursion trouble', async () => {
+    const nest = (n: number) => '{"data":'.repeat(n) + '"qwen"' + ',"type":"text"}'.repeat(n);
+    const ok = text(await run(createEncodeStream(), [bytes(`{"result":${nest(20)}}\n`)]));
+    expect(JSON.parse(ok)).toEqual(codec.encodeMessage(JSON.parse(`{"result":${nest(20)}}`)));
+    const e = await run(createEncodeStream(), [bytes(`{"result":${nest(2000)}}\n`)]).then(() => null, (x: unknown) => x);
+    expect(e).toBeInstanceOf(PayloadStreamError);
+    expect(String(e)).toMatch(/nested more than 32 deep/);
+  });
+
+  it('does not count whitespace-only lines as messages', async () => {
+    const e = await run(createEncodeStream(), [bytes('\r\n{"id":1}\n{"id":2 x}\n')]).then(() => null, (x: unknown) => x);
+    expect(e).toMatchObject({ messageNumber: 2 });
+  });
+});

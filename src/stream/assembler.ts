@@ -13,6 +13,7 @@ const EV_KEY = 5;
 const EV_KEY_CHANGED = 6;
 const EV_OBJ_CLOSE = 7;
 const EV_ID = 8;
+const EV_MSG_END = 9;
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -67,7 +68,12 @@ export class MessageAssembler {
   private readonly deferrals: { start: number; end: number }[] = [];
   private readonly objects: ObjectKeys[] = [];
   private collision: [number, number] | null = null;
-  id: unknown = undefined;
+  // Ids of the message objects (one, or one per batch element), and whose keys collided.
+  private elementId: unknown = undefined;
+  private readonly ids: unknown[] = [];
+  private collisionInElement = false;
+  private collisionId: unknown = undefined;
+  private batch = false;
 
   constructor(private readonly o: AssemblerOptions) {}
 
@@ -79,7 +85,11 @@ export class MessageAssembler {
     this.deferrals.length = 0;
     this.objects.length = 0;
     this.collision = null;
-    this.id = undefined;
+    this.elementId = undefined;
+    this.ids.length = 0;
+    this.collisionInElement = false;
+    this.collisionId = undefined;
+    this.batch = false;
     this.held.length = 0;
   }
 
@@ -123,7 +133,14 @@ export class MessageAssembler {
         const d = this.deferrals.pop()!;
         if (a === 0) {
           const before = this.held.data.slice(d.start, d.end);
-          const after = this.o.transformValue(before);
+          let after: Uint8Array;
+          try {
+            after = this.o.transformValue(before);
+          } catch (e) {
+            if (!(e instanceof PayloadKeyCollisionError)) throw e;
+            this.noteCollision(e.keyIndexes as [number, number]); // the message goes as a whole
+            break;
+          }
           this.held.splice(d.start, d.end, after);
           this.shift += after.length - before.length;
         }
@@ -141,24 +158,41 @@ export class MessageAssembler {
       }
       case EV_OBJ_CLOSE: {
         const top = this.objects.pop()!;
-        if (top.changed && !this.collision) this.collision = findCollision(top.keys);
+        if (top.changed) {
+          const found = findCollision(top.keys);
+          if (found) this.noteCollision(found);
+        }
         break;
       }
       case EV_ID:
         if (!this.o.holdAll) break; // only collision errors (decoding) report the id
         try {
-          this.id = JSON.parse(utf8.decode(this.held.data.subarray(this.index(a), this.index(b))));
+          this.elementId = JSON.parse(utf8.decode(this.held.data.subarray(this.index(a), this.index(b))));
         } catch {
-          this.id = undefined;
+          this.elementId = undefined;
         }
         break;
+      case EV_MSG_END:
+        // One message object ended (of a batch, or the message itself): its id is now known.
+        if (this.ids.length > 0) this.batch = true;
+        this.ids.push(this.elementId);
+        if (this.collisionInElement && this.collisionId === undefined) this.collisionId = this.elementId;
+        this.collisionInElement = false;
+        this.elementId = undefined;
+        break;
     }
+  }
+
+  private noteCollision(keys: [number, number]): void {
+    this.collision ??= keys;
+    this.collisionInElement = true;
   }
 
   /** The message is complete: throws on a collision, else emits what is held. */
   end(messageNumber: number): void {
     if (this.collision) {
-      const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id: this.id });
+      const batchIds = this.batch ? this.ids.filter((id) => id !== undefined) : undefined;
+      const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id: this.collisionId, batchIds });
       this.held.length = 0;
       throw error;
     }

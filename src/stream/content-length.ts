@@ -31,7 +31,11 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   let messageNumber = 0;
 
   const endBody = () => {
-    pipe.end();
+    remaining = -1;
+    if (pipe.end() === 'dropped') {
+      body.length = 0; // the whole message goes: no header, no body
+      return;
+    }
     const length = body.reduce((n, p) => n + p.length, 0);
     emit(ascii(headerText.replace(CONTENT_LENGTH, (_, name: string, _n, pad: string) => `${name}${length}${pad}`)));
     for (const p of body) emit(p);

@@ -21,12 +21,12 @@ export class MessagePipe {
   active = false;
 
   constructor(
-    private readonly job: TransducerJob,
+    job: TransducerJob,
     private readonly options: PipeOptions,
     emit: (bytes: Uint8Array) => void,
   ) {
     this.transducer = new Transducer(job);
-    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit, transformValue: (json) => transformValue(job, json) });
+    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit, transformValue: (json) => transformValue(job, json, 1, this.messageNumber) });
   }
 
   private start(): void {
@@ -63,6 +63,7 @@ export class MessagePipe {
       }
       throw e;
     }
+    if (!complete) this.messageNumber--; // whitespace only: not a message
     return complete ? 'message' : 'blank';
   }
 
@@ -76,17 +77,27 @@ export class MessagePipe {
   }
 }
 
-/** Transforms a bare JSON value (a deferred `data` value that is not image/audio data). */
-function transformValue(job: TransducerJob, json: Uint8Array): Uint8Array {
+/** `data` values seen before their `type`, nested in each other, deeper than this are refused. */
+export const MAX_DEFERRED_NESTING = 32;
+
+/**
+ * Transforms a bare JSON value: a deferred `data` value that turned out not to be image/audio
+ * data. Such values nested in each other are transformed level by level, so their nesting is
+ * bounded.
+ */
+function transformValue(job: TransducerJob, json: Uint8Array, level: number, messageNumber: number): Uint8Array {
+  if (level > MAX_DEFERRED_NESTING) {
+    throw new PayloadStreamError(`"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`, messageNumber, 0);
+  }
   const t = new Transducer(job, true);
   const parts: Uint8Array[] = [];
-  const a = new MessageAssembler({ holdAll: true, emit: (b) => parts.push(b), transformValue: (inner) => transformValue(job, inner) });
+  const a = new MessageAssembler({ holdAll: true, emit: (b) => parts.push(b), transformValue: (inner) => transformValue(job, inner, level + 1, messageNumber) });
   try {
     t.begin();
     a.begin();
-    t.write(json, a.sink, 0, 0);
-    t.finish(a.sink, 0, json.length);
-    a.end(0);
+    t.write(json, a.sink, messageNumber, 0);
+    t.finish(a.sink, messageNumber, json.length);
+    a.end(messageNumber);
   } finally {
     t.release();
   }

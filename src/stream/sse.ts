@@ -36,6 +36,7 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
       if ('raw' in item) emit(item.raw);
       else {
         // The line at the head streams out as its text arrives; it need not be held whole.
+        if (item.parts.length === 0 && !item.done) return; // nothing of it yet (it may be dropped)
         if (item.prefix) emit(item.prefix);
         item.prefix = null;
         for (const p of item.parts) emit(p);
@@ -60,6 +61,10 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
       start = nl + 1;
     }
     flushQueue();
+  };
+
+  const dropDataLines = () => {
+    for (let i = queue.length - 1; i >= 0; i--) if ('parts' in queue[i]!) queue.splice(i, 1);
   };
 
   const startLine = () => {
@@ -95,8 +100,9 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
 
   const endLine = (ending: Uint8Array) => {
     if (lineEmpty) {
-      // Blank line: the event is complete.
-      if (sawData) pipe.end();
+      // Blank line: the event is complete. A dropped message (keys collided) takes its data
+      // lines with it; the blank line stays, so an event without data ends here.
+      if (sawData && pipe.end() === 'dropped') dropDataLines();
       queue.push({ raw: ending });
       flushQueue();
       passThrough = false;
@@ -140,6 +146,7 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
   startLine();
   return {
     push(chunk) {
+      if (chunk.length === 0) return; // (a CR at the end of the last chunk is still pending)
       let at = 0;
       if (pendingCR) {
         pendingCR = false;
@@ -180,7 +187,7 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
           pipe.feed(NEWLINE);
         }
       }
-      if (sawData && pipe.active) pipe.end();
+      if (sawData && pipe.active && pipe.end() === 'dropped') dropDataLines();
       flushQueue();
     },
     output: route,

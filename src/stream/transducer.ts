@@ -26,6 +26,7 @@ export const ERROR_REASONS: Record<number, string> = {
   4: 'invalid escape in a JSON string',
   5: `JSON nested deeper than ${STACK_DEPTH - 1} levels`,
   6: 'the message ends before its JSON value does',
+  8: 'two "type" keys that disagree in one object (image/audio or not)',
 };
 const E_NEED_MEMORY = 7;
 
