@@ -1,5 +1,6 @@
 // Running a TransformStream over chunks, and writing JSON text the way varied producers do.
 import fc from 'fast-check';
+import { concat } from '../src/stream/pipe.ts';
 
 export const bytes = (s: string) => new TextEncoder().encode(s);
 export const text = (b: Uint8Array) => new TextDecoder('utf-8', { ignoreBOM: true, fatal: true }).decode(b);
@@ -14,13 +15,7 @@ export async function run(stream: TransformStream<Uint8Array, Uint8Array>, chunk
   });
   const parts: Uint8Array[] = [];
   await source.pipeThrough(stream).pipeTo(new WritableStream({ write: (p) => void parts.push(p) }));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 0 ? new Uint8Array(0) : concat(parts).slice();
 }
 
 /** Splits `data` at the given cut points (sorted, deduplicated, in range). */

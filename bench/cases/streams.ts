@@ -1,6 +1,7 @@
 // Byte streams against the pipeline people write today: split lines, JSON.parse, regex walk,
 // JSON.stringify. Ours runs the same synchronous core as the TransformStreams.
 import { createByteTransformer, type StreamOptions } from '../../src/stream/index.ts';
+import { concat } from '../../src/stream/pipe.ts';
 import { createWalkCodec } from '../baseline-walk.ts';
 import { ndjsonTraffic } from '../corpus.ts';
 import type { BenchCase } from '../case.ts';
@@ -33,18 +34,8 @@ function reframe(ndjson: Uint8Array, framing: 'content-length' | 'sse'): Uint8Ar
 /** The whole output, for checking it against the baseline. */
 export function transformBytes(mode: 'encode' | 'decode', input: Uint8Array, options: StreamOptions = {}): Uint8Array {
   const parts: Uint8Array[] = [];
-  let total = 0;
-  feed(mode, input, (b) => {
-    parts.push(b);
-    total += b.length;
-  }, options);
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  feed(mode, input, (b) => void parts.push(b), options);
+  return concat(parts);
 }
 
 function pipeline(mode: 'encode' | 'decode', input: Uint8Array): Uint8Array {

@@ -5,6 +5,7 @@
 import { PayloadKeyCollisionError } from '../errors.js';
 import type { StepSink } from './transducer.js';
 
+// Event codes written by assembly/json.ts (EV_*): keep the two lists in step.
 const EV_DEFER_START = 1;
 const EV_DEFER_END = 2;
 const EV_RESOLVE = 3;
