@@ -1,13 +1,13 @@
 // Token restoration: prefix (any ASCII case) + an even number (>= 2) of hex digits + suffix,
 // whose bytes must be valid UTF-8. One pass, left to right; after a failed candidate the scan
 // resumes one byte after where it began (the prefix is ASCII, so one byte is one character).
-// Output modes as in match.ts: MODE_TOKENS writes the restored bytes; MODE_RECORDS (UTF-16
-// units) and MODE_BYTE_RECORDS (bytes) write [start, end) and the decoded byte count per token
-// to `out`, and the decoded bytes, back to back, to `aux`.
+// Records as in match.ts: [start, end) of each token in UTF-16 units (MODE_RECORDS) or bytes
+// (MODE_BYTE_RECORDS) and its decoded byte count go to `out`; the decoded bytes, back to back,
+// go to `aux`.
 import {
-  D_MATCHES, D_OUT_LEN, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN,
+  D_MATCHES, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN,
 } from './layout';
-import { MODE_BYTE_RECORDS, MODE_TOKENS } from './match';
+import { MODE_BYTE_RECORDS } from './match';
 import { utf16Units } from './units';
 import { isValidUtf8 } from './utf8';
 
@@ -54,10 +54,9 @@ function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32):
 }
 
 /**
- * Decodes `len` bytes at `inp`. Returns how many input bytes are final; unless `final`, a
- * candidate token that reaches the end of the input is left for the next call. Room needed:
- * MODE_TOKENS `len` bytes at `out`; MODE_RECORDS 12 bytes per possible token at `out` and
- * `len` bytes at `aux`.
+ * Finds tokens in `len` bytes at `inp`. Returns how many input bytes are final; unless
+ * `final`, a candidate token that reaches the end of the input is left for the next call.
+ * Room needed: 12 bytes per possible token at `out`, `len` bytes at `aux`.
  */
 export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32, mode: i32, aux: usize): i32 {
   const pre = load<u32>(desc + D_PREFIX) as usize;
@@ -66,12 +65,11 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
   const sl = <i32>load<u32>(desc + D_SUFFIX_LEN);
   const p0 = <u32>load<u8>(pre);
   const p1 = pl > 1 ? <u32>load<u8>(pre + 1) : 0;
-  const records = mode != MODE_TOKENS;
   const bytes = mode == MODE_BYTE_RECORDS;
-  let o = out; // next output byte or record
-  let a = aux; // next decoded byte (records mode)
-  let lit: i32 = 0;
-  let units: i32 = 0; // UTF-16 units in input[0, lit) (records mode)
+  let o = out; // next record
+  let a = aux; // next decoded byte
+  let lit: i32 = 0; // input before this is accounted for
+  let units: i32 = 0; // UTF-16 units in input[0, lit) (MODE_RECORDS)
   let i: i32 = 0;
   let matches: i32 = 0;
   let consumed = len;
@@ -97,44 +95,31 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
       if (j + m >= len && !final) { consumed = c; break; }
       continue;
     }
-    // Decode behind what is already written; commit only if the bytes are valid UTF-8.
-    const dst = records ? a : o + <usize>(c - lit);
+    // Decode into aux; it counts only if the bytes are valid UTF-8.
     const n = h >> 1;
     for (let q: i32 = 0; q < n; q++) {
       const hi = hexValue(<u32>load<u8>(inp + <usize>(hs + 2 * q)));
       const lo = hexValue(<u32>load<u8>(inp + <usize>(hs + 2 * q + 1)));
-      store<u8>(dst + <usize>q, <u8>((hi << 4) | lo));
+      store<u8>(a + <usize>q, <u8>((hi << 4) | lo));
     }
-    if (!isValidUtf8(dst, n)) continue;
+    if (!isValidUtf8(a, n)) continue;
     const end = j + sl;
     if (bytes) {
       store<u32>(o, <u32>c);
       store<u32>(o, <u32>end, 4);
-      store<u32>(o, <u32>n, 8);
-      o += 12;
-      a += <usize>n;
-    } else if (records) {
+    } else {
       units += utf16Units(inp + <usize>lit, c - lit);
       store<u32>(o, <u32>units);
       units += end - c; // a token is ASCII
       store<u32>(o, <u32>units, 4);
-      store<u32>(o, <u32>n, 8);
-      o += 12;
-      a += <usize>n;
-    } else {
-      memory.copy(o, inp + <usize>lit, <usize>(c - lit));
-      o = dst + <usize>n;
     }
+    store<u32>(o, <u32>n, 8);
+    o += 12;
+    a += <usize>n;
     matches++;
     i = end;
     lit = end;
   }
-  if (!records) {
-    const tail = consumed - lit;
-    memory.copy(o, inp + <usize>lit, <usize>tail);
-    o += <usize>tail;
-  }
-  store<u32>(desc + D_OUT_LEN, <u32>(o - out));
   store<u32>(desc + D_MATCHES, <u32>matches);
   return consumed;
 }

@@ -13,6 +13,7 @@
 import { decode } from './decode';
 import { MODE_BYTE_RECORDS, scan } from './match';
 import { utf8Lead, utf8SequenceAt } from './utf8';
+import { D_HEX, D_MATCHES, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX, D_SUFFIX_LEN } from './layout';
 
 // State struct (u32 fields), laid out by src/stream/transducer.ts.
 const J_DESC: usize = 0;
@@ -817,7 +818,7 @@ function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, final: 
   const consumed = encoding
     ? scan(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS)
     : decode(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS, aux);
-  const count = <i32>load<u32>(desc + 48); // D_MATCHES
+  const count = <i32>load<u32>(desc + D_MATCHES);
   gCurRaw = 0;
   gCurDec = 0;
   gNoEscapes = noEscapes;
@@ -850,17 +851,17 @@ function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, final: 
 
 /** prefix + hex + suffix (the options forbid '"' and '\' in them, so no escaping is needed). */
 function writeToken(desc: usize, p: usize, src: usize, n: i32): usize {
-  const pl = <usize>load<u32>(desc + 24);
-  memory.copy(p, load<u32>(desc + 28) as usize, pl);
+  const pl = <usize>load<u32>(desc + D_PREFIX_LEN);
+  memory.copy(p, load<u32>(desc + D_PREFIX_OUT) as usize, pl);
   p += pl;
-  const hex = load<u32>(desc + 40) as usize;
+  const hex = load<u32>(desc + D_HEX) as usize;
   for (let k: i32 = 0; k < n; k++) {
     const b = <usize>load<u8>(src + <usize>k);
     store<u8>(p, load<u8>(hex + (b >> 4)));
     store<u8>(p, load<u8>(hex + (b & 15)), 1);
     p += 2;
   }
-  const sl = <usize>load<u32>(desc + 36);
-  memory.copy(p, load<u32>(desc + 32) as usize, sl);
+  const sl = <usize>load<u32>(desc + D_SUFFIX_LEN);
+  memory.copy(p, load<u32>(desc + D_SUFFIX) as usize, sl);
   return p + sl;
 }

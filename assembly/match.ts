@@ -1,24 +1,18 @@
-// Term aliasing: leftmost-longest matching over UTF-8 bytes, with two output modes.
-//  - MODE_TOKENS: writes the transformed bytes (literal text and prefix + hex + suffix tokens).
-//  - MODE_RECORDS: writes nothing but [start, end) of each match in UTF-16 units, so the host
-//    can build the result from slices of its own string (no UTF-8 decoding on the way out).
-//  - MODE_BYTE_RECORDS: [start, end) of each match in bytes (for the JSON transducer).
-import {
-  D_ACCEPT, D_CLASSES, D_HEX, D_MATCHES, D_NCLASSES, D_OUT_LEN, D_PREFIX_LEN, D_PREFIX_OUT,
-  D_SUFFIX, D_SUFFIX_LEN, D_TEDDY, D_TRANS,
-} from './layout';
+// Term aliasing: leftmost-longest matching over UTF-8 bytes. The output is a record per match:
+//  - MODE_RECORDS: [start, end) in UTF-16 units, so the host builds the result from slices of
+//    its own string (no UTF-8 decoding on the way out);
+//  - MODE_BYTE_RECORDS: [start, end) in bytes (the JSON transducer writes the tokens itself).
+import { D_ACCEPT, D_CLASSES, D_MATCHES, D_NCLASSES, D_TEDDY, D_TRANS } from './layout';
 import { gramMayStart } from './filter';
 import { utf16Units } from './units';
 
-export const MODE_TOKENS = 0;
 export const MODE_RECORDS = 1;
 export const MODE_BYTE_RECORDS = 2;
 
 // Per-call state (a call runs to completion; nothing is shared between calls).
 let gDesc: usize = 0;
 let gInp: usize = 0;
-let gOut: usize = 0; // MODE_TOKENS: next output byte; MODE_RECORDS: next record
-let gOutStart: usize = 0;
+let gOut: usize = 0; // next record
 let gMode: i32 = 0;
 let gLit: i32 = 0; // input bytes before this are emitted (tokens) or counted (records)
 let gUnits: i32 = 0; // MODE_RECORDS: UTF-16 units in input[0, gLit)
@@ -28,14 +22,12 @@ let gStop: bool = false;
 /**
  * Scans `len` bytes at `inp`. Returns how many input bytes are final: unless `final`, a
  * possible match that runs into the end of the input is left for the next call (the caller
- * carries those bytes over). Output room: MODE_TOKENS needs the codec's worst-case expansion
- * of `len`; MODE_RECORDS 8 bytes per possible match.
+ * carries those bytes over). Records need 8 bytes of room per possible match at `out`.
  */
 export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, mode: i32): i32 {
   gDesc = desc;
   gInp = inp;
   gOut = out;
-  gOutStart = out;
   gMode = mode;
   gLit = 0;
   gUnits = 0;
@@ -102,7 +94,7 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
       b++;
     }
   }
-  finish(consumed);
+  finish();
   return consumed;
 }
 
@@ -133,46 +125,18 @@ function tryMatch(c: i32, len: i32, final: i32): i32 {
     store<u32>(gOut, <u32>c);
     store<u32>(gOut, <u32>best, 4);
     gOut += 8;
-  } else if (gMode == MODE_RECORDS) {
+  } else {
     gUnits += utf16Units(inp + <usize>gLit, c - gLit);
     store<u32>(gOut, <u32>gUnits);
     gUnits += utf16Units(inp + <usize>c, best - c);
     store<u32>(gOut, <u32>gUnits, 4);
     gOut += 8;
-  } else {
-    const n = c - gLit;
-    memory.copy(gOut, inp + <usize>gLit, <usize>n);
-    gOut = emitToken(desc, gOut + <usize>n, inp + <usize>c, best - c);
   }
   gLit = best;
   gMatches++;
   return best;
 }
 
-function finish(consumed: i32): void {
-  const desc = gDesc;
-  if (gMode == MODE_TOKENS) {
-    const tail = consumed - gLit;
-    memory.copy(gOut, gInp + <usize>gLit, <usize>tail);
-    gOut += <usize>tail;
-  }
-  store<u32>(desc + D_MATCHES, <u32>gMatches);
-  store<u32>(desc + D_OUT_LEN, <u32>(gOut - gOutStart));
-}
-
-/** Writes prefix + hex(bytes) + suffix at `o`; returns the new end. */
-function emitToken(desc: usize, o: usize, src: usize, n: i32): usize {
-  const pl = <usize>load<u32>(desc + D_PREFIX_LEN);
-  memory.copy(o, load<u32>(desc + D_PREFIX_OUT) as usize, pl);
-  o += pl;
-  const hex = load<u32>(desc + D_HEX) as usize;
-  for (let k: i32 = 0; k < n; k++) {
-    const b = <usize>load<u8>(src + <usize>k);
-    store<u8>(o, load<u8>(hex + (b >> 4)));
-    store<u8>(o, load<u8>(hex + (b & 15)), 1);
-    o += 2;
-  }
-  const sl = <usize>load<u32>(desc + D_SUFFIX_LEN);
-  memory.copy(o, load<u32>(desc + D_SUFFIX) as usize, sl);
-  return o + sl;
+function finish(): void {
+  store<u32>(gDesc + D_MATCHES, <u32>gMatches);
 }

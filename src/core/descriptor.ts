@@ -5,7 +5,7 @@ import { allocate, heap, heap32 } from './memory.js';
 
 const D = {
   trans: 0, classes: 4, accept: 8, classCount: 12, teddy: 16, prefix: 20, prefixLength: 24,
-  prefixOut: 28, suffix: 32, suffixLength: 36, hex: 40, outLength: 44, matches: 48,
+  prefixOut: 28, suffix: 32, suffixLength: 36, hex: 40, matches: 48,
   grams: 56, gramMask: 60,
 } as const;
 const DESCRIPTOR_SIZE = 64;
@@ -20,8 +20,6 @@ function place(data: Uint8Array): number {
 
 export interface Descriptor {
   readonly ptr: number;
-  /** Bytes written by the last encode/decode call on this descriptor. */
-  outputLength(): number;
   /** Tokens written, matches found or tokens restored by the last call. */
   matchCount(): number;
 }
@@ -45,5 +43,5 @@ export function writeDescriptor(a: Automaton, prefix: string, suffix: string, he
   ];
   for (const [offset, value] of fields) heap32()[(ptr + offset) >> 2] = value;
   const read = (offset: number) => heap32()[(ptr + offset) >> 2]!;
-  return { ptr, outputLength: () => read(D.outLength), matchCount: () => read(D.matches) };
+  return { ptr, matchCount: () => read(D.matches) };
 }

@@ -199,11 +199,6 @@ export class MessageAssembler {
     }
     if (this.held.length) this.o.emit(this.held.take());
   }
-
-  /** Output bytes of the message so far (for Content-Length, which needs the whole body). */
-  get outputLength(): number {
-    return this.outTotal + this.shift;
-  }
 }
 
 /** Positions of the first two keys whose JSON texts decode to the same string, or null. */

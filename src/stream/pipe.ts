@@ -67,11 +67,6 @@ export class MessagePipe {
     return complete ? 'message' : 'blank';
   }
 
-  /** Output bytes of the current message so far. */
-  get outputLength(): number {
-    return this.assembler.outputLength;
-  }
-
   release(): void {
     this.transducer.release();
   }
