@@ -15,7 +15,8 @@ import { isValidUtf8 } from './utf8';
   return b - 65 < 26 ? b | 0x20 : b;
 }
 
-@inline function hexValue(b: u32): i32 {
+/** The value of a hex digit in either case, or -1. */
+@inline export function hexValue(b: u32): i32 {
   if (b - 48 < 10) return <i32>(b - 48);
   const l = (b | 0x20) - 97;
   return l < 6 ? <i32>(l + 10) : -1;

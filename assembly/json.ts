@@ -10,7 +10,7 @@
 // The host learns what it must act on through events: the message id, where a `data` value
 // seen before its object's `type` starts and ends (the host holds that output until the type
 // is known), and, when decoding, every payload key (for collision checks).
-import { decode } from './decode';
+import { decode, hexValue } from './decode';
 import { MODE_BYTE_RECORDS, scan } from './match';
 import { utf8Lead, utf8SequenceAt } from './utf8';
 import { D_HEX, D_MATCHES, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX, D_SUFFIX_LEN } from './layout';
@@ -54,8 +54,8 @@ const J_LIT_LEN: usize = 144;
 const J_DEFER_AT: usize = 148; // depth of the object whose deferred `data` value is open, or 0
 const J_ID_START: usize = 152;
 const J_STR_CHANGED: usize = 156;
-const J_ROOT_PAYLOAD: usize = 160;
-const J_RAW_ESCAPES: usize = 164; // escapes in the raw window (none: raw and decoded offsets agree) // 1: the top-level value is payload (a bare value, not a message)
+const J_ROOT_PAYLOAD: usize = 160; // 1: the top-level value is payload (a bare value, not a message)
+const J_RAW_ESCAPES: usize = 164; // escapes in the raw window (none: raw and decoded offsets agree)
 
 // Phases outside strings.
 const P_VALUE = 0;
@@ -546,22 +546,16 @@ function decodedCodePoint(cp: u32): void {
 }
 
 /** The raw byte goes to the output, or to the raw window of a transformed string. */
-function rawByte(b: u32): bool {
+function rawByte(b: u32): void {
   if ((get(J_STR) & STR_TRANSFORM) == 0) {
     put(b);
-    return true;
+    return;
   }
   const n = get(J_RAW_LEN); // room was made by ensureRoom
   store<u8>((get(J_RAW) as usize) + <usize>n, <u8>b);
   set(J_RAW_LEN, n + 1);
-  return true;
 }
 
-function hexDigit(b: u32): i32 {
-  if (b - 48 < 10) return <i32>(b - 48);
-  const l = (b | 0x20) - 97;
-  return l < 6 ? <i32>(l + 10) : -1;
-}
 
 /** Makes room in the windows for one more raw byte (and its decoded bytes) before any change. */
 function ensureRoom(): bool {
@@ -577,7 +571,7 @@ function stringByte(b: u32): bool {
   if (get(J_UTF8_NEED) != 0 && (b < get(J_UTF8_LO) || b > get(J_UTF8_HI))) return error(E_UTF8);
   const esc = get(J_ESC);
   if (esc == 1) {
-    if (!rawByte(b)) return false;
+    rawByte(b);
     let d: i32 = -1;
     if (b == 0x22 || b == 0x5c || b == 0x2f) d = <i32>b;
     else if (b == 0x62) d = 8;
@@ -597,9 +591,9 @@ function stringByte(b: u32): bool {
     return true;
   }
   if (esc >= 2) {
-    const h = hexDigit(b);
+    const h = hexValue(b);
     if (h < 0) return error(E_ESCAPE);
-    if (!rawByte(b)) return false;
+    rawByte(b);
     const u = (get(J_UACC) << 4) | <u32>h;
     if (esc < 5) {
       set(J_UACC, u);
@@ -644,7 +638,7 @@ function stringByte(b: u32): bool {
     set(J_UTF8_HI, lead >> 16);
   }
   flushLoneHigh();
-  if (!rawByte(b)) return false;
+  rawByte(b);
   decoded(b);
   return true;
 }
@@ -710,7 +704,7 @@ function rawUnit(raw: usize, r: i32, rawLen: i32): void {
     return;
   }
   let u: u32 = 0;
-  for (let k: i32 = 2; k < 6; k++) u = (u << 4) | <u32>hexDigit(<u32>load<u8>(raw + <usize>(r + k)));
+  for (let k: i32 = 2; k < 6; k++) u = (u << 4) | <u32>hexValue(<u32>load<u8>(raw + <usize>(r + k)));
   gRawStep = 6;
   if (u < 0x80) gDecStep = 1;
   else if (u < 0x800) gDecStep = 2;
@@ -720,7 +714,7 @@ function rawUnit(raw: usize, r: i32, rawLen: i32): void {
     if (r + 12 <= rawLen && load<u8>(raw + <usize>(r + 6)) == 0x5c && load<u8>(raw + <usize>(r + 7)) == 0x75) {
       let w: u32 = 0;
       for (let k: i32 = 8; k < 12; k++) {
-        const h = hexDigit(<u32>load<u8>(raw + <usize>(r + k)));
+        const h = hexValue(<u32>load<u8>(raw + <usize>(r + k)));
         if (h < 0) return;
         w = (w << 4) | <u32>h;
       }

@@ -11,6 +11,4 @@ export interface BenchCase {
   readonly target?: Target;
   /** Equal work, checked before timing when comparing results directly does not fit. */
   readonly check?: () => boolean;
-  /** The input has nothing to alias: ours must return it unchanged. */
-  readonly mustBeUnchanged?: boolean;
 }

@@ -14,7 +14,6 @@ export interface Automaton {
   readonly grams: Uint8Array; // 32768-bit set of hashed folded pattern starts
   readonly gramMask: number; // which of the 4 loaded bytes the hash uses
   readonly minPatternBytes: number;
-  readonly maxPatternBytes: number;
 }
 
 const utf8 = new TextEncoder();
@@ -88,7 +87,6 @@ export function compileAutomaton(patterns: readonly Pattern[]): Automaton {
     accepting: Uint8Array.from(accepting),
     teddy: teddyMasks(seqs),
     minPatternBytes: Math.min(...lengths),
-    maxPatternBytes: Math.max(...lengths),
   };
 }
 

@@ -250,6 +250,8 @@ export async function main(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 2;
   }
   const options = codecOptions(values);
+  if (values.framing !== undefined && command !== 'encode' && command !== 'decode') throw new UsageError('--framing applies to encode and decode (wrap speaks NDJSON, as MCP stdio does)');
+  if (values.guard && command !== 'wrap') throw new UsageError('--guard applies to wrap');
   switch (command) {
     case 'wrap':
       if (dashdash < 0) throw new UsageError('wrap needs -- before the server command');

@@ -108,6 +108,15 @@ describe('encode, decode and scan', () => {
     expect(cli(['decode', '--framing', 'content-length'], cl.stdout).stdout).toBe(framed);
   });
 
+  it('takes --terms from a JSON file, and refuses options that do not apply', () => {
+    const file = join(ROOT, 'test', 'fixtures', 'terms.json');
+    const r = cli(['encode', '--terms', file], '{"result":"Acme and Qwen"}\n');
+    expect(r.stdout).toBe('{"result":"__mcp_ref_41636d65__ and Qwen"}\n');
+    expect(cli(['wrap', '--framing', 'sse', '--', 'true']).code).toBe(2);
+    expect(cli(['encode', '--guard']).stderr).toMatch(/--guard applies to wrap/);
+    expect(cli(['encode', '--terms', join(ROOT, 'missing.json')]).stderr).toMatch(/^mcp-payload-codec: cannot read --terms/);
+  });
+
   it('reports bad input in one line and a non-zero exit code', () => {
     const r = cli(['encode'], '{"result":"secret" oops}\n');
     expect(r.code).toBe(1);

@@ -1,7 +1,8 @@
 // Options that would break the round trip (or leave terms in encoded text) are refused up front.
 import { describe, expect, it } from 'vitest';
 import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
-import { checkTermsAgainstTokens } from '../src/options.ts';
+import { checkTermsAgainstTokens, resolveOptions } from '../src/options.ts';
+import { compile } from '../src/codec.ts';
 import { expandPatterns } from '../src/terms.ts';
 
 describe('createCodec options', () => {
@@ -34,6 +35,12 @@ describe('createCodec options', () => {
       expect(() => checkTermsAgainstTokens(expandPatterns(DEFAULT_TERMS, prefix), prefix, '__')).not.toThrow();
     }
     expect(() => checkTermsAgainstTokens(expandPatterns({ ascii: ['cafe'], exact: [], pairs: [] }, '__mcp_ref_'), '__mcp_ref_', '__')).toThrow(TypeError);
+  });
+
+  it('compiles equal options once: codecs share the automaton', () => {
+    const terms = { ascii: ['acme'] };
+    expect(compile(resolveOptions({ terms }))).toBe(compile(resolveOptions({ terms: { ascii: ['acme'] } })));
+    expect(compile(resolveOptions({ terms }))).not.toBe(compile(resolveOptions({})));
   });
 
   it('accepts custom terms of every kind and round-trips them', () => {

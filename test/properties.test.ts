@@ -48,12 +48,10 @@ describe.each(formats)('$name', ({ codec, ref }) => {
     );
   });
 
-  it('returns the input itself when nothing changes', () => {
+  it('leaves text with nothing to alias unchanged, and changes all other text', () => {
     fc.assert(
       fc.property(strings, (s) => {
-        const encoded = codec.encodeText(s);
-        if (encoded === s) expect(Object.is(encoded, s)).toBe(true);
-        if (referenceEncode(s, ref) === s) expect(codec.encodeText(s)).toBe(s);
+        expect(codec.encodeText(s) === s).toBe(referenceEncode(s, ref) === s);
       }),
       runs(500),
     );

@@ -51,7 +51,7 @@ export function writeJson(value: unknown, choices: number[]): string {
       else if (ch.length === 1 && ch >= '\uD800' && ch <= '\uDFFF') out += `\\u${c.toString(16).padStart(4, '0')}`;
       else if (r === 0) {
         // escape the UTF-16 code units of this character
-        for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, next() % 2 ? '0' : '0')}`.replace(/[a-f]/g, (x) => (next() % 2 ? x.toUpperCase() : x));
+        for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`.replace(/[a-f]/g, (x) => (next() % 2 ? x.toUpperCase() : x));
       } else if (r === 1 && ch === '/') out += '\\/';
       else out += ch;
     }

@@ -1,4 +1,5 @@
-// Pins both wire formats byte for byte, and the default term set, against DESIGN.md.
+// Pins both wire formats byte for byte, and the default term set, against the design card
+// (../shared/DESIGN.md) and the README.
 import { describe, expect, it } from 'vitest';
 import { createCodec, decodeText, DEFAULT_TERMS, encodeText } from '../src/index.ts';
 
@@ -6,7 +7,7 @@ const hexOf = (s: string) => Buffer.from(s, 'utf8').toString('hex');
 const cua = createCodec({ prefix: '__cuaf_', hexCase: 'upper' });
 
 describe('default term set', () => {
-  it('is the list in DESIGN.md, frozen', () => {
+  it('is the list of the design card, frozen', () => {
     expect(DEFAULT_TERMS.ascii.join(' ')).toBe(
       'qwen dashscope alibaba aliyun aliyuncs alicloud tongyi qianwen antgroup bailian modelscope damo lingma wanx alipay antfin yuque dingtalk taobao tmall qoder maxcompute',
     );

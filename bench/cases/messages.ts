@@ -33,14 +33,14 @@ function plainScan(v: unknown, path: (string | number)[] = [], out: unknown[] = 
 
 export function messageCases(): BenchCase[] {
   const args = { path: '/notes/会议纪要.md', content: cjkText(5, 512 * 1024) + '\uFFFD', tags: ['a', 'b'], meta: { author: 'me' } };
-  const sameCount = (a: unknown) => (a as unknown[]).length;
+  const ours = () => findReplacementCharacters(args).map((r) => ({ path: r.path, count: r.replacementCharacterCount, first: r.characterOffset }));
   return [
     ...pair('apps list (3,000 apps)', appsListResult(5, 3000), threeX),
     ...pair('tools/list (200 tools)', toolsListResult(6, 200), threeX),
     ...pair('image result (2 MiB base64)', imageResult(7, 1536 * 1024), threeX),
     {
       group: 'findReplacementCharacters', name: 'write_file arguments (512 KiB CJK)', bytes: size(args),
-      ours: () => sameCount(findReplacementCharacters(args)), baselineName: 'plain JS scan', baseline: () => sameCount(plainScan(args)),
+      ours, baselineName: 'plain JS scan', baseline: () => plainScan(args),
     },
   ];
 }

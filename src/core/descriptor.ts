@@ -20,7 +20,7 @@ function place(data: Uint8Array): number {
 
 export interface Descriptor {
   readonly ptr: number;
-  /** Tokens written, matches found or tokens restored by the last call. */
+  /** Matches (encoding) or tokens (decoding) found by the last call. */
   matchCount(): number;
 }
 

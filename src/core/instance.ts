@@ -5,9 +5,9 @@ import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from './wasm-bytes.js';
 export interface CoreExports {
   readonly memory: WebAssembly.Memory;
   heapBase(): number;
-  /** Term matching; mode 0 writes transformed bytes, mode 1 match records. */
+  /** Term matching: match records, in UTF-16 units (mode 1) or bytes (mode 2). */
   scan(desc: number, inp: number, len: number, out: number, final: number, mode: number): number;
-  /** Token restoration; mode 0 writes restored bytes, mode 1 records plus decoded bytes at aux. */
+  /** Token restoration: records as scan's (plus decoded byte counts), decoded bytes at aux. */
   decode(desc: number, inp: number, len: number, out: number, final: number, mode: number, aux: number): number;
   /** The streaming JSON transducer (assembly/json.ts). */
   jsonReset(state: number): void;
@@ -34,5 +34,4 @@ export function chooseVariant(simdBytes: Uint8Array<ArrayBuffer>): 'simd' | 'sca
 const simd = fromBase64(SIMD_WASM_BASE64);
 export const variant = chooseVariant(simd);
 const bytes = variant === 'simd' ? simd : fromBase64(SCALAR_WASM_BASE64);
-export const wasmByteLength = bytes.length;
 export const core = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as CoreExports;

@@ -40,7 +40,6 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
     emit(ascii(headerText.replace(CONTENT_LENGTH, (_, name: string, _n, pad: string) => `${name}${length}${pad}`)));
     for (const p of body) emit(p);
     body.length = 0;
-    remaining = -1;
   };
 
   return {
