@@ -6,7 +6,9 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { formatPath } from './errors.js';
 import { findReplacementCharacters, type IntegrityReport } from './integrity.js';
-import { errorResponseLine, LineWriter } from './cli/line-writer.js';
+import { LineWriter } from './cli/line-writer.js';
+import { INVALID_PARAMS } from './mcp/filtering.js';
+import { errorResponse } from './mcp/wrapper.js';
 import { LineSplitter } from './cli/lines.js';
 import { ToolCallGuard } from './mcp/tool-guard.js';
 import type { Message } from './mcp/wrapper.js';
@@ -76,6 +78,8 @@ async function transformStdio(mode: 'encode' | 'decode', options: StreamOptions)
 }
 
 const utf8 = new TextDecoder();
+/** One NDJSON line. */
+const line = (value: unknown) => new TextEncoder().encode(JSON.stringify(value) + '\n');
 const NEWLINE = new Uint8Array([0x0a]);
 
 /** Runs `command` as a child MCP server over stdio and filters both directions. */
@@ -95,10 +99,10 @@ function wrap(command: string[], options: CodecOptions, guarded: boolean): Promi
     onCollision: (e) => {
       if (e.batchIds) {
         // A batch goes whole: every request in it is answered, in one batch response.
-        const replies = e.batchIds.map((id) => ({ jsonrpc: '2.0', id, error: { code: -32602, message: id === e.id ? e.message : `dropped with its batch: ${e.message}` } }));
-        if (replies.length) toClient.reply(new TextEncoder().encode(JSON.stringify(replies) + '\n'));
+        const replies = e.batchIds.map((id) => errorResponse(id as string | number, INVALID_PARAMS, id === e.id ? e.message : `dropped with its batch: ${e.message}`));
+        if (replies.length) toClient.reply(line(replies));
       } else if (e.id === undefined || e.id === null) process.stderr.write(`mcp-payload-codec: dropped a notification: ${e.message}\n`);
-      else toClient.reply(errorResponseLine(e.id as string | number, -32602, e.message));
+      else toClient.reply(line(errorResponse(e.id as string | number, INVALID_PARAMS, e.message)));
     },
   }, (b) => toServer(b));
   const writeToServer = (b: Uint8Array) => {
@@ -109,17 +113,17 @@ function wrap(command: string[], options: CodecOptions, guarded: boolean): Promi
   if (guarded) {
     // Checked on decoded values, so tools see (and schemas judge) the real ones.
     const guard = new ToolCallGuard({ onblock: (b) => process.stderr.write(`mcp-payload-codec: blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}\n`) });
-    const requests = new LineSplitter((line) => {
+    const requests = new LineSplitter((request) => {
       let message: unknown;
       try {
-        message = JSON.parse(utf8.decode(line));
+        message = JSON.parse(utf8.decode(request));
       } catch {
         message = undefined;
       }
       const reply = message && !Array.isArray(message) ? guard.outgoing(message as Message) : undefined;
-      if (reply) toClient.reply(new TextEncoder().encode(JSON.stringify(reply) + '\n'));
+      if (reply) toClient.reply(line(reply));
       else {
-        writeToServer(line);
+        writeToServer(request);
         writeToServer(NEWLINE);
       }
     });

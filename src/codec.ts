@@ -7,6 +7,7 @@ import type { JsonPath } from './errors.js';
 import { resolveOptions, type CodecOptions, type ResolvedOptions } from './options.js';
 import { mapMessage } from './payload.js';
 import { compilePrefixScan, compileTermScan } from './short-scan.js';
+import { HEX_DIGITS, memoise } from './text-util.js';
 import { mapValue } from './walk.js';
 
 export interface Codec {
@@ -52,7 +53,7 @@ export function compile(o: ResolvedOptions): Compiled {
   let c = compiled.get(o.key);
   if (c) return c;
   const automaton = compileAutomaton(o.patterns);
-  const hex = o.hexCase === 'upper' ? '0123456789ABCDEF' : '0123456789abcdef';
+  const hex = HEX_DIGITS[o.hexCase];
   // Core calls are synchronous and never interleave, so one descriptor serves every job.
   const desc = writeDescriptor(automaton, o.prefix, o.suffix, hex);
   const encode = encodeJob(desc, o.prefix, o.suffix, o.hexCase, automaton.minPatternBytes);
@@ -96,25 +97,13 @@ function direction(job: StringJob, short: (s: string) => string | undefined): Di
     }
     return mapWellFormed(s, (piece) => transcode(job, piece)!);
   };
-  return { job, text, key: memoise(text) };
+  return { job, text, key: memoiseShort(text) };
 }
 
-const MEMO_LIMIT = 2048;
-const MEMO_MAX_LENGTH = 64;
-
-/** Caches results for short strings; the cache is dropped whole when it fills. */
-function memoise(f: (s: string) => string): (s: string) => string {
-  let memo = new Map<string, string>();
-  return (s) => {
-    if (s.length > MEMO_MAX_LENGTH) return f(s);
-    let r = memo.get(s);
-    if (r === undefined) {
-      if (memo.size >= MEMO_LIMIT) memo = new Map();
-      r = f(s);
-      memo.set(s, r);
-    }
-    return r;
-  };
+/** Keys are memoised only when short: long keys are rare and would crowd the cache. */
+function memoiseShort(f: (s: string) => string): (s: string) => string {
+  const cached = memoise(f, 2048);
+  return (s) => (s.length > SHORT_STRING ? f(s) : cached(s));
 }
 
 export function createCodec(options?: CodecOptions): Codec {

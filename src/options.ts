@@ -1,4 +1,5 @@
 // Codec options: defaults, normalisation and the checks that keep the round trip exact.
+import { lowerAscii as foldAscii } from './text-util.js';
 import { DEFAULT_TERMS, expandPatterns, type Pattern, type TermSet, type TermSetInput } from './terms.js';
 
 export type HexCase = 'lower' | 'upper';
@@ -26,7 +27,6 @@ export interface ResolvedOptions {
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const isHex = (c: string) => /^[0-9a-f]$/i.test(c);
-const foldAscii = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 function fail(message: string): never {
   throw new TypeError(`createCodec: ${message}`);

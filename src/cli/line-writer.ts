@@ -2,10 +2,6 @@
 // lines, so a reply never lands inside a message that is still being written.
 import type { Writable } from 'node:stream';
 
-export function errorResponseLine(id: string | number, code: number, message: string): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) + '\n');
-}
-
 export class LineWriter {
   private atLineStart = true;
   private readonly replies: Uint8Array[] = [];

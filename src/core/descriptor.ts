@@ -1,6 +1,7 @@
 // Writes a compiled codec into WASM memory: the descriptor the core reads (field offsets
 // match assembly/layout.ts) and the tables it points to.
 import type { Automaton } from '../automaton.js';
+import { latin1Bytes, lowerAscii } from '../text-util.js';
 import { allocate, heap, heap32 } from './memory.js';
 
 const D = {
@@ -10,7 +11,6 @@ const D = {
 } as const;
 const DESCRIPTOR_SIZE = 64;
 
-const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
 function place(data: Uint8Array): number {
   const ptr = allocate(data.length);
@@ -32,12 +32,12 @@ export function writeDescriptor(a: Automaton, prefix: string, suffix: string, he
     [D.accept, place(a.accepting)],
     [D.classCount, a.classCount],
     [D.teddy, place(a.teddy)],
-    [D.prefix, place(ascii(prefix.replace(/[A-Z]/g, (c) => c.toLowerCase())))],
+    [D.prefix, place(latin1Bytes(lowerAscii(prefix)))],
     [D.prefixLength, prefix.length],
-    [D.prefixOut, place(ascii(prefix))],
-    [D.suffix, place(ascii(suffix))],
+    [D.prefixOut, place(latin1Bytes(prefix))],
+    [D.suffix, place(latin1Bytes(suffix))],
     [D.suffixLength, suffix.length],
-    [D.hex, place(ascii(hexDigits))],
+    [D.hex, place(latin1Bytes(hexDigits))],
     [D.grams, place(a.grams)],
     [D.gramMask, a.gramMask],
   ];

@@ -6,6 +6,7 @@
 // rest is carried over, so matches and tokens that straddle a boundary are found as usual.
 import type { Descriptor } from './descriptor.js';
 import { core } from './instance.js';
+import { HEX_DIGITS, memoise } from '../text-util.js';
 import { heap, heap32, workspace } from './memory.js';
 
 /** Input bytes handed to the core per call by default. */
@@ -24,25 +25,12 @@ export interface StringJob {
   replace(text: string, auxPtr: number, auxLength: number): string;
 }
 
-const HEX = { lower: '0123456789abcdef', upper: '0123456789ABCDEF' };
+/** Replacements are memoised: terms and tokens repeat, so most lookups hit. */
 const CACHE_LIMIT = 4096;
-
-/** Memoises a replacement; terms and tokens repeat, so most lookups hit. */
-function cached(compute: (text: string, auxPtr: number, auxLength: number) => string) {
-  const memo = new Map<string, string>();
-  return (text: string, auxPtr: number, auxLength: number) => {
-    let r = memo.get(text);
-    if (r === undefined) {
-      if (memo.size >= CACHE_LIMIT) memo.clear();
-      r = compute(text, auxPtr, auxLength);
-      memo.set(text, r);
-    }
-    return r;
-  };
-}
+const cached = (compute: (text: string, auxPtr: number, auxLength: number) => string) => memoise(compute, CACHE_LIMIT);
 
 export function encodeJob(desc: Descriptor, prefix: string, suffix: string, hexCase: 'lower' | 'upper', minPatternBytes: number): StringJob {
-  const digits = HEX[hexCase];
+  const digits = HEX_DIGITS[hexCase];
   return {
     kind: 'encode',
     desc,

@@ -40,8 +40,7 @@ export class IntegrityGuardTransport extends TransportWrapper {
   protected outgoing(message: Message): Message | undefined {
     const error = this.side === 'client' ? damagedCall(message) : undefined;
     if (!error) return message;
-    const reply = this.answer(message, error);
-    queueMicrotask(() => this.deliver(reply)); // answered as if by the server, never sent
+    this.answerLocally(this.answer(message, error)); // never sent
     return undefined;
   }
 

@@ -126,7 +126,7 @@ export class ToolCallGuardTransport extends TransportWrapper {
   protected outgoing(message: Message): Message | undefined {
     const reply = this.guard.outgoing(message);
     if (!reply) return message;
-    queueMicrotask(() => this.deliver(reply)); // answered as if by the server, never sent
+    this.answerLocally(reply); // never sent
     return undefined;
   }
 

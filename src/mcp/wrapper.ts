@@ -72,6 +72,11 @@ export abstract class TransportWrapper implements Transport {
     if (out !== undefined) await this.inner.send(out, options);
   }
 
+  /** Answers a message that will not be sent, as if the other side had (after this call returns). */
+  protected answerLocally(reply: Message): void {
+    queueMicrotask(() => this.deliver(reply));
+  }
+
   /** Passes a message on to whoever listens to this transport. */
   protected deliver(message: Message, extra?: MessageExtraInfo): void {
     this.onmessage?.(message, extra);

@@ -2,13 +2,13 @@
 // then exactly Content-Length BYTES of body. The body is transformed on the fly; its new length
 // is only known at its end, so the transformed body is held until then and the header block is
 // written with Content-Length recomputed (every other header, and the line endings, kept).
+import { latin1Bytes } from '../text-util.js';
 import type { Framer } from './framer.js';
 import type { MessagePipe } from './pipe.js';
 import { PayloadStreamError } from './transducer.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 const latin1 = new TextDecoder('latin1');
-const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
 /** Where the header block ends (just past its blank line), or -1. */
 function headerEnd(b: Uint8Array, length: number): number {
@@ -37,7 +37,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       return;
     }
     const length = body.reduce((n, p) => n + p.length, 0);
-    emit(ascii(headerText.replace(CONTENT_LENGTH, (_, name: string, _n, pad: string) => `${name}${length}${pad}`)));
+    emit(latin1Bytes(headerText.replace(CONTENT_LENGTH, (_, name: string, _n, pad: string) => `${name}${length}${pad}`)));
     for (const p of body) emit(p);
     body.length = 0;
   };

@@ -4,12 +4,12 @@
 // Comments, `id:`, `event:`, `retry:` and unknown fields are kept as they are, in order; so is
 // every line ending (LF, CRLF, CR). Events named other than "message" (the old transport's
 // `endpoint`) pass through untouched.
+import { latin1Bytes } from '../text-util.js';
 import type { Framer } from './framer.js';
 import { concat, type MessagePipe } from './pipe.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
-const ascii = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const NEWLINE = new Uint8Array([LF]);
 const MAX_FIELD = 16;
 
@@ -88,7 +88,7 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
         return void (kind = 'unknown'); // wait: a space may still follow the colon
       }
       sawData = true;
-      queue.push({ prefix: ascii(text.slice(0, valueStart)), parts: [], ending: null, done: false });
+      queue.push({ prefix: latin1Bytes(text.slice(0, valueStart)), parts: [], ending: null, done: false });
       const value = Uint8Array.from(head.slice(valueStart));
       if (value.length) pipe.feed(value);
     } else {
