@@ -81,10 +81,14 @@ describe('wrap', () => {
   });
 
   it('forwards SIGTERM to the child', async () => {
-    const p = spawn(process.execPath, [CLI, 'wrap', '--', process.execPath, '-e', "process.on('SIGTERM', () => { console.error('child got SIGTERM'); process.exit(7) }); setInterval(() => {}, 1000)"], { cwd: ROOT });
+    const child = "process.on('SIGTERM', () => { console.error('child got SIGTERM'); process.exit(7) }); console.error('ready'); setInterval(() => {}, 1000)";
+    const p = spawn(process.execPath, [CLI, 'wrap', '--', process.execPath, '-e', child], { cwd: ROOT });
     let err = '';
-    p.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    await new Promise((r) => setTimeout(r, 500));
+    const ready = new Promise<void>((resolve) => p.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (err.includes('ready')) resolve();
+    }));
+    await ready; // both processes are up and listening (stderr passes through the proxy)
     p.kill('SIGTERM');
     const code = await new Promise((r) => p.on('close', (c) => r(c)));
     expect(err).toContain('child got SIGTERM');

@@ -22,10 +22,10 @@ async function setup(options: ToolCallGuardOptions = {}, wrap?: (t: Transport) =
   server.registerTool('delete_all', { inputSchema: {} }, handler('delete_all'));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  const guard = (t: Transport) => new ToolCallGuardTransport(t, { ...options, onblock: (b) => blocked.push(b) });
+  const guarded = new ToolCallGuardTransport(clientSide, { ...options, onblock: (b) => blocked.push(b) });
   const client = new Client({ name: 'c', version: '1' });
-  await client.connect(wrap ? wrap(guard(clientSide)) : guard(clientSide));
-  return { client, calls, blocked, move };
+  await client.connect(wrap ? wrap(guarded) : guarded);
+  return { client, calls, blocked, move, guard: guarded.guard };
 }
 
 async function blockedMessage(p: Promise<unknown>): Promise<string> {
@@ -52,10 +52,13 @@ describe('ToolCallGuardTransport', () => {
   });
 
   it('blocks a removed tool as stale after list_changed, then as unknown once listed again', async () => {
-    const { client, calls, move } = await setup();
+    const { client, calls, move, guard } = await setup();
     await client.listTools();
     move.remove(); // the server sends notifications/tools/list_changed
-    await new Promise((r) => setTimeout(r, 10));
+    // Wait until the guard has seen it (delivery is asynchronous).
+    for (let waited = 0; waited < 2000 && !guard.check('pick', { app: 'Safari' })?.reason.includes('stale'); waited += 5) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
     expect(await blockedMessage(client.callTool({ name: 'move', arguments: { target: { x: 1, y: 2 } } }))).toMatch(/changed since it was last fetched \(stale\)/);
     await client.listTools();
     const message = await blockedMessage(client.callTool({ name: 'move', arguments: { target: { x: 1, y: 2 } } }));

@@ -7,7 +7,11 @@ import { IntegrityGuardTransport, PayloadFilteringTransport, ToolCallGuard } fro
 
 const Q = '__mcp_ref_5177656e__';
 const colliding = { Qwen: 1, [Q]: 2 };
-const tick = () => new Promise((r) => setTimeout(r, 5));
+const tick = () => new Promise((r) => setTimeout(r, 20));
+/** Waits (up to 2 s) until `cond` holds: deliveries are asynchronous. */
+async function until(cond: () => boolean): Promise<void> {
+  for (let waited = 0; !cond() && waited < 2000; waited += 5) await new Promise((r) => setTimeout(r, 5));
+}
 
 /** A wrapped end and the raw other end, with what each side received. */
 async function pair(wrap: (t: Transport) => Transport) {
@@ -29,7 +33,7 @@ describe('PayloadFilteringTransport edges', () => {
     const { far, got, errors } = await pair((t) => new PayloadFilteringTransport(t));
     await far.send({ jsonrpc: '2.0', method: 'notifications/x', params: colliding } as JSONRPCMessage);
     await far.send({ jsonrpc: '2.0', id: 5, result: colliding } as JSONRPCMessage);
-    await tick();
+    await until(() => errors.length > 0 && got.length > 0);
     expect(errors).toHaveLength(1);
     expect(errors[0]!.name).toBe('PayloadKeyCollisionError');
     expect(got).toEqual([{ jsonrpc: '2.0', id: 5, error: { code: -32602, message: expect.stringContaining('rejected rather than merged') } }]);
@@ -67,7 +71,7 @@ describe('IntegrityGuardTransport edges', () => {
   it('puts the reports in error.data, without content', async () => {
     const { wrapped, got, farGot } = await pair((t) => new IntegrityGuardTransport(t));
     await wrapped.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'w', arguments: { content: 'secret\uFFFD' } } } as JSONRPCMessage);
-    await tick();
+    await until(() => got.length > 0);
     expect(farGot).toEqual([]);
     const reply = got[0] as { error: { data: { reports: unknown[] } } };
     expect(reply.error.data.reports).toEqual([{ path: ['content'], parameterName: 'content', location: 'value', replacementCharacterCount: 1, characterOffset: 6, utf8ByteOffset: 6 }]);
