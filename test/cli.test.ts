@@ -152,7 +152,7 @@ describe('wrap --guard', () => {
     p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const listed = new Promise<void>((resolve) => p.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
-      if (/"id": ?1[,}]/.test(stdout)) resolve(); // Python writes "id": 1
+      if (/"id": ?1[,}][^\n]*\n/.test(stdout)) resolve(); // the whole line: Python writes "id": 1
     }));
     p.stdin.write(JSON.stringify(requests[0]) + '\n');
     await listed;
