@@ -13,6 +13,7 @@ import { LineSplitter } from './cli/lines.js';
 import { ToolCallGuard } from './mcp/tool-guard.js';
 import type { Message } from './mcp/wrapper.js';
 import type { CodecOptions } from './options.js';
+import { PAYLOAD_FIELDS } from './payload.js';
 import { createByteTransformer, type Framing, type StreamOptions } from './stream/index.js';
 
 const HELP = `Usage: mcp-payload-codec <command> [options]
@@ -220,7 +221,7 @@ async function scan(file: string | undefined): Promise<number> {
       const params = msg.params as Record<string, unknown> | undefined;
       const sources: [unknown, (string | number)[]][] = msg.method === 'tools/call' && params && typeof params === 'object'
         ? [[params.arguments ?? {}, ['params', 'arguments']]]
-        : (['params', 'result', 'error'] as const).filter((f) => f in msg).map((f) => [{ [f]: msg[f] }, []]);
+        : PAYLOAD_FIELDS.filter((f) => f in msg).map((f) => [{ [f]: msg[f] }, []]);
       for (const [value, fieldPath] of sources) {
         for (const r of findReplacementCharacters(value)) {
           found++;

@@ -21,7 +21,7 @@ export interface IntegrityReport {
 const FFFD = '\uFFFD';
 
 /** UTF-8 length of s[0, end); a lone surrogate counts 3 bytes, as an encoder writes U+FFFD. */
-export function utf8Length(s: string, end = s.length): number {
+function utf8Length(s: string, end = s.length): number {
   let n = 0;
   for (let i = 0; i < end; i++) {
     const c = s.charCodeAt(i);

@@ -4,7 +4,8 @@ import type { JsonPath } from './errors.js';
 
 export type ValueMapper = (value: unknown, basePath: JsonPath) => unknown;
 
-const PAYLOAD_FIELDS = ['params', 'result', 'error'] as const;
+/** The members of a JSON-RPC message that carry payload. */
+export const PAYLOAD_FIELDS = ['params', 'result', 'error'] as const;
 
 function mapOne(message: unknown, mapValue: ValueMapper, base: JsonPath): unknown {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return message;

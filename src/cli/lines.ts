@@ -1,3 +1,5 @@
+import { concat } from '../stream/pipe.js';
+
 // Splits a byte stream into lines for the CLI's guard. `keep` decides, from a line's first
 // bytes, whether it is worth holding whole (tool lists are; screenshots are not).
 
@@ -7,6 +9,7 @@ export class LineSplitter {
   private parts: Uint8Array[] = [];
   private length = 0;
   private keeping = true;
+  private decided = false; // keep() was asked for this line
 
   constructor(
     private readonly onLine: (line: Uint8Array) => void,
@@ -20,10 +23,11 @@ export class LineSplitter {
       const end = nl < 0 ? chunk.length : nl;
       if (end > start) this.add(chunk.subarray(start, end));
       if (nl < 0) return;
-      if (this.keeping && this.length > 0) this.onLine(this.take());
+      if (this.keeping && this.length > 0) this.onLine(concat(this.parts));
       this.parts = [];
       this.length = 0;
       this.keeping = true;
+      this.decided = false;
       start = nl + 1;
     }
   }
@@ -32,20 +36,13 @@ export class LineSplitter {
     if (!this.keeping) return;
     this.parts.push(piece.slice());
     this.length += piece.length;
-    if (this.length >= HEAD && !this.keep(this.take())) {
-      this.keeping = false;
-      this.parts = [];
+    // Asked once per line, when its head is in: asking again per chunk would re-join it each time.
+    if (!this.decided && this.length >= HEAD) {
+      this.decided = true;
+      if (!this.keep(concat(this.parts).subarray(0, HEAD))) {
+        this.keeping = false;
+        this.parts = [];
+      }
     }
-  }
-
-  private take(): Uint8Array {
-    const out = new Uint8Array(this.length);
-    let at = 0;
-    for (const p of this.parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    this.parts = [out];
-    return out;
   }
 }

@@ -25,13 +25,13 @@ function fromBase64(text: string): Uint8Array<ArrayBuffer> {
 }
 
 /** 'simd' unless the engine lacks WebAssembly SIMD (or MCP_PAYLOAD_CODEC_WASM=scalar asks). */
-export function chooseVariant(simdBytes: Uint8Array<ArrayBuffer>): 'simd' | 'scalar' {
+function chooseVariant(simdBytes: Uint8Array<ArrayBuffer>): 'simd' | 'scalar' {
   const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
   if (env?.MCP_PAYLOAD_CODEC_WASM === 'scalar') return 'scalar';
   return WebAssembly.validate(simdBytes) ? 'simd' : 'scalar';
 }
 
 const simd = fromBase64(SIMD_WASM_BASE64);
-export const variant = chooseVariant(simd);
+const variant = chooseVariant(simd);
 const bytes = variant === 'simd' ? simd : fromBase64(SCALAR_WASM_BASE64);
 export const core = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as CoreExports;

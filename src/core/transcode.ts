@@ -124,14 +124,14 @@ function emitRecords(job: StringJob, base: number, output: number, aux: number, 
 }
 
 /** Returned by scanString for a short string with a lone surrogate (nothing was scanned). */
-export const NOT_WELL_FORMED = -1;
+const NOT_WELL_FORMED = -1;
 
 /**
  * Runs the core over a string and reports every record; returns the record count. A string
  * longer than SHORT_STRING must be well-formed (the caller checks); a short one is checked
  * here. Large strings stream through the work region with carried-over bytes.
  */
-export function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DEFAULT_CHUNK_BYTES): number {
+function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DEFAULT_CHUNK_BYTES): number {
   if (s.length <= SHORT_STRING) {
     const ws = workspaceFor(job, DEFAULT_CHUNK_BYTES);
     const len = writeShort(s, heap(), ws.input);

@@ -73,7 +73,7 @@ export class MessagePipe {
 }
 
 /** `data` values seen before their `type`, nested in each other, deeper than this are refused. */
-export const MAX_DEFERRED_NESTING = 32;
+const MAX_DEFERRED_NESTING = 32;
 
 /**
  * Transforms a bare JSON value: a deferred `data` value that turned out not to be image/audio

@@ -19,7 +19,7 @@ const SLICE = 16 * 1024;
 const STACK_DEPTH = 1 << 16;
 const WINDOW = 16 * 1024;
 
-export const ERROR_REASONS: Record<number, string> = {
+const ERROR_REASONS: Record<number, string> = {
   1: 'invalid JSON',
   2: 'invalid UTF-8',
   3: 'control character in a JSON string',
