@@ -13,6 +13,7 @@
 import { decode, hexValue } from './decode';
 import { MODE_BYTE_RECORDS, scan } from './match';
 import { utf8Lead, utf8SequenceAt } from './utf8';
+import { sequenceStart, utf8BlockErrors } from './utf8-simd';
 import { D_HEX, D_MATCHES, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX, D_SUFFIX_LEN } from './layout';
 
 // State struct (u32 fields), laid out by src/stream/transducer.ts.
@@ -442,28 +443,35 @@ function scalarEnd(): bool {
 
 /**
  * End of the run of plain string bytes starting at i (before `end`): no quote, backslash or
- * control byte, and only complete, valid UTF-8 sequences. 16 ASCII bytes at a time with SIMD.
+ * control byte, and only complete, valid UTF-8 sequences. 16 bytes at a time with SIMD, UTF-8
+ * included; a block with an error, and the tail, go byte by byte.
  */
 function plainRun(inp: usize, i: i32, end: i32): i32 {
   let j = i;
-  while (j < end) {
-    if (ASC_FEATURE_SIMD) {
-      while (j + 16 <= end) {
-        const v = v128.load(inp + <usize>j);
-        const special = v128.or(
-          v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))),
-          i8x16.lt_u(v, i8x16.splat(0x20)),
-        );
-        // Bytes >= 0x80 have the sign bit set: they leave the fast lane too.
-        const stop = i8x16.bitmask(v128.or(special, v));
-        if (stop != 0) {
-          j += ctz(stop);
-          break;
-        }
-        j += 16;
+  if (ASC_FEATURE_SIMD) {
+    let prev = i8x16.splat(0); // i is a character boundary
+    while (j + 16 <= end) {
+      const v = v128.load(inp + <usize>j);
+      const special = v128.or(
+        v128.or(i8x16.eq(v, i8x16.splat(0x22)), i8x16.eq(v, i8x16.splat(0x5c))),
+        i8x16.lt_u(v, i8x16.splat(0x20)),
+      );
+      const stop = i8x16.bitmask(special);
+      let bad = 0;
+      if ((i8x16.bitmask(v) | i8x16.bitmask(prev)) != 0) bad = i8x16.bitmask(i8x16.ne(utf8BlockErrors(prev, v), i8x16.splat(0)));
+      if (stop != 0) {
+        const at = ctz(stop);
+        // The stop byte is ASCII: an error in its lane means the character before it is cut off.
+        if ((bad & ((2 << at) - 1)) == 0) return j + at;
+        break;
       }
-      if (j >= end) break;
+      if (bad != 0) break;
+      prev = v;
+      j += 16;
     }
+    j = sequenceStart(inp, i, j);
+  }
+  while (j < end) {
     const c = <u32>load<u8>(inp + <usize>j);
     if (c >= 0x20 && c < 0x80 && c != 0x22 && c != 0x5c) {
       j++;
@@ -476,7 +484,6 @@ function plainRun(inp: usize, i: i32, end: i32): i32 {
   }
   return j;
 }
-
 
 function stringStart(key: bool): bool {
   put(0x22);
