@@ -746,9 +746,8 @@ function advance(raw: usize, rawLen: i32, target: i32): void {
   }
   while (gCurDec < target) {
     // Up to the next backslash, raw and decoded bytes correspond one to one.
-    let next = gCurRaw;
     const limit = gCurRaw + (target - gCurDec);
-    while (next < limit && load<u8>(raw + <usize>next) != 0x5c) next++;
+    const next = findBackslash(raw, gCurRaw, limit);
     gCurDec += next - gCurRaw;
     gCurRaw = next;
     if (gCurDec >= target) break;
@@ -756,6 +755,20 @@ function advance(raw: usize, rawLen: i32, target: i32): void {
     gCurRaw += gRawStep;
     gCurDec += gDecStep;
   }
+}
+
+/** Index of the first backslash in raw[from, limit), or `limit`. */
+function findBackslash(raw: usize, from: i32, limit: i32): i32 {
+  let j = from;
+  if (ASC_FEATURE_SIMD) {
+    while (j + 16 <= limit) {
+      const m = i8x16.bitmask(i8x16.eq(v128.load(raw + <usize>j), i8x16.splat(0x5c)));
+      if (m != 0) return j + ctz(m);
+      j += 16;
+    }
+  }
+  while (j < limit && load<u8>(raw + <usize>j) != 0x5c) j++;
+  return j;
 }
 
 function countEscapes(raw: usize, n: i32): u32 {

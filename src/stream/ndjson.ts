@@ -2,15 +2,17 @@
 // whitespace and is kept. Blank lines pass through. A last line without '\n' is a message too.
 import type { Framer } from './framer.js';
 import type { MessagePipe } from './pipe.js';
+import { byteFinder } from './find-byte.js';
 
 const NEWLINE = new Uint8Array([0x0a]);
 
 export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Framer {
   return {
     push(chunk) {
+      const find = byteFinder(chunk);
       let start = 0;
       for (;;) {
-        const nl = chunk.indexOf(0x0a, start);
+        const nl = find(0x0a, start);
         if (nl < 0) {
           if (start < chunk.length) pipe.feed(chunk.subarray(start));
           return;

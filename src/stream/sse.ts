@@ -5,6 +5,7 @@
 // every line ending (LF, CRLF, CR). Events named other than "message" (the old transport's
 // `endpoint`) pass through untouched.
 import { latin1Bytes } from '../text-util.js';
+import { byteFinder } from './find-byte.js';
 import type { Framer } from './framer.js';
 import { concat, type MessagePipe } from './pipe.js';
 
@@ -50,9 +51,10 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
 
   /** Pipe output: split at '\n', each one closing the oldest open data line. */
   const route = (bytes: Uint8Array) => {
+    const find = byteFinder(bytes);
     let start = 0;
     while (start <= bytes.length) {
-      const nl = bytes.indexOf(LF, start);
+      const nl = find(LF, start);
       const end = nl < 0 ? bytes.length : nl;
       const open = queue.find((q): q is Extract<Item, { parts: Uint8Array[] }> => 'parts' in q && !q.done);
       if (open && end > start) open.parts.push(bytes.slice(start, end));
@@ -156,11 +158,12 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
         } else endLine(new Uint8Array([CR]));
       }
       // Next LF and next CR, found natively and remembered until passed.
+      const find = byteFinder(chunk);
       let nextLF = -2;
       let nextCR = -2;
       while (at < chunk.length) {
-        if (nextLF !== -1 && nextLF < at) nextLF = chunk.indexOf(LF, at);
-        if (nextCR !== -1 && nextCR < at) nextCR = chunk.indexOf(CR, at);
+        if (nextLF !== -1 && nextLF < at) nextLF = find(LF, at);
+        if (nextCR !== -1 && nextCR < at) nextCR = find(CR, at);
         let i = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
         if (i < 0) i = chunk.length;
         content(chunk.subarray(at, i));
