@@ -96,6 +96,31 @@ describe('NDJSON decode stream', () => {
     );
   });
 
+  it('refuses exactly the messages decodeMessage refuses for colliding keys, with data values before their type', async () => {
+    const key = fc.constantFrom('qwen', 'Qwen', '__mcp_ref_7177656e__', '__mcp_ref_5177656e__', 'a');
+    const value = fc.constantFrom('x', '__mcp_ref_7177656e__', '__mcp_ref_e9809ae4b989__ __mcp_ref_71__');
+    // Deferred `data` values change length when decoded, moving the keys written after them.
+    const obj = fc.tuple(value, fc.uniqueArray(key, { maxLength: 3 }), fc.constantFrom('text', 'image'), fc.boolean()).map(([data, keys, type, dataFirst]) => {
+      const rest = Object.fromEntries(keys.map((k, i) => [k, i]));
+      return dataFirst ? { data, ...rest, type } : { ...rest, type, data };
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(obj, { minLength: 1, maxLength: 3 }), fc.dictionary(key, value, { maxKeys: 3 }), async (content, extra) => {
+        const m = { jsonrpc: '2.0', id: 5, result: { content, ...extra } };
+        let expected: unknown;
+        try {
+          expected = codec.decodeMessage(m);
+        } catch (e) {
+          expected = e;
+        }
+        const out = await run(createDecodeStream(), [bytes(JSON.stringify(m) + '\n')]).then((o) => JSON.parse(text(o)), (e: unknown) => e);
+        if (expected instanceof PayloadKeyCollisionError) expect(out).toBeInstanceOf(PayloadKeyCollisionError);
+        else expect(out).toEqual(expected);
+      }),
+      runs(300),
+    );
+  });
+
   it('escapes decoded quotes, backslashes and control characters', async () => {
     const token = `__mcp_ref_${Buffer.from('Qwen "a"\\\n\u0001').toString('hex')}__`;
     const out = text(await run(createDecodeStream(), [bytes(`{"params":{"x":"${token}"}}\n`)]));

@@ -48,7 +48,8 @@ class Bytes {
 }
 
 interface ObjectKeys {
-  keys: Uint8Array[];
+  /** [start, end) of each key's text in `held`, kept as offsets: most objects never need them. */
+  keys: number[];
   changed: boolean;
 }
 
@@ -105,16 +106,16 @@ export class MessageAssembler {
     if (!this.holding) {
       const defer = events.findIndex((_, i) => i % 3 === 0 && events[i] === EV_DEFER_START);
       if (defer < 0) {
-        if (output.length) this.o.emit(output);
+        if (output.length) this.o.emit(output.slice());
         return;
       }
       cursor = events[defer + 1]! - start;
-      if (cursor > 0) this.o.emit(output.subarray(0, cursor));
+      if (cursor > 0) this.o.emit(output.slice(0, cursor));
       this.holding = true;
       this.base = events[defer + 1]!;
       this.shift = 0;
     }
-    this.held.push(output.subarray(cursor));
+    this.held.push(output.subarray(cursor)); // (copied before any event can grow WASM memory)
     for (let i = 0; i < events.length; i += 3) this.event(events[i]!, events[i + 1]!, events[i + 2]!);
     if (this.deferrals.length === 0 && !this.o.holdAll) {
       this.holding = false;
@@ -143,7 +144,10 @@ export class MessageAssembler {
             break;
           }
           this.held.splice(d.start, d.end, after);
-          this.shift += after.length - before.length;
+          const delta = after.length - before.length;
+          this.shift += delta;
+          // Keys already seen after the value (in objects still open) moved with it.
+          for (const o of this.objects) for (let k = 0; k < o.keys.length; k++) if (o.keys[k]! >= d.end) o.keys[k]! += delta;
         }
         break;
       }
@@ -153,14 +157,14 @@ export class MessageAssembler {
       case EV_KEY:
       case EV_KEY_CHANGED: {
         const top = this.objects[this.objects.length - 1]!;
-        top.keys.push(this.held.data.slice(this.index(a), this.index(b)));
+        top.keys.push(this.index(a), this.index(b));
         if (kind === EV_KEY_CHANGED) top.changed = true;
         break;
       }
       case EV_OBJ_CLOSE: {
         const top = this.objects.pop()!;
         if (top.changed) {
-          const found = findCollision(top.keys);
+          const found = findCollision(this.held.data, top.keys);
           if (found) this.noteCollision(found);
         }
         break;
@@ -201,11 +205,11 @@ export class MessageAssembler {
   }
 }
 
-/** Positions of the first two keys whose JSON texts decode to the same string, or null. */
-function findCollision(keys: readonly Uint8Array[]): [number, number] | null {
+/** Positions of the first two keys (JSON texts at [start, end) pairs) that decode to the same string, or null. */
+function findCollision(data: Uint8Array, keys: readonly number[]): [number, number] | null {
   const seen = new Map<string, number>();
-  for (let i = 0; i < keys.length; i++) {
-    const text = JSON.parse(`"${utf8.decode(keys[i])}"`) as string;
+  for (let i = 0; i < keys.length / 2; i++) {
+    const text = JSON.parse(`"${utf8.decode(data.subarray(keys[2 * i], keys[2 * i + 1]))}"`) as string;
     const first = seen.get(text);
     if (first !== undefined) return [first, i];
     seen.set(text, i);

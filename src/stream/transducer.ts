@@ -50,7 +50,11 @@ export interface TransducerJob {
   readonly expansion: number;
 }
 
-/** Output of one core call: bytes (copied out of WASM memory) and events ([kind, a, b]...). */
+/**
+ * Output of one core call: its bytes, a view into WASM memory that is valid only until the sink
+ * returns and before it runs anything that may grow the memory (copy what you keep first), and
+ * its events ([kind, a, b]..., a copy).
+ */
 export type StepSink = (output: Uint8Array, events: Uint32Array) => void;
 
 export class Transducer {
@@ -156,7 +160,7 @@ export class Transducer {
     const len = this.field(J.outLen);
     const count = this.field(J.evCount);
     const evPtr = this.field(J.events);
-    sink(heap().slice(out, out + len), count ? heap32().slice(evPtr >> 2, (evPtr >> 2) + count * 3) : NO_EVENTS);
+    sink(heap().subarray(out, out + len), count ? heap32().slice(evPtr >> 2, (evPtr >> 2) + count * 3) : NO_EVENTS);
   }
 
   /** Returns the memory to the pool; the transducer must not be used afterwards. */
