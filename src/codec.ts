@@ -90,12 +90,9 @@ function direction(job: StringJob, short: (s: string) => string | undefined): Di
     if (s.length <= SHORT_STRING) {
       const settled = short(s);
       if (settled !== undefined) return settled;
-      const out = transcode(job, s); // undefined if s holds a lone surrogate
-      if (out !== undefined) return out;
-    } else if (s.isWellFormed()) {
-      return transcode(job, s)!;
     }
-    return mapWellFormed(s, (piece) => transcode(job, piece)!);
+    const out = transcode(job, s); // undefined if s holds a lone surrogate
+    return out ?? mapWellFormed(s, (piece) => transcode(job, piece)!);
   };
   return { job, text, key: memoiseShort(text) };
 }

@@ -9,16 +9,17 @@ export const lowerAscii = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.t
 export const HEX_DIGITS = { lower: '0123456789abcdef', upper: '0123456789ABCDEF' } as const;
 
 /**
- * Caches the results of `f` (terms, tokens and keys repeat); the cache is dropped whole when it
+ * Caches the results of `f` by key (terms, tokens and keys repeat; `a`, `b` ride along); the cache is dropped whole when it
  * fills, which keeps memory bounded without bookkeeping per entry.
  */
-export function memoise<A extends unknown[]>(f: (key: string, ...rest: A) => string, limit: number): (key: string, ...rest: A) => string {
+export function memoise(f: (key: string, a: number, b: number) => string, limit: number): (key: string, a?: number, b?: number) => string {
+  // Fixed arity: a rest parameter would allocate an array on every call, hit or miss.
   let memo = new Map<string, string>();
-  return (key, ...rest) => {
+  return (key, a = 0, b = 0) => {
     let r = memo.get(key);
     if (r === undefined) {
       if (memo.size >= limit) memo = new Map();
-      r = f(key, ...rest);
+      r = f(key, a, b);
       memo.set(key, r);
     }
     return r;

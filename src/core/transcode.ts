@@ -123,13 +123,23 @@ function emitRecords(job: StringJob, base: number, output: number, aux: number, 
   }
 }
 
-/** Returned by scanString for a short string with a lone surrogate (nothing was scanned). */
+/** Returned by scanString for a string with a lone surrogate (what was scanned is void). */
 const NOT_WELL_FORMED = -1;
 
 /**
- * Runs the core over a string and reports every record; returns the record count. A string
- * longer than SHORT_STRING must be well-formed (the caller checks); a short one is checked
- * here. Large strings stream through the work region with carried-over bytes.
+ * encodeInto writes a lone surrogate as U+FFFD. So bytes without EF BF BD (counted by SIMD,
+ * far cheaper than String#isWellFormed here) prove the string well-formed; bytes with it
+ * leave the verdict to isWellFormed.
+ */
+function hasReplacement(ptr: number, len: number, result: number): boolean {
+  core.countReplacement(ptr, len, result);
+  return heap32()[result >> 2] !== 0;
+}
+
+/**
+ * Runs the core over a string and reports every record; returns the record count, or
+ * NOT_WELL_FORMED for a string with a lone surrogate (records already reported are void). Large strings
+ * stream through the work region with carried-over bytes.
  */
 function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DEFAULT_CHUNK_BYTES): number {
   if (s.length <= SHORT_STRING) {
@@ -146,6 +156,7 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
   let pos = 0; // next UTF-16 index to encode into the region
   let base = 0; // UTF-16 index of the region's first byte
   let carry = 0; // undecided bytes at the start of the region
+  let replacement = false;
   for (;;) {
     // encodeInto stops where the region is full (never inside a character) and says so.
     let end = Math.min(s.length, pos + capacity - carry);
@@ -154,6 +165,10 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
     const piece = pos === 0 && end === s.length ? s : s.substring(pos, end);
     const { read, written } = encoder.encodeInto(piece, heap().subarray(ws.input + carry, ws.input + capacity));
     pos += read;
+    if (!replacement && hasReplacement(ws.input + carry, written, ws.output)) {
+      replacement = true;
+      if (!s.isWellFormed()) return NOT_WELL_FORMED;
+    }
     const len = carry + written;
     const final = pos >= s.length ? 1 : 0;
     const consumed = callCore(job, ws.input, len, ws.output, final, ws.aux);
@@ -175,7 +190,7 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
 
 /**
  * The transformed string; `s` itself when the core found nothing to change; undefined for a
- * short string with a lone surrogate (see scanString).
+ * string with a lone surrogate (see scanString).
  */
 export function transcode(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES): string | undefined {
   let out = '';
