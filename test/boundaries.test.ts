@@ -27,6 +27,24 @@ describe('tiny work regions', () => {
   });
 });
 
+describe('lone surrogates', () => {
+  it.each([8, 13, 61])('are found in any region (%i bytes), U+FFFD or not', (chunk) => {
+    fc.assert(
+      fc.property(fragmentString(60), (s) => {
+        for (const job of [encodeJob, decodeJob]) expect(transcode(job, s, chunk) === undefined).toBe(!s.isWellFormed());
+      }),
+      runs(300),
+    );
+  });
+
+  it('past the first region, are kept in place while the terms around them are encoded', () => {
+    const [head, tail] = ['Qwen \uFFFD', ' Qwen \uFFFD '];
+    const s = head + 'x'.repeat(DEFAULT_CHUNK_BYTES) + '\uD800' + tail + '\uDC00';
+    const expected = referenceEncode(head, MOBILE_MCP) + 'x'.repeat(DEFAULT_CHUNK_BYTES) + '\uD800' + referenceEncode(tail, MOBILE_MCP) + '\uDC00';
+    expect(encodeText(s)).toBe(expected);
+  });
+});
+
 describe('strings far larger than the work regions', () => {
   const hex = (s: string) => Buffer.from(s).toString('hex');
 
