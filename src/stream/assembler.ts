@@ -3,6 +3,7 @@
 // keeps that value as it is or transforms it on its own), and, when decoding, holds the whole
 // message so that one whose keys collide can be dropped whole, never half sent.
 import { PayloadKeyCollisionError } from '../errors.js';
+import { copyOut } from './slab.js';
 import type { StepSink } from './transducer.js';
 
 // Event codes written by assembly/json.ts (EV_*): keep the two lists in step.
@@ -41,7 +42,7 @@ class Bytes {
   }
 
   take(): Uint8Array {
-    const out = this.data.slice(0, this.length);
+    const out = copyOut(this.data.subarray(0, this.length));
     this.length = 0;
     return out;
   }
@@ -106,11 +107,11 @@ export class MessageAssembler {
     if (!this.holding) {
       const defer = events.findIndex((_, i) => i % 3 === 0 && events[i] === EV_DEFER_START);
       if (defer < 0) {
-        if (output.length) this.o.emit(output.slice());
+        if (output.length) this.o.emit(copyOut(output));
         return;
       }
       cursor = events[defer + 1]! - start;
-      if (cursor > 0) this.o.emit(output.slice(0, cursor));
+      if (cursor > 0) this.o.emit(copyOut(output.subarray(0, cursor)));
       this.holding = true;
       this.base = events[defer + 1]!;
       this.shift = 0;
