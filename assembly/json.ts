@@ -175,23 +175,35 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
       // Fast path: a run of plain bytes (no quote, backslash or control byte; valid UTF-8).
       if (get(J_ESC) == 0 && get(J_UTF8_NEED) == 0 && get(J_HIGH) == 0) {
         const flags = get(J_STR);
-        if (flags == 0) {
+        if ((flags & STR_TRANSFORM) == 0) {
           const j = plainRun(inp, i, len);
-          if (j > i) {
-            memory.copy(o, inp + <usize>i, <usize>(j - i));
-            o += <usize>(j - i);
+          const n = j - i;
+          if (n > 0) {
+            if ((flags & STR_COLLECT) != 0) collect(inp + <usize>i, <u32>n);
+            memory.copy(o, inp + <usize>i, <usize>n);
+            o += <usize>n;
+          }
+          if (j < len && load<u8>(inp + <usize>j) == 0x22) {
+            i = j + 1;
+            if (!stringEnd()) return fail(j);
+            continue;
+          }
+          if (n > 0) {
             i = j;
             continue;
           }
-        } else if ((flags & ~(STR_KEY | STR_COLLECT)) == STR_TRANSFORM) {
+        } else {
           if (get(J_RAW_LEN) == 0 && get(J_DEC_LEN) == 0) {
             // The whole string is here, without escapes: match on the input bytes themselves.
             const j = plainRun(inp, i, len);
-            if (j > i && j < len && load<u8>(inp + <usize>j) == 0x22) {
+            if (j < len && load<u8>(inp + <usize>j) == 0x22) {
               const n = j - i;
-              if ((flags & STR_COLLECT) != 0) collect(inp + <usize>i, <u32>n);
-              transformSpan(inp + <usize>i, n, inp + <usize>i, n, true, true);
-              i = j;
+              if (n > 0) {
+                if ((flags & STR_COLLECT) != 0) collect(inp + <usize>i, <u32>n);
+                transformSpan(inp + <usize>i, n, inp + <usize>i, n, true, true);
+              }
+              i = j + 1;
+              if (!stringEnd()) return fail(j);
               continue;
             }
           }
