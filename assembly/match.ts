@@ -19,6 +19,12 @@ let gUnits: i32 = 0; // MODE_RECORDS: UTF-16 units in input[0, gLit)
 let gMatches: i32 = 0;
 let gStop: bool = false;
 
+// A zero-padded copy of an input shorter than one SIMD block.
+const SCRATCH = memory.data(16);
+
+let gSkip: i32 = 0; // no match may start before this (the end of the previous one)
+let gConsumed: i32 = 0;
+
 /**
  * Scans `len` bytes at `inp`. Returns how many input bytes are final: unless `final`, a
  * possible match that runs into the end of the input is left for the next call (the caller
@@ -33,10 +39,10 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
   gUnits = 0;
   gMatches = 0;
   gStop = false;
-  let skip: i32 = 0; // no match may start before this (the end of the previous one)
-  let consumed = len;
+  gSkip = 0;
+  gConsumed = len;
   let b: i32 = 0;
-  if (ASC_FEATURE_SIMD && len >= 16) {
+  if (ASC_FEATURE_SIMD && len >= 3) {
     const t = load<u32>(desc + D_TEDDY) as usize;
     const lo0 = v128.load(t);
     const hi0 = v128.load(t, 16);
@@ -56,46 +62,104 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
       const m2 = v128.and(i8x16.swizzle(lo2, l), i8x16.swizzle(hi2, h));
       const a0 = i8x16.shuffle(p0, m0, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
       const a1 = i8x16.shuffle(p1, m1, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
-      let mask = i8x16.bitmask(i8x16.ne(v128.and(v128.and(a0, a1), m2), i8x16.splat(0)));
+      candidates(b, i8x16.bitmask(i8x16.ne(v128.and(v128.and(a0, a1), m2), i8x16.splat(0))), len, final);
+      if (gStop) break;
       p0 = m0;
       p1 = m1;
-      while (mask != 0) {
-        const c = b + ctz(mask) - 2;
-        mask &= mask - 1;
-        if (c < skip) continue;
-        if (c + 4 <= len && !gramMayStart(desc, inp + <usize>c)) continue;
-        const end = tryMatch(c, len, final);
-        if (gStop) { consumed = c; break; }
-        if (end > 0) skip = end;
-      }
-      if (gStop) break;
       b += 16;
-      if (skip > b) {
-        b = skip; // jump past the match; the lost lanes are all before `skip`
+      if (gSkip > b) {
+        b = gSkip; // jump past the match; the lost lanes are all before it
         p0 = i8x16.splat(0);
         p1 = i8x16.splat(0);
       }
     }
-    if (b >= 16 && !gStop) b -= 2; // fingerprints that end past the last full block
-  }
-  if (!gStop) {
-    // Scalar: a position is a candidate when the automaton can leave its start state there.
-    const trans = load<u32>(desc + D_TRANS) as usize;
-    const classes = load<u32>(desc + D_CLASSES) as usize;
-    const row = <usize>load<u32>(desc + D_NCLASSES); // start state 1
-    if (b < skip) b = skip;
-    while (b < len) {
-      const cls = <usize>load<u8>(classes + <usize>load<u8>(inp + <usize>b));
-      if (load<u16>(trans + ((row + cls) << 1)) != 0 && (b + 4 > len || gramMayStart(desc, inp + <usize>b))) {
-        const end = tryMatch(b, len, final);
-        if (gStop) { consumed = b; break; }
-        if (end > 0) { b = end; continue; }
+    const blocksEnd = b; // fingerprints starting before blocksEnd - 2 were tested
+    if (!gStop && b < len) {
+      // The rest, fingerprints ending by len - 1, in one more block: the last 16 bytes (lanes
+      // before b were tested above), or a zero-padded copy of a short input.
+      let base = len - 16;
+      let v: v128;
+      let keep: i32;
+      if (base >= 0) {
+        // Lane 1 would need the masks of the byte before base: that one position goes scalar.
+        if (b - 2 < base) {
+          b = scalar(b - 2, base, len, final);
+          if (gStop) {
+            finish();
+            return gConsumed;
+          }
+        }
+        v = v128.load(inp + <usize>base);
+        keep = ~((1 << max(b - base, 0)) - 1);
+      } else {
+        base = 0;
+        v128.store(SCRATCH, i8x16.splat(0));
+        memory.copy(SCRATCH, inp, <usize>len);
+        v = v128.load(SCRATCH);
+        keep = (1 << len) - 1;
       }
-      b++;
+      v = v128.or(v, i8x16.splat(0x20));
+      const l = v128.and(v, i8x16.splat(0x0f));
+      const h = i8x16.shr_u(v, 4);
+      const m0 = v128.and(i8x16.swizzle(lo0, l), i8x16.swizzle(hi0, h));
+      const m1 = v128.and(i8x16.swizzle(lo1, l), i8x16.swizzle(hi1, h));
+      const m2 = v128.and(i8x16.swizzle(lo2, l), i8x16.swizzle(hi2, h));
+      const zero = i8x16.splat(0);
+      const a0 = i8x16.shuffle(zero, m0, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
+      const a1 = i8x16.shuffle(zero, m1, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+      candidates(base, i8x16.bitmask(i8x16.ne(v128.and(v128.and(a0, a1), m2), zero)) & keep, len, final);
     }
+    if (!gStop) b = max(len - 2, blocksEnd - 2); // fingerprints that would end past the input
   }
+  if (!gStop) scalar(b, len, len, final);
   finish();
-  return consumed;
+  return gConsumed;
+}
+
+/**
+ * Scalar matching from b to end (exclusive): a position is a candidate when the automaton can
+ * leave its start state there. Returns where it stopped.
+ */
+function scalar(b: i32, end: i32, len: i32, final: i32): i32 {
+  const desc = gDesc;
+  const inp = gInp;
+  const trans = load<u32>(desc + D_TRANS) as usize;
+  const classes = load<u32>(desc + D_CLASSES) as usize;
+  const row = <usize>load<u32>(desc + D_NCLASSES); // start state 1
+  if (b < gSkip) b = gSkip;
+  while (b < end) {
+    const cls = <usize>load<u8>(classes + <usize>load<u8>(inp + <usize>b));
+    if (load<u16>(trans + ((row + cls) << 1)) != 0 && (b + 4 > len || gramMayStart(desc, inp + <usize>b))) {
+      const stop = tryMatch(b, len, final);
+      if (gStop) {
+        gConsumed = b;
+        return b;
+      }
+      if (stop > 0) {
+        gSkip = stop;
+        b = stop;
+        continue;
+      }
+    }
+    b++;
+  }
+  return b;
+}
+
+/** Tries the stage-1 candidates of a block (bit k: a fingerprint starting at base + k - 2). */
+@inline function candidates(base: i32, mask: i32, len: i32, final: i32): void {
+  while (mask != 0) {
+    const c = base + ctz(mask) - 2;
+    mask &= mask - 1;
+    if (c < gSkip) continue;
+    if (c + 4 <= len && !gramMayStart(gDesc, gInp + <usize>c)) continue;
+    const end = tryMatch(c, len, final);
+    if (gStop) {
+      gConsumed = c;
+      return;
+    }
+    if (end > 0) gSkip = end;
+  }
 }
 
 /** Walks the automaton from c; on a match, emits it and returns its end, else 0. */
