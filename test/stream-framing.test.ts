@@ -30,6 +30,18 @@ describe('Content-Length framing', () => {
     expect(await run(createDecodeStream({ framing: 'content-length' }), oneByteChunks(whole))).toEqual(input);
   });
 
+  it('finds the end of long header blocks wherever it falls', async () => {
+    const body = '{"result":"Qwen"}';
+    const encoded = `{"result":"${q}"}`;
+    for (let pad = 200; pad < 800; pad += 7) {
+      for (const eol of ['\r\n', '\n']) {
+        const head = (n: number) => `X-Pad: ${'p'.repeat(pad)}${eol}Content-Length: ${n}${eol}${eol}`;
+        const out = text(await run(createEncodeStream({ framing: 'content-length' }), [bytes(head(bytes(body).length) + body + head(bytes(body).length) + body)]));
+        expect(out).toBe(head(bytes(encoded).length) + encoded + head(bytes(encoded).length) + encoded);
+      }
+    }
+  });
+
   it('keeps header case, spacing and LF-only header lines', async () => {
     const body = '{"result":"Qwen"}';
     const input = `content-length:${bytes(body).length}\nX-Trace: 1\n\n${body}`;

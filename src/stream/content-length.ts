@@ -8,11 +8,12 @@ import type { MessagePipe } from './pipe.js';
 import { PayloadStreamError } from './transducer.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
+const HEADER_STEP = 256;
 const latin1 = new TextDecoder('latin1');
 
-/** Where the header block ends (just past its blank line), or -1. */
-function headerEnd(b: Uint8Array, length: number): number {
-  for (let i = 0; i < length; i++) {
+/** Where the header block ends (just past its blank line), or -1; bytes before `from` were searched. */
+function headerEnd(b: Uint8Array, length: number, from: number): number {
+  for (let i = Math.max(0, from - 2); i < length; i++) {
     if (b[i] !== 0x0a) continue;
     if (b[i + 1] === 0x0a && i + 1 < length) return i + 2;
     if (b[i + 1] === 0x0d && b[i + 2] === 0x0a && i + 2 < length) return i + 3;
@@ -47,8 +48,9 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       let at = 0;
       while (at < chunk.length) {
         if (remaining < 0) {
-          // Headers: accumulate until the blank line.
-          const take = Math.min(chunk.length - at, MAX_HEADER_BYTES + 4 - headerLength);
+          // Headers: accumulate until the blank line, a little at a time (header blocks are
+          // short; copying the rest of a large chunk per message would cost more than its body).
+          const take = Math.min(chunk.length - at, HEADER_STEP, MAX_HEADER_BYTES + 4 - headerLength);
           if (headerLength + take > header.length) {
             const grown = new Uint8Array(Math.max(header.length * 2, headerLength + take));
             grown.set(header.subarray(0, headerLength));
@@ -57,7 +59,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           header.set(chunk.subarray(at, at + take), headerLength);
           const before = headerLength;
           headerLength += take;
-          const end = headerEnd(header, headerLength);
+          const end = headerEnd(header, headerLength, before);
           if (end < 0) {
             if (headerLength > MAX_HEADER_BYTES) throw new PayloadStreamError('header block too large', messageNumber + 1, MAX_HEADER_BYTES);
             at += take;
