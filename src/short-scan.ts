@@ -29,21 +29,20 @@ export function compileTermScan(a: Automaton): ShortMatcher {
   return (s) => {
     let found = none;
     const last = s.length - 1;
+    let next = s.charCodeAt(0); // the character at i, read once as the second of a pair
     for (let i = 0; i <= last; i++) {
-      const c0 = s.charCodeAt(i);
-      if (c0 < 0x80 && i < last) {
-        const c1 = s.charCodeAt(i + 1);
-        if (c1 < 0x80) {
-          if (pairs[c0 * 128 + c1] === 0) continue;
-          // The core's second filter stage: the folded first four bytes, hashed.
-          if (i + 3 <= last) {
-            const c2 = s.charCodeAt(i + 2);
-            const c3 = s.charCodeAt(i + 3);
-            if (c2 < 0x80 && c3 < 0x80) {
-              const key = ((c0 | (c1 << 8) | (c2 << 16) | (c3 << 24) | 0x20202020) & gramMask) >>> 0;
-              const h = gramHash(key);
-              if ((grams[h >> 3]! & (1 << (h & 7))) === 0) continue;
-            }
+      const c0 = next;
+      next = s.charCodeAt(i + 1); // NaN past the end
+      if (c0 < 0x80 && next < 0x80) {
+        if (pairs[c0 * 128 + next] === 0) continue;
+        // The core's second filter stage: the folded first four bytes, hashed.
+        if (i + 3 <= last) {
+          const c2 = s.charCodeAt(i + 2);
+          const c3 = s.charCodeAt(i + 3);
+          if (c2 < 0x80 && c3 < 0x80) {
+            const key = ((c0 | (next << 8) | (c2 << 16) | (c3 << 24) | 0x20202020) & gramMask) >>> 0;
+            const h = gramHash(key);
+            if ((grams[h >> 3]! & (1 << (h & 7))) === 0) continue;
           }
         }
       }
@@ -67,6 +66,7 @@ export function compileTermScan(a: Automaton): ShortMatcher {
         if (found === none) found = [];
         found.push(i, best);
         i = best - 1;
+        next = s.charCodeAt(best);
       }
     }
     return found;
