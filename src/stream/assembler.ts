@@ -71,12 +71,12 @@ export class MessageAssembler {
   private readonly deferrals: { start: number; end: number }[] = [];
   private readonly objects: ObjectKeys[] = [];
   private collision: [number, number] | null = null;
-  // Ids of the message objects (one, or one per batch element), and whose keys collided.
-  private elementId: unknown = undefined;
-  private readonly ids: unknown[] = [];
+  // Ids of the message objects (one, or one per batch element) as [start, end) in `held`
+  // (-1 when absent), read only for a collision error; and which element collided.
+  private elementId: [number, number] = [-1, -1];
+  private readonly ids: number[] = [];
   private collisionInElement = false;
-  private collisionId: unknown = undefined;
-  private batch = false;
+  private collisionElement = -1;
 
   constructor(private readonly o: AssemblerOptions) {}
 
@@ -88,11 +88,10 @@ export class MessageAssembler {
     this.deferrals.length = 0;
     this.objects.length = 0;
     this.collision = null;
-    this.elementId = undefined;
+    this.elementId = [-1, -1];
     this.ids.length = 0;
     this.collisionInElement = false;
-    this.collisionId = undefined;
-    this.batch = false;
+    this.collisionElement = -1;
     this.held.length = 0;
   }
 
@@ -147,7 +146,8 @@ export class MessageAssembler {
           this.held.splice(d.start, d.end, after);
           const delta = after.length - before.length;
           this.shift += delta;
-          // Keys already seen after the value (in objects still open) moved with it.
+          // Keys already seen after the value (in objects still open) moved with it. (Ids never
+          // do: a message's id lies wholly before or after its payload.)
           for (const o of this.objects) for (let k = 0; k < o.keys.length; k++) if (o.keys[k]! >= d.end) o.keys[k]! += delta;
         }
         break;
@@ -171,20 +171,14 @@ export class MessageAssembler {
         break;
       }
       case EV_ID:
-        if (!this.o.holdAll) break; // only collision errors (decoding) report the id
-        try {
-          this.elementId = JSON.parse(utf8.decode(this.held.data.subarray(this.index(a), this.index(b))));
-        } catch {
-          this.elementId = undefined;
-        }
+        if (this.o.holdAll) this.elementId = [this.index(a), this.index(b)]; // (only collision errors report it)
         break;
       case EV_MSG_END:
         // One message object ended (of a batch, or the message itself): its id is now known.
-        if (this.ids.length > 0) this.batch = true;
-        this.ids.push(this.elementId);
-        if (this.collisionInElement && this.collisionId === undefined) this.collisionId = this.elementId;
+        if (this.collisionInElement && this.collisionElement < 0) this.collisionElement = this.ids.length / 2;
+        this.ids.push(...this.elementId);
         this.collisionInElement = false;
-        this.elementId = undefined;
+        this.elementId = [-1, -1];
         break;
     }
   }
@@ -194,11 +188,24 @@ export class MessageAssembler {
     this.collisionInElement = true;
   }
 
+  /** The id of message object k, parsed from its JSON text (undefined if none or unreadable). */
+  private idAt(k: number): unknown {
+    const [start, end] = [this.ids[2 * k]!, this.ids[2 * k + 1]!];
+    if (start < 0) return undefined;
+    try {
+      return JSON.parse(utf8.decode(this.held.data.subarray(start, end)));
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The message is complete: throws on a collision, else emits what is held. */
   end(messageNumber: number): void {
     if (this.collision) {
-      const batchIds = this.batch ? this.ids.filter((id) => id !== undefined) : undefined;
-      const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id: this.collisionId, batchIds });
+      const ids = Array.from({ length: this.ids.length / 2 }, (_, k) => this.idAt(k));
+      const batchIds = ids.length > 1 ? ids.filter((id) => id !== undefined) : undefined;
+      const id = this.collisionElement >= 0 ? ids[this.collisionElement] : undefined;
+      const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id, batchIds });
       this.held.length = 0;
       throw error;
     }
