@@ -112,25 +112,35 @@ export function imageResult(seed: number, bytes: number) {
   }));
 }
 
-/** NDJSON traffic as a server writes it: app lists, CJK prose, screenshots, many small messages. */
-export function ndjsonTraffic(seed: number, bytes: number): Uint8Array {
-  const r = seeded(seed);
+/** Messages of one kind, as the NDJSON traffic below mixes them. */
+export const MESSAGE_KINDS = {
+  'app lists': (seed: number) => appsListResult(seed, 40),
+  'CJK prose': (seed: number) => ({ jsonrpc: '2.0', id: seed, result: { content: [{ type: 'text', text: cjkText(seed, 4096) }] } }),
+  screenshots: (seed: number) => imageResult(seed, 48 * 1024),
+  'progress notifications': (seed: number) => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: seed, progress: seed % 100, message: sentence(seeded(seed), 8, 0.1) } }),
+} as const;
+
+/** About `bytes` of NDJSON, every line a message made by `make`. */
+export function ndjsonOf(make: (seed: number) => unknown, bytes: number): Uint8Array {
   const lines: string[] = [];
-  let size = 0;
-  let id = 1;
-  while (size < bytes) {
-    const k = r();
-    const m = k < 0.25
-      ? appsListResult(Math.floor(r() * 1e6), 40)
-      : k < 0.5
-        ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: cjkText(Math.floor(r() * 1e6), 4096) }] } }
-        : k < 0.6
-          ? imageResult(Math.floor(r() * 1e6), 48 * 1024)
-          : { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: id, progress: Math.floor(r() * 100), message: sentence(r, 8, 0.1) } };
-    m.id = id++;
-    const line = JSON.stringify(m);
+  for (let seed = 1, size = 0; size < bytes; seed++) {
+    const line = JSON.stringify(make(seed));
     lines.push(line);
     size += Buffer.byteLength(line) + 1;
   }
   return new TextEncoder().encode(lines.join('\n') + '\n');
+}
+
+/** NDJSON traffic as a server writes it: app lists, CJK prose, screenshots, many small messages. */
+export function ndjsonTraffic(seed: number, bytes: number): Uint8Array {
+  const r = seeded(seed);
+  const kinds = MESSAGE_KINDS;
+  let id = 1;
+  return ndjsonOf(() => {
+    const k = r();
+    const make = k < 0.25 ? kinds['app lists'] : k < 0.5 ? kinds['CJK prose'] : k < 0.6 ? kinds.screenshots : kinds['progress notifications'];
+    const m: Record<string, unknown> = make(Math.floor(r() * 1e6));
+    if (make !== kinds['progress notifications']) m.id = id++;
+    return m;
+  }, bytes);
 }

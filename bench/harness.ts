@@ -1,4 +1,5 @@
 // Timing: warm-up, then several samples of calibrated batches; median and spread reported.
+// A case and its baseline are sampled in turn (timePair).
 // Speed lives here, never in tests: machines are shared and noisy, ratios in one run are not.
 
 export interface Timing {
@@ -28,33 +29,65 @@ export const consume = (v: unknown) => {
   sink = v;
 };
 
-export function time(fn: () => unknown, bytes: number, o: HarnessOptions): Timing {
+/** Runs fn until warmupMs have passed, then returns a batch size that lasts about sampleMs. */
+function calibrate(fn: () => unknown, o: HarnessOptions): number {
   const until = performance.now() + o.warmupMs;
   let calls = 0;
   while (performance.now() < until || calls < 2) {
     consume(fn());
     calls++;
   }
-  // Calibrate a batch that lasts about sampleMs.
   let batch = 1;
   for (;;) {
     const t0 = performance.now();
     for (let i = 0; i < batch; i++) consume(fn());
     const ms = performance.now() - t0;
-    if (ms >= o.sampleMs / 4 || batch > 1e7) {
-      batch = Math.max(1, Math.round((batch * o.sampleMs) / Math.max(ms, 0.001)));
-      break;
-    }
+    if (ms >= o.sampleMs / 4 || batch > 1e7) return Math.max(1, Math.round((batch * o.sampleMs) / Math.max(ms, 0.001)));
     batch *= 4;
   }
-  const rates: number[] = [];
-  for (let s = 0; s < o.samples; s++) {
-    const t0 = performance.now();
-    for (let i = 0; i < batch; i++) consume(fn());
-    const ms = performance.now() - t0;
-    rates.push((bytes * batch) / 1e6 / (ms / 1e3));
-  }
-  rates.sort((a, b) => a - b);
+}
+
+/** One sample: MB/s over a batch. */
+function sample(fn: () => unknown, batch: number, bytes: number): number {
+  const t0 = performance.now();
+  for (let i = 0; i < batch; i++) consume(fn());
+  const ms = performance.now() - t0;
+  return (bytes * batch) / 1e6 / (ms / 1e3);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function timing(rates: number[]): Timing {
+  const sorted = [...rates].sort((a, b) => a - b);
+  return { mbps: median(rates), low: sorted[0]!, high: sorted[sorted.length - 1]! };
+}
+
+export function time(fn: () => unknown, bytes: number, o: HarnessOptions): Timing {
+  const batch = calibrate(fn, o);
+  const rates = Array.from({ length: o.samples }, () => sample(fn, batch, bytes));
   void sink;
-  return { mbps: rates[Math.floor(rates.length / 2)]!, low: rates[0]!, high: rates[rates.length - 1]! };
+  return timing(rates);
+}
+
+/**
+ * Ours and the baseline, sample by sample in turn (the order alternating), so both see the
+ * same machine: on a shared host the speed drifts by tens of percent within seconds. The
+ * ratio is the median of the per-round ratios.
+ */
+export function timePair(ours: () => unknown, baseline: () => unknown, bytes: number, o: HarnessOptions): { ours: Timing; baseline: Timing; ratio: number } {
+  const batchOurs = calibrate(ours, o);
+  const batchBase = calibrate(baseline, o);
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let s = 0; s < o.samples; s++) {
+    if (s % 2 === 0) {
+      a.push(sample(ours, batchOurs, bytes));
+      b.push(sample(baseline, batchBase, bytes));
+    } else {
+      b.push(sample(baseline, batchBase, bytes));
+      a.push(sample(ours, batchOurs, bytes));
+    }
+  }
+  void sink;
+  return { ours: timing(a), baseline: timing(b), ratio: median(a.map((x, k) => x / b[k]!)) };
 }

@@ -1,6 +1,6 @@
 // npm run bench [-- --quick]: every case, side by side with its baseline, in one process.
 import { isDeepStrictEqual } from 'node:util';
-import { FULL, QUICK, time } from './harness.ts';
+import { FULL, QUICK, time, timePair } from './harness.ts';
 import { markdownTable, updateReadme, writeResults, type CaseResult } from './report.ts';
 import type { BenchCase } from './case.ts';
 import { messageCases } from './cases/messages.ts';
@@ -20,12 +20,12 @@ for (const c of cases) {
   // Equal work first: a baseline that computes something else would make the ratio meaningless.
   const mine = c.ours();
   if (c.check ? !c.check() : c.baseline && !isDeepStrictEqual(mine, c.baseline())) throw new Error(`${c.group}: ${c.name}: output differs from ${c.baselineName}`);
-  const ours = time(c.ours, c.bytes, harness);
-  const baseline = c.baseline ? time(c.baseline, c.bytes, harness) : undefined;
-  const partial: CaseResult = { group: c.group, name: c.name, bytes: c.bytes, ours, baselineName: c.baselineName, baseline, ratio: baseline ? ours.mbps / baseline.mbps : undefined };
+  const pair = c.baseline ? timePair(c.ours, c.baseline, c.bytes, harness) : undefined;
+  const ours = pair?.ours ?? time(c.ours, c.bytes, harness);
+  const partial: CaseResult = { group: c.group, name: c.name, bytes: c.bytes, ours, baselineName: c.baselineName, baseline: pair?.baseline, ratio: pair?.ratio };
   const result = c.target ? { ...partial, target: c.target.label, met: c.target.met(partial) } : partial;
   results.push(result);
-  process.stderr.write(`${c.group}: ${c.name}: ${ours.mbps.toFixed(0)} MB/s${baseline ? `, ${result.ratio!.toFixed(1)}x ${c.baselineName}` : ''}\n`);
+  process.stderr.write(`${c.group}: ${c.name}: ${ours.mbps.toFixed(0)} MB/s${pair ? `, ${result.ratio!.toFixed(1)}x ${c.baselineName}` : ''}\n`);
 }
 if (!only || 'system'.startsWith(only) || 'stream'.startsWith(only)) results.push(...systemResults(quick));
 console.log(markdownTable(results));

@@ -3,7 +3,7 @@
 import { createByteTransformer, type StreamOptions } from '../../src/stream/index.ts';
 import { concat } from '../../src/stream/pipe.ts';
 import { createWalkCodec } from '../baseline-walk.ts';
-import { ndjsonTraffic } from '../corpus.ts';
+import { MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from '../corpus.ts';
 import type { BenchCase } from '../case.ts';
 
 const walker = createWalkCodec();
@@ -55,6 +55,15 @@ export function streamCases(): BenchCase[] {
   const sse = reframe(traffic, 'sse');
   const sameMessages = (framed: Uint8Array, framing: 'content-length' | 'sse') =>
     same(transformBytes('encode', framed, { framing }), reframe(pipeline('encode', traffic), framing));
+  // The mix by kind of message, to show what pulls it down.
+  const byKind = Object.entries(MESSAGE_KINDS).flatMap(([kind, make]): BenchCase[] => {
+    const input = ndjsonOf(make, 2 * 1024 * 1024);
+    const encodedKind = transformBytes('encode', input);
+    return [
+      { group: 'stream', name: `NDJSON encode: ${kind}`, bytes: input.length, ours: () => countBytes('encode', input), baselineName: 'split+parse+walk+stringify', baseline: () => pipeline('encode', input).length, check: () => same(encodedKind, pipeline('encode', input)) },
+      { group: 'stream', name: `NDJSON decode: ${kind}`, bytes: encodedKind.length, ours: () => countBytes('decode', encodedKind), baselineName: 'split+parse+walk+stringify', baseline: () => pipeline('decode', encodedKind).length, check: () => same(transformBytes('decode', encodedKind), pipeline('decode', encodedKind)) },
+    ];
+  });
   return [
     {
       group: 'stream', name: 'Content-Length encode (8 MiB mixed traffic)', bytes: contentLength.length, ours: () => countBytes('encode', contentLength, { framing: 'content-length' }),
@@ -72,5 +81,6 @@ export function streamCases(): BenchCase[] {
       group: 'stream', name: 'NDJSON decode (8 MiB mixed traffic)', bytes: encoded.length, ours: () => countBytes('decode', encoded), baselineName: 'split+parse+walk+stringify', baseline: () => pipeline('decode', encoded).length, target,
       check: () => same(transformBytes('decode', encoded), pipeline('decode', encoded)),
     },
+    ...byKind,
   ];
 }

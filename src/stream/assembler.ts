@@ -85,11 +85,12 @@ export class MessageAssembler {
     this.base = 0;
     this.shift = 0;
     this.outTotal = 0;
-    this.deferrals.length = 0;
-    this.objects.length = 0;
+    // (Setting an array's length is slow in V8 even when it changes nothing: only when needed.)
+    if (this.deferrals.length) this.deferrals.length = 0;
+    if (this.objects.length) this.objects.length = 0;
     this.collision = null;
     this.elementId = [-1, -1];
-    this.ids.length = 0;
+    if (this.ids.length) this.ids.length = 0;
     this.collisionInElement = false;
     this.collisionElement = -1;
     this.held.length = 0;

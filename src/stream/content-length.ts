@@ -40,7 +40,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
     const length = body.reduce((n, p) => n + p.length, 0);
     emit(latin1Bytes(headerText.replace(CONTENT_LENGTH, (_, name: string, _n, pad: string) => `${name}${length}${pad}`)));
     for (const p of body) emit(p);
-    body.length = 0;
+    if (body.length) body.length = 0;
   };
 
   return {

@@ -128,7 +128,7 @@ export class Transducer {
     while (done < bytes.length) {
       const n = Math.min(SLICE, bytes.length - done);
       const { state, out, input } = this.ptrs;
-      heap().set(bytes.subarray(done, done + n), input);
+      heap().set(n === bytes.length ? bytes : bytes.subarray(done, done + n), input);
       heap32()[(state + J.evCount) >> 2] = 0;
       const consumed = core.jsonStep(state, input, n, out);
       this.deliver(sink);
@@ -156,11 +156,13 @@ export class Transducer {
   }
 
   private deliver(sink: StepSink): void {
-    const { out } = this.ptrs;
-    const len = this.field(J.outLen);
-    const count = this.field(J.evCount);
-    const evPtr = this.field(J.events);
-    sink(heap().subarray(out, out + len), count ? heap32().slice(evPtr >> 2, (evPtr >> 2) + count * 3) : NO_EVENTS);
+    const { out, state } = this.ptrs;
+    const w = heap32();
+    const len = w[(state + J.outLen) >> 2]!;
+    const count = w[(state + J.evCount) >> 2]!;
+    if (len === 0 && count === 0) return; // (a message's end usually writes nothing)
+    const ev = w[(state + J.events) >> 2]! >> 2;
+    sink(heap().subarray(out, out + len), count ? w.slice(ev, ev + count * 3) : NO_EVENTS);
   }
 
   /** Returns the memory to the pool; the transducer must not be used afterwards. */
