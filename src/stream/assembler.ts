@@ -100,12 +100,13 @@ export class MessageAssembler {
     return offset - this.base + this.shift;
   }
 
-  readonly sink: StepSink = (output, events) => {
+  readonly sink: StepSink = (output, events, count) => {
     const start = this.outTotal;
     this.outTotal += output.length;
     let cursor = 0;
     if (!this.holding) {
-      const defer = events.findIndex((_, i) => i % 3 === 0 && events[i] === EV_DEFER_START);
+      let defer = -1;
+      for (let i = 0; i < count * 3 && defer < 0; i += 3) if (events[i] === EV_DEFER_START) defer = i;
       if (defer < 0) {
         if (output.length) this.o.emit(copyOut(output));
         return;
@@ -117,7 +118,7 @@ export class MessageAssembler {
       this.shift = 0;
     }
     this.held.push(output.subarray(cursor)); // (copied before any event can grow WASM memory)
-    for (let i = 0; i < events.length; i += 3) this.event(events[i]!, events[i + 1]!, events[i + 2]!);
+    for (let i = 0; i < count * 3; i += 3) this.event(events[i]!, events[i + 1]!, events[i + 2]!);
     if (this.deferrals.length === 0 && !this.o.holdAll) {
       this.holding = false;
       if (this.held.length) this.o.emit(this.held.take());

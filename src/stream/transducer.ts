@@ -53,15 +53,18 @@ export interface TransducerJob {
 /**
  * Output of one core call: its bytes, a view into WASM memory that is valid only until the sink
  * returns and before it runs anything that may grow the memory (copy what you keep first), and
- * its events ([kind, a, b]..., a copy).
+ * and `count` events ([kind, a, b]...), copied into an array the transducer reuses for its next
+ * call.
  */
-export type StepSink = (output: Uint8Array, events: Uint32Array) => void;
+export type StepSink = (output: Uint8Array, events: Uint32Array, count: number) => void;
 
 export class Transducer {
   private block = 0;
   private blockSize = 0;
   private window = WINDOW;
   private ptrs = { state: 0, out: 0, input: 0 };
+  /** The events of the last call, copied out (a nested transducer may grow WASM memory). */
+  private events = new Uint32Array(96);
 
   constructor(
     private readonly job: TransducerJob,
@@ -161,8 +164,10 @@ export class Transducer {
     const len = w[(state + J.outLen) >> 2]!;
     const count = w[(state + J.evCount) >> 2]!;
     if (len === 0 && count === 0) return; // (a message's end usually writes nothing)
+    if (count * 3 > this.events.length) this.events = new Uint32Array(Math.max(count * 3, this.events.length * 2));
     const ev = w[(state + J.events) >> 2]! >> 2;
-    sink(heap().subarray(out, out + len), count ? w.slice(ev, ev + count * 3) : NO_EVENTS);
+    if (count) this.events.set(w.subarray(ev, ev + count * 3));
+    sink(heap().subarray(out, out + len), this.events, count);
   }
 
   /** Returns the memory to the pool; the transducer must not be used afterwards. */
@@ -172,4 +177,3 @@ export class Transducer {
   }
 }
 
-const NO_EVENTS = new Uint32Array(0);
