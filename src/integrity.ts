@@ -20,8 +20,26 @@ export interface IntegrityReport {
 
 const FFFD = '\uFFFD';
 
-/** UTF-8 length of s[0, end); a lone surrogate counts 3 bytes, as an encoder writes U+FFFD. */
+const NodeBuffer = (globalThis as { Buffer?: { byteLength(s: string, encoding: 'utf8'): number } }).Buffer;
+const encoder = new TextEncoder();
+const scratch = new Uint8Array(64 * 1024);
+
+/**
+ * UTF-8 length of s[0, end); a lone surrogate counts 3 bytes, as an encoder writes U+FFFD.
+ * Long prefixes are measured natively (a JS loop ran at a third of the speed of the search).
+ */
 function utf8Length(s: string, end = s.length): number {
+  if (end > 256) {
+    const prefix = s.slice(0, end);
+    if (NodeBuffer) return NodeBuffer.byteLength(prefix, 'utf8');
+    let n = 0;
+    for (let at = 0; at < end; ) {
+      const { read, written } = encoder.encodeInto(at === 0 ? prefix : prefix.slice(at), scratch);
+      at += read;
+      n += written;
+    }
+    return n;
+  }
   let n = 0;
   for (let i = 0; i < end; i++) {
     const c = s.charCodeAt(i);

@@ -63,6 +63,7 @@ describe('in headless Chromium', () => {
     expect(result.roundTrips).toEqual([true, true, true, true]);
     expect(result.message).toEqual({ jsonrpc: '2.0', id: 'Qwen', result: { __mcp_ref_5177656e__: ['__mcp_ref_e9809ae4b989__'] } });
     expect(result.reports).toEqual([{ path: ['content'], parameterName: 'content', location: 'value', replacementCharacterCount: 3, characterOffset: 2607, utf8ByteOffset: 7821 }]);
+    expect(result.longReport).toEqual([{ path: [0], parameterName: '0', location: 'value', replacementCharacterCount: 1, characterOffset: 30031, utf8ByteOffset: 90053 }]);
     expect(result.filter).toBe(false);
     await page.close();
   });

@@ -34,6 +34,9 @@ describe('findReplacementCharacters', () => {
       [['a\uFFFD', 1, 'deep'], 'value', 2, 1, 1],
       [['b'], 'value', 1, 2, 4],
     ]);
+    const long = '汉'.repeat(30000) + 'a😀'.repeat(10) + '\uD800\uFFFD';
+    expect(findReplacementCharacters([long])).toEqual(referenceReports([long]));
+    expect(findReplacementCharacters([long])[0]).toMatchObject({ characterOffset: 30031, utf8ByteOffset: 90053 });
     expect(findReplacementCharacters('ab\uFFFD')).toEqual([{ path: [], parameterName: '', location: 'value', replacementCharacterCount: 1, characterOffset: 2, utf8ByteOffset: 2 }]);
   });
 

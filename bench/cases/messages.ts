@@ -17,13 +17,13 @@ function pair(name: string, message: unknown, target?: BenchCase['target']): Ben
   ];
 }
 
-/** The scan people write: a recursive walk with a character loop. */
+/** The scan people write: a recursive walk with a character loop, Buffer for the byte offset. */
 function plainScan(v: unknown, path: (string | number)[] = [], out: unknown[] = []): unknown[] {
   const one = (s: string, p: (string | number)[]) => {
     let count = 0;
     let first = -1;
     for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 0xfffd) { if (first < 0) first = i; count++; }
-    if (count) out.push({ path: p, count, first });
+    if (count) out.push({ path: p, count, first, utf8: Buffer.byteLength(s.slice(0, first)) });
   };
   if (typeof v === 'string') one(v, path);
   else if (Array.isArray(v)) v.forEach((x, i) => plainScan(x, [...path, i], out));
@@ -33,7 +33,7 @@ function plainScan(v: unknown, path: (string | number)[] = [], out: unknown[] = 
 
 export function messageCases(): BenchCase[] {
   const args = { path: '/notes/会议纪要.md', content: cjkText(5, 512 * 1024) + '\uFFFD', tags: ['a', 'b'], meta: { author: 'me' } };
-  const ours = () => findReplacementCharacters(args).map((r) => ({ path: r.path, count: r.replacementCharacterCount, first: r.characterOffset }));
+  const ours = () => findReplacementCharacters(args).map((r) => ({ path: r.path, count: r.replacementCharacterCount, first: r.characterOffset, utf8: r.utf8ByteOffset }));
   return [
     ...pair('apps list (3,000 apps)', appsListResult(5, 3000), threeX),
     ...pair('tools/list (200 tools)', toolsListResult(6, 200), threeX),

@@ -9,6 +9,8 @@ export async function root() {
     roundTrips: samples.map((s) => m.decodeText(m.encodeText(s)) === s),
     message: m.encodeMessage({ jsonrpc: '2.0', id: 'Qwen', result: { Qwen: ['通义'] } }),
     reports: m.findReplacementCharacters({ content: '汉'.repeat(2607) + '\uFFFD\uFFFD\uFFFD' }),
+    // UTF-8 offsets past the 64 KiB the browser measures at a time (no Buffer there).
+    longReport: m.findReplacementCharacters(['汉'.repeat(30000) + 'a😀'.repeat(10) + '\uD800\uFFFD']),
     filter: m.isFilterEnabled(),
   };
 }
