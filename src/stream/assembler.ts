@@ -3,7 +3,6 @@
 // keeps that value as it is or transforms it on its own), and, when decoding, holds the whole
 // message so that one whose keys collide can be dropped whole, never half sent.
 import { PayloadKeyCollisionError } from '../errors.js';
-import { copyOut } from './slab.js';
 import type { StepSink } from './transducer.js';
 
 // Event codes written by assembly/json.ts (EV_*): keep the two lists in step.
@@ -42,7 +41,7 @@ class Bytes {
   }
 
   take(): Uint8Array {
-    const out = copyOut(this.data.subarray(0, this.length));
+    const out = this.data.slice(0, this.length);
     this.length = 0;
     return out;
   }
@@ -103,21 +102,25 @@ export class MessageAssembler {
   readonly sink: StepSink = (output, events, count) => {
     const start = this.outTotal;
     this.outTotal += output.length;
-    let cursor = 0;
     if (!this.holding) {
       let defer = -1;
       for (let i = 0; i < count * 3 && defer < 0; i += 3) if (events[i] === EV_DEFER_START) defer = i;
+      // Every chunk emitted gets a buffer of its own: a consumer may transfer it (a byte
+      // stream's enqueue does), which must not empty any other chunk.
       if (defer < 0) {
-        if (output.length) this.o.emit(copyOut(output));
+        if (output.length) this.o.emit(output.slice());
         return;
       }
-      cursor = events[defer + 1]! - start;
-      if (cursor > 0) this.o.emit(copyOut(output.subarray(0, cursor)));
+      const cursor = events[defer + 1]! - start;
+      const before = cursor > 0 ? output.slice(0, cursor) : null;
+      // Keep the rest before running the consumer's code, which may grow WASM memory and
+      // detach `output`.
+      this.held.push(output.subarray(cursor));
+      if (before) this.o.emit(before);
       this.holding = true;
       this.base = events[defer + 1]!;
       this.shift = 0;
-    }
-    this.held.push(output.subarray(cursor)); // (copied before any event can grow WASM memory)
+    } else this.held.push(output); // (copied before any event can grow WASM memory)
     for (let i = 0; i < count * 3; i += 3) this.event(events[i]!, events[i + 1]!, events[i + 2]!);
     if (this.deferrals.length === 0 && !this.o.holdAll) {
       this.holding = false;

@@ -57,7 +57,8 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
       const nl = find(LF, start);
       const end = nl < 0 ? bytes.length : nl;
       const open = queue.find((q): q is Extract<Item, { parts: Uint8Array[] }> => 'parts' in q && !q.done);
-      if (open && end > start) open.parts.push(bytes.subarray(start, end)); // (pipe output is ours: no copy)
+      // Pipe output is ours; a piece of it gets its own buffer (a consumer may transfer it).
+      if (open && end > start) open.parts.push(start === 0 && end === bytes.length ? bytes : bytes.slice(start, end));
       if (nl < 0) break;
       if (open) open.done = true;
       start = nl + 1;

@@ -1,0 +1,61 @@
+// What consumers may do with the chunks a stream gives them: keep them, transfer their buffers
+// (a byte stream's enqueue does), or run code that uses the library again while a message is
+// half written.
+import { describe, expect, it } from 'vitest';
+import { encodeText } from '../src/index.ts';
+import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
+import { bytes, run } from './stream-helpers.ts';
+
+/** Reads `stream` through a byte stream, whose enqueue transfers every chunk's buffer. */
+async function throughByteStream(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const byteStream = new ReadableStream({
+    type: 'bytes',
+    async pull(c) {
+      const { value, done } = await reader.read();
+      if (done) c.close();
+      else c.enqueue(value);
+    },
+  });
+  return new Uint8Array(await new Response(byteStream).arrayBuffer());
+}
+
+const source = (input: Uint8Array) => new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(input), c.close()) });
+
+describe('stream consumers', () => {
+  const messages = Array.from({ length: 40 }, (_, i) => `{"jsonrpc":"2.0","id":${i},"result":{"app":"Qwen ${i}","content":[{"data":"qwen","type":"text"}]}}`);
+  const cases: [string, StreamOptions, string][] = [
+    ['ndjson', {}, messages.join('\n') + '\n'],
+    // Two data lines per event: the pipe's output for one event holds a newline and is split.
+    ['sse', { framing: 'sse' }, messages.map((m) => m.split(',"result"')).map(([a, b]) => `event: message\ndata: ${a}\ndata: ,"result"${b}\n\n`).join('')],
+    ['content-length', { framing: 'content-length' }, messages.map((m) => `Content-Length: ${bytes(m).length}\r\n\r\n${m}`).join('')],
+  ];
+
+  for (const [name, options, input] of cases) {
+    it(`${name}: every chunk owns its buffer, so transferring one empties no other`, async () => {
+      const expected = await run(createEncodeStream(options), [bytes(input)]);
+      expect(await throughByteStream(source(bytes(input)).pipeThrough(createEncodeStream(options)))).toEqual(expected);
+      const decoded = await throughByteStream(source(expected).pipeThrough(createDecodeStream(options)));
+      expect(decoded).toEqual(await run(createDecodeStream(options), [expected]));
+    });
+  }
+
+  it('survives a consumer that grows WASM memory while a message is being written', () => {
+    const input = bytes('{"jsonrpc":"2.0","id":1,"result":{"content":[{"data":"qwen says hi","type":"text"}]}}\n');
+    const expected: Uint8Array[] = [];
+    const plain = createByteTransformer('encode', {}, (b) => void expected.push(b.slice()));
+    plain.push(input);
+    plain.close();
+    const parts: Uint8Array[] = [];
+    let round = 0;
+    const t = createByteTransformer('encode', {}, (b) => {
+      parts.push(b);
+      // New work regions and a new stream's block: the memory grows under the writer.
+      encodeText(`qwen ${'x'.repeat(100_000 * ++round)}`);
+      createByteTransformer('decode', {}, () => {}).release();
+    });
+    t.push(input);
+    t.close();
+    expect(Buffer.concat(parts)).toEqual(Buffer.concat(expected));
+  });
+});
