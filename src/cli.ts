@@ -145,38 +145,35 @@ function wrap(command: string[], options: CodecOptions, guarded: boolean): Promi
   }
   child.stdin.on('drain', () => process.stdin.resume());
   child.stdin.on('error', () => {}); // the child may exit before reading everything; 'close' reports it
+  // Each direction reports its first error only: its transformer refuses work after that.
+  const once = (where: string) => {
+    let failed = false;
+    return (work: () => void) => {
+      if (failed) return;
+      try {
+        work();
+      } catch (e) {
+        failed = true;
+        fail(where, e);
+      }
+    };
+  };
+  const fromServerSide = once('from the server');
+  const fromClientSide = once('from the client');
   child.stdout.on('data', (chunk: Buffer) => {
-    try {
+    fromServerSide(() => {
       fromServer(chunk);
       encoder.push(chunk);
-    } catch (e) {
-      fail('from the server', e);
-    }
+    });
     if (!toClient.ready) {
       child.stdout.pause();
       void toClient.drained().then(() => child.stdout.resume());
     }
   });
-  child.stdout.on('end', () => {
-    try {
-      encoder.close();
-    } catch (e) {
-      fail('from the server', e);
-    }
-  });
-  process.stdin.on('data', (chunk: Buffer) => {
-    try {
-      decoder.push(chunk);
-    } catch (e) {
-      fail('from the client', e);
-    }
-  });
+  child.stdout.on('end', () => fromServerSide(() => encoder.close()));
+  process.stdin.on('data', (chunk: Buffer) => fromClientSide(() => decoder.push(chunk)));
   process.stdin.on('end', () => {
-    try {
-      decoder.close();
-    } catch (e) {
-      fail('from the client', e);
-    }
+    fromClientSide(() => decoder.close());
     child.stdin.end();
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal));

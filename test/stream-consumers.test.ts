@@ -1,9 +1,9 @@
 // What consumers may do with the chunks a stream gives them: keep them, transfer their buffers
 // (a byte stream's enqueue does), or run code that uses the library again while a message is
-// half written.
+// half written; and what a transformer does after an error.
 import { describe, expect, it } from 'vitest';
 import { encodeText } from '../src/index.ts';
-import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
+import { createByteTransformer, createDecodeStream, createEncodeStream, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
 import { bytes, run } from './stream-helpers.ts';
 
 /** Reads `stream` through a byte stream, whose enqueue transfers every chunk's buffer. */
@@ -14,7 +14,7 @@ async function throughByteStream(stream: ReadableStream<Uint8Array>): Promise<Ui
     async pull(c) {
       const { value, done } = await reader.read();
       if (done) c.close();
-      else c.enqueue(value);
+      else c.enqueue(value as Uint8Array<ArrayBuffer>);
     },
   });
   return new Uint8Array(await new Response(byteStream).arrayBuffer());
@@ -57,5 +57,20 @@ describe('stream consumers', () => {
     t.push(input);
     t.close();
     expect(Buffer.concat(parts)).toEqual(Buffer.concat(expected));
+  });
+
+  it('a transformer that failed gives its memory back and refuses further work', () => {
+    // Without the release on error, these would hold a thousand blocks of WASM memory.
+    for (let i = 0; i < 1000; i++) {
+      const t = createByteTransformer('encode', {}, () => {});
+      expect(() => t.push(bytes('{"result": x}\n'))).toThrow(PayloadStreamError);
+      expect(() => t.push(bytes('{"result":1}\n'))).toThrow(/failed earlier/);
+      expect(() => t.close()).toThrow(/failed earlier/);
+    }
+    const out: Uint8Array[] = [];
+    const t = createByteTransformer('encode', {}, (b) => void out.push(b));
+    t.push(bytes('{"result":"Qwen"}\n'));
+    t.close();
+    expect(Buffer.concat(out).toString()).toBe('{"result":"__mcp_ref_5177656e__"}\n');
   });
 });

@@ -36,7 +36,7 @@ const FRAMERS: Record<Framing, (pipe: MessagePipe, emit: (b: Uint8Array) => void
 export interface ByteTransformer {
   push(chunk: Uint8Array): void;
   close(): void;
-  /** Gives its WASM memory back (close does too); after an error, call it. */
+  /** Gives its WASM memory back (close and errors do too); later calls to push or close throw. */
   release(): void;
 }
 
@@ -55,13 +55,29 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
     (b) => framer!.output(b),
   );
   framer = makeFramer(pipe, emit);
-  const release = () => pipe.release();
+  // Its WASM memory goes back to the pool on close or on the first error, after which the
+  // transformer refuses work: that memory may already serve another stream.
+  let released = false;
+  const release = () => {
+    released = true;
+    pipe.release();
+  };
+  const usable = () => {
+    if (released) throw new Error('this stream transformer was closed, released, or failed earlier');
+  };
   return {
     push(chunk) {
+      usable();
       if (!(chunk instanceof Uint8Array)) throw new TypeError('stream chunks must be Uint8Array');
-      framer!.push(chunk);
+      try {
+        framer!.push(chunk);
+      } catch (e) {
+        release();
+        throw e;
+      }
     },
     close() {
+      usable();
       try {
         framer!.close();
       } finally {
@@ -79,12 +95,7 @@ function createStream(mode: 'encode' | 'decode', options: StreamOptions = {}): T
       core = createByteTransformer(mode, options, (b) => controller.enqueue(b));
     },
     transform(chunk) {
-      try {
-        core!.push(chunk);
-      } catch (e) {
-        core!.release();
-        throw e;
-      }
+      core!.push(chunk); // (an error releases its memory)
     },
     flush() {
       core!.close();
