@@ -14,8 +14,12 @@ export function systemResults(quick: boolean): CaseResult[] {
   const simd = statSync('build/core.simd.wasm').size;
   const scalar = statSync('build/core.scalar.wasm').size;
   const size = quick ? 64 * MiB : 256 * MiB;
-  const mem = node(['scripts/run-ts.mjs', 'bench/memory.ts', String(size)]);
-  const growth = mem.peakRssGrowthBytes / MiB;
+  // Peak RSS depends on when the collector runs: three runs, the median judged, the worst shown.
+  const runs = Array.from({ length: quick ? 1 : 3 }, () => node(['--expose-gc', 'scripts/run-ts.mjs', 'bench/memory.ts', String(size)]));
+  const growths = runs.map((r) => r.peakRssGrowthBytes / MiB);
+  const growth = median(growths);
+  const mem = runs.find((r) => r.peakRssGrowthBytes / MiB === growth)!;
+  const worst = Math.max(...growths);
   const fig = (group: string, name: string, figure: string, target: string, met: boolean, bytes = 0): CaseResult =>
     ({ group, name, bytes, figure, target, met });
   const bundles = JSON.parse(readFileSync('dist/sizes.json', 'utf8')) as Record<string, { raw: number; gzip: number }>;
@@ -26,7 +30,8 @@ export function systemResults(quick: boolean): CaseResult[] {
     fig('system', 'cold start: import + first encodeText (median)', `${cold.toFixed(1)} ms`, '< 20 ms', cold < 20),
     fig('system', 'WASM size (SIMD / scalar)', `${(simd / 1024).toFixed(1)} / ${(scalar / 1024).toFixed(1)} KiB`, '< 64 KiB', simd < 64 * 1024),
     fig(
-      'stream', `one ${size / MiB} MiB NDJSON message: peak RSS growth`, `${growth.toFixed(1)} MiB (${((mem.inputBytes / 1e6) / mem.seconds).toFixed(0)} MB/s)`,
+      'stream', `one ${size / MiB} MiB NDJSON message: peak RSS growth (median of ${runs.length}, worst)`,
+      `${growth.toFixed(1)} MiB, worst ${worst.toFixed(1)} (${((mem.inputBytes / 1e6) / mem.seconds).toFixed(0)} MB/s)`,
       '< 64 MiB', growth < 64, mem.inputBytes,
     ),
   ];
