@@ -32,7 +32,7 @@ export function compileTermScan(a: Automaton): ShortMatcher {
     let next = s.charCodeAt(0); // the character at i, read once as the second of a pair
     for (let i = 0; i <= last; i++) {
       const c0 = next;
-      next = s.charCodeAt(i + 1); // NaN past the end
+      next = i < last ? s.charCodeAt(i + 1) : 0xffff; // (never read past the end: V8 deoptimizes)
       if (c0 < 0x80 && next < 0x80) {
         if (pairs[c0 * 128 + next] === 0) continue;
         // The core's second filter stage: the folded first four bytes, hashed.
@@ -66,7 +66,7 @@ export function compileTermScan(a: Automaton): ShortMatcher {
         if (found === none) found = [];
         found.push(i, best);
         i = best - 1;
-        next = s.charCodeAt(best);
+        next = best <= last ? s.charCodeAt(best) : 0xffff;
       }
     }
     return found;
