@@ -73,4 +73,27 @@ describe('stream consumers', () => {
     t.close();
     expect(Buffer.concat(out).toString()).toBe('{"result":"__mcp_ref_5177656e__"}\n');
   });
+
+  it('gives one chunk per input chunk (up to 1 MiB), and what was made before an error', async () => {
+    const small = Array.from({ length: 300 }, (_, i) => `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${i},"message":"Qwen"}}\n`).join('');
+    const chunks: Uint8Array[] = [];
+    await source(bytes(small)).pipeThrough(createEncodeStream()).pipeTo(new WritableStream({ write: (c) => void chunks.push(c) }));
+    expect(chunks.length).toBe(1);
+    expect(Buffer.from(chunks[0]!).toString()).toBe(small.replaceAll('"Qwen"', '"__mcp_ref_5177656e__"'));
+
+    const big = bytes(`{"result":"${'x'.repeat(3 * 1024 * 1024)}"}\n`);
+    const sizes: number[] = [];
+    const t = createByteTransformer('encode', {}, (b) => void sizes.push(b.length));
+    t.push(big);
+    t.close();
+    expect(sizes.length).toBeGreaterThan(2);
+    expect(Math.max(...sizes)).toBeLessThan(2 * 1024 * 1024);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(big.length);
+
+    const out: Uint8Array[] = [];
+    const failing = createByteTransformer('encode', {}, (b) => void out.push(b));
+    expect(() => failing.push(bytes('{"result":"Qwen"}\n{"result":"ok"}\n{"result": x}\n'))).toThrow(PayloadStreamError);
+    // (Output streams as it is made: the bad message's first bytes went out too.)
+    expect(Buffer.concat(out).toString()).toMatch(/^\{"result":"__mcp_ref_5177656e__"\}\n\{"result":"ok"\}\n/);
+  });
 });

@@ -5,6 +5,7 @@ import type { PayloadKeyCollisionError } from '../errors.js';
 import { contentLengthFramer } from './content-length.js';
 import type { Framer } from './framer.js';
 import { ndjsonFramer } from './ndjson.js';
+import { OutputBatch } from './batch.js';
 import { MessagePipe } from './pipe.js';
 import { sseFramer } from './sse.js';
 
@@ -54,7 +55,8 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
     { maxMessageBytes, onCollision: options.onCollision },
     (b) => framer!.output(b),
   );
-  framer = makeFramer(pipe, emit);
+  const batch = new OutputBatch(emit);
+  framer = makeFramer(pipe, batch.add);
   // Its WASM memory goes back to the pool on close or on the first error, after which the
   // transformer refuses work: that memory may already serve another stream.
   let released = false;
@@ -71,7 +73,13 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
       if (!(chunk instanceof Uint8Array)) throw new TypeError('stream chunks must be Uint8Array');
       try {
         framer!.push(chunk);
+        batch.flush();
       } catch (e) {
+        try {
+          batch.flush(); // (the messages before the bad one are whole)
+        } catch {
+          // the first error says more
+        }
         release();
         throw e;
       }
@@ -81,6 +89,7 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
       try {
         framer!.close();
       } finally {
+        batch.flush();
         release();
       }
     },
