@@ -50,53 +50,40 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
     const hi1 = v128.load(t, 48);
     const lo2 = v128.load(t, 64);
     const hi2 = v128.load(t, 80);
-    let p0 = i8x16.splat(0);
-    let p1 = i8x16.splat(0);
-    while (b + 16 <= len) {
-      // Stage 1 (Teddy): lane k tests the 3-byte fingerprint that starts at b + k - 2.
-      const v = v128.or(v128.load(inp + <usize>b), i8x16.splat(0x20));
-      const l = v128.and(v, i8x16.splat(0x0f));
-      const h = i8x16.shr_u(v, 4);
-      const m0 = v128.and(i8x16.swizzle(lo0, l), i8x16.swizzle(hi0, h));
-      const m1 = v128.and(i8x16.swizzle(lo1, l), i8x16.swizzle(hi1, h));
-      const m2 = v128.and(i8x16.swizzle(lo2, l), i8x16.swizzle(hi2, h));
-      const a0 = i8x16.shuffle(p0, m0, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
-      const a1 = i8x16.shuffle(p1, m1, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
-      candidates(b, i8x16.bitmask(i8x16.ne(v128.and(v128.and(a0, a1), m2), i8x16.splat(0))), len, final);
-      if (gStop) break;
-      p0 = m0;
-      p1 = m1;
-      b += 16;
-      if (gSkip > b) {
-        b = gSkip; // jump past the match; the lost lanes are all before it
-        p0 = i8x16.splat(0);
-        p1 = i8x16.splat(0);
-      }
-    }
-    const blocksEnd = b; // fingerprints starting before blocksEnd - 2 were tested
-    if (!gStop && b < len) {
-      // The rest, fingerprints ending by len - 1, in one more block: the last 16 bytes (lanes
-      // before b were tested above), or a zero-padded copy of a short input.
-      let base = len - 16;
-      let v: v128;
-      let keep: i32;
-      if (base >= 0) {
-        // Lane 1 would need the masks of the byte before base: that one position goes scalar.
-        if (b - 2 < base) {
-          b = scalar(b - 2, base, len, final);
-          if (gStop) {
-            finish();
-            return gConsumed;
+    const zero = i8x16.splat(0);
+    let p0 = zero;
+    let p1 = zero;
+    let blocksEnd = 0; // fingerprints starting before blocksEnd - 2 were tested in full blocks
+    for (;;) {
+      // Stage 1 (Teddy): lane k tests the 3-byte fingerprint that starts at base + k - 2.
+      let base = b;
+      let keep: i32 = -1;
+      let v = zero;
+      const lastBlock = b + 16 > len;
+      if (!lastBlock) v = v128.load(inp + <usize>b);
+      else {
+        // The rest, fingerprints ending by len - 1, in one more block: the last 16 bytes (lanes
+        // before b were tested), or a zero-padded copy of an input shorter than a block.
+        blocksEnd = b;
+        if (b >= len) break;
+        p0 = zero;
+        p1 = zero;
+        base = len - 16;
+        if (base >= 0) {
+          // Lane 1 would need the masks of the byte before base: that one position goes scalar.
+          if (b - 2 < base) {
+            b = scalar(b - 2, base, len, final);
+            if (gStop) break;
           }
+          v = v128.load(inp + <usize>base);
+          keep = ~((1 << max(b - base, 0)) - 1);
+        } else {
+          base = 0;
+          v128.store(SCRATCH, zero);
+          memory.copy(SCRATCH, inp, <usize>len);
+          v = v128.load(SCRATCH);
+          keep = (1 << len) - 1;
         }
-        v = v128.load(inp + <usize>base);
-        keep = ~((1 << max(b - base, 0)) - 1);
-      } else {
-        base = 0;
-        v128.store(SCRATCH, i8x16.splat(0));
-        memory.copy(SCRATCH, inp, <usize>len);
-        v = v128.load(SCRATCH);
-        keep = (1 << len) - 1;
       }
       v = v128.or(v, i8x16.splat(0x20));
       const l = v128.and(v, i8x16.splat(0x0f));
@@ -104,10 +91,18 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
       const m0 = v128.and(i8x16.swizzle(lo0, l), i8x16.swizzle(hi0, h));
       const m1 = v128.and(i8x16.swizzle(lo1, l), i8x16.swizzle(hi1, h));
       const m2 = v128.and(i8x16.swizzle(lo2, l), i8x16.swizzle(hi2, h));
-      const zero = i8x16.splat(0);
-      const a0 = i8x16.shuffle(zero, m0, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
-      const a1 = i8x16.shuffle(zero, m1, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+      const a0 = i8x16.shuffle(p0, m0, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
+      const a1 = i8x16.shuffle(p1, m1, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
       candidates(base, i8x16.bitmask(i8x16.ne(v128.and(v128.and(a0, a1), m2), zero)) & keep, len, final);
+      if (gStop || lastBlock) break;
+      p0 = m0;
+      p1 = m1;
+      b += 16;
+      if (gSkip > b) {
+        b = gSkip; // jump past the match; the lost lanes are all before it
+        p0 = zero;
+        p1 = zero;
+      }
     }
     if (!gStop) b = max(len - 2, blocksEnd - 2); // fingerprints that would end past the input
   }
