@@ -2,6 +2,7 @@
 import { ArgumentIntegrityError, type JsonPath } from './errors.js';
 import { core } from './core/instance.js';
 import { heap, heap32, workspace } from './core/memory.js';
+import { NodeBuffer } from './node-buffer.js';
 import { walkStrings } from './walk.js';
 
 export interface IntegrityReport {
@@ -20,7 +21,6 @@ export interface IntegrityReport {
 
 const FFFD = '\uFFFD';
 
-const NodeBuffer = (globalThis as { Buffer?: { byteLength(s: string, encoding: 'utf8'): number } }).Buffer;
 const encoder = new TextEncoder();
 const scratch = new Uint8Array(64 * 1024);
 

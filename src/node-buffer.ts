@@ -1,0 +1,9 @@
+// Node's Buffer where there is one (never imported: the root and ./stream entries stay free of
+// Node built-ins for browsers). Its native helpers beat what plain JS and typed arrays offer.
+
+interface BufferLike {
+  from(b: ArrayBufferLike, offset: number, length: number): Uint8Array & { indexOf(byte: number, from: number): number };
+  byteLength(s: string, encoding: 'utf8'): number;
+}
+
+export const NodeBuffer: BufferLike | undefined = (globalThis as { Buffer?: BufferLike }).Buffer;
