@@ -1,6 +1,9 @@
 import type { Target } from './report.ts';
 
-/** One benchmark: our function and, where there is one, the baseline doing the same work. */
+/**
+ * One benchmark: our function and, where there is one, the baseline doing the same work. A
+ * function may return a promise (a stream run); it is awaited before the next call.
+ */
 export interface BenchCase {
   readonly group: string;
   readonly name: string;
@@ -10,5 +13,5 @@ export interface BenchCase {
   readonly baseline?: () => unknown;
   readonly target?: Target;
   /** Equal work, checked before timing when comparing results directly does not fit. */
-  readonly check?: () => boolean;
+  readonly check?: () => boolean | Promise<boolean>;
 }

@@ -29,29 +29,31 @@ export const consume = (v: unknown) => {
   sink = v;
 };
 
-/** Runs fn until warmupMs have passed, then returns a batch size that lasts about sampleMs. */
-function calibrate(fn: () => unknown, o: HarnessOptions): number {
-  const until = performance.now() + o.warmupMs;
-  let calls = 0;
-  while (performance.now() < until || calls < 2) {
-    consume(fn());
-    calls++;
+/** Calls fn n times; the elapsed milliseconds. A promise it returns is awaited before the next call. */
+async function runBatch(fn: () => unknown, n: number): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const r = fn();
+    consume(r instanceof Promise ? await r : r);
   }
+  return performance.now() - t0;
+}
+
+/** Runs fn until warmupMs have passed, then returns a batch size that lasts about sampleMs. */
+async function calibrate(fn: () => unknown, o: HarnessOptions): Promise<number> {
+  const until = performance.now() + o.warmupMs;
+  for (let calls = 0; performance.now() < until || calls < 2; calls++) await runBatch(fn, 1);
   let batch = 1;
   for (;;) {
-    const t0 = performance.now();
-    for (let i = 0; i < batch; i++) consume(fn());
-    const ms = performance.now() - t0;
+    const ms = await runBatch(fn, batch);
     if (ms >= o.sampleMs / 4 || batch > 1e7) return Math.max(1, Math.round((batch * o.sampleMs) / Math.max(ms, 0.001)));
     batch *= 4;
   }
 }
 
 /** One sample: MB/s over a batch. */
-function sample(fn: () => unknown, batch: number, bytes: number): number {
-  const t0 = performance.now();
-  for (let i = 0; i < batch; i++) consume(fn());
-  const ms = performance.now() - t0;
+async function sample(fn: () => unknown, batch: number, bytes: number): Promise<number> {
+  const ms = await runBatch(fn, batch);
   return (bytes * batch) / 1e6 / (ms / 1e3);
 }
 
@@ -62,9 +64,10 @@ function timing(rates: number[]): Timing {
   return { mbps: median(rates), low: sorted[0]!, high: sorted[sorted.length - 1]! };
 }
 
-export function time(fn: () => unknown, bytes: number, o: HarnessOptions): Timing {
-  const batch = calibrate(fn, o);
-  const rates = Array.from({ length: o.samples }, () => sample(fn, batch, bytes));
+export async function time(fn: () => unknown, bytes: number, o: HarnessOptions): Promise<Timing> {
+  const batch = await calibrate(fn, o);
+  const rates: number[] = [];
+  for (let s = 0; s < o.samples; s++) rates.push(await sample(fn, batch, bytes));
   void sink;
   return timing(rates);
 }
@@ -74,18 +77,18 @@ export function time(fn: () => unknown, bytes: number, o: HarnessOptions): Timin
  * same machine: on a shared host the speed drifts by tens of percent within seconds. The
  * ratio is the median of the per-round ratios.
  */
-export function timePair(ours: () => unknown, baseline: () => unknown, bytes: number, o: HarnessOptions): { ours: Timing; baseline: Timing; ratio: number } {
-  const batchOurs = calibrate(ours, o);
-  const batchBase = calibrate(baseline, o);
+export async function timePair(ours: () => unknown, baseline: () => unknown, bytes: number, o: HarnessOptions): Promise<{ ours: Timing; baseline: Timing; ratio: number }> {
+  const batchOurs = await calibrate(ours, o);
+  const batchBase = await calibrate(baseline, o);
   const a: number[] = [];
   const b: number[] = [];
   for (let s = 0; s < o.samples; s++) {
     if (s % 2 === 0) {
-      a.push(sample(ours, batchOurs, bytes));
-      b.push(sample(baseline, batchBase, bytes));
+      a.push(await sample(ours, batchOurs, bytes));
+      b.push(await sample(baseline, batchBase, bytes));
     } else {
-      b.push(sample(baseline, batchBase, bytes));
-      a.push(sample(ours, batchOurs, bytes));
+      b.push(await sample(baseline, batchBase, bytes));
+      a.push(await sample(ours, batchOurs, bytes));
     }
   }
   void sink;

@@ -18,10 +18,10 @@ const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streamCases(),
 const results: CaseResult[] = [];
 for (const c of cases) {
   // Equal work first: a baseline that computes something else would make the ratio meaningless.
-  const mine = c.ours();
-  if (c.check ? !c.check() : c.baseline && !isDeepStrictEqual(mine, c.baseline())) throw new Error(`${c.group}: ${c.name}: output differs from ${c.baselineName}`);
-  const pair = c.baseline ? timePair(c.ours, c.baseline, c.bytes, harness) : undefined;
-  const ours = pair?.ours ?? time(c.ours, c.bytes, harness);
+  const mine = await c.ours();
+  if (c.check ? !(await c.check()) : c.baseline && !isDeepStrictEqual(mine, await c.baseline())) throw new Error(`${c.group}: ${c.name}: output differs from ${c.baselineName}`);
+  const pair = c.baseline ? await timePair(c.ours, c.baseline, c.bytes, harness) : undefined;
+  const ours = pair?.ours ?? (await time(c.ours, c.bytes, harness));
   const partial: CaseResult = { group: c.group, name: c.name, bytes: c.bytes, ours, baselineName: c.baselineName, baseline: pair?.baseline, ratio: pair?.ratio };
   const result = c.target ? { ...partial, target: c.target.label, met: c.target.met(partial) } : partial;
   results.push(result);

@@ -1,6 +1,7 @@
 // Byte streams against the pipeline people write today: split lines, JSON.parse, regex walk,
-// JSON.stringify. Ours runs the same synchronous core as the TransformStreams.
-import { createByteTransformer, type StreamOptions } from '../../src/stream/index.ts';
+// JSON.stringify. Most rows time the synchronous core the TransformStreams run on; two time the
+// TransformStreams themselves.
+import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../../src/stream/index.ts';
 import { concat } from '../../src/stream/pipe.ts';
 import { createWalkCodec } from '../baseline-walk.ts';
 import { MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from '../corpus.ts';
@@ -20,6 +21,20 @@ export function feed(mode: 'encode' | 'decode', input: Uint8Array, emit: (b: Uin
 function countBytes(mode: 'encode' | 'decode', input: Uint8Array, options: StreamOptions = {}): number {
   let total = 0;
   feed(mode, input, (b) => void (total += b.length), options);
+  return total;
+}
+
+/** Through the WHATWG TransformStream, as applications use it: 64 KiB chunks in, every chunk out. */
+async function throughStream(mode: 'encode' | 'decode', input: Uint8Array, collect?: Uint8Array[]): Promise<number> {
+  let total = 0;
+  const source = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (let i = 0; i < input.length; i += CHUNK) c.enqueue(input.subarray(i, i + CHUNK));
+      c.close();
+    },
+  });
+  const sink = new WritableStream<Uint8Array>({ write: (b) => void ((total += b.length), collect?.push(b)) });
+  await source.pipeThrough(mode === 'encode' ? createEncodeStream() : createDecodeStream()).pipeTo(sink);
   return total;
 }
 
@@ -81,6 +96,18 @@ export function streamCases(): BenchCase[] {
       group: 'stream', name: 'NDJSON decode (8 MiB mixed traffic)', bytes: encoded.length, ours: () => countBytes('decode', encoded), baselineName: 'split+parse+walk+stringify', baseline: () => pipeline('decode', encoded).length, target,
       check: () => same(transformBytes('decode', encoded), pipeline('decode', encoded)),
     },
+    ...(['encode', 'decode'] as const).map((mode): BenchCase => {
+      const input = mode === 'encode' ? traffic : encoded;
+      return {
+        group: 'stream', name: `NDJSON ${mode} through ${mode === 'encode' ? 'createEncodeStream' : 'createDecodeStream'} (TransformStream)`, bytes: input.length,
+        ours: () => throughStream(mode, input), baselineName: 'split+parse+walk+stringify', baseline: () => pipeline(mode, input).length,
+        check: async () => {
+          const parts: Uint8Array[] = [];
+          await throughStream(mode, input, parts);
+          return same(concat(parts), pipeline(mode, input));
+        },
+      };
+    }),
     ...byKind,
   ];
 }
