@@ -40,8 +40,9 @@ class Bytes {
     this.push(tail);
   }
 
+  /** What is held, as a view valid until the next push; then empty. */
   take(): Uint8Array {
-    const out = this.data.slice(0, this.length);
+    const out = this.data.subarray(0, this.length);
     this.length = 0;
     return out;
   }
@@ -58,6 +59,7 @@ export interface AssemblerOptions {
   readonly holdAll: boolean;
   /** Transforms a deferred `data` value that turned out not to be image/audio data. */
   readonly transformValue: (json: Uint8Array) => Uint8Array;
+  /** Gets the output, as views valid only during the call: copy what you keep. */
   readonly emit: (bytes: Uint8Array) => void;
 }
 
@@ -105,18 +107,15 @@ export class MessageAssembler {
     if (!this.holding) {
       let defer = -1;
       for (let i = 0; i < count * 3 && defer < 0; i += 3) if (events[i] === EV_DEFER_START) defer = i;
-      // Every chunk emitted gets a buffer of its own: a consumer may transfer it (a byte
-      // stream's enqueue does), which must not empty any other chunk.
       if (defer < 0) {
-        if (output.length) this.o.emit(output.slice());
+        if (output.length) this.o.emit(output);
         return;
       }
       const cursor = events[defer + 1]! - start;
-      const before = cursor > 0 ? output.slice(0, cursor) : null;
-      // Keep the rest before running the consumer's code, which may grow WASM memory and
-      // detach `output`.
+      // Keep the rest first: what `emit` runs might grow WASM memory and detach `output`.
+      const before = output.subarray(0, cursor);
       this.held.push(output.subarray(cursor));
-      if (before) this.o.emit(before);
+      if (cursor > 0) this.o.emit(before);
       this.holding = true;
       this.base = events[defer + 1]!;
       this.shift = 0;

@@ -88,6 +88,6 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       }
       if (headerLength > 0) throw new PayloadStreamError('the stream ends inside a header block', messageNumber + 1, headerLength);
     },
-    output: (bytes) => body.push(bytes),
+    output: (bytes) => body.push(bytes.slice()), // (a view, valid only for the call)
   };
 }

@@ -4,6 +4,8 @@ import type { Framer } from './framer.js';
 import type { MessagePipe } from './pipe.js';
 import { byteFinder } from './find-byte.js';
 
+const NEWLINE = new Uint8Array([0x0a]); // (copied into the output batch, never handed out)
+
 export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Framer {
   return {
     push(chunk) {
@@ -16,7 +18,7 @@ export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): 
           return;
         }
         if (nl > start) pipe.feed(chunk.subarray(start, nl));
-        if (pipe.end() !== 'dropped') emit(new Uint8Array([0x0a])); // (its own buffer: consumers may transfer chunks)
+        if (pipe.end() !== 'dropped') emit(NEWLINE);
         start = nl + 1;
       }
     },

@@ -86,7 +86,7 @@ function transformValue(job: TransducerJob, json: Uint8Array, level: number, mes
   }
   const t = new Transducer(job, true);
   const parts: Uint8Array[] = [];
-  const a = new MessageAssembler({ holdAll: true, emit: (b) => parts.push(b), transformValue: (inner) => transformValue(job, inner, level + 1, messageNumber) });
+  const a = new MessageAssembler({ holdAll: true, emit: (b) => parts.push(b.slice()), transformValue: (inner) => transformValue(job, inner, level + 1, messageNumber) });
   try {
     t.begin();
     a.begin();

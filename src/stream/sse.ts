@@ -57,8 +57,7 @@ export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Fra
       const nl = find(LF, start);
       const end = nl < 0 ? bytes.length : nl;
       const open = queue.find((q): q is Extract<Item, { parts: Uint8Array[] }> => 'parts' in q && !q.done);
-      // Pipe output is ours; a piece of it gets its own buffer (a consumer may transfer it).
-      if (open && end > start) open.parts.push(start === 0 && end === bytes.length ? bytes : bytes.slice(start, end));
+      if (open && end > start) open.parts.push(bytes.slice(start, end)); // (pipe output is a view, valid only for the call)
       if (nl < 0) break;
       if (open) open.done = true;
       start = nl + 1;
