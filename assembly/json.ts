@@ -206,6 +206,19 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
               if (!stringEnd()) return fail(j);
               continue;
             }
+            // The whole string is here, with short escapes only: decode it into the decoded
+            // window and write from the input itself (no raw window).
+            const q = j < len && load<u8>(inp + <usize>j) == 0x5c ? decodeShortEscapes(inp, i, j, len) : -1;
+            if (q >= 0) {
+              const dec = get(J_DEC) as usize;
+              const n = <i32>get(J_DEC_LEN);
+              set(J_DEC_LEN, 0);
+              if ((flags & STR_COLLECT) != 0) collect(dec, <u32>n);
+              transformSpan(inp + <usize>i, q - i, dec, n, true, false);
+              i = q + 1;
+              if (!stringEnd()) return fail(q);
+              continue;
+            }
           }
           let room = <i32>min(get(J_RAW_CAP) - get(J_RAW_LEN), get(J_DEC_CAP) - 8 - get(J_DEC_LEN));
           if (room <= 16) {
@@ -517,6 +530,50 @@ function stringStart(key: bool): bool {
   return true;
 }
 
+/**
+ * Decodes the string from i (its first escape at j) into the decoded window, if it ends before
+ * `len` and holds no escape but the two-byte ones (\n, \", \\ ...) and fits the window.
+ * Returns the index of its closing quote (the decoded length in J_DEC_LEN), or -1 to leave the
+ * string to the byte-by-byte path, which also reports any error.
+ */
+function decodeShortEscapes(inp: usize, i: i32, j: i32, len: i32): i32 {
+  const dec = get(J_DEC) as usize;
+  const cap = <i32>get(J_DEC_CAP) - 8;
+  let n = j - i;
+  if (n > cap) return -1;
+  memory.copy(dec, inp + <usize>i, <usize>n);
+  while (j < len) {
+    const b = <u32>load<u8>(inp + <usize>j);
+    if (b == 0x22) {
+      set(J_DEC_LEN, <u32>n);
+      return j;
+    }
+    if (b != 0x5c || j + 1 >= len || n + 1 > cap) return -1;
+    const d = shortEscape(<u32>load<u8>(inp + <usize>j + 1));
+    if (d < 0) return -1;
+    store<u8>(dec + <usize>n, <u8>d);
+    n++;
+    const k = plainRun(inp, j + 2, len);
+    const run = k - (j + 2);
+    if (n + run > cap) return -1;
+    memory.copy(dec + <usize>n, inp + <usize>(j + 2), <usize>run);
+    n += run;
+    j = k;
+  }
+  return -1;
+}
+
+/** The byte a two-byte escape stands for (\" \\ \/ \b \f \n \r \t), or -1. */
+@inline function shortEscape(e: u32): i32 {
+  if (e == 0x22 || e == 0x5c || e == 0x2f) return <i32>e;
+  if (e == 0x6e) return 10;
+  if (e == 0x74) return 9;
+  if (e == 0x72) return 13;
+  if (e == 0x62) return 8;
+  if (e == 0x66) return 12;
+  return -1;
+}
+
 /** Keeps the first 8 decoded bytes of a key (or `type` value) for comparisons; counts the rest. */
 function collect(p: usize, n: u32): void {
   const have = get(J_SMALL_LEN);
@@ -591,14 +648,8 @@ function stringByte(b: u32): bool {
   const esc = get(J_ESC);
   if (esc == 1) {
     rawByte(b);
-    let d: i32 = -1;
-    if (b == 0x22 || b == 0x5c || b == 0x2f) d = <i32>b;
-    else if (b == 0x62) d = 8;
-    else if (b == 0x66) d = 12;
-    else if (b == 0x6e) d = 10;
-    else if (b == 0x72) d = 13;
-    else if (b == 0x74) d = 9;
-    else if (b == 0x75) {
+    const d = shortEscape(b);
+    if (b == 0x75) {
       set(J_ESC, 2);
       set(J_UACC, 0);
       return true;

@@ -146,6 +146,21 @@ describe('NDJSON decode stream', () => {
   });
 });
 
+describe('escaped text', () => {
+  it('matches terms that hold escaped characters, in strings of any length around the 16 KiB windows', async () => {
+    const options = { terms: { ascii: ['qwen'], exact: ['say "hi"', 'C:\\dir', 'a/b', 'line\nbreak', 'tab\there'], pairs: [] } };
+    const custom = createCodec(options);
+    const text = 'say "hi" C:\\dir a/b line\nbreak tab\there qwen\n';
+    for (const size of [40, 16_300, 16_360, 16_370, 16_376, 16_380, 16_390, 16_420, 40_000]) {
+      const body = 'x'.repeat(Math.max(0, size - text.length)) + text;
+      // `\/` is valid JSON that JSON.stringify never writes: put one in by hand.
+      const line = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: body } }).replace('a/b', 'a\\/b');
+      const out = await run(createEncodeStream(options), [bytes(line + '\n')]);
+      expect(JSON.parse(new TextDecoder().decode(out))).toEqual(custom.encodeMessage(JSON.parse(line)));
+    }
+  });
+});
+
 describe('bad input', () => {
   const failure = async (input: string | Uint8Array, options = {}) => {
     const error = await run(createEncodeStream(options), [typeof input === 'string' ? bytes(input) : input]).then(() => null, (e: unknown) => e);
