@@ -13,10 +13,18 @@ export class OutputBatch {
 
   constructor(private readonly emit: (bytes: Uint8Array) => void) {}
 
-  /** Sizes the next chunk for about `n` bytes, so it grows (a copy) only when more comes. */
-  reserve(n: number): void {
-    if (!this.buf) this.buf = new Uint8Array(Math.min(MAX_BATCH, Math.max(n, FIRST_CAPACITY)));
+  /** Output bytes per input byte, as the last chunks went (tokens make output longer). */
+  private ratio = 1.1;
+
+  /**
+   * Sizes the next chunk for the output of `inputBytes`, so it rarely grows (a copy); `flush`
+   * learns the ratio.
+   */
+  reserve(inputBytes: number): void {
+    this.reserved = inputBytes;
+    if (!this.buf) this.buf = new Uint8Array(Math.min(MAX_BATCH, Math.max(Math.ceil(inputBytes * this.ratio) + 1024, FIRST_CAPACITY)));
   }
+  private reserved = 0;
 
   /** Copies `bytes` in (it need not outlive the call). */
   readonly add = (bytes: Uint8Array): void => {
@@ -37,6 +45,8 @@ export class OutputBatch {
   flush(): void {
     if (!this.buf || this.size === 0) return;
     const out = this.buf.subarray(0, this.size);
+    if (this.reserved > 0) this.ratio = Math.min(8, Math.max(1, (this.ratio + this.size / this.reserved) / 2 + 0.05));
+    this.reserved = 0;
     this.buf = null;
     this.size = 0;
     this.emit(out);

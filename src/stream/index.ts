@@ -72,7 +72,7 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
       usable();
       if (!(chunk instanceof Uint8Array)) throw new TypeError('stream chunks must be Uint8Array');
       try {
-        batch.reserve(chunk.length + (chunk.length >> 3) + 1024); // (output is about as long as input)
+        batch.reserve(chunk.length);
         framer!.push(chunk);
         batch.flush();
       } catch (e) {
