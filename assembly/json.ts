@@ -12,6 +12,7 @@
 // is known), and, when decoding, every payload key (for collision checks).
 import { decode, hexValue } from './decode';
 import { MODE_BYTE_RECORDS, scan } from './match';
+import { copyBytes } from './copy';
 import { utf8Lead, utf8SequenceAt } from './utf8';
 import { sequenceStart, utf8BlockErrors } from './utf8-simd';
 import { D_HEX, D_MATCHES, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX, D_SUFFIX_LEN } from './layout';
@@ -281,29 +282,6 @@ export function jsonFinish(state: usize, out: usize): i32 {
     return E_INCOMPLETE;
   }
   return 0;
-}
-
-/**
- * Copies n bytes forward (dst before or apart from src). Short copies, the common case
- * (keys, names, the text between matches), go 8 bytes at a time: memory.copy is a call.
- */
-@inline function copyBytes(dst: usize, src: usize, n: usize): void {
-  if (n > 32) {
-    memory.copy(dst, src, n);
-    return;
-  }
-  while (n >= 8) {
-    store<u64>(dst, load<u64>(src));
-    dst += 8;
-    src += 8;
-    n -= 8;
-  }
-  while (n > 0) {
-    store<u8>(dst, load<u8>(src));
-    dst++;
-    src++;
-    n--;
-  }
 }
 
 function fail(i: i32): i32 {

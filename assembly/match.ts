@@ -3,6 +3,7 @@
 //    its own string (no UTF-8 decoding on the way out);
 //  - MODE_BYTE_RECORDS: [start, end) in bytes (the JSON transducer writes the tokens itself).
 import { D_ACCEPT, D_CLASSES, D_MATCHES, D_NCLASSES, D_TEDDY, D_TRANS } from './layout';
+import { copyBytes } from './copy';
 import { gramMayStart } from './filter';
 import { utf16Units } from './units';
 
@@ -80,7 +81,7 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
         } else {
           base = 0;
           v128.store(SCRATCH, zero);
-          memory.copy(SCRATCH, inp, <usize>len);
+          copyBytes(SCRATCH, inp, <usize>len);
           v = v128.load(SCRATCH);
           keep = (1 << len) - 1;
         }
