@@ -78,11 +78,22 @@ const fold = (c: number) => (c >= 65 && c <= 90 ? c | 0x20 : c);
 /** True if the prefix occurs in `s` in any ASCII case (a token may start there). */
 export function compilePrefixScan(prefix: string): ShortScan {
   const p = Array.from(prefix, (c) => fold(c.charCodeAt(0)));
+  const at = (s: string, i: number) => {
+    for (let k = 0; k < p.length; k++) if (fold(s.charCodeAt(i + k)) !== p[k]) return false;
+    return true;
+  };
+  // A character of the prefix that has no other case ('_' in both wire formats) is searched
+  // for natively; only where it occurs is the whole prefix compared.
+  const anchor = [...prefix].findIndex((c) => c.toLowerCase() === c.toUpperCase());
+  if (anchor >= 0) {
+    const a = prefix[anchor]!;
+    return (s) => {
+      for (let h = s.indexOf(a, anchor); h >= 0 && h - anchor + p.length <= s.length; h = s.indexOf(a, h + 1)) if (at(s, h - anchor)) return true;
+      return false;
+    };
+  }
   return (s) => {
-    outer: for (let i = 0; i + p.length <= s.length; i++) {
-      for (let k = 0; k < p.length; k++) if (fold(s.charCodeAt(i + k)) !== p[k]) continue outer;
-      return true;
-    }
+    for (let i = 0; i + p.length <= s.length; i++) if (at(s, i)) return true;
     return false;
   };
 }
