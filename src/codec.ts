@@ -6,7 +6,7 @@ import { mapWellFormed } from './core/well-formed.js';
 import type { JsonPath } from './errors.js';
 import { resolveOptions, type CodecOptions, type ResolvedOptions } from './options.js';
 import { mapMessage } from './payload.js';
-import { compilePrefixScan, compileTermScan } from './short-scan.js';
+import { compileTermScan, compileTokenDecode } from './short-scan.js';
 import { HEX_DIGITS, memoise } from './text-util.js';
 import { mapValue } from './walk.js';
 
@@ -58,7 +58,7 @@ export function compile(o: ResolvedOptions): Compiled {
   const desc = writeDescriptor(automaton, o.prefix, o.suffix, hex);
   const encode = encodeJob(desc, o.prefix, o.suffix, o.hexCase, automaton.minPatternBytes);
   const matchShort = compileTermScan(automaton);
-  const prefixIn = compilePrefixScan(o.prefix);
+  const decodeShort = compileTokenDecode(o.prefix, o.suffix);
   c = {
     // Short strings are matched in JS on the core's own tables (no crossing into WASM).
     encode: direction(encode, (s) => {
@@ -72,8 +72,8 @@ export function compile(o: ResolvedOptions): Compiled {
       }
       return out + s.slice(from);
     }),
-    // Short strings without the prefix hold no token.
-    decode: direction(decodeJob(desc, o.prefix, o.suffix), (s) => (prefixIn(s) === false ? s : undefined)),
+    // Short strings are decoded in JS too (tokens are ASCII; found by native indexOf).
+    decode: direction(decodeJob(desc, o.prefix, o.suffix), decodeShort),
     expansion: 2 + (o.prefix.length + o.suffix.length) / automaton.minPatternBytes,
   };
   compiled.set(o.key, c);
