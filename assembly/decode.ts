@@ -1,14 +1,10 @@
-// Token restoration: prefix (any ASCII case) + an even number (>= 2) of hex digits + suffix,
-// whose bytes must be valid UTF-8. One pass, left to right; after a failed candidate the scan
-// resumes one byte after where it began (the prefix is ASCII, so one byte is one character).
-// Records as in match.ts: [start, end) of each token in UTF-16 units (MODE_RECORDS) or bytes
-// (MODE_BYTE_RECORDS) and its decoded byte count go to `out`; the decoded bytes, back to back,
-// go to `aux`.
-import {
-  D_MATCHES, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN,
-} from './layout';
-import { MODE_BYTE_RECORDS } from './match';
-import { utf16Units } from './units';
+// Token restoration for the JSON transducer: prefix (any ASCII case) + an even number (>= 2)
+// of hex digits + suffix, whose bytes must be valid UTF-8. One pass, left to right; after a
+// failed candidate the scan resumes one byte after where it began (the prefix is ASCII, so one
+// byte is one character). A record per token goes to `out`: [start, end) in bytes and its
+// decoded byte count; the decoded bytes, back to back, go to `aux`. (JS strings are decoded by
+// src/short-scan.ts on the same rules: tokens are ASCII, so no UTF-8 is needed there.)
+import { D_MATCHES, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN } from './layout';
 import { isValidUtf8 } from './utf8';
 
 @inline function foldAscii(b: u32): u32 {
@@ -59,18 +55,15 @@ function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32):
  * `final`, a candidate token that reaches the end of the input is left for the next call.
  * Room needed: 12 bytes per possible token at `out`, `len` bytes at `aux`.
  */
-export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32, mode: i32, aux: usize): i32 {
+export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32, aux: usize): i32 {
   const pre = load<u32>(desc + D_PREFIX) as usize;
   const pl = <i32>load<u32>(desc + D_PREFIX_LEN);
   const suf = load<u32>(desc + D_SUFFIX) as usize;
   const sl = <i32>load<u32>(desc + D_SUFFIX_LEN);
   const p0 = <u32>load<u8>(pre);
   const p1 = pl > 1 ? <u32>load<u8>(pre + 1) : 0;
-  const bytes = mode == MODE_BYTE_RECORDS;
   let o = out; // next record
   let a = aux; // next decoded byte
-  let lit: i32 = 0; // input before this is accounted for
-  let units: i32 = 0; // UTF-16 units in input[0, lit) (MODE_RECORDS)
   let i: i32 = 0;
   let matches: i32 = 0;
   let consumed = len;
@@ -105,21 +98,13 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
     }
     if (!isValidUtf8(a, n)) continue;
     const end = j + sl;
-    if (bytes) {
-      store<u32>(o, <u32>c);
-      store<u32>(o, <u32>end, 4);
-    } else {
-      units += utf16Units(inp + <usize>lit, c - lit);
-      store<u32>(o, <u32>units);
-      units += end - c; // a token is ASCII
-      store<u32>(o, <u32>units, 4);
-    }
+    store<u32>(o, <u32>c);
+    store<u32>(o, <u32>end, 4);
     store<u32>(o, <u32>n, 8);
     o += 12;
     a += <usize>n;
     matches++;
     i = end;
-    lit = end;
   }
   store<u32>(desc + D_MATCHES, <u32>matches);
   return consumed;

@@ -1,7 +1,6 @@
 // The WASM core's exports. Memory is laid out by the host (src/core/memory.ts) above
 // heapBase(); nothing here allocates.
 export { scan } from './match';
-export { decode } from './decode';
 export { jsonFinish, jsonReset, jsonStep } from './json';
 export { countReplacement } from './fffd';
 

@@ -895,7 +895,7 @@ function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, final: 
   const encoding = get(J_MODE) == 0;
   const consumed = encoding
     ? scan(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS)
-    : decode(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS, aux);
+    : decode(desc, dec, decLen, rec, final ? 1 : 0, aux);
   const count = <i32>load<u32>(desc + D_MATCHES);
   gCurRaw = 0;
   gCurDec = 0;

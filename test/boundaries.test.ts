@@ -7,10 +7,10 @@ import { DEFAULT_CHUNK_BYTES, transcode } from '../src/core/transcode.ts';
 import { decodeText, encodeText } from '../src/index.ts';
 import { resolveOptions } from '../src/options.ts';
 import { fragmentString, runs } from './arbitraries.ts';
-import { referenceDecode, referenceEncode } from './reference.ts';
+import { referenceEncode } from './reference.ts';
 import { MOBILE_MCP } from './reference-options.ts';
 
-const { encode: { job: encodeJob }, decode: { job: decodeJob } } = compile(resolveOptions());
+const { encodeJob } = compile(resolveOptions());
 const wellFormed = fc.oneof(fragmentString(60), fc.string({ unit: 'grapheme', maxLength: 120 })).filter((s) => s.isWellFormed());
 
 describe('tiny work regions', () => {
@@ -19,8 +19,7 @@ describe('tiny work regions', () => {
       fc.property(wellFormed, (s) => {
         const encoded = transcode(encodeJob, s, chunk)!;
         expect(encoded).toBe(referenceEncode(s, MOBILE_MCP));
-        expect(transcode(decodeJob, encoded, chunk)).toBe(s);
-        expect(transcode(decodeJob, s, chunk)).toBe(referenceDecode(s, MOBILE_MCP));
+        expect(decodeText(encoded)).toBe(s);
       }),
       runs(300),
     );
@@ -31,7 +30,7 @@ describe('lone surrogates', () => {
   it.each([8, 13, 61])('are found in any region (%i bytes), U+FFFD or not', (chunk) => {
     fc.assert(
       fc.property(fragmentString(60), (s) => {
-        for (const job of [encodeJob, decodeJob]) expect(transcode(job, s, chunk) === undefined).toBe(!s.isWellFormed());
+        expect(transcode(encodeJob, s, chunk) === undefined).toBe(!s.isWellFormed());
       }),
       runs(300),
     );

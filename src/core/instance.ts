@@ -7,8 +7,6 @@ export interface CoreExports {
   heapBase(): number;
   /** Term matching: match records, in UTF-16 units (mode 1) or bytes (mode 2). */
   scan(desc: number, inp: number, len: number, out: number, final: number, mode: number): number;
-  /** Token restoration: records as scan's (plus decoded byte counts), decoded bytes at aux. */
-  decode(desc: number, inp: number, len: number, out: number, final: number, mode: number, aux: number): number;
   /** The streaming JSON transducer (assembly/json.ts). */
   jsonReset(state: number): void;
   jsonStep(state: number, inp: number, len: number, out: number): number;

@@ -1,9 +1,10 @@
-// Moves a JS string through the WASM core. The string is encoded to UTF-8 into a bounded
-// work region; the core reports where matches or tokens are, in UTF-16 units, and the result
-// is built from slices of the original string: no UTF-8 decoding of the output, and the input
-// itself is returned when nothing changed. Well-formed strings only (see well-formed.ts).
-// Large strings stream through the region; the core says how many bytes are final and the
-// rest is carried over, so matches and tokens that straddle a boundary are found as usual.
+// Encodes a JS string through the WASM core. The string is encoded to UTF-8 into a bounded
+// work region; the core reports where terms are, in UTF-16 units, and the result is built
+// from slices of the original string plus tokens: no UTF-8 decoding of the output, and the
+// input itself is returned when nothing changed. Well-formed strings only (see
+// well-formed.ts). Large strings stream through the region; the core says how many bytes are
+// final and the rest is carried over, so terms that straddle a boundary are found as usual.
+// (Restoring tokens needs no UTF-8 at all: short-scan.ts does it on the string itself.)
 import type { Descriptor } from './descriptor.js';
 import { core } from './instance.js';
 import { HEX_DIGITS, memoise } from '../text-util.js';
@@ -14,41 +15,28 @@ export const DEFAULT_CHUNK_BYTES = 256 * 1024;
 const RECORDS = 1;
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // keep a leading U+FEFF
 
 export interface StringJob {
-  readonly kind: 'encode' | 'decode';
   readonly desc: Descriptor;
   /** Record bytes the core may write per input byte. */
   readonly recordBytesPerInputByte: number;
-  /** Replacement for one record: the matched (encode) or token (decode) text. */
-  replace(text: string, auxPtr: number, auxLength: number): string;
+  /** The token for a matched text. */
+  replace(text: string): string;
 }
 
-/** Replacements are memoised: terms and tokens repeat, so most lookups hit. */
+/** Tokens are memoised: terms repeat, so most lookups hit. */
 const CACHE_LIMIT = 4096;
-const cached = (compute: (text: string, auxPtr: number, auxLength: number) => string) => memoise(compute, CACHE_LIMIT);
 
 export function encodeJob(desc: Descriptor, prefix: string, suffix: string, hexCase: 'lower' | 'upper', minPatternBytes: number): StringJob {
   const digits = HEX_DIGITS[hexCase];
   return {
-    kind: 'encode',
     desc,
     recordBytesPerInputByte: 8 / minPatternBytes,
-    replace: cached((text) => {
+    replace: memoise((text) => {
       let hex = '';
       for (const b of encoder.encode(text)) hex += digits[b >> 4]! + digits[b & 15]!;
       return prefix + hex + suffix;
-    }),
-  };
-}
-
-export function decodeJob(desc: Descriptor, prefix: string, suffix: string): StringJob {
-  return {
-    kind: 'decode',
-    desc,
-    recordBytesPerInputByte: 12 / (prefix.length + 2 + suffix.length),
-    replace: cached((_text, ptr, length) => decoder.decode(heap().subarray(ptr, ptr + length))),
+    }, CACHE_LIMIT),
   };
 }
 
@@ -98,29 +86,16 @@ function utf16Length(u8: Uint8Array, ptr: number, n: number): number {
   return units;
 }
 
-const workspaceFor = (job: StringJob, capacity: number) =>
-  workspace(capacity, Math.ceil(capacity * job.recordBytesPerInputByte) + 16, job.kind === 'decode' ? capacity : 0);
+const workspaceFor = (job: StringJob, capacity: number) => workspace(capacity, Math.ceil(capacity * job.recordBytesPerInputByte) + 16, 0);
 
-function callCore(job: StringJob, input: number, len: number, output: number, final: number, aux: number): number {
-  return job.kind === 'encode'
-    ? core.scan(job.desc.ptr, input, len, output, final, RECORDS)
-    : core.decode(job.desc.ptr, input, len, output, final, RECORDS, aux);
-}
-
-/** Called per match (encode) or token (decode), in order: its UTF-16 range in the string. */
-export type RecordSink = (start: number, stop: number, auxPtr: number, auxLength: number) => void;
+/** Called per match, in order: its UTF-16 range in the string. */
+export type RecordSink = (start: number, stop: number) => void;
 
 /** Hands the records of the last core call to `sink`; `base` places them in the string. */
-function emitRecords(job: StringJob, base: number, output: number, aux: number, sink: RecordSink): void {
+function emitRecords(job: StringJob, base: number, output: number, sink: RecordSink): void {
   const count = job.desc.matchCount();
   const words = heap32();
-  const stride = job.kind === 'encode' ? 2 : 3;
-  let r = output >> 2;
-  for (let k = 0; k < count; k++, r += stride) {
-    const auxLength = stride === 3 ? words[r + 2]! : 0;
-    sink(base + words[r]!, base + words[r + 1]!, aux, auxLength);
-    aux += auxLength;
-  }
+  for (let k = 0, r = output >> 2; k < count; k++, r += 2) sink(base + words[r]!, base + words[r + 1]!);
 }
 
 /** Returned by scanString for a string with a lone surrogate (what was scanned is void). */
@@ -146,8 +121,8 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
     const ws = workspaceFor(job, DEFAULT_CHUNK_BYTES);
     const len = writeShort(s, heap(), ws.input);
     if (len < 0) return NOT_WELL_FORMED;
-    callCore(job, ws.input, len, ws.output, 1, ws.aux);
-    emitRecords(job, 0, ws.output, ws.aux, sink);
+    core.scan(job.desc.ptr, ws.input, len, ws.output, 1, RECORDS);
+    emitRecords(job, 0, ws.output, sink);
     return job.desc.matchCount();
   }
   let capacity = chunkBytes;
@@ -171,8 +146,8 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
     }
     const len = carry + written;
     const final = pos >= s.length ? 1 : 0;
-    const consumed = callCore(job, ws.input, len, ws.output, final, ws.aux);
-    emitRecords(job, base, ws.output, ws.aux, sink);
+    const consumed = core.scan(job.desc.ptr, ws.input, len, ws.output, final, RECORDS);
+    emitRecords(job, base, ws.output, sink);
     total += job.desc.matchCount();
     if (final) return total;
     carry = len - consumed;
@@ -195,8 +170,8 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
 export function transcode(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES): string | undefined {
   let out = '';
   let from = 0; // s[0, from) is in `out`
-  const count = scanString(job, s, (start, stop, aux, auxLength) => {
-    out += s.slice(from, start) + job.replace(s.slice(start, stop), aux, auxLength);
+  const count = scanString(job, s, (start, stop) => {
+    out += s.slice(from, start) + job.replace(s.slice(start, stop));
     from = stop;
   }, chunkBytes);
   if (count === NOT_WELL_FORMED) return undefined;

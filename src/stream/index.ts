@@ -48,10 +48,9 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   if (!(maxMessageBytes > 0)) throw new TypeError('maxMessageBytes must be a positive number');
   const compiled = compile(resolveOptions(options));
-  const direction = mode === 'encode' ? compiled.encode : compiled.decode;
   let framer: Framer | undefined;
   const pipe = new MessagePipe(
-    { desc: direction.job.desc, mode, expansion: compiled.expansion },
+    { desc: compiled.desc, mode, expansion: compiled.expansion },
     { maxMessageBytes, onCollision: options.onCollision },
     (b) => framer!.output(b),
   );
