@@ -195,7 +195,8 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
           }
         } else {
           if (get(J_RAW_LEN) == 0 && get(J_DEC_LEN) == 0) {
-            // The whole string is here, without escapes: match on the input bytes themselves.
+            // The rest of the string is here (all before it is written), without escapes:
+            // match on the input bytes themselves.
             const j = plainRun(inp, i, len);
             if (j < len && load<u8>(inp + <usize>j) == 0x22) {
               const n = j - i;
@@ -207,8 +208,8 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
               if (!stringEnd()) return fail(j);
               continue;
             }
-            // The whole string is here, with short escapes only: decode it into the decoded
-            // window and write from the input itself (no raw window).
+            // The rest of the string is here (all before it is written), with short escapes
+            // only: decode it into the decoded window and write from the input itself.
             const q = j < len && load<u8>(inp + <usize>j) == 0x5c ? decodeShortEscapes(inp, i, j, len) : -1;
             if (q >= 0) {
               const dec = get(J_DEC) as usize;

@@ -96,4 +96,23 @@ describe('stream consumers', () => {
     // (Output streams as it is made: the bad message's first bytes went out too.)
     expect(Buffer.concat(out).toString()).toMatch(/^\{"result":"__mcp_ref_5177656e__"\}\n\{"result":"ok"\}\n/);
   });
+
+  it('does not make a queued chunk hold much more memory than its length', () => {
+    const line = bytes('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"message":"Qwen"}}\n');
+    const chunks: Uint8Array[] = [];
+    const t = createByteTransformer('encode', {}, (b) => void chunks.push(b));
+    for (let i = 0; i < 200; i++) t.push(line);
+    t.push(bytes(`{"result":"${'x'.repeat(300_000)}"}\n`));
+    for (let i = 0; i < 200; i++) t.push(line);
+    t.close();
+    for (const c of chunks) expect(c.buffer.byteLength).toBeLessThanOrEqual(Math.max(c.length * 1.25, c.length + 256));
+  });
+
+  it('runs onCollision after the messages before the dropped one went out', () => {
+    const order: string[] = [];
+    const t = createByteTransformer('decode', { onCollision: (e) => void order.push(`dropped ${String(e.id)}`) }, (b) => void order.push(Buffer.from(b).toString()));
+    t.push(bytes('{"id":1,"params":{"a":"__mcp_ref_7177656e__"}}\n{"id":2,"params":{"qwen":1,"__mcp_ref_7177656e__":2}}\n{"id":3,"params":{}}\n'));
+    t.close();
+    expect(order).toEqual(['{"id":1,"params":{"a":"qwen"}}\n', 'dropped 2', '{"id":3,"params":{}}\n']);
+  });
 });

@@ -5,7 +5,7 @@
 
 /** Output is let through once this much has gathered, so a huge input chunk is not doubled. */
 const MAX_BATCH = 1024 * 1024;
-const FIRST_CAPACITY = 16 * 1024;
+const FIRST_CAPACITY = 4 * 1024;
 
 export class OutputBatch {
   private buf: Uint8Array | null = null;
@@ -44,8 +44,11 @@ export class OutputBatch {
   /** Emits what has gathered, as one chunk with a buffer of its own. */
   flush(): void {
     if (!this.buf || this.size === 0) return;
-    const out = this.buf.subarray(0, this.size);
-    if (this.reserved > 0) this.ratio = Math.min(8, Math.max(1, (this.ratio + this.size / this.reserved) / 2 + 0.05));
+    // A chunk much smaller than its buffer gets a buffer of its own size: a consumer that
+    // queues chunks must not hold many times the bytes it counts.
+    const spare = this.buf.length - this.size;
+    const out = spare > Math.max(256, this.size >> 2) ? this.buf.slice(0, this.size) : this.buf.subarray(0, this.size);
+    if (this.reserved > 0) this.ratio = Math.min(2, Math.max(1, (this.ratio + this.size / this.reserved) / 2 + 0.05));
     this.reserved = 0;
     this.buf = null;
     this.size = 0;

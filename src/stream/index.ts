@@ -49,12 +49,14 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
   if (!(maxMessageBytes > 0)) throw new TypeError('maxMessageBytes must be a positive number');
   const compiled = compile(resolveOptions(options));
   let framer: Framer | undefined;
+  const batch = new OutputBatch(emit);
+  const { onCollision } = options;
   const pipe = new MessagePipe(
     { desc: compiled.desc, mode, expansion: compiled.expansion },
-    { maxMessageBytes, onCollision: options.onCollision },
+    // The messages before a dropped one go out before its callback runs, as they came.
+    { maxMessageBytes, onCollision: onCollision && ((e) => (batch.flush(), onCollision(e))) },
     (b) => framer!.output(b),
   );
-  const batch = new OutputBatch(emit);
   framer = makeFramer(pipe, batch.add);
   // Its WASM memory goes back to the pool on close or on the first error, after which the
   // transformer refuses work: that memory may already serve another stream.
