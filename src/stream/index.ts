@@ -41,6 +41,10 @@ export interface ByteTransformer {
   release(): void;
 }
 
+/**
+ * `emit` gets the output of each push (or close) as one chunk at a time, at most about 1 MiB,
+ * each with an ArrayBuffer of its own.
+ */
 export function createByteTransformer(mode: 'encode' | 'decode', options: StreamOptions, emit: (b: Uint8Array) => void): ByteTransformer {
   const framing = options.framing ?? 'ndjson';
   const makeFramer = FRAMERS[framing];
@@ -53,8 +57,13 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
   const { onCollision } = options;
   const pipe = new MessagePipe(
     { desc: compiled.desc, mode, expansion: compiled.expansion },
-    // The messages before a dropped one go out before its callback runs, as they came.
-    { maxMessageBytes, onCollision: onCollision && ((e) => (batch.flush(), onCollision(e))) },
+    {
+      maxMessageBytes,
+      onCollision: onCollision && ((e) => {
+        batch.flush(); // the messages before the dropped one go out first, as they came
+        onCollision(e);
+      }),
+    },
     (b) => framer!.output(b),
   );
   framer = makeFramer(pipe, batch.add);
