@@ -894,6 +894,13 @@ function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, final: 
   const rec = get(J_REC) as usize;
   const aux = get(J_AUX) as usize;
   const encoding = get(J_MODE) == 0;
+  if (final && !encoding && decLen < <i32>(load<u32>(desc + D_PREFIX_LEN) + load<u32>(desc + D_SUFFIX_LEN)) + 2) {
+    // Too short to hold a token (most keys and names): nothing to decode.
+    copyBytes(o, raw, <usize>rawLen);
+    o += <usize>rawLen;
+    gCurRaw = rawLen;
+    return decLen;
+  }
   const consumed = encoding
     ? scan(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS)
     : decode(desc, dec, decLen, rec, final ? 1 : 0, aux);

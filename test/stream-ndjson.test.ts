@@ -122,6 +122,13 @@ describe('NDJSON decode stream', () => {
     );
   });
 
+  it('decodes the shortest tokens, as keys and values, in both formats', async () => {
+    const out = text(await run(createDecodeStream(), [bytes('{"params":{"k":"__mcp_ref_71__","__mcp_ref_71__":"__mcp_ref_7__"}}\n')]));
+    expect(out).toBe('{"params":{"k":"q","q":"__mcp_ref_7__"}}\n');
+    const cua = text(await run(createDecodeStream({ prefix: '__cuaf_', hexCase: 'upper' }), [bytes('{"params":{"k":"__cuaf_71__"}}\n')]));
+    expect(cua).toBe('{"params":{"k":"q"}}\n');
+  });
+
   it('escapes decoded quotes, backslashes and control characters', async () => {
     const token = `__mcp_ref_${Buffer.from('Qwen "a"\\\n\u0001').toString('hex')}__`;
     const out = text(await run(createDecodeStream(), [bytes(`{"params":{"x":"${token}"}}\n`)]));
