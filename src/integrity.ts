@@ -99,7 +99,7 @@ const BYTE_SLICE = 256 * 1024;
  * without decoding. Overlapping slices of the input keep sequences across slice edges whole.
  */
 export function findReplacementBytes(bytes: Uint8Array): ByteIntegrityReport {
-  const ws = workspace(BYTE_SLICE, 16, 0);
+  const ws = workspace(BYTE_SLICE, 16);
   let count = 0;
   let first = -1;
   // Slices overlap by 2 bytes; a hit is counted in the slice where it starts.

@@ -9,17 +9,16 @@ export const lowerAscii = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.t
 export const HEX_DIGITS = { lower: '0123456789abcdef', upper: '0123456789ABCDEF' } as const;
 
 /**
- * Caches the results of `f` by key (terms, tokens and keys repeat; `a`, `b` ride along); the cache is dropped whole when it
- * fills, which keeps memory bounded without bookkeeping per entry.
+ * Caches the results of `f` (terms and keys repeat); the cache is dropped whole when it fills,
+ * which keeps memory bounded without bookkeeping per entry.
  */
-export function memoise(f: (key: string, a: number, b: number) => string, limit: number): (key: string, a?: number, b?: number) => string {
-  // Fixed arity: a rest parameter would allocate an array on every call, hit or miss.
+export function memoise(f: (key: string) => string, limit: number): (key: string) => string {
   let memo = new Map<string, string>();
-  return (key, a = 0, b = 0) => {
+  return (key) => {
     let r = memo.get(key);
     if (r === undefined) {
       if (memo.size >= limit) memo = new Map();
-      r = f(key, a, b);
+      r = f(key);
       memo.set(key, r);
     }
     return r;

@@ -2,8 +2,8 @@
 // (a byte stream's enqueue does), or run code that uses the library again while a message is
 // half written; and what a transformer does after an error.
 import { describe, expect, it } from 'vitest';
-import { encodeText } from '../src/index.ts';
-import { createByteTransformer, createDecodeStream, createEncodeStream, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
+import { core } from '../src/core/instance.ts';
+import { createByteTransformer, createDecodeStream, createEncodeStream, PayloadStreamError, type ByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { bytes, run } from './stream-helpers.ts';
 
 /** Reads `stream` through a byte stream, whose enqueue transfers every chunk's buffer. */
@@ -41,22 +41,28 @@ describe('stream consumers', () => {
   }
 
   it('survives a consumer that grows WASM memory while a message is being written', () => {
-    const input = bytes('{"jsonrpc":"2.0","id":1,"result":{"content":[{"data":"qwen says hi","type":"text"}]}}\n');
+    // One push: a first message that fills the output batch to 10 bytes short of its 1 MiB
+    // bound, then one whose `data` comes before its `type`. Writing the bytes before that
+    // value overflows the batch, so the consumer runs while the core's output is still in use.
+    const first = `{"result":"${'x'.repeat(1024 * 1024 - 10 - 1 - 14)}"}\n`;
+    const input = bytes(first + '{"result":{"content":[{"data":"qwen says hi","type":"text"}]}}\n');
     const expected: Uint8Array[] = [];
-    const plain = createByteTransformer('encode', {}, (b) => void expected.push(b.slice()));
+    const plain = createByteTransformer('encode', {}, (b) => void expected.push(b));
     plain.push(input);
     plain.close();
+    const memoryBefore = core.memory.buffer;
+    const kept: ByteTransformer[] = [];
     const parts: Uint8Array[] = [];
-    let round = 0;
     const t = createByteTransformer('encode', {}, (b) => {
       parts.push(b);
-      // New work regions and a new stream's block: the memory grows under the writer.
-      encodeText(`qwen ${'x'.repeat(100_000 * ++round)}`);
-      createByteTransformer('decode', {}, () => {}).release();
+      // Streams that stay open take new blocks: the memory grows under the writer.
+      for (let i = 0; i < 4; i++) kept.push(createByteTransformer('decode', {}, () => {}));
     });
     t.push(input);
     t.close();
+    expect(core.memory.buffer).not.toBe(memoryBefore);
     expect(Buffer.concat(parts)).toEqual(Buffer.concat(expected));
+    for (const k of kept) k.release();
   });
 
   it('a transformer that failed gives its memory back and refuses further work', () => {

@@ -53,14 +53,12 @@ export function releaseBlock(ptr: number, size: number): void {
   else freeBlocks.set(size, [ptr]);
 }
 
-/** Work regions reused by every call: input bytes, output (bytes or records), aux bytes. */
+/** Work regions reused by every call: input bytes, output (bytes or records). */
 export interface Workspace {
   readonly input: number;
   readonly inputCapacity: number;
   readonly output: number;
   readonly outputCapacity: number;
-  readonly aux: number;
-  readonly auxCapacity: number;
 }
 
 let current: Workspace | undefined;
@@ -69,16 +67,14 @@ let current: Workspace | undefined;
  * Work regions with at least the given capacities. Regions are replaced (never shrunk) when
  * a call needs more; the old ones are left behind, which is bounded by the largest request.
  */
-export function workspace(input: number, output: number, aux: number): Workspace {
+export function workspace(input: number, output: number): Workspace {
   const c = current;
-  if (c && c.inputCapacity >= input && c.outputCapacity >= output && c.auxCapacity >= aux) return c;
+  if (c && c.inputCapacity >= input && c.outputCapacity >= output) return c;
   const inputCapacity = Math.max(input, c?.inputCapacity ?? 0);
   const outputCapacity = Math.max(output, c?.outputCapacity ?? 0);
-  const auxCapacity = Math.max(aux, c?.auxCapacity ?? 0);
   current = {
     input: allocate(inputCapacity), inputCapacity,
     output: allocate(outputCapacity), outputCapacity,
-    aux: allocate(auxCapacity), auxCapacity,
   };
   return current;
 }

@@ -4,7 +4,7 @@
 // input itself is returned when nothing changed. Well-formed strings only (see
 // well-formed.ts). Large strings stream through the region; the core says how many bytes are
 // final and the rest is carried over, so terms that straddle a boundary are found as usual.
-// (Restoring tokens needs no UTF-8 at all: short-scan.ts does it on the string itself.)
+// (Restoring tokens needs no UTF-8 at all: token-decode.ts does it on the string itself.)
 import type { Descriptor } from './descriptor.js';
 import { core } from './instance.js';
 import { HEX_DIGITS, memoise } from '../text-util.js';
@@ -86,7 +86,7 @@ function utf16Length(u8: Uint8Array, ptr: number, n: number): number {
   return units;
 }
 
-const workspaceFor = (job: StringJob, capacity: number) => workspace(capacity, Math.ceil(capacity * job.recordBytesPerInputByte) + 16, 0);
+const workspaceFor = (job: StringJob, capacity: number) => workspace(capacity, Math.ceil(capacity * job.recordBytesPerInputByte) + 16);
 
 /** Called per match, in order: its UTF-16 range in the string. */
 export type RecordSink = (start: number, stop: number) => void;

@@ -10,11 +10,12 @@ const FIRST_CAPACITY = 4 * 1024;
 export class OutputBatch {
   private buf: Uint8Array | null = null;
   private size = 0;
-
-  constructor(private readonly emit: (bytes: Uint8Array) => void) {}
-
   /** Output bytes per input byte, as the last chunks went (tokens make output longer). */
   private ratio = 1.1;
+  /** Input bytes of the push the current chunk was sized for (0: none). */
+  private reserved = 0;
+
+  constructor(private readonly emit: (bytes: Uint8Array) => void) {}
 
   /**
    * Sizes the next chunk for the output of `inputBytes`, so it rarely grows (a copy); `flush`
@@ -24,7 +25,6 @@ export class OutputBatch {
     this.reserved = inputBytes;
     if (!this.buf) this.buf = new Uint8Array(Math.min(MAX_BATCH, Math.max(Math.ceil(inputBytes * this.ratio) + 1024, FIRST_CAPACITY)));
   }
-  private reserved = 0;
 
   /** Copies `bytes` in (it need not outlive the call). */
   readonly add = (bytes: Uint8Array): void => {
@@ -32,7 +32,7 @@ export class OutputBatch {
     if (n === 0) return;
     const need = this.size + n;
     if (!this.buf || need > this.buf.length) {
-      const grown = new Uint8Array(Math.max(need, Math.min(MAX_BATCH, (this.buf?.length ?? FIRST_CAPACITY / 2) * 2)));
+      const grown = new Uint8Array(Math.max(need, Math.min(MAX_BATCH, this.buf ? this.buf.length * 2 : FIRST_CAPACITY)));
       if (this.buf) grown.set(this.buf.subarray(0, this.size));
       this.buf = grown;
     }
