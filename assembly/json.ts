@@ -15,14 +15,20 @@ import { MODE_BYTE_RECORDS, scan } from './match';
 import { copyBytes } from './copy';
 import { utf8Lead, utf8SequenceAt } from './utf8';
 import { sequenceStart, utf8BlockErrors } from './utf8-simd';
-import { D_HEX, D_MATCHES, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX, D_SUFFIX_LEN } from './layout';
+import { D_HEX, D_MATCHES, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX, D_SUFFIX_LEN, D_WIDEN } from './layout';
+import { uriComplete, uriRun, uriStep, URI_DEAD, URI_HEADER } from './data-uri';
+import {
+  isDataKeyword, isNameMapKeyword, keyId, KEY_BLOB, KEY_DATA, KEY_ERROR, KEY_ID, KEY_INPUT_SCHEMA, KEY_MAX_LENGTH, KEY_META,
+  KEY_OUTPUT_SCHEMA, KEY_PARAMS, KEY_RESULT, KEY_TASK, KEY_TASK_ID, KEY_TASKS, KEY_TOOLS, KEY_TYPE, KEY_URI, LONGEST_KEY,
+  paramsKeeps, resultKeeps,
+} from './fields';
 
 // State struct (u32 fields), laid out by src/stream/transducer.ts.
 const J_DESC: usize = 0;
 const J_MODE: usize = 4; // 0 encode, 1 decode
 const J_PHASE: usize = 8;
 const J_DEPTH: usize = 12;
-const J_STACK: usize = 16; // u8 per depth
+const J_STACK: usize = 16; // u16 per depth, see K_*
 const J_STACK_CAP: usize = 20;
 const J_STR: usize = 24; // string flags, see STR_*
 const J_ESC: usize = 28; // 0, 1 after '\', 2..5 reading \u hex digits
@@ -40,7 +46,6 @@ const J_DEC_CAP: usize = 72;
 const J_DEC_LEN: usize = 76;
 const J_REC: usize = 80;
 const J_AUX: usize = 84;
-const J_SMALL: usize = 88; // 8 bytes: the decoded start of a key or of a `type` value
 const J_SMALL_LEN: usize = 96;
 const J_EVENTS: usize = 100;
 const J_EV_COUNT: usize = 104;
@@ -53,11 +58,20 @@ const J_OUT_TOTAL: usize = 132; // message output bytes before this call
 const J_LIT: usize = 136; // literal being matched: pointer
 const J_LIT_POS: usize = 140;
 const J_LIT_LEN: usize = 144;
-const J_DEFER_AT: usize = 148; // depth of the object whose deferred `data` value is open, or 0
+const J_DEFER_AT: usize = 148; // 1 + depth of the value being deferred (held by the host), or 0
 const J_ID_START: usize = 152;
 const J_STR_CHANGED: usize = 156;
-const J_ROOT_PAYLOAD: usize = 160; // 1: the top-level value is payload (a bare value, not a message)
+const J_ROOT_PAYLOAD: usize = 160; // 1: the top-level value is payload (a bare value, not a message); 2: and not a data: URI
 const J_RAW_ESCAPES: usize = 164; // escapes in the raw window (none: raw and decoded offsets agree)
+const J_URI: usize = 168; // data: URI recogniser state of the current string (data-uri.ts)
+const J_ENV: usize = 172; // the envelope member being read: KEY_PARAMS, KEY_RESULT, KEY_ERROR or 0
+const J_L1: usize = 176; // key id of the member of params/result being read
+const J_SCHEMA_AT: usize = 180; // 1 + depth of a tool schema's root container, or 0
+const J_SKIP_AT: usize = 184; // 1 + depth of a schema's data container (const, enum...), or 0
+const J_NUM_LEN: usize = 188; // bytes of a maxLength number held in J_NUM (0: none held)
+const J_SMALL: usize = 192; // LONGEST_KEY + 7 bytes: the decoded start of a key or of a `type` value
+const J_NUM: usize = 216; // 24 bytes: a maxLength number, written when it ends
+const J_URI_FED: usize = 240; // decoded window bytes the data: URI recogniser has read
 
 // Phases outside strings.
 const P_VALUE = 0;
@@ -68,28 +82,41 @@ const P_SCALAR = 4;
 const P_DONE = 5;
 const P_STRING = 6;
 
-// Stack byte per container.
+// Stack entry per container.
 const K_OBJ: u32 = 1;
 const K_PAYLOAD: u32 = 2;
 const K_MEDIA_SHIFT: u32 = 2; // 2 bits: 0 unknown, 1 image/audio, 2 other
 const K_PENDING: u32 = 16; // a `data` value was deferred; resolve when `type` is known
 const K_FIRST: u32 = 32; // no member yet
+const K_URI: u32 = 64; // has a `uri` member: its `blob` is opaque
+const K_BLOB_PENDING: u32 = 128; // a `blob` value was deferred; resolve when `uri` is seen or not
+const K_NAME_MAP: u32 = 256; // a schema's `properties` (or the like): its members are names
 
 // String flags.
 const STR_KEY: u32 = 1;
 const STR_TRANSFORM: u32 = 2;
 const STR_COLLECT: u32 = 4; // keep the decoded start in J_SMALL
+const STR_URI_CHECK: u32 = 8; // a payload value that may be a data: URI; not decided yet
+const STR_URI: u32 = 16; // began with "data:": deferred, copied as it is while J_URI reads it
 
 // Value flags (set at a key, used when its value starts).
 const V_PAYLOAD: u32 = 1;
 const V_TYPE: u32 = 2;
 const V_DATA: u32 = 4;
 const V_ID: u32 = 8;
+const V_BLOB: u32 = 16;
+const V_SCHEMA: u32 = 32; // a tool's inputSchema or outputSchema
+const V_NAME_MAP: u32 = 64;
+const V_SKIP: u32 = 128; // schema data: no widening inside
+const V_MAX_LENGTH: u32 = 256;
 
 // Events: [kind, a, b] u32 each; offsets are message output offsets.
 const EV_DEFER_START: u32 = 1;
 const EV_DEFER_END: u32 = 2;
-const EV_RESOLVE: u32 = 3; // a = 1 if the object is image/audio
+const EV_RESOLVE: u32 = 3; // a: RESOLVE_*, b: where the deferred value starts
+export const RESOLVE_TRANSFORM: u32 = 0; // a JSON value to transform
+export const RESOLVE_KEEP: u32 = 1; // opaque: kept as it is
+export const RESOLVE_STRING: u32 = 2; // a string's text and closing quote, to transform (not a data: URI)
 const EV_OBJ_OPEN: u32 = 4;
 const EV_KEY: u32 = 5; // a..b: the key's text in the output; kind 6 if decoding changed it
 const EV_KEY_CHANGED: u32 = 6;
@@ -129,11 +156,14 @@ function event(kind: u32, a: u32, b: u32): void {
   set(J_EV_COUNT, n + 1);
 }
 
+@inline function entry(depth: u32): u32 {
+  return <u32>load<u16>((get(J_STACK) as usize) + (<usize>depth << 1));
+}
 @inline function top(): u32 {
-  return <u32>load<u8>((get(J_STACK) as usize) + <usize>get(J_DEPTH));
+  return entry(get(J_DEPTH));
 }
 @inline function setTop(v: u32): void {
-  store<u8>((get(J_STACK) as usize) + <usize>get(J_DEPTH), <u8>v);
+  store<u16>((get(J_STACK) as usize) + (<usize>get(J_DEPTH) << 1), <u16>v);
 }
 
 /** Starts a message: clears everything but the buffers the host laid out. */
@@ -156,7 +186,12 @@ export function jsonReset(state: usize): void {
   set(J_OUT_TOTAL, 0);
   set(J_DEFER_AT, 0);
   set(J_STR_CHANGED, 0);
-  store<u8>(get(J_STACK) as usize, 0);
+  set(J_ENV, 0);
+  set(J_L1, 0);
+  set(J_SCHEMA_AT, 0);
+  set(J_SKIP_AT, 0);
+  set(J_NUM_LEN, 0);
+  store<u16>(get(J_STACK) as usize, 0);
 }
 
 /**
@@ -181,6 +216,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
           const n = j - i;
           if (n > 0) {
             if ((flags & STR_COLLECT) != 0) collect(inp + <usize>i, <u32>n);
+            if ((flags & STR_URI) != 0) set(J_URI, uriRun(get(J_URI), inp + <usize>i, <usize>n));
             copyBytes(o, inp + <usize>i, <usize>n);
             o += <usize>n;
           }
@@ -202,7 +238,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
               const n = j - i;
               if (n > 0) {
                 if ((flags & STR_COLLECT) != 0) collect(inp + <usize>i, <u32>n);
-                transformSpan(inp + <usize>i, n, inp + <usize>i, n, true, true);
+                if (!keptAsUri(flags, inp + <usize>i, n, inp + <usize>i, n)) transformSpan(inp + <usize>i, n, inp + <usize>i, n, true, true);
               }
               i = j + 1;
               if (!stringEnd()) return fail(j);
@@ -216,7 +252,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
               const n = <i32>get(J_DEC_LEN);
               set(J_DEC_LEN, 0);
               if ((flags & STR_COLLECT) != 0) collect(dec, <u32>n);
-              transformSpan(inp + <usize>i, q - i, dec, n, true, false);
+              if (!keptAsUri(flags, inp + <usize>i, q - i, dec, n)) transformSpan(inp + <usize>i, q - i, dec, n, true, false);
               i = q + 1;
               if (!stringEnd()) return fail(q);
               continue;
@@ -225,6 +261,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
           let room = <i32>min(get(J_RAW_CAP) - get(J_RAW_LEN), get(J_DEC_CAP) - 8 - get(J_DEC_LEN));
           if (room <= 16) {
             flushString(false);
+            if ((get(J_STR) & STR_TRANSFORM) == 0) continue; // (it turned out a data: URI)
             room = <i32>min(get(J_RAW_CAP) - get(J_RAW_LEN), get(J_DEC_CAP) - 8 - get(J_DEC_LEN));
           }
           const j = plainRun(inp, i, min(len, i + room));
@@ -246,7 +283,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
     }
     if (phase == P_SCALAR) {
       if (scalarByte(b)) {
-        put(b);
+        scalarOut(b);
         i++;
         continue;
       }
@@ -349,10 +386,12 @@ function valueStart(b: u32): bool {
     else if (media == 0) {
       // `data` before `type`: copy it as it is, and let the host hold it until the type is known.
       v &= ~V_PAYLOAD;
-      setTop(top() | K_PENDING);
-      set(J_DEFER_AT, depth);
-      event(EV_DEFER_START, outPos(), 0);
+      defer(K_PENDING, DEFER_DATA);
     }
+  } else if ((v & V_BLOB) != 0) {
+    v &= ~V_PAYLOAD;
+    // `blob` before `uri`: the same, until the object has a `uri` or ends without one.
+    if ((top() & K_URI) == 0) defer(K_BLOB_PENDING, DEFER_BLOB);
   }
   if ((v & V_ID) != 0) set(J_ID_START, outPos());
   if ((v & V_TYPE) != 0 && b != 0x22 && !resolveMedia(false)) return false; // a `type` that is not a string
@@ -363,7 +402,9 @@ function valueStart(b: u32): bool {
     const obj = b == 0x7b;
     if (depth == 0 && get(J_ROOT_PAYLOAD) == 0) set(J_MSG_LEVEL, obj ? 1 : 2);
     set(J_DEPTH, depth + 1);
-    setTop((obj ? K_OBJ : 0) | ((v & V_PAYLOAD) != 0 ? K_PAYLOAD : 0) | K_FIRST);
+    setTop((obj ? K_OBJ : 0) | ((v & V_PAYLOAD) != 0 ? K_PAYLOAD : 0) | K_FIRST | ((v & V_NAME_MAP) != 0 ? K_NAME_MAP : 0));
+    if ((v & V_SCHEMA) != 0) set(J_SCHEMA_AT, depth + 2);
+    if ((v & V_SKIP) != 0) set(J_SKIP_AT, depth + 2);
     if (obj && (v & V_PAYLOAD) != 0 && get(J_MODE) == 1) event(EV_OBJ_OPEN, 0, 0);
     set(J_PHASE, obj ? P_KEY : P_VALUE);
     return true;
@@ -371,7 +412,9 @@ function valueStart(b: u32): bool {
   if (b == 0x22) return stringStart(false);
   if (b == 0x2d || (b >= 0x30 && b <= 0x39)) {
     set(J_SCALAR, b == 0x2d ? 1 : b == 0x30 ? 2 : 3);
-    put(b);
+    set(J_NUM_LEN, 0);
+    if ((v & V_MAX_LENGTH) != 0 && b != 0x2d) set(J_NUM_LEN, 1); // held until it ends, then widened
+    scalarOut(b);
     set(J_PHASE, P_SCALAR);
     return true;
   }
@@ -386,10 +429,39 @@ function valueStart(b: u32): bool {
   return true;
 }
 
+/** What a deferred value waits for (EV_DEFER_START's and EV_RESOLVE's b). */
+const DEFER_DATA: u32 = 0; // its object's `type`
+const DEFER_BLOB: u32 = 1; // its object's `uri`, or the object's end
+const DEFER_STRING: u32 = 2; // its own end (a string that begins like a data: URI)
+
+/**
+ * The value starting now is copied as it is, and the host holds it from here until it is
+ * resolved (EV_RESOLVE of the same kind): kept, or transformed on its own.
+ */
+function defer(pending: u32, kind: u32): void {
+  // A second `data` (or `blob`) in one object: JSON.parse keeps the last, so the first one's
+  // fate does not matter; keep it, and wait for the new one.
+  if ((top() & pending) != 0) event(EV_RESOLVE, RESOLVE_KEEP, kind);
+  setTop(top() | pending);
+  set(J_DEFER_AT, get(J_DEPTH) + 1);
+  event(EV_DEFER_START, outPos(), kind);
+}
+
+/** The object has a `uri`: a `blob` waiting for it is opaque, and so is any later one. */
+function sawUri(): void {
+  const k = top();
+  if ((k & K_BLOB_PENDING) != 0) event(EV_RESOLVE, RESOLVE_KEEP, DEFER_BLOB);
+  setTop((k & ~K_BLOB_PENDING) | K_URI);
+}
+
 function closeContainer(b: u32): bool {
   const k = top();
+  const depth = get(J_DEPTH);
+  if (get(J_SCHEMA_AT) == depth + 1) set(J_SCHEMA_AT, 0);
+  if (get(J_SKIP_AT) == depth + 1) set(J_SKIP_AT, 0);
   if ((k & K_OBJ) != 0) {
     if ((k & K_PENDING) != 0) resolveMedia(false); // no `type`: not media
+    if ((k & K_BLOB_PENDING) != 0) event(EV_RESOLVE, RESOLVE_TRANSFORM, DEFER_BLOB); // no `uri`: text
     if ((k & K_PAYLOAD) != 0 && get(J_MODE) == 1) event(EV_OBJ_CLOSE, 0, 0);
     if (get(J_DEPTH) == get(J_MSG_LEVEL) && get(J_MODE) == 1) event(EV_MSG_END, 0, 0);
   }
@@ -402,7 +474,7 @@ function closeContainer(b: u32): bool {
 function valueEnd(): bool {
   const depth = get(J_DEPTH);
   const v = get(J_VALUE);
-  if (get(J_DEFER_AT) == depth && depth > 0) {
+  if (get(J_DEFER_AT) == depth + 1) {
     event(EV_DEFER_END, outPos(), 0);
     set(J_DEFER_AT, 0);
   }
@@ -423,7 +495,7 @@ function resolveMedia(media: bool): bool {
   let k = top() & ~(3 << K_MEDIA_SHIFT);
   k |= (media ? 1 : 2) << K_MEDIA_SHIFT;
   if ((k & K_PENDING) != 0) {
-    event(EV_RESOLVE, media ? 1 : 0, 0);
+    event(EV_RESOLVE, media ? RESOLVE_KEEP : RESOLVE_TRANSFORM, DEFER_DATA);
     k &= ~K_PENDING;
   }
   setTop(k);
@@ -457,11 +529,67 @@ function scalarByte(b: u32): bool {
   return true;
 }
 
+/** A byte of a scalar goes out, or into J_NUM while a maxLength number is held. */
+function scalarOut(b: u32): void {
+  const n = get(J_NUM_LEN);
+  if (n == 0) {
+    put(b);
+    return;
+  }
+  if (n > 24) {
+    // Too long to be a count it could widen: write what is held, and the rest as it comes.
+    for (let k: u32 = 0; k < n - 1; k++) put(<u32>load<u8>(st + J_NUM + <usize>k));
+    set(J_NUM_LEN, 0);
+    put(b);
+    return;
+  }
+  store<u8>(st + J_NUM + <usize>(n - 1), <u8>b);
+  set(J_NUM_LEN, n + 1);
+}
+
+/**
+ * Writes a held maxLength number widened by the descriptor's factor (so encoded values stay
+ * within it), when it is a count: digits, optionally `.0…`, and the product a safe integer.
+ * Anything else is written as it came (protocol-fields.ts widenMaxLength is the same rule).
+ */
+function writeMaxLength(): void {
+  const n = get(J_NUM_LEN) - 1;
+  set(J_NUM_LEN, 0);
+  const p = st + J_NUM;
+  let value: u64 = 0;
+  let k: u32 = 0;
+  while (k < n && k < 17) {
+    const c = <u32>load<u8>(p + <usize>k);
+    if (c < 0x30 || c > 0x39) break;
+    value = value * 10 + <u64>(c - 0x30);
+    k++;
+  }
+  let count = k > 0 && k < 17;
+  if (count && k < n) {
+    count = load<u8>(p + <usize>k) == 0x2e;
+    for (let j = k + 1; j < n && count; j++) count = load<u8>(p + <usize>j) == 0x30;
+  }
+  const wide = value * <u64>load<u32>((get(J_DESC) as usize) + D_WIDEN);
+  if (!count || wide > 9007199254740991) {
+    for (let j: u32 = 0; j < n; j++) put(<u32>load<u8>(p + <usize>j));
+    return;
+  }
+  let digits: u32 = 1;
+  for (let t = wide; t >= 10; t /= 10) digits++;
+  let rest = wide;
+  for (let j = digits; j > 0; j--) {
+    store<u8>(o + <usize>(j - 1), <u8>(0x30 + <u32>(rest % 10)));
+    rest /= 10;
+  }
+  o += <usize>digits;
+}
+
 /** The scalar ended (a delimiter or the end of the message): it must be complete. */
 function scalarEnd(): bool {
   const s = get(J_SCALAR);
   const ok = s == 10 ? get(J_LIT_POS) == get(J_LIT_LEN) : s == 2 || s == 3 || s == 5 || s == 8;
   if (!ok) return error(E_SYNTAX);
+  if (get(J_NUM_LEN) != 0) writeMaxLength();
   set(J_SCALAR, 0);
   return valueEnd();
 }
@@ -520,9 +648,15 @@ function stringStart(key: bool): bool {
     if ((top() & K_PAYLOAD) != 0) flags |= STR_TRANSFORM;
   } else {
     const v = get(J_VALUE); // set by valueStart for this value
-    if ((v & V_PAYLOAD) != 0) flags |= STR_TRANSFORM;
+    if ((v & V_PAYLOAD) != 0) {
+      flags |= STR_TRANSFORM;
+      // (A bare string the host already knows is not a data: URI is not looked at again.)
+      if (get(J_DEPTH) > 0 || get(J_ROOT_PAYLOAD) != 2) flags |= STR_URI_CHECK;
+    }
     if ((v & V_TYPE) != 0) flags |= STR_COLLECT;
   }
+  set(J_URI, 0);
+  set(J_URI_FED, 0);
   set(J_STR, flags);
   set(J_RAW_ESCAPES, 0);
   set(J_SMALL_LEN, 0);
@@ -576,10 +710,10 @@ function decodeShortEscapes(inp: usize, i: i32, j: i32, len: i32): i32 {
   return -1;
 }
 
-/** Keeps the first 8 decoded bytes of a key (or `type` value) for comparisons; counts the rest. */
+/** Keeps the first decoded bytes of a key (or `type` value) for comparisons; counts the rest. */
 function collect(p: usize, n: u32): void {
   const have = get(J_SMALL_LEN);
-  for (let k: u32 = 0; k < n && have + k < 8; k++) store<u8>(st + J_SMALL + <usize>(have + k), load<u8>(p + <usize>k));
+  for (let k: u32 = 0; k < n && have + k < LONGEST_KEY; k++) store<u8>(st + J_SMALL + <usize>(have + k), load<u8>(p + <usize>k));
   set(J_SMALL_LEN, have + n);
 }
 
@@ -588,9 +722,10 @@ function decoded(d: u32): void {
   const flags = get(J_STR);
   if ((flags & STR_COLLECT) != 0) {
     const n = get(J_SMALL_LEN);
-    if (n < 8) store<u8>(st + J_SMALL + <usize>n, <u8>d);
+    if (n < LONGEST_KEY) store<u8>(st + J_SMALL + <usize>n, <u8>d);
     set(J_SMALL_LEN, n + 1);
   }
+  if ((flags & STR_URI) != 0) set(J_URI, uriStep(get(J_URI), d));
   if ((flags & STR_TRANSFORM) != 0) {
     const n = get(J_DEC_LEN);
     store<u8>((get(J_DEC) as usize) + <usize>n, <u8>d);
@@ -723,17 +858,59 @@ function stringEnd(): bool {
   set(J_PHASE, P_AFTER);
   if ((flags & STR_KEY) != 0) return keyEnd(end);
   if ((get(J_VALUE) & V_TYPE) != 0 && !resolveMedia(smallIs(IMAGE, 5) || smallIs(AUDIO, 5))) return false;
-  return valueEnd();
+  const ok = valueEnd();
+  if ((flags & STR_URI) != 0) event(EV_RESOLVE, uriComplete(get(J_URI)) ? RESOLVE_KEEP : RESOLVE_STRING, DEFER_STRING);
+  return ok;
+}
+
+/**
+ * A payload string wholly in view (raw bytes at raw, decoded at dec) that is a whole base64
+ * data: URI is written as it is; returns false to have it transformed.
+ */
+function keptAsUri(flags: u32, raw: usize, rawLen: i32, dec: usize, decLen: i32): bool {
+  if ((flags & STR_URI_CHECK) == 0 || (load<u8>(dec) | 0x20) != 0x64) return false; // 'd' or 'D'
+  if (!uriComplete(uriRun(0, dec, <usize>decLen))) return false;
+  copyBytes(o, raw, <usize>rawLen);
+  o += <usize>rawLen;
+  return true;
+}
+
+/**
+ * Before a payload string's windows are flushed: reads what is new in them for a data: URI.
+ * Returns true to go on transforming. Otherwise the string's text is still undecided (kept in
+ * the windows), or was written as it is: a whole data: URI, or one that may still be and is
+ * now deferred to its end (the host holds it; the rest is copied as it comes).
+ */
+function uriCheck(final: bool): bool {
+  const dec = get(J_DEC) as usize;
+  const decLen = get(J_DEC_LEN);
+  const fed = get(J_URI_FED);
+  const s = uriRun(get(J_URI), dec + <usize>fed, <usize>(decLen - fed));
+  set(J_URI, s);
+  set(J_URI_FED, decLen);
+  const flags = get(J_STR);
+  if (s == URI_DEAD || (final && !uriComplete(s))) {
+    set(J_STR, flags & ~STR_URI_CHECK);
+    return true;
+  }
+  if (!final && s < URI_HEADER) return false; // too little to tell
+  if (!final) {
+    event(EV_DEFER_START, outPos(), DEFER_STRING);
+    set(J_DEFER_AT, get(J_DEPTH) + 1);
+    set(J_STR, (flags & ~(STR_URI_CHECK | STR_TRANSFORM)) | STR_URI);
+  }
+  const raw = get(J_RAW) as usize;
+  const rawLen = <usize>get(J_RAW_LEN);
+  copyBytes(o, raw, rawLen);
+  o += rawLen;
+  set(J_RAW_LEN, 0);
+  set(J_DEC_LEN, 0);
+  set(J_RAW_ESCAPES, 0);
+  return false;
 }
 
 const IMAGE = memory.data<u8>([0x69, 0x6d, 0x61, 0x67, 0x65]);
 const AUDIO = memory.data<u8>([0x61, 0x75, 0x64, 0x69, 0x6f]);
-const PARAMS = memory.data<u8>([0x70, 0x61, 0x72, 0x61, 0x6d, 0x73]);
-const RESULT = memory.data<u8>([0x72, 0x65, 0x73, 0x75, 0x6c, 0x74]);
-const ERROR = memory.data<u8>([0x65, 0x72, 0x72, 0x6f, 0x72]);
-const ID = memory.data<u8>([0x69, 0x64]);
-const TYPE = memory.data<u8>([0x74, 0x79, 0x70, 0x65]);
-const DATA = memory.data<u8>([0x64, 0x61, 0x74, 0x61]);
 
 function smallIs(word: usize, n: u32): bool {
   if (get(J_SMALL_LEN) != n) return false;
@@ -743,20 +920,61 @@ function smallIs(word: usize, n: u32): bool {
 
 function keyEnd(end: u32): bool {
   const depth = get(J_DEPTH);
+  const level = get(J_MSG_LEVEL);
   const k = top();
   let v: u32 = 0;
-  if (depth == get(J_MSG_LEVEL)) {
-    if (smallIs(PARAMS, 6) || smallIs(RESULT, 6) || smallIs(ERROR, 5)) v = V_PAYLOAD;
-    else if (smallIs(ID, 2)) v = V_ID;
+  if (depth == level) {
+    const id = keyId(st + J_SMALL, get(J_SMALL_LEN));
+    const payload = id == KEY_PARAMS || id == KEY_RESULT || id == KEY_ERROR;
+    set(J_ENV, payload ? id : 0);
+    v = payload ? V_PAYLOAD : id == KEY_ID ? V_ID : 0;
   } else if ((k & K_PAYLOAD) != 0) {
+    const id = keyId(st + J_SMALL, get(J_SMALL_LEN));
     v = V_PAYLOAD;
-    if (smallIs(TYPE, 4)) v |= V_TYPE;
-    else if (smallIs(DATA, 4)) v |= V_DATA;
+    if (id == KEY_META) v = 0; // metadata for software, wherever it nests
+    else if (id == KEY_TYPE) v |= V_TYPE;
+    else if (id == KEY_DATA) v |= V_DATA;
+    else if (id == KEY_BLOB) v |= V_BLOB;
+    else if (id == KEY_URI) sawUri();
+    if (level != 0 && depth > level) v = envelopeRules(v, id, depth, level);
+    if (get(J_SCHEMA_AT) != 0) v = schemaRules(v, id, depth, k);
     if (get(J_MODE) == 1) event(get(J_STR_CHANGED) != 0 ? EV_KEY_CHANGED : EV_KEY, get(J_STR_START), end);
   }
   set(J_VALUE, v);
   set(J_PHASE, P_COLON);
   return true;
+}
+
+/** The protocol fields of PARAMS_RULE and RESULT_RULE (src/protocol-fields.ts), by path. */
+function envelopeRules(v: u32, id: u32, depth: u32, level: u32): u32 {
+  const env = get(J_ENV);
+  if (depth == level + 1) {
+    set(J_L1, id);
+    if ((env == KEY_PARAMS && paramsKeeps(id)) || (env == KEY_RESULT && resultKeeps(id))) return 0;
+    return v;
+  }
+  if (env != KEY_RESULT) return v;
+  const l1 = get(J_L1);
+  if (depth == level + 2) return l1 == KEY_TASK && id == KEY_TASK_ID ? 0 : v; // result.task.taskId
+  if (depth == level + 3 && (entry(level + 2) & K_OBJ) == 0) {
+    if (l1 == KEY_TASKS && id == KEY_TASK_ID) return 0; // result.tasks[].taskId
+    // result.tools[].inputSchema / outputSchema: encoding widens their maxLength.
+    if (l1 == KEY_TOOLS && (id == KEY_INPUT_SCHEMA || id == KEY_OUTPUT_SCHEMA) && widening()) return v | V_SCHEMA;
+  }
+  return v;
+}
+
+@inline function widening(): bool {
+  return get(J_MODE) == 0 && load<u32>((get(J_DESC) as usize) + D_WIDEN) > 1;
+}
+
+/** Inside a tool schema: which members are schema keywords that matter to maxLength. */
+function schemaRules(v: u32, id: u32, depth: u32, k: u32): u32 {
+  if (depth + 1 < get(J_SCHEMA_AT) || get(J_SKIP_AT) != 0 || (k & K_NAME_MAP) != 0) return v;
+  if (id == KEY_MAX_LENGTH) return v | V_MAX_LENGTH;
+  if (isNameMapKeyword(id)) return v | V_NAME_MAP;
+  if (isDataKeyword(id)) return v | V_SKIP;
+  return v;
 }
 
 /** Length of the escape (or plain byte) at raw[r] and how many decoded bytes it stands for. */
@@ -870,6 +1088,7 @@ function putEscaped(p: usize, n: i32): void {
  * what has arrived) stay in the windows.
  */
 function flushString(final: bool): void {
+  if ((get(J_STR) & STR_URI_CHECK) != 0 && !uriCheck(final)) return;
   const raw = get(J_RAW) as usize;
   const rawLen = <i32>get(J_RAW_LEN);
   const dec = get(J_DEC) as usize;

@@ -6,7 +6,8 @@ import { encodeJob, SHORT_STRING, transcode, type StringJob } from './core/trans
 import { mapWellFormed } from './core/well-formed.js';
 import type { JsonPath } from './errors.js';
 import { resolveOptions, type CodecOptions, type ResolvedOptions } from './options.js';
-import { mapMessage } from './payload.js';
+import { mapMessage, type PayloadField } from './payload.js';
+import { ENVELOPE_RULES, schemaWidening } from './protocol-fields.js';
 import { compileTermScan } from './short-scan.js';
 import { compileTokenDecode } from './token-decode.js';
 import { HEX_DIGITS, memoise } from './text-util.js';
@@ -49,6 +50,8 @@ export interface Compiled {
   readonly decode: Direction;
   /** Worst-case output bytes per input byte of encoded text. */
   readonly expansion: number;
+  /** The factor `maxLength` grows by in encoded tool schemas (protocol-fields.ts). */
+  readonly widen: number;
 }
 
 const compiled = new Map<string, Compiled>();
@@ -60,7 +63,8 @@ export function compile(o: ResolvedOptions): Compiled {
   const automaton = compileAutomaton(o.patterns);
   const hex = HEX_DIGITS[o.hexCase];
   // Core calls are synchronous and never interleave, so one descriptor serves every job.
-  const desc = writeDescriptor(automaton, o.prefix, o.suffix, hex);
+  const widen = schemaWidening(o.patterns, o.prefix, o.suffix);
+  const desc = writeDescriptor(automaton, o.prefix, o.suffix, hex, widen);
   const encode = encodeJob(desc, o.prefix, o.suffix, o.hexCase, automaton.minPatternBytes);
   const matchShort = compileTermScan(automaton);
   // Tokens are restored in JS at every length (see token-decode.ts for why).
@@ -82,6 +86,7 @@ export function compile(o: ResolvedOptions): Compiled {
     }),
     decode: { text: decodeTokens, key: memoiseShort(decodeTokens) },
     expansion: 2 + (o.prefix.length + o.suffix.length) / automaton.minPatternBytes,
+    widen,
   };
   compiled.set(o.key, c);
   return c;
@@ -112,10 +117,12 @@ function memoiseShort(f: (s: string) => string): (s: string) => string {
 
 export function createCodec(options?: CodecOptions): Codec {
   const resolved = resolveOptions(options);
-  const { encode, decode } = compile(resolved);
+  const { encode, decode, widen } = compile(resolved);
   const { prefix, suffix, hexCase, terms } = resolved;
-  const encodeAt = (value: unknown, basePath: JsonPath) => mapValue(value, encode.text, { checkCollisions: false, basePath, mapKey: encode.key });
-  const decodeAt = (value: unknown, basePath: JsonPath) => mapValue(value, decode.text, { checkCollisions: true, basePath, mapKey: decode.key });
+  const encodeAt = (value: unknown, basePath: JsonPath, field?: PayloadField) =>
+    mapValue(value, encode.text, { checkCollisions: false, basePath, mapKey: encode.key, rule: field && ENVELOPE_RULES[field], widen });
+  const decodeAt = (value: unknown, basePath: JsonPath, field?: PayloadField) =>
+    mapValue(value, decode.text, { checkCollisions: true, basePath, mapKey: decode.key, rule: field && ENVELOPE_RULES[field] });
   return Object.freeze({
     options: Object.freeze({ prefix, suffix, hexCase, terms }),
     encodeText: encode.text,

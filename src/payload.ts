@@ -1,11 +1,14 @@
 // JSON-RPC messages: only `params`, `result` and `error` carry payload; `jsonrpc`, `id` and
-// `method` are the envelope and never change. A batch is handled element by element.
+// `method` are the envelope and never change (nor do the protocol fields inside the payload:
+// protocol-fields.ts). A batch is handled element by element.
 import type { JsonPath } from './errors.js';
 
-export type ValueMapper = (value: unknown, basePath: JsonPath) => unknown;
+/** Maps one payload member; `field` is `params`, `result` or `error`. */
+export type ValueMapper = (value: unknown, basePath: JsonPath, field: PayloadField) => unknown;
 
 /** The members of a JSON-RPC message that carry payload. */
 export const PAYLOAD_FIELDS = ['params', 'result', 'error'] as const;
+export type PayloadField = (typeof PAYLOAD_FIELDS)[number];
 
 function mapOne(message: unknown, mapValue: ValueMapper, base: JsonPath): unknown {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return message;
@@ -14,7 +17,7 @@ function mapOne(message: unknown, mapValue: ValueMapper, base: JsonPath): unknow
   for (const field of PAYLOAD_FIELDS) {
     if (!Object.hasOwn(m, field)) continue;
     const before = m[field];
-    const after = mapValue(before, [...base, field]);
+    const after = mapValue(before, [...base, field], field);
     if (after !== before) {
       out ??= { ...m };
       out[field] = after;

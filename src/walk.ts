@@ -1,6 +1,7 @@
 // Iterative walks over JSON values: an explicit stack instead of recursion, so 100,000 levels
 // of nesting cost memory, not a stack overflow.
 import { PayloadKeyCollisionError, type JsonPath } from './errors.js';
+import { isBase64DataUri, isOpaqueMember, META_KEY, SCHEMA_DATA, SCHEMA_NAME_MAPS, widenMaxLength, type FieldRule } from './protocol-fields.js';
 
 /**
  * JSON values have no cycles, but a JS object may. Below this depth a cycle is impossible to
@@ -24,15 +25,11 @@ class CycleGuard {
     this.open.add(v);
   }
 
-  leave(depth: number, v: Container): void {
-    if (this.open && depth >= CYCLE_CHECK_DEPTH) this.open.delete(v);
+  leave(v: Container): void {
+    // Once it exists, the set holds exactly the open containers at its depth and below it,
+    // so a shared (acyclic) value met again on another path is not mistaken for a cycle.
+    this.open?.delete(v);
   }
-}
-
-/** An object whose `type` is "image" or "audio": its `data` is kept byte for byte. */
-function isMedia(o: Record<string, unknown>): boolean {
-  const t = Object.hasOwn(o, 'type') ? o.type : undefined;
-  return t === 'image' || t === 'audio';
 }
 
 interface ReadFrame {
@@ -62,7 +59,7 @@ export function walkStrings(root: unknown, visit: StringVisitor): void {
     const f = stack[stack.length - 1]!;
     if (f.i >= f.n) {
       stack.pop();
-      guard.leave(stack.length, f.src);
+      guard.leave(f.src);
       continue;
     }
     const i = f.i++;
@@ -83,26 +80,57 @@ export function walkStrings(root: unknown, visit: StringVisitor): void {
   }
 }
 
+/** Where a container sits in a tool schema: `maxLength` is widened in schemas only. */
+const enum SchemaPart {
+  None,
+  Schema,
+  NameMap, // `properties` and the like: every value is a schema
+}
+
 /** One open container of mapValue. A class, so every frame has one shape (fast property access). */
 class MapFrame {
   i = 0;
   /** Child results, once one of them changed. */
   out: unknown[] | null = null;
   readonly n: number;
-  readonly media: boolean;
 
   constructor(
     readonly src: Container,
     readonly keys: string[] | null, // null for arrays
     readonly newKeys: string[] | null, // transformed keys, when any changed
     readonly via: string | number | undefined, // key or index in the parent
+    /** Protocol fields at this position (messages only). */
+    readonly rule: FieldRule | undefined,
+    readonly schema: SchemaPart,
   ) {
     this.n = keys ? keys.length : (src as unknown[]).length;
-    this.media = keys !== null && isMedia(src as Record<string, unknown>);
   }
 
   child(i: number): unknown {
     return this.keys ? (this.src as Record<string, unknown>)[this.keys[i]!] : (this.src as unknown[])[i];
+  }
+
+  /** True when child i passes untouched: `_meta`, a protocol field, opaque base64. */
+  keeps(i: number): boolean {
+    if (!this.keys) return false;
+    const key = this.keys[i]!;
+    if (key === META_KEY || isOpaqueMember(this.src as Record<string, unknown>, key)) return true;
+    return this.rule?.keep?.includes(key) === true;
+  }
+
+  /** Rule and schema part of child i, a container. */
+  childRule(i: number): FieldRule | undefined {
+    if (!this.rule) return undefined;
+    return this.keys ? this.rule.members?.[this.keys[i]!] : this.rule.each;
+  }
+
+  childSchema(i: number, rule: FieldRule | undefined): SchemaPart {
+    if (rule?.schema) return SchemaPart.Schema;
+    if (this.schema === SchemaPart.None) return SchemaPart.None;
+    if (this.schema === SchemaPart.NameMap || !this.keys) return SchemaPart.Schema;
+    const key = this.keys[i]!;
+    if (SCHEMA_NAME_MAPS.includes(key)) return SchemaPart.NameMap;
+    return SCHEMA_DATA_KEYS.has(key) ? SchemaPart.None : SchemaPart.Schema;
   }
 
   /** Records the result for child i; copies the earlier children once the first one changes. */
@@ -127,6 +155,8 @@ class MapFrame {
   }
 }
 
+const SCHEMA_DATA_KEYS = new Set(SCHEMA_DATA);
+
 export interface MapOptions {
   /** Decoding: refuse an object whose keys become equal. */
   readonly checkCollisions: boolean;
@@ -134,6 +164,10 @@ export interface MapOptions {
   readonly basePath?: JsonPath;
   /** Transform for keys (default: the value transform); keys repeat, so callers may memoise. */
   readonly mapKey?: (s: string) => string;
+  /** Protocol fields of `root` (a message's `params` or `result`), kept as they are. */
+  readonly rule?: FieldRule;
+  /** Encoding: the factor `maxLength` grows by in tool schemas (0 or absent: unchanged). */
+  readonly widen?: number;
 }
 
 function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
@@ -141,8 +175,8 @@ function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
   else o[key] = value;
 }
 
-function openFrame(src: Container, via: string | number | undefined, mapKey: (s: string) => string): MapFrame {
-  if (Array.isArray(src)) return new MapFrame(src, null, null, via);
+function openFrame(src: Container, via: string | number | undefined, mapKey: (s: string) => string, rule: FieldRule | undefined, schema: SchemaPart): MapFrame {
+  if (Array.isArray(src)) return new MapFrame(src, null, null, via, rule, schema);
   const keys = Object.keys(src);
   let newKeys: string[] | null = null;
   for (let k = 0; k < keys.length; k++) {
@@ -153,44 +187,48 @@ function openFrame(src: Container, via: string | number | undefined, mapKey: (s:
       newKeys.push(nk);
     }
   }
-  return new MapFrame(src, keys, newKeys, via);
+  return new MapFrame(src, keys, newKeys, via, rule, schema);
 }
 
 /**
  * Transforms every key and string value with `map`, rebuilding only the containers on the path
- * to a change; unchanged subtrees (and an unchanged root) are returned as they are. `data` of
- * image and audio objects is kept. Inputs are never mutated.
+ * to a change; unchanged subtrees (and an unchanged root) are returned as they are. What the
+ * field policy (protocol-fields.ts) names is kept: `_meta`, opaque base64, and the protocol
+ * fields of `options.rule`. Inputs are never mutated.
  */
 export function mapValue(root: unknown, map: (s: string) => string, options: MapOptions): unknown {
-  if (typeof root === 'string') return map(root);
+  if (typeof root === 'string') return isBase64DataUri(root) ? root : map(root);
   if (!isContainer(root)) return root;
   const mapKey = options.mapKey ?? map;
+  const widen = options.widen ?? 0;
   const stack: MapFrame[] = [];
   const guard = new CycleGuard();
-  const open = (src: Container, via: string | number | undefined) => {
+  const open = (src: Container, via: string | number | undefined, rule: FieldRule | undefined, schema: SchemaPart) => {
     guard.enter(stack, src);
-    const frame = openFrame(src, via, mapKey);
+    const frame = openFrame(src, via, mapKey, rule, schema);
     stack.push(frame);
     if (frame.newKeys && options.checkCollisions) {
       checkCollisions(frame.newKeys, () => [...(options.basePath ?? []), ...stack.slice(1).map((f) => f.via!)]);
     }
   };
-  open(root, undefined);
+  open(root, undefined, options.rule, options.rule?.schema ? SchemaPart.Schema : SchemaPart.None);
   for (;;) {
     const f = stack[stack.length - 1]!;
     if (f.i < f.n) {
       const i = f.i++;
       const v = f.child(i);
-      if (typeof v === 'string') f.deliver(i, v, f.media && f.keys![i] === 'data' ? v : map(v));
+      if (f.keeps(i)) f.deliver(i, v, v);
+      else if (typeof v === 'string') f.deliver(i, v, isBase64DataUri(v) ? v : map(v));
       else if (isContainer(v)) {
-        if (f.media && f.keys![i] === 'data') f.deliver(i, v, v);
-        else open(v, f.keys ? f.keys[i]! : i);
-      } else f.deliver(i, v, v);
+        const rule = f.childRule(i);
+        open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));
+      } else if (widen && f.schema === SchemaPart.Schema && f.keys && f.keys[i] === 'maxLength') f.deliver(i, v, widenMaxLength(v, widen));
+      else f.deliver(i, v, v);
       continue;
     }
     const result = f.close();
     stack.pop();
-    guard.leave(stack.length, f.src);
+    guard.leave(f.src);
     const parent = stack[stack.length - 1];
     if (!parent) return result;
     parent.deliver(parent.i - 1, f.src, result);

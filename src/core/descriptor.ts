@@ -6,7 +6,7 @@ import { allocate, heap, heap32 } from './memory.js';
 
 const D = {
   trans: 0, classes: 4, accept: 8, classCount: 12, teddy: 16, prefix: 20, prefixLength: 24,
-  prefixOut: 28, suffix: 32, suffixLength: 36, hex: 40, matches: 48,
+  prefixOut: 28, suffix: 32, suffixLength: 36, hex: 40, widen: 44, matches: 48,
   grams: 56, gramMask: 60,
 } as const;
 const DESCRIPTOR_SIZE = 64;
@@ -24,7 +24,7 @@ export interface Descriptor {
   matchCount(): number;
 }
 
-export function writeDescriptor(a: Automaton, prefix: string, suffix: string, hexDigits: string): Descriptor {
+export function writeDescriptor(a: Automaton, prefix: string, suffix: string, hexDigits: string, widen: number): Descriptor {
   const ptr = allocate(DESCRIPTOR_SIZE);
   const fields: [number, number][] = [
     [D.trans, place(new Uint8Array(a.transitions.buffer, a.transitions.byteOffset, a.transitions.byteLength))],
@@ -38,6 +38,7 @@ export function writeDescriptor(a: Automaton, prefix: string, suffix: string, he
     [D.suffix, place(latin1Bytes(suffix))],
     [D.suffixLength, suffix.length],
     [D.hex, place(latin1Bytes(hexDigits))],
+    [D.widen, widen],
     [D.grams, place(a.grams)],
     [D.gramMask, a.gramMask],
   ];

@@ -15,6 +15,10 @@ const EV_KEY_CHANGED = 6;
 const EV_OBJ_CLOSE = 7;
 const EV_ID = 8;
 const EV_MSG_END = 9;
+// EV_RESOLVE's verdicts (RESOLVE_*).
+const RESOLVE_TRANSFORM = 0;
+const RESOLVE_STRING = 2;
+const QUOTE = new Uint8Array([0x22]);
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -57,8 +61,11 @@ interface ObjectKeys {
 export interface AssemblerOptions {
   /** Hold the whole message (decoding: a collision must drop it whole). */
   readonly holdAll: boolean;
-  /** Transforms a deferred `data` value that turned out not to be image/audio data. */
-  readonly transformValue: (json: Uint8Array) => Uint8Array;
+  /**
+   * Transforms a deferred value that turned out not to be opaque: a JSON value, or (`text`) a
+   * JSON string known not to be a base64 data: URI.
+   */
+  readonly transformValue: (json: Uint8Array, text: boolean) => Uint8Array;
   /** Gets the output, as views valid only during the call: copy what you keep. */
   readonly emit: (bytes: Uint8Array) => void;
 }
@@ -69,7 +76,8 @@ export class MessageAssembler {
   private base = 0; // message offset of held[0], before splices
   private shift = 0; // bytes added to held by splices so far
   private outTotal = 0; // message output offset of the next output byte
-  private readonly deferrals: { start: number; end: number }[] = [];
+  /** Deferred values still waiting, of each kind (the core's DEFER_*: data, blob, string). */
+  private readonly deferrals: { start: number; end: number; kind: number }[] = [];
   private readonly objects: ObjectKeys[] = [];
   private collision: [number, number] | null = null;
   // Ids of the message objects (one, or one per batch element) as [start, end) in `held`
@@ -130,18 +138,23 @@ export class MessageAssembler {
   private event(kind: number, a: number, b: number): void {
     switch (kind) {
       case EV_DEFER_START:
-        this.deferrals.push({ start: this.index(a), end: -1 });
+        this.deferrals.push({ start: this.index(a), end: -1, kind: b });
         break;
       case EV_DEFER_END:
         this.deferrals[this.deferrals.length - 1]!.end = this.index(a);
         break;
       case EV_RESOLVE: {
-        const d = this.deferrals.pop()!;
-        if (a === 0) {
+        // The latest one of its kind: an object's deferrals (one `data`, one `blob`) are the
+        // latest open ones when it resolves them.
+        let at = this.deferrals.length - 1;
+        while (this.deferrals[at]!.kind !== b) at--;
+        const d = this.deferrals.splice(at, 1)[0]!;
+        if (a === RESOLVE_TRANSFORM || a === RESOLVE_STRING) {
           const before = this.held.data.slice(d.start, d.end);
           let after: Uint8Array;
           try {
-            after = this.o.transformValue(before);
+            // A string's text and closing quote: transformed as a whole JSON string.
+            after = a === RESOLVE_STRING ? this.o.transformValue(concatBytes(QUOTE, before), true).subarray(1) : this.o.transformValue(before, false);
           } catch (e) {
             if (!(e instanceof PayloadKeyCollisionError)) throw e;
             this.noteCollision(e.keyIndexes as [number, number]); // the message goes as a whole
@@ -227,4 +240,11 @@ function findCollision(data: Uint8Array, keys: readonly number[]): [number, numb
     seen.set(text, i);
   }
   return null;
+}
+
+function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }

@@ -26,7 +26,7 @@ export class MessagePipe {
     emit: (bytes: Uint8Array) => void,
   ) {
     this.transducer = new Transducer(job);
-    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit, transformValue: (json) => transformValue(job, json, 1, this.messageNumber) });
+    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit, transformValue: (json, text) => transformValue(job, json, 1, this.messageNumber, text) });
   }
 
   private start(): void {
@@ -80,13 +80,13 @@ const MAX_DEFERRED_NESTING = 32;
  * data. Such values nested in each other are transformed level by level, so their nesting is
  * bounded.
  */
-function transformValue(job: TransducerJob, json: Uint8Array, level: number, messageNumber: number): Uint8Array {
+function transformValue(job: TransducerJob, json: Uint8Array, level: number, messageNumber: number, text = false): Uint8Array {
   if (level > MAX_DEFERRED_NESTING) {
     throw new PayloadStreamError(`"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`, messageNumber, 0);
   }
-  const t = new Transducer(job, true);
+  const t = new Transducer(job, text ? 'text' : true);
   const parts: Uint8Array[] = [];
-  const a = new MessageAssembler({ holdAll: true, emit: (b) => parts.push(b.slice()), transformValue: (inner) => transformValue(job, inner, level + 1, messageNumber) });
+  const a = new MessageAssembler({ holdAll: true, emit: (b) => parts.push(b.slice()), transformValue: (inner, text) => transformValue(job, inner, level + 1, messageNumber, text) });
   try {
     t.begin();
     a.begin();

@@ -11,7 +11,7 @@ const J = {
   dec: 68, decCap: 72, decLen: 76, rec: 80, aux: 84, events: 100, evCount: 104, outLen: 108,
   error: 112, rootPayload: 160,
 } as const;
-const STATE_SIZE = 192;
+const STATE_SIZE = 256;
 const P_VALUE = 0;
 
 /** Most input bytes handed to the core per call. */
@@ -68,8 +68,11 @@ export class Transducer {
 
   constructor(
     private readonly job: TransducerJob,
-    /** A bare JSON value whose strings are all payload (not a JSON-RPC message). */
-    private readonly rootPayload = false,
+    /**
+     * A bare JSON value whose strings are all payload (not a JSON-RPC message); 'text' when it
+     * is a string already known not to be a base64 data: URI.
+     */
+    private readonly rootPayload: boolean | 'text' = false,
   ) {
     this.layout(WINDOW);
   }
@@ -78,7 +81,7 @@ export class Transducer {
   private layout(window: number): void {
     const ratio = Math.max(3, this.job.expansion);
     const outCap = Math.ceil((SLICE + window) * ratio) + 4096;
-    const sizes = [STATE_SIZE, STACK_DEPTH, window, window, window * 8 + 64, window, SLICE * 36 + 64, outCap, SLICE];
+    const sizes = [STATE_SIZE, STACK_DEPTH * 2, window, window, window * 8 + 64, window, SLICE * 36 + 64, outCap, SLICE];
     const size = sizes.reduce((a, b) => a + ((b + 15) & ~15), 0);
     const block = acquireBlock(size);
     const at: number[] = [];
@@ -93,7 +96,7 @@ export class Transducer {
       // Growing: keep the state, the stack and what the windows hold.
       const old = this.ptrs.state;
       heap().copyWithin(state, old, old + STATE_SIZE);
-      heap().copyWithin(stack, w[(old + J.stack) >> 2]!, w[(old + J.stack) >> 2]! + STACK_DEPTH);
+      heap().copyWithin(stack, w[(old + J.stack) >> 2]!, w[(old + J.stack) >> 2]! + STACK_DEPTH * 2); // (u16 entries)
       heap().copyWithin(raw, w[(old + J.raw) >> 2]!, w[(old + J.raw) >> 2]! + w[(old + J.rawLen) >> 2]!);
       heap().copyWithin(dec, w[(old + J.dec) >> 2]!, w[(old + J.dec) >> 2]! + w[(old + J.decLen) >> 2]!);
       releaseBlock(this.block, this.blockSize);
@@ -110,7 +113,7 @@ export class Transducer {
     set(J.rec, rec);
     set(J.aux, aux);
     set(J.events, events);
-    set(J.rootPayload, this.rootPayload ? 1 : 0);
+    set(J.rootPayload, this.rootPayload === 'text' ? 2 : this.rootPayload ? 1 : 0);
     this.block = block;
     this.blockSize = size;
     this.window = window;

@@ -1,0 +1,98 @@
+// The field policy: which parts of an MCP message are protocol or opaque bytes, and pass
+// untouched, taken from the MCP schema (2024-11-05 to 2025-11-25). Everything else under
+// `params`, `result` and `error` is payload. Every rule is recognised by path and shape alone
+// (a stream may see `method` after `params`), and the streaming core (assembly/json/fields.ts)
+// applies the same rules; test/field-policy.test.ts holds the two to each other.
+
+/** Where a member sits relative to the message: which members are protocol, and nested rules. */
+export interface FieldRule {
+  /** Members whose whole value is protocol: identifiers the peers match on. */
+  readonly keep?: readonly string[];
+  /** Rules for the value of a member (an object). */
+  readonly members?: Readonly<Record<string, FieldRule>>;
+  /** Rules for every element of an array value. */
+  readonly each?: FieldRule;
+  /** The value is a JSON Schema (a tool's inputSchema or outputSchema). */
+  readonly schema?: true;
+}
+
+/**
+ * `params` of requests and notifications: `progressToken` (notifications/progress, 2024-11-05),
+ * `requestId` (notifications/cancelled, 2024-11-05), `protocolVersion` (initialize,
+ * 2024-11-05), `cursor` (list requests, 2024-11-05), `taskId` (tasks/get, tasks/result,
+ * tasks/cancel, notifications/tasks/status, 2025-11-25), `elicitationId` (URL elicitation and
+ * notifications/elicitation/complete, 2025-11-25).
+ */
+export const PARAMS_RULE: FieldRule = {
+  keep: ['progressToken', 'requestId', 'protocolVersion', 'cursor', 'taskId', 'elicitationId'],
+};
+
+const TOOL_SCHEMAS: FieldRule = { members: { inputSchema: { schema: true }, outputSchema: { schema: true } } };
+
+/**
+ * `result` of responses: `protocolVersion` (initialize), `nextCursor` (list results),
+ * `taskId` (GetTaskResult, CancelTaskResult), `task.taskId` (CreateTaskResult), `tasks[].taskId`
+ * (ListTasksResult); and `tools[].inputSchema` / `outputSchema` (tools/list), whose `maxLength`
+ * is widened when encoding (see `schemaWidening`).
+ */
+export const RESULT_RULE: FieldRule = {
+  keep: ['protocolVersion', 'nextCursor', 'taskId'],
+  members: { task: { keep: ['taskId'] }, tasks: { each: { keep: ['taskId'] } }, tools: { each: TOOL_SCHEMAS } },
+};
+
+/** The rule for each payload member of a message (`error` has none). */
+export const ENVELOPE_RULES: Readonly<Record<string, FieldRule | undefined>> = { params: PARAMS_RULE, result: RESULT_RULE };
+
+/** `_meta` (2025-03-26 on; everywhere from 2025-06-18) is metadata for software, wherever it nests. */
+export const META_KEY = '_meta';
+
+/** Media content (image 2024-11-05, audio 2025-03-26): its `data` is base64. */
+export const MEDIA_TYPES: readonly string[] = ['image', 'audio'];
+
+/**
+ * A whole `data:` URI with `;base64,` (icons, 2025-11-25; links): opaque. Matched on the
+ * decoded text: `data:` and `;base64,` in any ASCII case, a media type of printable ASCII
+ * without space, `"`, `,` or `\`, then base64 (standard or URL-safe alphabet, up to two `=`).
+ * A `data:` URI inside prose stays text.
+ */
+const BASE64_DATA_URI = /^data:[!#-+\--[\]-~]*;base64,[A-Za-z0-9+/_-]*={0,2}$/i;
+
+export function isBase64DataUri(s: string): boolean {
+  return s.length >= 13 && (s.charCodeAt(0) | 0x20) === 0x64 && BASE64_DATA_URI.test(s);
+}
+
+/** True when an object's member `key` is opaque bytes: image/audio `data`, resource `blob`. */
+export function isOpaqueMember(o: Readonly<Record<string, unknown>>, key: string): boolean {
+  if (key === 'data') {
+    const t = Object.hasOwn(o, 'type') ? o.type : undefined;
+    return typeof t === 'string' && MEDIA_TYPES.includes(t);
+  }
+  return key === 'blob' && Object.hasOwn(o, 'uri');
+}
+
+/** Schema keywords whose value maps names to schemas. */
+export const SCHEMA_NAME_MAPS: readonly string[] = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+/** Schema keywords whose value is data, not a schema. */
+export const SCHEMA_DATA: readonly string[] = ['const', 'default', 'enum', 'examples'];
+
+/**
+ * How much `maxLength` grows in encoded tool schemas: the most ASCII characters one code point
+ * can become (a whole match of `c` code points and `b` UTF-8 bytes is a token of
+ * `prefix + 2b + suffix` characters), rounded up, so encoded values stay valid.
+ */
+export function schemaWidening(patterns: readonly { readonly text: string }[], prefix: string, suffix: string): number {
+  const bytes = new TextEncoder();
+  let most = 1;
+  for (const { text } of patterns) {
+    const codePoints = [...text].length;
+    most = Math.max(most, (prefix.length + 2 * bytes.encode(text).length + suffix.length) / codePoints);
+  }
+  return Math.ceil(most);
+}
+
+/** A `maxLength` value widened by `factor`, or unchanged when it is not a safe count. */
+export function widenMaxLength(value: unknown, factor: number): unknown {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) return value;
+  const wide = value * factor;
+  return wide <= Number.MAX_SAFE_INTEGER ? wide : value;
+}
