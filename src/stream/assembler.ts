@@ -163,6 +163,11 @@ export class MessageAssembler {
           this.held.splice(d.start, d.end, after);
           const delta = after.length - before.length;
           this.shift += delta;
+          // A later deferral of the same object (its `blob` after its `data`) moved with it.
+          for (const o of this.deferrals) {
+            if (o.start >= d.end) o.start += delta;
+            if (o.end >= d.end) o.end += delta;
+          }
           // Keys already seen after the value (in objects still open) moved with it. (Ids never
           // do: a message's id lies wholly before or after its payload.)
           for (const o of this.objects) for (let k = 0; k < o.keys.length; k++) if (o.keys[k]! >= d.end) o.keys[k]! += delta;
