@@ -7,8 +7,8 @@ import { gunzipSync } from 'node:zlib';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ProgressNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeValue, encodeText, encodeValue } from '../src/index.ts';
-import { connect, encodedResult, EVERYTHING, findTerm, isBase64DataUri, modelVisibleStrings, pseudoRandomBytes, REQUEST, type Session, termLeaks } from './e2e-helpers.ts';
+import { decodeText, encodeText, encodeValue } from '../src/index.ts';
+import { connect, encodedResult, EVERYTHING, findTerm, isBase64DataUri, modelVisibleStrings, type Pair, pseudoRandomBytes, REQUEST, type Request, requests, same, type Session, termLeaks } from './e2e-helpers.ts';
 
 const SERVER = [process.execPath, EVERYTHING, 'stdio'];
 const T = 20_000;
@@ -33,40 +33,29 @@ function normalise(value: unknown): unknown {
   return o;
 }
 
-let direct: Session;
-let wrapped: Session;
-
-/**
- * Sends `params` as a model would (tokens where terms were) through the proxy, and their decoded
- * form directly; the proxied result must equal encodeMessage of the direct one and leak no term.
- */
-async function same<P, R>(request: (client: Client, params: P) => Promise<R>, params: P): Promise<{ direct: R; wrapped: R }> {
-  const [d, w] = await Promise.all([request(direct.client, decodeValue(params)), request(wrapped.client, params)]);
-  expect(normalise(w)).toEqual(normalise(encodedResult(d)));
-  expect(termLeaks(w)).toEqual([]);
-  return { direct: d, wrapped: w };
-}
-
-const callTool = (c: Client, p: { name: string; arguments?: Record<string, unknown> }) => c.callTool(p, undefined, REQUEST);
+let pair: Pair;
+const { callTool, complete, getPrompt, listPrompts, listResources, listResourceTemplates, listTools, readResource } = requests;
+const check = <P, R>(req: Request<P, R>, params: P) => same(pair, req, params, normalise);
 
 beforeAll(async () => {
-  [direct, wrapped] = await Promise.all([connect(SERVER, 'direct'), connect(SERVER, 'wrap')]);
+  const [direct, wrapped] = await Promise.all([connect(SERVER, 'direct'), connect(SERVER, 'wrap')]);
+  pair = { direct, wrapped };
 }, T);
 
 afterAll(async () => {
-  await Promise.all([direct?.close(), wrapped?.close()]);
+  await Promise.all([pair?.direct.close(), pair?.wrapped.close()]);
 });
 
 describe('server-everything through wrap', () => {
   it('initialize: server info, capabilities and instructions', () => {
     const info = (c: Client) => ({ serverInfo: c.getServerVersion(), capabilities: c.getServerCapabilities(), instructions: c.getInstructions() });
-    expect(info(direct.client).instructions).toBeTruthy();
-    expect(info(wrapped.client)).toEqual(encodedResult(info(direct.client)));
-    expect(termLeaks(info(wrapped.client))).toEqual([]);
+    expect(info(pair.direct.client).instructions).toBeTruthy();
+    expect(info(pair.wrapped.client)).toEqual(encodedResult(info(pair.direct.client)));
+    expect(termLeaks(info(pair.wrapped.client))).toEqual([]);
   });
 
   it('tools/list', async () => {
-    const { wrapped: w } = await same((c) => c.listTools(undefined, REQUEST), undefined);
+    const { wrapped: w } = await check(listTools, undefined);
     expect(w.tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'get-structured-content', 'trigger-long-running-operation']));
   }, T);
 
@@ -79,30 +68,30 @@ describe('server-everything through wrap', () => {
       'nothing to alias here',
     ];
     for (const message of messages) {
-      const r = await same(callTool, { name: 'echo', arguments: { message } });
+      const r = await check(callTool, { name: 'echo', arguments: { message } });
       // The server saw real values, whatever the model sent.
-      expect(r.direct.content).toEqual([{ type: 'text', text: `Echo: ${decodeValue(message)}` }]);
+      expect(r.direct.content).toEqual([{ type: 'text', text: `Echo: ${decodeText(message)}` }]);
     }
   }, T);
 
   it('images, annotations, embedded resources and resource links', async () => {
-    const tiny = await same(callTool, { name: 'get-tiny-image', arguments: {} });
+    const tiny = await check(callTool, { name: 'get-tiny-image', arguments: {} });
     const image = (tiny.wrapped.content as { type: string; data?: string }[]).find((c) => c.type === 'image')!;
     expect(image.data).toBe((tiny.direct.content as { data?: string }[])[1]!.data);
     for (const messageType of ['error', 'success', 'debug']) {
-      await same(callTool, { name: 'get-annotated-message', arguments: { messageType, includeImage: true } });
+      await check(callTool, { name: 'get-annotated-message', arguments: { messageType, includeImage: true } });
     }
     for (const resourceType of ['Text', 'Blob']) {
-      await same(callTool, { name: 'get-resource-reference', arguments: { resourceType, resourceId: 3 } });
+      await check(callTool, { name: 'get-resource-reference', arguments: { resourceType, resourceId: 3 } });
     }
-    await same(callTool, { name: 'get-resource-links', arguments: { count: 4 } });
-    await same(callTool, { name: 'get-sum', arguments: { a: 2, b: 40 } });
+    await check(callTool, { name: 'get-resource-links', arguments: { count: 4 } });
+    await check(callTool, { name: 'get-sum', arguments: { a: 2, b: 40 } });
   }, T);
 
   it('structured output, validated by the SDK client against the listed outputSchema', async () => {
-    await same((c) => c.listTools(undefined, REQUEST), undefined); // the client caches the validators
+    await check(listTools, undefined); // the client caches the validators
     for (const location of ['New York', 'Chicago', 'Los Angeles']) {
-      const r = await same(callTool, { name: 'get-structured-content', arguments: { location } });
+      const r = await check(callTool, { name: 'get-structured-content', arguments: { location } });
       expect(r.wrapped.structuredContent).toBeDefined();
     }
   }, T);
@@ -113,15 +102,15 @@ describe('server-everything through wrap', () => {
     const input = Buffer.concat([Buffer.from([0xab, 0x07, 0xa7]), pseudoRandomBytes(61, 12345)]);
     const dataUri = `data:application/octet-stream;base64,${input.toString('base64')}`;
     const name = 'qwen-report.bin.gz';
-    const embedded = await same(callTool, { name: 'gzip-file-as-resource', arguments: { name, data: dataUri, outputType: 'resource' } });
-    const blobOf = (r: { content: unknown }) => (r.content as { resource: { blob: string } }[])[0]!.resource.blob;
+    const embedded = await check(callTool, { name: 'gzip-file-as-resource', arguments: { name, data: dataUri, outputType: 'resource' } });
+    const blobOf = (r: Record<string, unknown>) => (r.content as { resource: { blob: string } }[])[0]!.resource.blob;
     expect(findTerm(blobOf(embedded.direct))).toBe('qwen'); // the precondition: the server's own base64 holds a term
     expect(blobOf(embedded.wrapped)).toBe(blobOf(embedded.direct));
     expect(gunzipSync(Buffer.from(blobOf(embedded.wrapped), 'base64')).equals(input)).toBe(true);
 
-    const link = await same(callTool, { name: 'gzip-file-as-resource', arguments: { name, data: dataUri, outputType: 'resourceLink' } });
+    const link = await check(callTool, { name: 'gzip-file-as-resource', arguments: { name, data: dataUri, outputType: 'resourceLink' } });
     const uri = (link.wrapped.content as { uri: string }[])[0]!.uri; // the model's view of the uri: tokens
-    const read = await same((c, p: { uri: string }) => c.readResource(p, REQUEST), { uri });
+    const read = await check(readResource, { uri });
     expect(read.wrapped.contents[0]).toMatchObject({ blob: blobOf(embedded.direct) });
   }, T);
 
@@ -135,7 +124,7 @@ describe('server-everything through wrap', () => {
     };
     const steps = 3;
     const params = { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps } };
-    const [d, w] = await Promise.all([progress(direct.client, params), progress(wrapped.client, params)]);
+    const [d, w] = await Promise.all([progress(pair.direct.client, params), progress(pair.wrapped.client, params)]);
     expect(w.result).toEqual(encodedResult(d.result));
     for (const { seen } of [d, w]) {
       expect(seen.length).toBeGreaterThanOrEqual(steps - 1);
@@ -165,40 +154,37 @@ describe('server-everything through wrap', () => {
   }, T);
 
   it('resources/list, templates, and reading text and binary resources', async () => {
-    const list = await same((c) => c.listResources(undefined, REQUEST), undefined);
+    const list = await check(listResources, undefined);
     expect(list.wrapped.resources.length).toBeGreaterThan(0);
-    await same((c) => c.listResourceTemplates(undefined, REQUEST), undefined);
-    const read = (c: Client, p: { uri: string }) => c.readResource(p, REQUEST);
+    await check(listResourceTemplates, undefined);
     for (const uri of ['demo://resource/dynamic/text/1', 'demo://resource/dynamic/blob/1', 'demo://resource/dynamic/blob/2']) {
-      await same(read, { uri });
+      await check(readResource, { uri });
     }
     // Static documents, and any session resource an earlier test made (the gzip blob).
-    for (const { uri } of list.wrapped.resources) await same(read, { uri });
+    for (const { uri } of list.wrapped.resources) await check(readResource, { uri });
   }, T);
 
   it('prompts/list and prompts/get', async () => {
-    const list = await same((c) => c.listPrompts(undefined, REQUEST), undefined);
+    const list = await check(listPrompts, undefined);
     expect(list.wrapped.prompts.length).toBeGreaterThan(0);
-    const get = (c: Client, p: { name: string; arguments?: Record<string, string> }) => c.getPrompt(p, REQUEST);
-    await same(get, { name: 'simple-prompt' });
-    await same(get, { name: 'args-prompt', arguments: { city: 'Hangzhou (阿里巴巴 HQ)', state: encodeText('Zhejiang, home of Qwen') } });
-    await same(get, { name: 'completable-prompt', arguments: { department: 'Engineering', name: 'Alice' } });
-    for (const resourceType of ['Text', 'Blob']) await same(get, { name: 'resource-prompt', arguments: { resourceType, resourceId: '2' } });
+    await check(getPrompt, { name: 'simple-prompt' });
+    await check(getPrompt, { name: 'args-prompt', arguments: { city: 'Hangzhou (阿里巴巴 HQ)', state: encodeText('Zhejiang, home of Qwen') } });
+    await check(getPrompt, { name: 'completable-prompt', arguments: { department: 'Engineering', name: 'Alice' } });
+    for (const resourceType of ['Text', 'Blob']) await check(getPrompt, { name: 'resource-prompt', arguments: { resourceType, resourceId: '2' } });
   }, T);
 
   it('completion', async () => {
-    const complete = (c: Client, p: Parameters<Client['complete']>[0]) => c.complete(p, REQUEST);
-    const r = await same(complete, { ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } });
+    const r = await check(complete, { ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'department', value: 'E' } });
     expect(r.wrapped.completion.values).toEqual(['Engineering']);
-    await same(complete, { ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'name', value: '' }, context: { arguments: { department: 'Sales' } } });
-    await same(complete, { ref: { type: 'ref/resource', uri: 'demo://resource/dynamic/text/{resourceId}' }, argument: { name: 'resourceId', value: '42' } });
+    await check(complete, { ref: { type: 'ref/prompt', name: 'completable-prompt' }, argument: { name: 'name', value: '' }, context: { arguments: { department: 'Sales' } } });
+    await check(complete, { ref: { type: 'ref/resource', uri: 'demo://resource/dynamic/text/{resourceId}' }, argument: { name: 'resourceId', value: '42' } });
   }, T);
 
   it('the SDK client rejected nothing and saw no bad line on either connection', () => {
     // Only the SDK's own late-progress race (see above) is allowed, on both connections alike.
     const real = (s: Session) => s.errors.filter((e) => !/^Received a progress notification for an unknown token: .*"progressToken":\d+\}/.test(e.message));
-    expect(real(direct)).toEqual([]);
-    expect(real(wrapped)).toEqual([]);
+    expect(real(pair.direct)).toEqual([]);
+    expect(real(pair.wrapped)).toEqual([]);
   });
 });
 

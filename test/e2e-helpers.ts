@@ -4,7 +4,8 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { DEFAULT_TERMS, encodeMessage } from '../src/index.ts';
+import { expect } from 'vitest';
+import { decodeMessage, DEFAULT_TERMS, encodeMessage } from '../src/index.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const CLI = join(ROOT, 'bin', 'mcp-payload-codec.js');
@@ -73,6 +74,46 @@ export async function connect(server: string[], via: 'wrap' | 'direct', setup?: 
 /** What the library's own encodeMessage makes of a result, as a response's payload. */
 export function encodedResult<T>(result: T): T {
   return encodeMessage({ jsonrpc: '2.0' as const, id: 1, result }).result;
+}
+
+/** What the library's own decodeMessage makes of a request's params (what the server should get). */
+export function decodedParams<P>(method: string, params: P): P {
+  return decodeMessage({ jsonrpc: '2.0' as const, id: 1, method, params }).params;
+}
+
+/** A request the SDK client sends: its JSON-RPC method, and how the client sends it. */
+export interface Request<P, R> {
+  method: string;
+  send(client: Client, params: P): Promise<R>;
+}
+
+const request = <P, R>(method: string, send: (client: Client, params: P) => Promise<R>): Request<P, R> => ({ method, send });
+export const requests = {
+  listTools: request('tools/list', (c) => c.listTools(undefined, REQUEST)),
+  callTool: request('tools/call', (c, p: Parameters<Client['callTool']>[0]) => c.callTool(p, undefined, REQUEST)),
+  listResources: request('resources/list', (c) => c.listResources(undefined, REQUEST)),
+  listResourceTemplates: request('resources/templates/list', (c) => c.listResourceTemplates(undefined, REQUEST)),
+  readResource: request('resources/read', (c, p: { uri: string }) => c.readResource(p, REQUEST)),
+  listPrompts: request('prompts/list', (c) => c.listPrompts(undefined, REQUEST)),
+  getPrompt: request('prompts/get', (c, p: Parameters<Client['getPrompt']>[0]) => c.getPrompt(p, REQUEST)),
+  complete: request('completion/complete', (c, p: Parameters<Client['complete']>[0]) => c.complete(p, REQUEST)),
+};
+
+export interface Pair {
+  direct: Session;
+  wrapped: Session;
+}
+
+/**
+ * Sends `params` as a model would (tokens where terms were) through the proxy, and what
+ * decodeMessage makes of them directly. The proxied result must equal encodeMessage of the direct
+ * one (after `normalise`, for what legitimately differs between runs) and leak no term.
+ */
+export async function same<P, R>(pair: Pair, req: Request<P, R>, params: P, normalise: (v: unknown) => unknown = (v) => v): Promise<{ direct: R; wrapped: R }> {
+  const [d, w] = await Promise.all([req.send(pair.direct.client, decodedParams(req.method, params)), req.send(pair.wrapped.client, params)]);
+  expect(normalise(w)).toEqual(normalise(encodedResult(d)));
+  expect(termLeaks(w)).toEqual([]);
+  return { direct: d, wrapped: w };
 }
 
 // Fields that are protocol, not payload: a model never sees them, and a host matches them.
