@@ -11,7 +11,7 @@ import { decodeText, encodeText, encodeValue } from '../src/index.ts';
 import { connect, encodedResult, EVERYTHING, findTerm, isBase64DataUri, modelVisibleStrings, type Pair, pseudoRandomBytes, REQUEST, type Request, requests, same, type Session, termLeaks } from './e2e-helpers.ts';
 
 const SERVER = [process.execPath, EVERYTHING, 'stdio'];
-const T = 20_000;
+const T = 30_000;
 
 // Resources made on the fly end with the time they were made ("... created at 4:16:06 PM"), which
 // differs between the two runs: only that tail is replaced, only in those resources.

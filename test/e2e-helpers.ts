@@ -12,8 +12,8 @@ export const CLI = join(ROOT, 'bin', 'mcp-payload-codec.js');
 export const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 export const MISBEHAVING = join(ROOT, 'test', 'fixtures', 'misbehaving-server.mjs');
 
-/** Short request timeouts: a hang fails in seconds, not the SDK's default 60 s. */
-export const REQUEST = { timeout: 5_000 } as const;
+/** Short request timeouts: a hang fails in seconds, not the SDK's default 60 s (10 s: the CI host may be loaded). */
+export const REQUEST = { timeout: 10_000 } as const;
 
 export interface Session {
   client: Client;

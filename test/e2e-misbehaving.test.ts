@@ -9,7 +9,7 @@ import { encodeText } from '../src/index.ts';
 import { connect, encodedResult, findTerm, MISBEHAVING, type Pair, REQUEST, type Request, requests, ROOT, same, type Session, termLeaks } from './e2e-helpers.ts';
 
 const D = JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'e2e-misbehaving-data.json'), 'utf8'));
-const T = 20_000;
+const T = 30_000;
 
 interface Recorded {
   s: Session;
@@ -58,6 +58,8 @@ describe('a misbehaving server through wrap', () => {
     expect.soft(search.icons).toEqual(D.tools[0].icons);
     expect.soft(search.inputSchema.required).toEqual(['qwenModel', 'query'].map(encodeText));
     expect.soft(Object.keys(search.outputSchema!.properties!)).toEqual(['qwenModel', 'vendor', 'hits'].map(encodeText));
+    // Encoded names stay valid SDK tool names (a CJK name included); lengths are in the report.
+    expect.soft(r.wrapped.tools.map((t) => t.name).filter((n) => !/^[A-Za-z0-9._-]{1,128}$/.test(n))).toEqual([]);
   }, T);
 
   it('tools/call by the names and values the model saw: the server gets real ones, the client validates the encoded result', async () => {
