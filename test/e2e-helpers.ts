@@ -3,7 +3,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect } from 'vitest';
 import { decodeMessage, DEFAULT_TERMS, encodeMessage } from '../src/index.ts';
 
@@ -41,7 +41,9 @@ function childOf(transport: StdioClientTransport): ChildProcess {
  */
 export async function connect(server: string[], via: 'wrap' | 'direct', setup?: (client: Client) => void): Promise<Session> {
   const [command, ...args] = via === 'wrap' ? [process.execPath, CLI, 'wrap', '--', ...server] : server;
-  const transport = new StdioClientTransport({ command: command!, args, cwd: ROOT, stderr: 'pipe' });
+  // The SDK passes only a few variables to the child; the proxy must run the core this project tests.
+  const env = { ...getDefaultEnvironment(), ...(process.env.MCP_PAYLOAD_CODEC_WASM ? { MCP_PAYLOAD_CODEC_WASM: process.env.MCP_PAYLOAD_CODEC_WASM } : {}) };
+  const transport = new StdioClientTransport({ command: command!, args, cwd: ROOT, env, stderr: 'pipe' });
   const stderr: string[] = [];
   const errors: Error[] = [];
   const rawLines: string[] = [];
