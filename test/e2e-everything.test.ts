@@ -180,7 +180,7 @@ describe('server-everything through wrap', () => {
     await check(complete, { ref: { type: 'ref/resource', uri: 'demo://resource/dynamic/text/{resourceId}' }, argument: { name: 'resourceId', value: '42' } });
   }, T);
 
-  it('the SDK client rejected nothing and saw no bad line on either connection', () => {
+  it('the SDK client reported no connection error (bad line, unknown id or token) on either connection', () => {
     // Only the SDK's own late-progress race (see above) is allowed, on both connections alike.
     const real = (s: Session) => s.errors.filter((e) => !/^Received a progress notification for an unknown token: .*"progressToken":\d+\}/.test(e.message));
     expect(real(pair.direct)).toEqual([]);

@@ -107,7 +107,7 @@ describe('a misbehaving server through wrap', () => {
     expect(wrapped.progress).toHaveLength(direct.progress.length);
   }, T);
 
-  it('the SDK client rejected nothing and saw no bad line', () => {
+  it('the SDK client reported no connection error (bad line, unknown id or token)', () => {
     expect(direct.s.errors).toEqual([]);
     expect(wrapped.s.errors).toEqual([]);
   });
