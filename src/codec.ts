@@ -54,12 +54,22 @@ export interface Compiled {
   readonly widen: number;
 }
 
+/**
+ * Compiled codecs kept for reuse, least recently used first. A codec or stream keeps its own
+ * compiled form as long as it lives; this only bounds what is kept for options seen before.
+ */
 const compiled = new Map<string, Compiled>();
+export const MAX_COMPILED = 16;
 
-/** The directions for a set of options, compiled once per distinct term set and format. */
+/** The directions for a set of options, compiled once per distinct term set and format (while cached). */
 export function compile(o: ResolvedOptions): Compiled {
   let c = compiled.get(o.key);
-  if (c) return c;
+  if (c) {
+    compiled.delete(o.key);
+    compiled.set(o.key, c);
+    return c;
+  }
+  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
   const automaton = compileAutomaton(o.patterns);
   const hex = HEX_DIGITS[o.hexCase];
   // Core calls are synchronous and never interleave, so one descriptor serves every job.

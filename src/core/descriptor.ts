@@ -1,8 +1,12 @@
-// Writes a compiled codec into WASM memory: the descriptor the core reads (field offsets
-// match assembly/layout.ts) and the tables it points to.
+// A compiled codec's tables in WASM memory: the descriptor the core reads (field offsets
+// match assembly/layout.ts) and the tables it points to, in one block. The tables stay in JS
+// too, so a block can be freed and placed again: only the most recently used few are resident,
+// and every core call asks for `ptr` first, so a codec or stream in use always has its own.
+// Memory stays flat however many codecs a process makes (the cache of compiled codecs in
+// codec.ts is bounded too).
 import type { Automaton } from '../automaton.js';
 import { latin1Bytes, lowerAscii } from '../text-util.js';
-import { allocate, heap, heap32 } from './memory.js';
+import { allocate, free, heap, heap32 } from './memory.js';
 
 const D = {
   trans: 0, classes: 4, accept: 8, classCount: 12, teddy: 16, prefix: 20, prefixLength: 24,
@@ -11,38 +15,86 @@ const D = {
 } as const;
 const DESCRIPTOR_SIZE = 64;
 
-
-function place(data: Uint8Array): number {
-  const ptr = allocate(data.length);
-  heap().set(data, ptr);
-  return ptr;
-}
+/** Descriptors kept in WASM memory at once; the least recently used beyond them is freed. */
+export const MAX_RESIDENT = 8;
 
 export interface Descriptor {
+  /** Its address in WASM memory, placing it there first if it is not resident. */
   readonly ptr: number;
   /** Matches (encoding) or tokens (decoding) found by the last call. */
   matchCount(): number;
 }
 
+const align = (n: number) => (n + 15) & ~15;
+
+/** Resident descriptors, least recently used first. */
+const resident: TableSet[] = [];
+
+class TableSet implements Descriptor {
+  private at = 0;
+  private size = 0;
+
+  constructor(
+    /** [field, bytes] for pointer fields, [field, number] for the rest. */
+    private readonly tables: readonly [number, Uint8Array][],
+    private readonly numbers: readonly [number, number][],
+  ) {}
+
+  get ptr(): number {
+    if (this.at === 0) this.place();
+    else if (resident[resident.length - 1] !== this) {
+      resident.splice(resident.indexOf(this), 1);
+      resident.push(this);
+    }
+    return this.at;
+  }
+
+  matchCount(): number {
+    return heap32()[(this.at + D.matches) >> 2]!;
+  }
+
+  private place(): void {
+    if (resident.length >= MAX_RESIDENT) resident.shift()!.evict();
+    this.size = this.tables.reduce((n, [, t]) => n + align(t.length), DESCRIPTOR_SIZE);
+    const at = allocate(this.size);
+    const fields: [number, number][] = [...this.numbers, [D.matches, 0]];
+    let p = at + DESCRIPTOR_SIZE;
+    for (const [field, t] of this.tables) {
+      heap().set(t, p);
+      fields.push([field, p]);
+      p += align(t.length);
+    }
+    const w = heap32();
+    for (const [field, value] of fields) w[(at + field) >> 2] = value;
+    this.at = at;
+    resident.push(this);
+  }
+
+  private evict(): void {
+    free(this.at, this.size);
+    this.at = 0;
+  }
+}
+
 export function writeDescriptor(a: Automaton, prefix: string, suffix: string, hexDigits: string, widen: number): Descriptor {
-  const ptr = allocate(DESCRIPTOR_SIZE);
-  const fields: [number, number][] = [
-    [D.trans, place(new Uint8Array(a.transitions.buffer, a.transitions.byteOffset, a.transitions.byteLength))],
-    [D.classes, place(a.classes)],
-    [D.accept, place(a.accepting)],
-    [D.classCount, a.classCount],
-    [D.teddy, place(a.teddy)],
-    [D.prefix, place(latin1Bytes(lowerAscii(prefix)))],
-    [D.prefixLength, prefix.length],
-    [D.prefixOut, place(latin1Bytes(prefix))],
-    [D.suffix, place(latin1Bytes(suffix))],
-    [D.suffixLength, suffix.length],
-    [D.hex, place(latin1Bytes(hexDigits))],
-    [D.widen, widen],
-    [D.grams, place(a.grams)],
-    [D.gramMask, a.gramMask],
-  ];
-  for (const [offset, value] of fields) heap32()[(ptr + offset) >> 2] = value;
-  const read = (offset: number) => heap32()[(ptr + offset) >> 2]!;
-  return { ptr, matchCount: () => read(D.matches) };
+  return new TableSet(
+    [
+      [D.trans, new Uint8Array(a.transitions.buffer, a.transitions.byteOffset, a.transitions.byteLength)],
+      [D.classes, a.classes],
+      [D.accept, a.accepting],
+      [D.teddy, a.teddy],
+      [D.prefix, latin1Bytes(lowerAscii(prefix))],
+      [D.prefixOut, latin1Bytes(prefix)],
+      [D.suffix, latin1Bytes(suffix)],
+      [D.hex, latin1Bytes(hexDigits)],
+      [D.grams, a.grams],
+    ],
+    [
+      [D.classCount, a.classCount],
+      [D.prefixLength, prefix.length],
+      [D.suffixLength, suffix.length],
+      [D.widen, widen],
+      [D.gramMask, a.gramMask],
+    ],
+  );
 }

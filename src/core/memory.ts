@@ -1,11 +1,16 @@
-// The host side of WASM memory: a bump allocator for long-lived tables and a pair of work
-// regions (input, output) reused by every call. Views are cached and refreshed after growth.
+// The host side of WASM memory: an allocator (first fit over address-ordered free ranges,
+// coalesced on free, so memory given back is reused whatever its size) for codec tables and
+// stream blocks, and a pair of work regions (input, output) reused by every string call.
+// WASM memory cannot shrink; what is freed is reused. Views are cached and refreshed after growth.
 import { core } from './instance.js';
 
 const PAGE = 65536;
 let top = align(core.heapBase());
 let bytes = new Uint8Array(core.memory.buffer);
 let words = new Uint32Array(core.memory.buffer);
+// Free ranges below `top`, sorted by address, never adjacent (adjacent ones are merged).
+const freeStarts: number[] = [];
+const freeSizes: number[] = [];
 
 function align(n: number): number {
   return (n + 15) & ~15;
@@ -28,10 +33,23 @@ export function heap32(): Uint32Array {
   return words;
 }
 
-/** Reserves `size` bytes that stay valid for the life of the module. */
+/** Reserves `size` bytes (16-byte aligned) until they are given back with `free`. */
 export function allocate(size: number): number {
+  const n = align(Math.max(size, 1));
+  for (let i = 0; i < freeStarts.length; i++) {
+    if (freeSizes[i]! < n) continue;
+    const ptr = freeStarts[i]!;
+    if (freeSizes[i] === n) {
+      freeStarts.splice(i, 1);
+      freeSizes.splice(i, 1);
+    } else {
+      freeStarts[i] = ptr + n;
+      freeSizes[i]! -= n;
+    }
+    return ptr;
+  }
   const ptr = top;
-  top = align(top + size);
+  top += n;
   const need = top - core.memory.buffer.byteLength;
   if (need > 0) {
     core.memory.grow(Math.ceil(need / PAGE));
@@ -40,17 +58,49 @@ export function allocate(size: number): number {
   return ptr;
 }
 
-const freeBlocks = new Map<number, number[]>();
+/** Gives back what `allocate(size)` returned at `ptr`. */
+export function free(ptr: number, size: number): void {
+  let start = ptr;
+  let n = align(Math.max(size, 1));
+  let lo = 0;
+  let hi = freeStarts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (freeStarts[mid]! < start) lo = mid + 1;
+    else hi = mid;
+  }
+  // Merge with the range after it, then the one before it.
+  if (lo < freeStarts.length && start + n === freeStarts[lo]) {
+    n += freeSizes[lo]!;
+    freeStarts.splice(lo, 1);
+    freeSizes.splice(lo, 1);
+  }
+  if (lo > 0 && freeStarts[lo - 1]! + freeSizes[lo - 1]! === start) {
+    lo--;
+    start = freeStarts[lo]!;
+    n += freeSizes[lo]!;
+    freeStarts.splice(lo, 1);
+    freeSizes.splice(lo, 1);
+  }
+  if (start + n === top) top = start; // (the end of the heap is simply lowered)
+  else {
+    freeStarts.splice(lo, 0, start);
+    freeSizes.splice(lo, 0, n);
+  }
+}
+
+/** Bytes in use or free below the top of the heap, and how many are free (for tests). */
+export function heapStats(): { top: number; free: number; ranges: number } {
+  return { top, free: freeSizes.reduce((a, b) => a + b, 0), ranges: freeSizes.length };
+}
 
 /** A block for a stream's state and buffers; give it back with releaseBlock when done. */
 export function acquireBlock(size: number): number {
-  return freeBlocks.get(size)?.pop() ?? allocate(size);
+  return allocate(size);
 }
 
 export function releaseBlock(ptr: number, size: number): void {
-  const list = freeBlocks.get(size);
-  if (list) list.push(ptr);
-  else freeBlocks.set(size, [ptr]);
+  free(ptr, size);
 }
 
 /** Work regions reused by every call: input bytes, output (bytes or records). */
@@ -65,13 +115,17 @@ let current: Workspace | undefined;
 
 /**
  * Work regions with at least the given capacities. Regions are replaced (never shrunk) when
- * a call needs more; the old ones are left behind, which is bounded by the largest request.
+ * a call needs more, and the old ones freed (no call holds them across another).
  */
 export function workspace(input: number, output: number): Workspace {
   const c = current;
   if (c && c.inputCapacity >= input && c.outputCapacity >= output) return c;
   const inputCapacity = Math.max(input, c?.inputCapacity ?? 0);
   const outputCapacity = Math.max(output, c?.outputCapacity ?? 0);
+  if (c) {
+    free(c.input, c.inputCapacity);
+    free(c.output, c.outputCapacity);
+  }
   current = {
     input: allocate(inputCapacity), inputCapacity,
     output: allocate(outputCapacity), outputCapacity,

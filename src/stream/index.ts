@@ -120,6 +120,11 @@ function createStream(mode: 'encode' | 'decode', options: StreamOptions = {}): T
     flush() {
       core!.close();
     },
+    // A consumer that cancels, or a producer that aborts, mid-message: the WASM block goes
+    // back to the pool (a long-running proxy would otherwise run out of memory).
+    cancel() {
+      core?.release();
+    },
   });
 }
 

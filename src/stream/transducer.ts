@@ -83,6 +83,7 @@ export class Transducer {
     const outCap = Math.ceil((SLICE + window) * ratio) + 4096;
     const sizes = [STATE_SIZE, STACK_DEPTH * 2, window, window, window * 8 + 64, window, SLICE * 36 + 64, outCap, SLICE];
     const size = sizes.reduce((a, b) => a + ((b + 15) & ~15), 0);
+    const descPtr = this.job.desc.ptr; // (placing the tables may grow memory: before the views below)
     const block = acquireBlock(size);
     const at: number[] = [];
     let p = block;
@@ -102,7 +103,7 @@ export class Transducer {
       releaseBlock(this.block, this.blockSize);
     }
     const set = (f: number, v: number) => (w[(state + f) >> 2] = v);
-    set(J.desc, this.job.desc.ptr);
+    set(J.desc, descPtr);
     set(J.mode, this.job.mode === 'encode' ? 0 : 1);
     set(J.stack, stack);
     set(J.stackCap, STACK_DEPTH);
@@ -120,6 +121,12 @@ export class Transducer {
     this.ptrs = { state, out, input };
   }
 
+  /** The codec's tables, placed in WASM memory again if they were evicted since the last call. */
+  private useTables(): void {
+    const ptr = this.job.desc.ptr; // (first: placing the tables may grow memory and the views)
+    heap32()[(this.ptrs.state + J.desc) >> 2] = ptr;
+  }
+
   private field(f: number): number {
     return heap32()[(this.ptrs.state + f) >> 2]!;
   }
@@ -134,6 +141,7 @@ export class Transducer {
     while (done < bytes.length) {
       const n = Math.min(SLICE, bytes.length - done);
       const { state, out, input } = this.ptrs;
+      this.useTables();
       heap().set(n === bytes.length ? bytes : bytes.subarray(done, done + n), input);
       heap32()[(state + J.evCount) >> 2] = 0;
       const consumed = core.jsonStep(state, input, n, out);
@@ -153,6 +161,7 @@ export class Transducer {
   /** Ends the message. Returns false if it held nothing but whitespace (a blank line). */
   finish(sink: StepSink, messageNumber: number, offset: number): boolean {
     const { state, out } = this.ptrs;
+    this.useTables();
     heap32()[(state + J.evCount) >> 2] = 0;
     const error = core.jsonFinish(state, out);
     this.deliver(sink);
