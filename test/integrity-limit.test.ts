@@ -64,13 +64,15 @@ function minTimes(fs: (() => void)[], runs = 3): number[] {
 }
 
 describe('findReplacementCharacters limits', () => {
-  it('costs time linear in the depth with U+FFFD at every level (4x depth, at most ~8x time)', { timeout: 30_000 }, () => {
+  it('costs time linear in the depth with U+FFFD at every level (4x depth, at most ~10x time)', { timeout: 30_000 }, () => {
     for (const shape of ['valueLast', 'keyFirst'] as const) {
       const small = deep(25_000, shape);
       const big = deep(100_000, shape);
       findReplacementCharacters(small); // warm up
       const [tSmall, tBig] = minTimes([() => findReplacementCharacters(small), () => findReplacementCharacters(big)]) as [number, number];
-      expect(tBig, `${shape}: ${tSmall.toFixed(1)} ms -> ${tBig.toFixed(1)} ms`).toBeLessThan(8 * tSmall + 20);
+      // Linear would be 4x; the walk's garbage (a frame per level) puts 4x-7x on a loaded
+      // machine. Building every path (the old cost) is 16x and runs out of memory first.
+      expect(tBig, `${shape}: ${tSmall.toFixed(1)} ms -> ${tBig.toFixed(1)} ms`).toBeLessThan(10 * tSmall + 20);
     }
   });
 
