@@ -79,7 +79,6 @@ function translate(p: string): string {
         inClass = true;
         out += c;
         if (p[i] === '^') out += p[i++];
-        if (p[i] === ']') fail(); // unreachable after the checks above; kept for safety
       }
     } else if (c === '.') out += JS_DOT;
     else if (c === '(' && p.startsWith('?<', i) && p[i + 2] !== '=' && p[i + 2] !== '!') {
