@@ -32,7 +32,7 @@ const result = await build({
   target: 'es2022',
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['node:*', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'ajv', 'ajv/*'],
+  external: ['node:*', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'ajv', 'ajv/*', 're2js'],
   legalComments: 'none',
   logLevel: 'warning',
 });

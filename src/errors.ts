@@ -39,23 +39,49 @@ export class PayloadKeyCollisionError extends Error {
   }
 }
 
+/** A name in a message: quoted, and cut after 64 characters so the message stays small. */
+function quoteName(s: string): string {
+  return s.length <= 64 ? JSON.stringify(s) : `${JSON.stringify(s.slice(0, 64))}… (${s.length} characters)`;
+}
+
+/** formatPath, cut to about 160 characters: the start of the path and how deep it goes. */
+function formatPathShort(path: JsonPath): string {
+  let out = '$';
+  for (let i = 0; i < path.length; i++) {
+    const p = path[i]!;
+    const step = typeof p === 'number' ? `[${p}]` : IDENTIFIER.test(p) && p.length <= 64 ? `.${p}` : `[${quoteName(p)}]`;
+    if (out.length + step.length > 160) return `${out}… (${path.length} levels deep)`;
+    out += step;
+  }
+  return out;
+}
+
 /** A tool call's arguments hold U+FFFD: the text was damaged before it got here. */
 export class ArgumentIntegrityError extends Error {
   override readonly name = 'ArgumentIntegrityError';
   readonly toolName: string | undefined;
+  /** The first reports, as bounded by the search (see findReplacementCharacters). */
   readonly reports: readonly IntegrityReport[];
+  /** How many strings hold U+FFFD in all (at least reports.length). */
+  readonly total: number;
 
-  constructor(reports: readonly IntegrityReport[], toolName?: string) {
-    const first = reports[0]!;
-    const what = first.parameterName === '' ? 'MCP tool argument' : `MCP tool argument ${JSON.stringify(first.parameterName)}`;
-    const tool = toolName === undefined ? '' : ` of tool ${JSON.stringify(toolName)}`;
-    const at = first.path.length > 1 ? ` at ${formatPath(first.path)}${first.location === 'key' ? ' (in the key)' : ''}` : first.location === 'key' ? ' (in its name)' : '';
-    const more = reports.length > 1 ? ` ${reports.length - 1} more string(s) are affected.` : '';
-    super(
-      `${what}${tool}${at} contains ${first.replacementCharacterCount} invalid UTF-8 replacement character(s) (U+FFFD); ` +
-        `the call was blocked before it reached the MCP server. First UTF-8 byte offset: ${first.utf8ByteOffset}.${more}`,
-    );
+  constructor(reports: readonly IntegrityReport[], toolName?: string, total = (reports as { total?: number }).total ?? reports.length) {
+    const first = reports[0];
+    const tool = toolName === undefined ? '' : ` of tool ${quoteName(toolName)}`;
+    const blocked = 'the call was blocked before it reached the MCP server.';
+    if (!first) {
+      super(`MCP tool arguments${tool} contain invalid UTF-8 replacement characters (U+FFFD) in ${total} string(s), nested too deep to report their paths; ${blocked}`);
+    } else {
+      const what = first.parameterName === '' ? 'MCP tool argument' : `MCP tool argument ${quoteName(first.parameterName)}`;
+      const at = first.path.length > 1 ? ` at ${formatPathShort(first.path)}${first.location === 'key' ? ' (in the key)' : ''}` : first.location === 'key' ? ' (in its name)' : '';
+      const more = total > 1 ? ` ${total - 1} more string(s) are affected.` : '';
+      super(
+        `${what}${tool}${at} contains ${first.replacementCharacterCount} invalid UTF-8 replacement character(s) (U+FFFD); ` +
+          `${blocked} First UTF-8 byte offset: ${first.utf8ByteOffset}.${more}`,
+      );
+    }
     this.toolName = toolName;
     this.reports = reports;
+    this.total = Math.max(total, reports.length);
   }
 }

@@ -2,7 +2,7 @@ export { createCodec, type Codec } from './codec.js';
 export { DEFAULT_TERMS, type TermSet, type TermSetInput } from './terms.js';
 export type { CodecOptions, HexCase } from './options.js';
 export { ArgumentIntegrityError, formatPath, PayloadKeyCollisionError, type JsonPath } from './errors.js';
-export { assertNoReplacementCharacters, findReplacementBytes, findReplacementCharacters, type ByteIntegrityReport, type IntegrityReport } from './integrity.js';
+export { assertNoReplacementCharacters, DEFAULT_PATH_BUDGET, DEFAULT_REPORT_LIMIT, findReplacementBytes, findReplacementCharacters, type ByteIntegrityReport, type FindReplacementOptions, type IntegrityReport, type IntegrityReports } from './integrity.js';
 export { FILTER_ENV, isFilterEnabled } from './opt-in.js';
 import { createCodec } from './codec.js';
 

@@ -66,24 +66,91 @@ function report(s: string, first: number, path: JsonPath, location: 'value' | 'k
   };
 }
 
-/**
- * One report per string (keys included) that holds U+FFFD, in document order (a key before its
- * value). Finding them is V8's native `indexOf`, which no copy into WASM memory can beat for
- * strings already in the JS heap; byte input goes through the WASM scanner instead.
- */
-export function findReplacementCharacters(value: unknown): IntegrityReport[] {
-  const reports: IntegrityReport[] = [];
-  walkStrings(value, (s, path, location) => {
-    const first = s.indexOf(FFFD);
-    if (first !== -1) reports.push(report(s, first, path(), location));
-  });
-  return reports;
+/** The reports found, in document order, and how many there are in all. */
+export interface IntegrityReports extends Array<IntegrityReport> {
+  /**
+   * How many strings hold U+FFFD, reported or not (non-enumerable, so the array still
+   * compares, spreads and serialises as a plain array). `length < total` means the reports
+   * were cut short by `limit` or `pathBudget`.
+   */
+  readonly total: number;
 }
 
-/** Throws {@link ArgumentIntegrityError} when `args` holds U+FFFD anywhere. */
-export function assertNoReplacementCharacters(args: unknown, options: { toolName?: string } = {}): void {
-  const reports = findReplacementCharacters(args);
-  if (reports.length > 0) throw new ArgumentIntegrityError(reports, options.toolName);
+export interface FindReplacementOptions {
+  /** At most this many reports are returned (a non-negative integer or Infinity); default 256. */
+  limit?: number;
+  /**
+   * How much path the returned reports may hold together, counted as one per key or index plus
+   * one per key character; default 16,384. Reports stop at the first one that would exceed it.
+   */
+  pathBudget?: number;
+}
+
+/**
+ * Enough to name every damaged string of any realistic tool call (tools take tens of
+ * parameters; hundreds of damaged strings already say "all of it"), while keeping the reports
+ * (about 150 bytes each plus their paths) around 100 KB at most however large the input.
+ */
+export const DEFAULT_REPORT_LIMIT = 256;
+/**
+ * Every report carries its full path, so without a budget 256 reports 100,000 levels deep
+ * would hold 25 million path entries. The budget caps memory and any reply built from the
+ * reports, whatever the nesting.
+ */
+export const DEFAULT_PATH_BUDGET = 16_384;
+
+function checkCount(value: unknown, name: string): number {
+  if (typeof value !== 'number' || !(value >= 0) || (value !== Infinity && !Number.isInteger(value))) {
+    throw new TypeError(`findReplacementCharacters: ${name} must be a non-negative integer or Infinity`);
+  }
+  return value;
+}
+
+function pathSize(path: JsonPath): number {
+  let n = path.length;
+  for (const p of path) if (typeof p === 'string') n += p.length;
+  return n;
+}
+
+/**
+ * One report per string (keys included) that holds U+FFFD, in document order (a key before its
+ * value): the first `limit` of them, as far as `pathBudget` allows; `total` on the result counts
+ * them all. Paths and counts are built only for the reports returned, so the cost is linear in
+ * the input whatever the nesting. Finding U+FFFD is V8's native `indexOf`, which no copy into
+ * WASM memory can beat for strings already in the JS heap; byte input goes through the WASM
+ * scanner instead.
+ */
+export function findReplacementCharacters(value: unknown, options: FindReplacementOptions = {}): IntegrityReports {
+  const limit = checkCount(options.limit ?? DEFAULT_REPORT_LIMIT, 'limit');
+  let budget = checkCount(options.pathBudget ?? DEFAULT_PATH_BUDGET, 'pathBudget');
+  const reports: IntegrityReport[] = [];
+  let total = 0;
+  let open = limit > 0; // still taking reports: they are always a prefix in document order
+  walkStrings(value, (s, path, location, depth) => {
+    const first = s.indexOf(FFFD);
+    if (first === -1) return;
+    total++;
+    if (!open) return;
+    const p = depth <= budget ? path() : undefined; // too deep: not even built
+    const size = p ? pathSize(p) : Infinity;
+    if (size > budget) {
+      open = false;
+      return;
+    }
+    budget -= size;
+    reports.push(report(s, first, p!, location));
+    if (reports.length >= limit) open = false;
+  });
+  return Object.defineProperty(reports, 'total', { value: total }) as IntegrityReports;
+}
+
+/**
+ * Throws {@link ArgumentIntegrityError} when `args` holds U+FFFD anywhere; the error carries
+ * the reports (bounded by `options`, as for {@link findReplacementCharacters}) and the total.
+ */
+export function assertNoReplacementCharacters(args: unknown, options: { toolName?: string } & FindReplacementOptions = {}): void {
+  const reports = findReplacementCharacters(args, options);
+  if (reports.total > 0) throw new ArgumentIntegrityError(reports, options.toolName, reports.total);
 }
 
 export interface ByteIntegrityReport {

@@ -1,6 +1,6 @@
 // Codec options: defaults, normalisation and the checks that keep the round trip exact.
 import { lowerAscii as foldAscii } from './text-util.js';
-import { DEFAULT_TERMS, expandPatterns, type Pattern, type TermSet, type TermSetInput } from './terms.js';
+import { DEFAULT_TERMS, expandPatterns, PAIR_SEPARATORS, type Pattern, type TermSet, type TermSetInput } from './terms.js';
 
 export type HexCase = 'lower' | 'upper';
 
@@ -82,17 +82,39 @@ function checkPrefixPeriods(prefix: string): void {
 }
 
 /**
+ * Rejects a term that is the prefix itself (ignoring ASCII case for ASCII terms and pairs):
+ * every token would contain it. The token check below cannot see this case, since the prefix
+ * is also a pattern of its own (its escape) and that one must be skipped there.
+ */
+function checkTermsAgainstPrefix(terms: TermSet, prefix: string): void {
+  const p = foldAscii(prefix);
+  const named = [
+    ...terms.ascii.map((t) => [t, foldAscii(t) === p] as const),
+    ...terms.exact.map((t) => [t, t === prefix] as const),
+    ...terms.pairs.flatMap(([a, b]) => PAIR_SEPARATORS.map((sep) => [a + sep + b, foldAscii(a + sep + b) === p] as const)),
+  ];
+  for (const [text, same] of named) {
+    if (same) fail(`term ${JSON.stringify(text)} is the prefix (terms match ignoring ASCII case): every token would contain it`);
+  }
+}
+
+/**
  * Rejects term sets where a term could appear in encoded text: inside a token, or across its
  * edges with whatever text surrounds it. Tokens are modelled as prefix + hex run + suffix
  * with wildcards on both sides; any alignment of a term that touches the token is a failure.
+ * Hex digits are compared in any case for terms matched ignoring case; an exact term meets
+ * only the digits `hexCase` writes (both cases when it is not given).
  */
-export function checkTermsAgainstTokens(patterns: readonly Pattern[], prefix: string, suffix: string): void {
+export function checkTermsAgainstTokens(patterns: readonly Pattern[], prefix: string, suffix: string, hexCase?: HexCase): void {
   const WILD = -1;
   const HEX = -2;
+  const exactHex = hexCase === 'lower' ? /^[0-9a-f]$/ : hexCase === 'upper' ? /^[0-9A-F]$/ : /^[0-9a-f]$/i;
   for (const { text, ignoreCase } of patterns) {
-    if (ignoreCase && foldAscii(text) === foldAscii(prefix)) continue; // the prefix's own escape
+    // The prefix's own escape; a term equal to it is refused by checkTermsAgainstPrefix.
+    if (ignoreCase && foldAscii(text) === foldAscii(prefix)) continue;
     const t = [...text];
     const fold = (c: string) => (ignoreCase ? foldAscii(c) : c);
+    const hex = (c: string) => (ignoreCase ? isHex(c) : exactHex.test(c));
     for (let n = 2; n <= t.length + 2; n += 2) {
       const token: (string | number)[] = [...prefix, ...Array<number>(n).fill(HEX), ...suffix];
       const cells = [...Array<number>(t.length).fill(WILD), ...token, ...Array<number>(t.length).fill(WILD)];
@@ -100,7 +122,7 @@ export function checkTermsAgainstTokens(patterns: readonly Pattern[], prefix: st
         const fits = t.every((ch, q) => {
           const cell = cells[at + q]!;
           if (cell === WILD) return true;
-          if (cell === HEX) return isHex(ch);
+          if (cell === HEX) return hex(ch);
           return fold(cell as string) === fold(ch);
         });
         if (fits) fail(`term ${JSON.stringify(text)} could appear in encoded text around or inside a token; choose another prefix/suffix or drop the term`);
@@ -139,7 +161,10 @@ function resolveUncached(options: CodecOptions): ResolvedOptions {
   // The two wire formats with the default terms are known good (test/options.test.ts checks
   // them in full); skipping the check keeps import time down.
   const known = terms === DEFAULT_TERMS && suffix === '__' && (prefix === '__mcp_ref_' || prefix === '__cuaf_');
-  if (!known) checkTermsAgainstTokens(patterns, prefix, suffix);
+  if (!known) {
+    checkTermsAgainstPrefix(terms, prefix);
+    checkTermsAgainstTokens(patterns, prefix, suffix, hexCase);
+  }
   const key = JSON.stringify([foldAscii(prefix), prefix, suffix, hexCase, terms]);
   return { prefix, suffix, hexCase, terms, patterns, key };
 }

@@ -39,7 +39,7 @@ export const DEFAULT_TERMS: TermSet = deepFreeze({
 });
 
 /** Separators allowed between the two parts of a pair ('' = joined). */
-const PAIR_SEPARATORS: readonly string[] = Object.freeze(['', '-', '_', ' ']);
+export const PAIR_SEPARATORS: readonly string[] = Object.freeze(['', '-', '_', ' ']);
 
 /** One literal pattern: its text, and whether ASCII letters match in either case. */
 export interface Pattern {

@@ -45,11 +45,12 @@ function readFrame(src: Container, via: string | number | undefined): ReadFrame 
   return { src, keys, n: keys ? keys.length : (src as unknown[]).length, via, i: 0 };
 }
 
-export type StringVisitor = (s: string, path: () => JsonPath, location: 'value' | 'key') => void;
+/** `path()` builds the path (O(depth)); `depth` is its length, known without building it. */
+export type StringVisitor = (s: string, path: () => JsonPath, location: 'value' | 'key', depth: number) => void;
 
 /** Calls `visit` for every string and key in document order (a key before its value). */
 export function walkStrings(root: unknown, visit: StringVisitor): void {
-  if (typeof root === 'string') return visit(root, () => [], 'value');
+  if (typeof root === 'string') return visit(root, () => [], 'value', 0);
   if (!isContainer(root)) return;
   const stack: ReadFrame[] = [readFrame(root, undefined)];
   const guard = new CycleGuard();
@@ -66,13 +67,13 @@ export function walkStrings(root: unknown, visit: StringVisitor): void {
     let v: unknown;
     if (f.keys) {
       key = f.keys[i]!;
-      visit(key, path, 'key');
+      visit(key, path, 'key', stack.length);
       v = (f.src as Record<string, unknown>)[key];
     } else {
       key = i;
       v = (f.src as unknown[])[i];
     }
-    if (typeof v === 'string') visit(v, path, 'value');
+    if (typeof v === 'string') visit(v, path, 'value', stack.length);
     else if (isContainer(v)) {
       guard.enter(stack, v);
       stack.push(readFrame(v, key));

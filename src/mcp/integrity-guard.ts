@@ -20,8 +20,10 @@ export interface IntegrityGuardOptions {
 export function damagedCall(message: Message): ArgumentIntegrityError | undefined {
   if (!isRequest(message) || message.method !== 'tools/call') return undefined;
   const params = message.params ?? {};
+  // Reports are bounded (count and path budget), so the error and the reply stay small
+  // however deep and however damaged the arguments are.
   const reports = findReplacementCharacters(params.arguments ?? {});
-  return reports.length ? new ArgumentIntegrityError(reports, typeof params.name === 'string' ? params.name : undefined) : undefined;
+  return reports.total ? new ArgumentIntegrityError(reports, typeof params.name === 'string' ? params.name : undefined, reports.total) : undefined;
 }
 
 export class IntegrityGuardTransport extends TransportWrapper {
@@ -34,7 +36,7 @@ export class IntegrityGuardTransport extends TransportWrapper {
 
   private answer(message: Message, error: ArgumentIntegrityError): Message {
     this.options.onblock?.(error);
-    return errorResponse((message as { id: string | number }).id, INVALID_PARAMS, error.message, { reports: error.reports });
+    return errorResponse((message as { id: string | number }).id, INVALID_PARAMS, error.message, { reports: error.reports, total: error.total });
   }
 
   protected outgoing(message: Message): Message | undefined {

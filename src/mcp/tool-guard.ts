@@ -7,6 +7,7 @@ import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { INVALID_PARAMS } from './filtering.js';
+import { linearPattern, neutralisePatternProperties } from './linear-pattern.js';
 import { errorResponse, isNotification, isRequest, TransportWrapper, type Message } from './wrapper.js';
 
 export interface BlockedCall {
@@ -28,8 +29,11 @@ interface Tool {
   inputSchema?: Record<string, unknown>;
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false, validateFormats: false });
-const ajv2020 = new Ajv2020({ allErrors: false, strict: false, validateFormats: false });
+// `pattern`, `patternProperties` and `propertyNames` patterns are the server's: they run on
+// re2js (linear time), never on a backtracking engine; see linear-pattern.ts.
+const AJV_OPTIONS = { allErrors: false, strict: false, validateFormats: false, code: { regExp: linearPattern } };
+let ajv: Ajv | undefined; // created on first use: most hosts never see an inputSchema
+let ajv2020: Ajv2020 | undefined;
 const compiled = new WeakMap<object, ValidateFunction>();
 
 /** Each schema object is compiled once. */
@@ -38,7 +42,8 @@ function validatorFor(schema: Record<string, unknown>): ValidateFunction {
   if (!v) {
     const is2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
     const { $schema: _ignored, ...rest } = schema;
-    v = (is2020 ? ajv2020 : ajv).compile(is2020 ? schema : rest);
+    const checkable = neutralisePatternProperties(is2020 ? schema : rest) as Record<string, unknown>;
+    v = is2020 ? (ajv2020 ??= new Ajv2020(AJV_OPTIONS)).compile(checkable) : (ajv ??= new Ajv(AJV_OPTIONS)).compile(checkable);
     compiled.set(schema, v);
   }
   return v;
