@@ -1,0 +1,151 @@
+// wrap: runs a stdio MCP server as a child and filters both directions. The server's stdout is
+// encoded on its way to the client, the client's input decoded on its way to the server;
+// stderr passes through. Everything the proxy writes to the client itself (error answers)
+// is encoded too. How it ends: see exit-status.ts.
+import { spawn } from 'node:child_process';
+import { createCodec } from '../codec.js';
+import type { CodecOptions } from '../options.js';
+import { createByteTransformer, type StreamOptions } from '../stream/index.js';
+import { ExitStatus, raise } from './exit-status.js';
+import { WrapGuard } from './guard.js';
+import { LineWriter } from './line-writer.js';
+import { batchReplies, replyLine, type Reply } from './replies.js';
+import { UsageError } from './usage-error.js';
+import { INVALID_PARAMS } from '../mcp/filtering.js';
+import { errorResponse } from '../mcp/wrapper.js';
+
+export interface WrapOptions {
+  stream: CodecOptions & Pick<StreamOptions, 'maxMessageBytes'>;
+  guard: boolean;
+}
+
+/** After wrap gives up and sends SIGTERM, how long the child gets before SIGKILL. */
+const KILL_GRACE_MS = 3000;
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`);
+const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
+
+export function wrap(command: readonly string[], { stream: options, guard: guarded }: WrapOptions): Promise<number> {
+  const [file, ...args] = command;
+  if (!file) throw new UsageError('wrap needs the server command (see --help)');
+  const codec = createCodec(options);
+  const status = new ExitStatus();
+  const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const toClient = new LineWriter(process.stdout);
+  const reply = (r: Reply) => toClient.reply(replyLine(codec, r));
+
+  let killTimer: NodeJS.Timeout | undefined;
+  let serverSideOpen = true; // server output still reaches the client
+  const giveUp = (where: string, e: unknown) => {
+    if (!status.giveUp(where)) return;
+    log(`${where}: ${reasonOf(e)}; stopping the server`);
+    process.stdin.pause();
+    child.stdin.end();
+    status.sentToChild('SIGTERM');
+    child.kill('SIGTERM');
+    killTimer = setTimeout(() => {
+      status.sentToChild('SIGKILL');
+      child.kill('SIGKILL');
+    }, KILL_GRACE_MS);
+  };
+
+  const writeToServer = (b: Uint8Array) => {
+    if (!child.stdin.write(b)) process.stdin.pause();
+  };
+  const guard = guarded ? new WrapGuard(codec, writeToServer, reply, log) : undefined;
+  const encoder = createByteTransformer('encode', options, (b) => {
+    guard?.toClient(b);
+    toClient.write(b);
+  });
+  const decoder = createByteTransformer(
+    'decode',
+    {
+      ...options,
+      onCollision: (e) => {
+        if (e.batchIds) {
+          const replies = batchReplies(e.batchIds, e.id, e.message);
+          if (replies.length) reply(replies);
+        } else if (e.id === undefined || e.id === null) log(`dropped a notification from the client: ${e.message}`);
+        else reply(errorResponse(e.id as string | number, INVALID_PARAMS, e.message));
+      },
+    },
+    guard ? (b) => guard.fromClient(b) : writeToServer,
+  );
+
+  // Each direction reports its first error only: its transformer refuses work after that.
+  const direction = (where: string, isOpen: () => boolean, close: () => void) => (work: () => void) => {
+    if (!isOpen()) return;
+    try {
+      work();
+    } catch (e) {
+      close();
+      giveUp(where, e);
+    }
+  };
+  let clientSideOpen = true;
+  const fromServer = direction('from the server', () => serverSideOpen, () => (serverSideOpen = false));
+  const fromClient = direction('from the client', () => clientSideOpen, () => (clientSideOpen = false));
+
+  process.stdout.on('error', (e) => {
+    serverSideOpen = false;
+    giveUp('writing to the client', e);
+  });
+  process.stdin.on('error', (e) => giveUp('reading from the client', e));
+  child.stdin.on('drain', () => {
+    if (!status.failed) process.stdin.resume();
+  });
+  child.stdin.on('error', () => {}); // the child may exit before reading everything; 'close' reports it
+
+  child.stdout.on('data', (chunk: Buffer) => {
+    fromServer(() => encoder.push(chunk));
+    // Once nothing reaches the client, keep draining: a child blocked on a full pipe would never exit.
+    if (serverSideOpen && !toClient.ready) {
+      child.stdout.pause();
+      void toClient.drained().then(() => child.stdout.resume());
+    }
+  });
+  child.stdout.on('end', () => fromServer(() => encoder.close()));
+  process.stdin.on('data', (chunk: Buffer) => fromClient(() => decoder.push(chunk)));
+  process.stdin.on('end', () => {
+    fromClient(() => {
+      decoder.close();
+      guard?.endFromClient();
+    });
+    child.stdin.end();
+  });
+
+  const forward = Object.fromEntries(
+    FORWARDED_SIGNALS.map((signal) => [
+      signal,
+      () => {
+        status.sentToChild(signal);
+        child.kill(signal);
+      },
+    ]),
+  );
+  for (const signal of FORWARDED_SIGNALS) process.on(signal, forward[signal]!);
+  const cleanUp = () => {
+    clearTimeout(killTimer);
+    for (const signal of FORWARDED_SIGNALS) process.removeListener(signal, forward[signal]!);
+    process.stdin.destroy();
+  };
+
+  return new Promise((resolve, reject) => {
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (child.pid !== undefined) return; // a failed kill of a child that is already gone
+      cleanUp();
+      // As env, timeout and shells: 127 if the command is not found, 126 if it cannot run.
+      log(`cannot start ${file}: ${e.code ?? e.message}`);
+      resolve(e.code === 'ENOENT' ? 127 : 126);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(killTimer);
+      void toClient.end().then(() => {
+        cleanUp();
+        const ending = status.ending(code, signal);
+        resolve('signal' in ending ? raise(ending.signal) : ending.code);
+      });
+    });
+  });
+}
