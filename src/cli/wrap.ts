@@ -1,13 +1,16 @@
 // wrap: runs a stdio MCP server as a child and filters both directions. The server's stdout is
 // encoded on its way to the client, the client's input decoded on its way to the server;
 // stderr passes through. Everything the proxy writes to the client itself (error answers)
-// is encoded too. How it ends: see exit-status.ts.
+// is encoded too. A line that is not JSON (a server's banner, a client's stray line) is
+// dropped with a note on stderr that names its place, never its content, and the session
+// goes on. How it ends: see exit-status.ts.
 import { spawn } from 'node:child_process';
 import { createCodec } from '../codec.js';
 import type { CodecOptions } from '../options.js';
-import { createByteTransformer, type StreamOptions } from '../stream/index.js';
+import { createByteTransformer, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
 import { ExitStatus, raise } from './exit-status.js';
 import { WrapGuard } from './guard.js';
+import { HeldLines } from './held-lines.js';
 import { LineWriter } from './line-writer.js';
 import { batchReplies, replyLine, type Reply } from './replies.js';
 import { UsageError } from './usage-error.js';
@@ -19,10 +22,14 @@ export interface WrapOptions {
   guard: boolean;
 }
 
+/** Server output is held line by line up to this many bytes (see held-lines.ts). */
+const HOLD_LIMIT = 1024 * 1024;
 /** After wrap gives up and sends SIGTERM, how long the child gets before SIGKILL. */
 const KILL_GRACE_MS = 3000;
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
+/** Where and why, never what: `message 3 (invalid JSON at byte 0; blank lines not counted)`. */
+const describeInvalid = (e: PayloadStreamError) => `message ${e.messageNumber} (${e.reason} at byte ${e.byteOffset}; blank lines not counted)`;
 const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`);
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
 
@@ -54,14 +61,26 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
     if (!child.stdin.write(b)) process.stdin.pause();
   };
   const guard = guarded ? new WrapGuard(codec, writeToServer, reply, log) : undefined;
-  const encoder = createByteTransformer('encode', options, (b) => {
+  const held = new HeldLines((b) => {
     guard?.toClient(b);
     toClient.write(b);
-  });
+  }, HOLD_LIMIT);
+  const encoder = createByteTransformer(
+    'encode',
+    {
+      ...options,
+      onInvalidMessage: (e) => {
+        const fate = held.takeBack() === 'streamed' ? 'its first MiB had already gone out: the client gets it cut short, spoiled so no JSON parser accepts it' : 'not forwarded';
+        log(`from the server: skipped ${describeInvalid(e)}: ${fate}; the session goes on`);
+      },
+    },
+    (b) => held.write(b),
+  );
   const decoder = createByteTransformer(
     'decode',
     {
       ...options,
+      onInvalidMessage: (e) => log(`from the client: skipped ${describeInvalid(e)}: not forwarded; the session goes on`),
       onCollision: (e) => {
         if (e.batchIds) {
           const replies = batchReplies(e.batchIds, e.id, e.message);
@@ -105,7 +124,12 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
       void toClient.drained().then(() => child.stdout.resume());
     }
   });
-  child.stdout.on('end', () => fromServer(() => encoder.close()));
+  child.stdout.on('end', () =>
+    fromServer(() => {
+      encoder.close();
+      held.end();
+    }),
+  );
   process.stdin.on('data', (chunk: Buffer) => fromClient(() => decoder.push(chunk)));
   process.stdin.on('end', () => {
     fromClient(() => {
