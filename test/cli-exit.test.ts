@@ -16,13 +16,14 @@ function wrapSync(command: string[]) {
 async function started(onTerm: string) {
   const p = spawn(process.execPath, [CLI, 'wrap', process.execPath, CHILD, onTerm], { cwd: ROOT });
   let stderr = '';
-  await new Promise<void>((resolve) =>
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => p.on('close', (code, signal) => resolve({ code, signal, stderr })));
+  await new Promise<void>((resolve, reject) => {
     p.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
       if (stderr.includes('ready')) resolve();
-    }),
-  );
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => p.on('close', (code, signal) => resolve({ code, signal, stderr })));
+    });
+    void ended.then((r) => reject(new Error(`wrap ended before its child was ready: ${JSON.stringify(r)}`)));
+  });
   return { p, ended };
 }
 
