@@ -100,3 +100,26 @@ describe('wrap --guard learns tools only from what the client is shown', () => {
     expect(ended.stderr).toMatch(/from the server: skipped message 1 \(invalid UTF-8/);
   }, 30_000);
 });
+
+describe('wrap: server lines that turn out bad', () => {
+  const server = (code: string) => ['python3', '-c', `import sys\n${code}\nsys.stdout.write('{"jsonrpc":"2.0","id":1,"result":"Qwen"}\\n')`];
+
+  it('a line over --max-message-bytes is skipped with a note; the session goes on', async () => {
+    const s = new CliSession(['wrap', '--max-message-bytes', '100', ...server(`sys.stdout.write('{"result":"' + 'x' * 200 + '"}\\n')`)]);
+    const ended = await s.end();
+    expect(ended.stdout.toString()).toBe('{"jsonrpc":"2.0","id":1,"result":"__mcp_ref_5177656e__"}\n');
+    expect(ended.stderr).toMatch(/from the server: skipped message 1 \(message larger than maxMessageBytes \(100\) at byte 100[^\n]*not forwarded/);
+    expect(ended.code).toBe(0);
+  }, 30_000);
+
+  it('a line found bad after its first MiB went out reaches the client cut short and unparseable', async () => {
+    const s = new CliSession(['wrap', ...server(`sys.stdout.write('{"result":"Qwen ' + 'x' * 2000000 + '"} trailing\\n')`)]);
+    const ended = await s.end();
+    const lines = ended.stdout.toString().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(() => JSON.parse(lines[0]!)).toThrow();
+    expect(lines[0]!.startsWith('{"result":"__mcp_ref_5177656e__ xxx')).toBe(true);
+    expect(lines[1]).toBe('{"jsonrpc":"2.0","id":1,"result":"__mcp_ref_5177656e__"}');
+    expect(ended.stderr).toMatch(/from the server: skipped message 1 \(invalid JSON at byte 2000019[^\n]*cut short/);
+  }, 30_000);
+});
