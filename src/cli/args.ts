@@ -12,7 +12,7 @@ import { UsageError } from './usage-error.js';
 
 export const VALUE_OPTIONS = ['framing', 'prefix', 'suffix', 'hex-case', 'terms', 'max-message-bytes'] as const;
 export const FLAG_OPTIONS = ['guard', 'help'] as const;
-/** Commands whose arguments end with a child's command line. */
+/** Commands whose arguments end with a child's command line (a future `serve` goes here too). */
 export const CHILD_COMMANDS: ReadonlySet<string> = new Set(['wrap']);
 
 export type ValueOption = (typeof VALUE_OPTIONS)[number];

@@ -155,7 +155,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
     process.stdin.destroy();
   };
 
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve) => {
     child.on('error', (e: NodeJS.ErrnoException) => {
       if (child.pid !== undefined) return; // a failed kill of a child that is already gone
       cleanUp();
