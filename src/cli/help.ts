@@ -30,9 +30,10 @@ Options (each one always takes a value, or never does):
   --prefix STRING                       token prefix (default: __mcp_ref_)
   --suffix STRING                       token suffix (default: __)
   --hex-case lower|upper                hex digits written by encoding (default: lower)
-  --terms FILE.json                     terms to alias: {"ascii":[...],"exact":[...],"pairs":[[a,b],...]}
-  --max-message-bytes N                 wrap, encode, decode: a larger message is an error
-                                        (default: 536870912, 512 MiB)
+  --terms FILE.json                     terms to alias:
+                                        {"ascii":[...],"exact":[...],"pairs":[[a,b],...]}
+  --max-message-bytes N                 a larger message is invalid: encode and decode end,
+                                        wrap drops it with a note (default: 536870912, 512 MiB)
   --guard                               wrap: check tool calls (above)
   -h, --help                            this text
 
