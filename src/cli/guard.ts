@@ -6,6 +6,7 @@ import type { Codec } from '../codec.js';
 import { INVALID_PARAMS } from '../mcp/filtering.js';
 import { ToolCallGuard } from '../mcp/tool-guard.js';
 import { errorResponse, isRequest, type Message } from '../mcp/wrapper.js';
+import { concat } from '../stream/pipe.js';
 import { LineSplitter } from './lines.js';
 import type { Reply } from './replies.js';
 
@@ -26,6 +27,8 @@ export class WrapGuard {
   private readonly pendingLists = new Set<string | number>();
   private readonly requests: LineSplitter;
   private readonly responses: LineSplitter;
+  private readonly passed: Uint8Array[] = [];
+  private readonly toServer: (bytes: Uint8Array) => void;
 
   constructor(
     private readonly codec: Codec,
@@ -37,11 +40,9 @@ export class WrapGuard {
     this.requests = new LineSplitter((line) => {
       const answer = this.checkRequest(parse(line));
       if (answer) reply(answer);
-      else {
-        toServer(line);
-        toServer(NEWLINE);
-      }
+      else this.passed.push(line, NEWLINE);
     });
+    this.toServer = toServer;
     this.responses = new LineSplitter(
       (line) => this.learn(line),
       // A line too long to hold for nothing (a screenshot) is read only while a list is awaited,
@@ -53,6 +54,12 @@ export class WrapGuard {
   /** Decoded bytes from the client, on their way to the server. */
   fromClient(bytes: Uint8Array): void {
     this.requests.push(bytes);
+    this.flush();
+  }
+
+  /** The lines that passed, in one write (a write per line cost a system call each). */
+  private flush(): void {
+    if (this.passed.length) this.toServer(concat(this.passed.splice(0)));
   }
 
   /** Encoded bytes on their way to the client. */
@@ -63,6 +70,7 @@ export class WrapGuard {
   /** The client's input ended: its last line may lack a '\n'. */
   endFromClient(): void {
     this.requests.end();
+    this.flush();
   }
 
   /** The answer to give instead of forwarding, if any. A batch goes whole or not at all. */
