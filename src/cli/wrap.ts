@@ -114,7 +114,12 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   child.stdin.on('drain', () => {
     if (!status.failed) process.stdin.resume();
   });
-  child.stdin.on('error', () => {}); // the child may exit before reading everything; 'close' reports it
+  // The child may exit (or close its stdin) before reading everything: not wrap's failure (its
+  // exit status is the child's), but nothing is lost without a word.
+  child.stdin.once('error', (e: NodeJS.ErrnoException) => {
+    child.stdin.on('error', () => {});
+    log(`the server's stdin is closed (${e.code ?? e.message}): what the client sends from now on is not delivered`);
+  });
 
   child.stdout.on('data', (chunk: Buffer) => {
     fromServer(() => encoder.push(chunk));
