@@ -23,13 +23,22 @@ export class LineSplitter {
       const end = nl < 0 ? chunk.length : nl;
       if (end > start) this.add(chunk.subarray(start, end));
       if (nl < 0) return;
-      if (this.keeping && this.length > 0) this.onLine(concat(this.parts));
-      this.parts = [];
-      this.length = 0;
-      this.keeping = true;
-      this.decided = false;
+      this.finishLine();
       start = nl + 1;
     }
+  }
+
+  /** The input ended: a last line without '\n' is a line too. */
+  end(): void {
+    this.finishLine();
+  }
+
+  private finishLine(): void {
+    if (this.keeping && this.length > 0) this.onLine(concat(this.parts));
+    this.parts = [];
+    this.length = 0;
+    this.keeping = true;
+    this.decided = false;
   }
 
   private add(piece: Uint8Array): void {

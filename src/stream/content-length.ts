@@ -33,7 +33,8 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
 
   const endBody = () => {
     remaining = -1;
-    if (pipe.end() === 'dropped') {
+    const result = pipe.end();
+    if (result === 'dropped' || result === 'invalid') {
       body.length = 0; // the whole message goes: no header, no body
       return;
     }
@@ -77,6 +78,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
         }
         const n = Math.min(remaining, chunk.length - at);
         pipe.feed(chunk.subarray(at, at + n));
+        if (pipe.invalid && body.length) body.length = 0; // (skipped to its end, not held)
         remaining -= n;
         at += n;
         if (remaining === 0) endBody();

@@ -9,6 +9,8 @@ import { OutputBatch } from './batch.js';
 import { MessagePipe } from './pipe.js';
 import { sseFramer } from './sse.js';
 
+import type { PayloadStreamError } from './transducer.js';
+
 export { PayloadStreamError } from './transducer.js';
 
 export type Framing = 'ndjson' | 'content-length' | 'sse';
@@ -23,6 +25,12 @@ export interface StreamOptions extends CodecOptions {
    * message is dropped (a proxy answers it with JSON-RPC error -32602) and the stream goes on.
    */
   onCollision?: (error: PayloadKeyCollisionError) => void;
+  /**
+   * Called when a message is invalid (not JSON, bad UTF-8, cut short, over maxMessageBytes...),
+   * instead of erroring the stream: that message is dropped and the stream goes on with the
+   * next one. The error names the message number and byte offset, never content.
+   */
+  onInvalidMessage?: (error: PayloadStreamError) => void;
 }
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
@@ -54,7 +62,7 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
   const compiled = compile(resolveOptions(options));
   let framer: Framer | undefined;
   const batch = new OutputBatch(emit);
-  const { onCollision } = options;
+  const { onCollision, onInvalidMessage } = options;
   const pipe = new MessagePipe(
     { desc: compiled.desc, mode, expansion: compiled.expansion },
     {
@@ -62,6 +70,10 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
       onCollision: onCollision && ((e) => {
         batch.flush(); // the messages before the dropped one go out first, as they came
         onCollision(e);
+      }),
+      onInvalidMessage: onInvalidMessage && ((e) => {
+        batch.flush(); // the messages before the invalid one go out first, as they came
+        onInvalidMessage(e);
       }),
     },
     (b) => framer!.output(b),

@@ -9,7 +9,16 @@ export interface PipeOptions {
   readonly maxMessageBytes: number;
   /** Called instead of erroring when decoding makes keys collide; the message is dropped. */
   readonly onCollision?: (error: PayloadKeyCollisionError) => void;
+  /** Called instead of erroring when a message is invalid; the rest of it is skipped. */
+  readonly onInvalidMessage?: (error: PayloadStreamError) => void;
 }
+
+/** How a message ended: 'invalid' means onInvalidMessage took it; `partial` if some of it was written out. */
+export type EndResult = 'message' | 'blank' | 'dropped' | 'invalid';
+
+// Written after the part of an invalid message already sent, when that part could parse as a
+// JSON value by itself (`{"a":1}` of `{"a":1}x`): with it, no JSON parser accepts the line.
+const SPOIL = new Uint8Array([0x2c]); // ','
 
 export class MessagePipe {
   private readonly transducer: Transducer;
@@ -18,50 +27,92 @@ export class MessagePipe {
   messageNumber = 0;
   /** Bytes of the current message fed so far. */
   offset = 0;
+  /** Bytes of it that count against maxMessageBytes (not framing such as a joining newline). */
+  private counted = 0;
   active = false;
+  /** The current message was found invalid and onInvalidMessage took it: the rest is skipped. */
+  invalid = false;
+  /** Bytes of the current message written out so far. */
+  written = 0;
 
   constructor(
     job: TransducerJob,
     private readonly options: PipeOptions,
-    emit: (bytes: Uint8Array) => void,
+    private readonly emit: (bytes: Uint8Array) => void,
   ) {
     this.transducer = new Transducer(job);
-    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit, transformValue: (json, text) => transformValue(job, json, 1, this.messageNumber, text) });
+    const out = (b: Uint8Array) => {
+      this.written += b.length;
+      emit(b);
+    };
+    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit: out, transformValue: (json, text) => transformValue(job, json, 1, this.messageNumber, text) });
   }
 
   private start(): void {
     this.active = true;
     this.messageNumber++;
     this.offset = 0;
+    this.counted = 0;
+    this.invalid = false;
+    this.written = 0;
     this.transducer.begin();
     this.assembler.begin();
   }
 
-  feed(bytes: Uint8Array): void {
+  /**
+   * Feeds message bytes; the last `framing` of them (a line ending's CR, a joining newline) do
+   * not count against maxMessageBytes.
+   */
+  feed(bytes: Uint8Array, framing = 0): void {
     if (!this.active) this.start();
-    if (this.offset + bytes.length > this.options.maxMessageBytes) {
-      throw new PayloadStreamError(`message larger than maxMessageBytes (${this.options.maxMessageBytes})`, this.messageNumber, this.options.maxMessageBytes);
+    if (this.invalid) {
+      this.offset += bytes.length; // skipped, never held
+      return;
     }
-    this.transducer.write(bytes, this.assembler.sink, this.messageNumber, this.offset);
+    const counted = bytes.length - framing;
+    if (this.counted + counted > this.options.maxMessageBytes) {
+      this.invalidate(new PayloadStreamError(`message larger than maxMessageBytes (${this.options.maxMessageBytes})`, this.messageNumber, this.offset + this.options.maxMessageBytes - this.counted));
+      this.offset += bytes.length;
+      return;
+    }
+    try {
+      this.transducer.write(bytes, this.assembler.sink, this.messageNumber, this.offset);
+    } catch (e) {
+      this.invalidate(e);
+    }
     this.offset += bytes.length;
+    this.counted += counted;
+  }
+
+  /** Rethrows `e` unless it is a PayloadStreamError that onInvalidMessage takes. */
+  private invalidate(e: unknown): void {
+    const { onInvalidMessage } = this.options;
+    if (!(e instanceof PayloadStreamError) || !onInvalidMessage) throw e;
+    this.invalid = true;
+    if (this.written > 0 && this.transducer.outputMightParse()) this.emit(SPOIL);
+    this.assembler.begin(); // what it held goes
+    onInvalidMessage(e);
   }
 
   /**
    * Ends the current message. Returns 'message', 'blank' (only whitespace was fed) or 'dropped'
    * (its keys collided and onCollision took it).
    */
-  end(): 'message' | 'blank' | 'dropped' {
+  end(): EndResult {
     if (!this.active) return 'blank';
     this.active = false;
-    const complete = this.transducer.finish(this.assembler.sink, this.messageNumber, this.offset);
+    if (this.invalid) return 'invalid';
+    let complete: boolean;
     try {
+      complete = this.transducer.finish(this.assembler.sink, this.messageNumber, this.offset);
       this.assembler.end(this.messageNumber);
     } catch (e) {
       if (e instanceof PayloadKeyCollisionError && this.options.onCollision) {
         this.options.onCollision(e);
         return 'dropped';
       }
-      throw e;
+      this.invalidate(e);
+      return 'invalid';
     }
     if (!complete) this.messageNumber--; // whitespace only: not a message
     return complete ? 'message' : 'blank';

@@ -13,6 +13,8 @@ const J = {
 } as const;
 const STATE_SIZE = 256;
 const P_VALUE = 0;
+const P_SCALAR = 4;
+const P_DONE = 5;
 
 /** Most input bytes handed to the core per call. */
 const SLICE = 16 * 1024;
@@ -168,6 +170,16 @@ export class Transducer {
     if (error === 0) return true;
     if (this.field(J.phase) === P_VALUE && this.field(J.depth) === 0) return false;
     throw new PayloadStreamError(ERROR_REASONS[error] ?? 'invalid input', messageNumber, offset);
+  }
+
+  /**
+   * True when the output so far might itself parse as a JSON value: the root value is complete,
+   * or is a scalar still being read (`12` of `123x`). Else it is an unclosed string or container.
+   */
+  outputMightParse(): boolean {
+    if (this.field(J.depth) !== 0) return false;
+    const phase = this.field(J.phase);
+    return phase === P_DONE || phase === P_SCALAR;
   }
 
   private deliver(sink: StepSink): void {

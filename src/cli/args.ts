@@ -1,0 +1,90 @@
+// The command line, parsed by hand: node:util's parseArgs cannot stop at the first argument
+// that is not ours, which `wrap` needs (MCP Inspector's CLIs consume `--` themselves, so
+// `wrap server --flag` must work without it).
+//
+// Rules: every option of ours either always takes a value (`--prefix X` or `--prefix=X`) or
+// never does (`--guard`); none takes an optional one, so no argument's meaning depends on the
+// next. Options may come before or after the command name. For a command that runs a child
+// (`wrap`, and later `serve`), the first argument that is not an option of ours starts the
+// child's command line, and everything from there on is the child's, even `--guard` or `--`.
+// `--` ends our options anywhere.
+import { UsageError } from './usage-error.js';
+
+export const VALUE_OPTIONS = ['framing', 'prefix', 'suffix', 'hex-case', 'terms', 'max-message-bytes'] as const;
+export const FLAG_OPTIONS = ['guard', 'help'] as const;
+/** Commands whose arguments end with a child's command line (a future `serve` goes here too). */
+export const CHILD_COMMANDS: ReadonlySet<string> = new Set(['wrap']);
+
+export type ValueOption = (typeof VALUE_OPTIONS)[number];
+export type FlagOption = (typeof FLAG_OPTIONS)[number];
+
+export interface CommandLine {
+  command: string | undefined;
+  values: Partial<Record<ValueOption, string>>;
+  flags: Partial<Record<FlagOption, true>>;
+  /** Plain arguments after the command name (for a child command: none). */
+  positionals: string[];
+  /** For wrap: the child's command line, from its file name on. */
+  child: string[] | undefined;
+}
+
+const SHORT: Record<string, FlagOption> = { '-h': 'help' };
+
+const isValueOption = (name: string): name is ValueOption => (VALUE_OPTIONS as readonly string[]).includes(name);
+const isFlagOption = (name: string): name is FlagOption => (FLAG_OPTIONS as readonly string[]).includes(name);
+
+export function parseCommandLine(argv: readonly string[]): CommandLine {
+  const line: CommandLine = { command: undefined, values: {}, flags: {}, positionals: [], child: undefined };
+  const seen = new Set<string>();
+  const once = (name: string) => {
+    if (seen.has(name)) throw new UsageError(`--${name} given twice`);
+    seen.add(name);
+  };
+  // A plain argument: the command name, then positionals or the child's command line.
+  const plain = (i: number): boolean => {
+    const arg = argv[i]!;
+    if (line.command === undefined) {
+      line.command = arg;
+      return false;
+    }
+    if (CHILD_COMMANDS.has(line.command)) {
+      line.child = argv.slice(i);
+      return true;
+    }
+    line.positionals.push(arg);
+    return false;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') {
+      for (let j = i + 1; j < argv.length; j++) if (plain(j)) break;
+      // `wrap --` with nothing after it: no child command (reported by the caller).
+      return line;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      if (plain(i)) return line;
+      continue;
+    }
+    if (SHORT[arg]) {
+      once(SHORT[arg]);
+      line.flags[SHORT[arg]] = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') ? arg.slice(2, eq < 0 ? undefined : eq) : '';
+    if (isFlagOption(name)) {
+      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
+      once(name);
+      line.flags[name] = true;
+    } else if (isValueOption(name)) {
+      once(name);
+      if (eq >= 0) line.values[name] = arg.slice(eq + 1);
+      else if (i + 1 < argv.length) line.values[name] = argv[++i]!;
+      else throw new UsageError(`--${name} needs a value`);
+    } else {
+      // Not ours: a typo, or a child command that starts with '-' (put -- before it).
+      throw new UsageError(`unknown option ${JSON.stringify(arg.slice(0, eq < 0 ? undefined : eq))} (see --help; put -- before a command that starts with -)`);
+    }
+  }
+  return line;
+}

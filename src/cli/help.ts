@@ -1,0 +1,41 @@
+export const HELP = `Usage: mcp-payload-codec <command> [options]
+
+Commands:
+  wrap [options] [--] <server command> [args...]
+        Run a stdio MCP server as a child and filter its traffic: its stdout is encoded on the
+        way to ours, our stdin decoded on the way to it; stderr passes through. The server
+        command starts at the first argument that is not an option of ours, and every argument
+        from there on is the server's (so -- is optional: wrap node server.js --guard passes
+        --guard to the server). A line that is not JSON, in either direction, is dropped with a
+        note on stderr (never its content) and the session goes on. A request whose decoded keys
+        collide is answered with JSON-RPC error -32602, not forwarded. Every answer the proxy
+        writes itself is encoded like the server's output.
+        --guard also blocks calls to tools the server does not list and calls whose arguments
+        fail the tool's inputSchema (answered -32602, the reason on stderr).
+        Exit status: the child's exit code; if the child died of a signal, wrap raises that
+        signal on itself, unless wrap had passed that signal on (it got SIGINT, SIGTERM or
+        SIGHUP): then 128 + its number (130, 143, 129). 1 if wrap itself failed (reason on
+        stderr; it then stops the server: SIGTERM, SIGKILL 3 s later), whatever the child does.
+        127 if the command is not found, 126 if it cannot be started.
+  encode [options]
+        stdin to stdout, terms aliased. Input that is not JSON ends it (exit code 1).
+  decode [options]
+        stdin to stdout, tokens restored. Input that is not JSON ends it (exit code 1).
+  scan [file]
+        Report U+FFFD per NDJSON message and parameter (never the content; a damaged key is
+        named by its position). Exit code 1 if any is found, 2 if a line is not JSON.
+
+Options (each one always takes a value, or never does):
+  --framing ndjson|content-length|sse   encode, decode (default: ndjson; wrap speaks ndjson)
+  --prefix STRING                       token prefix (default: __mcp_ref_)
+  --suffix STRING                       token suffix (default: __)
+  --hex-case lower|upper                hex digits written by encoding (default: lower)
+  --terms FILE.json                     terms to alias:
+                                        {"ascii":[...],"exact":[...],"pairs":[[a,b],...]}
+  --max-message-bytes N                 a larger message is invalid: encode and decode end,
+                                        wrap drops it with a note (default: 536870912, 512 MiB)
+  --guard                               wrap: check tool calls (above)
+  -h, --help                            this text
+
+Usage errors exit with code 2.
+`;

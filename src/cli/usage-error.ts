@@ -1,0 +1,2 @@
+/** A mistake in how the command was called: one line on stderr, exit code 2. */
+export class UsageError extends Error {}

@@ -1,0 +1,180 @@
+// wrap: runs a stdio MCP server as a child and filters both directions. The server's stdout is
+// encoded on its way to the client, the client's input decoded on its way to the server;
+// stderr passes through. Everything the proxy writes to the client itself (error answers)
+// is encoded too. A line that is not JSON (a server's banner, a client's stray line) is
+// dropped with a note on stderr that names its place, never its content, and the session
+// goes on. How it ends: see exit-status.ts.
+import { spawn } from 'node:child_process';
+import { createCodec } from '../codec.js';
+import type { CodecOptions } from '../options.js';
+import { createByteTransformer, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
+import { ExitStatus, raise } from './exit-status.js';
+import { WrapGuard } from './guard.js';
+import { HeldLines } from './held-lines.js';
+import { LineWriter } from './line-writer.js';
+import { batchReplies, replyLine, type Reply } from './replies.js';
+import { UsageError } from './usage-error.js';
+import { INVALID_PARAMS } from '../mcp/filtering.js';
+import { errorResponse } from '../mcp/wrapper.js';
+
+export interface WrapOptions {
+  stream: CodecOptions & Pick<StreamOptions, 'maxMessageBytes'>;
+  guard: boolean;
+}
+
+/** Server output is held line by line up to this many bytes (see held-lines.ts). */
+const HOLD_LIMIT = 1024 * 1024;
+/** After wrap gives up and sends SIGTERM, how long the child gets before SIGKILL. */
+const KILL_GRACE_MS = 3000;
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Where and why, never what: `message 3 (invalid JSON at byte 0; blank lines not counted)`. */
+const describeInvalid = (e: PayloadStreamError) => `message ${e.messageNumber} (${e.reason} at byte ${e.byteOffset}; blank lines not counted)`;
+const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`);
+const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
+
+export function wrap(command: readonly string[], { stream: options, guard: guarded }: WrapOptions): Promise<number> {
+  const [file, ...args] = command;
+  if (!file) throw new UsageError('wrap needs the server command (see --help)');
+  const codec = createCodec(options);
+  const status = new ExitStatus();
+  const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const toClient = new LineWriter(process.stdout);
+  const reply = (r: Reply) => toClient.reply(replyLine(codec, r));
+
+  let killTimer: NodeJS.Timeout | undefined;
+  let serverSideOpen = true; // server output still reaches the client
+  const giveUp = (where: string, e: unknown) => {
+    if (!status.giveUp(where)) return;
+    log(`${where}: ${reasonOf(e)}; stopping the server`);
+    process.stdin.pause();
+    child.stdin.end();
+    status.sentToChild('SIGTERM');
+    child.kill('SIGTERM');
+    killTimer = setTimeout(() => {
+      status.sentToChild('SIGKILL');
+      child.kill('SIGKILL');
+    }, KILL_GRACE_MS);
+  };
+
+  const writeToServer = (b: Uint8Array) => {
+    if (!child.stdin.write(b)) process.stdin.pause();
+  };
+  const guard = guarded ? new WrapGuard(codec, writeToServer, reply, log) : undefined;
+  const held = new HeldLines((b) => {
+    guard?.toClient(b);
+    toClient.write(b);
+  }, HOLD_LIMIT);
+  const encoder = createByteTransformer(
+    'encode',
+    {
+      ...options,
+      onInvalidMessage: (e) => {
+        const fate = held.takeBack() === 'streamed' ? 'its first MiB had already gone out: the client gets it cut short, spoiled so no JSON parser accepts it' : 'not forwarded';
+        log(`from the server: skipped ${describeInvalid(e)}: ${fate}; the session goes on`);
+      },
+    },
+    (b) => held.write(b),
+  );
+  const decoder = createByteTransformer(
+    'decode',
+    {
+      ...options,
+      onInvalidMessage: (e) => log(`from the client: skipped ${describeInvalid(e)}: not forwarded; the session goes on`),
+      onCollision: (e) => {
+        if (e.batchIds) {
+          const replies = batchReplies(e.batchIds, e.id, e.message);
+          if (replies.length) reply(replies);
+        } else if (e.id === undefined || e.id === null) log(`dropped a notification from the client: ${e.message}`);
+        else reply(errorResponse(e.id as string | number, INVALID_PARAMS, e.message));
+      },
+    },
+    guard ? (b) => guard.fromClient(b) : writeToServer,
+  );
+
+  // Each direction reports its first error only: its transformer refuses work after that.
+  const direction = (where: string, isOpen: () => boolean, close: () => void) => (work: () => void) => {
+    if (!isOpen()) return;
+    try {
+      work();
+    } catch (e) {
+      close();
+      giveUp(where, e);
+    }
+  };
+  let clientSideOpen = true;
+  const fromServer = direction('from the server', () => serverSideOpen, () => (serverSideOpen = false));
+  const fromClient = direction('from the client', () => clientSideOpen, () => (clientSideOpen = false));
+
+  process.stdout.on('error', (e) => {
+    serverSideOpen = false;
+    giveUp('writing to the client', e);
+  });
+  process.stdin.on('error', (e) => giveUp('reading from the client', e));
+  child.stdin.on('drain', () => {
+    if (!status.failed) process.stdin.resume();
+  });
+  // The child may exit (or close its stdin) before reading everything: not wrap's failure (its
+  // exit status is the child's), but nothing is lost without a word.
+  child.stdin.once('error', (e: NodeJS.ErrnoException) => {
+    child.stdin.on('error', () => {});
+    log(`the server's stdin is closed (${e.code ?? e.message}): what the client sends from now on is not delivered`);
+  });
+
+  child.stdout.on('data', (chunk: Buffer) => {
+    fromServer(() => encoder.push(chunk));
+    // Once nothing reaches the client, keep draining: a child blocked on a full pipe would never exit.
+    if (serverSideOpen && !toClient.ready) {
+      child.stdout.pause();
+      void toClient.drained().then(() => child.stdout.resume());
+    }
+  });
+  child.stdout.on('end', () =>
+    fromServer(() => {
+      encoder.close();
+      held.end();
+    }),
+  );
+  process.stdin.on('data', (chunk: Buffer) => fromClient(() => decoder.push(chunk)));
+  process.stdin.on('end', () => {
+    fromClient(() => {
+      decoder.close();
+      guard?.endFromClient();
+    });
+    child.stdin.end();
+  });
+
+  const forward = Object.fromEntries(
+    FORWARDED_SIGNALS.map((signal) => [
+      signal,
+      () => {
+        status.sentToChild(signal);
+        child.kill(signal);
+      },
+    ]),
+  );
+  for (const signal of FORWARDED_SIGNALS) process.on(signal, forward[signal]!);
+  const cleanUp = () => {
+    clearTimeout(killTimer);
+    for (const signal of FORWARDED_SIGNALS) process.removeListener(signal, forward[signal]!);
+    process.stdin.destroy();
+  };
+
+  return new Promise((resolve) => {
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (child.pid !== undefined) return; // a failed kill of a child that is already gone
+      cleanUp();
+      // As env, timeout and shells: 127 if the command is not found, 126 if it cannot run.
+      log(`cannot start ${file}: ${e.code ?? e.message}`);
+      resolve(e.code === 'ENOENT' ? 127 : 126);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(killTimer);
+      void toClient.end().then(() => {
+        cleanUp();
+        const ending = status.ending(code, signal);
+        resolve('signal' in ending ? raise(ending.signal) : ending.code);
+      });
+    });
+  });
+}
