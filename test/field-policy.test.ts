@@ -70,7 +70,7 @@ function refMessage(m: Json, f: Transform, widen: number): Json {
     out.result = member(result, RESULT_IDS);
     if (object(result) && object(out.result)) {
       const r = out.result;
-      if (object(result.task) && object(r[f('task')])) (r[f('task')] as { [k: string]: Json }) = member(result.task, ['taskId']);
+      if (object(result.task) && object(r[f('task')])) r[f('task')] = member(result.task, ['taskId']);
       if (Array.isArray(result.tasks)) r[f('tasks')] = result.tasks.map((t) => member(t, ['taskId']));
       if (Array.isArray(result.tools) && widen) {
         r[f('tools')] = (r[f('tools')] as Json[]).map((tool) => {
@@ -129,9 +129,9 @@ const schema: fc.Arbitrary<Json> = fc.letrec((tie) => ({
       some([
         ['type', fc.constant('object')],
         ['maxLength', fc.nat(50)],
-        ['properties', fc.dictionary(fc.oneof(str, fc.constantFrom('maxLength', 'default', 'properties', '_meta')), tie('s'), { maxKeys: 2 })],
-        ['items', tie('s')],
-        ['anyOf', fc.array(tie('s'), { maxLength: 2 })],
+        ['properties', fc.dictionary(fc.oneof(str, fc.constantFrom('maxLength', 'default', 'properties', '_meta')), tie('s') as fc.Arbitrary<Json>, { maxKeys: 2 }) as fc.Arbitrary<Json>],
+        ['items', tie('s') as fc.Arbitrary<Json>],
+        ['anyOf', fc.array(tie('s') as fc.Arbitrary<Json>, { maxLength: 2 }) as fc.Arbitrary<Json>],
         ['default', fc.record({ maxLength: fc.nat(9) })],
       ]),
     ),
@@ -153,12 +153,12 @@ const result = shuffled(
     ['content', fc.array(content, { maxLength: 3 })], ['contents', fc.array(resource, { maxLength: 2 })], ['structuredContent', value], ['_meta', value], ['cursor', str],
   ]),
 );
-const message: fc.Arbitrary<Json> = fc.oneof(
+const message = fc.oneof(
   fc.record({ jsonrpc: fc.constant('2.0'), method: str, params }),
   fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.integer(), str), result }),
   fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), error: fc.record({ code: fc.integer(), message: anyStr, data: value }) }),
   fc.record({ params: result, result: params }), // the rules are by path: a member's name decides
-);
+) as fc.Arbitrary<Json>;
 const traffic = fc.oneof({ weight: 4, arbitrary: message }, { weight: 1, arbitrary: fc.array(message, { minLength: 1, maxLength: 3 }) });
 
 const FORMATS = [{}, { prefix: '__cuaf_', hexCase: 'upper' as const }];

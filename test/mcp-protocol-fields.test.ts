@@ -64,7 +64,7 @@ describe('protocol fields through PayloadFilteringTransport (real SDK client and
       await client.connect(side === 'client' ? new PayloadFilteringTransport(clientSide, { side: 'client' }) : clientSide);
       const { tools } = await client.listTools(undefined, TIMEOUT);
       const vendor = tools.find((t) => t.name === 'vendor')!;
-      const schema = vendor.outputSchema as { properties: { vendor: { maxLength: number }; code: { enum: string[] } } };
+      const schema = vendor.outputSchema as unknown as { properties: { vendor: { maxLength: number }; code: { enum: string[] } } };
       expect(schema.properties.vendor.maxLength).toBeGreaterThanOrEqual(encodeText('alibaba').length);
       expect(schema.properties.code.enum).toEqual([encodeText('qwen'), 'other']);
       // The SDK client validates structuredContent against the (encoded) outputSchema itself.
@@ -93,7 +93,7 @@ describe('protocol fields through PayloadFilteringTransport (real SDK client and
     await send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'qwen asked' } });
     for (let i = 0; i < 100 && events.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     expect(events).toEqual(['aborted']);
-    expect((received[0] as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-06-18');
+    expect((received[0] as unknown as { result: { protocolVersion: string } }).result.protocolVersion).toBe('2025-06-18');
     await hostSide.close();
   });
 });

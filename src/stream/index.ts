@@ -122,7 +122,8 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
 
 function createStream(mode: 'encode' | 'decode', options: StreamOptions = {}): TransformStream<Uint8Array, Uint8Array> {
   let core: ByteTransformer | undefined;
-  return new TransformStream<Uint8Array, Uint8Array>({
+  // (`cancel` is in the Streams standard since 2023 and in Node 20; TypeScript's lib lacks it.)
+  const transformer: Transformer<Uint8Array, Uint8Array> & { cancel(reason: unknown): void } = {
     start(controller) {
       core = createByteTransformer(mode, options, (b) => controller.enqueue(b));
     },
@@ -137,7 +138,8 @@ function createStream(mode: 'encode' | 'decode', options: StreamOptions = {}): T
     cancel() {
       core?.release();
     },
-  });
+  };
+  return new TransformStream<Uint8Array, Uint8Array>(transformer);
 }
 
 /** Encodes the payload of every JSON-RPC message in a byte stream. */
