@@ -84,6 +84,20 @@ export class MessagePipe {
     this.counted += counted;
   }
 
+  get maxMessageBytes(): number {
+    return this.options.maxMessageBytes;
+  }
+
+  /**
+   * A message the framing refuses before feeding it (SSE: an event too large to hold): it gets
+   * its number and is reported like an invalid one (throws without onInvalidMessage).
+   */
+  reject(reason: string, byteOffset: number): void {
+    this.start();
+    this.active = false;
+    this.invalidate(new PayloadStreamError(reason, this.messageNumber, byteOffset));
+  }
+
   /** Rethrows `e` unless it is a PayloadStreamError that onInvalidMessage takes. */
   private invalidate(e: unknown): void {
     const { onInvalidMessage } = this.options;
