@@ -20,6 +20,7 @@ const NEWLINE = new Uint8Array([LF]);
 const ENDINGS = { lf: new Uint8Array([LF]), cr: new Uint8Array([CR]), crlf: new Uint8Array([CR, LF]) };
 const DATA = [0x64, 0x61, 0x74, 0x61, 0x3a]; // 'data:'
 const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74, 0x3a]; // 'event:'
+const STRIDE = 6;
 const MESSAGE = [0x6d, 0x65, 0x73, 0x73, 0x61, 0x67, 0x65]; // 'message'
 const BOM = [0xef, 0xbb, 0xbf];
 /** Held output goes out in pieces of at most this (the output batch copies each piece). */
@@ -84,12 +85,33 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let eventIsMessage = true;
   let holding = false; // a data line was seen: the rest of the event is held
   let skipping = false; // the event was refused (too large): its data lines are dropped
-  const held = new Held();
-  // Per held line: start, value start (-1: not data), content end, end (ending included).
-  let lines: number[] = [];
-  let dataLines = 0;
-  let dataBytes = 0; // data values and their joins, as the spec builds the event's data
-  let otherBytes = 0; // everything else held
+  const held = new Held(); // its lines but for data values
+  const joined = new Held(); // its data values joined by '\n': the message, as the spec builds it
+  // Per held line (STRIDE numbers): start, end of the field name and ':' (-1: not a data line),
+  // start and end of its line ending in `held`; the span of its value in `joined`.
+  let lines = new Float64Array(STRIDE * 64);
+  let linesLength = 0;
+  const addLine = (start: number, nameEnd: number, value: number) => {
+    if (linesLength + STRIDE > lines.length) {
+      const grown = new Float64Array(lines.length * 2);
+      grown.set(lines);
+      lines = grown;
+    }
+    const at = linesLength;
+    lines[at] = start;
+    lines[at + 1] = nameEnd;
+    lines[at + 2] = -1;
+    lines[at + 3] = -1;
+    lines[at + 4] = value;
+    lines[at + 5] = value;
+    linesLength += STRIDE;
+  };
+  const clearLines = () => {
+    linesLength = 0;
+    if (lines.length > STRIDE * 65536) lines = new Float64Array(STRIDE * 64); // (a huge event's go)
+  };
+  let otherBytes = 0; // what `held` holds
+  let hasData = false; // a data line is held (the next one is joined with '\n')
 
   const refuse = (reason: string, offset: number) => {
     pipe.reject(reason, offset); // (throws unless onInvalidMessage takes it)
@@ -97,11 +119,13 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     // the rest of the event streams.
     skipping = true;
     dropped = true;
-    for (let i = 0; i < lines.length; i += 4) {
+    for (let i = 0; i < linesLength; i += STRIDE) {
       if (lines[i + 1]! < 0) emitPieces(held.data.subarray(lines[i]!, lines[i + 3]! >= 0 ? lines[i + 3]! : held.length));
     }
     held.clear();
-    lines = [];
+    joined.clear();
+    clearLines();
+    hasData = false;
     lineHeld = false;
   };
 
@@ -113,44 +137,72 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     lineLength += b.length;
     if (skipping && kind === 'data') return void (dropped = true);
     if (!lineHeld) return void emit(b);
-    // Data values count as the message; the rest held (field names, other lines, endings) has a
-    // bound of its own.
-    const value = kind === 'data' ? Math.max(0, lineLength - valueStart) - Math.max(0, before - valueStart) : 0;
-    dataBytes += value;
-    otherBytes += b.length - value;
-    if (dataBytes > max) return refuse(`message larger than maxMessageBytes (${max})`, max);
-    if (otherBytes > max) {
-      refuse(`SSE lines held within an event larger than maxMessageBytes (${max})`, 0);
-      if (kind !== 'data') emit(b);
-      return;
+    // A data line's value is the message's; its field name and everything else held have a
+    // bound of their own.
+    const name = kind === 'data' ? Math.max(0, Math.min(b.length, valueStart - before)) : b.length;
+    if (name > 0) {
+      otherBytes += name;
+      if (otherBytes > max) {
+        refuse(`SSE lines held within an event larger than maxMessageBytes (${max})`, 0);
+        if (kind !== 'data') emit(b);
+        return;
+      }
+      held.push(name === b.length ? b : b.subarray(0, name));
     }
-    held.push(b);
+    if (name < b.length) {
+      if (joined.length + b.length - name > max) return refuse(`message larger than maxMessageBytes (${max})`, max);
+      joined.push(b.subarray(name));
+      lines[linesLength - 1] = joined.length;
+    }
+  };
+
+  /** The field is known: where the line's bytes go. */
+  const begin = (k: Kind, first: Uint8Array) => {
+    kind = k;
+    if (k === 'data') holding = true;
+    lineHeld = holding && !skipping;
+    if (lineHeld) {
+      if (k === 'data' && hasData) {
+        if (joined.length + 1 > max) return refuse(`message larger than maxMessageBytes (${max})`, max);
+        joined.push(NEWLINE); // the join
+      }
+      if (k === 'data') hasData = true;
+      addLine(held.length, k === 'data' ? held.length + valueStart : -1, joined.length);
+    }
+    lineLength = 0;
+    lineBytes(first);
   };
 
   /** Decides the field once enough of the line (or its end) is seen. */
   const classify = (ended: boolean) => {
     if (!ended && (isPrefixOf(head, DATA) || isPrefixOf(head, EVENT))) return;
     if (startsWith(head, DATA) && head.length === DATA.length && !ended) return; // is a space next?
+    let k: Kind;
     if (startsWith(head, DATA) || (ended && head.length === 4 && isPrefixOf(head, DATA))) {
-      kind = 'data';
+      k = 'data';
       valueStart = head[5] === 0x20 ? 6 : Math.min(5, head.length);
-    } else if (startsWith(head, EVENT) || (ended && head.length === 5 && isPrefixOf(head, EVENT))) kind = 'event';
-    else kind = 'other';
-    if (kind === 'data') holding = true;
-    lineHeld = holding && !skipping;
-    if (lineHeld) {
-      if (kind === 'data' && dataLines++ > 0) dataBytes++; // the joining '\n'
-      lines.push(held.length, kind === 'data' ? held.length + valueStart : -1, -1, -1);
-    }
+    } else if (startsWith(head, EVENT) || (ended && head.length === 5 && isPrefixOf(head, EVENT))) k = 'event';
+    else k = 'other';
     const bytes = Uint8Array.from(head);
     head = [];
-    lineLength = 0;
-    lineBytes(bytes);
+    begin(k, bytes);
   };
 
   const content = (chunk: Uint8Array) => {
     if (chunk.length === 0) return;
     lineEmpty = false;
+    if (kind === 'head' && head.length === 0) {
+      // (The usual case: the field name is all in this chunk, or its first byte tells.)
+      const c = chunk;
+      if (c[0] !== 0x64 && c[0] !== 0x65) return begin('other', chunk);
+      if (c.length > 6) {
+        if (c[0] === 0x64 && c[1] === 0x61 && c[2] === 0x74 && c[3] === 0x61 && c[4] === 0x3a) {
+          valueStart = c[5] === 0x20 ? 6 : 5;
+          return begin('data', chunk);
+        }
+        return begin(c[0] === 0x65 && c[1] === 0x76 && c[2] === 0x65 && c[3] === 0x6e && c[4] === 0x74 && c[5] === 0x3a ? 'event' : 'other', chunk);
+      }
+    }
     let i = 0;
     while (kind === 'head' && i < chunk.length) {
       head.push(chunk[i++]!);
@@ -170,24 +222,31 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       eventIsMessage = lineLength - v === 0 || (lineLength - v === MESSAGE.length && value.every((b, k) => b === MESSAGE[k]));
     }
     if (lineHeld) {
-      lines[lines.length - 2] = held.length;
+      lines[linesLength - 4] = held.length;
       otherBytes += ending.length;
       held.push(ending);
-      lines[lines.length - 1] = held.length;
+      lines[linesLength - 3] = held.length;
     } else if (!(skipping && kind === 'data')) emit(ending);
-    head = [];
+    if (head.length) head = [];
     kind = 'head';
     lineEmpty = true;
     lineHeld = false;
     lineLength = 0;
-    eventHead = [];
+    if (eventHead.length) eventHead = [];
   };
 
   /** The held event is complete: transform its data, or let it pass. */
   const flushEvent = () => {
-    if (!holding || skipping || lines.length === 0) return;
-    if (!eventIsMessage) emitPieces(held.data.subarray(0, held.length));
-    else transformEvent();
+    if (!holding || skipping || linesLength === 0) return;
+    if (eventIsMessage) return transformEvent();
+    for (let i = 0; i < linesLength; i += STRIDE) {
+      if (lines[i + 1]! < 0) emitPieces(linePart(i, 0, 3));
+      else {
+        emit(linePart(i, 0, 1));
+        emitPieces(joined.data.subarray(lines[i + 4]!, lines[i + 5]!));
+        emit(linePart(i, 2, 3));
+      }
+    }
   };
 
   // Routing the pipe's output into the held lines: `cur` is the data line being written.
@@ -203,7 +262,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   const nextLine = (writeData: boolean) => {
     if (prefixOut) emit(linePart(cur, 2, 3));
     prefixOut = false;
-    for (cur += 4; cur < lines.length && (lines[cur + 1]! < 0 || !writeData); cur += 4) {
+    for (cur += STRIDE; cur < linesLength && (lines[cur + 1]! < 0 || !writeData); cur += STRIDE) {
       if (lines[cur + 1]! < 0) emitPieces(linePart(cur, 0, 3));
     }
   };
@@ -232,13 +291,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     prefixOut = false;
     let result: EndResult;
     try {
-      let first = true;
-      for (let i = 0; i < lines.length; i += 4) {
-        if (lines[i + 1]! < 0) continue;
-        if (!first) pipe.feed(NEWLINE);
-        first = false;
-        pipe.feed(held.data.subarray(lines[i + 1]!, lines[i + 2]!));
-      }
+      pipe.feed(joined.data.subarray(0, joined.length));
       result = pipe.end();
     } finally {
       routing = false;
@@ -253,7 +306,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       if (prefixOut) emit(linePart(cur, 2, 3));
       else dropped = true;
       prefixOut = false;
-      for (let i = cur + 4; i < lines.length; i += 4) {
+      for (let i = cur + STRIDE; i < linesLength; i += STRIDE) {
         if (lines[i + 1]! < 0) emitPieces(linePart(i, 0, 3));
         else dropped = true;
       }
@@ -265,9 +318,9 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     skipping = false;
     eventIsMessage = true;
     held.clear();
-    lines = [];
-    dataLines = 0;
-    dataBytes = 0;
+    joined.clear();
+    clearLines();
+    hasData = false;
     otherBytes = 0;
   };
 
