@@ -5,7 +5,6 @@
 // Content-Length recomputed (every other header, and the line endings, kept). A header block
 // that parsers could read differently is refused: two Content-Length headers (even equal ones),
 // a bare CR, or LF and CRLF line endings mixed (a CRLF-only parser would read other lines).
-import { latin1Bytes } from '../text-util.js';
 import type { Framer } from './framer.js';
 import type { MessagePipe } from './pipe.js';
 import { PayloadStreamError } from './transducer.js';
@@ -29,15 +28,30 @@ const CONTENT_LENGTH_NAME = /^content-length[ \t]*:/gim;
 /** Body output is held in blocks of this size (and written out in them). */
 const BLOCK = 1024 * 1024;
 
-/** Why a header block is ambiguous, or null. */
-function ambiguity(text: string): string | null {
-  const crs = text.split('\r').length - 1;
-  const crlfs = text.split('\r\n').length - 1;
-  if (crs !== crlfs) return 'a bare CR in the header block (ambiguous)';
-  const lfs = text.split('\n').length - 1;
-  if (crlfs !== 0 && crlfs !== lfs) return 'LF and CRLF line endings mixed in the header block (ambiguous)';
-  if ((text.match(CONTENT_LENGTH_NAME)?.length ?? 0) > 1) return 'more than one Content-Length header (ambiguous)';
+/** Why a header block (its bytes, up to its end) is ambiguous, or null. */
+function ambiguity(b: Uint8Array, end: number, text: string): string | null {
+  let crlf = 0;
+  let lf = 0;
+  for (let i = 0; i < end; i++) {
+    if (b[i] === 0x0d) {
+      if (b[i + 1] !== 0x0a || i + 1 >= end) return 'a bare CR in the header block (ambiguous)';
+    } else if (b[i] === 0x0a) {
+      lf++;
+      if (i > 0 && b[i - 1] === 0x0d) crlf++;
+    }
+  }
+  if (crlf !== 0 && crlf !== lf) return 'LF and CRLF line endings mixed in the header block (ambiguous)';
+  CONTENT_LENGTH_NAME.lastIndex = 0;
+  if (CONTENT_LENGTH_NAME.exec(text) && CONTENT_LENGTH_NAME.exec(text)) return 'more than one Content-Length header (ambiguous)';
   return null;
+}
+
+/** ASCII digits of n. */
+function digits(n: number): Uint8Array {
+  const s = String(n);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
 }
 
 /** The transformed body, held once: full blocks, copied in as the pipe writes. */
@@ -53,7 +67,7 @@ class BodyBlocks {
     while (at < b.length) {
       if (!this.last || this.used === this.last.length) {
         if (this.last) this.blocks.push(this.last);
-        this.last = new Uint8Array(Math.min(BLOCK, Math.max(4096, hint - this.length + 1024, b.length - at)));
+        this.last = new Uint8Array(Math.min(BLOCK, Math.max(256, Math.ceil((hint - this.length) * 1.1) + 256, b.length - at)));
         this.used = 0;
       }
       const n = Math.min(b.length - at, this.last.length - this.used);
@@ -92,7 +106,11 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   let skipping = false; // a body over maxMessageBytes, refused: skipped, never held
   let header = new Uint8Array(1024);
   let headerLength = 0;
-  let headerText = '';
+  // The header block of the message being read stays in `header` until its body ends: where
+  // its Content-Length digits are, and where it ends.
+  let digitsStart = 0;
+  let digitsEnd = 0;
+  let blockEnd = 0;
   let remaining = -1; // body bytes still expected; -1 while reading headers
   let messageNumber = 0;
 
@@ -104,7 +122,9 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       return;
     }
     const length = body.length;
-    emit(latin1Bytes(headerText.replace(CONTENT_LENGTH, (_, name: string, _n, pad: string) => `${name}${length}${pad}`)));
+    emit(header.subarray(0, digitsStart));
+    emit(digits(length));
+    emit(header.subarray(digitsEnd, blockEnd));
     body.drain(emit);
   };
 
@@ -131,12 +151,15 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
             continue;
           }
           messageNumber++;
-          headerText = latin1.decode(header.subarray(0, end));
-          const ambiguous = ambiguity(headerText);
+          const headerText = latin1.decode(header.subarray(0, end));
+          const ambiguous = ambiguity(header, end, headerText);
           if (ambiguous) throw new PayloadStreamError(ambiguous, messageNumber, 0);
           const match = CONTENT_LENGTH.exec(headerText);
           if (!match) throw new PayloadStreamError('no valid Content-Length header', messageNumber, 0);
           remaining = Number(match[2]);
+          digitsStart = match.index + match[1]!.length;
+          digitsEnd = digitsStart + match[2]!.length;
+          blockEnd = end;
           bodyLength = remaining;
           at += end - before;
           headerLength = 0;
