@@ -3,7 +3,10 @@
 // events with many data lines cost linear time.
 import { describe, expect, it } from 'vitest';
 import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
+import { createCodec } from '../src/index.ts';
 import { bytes } from './stream-helpers.ts';
+
+const codec = createCodec();
 
 function transformer(options: StreamOptions, mode: 'encode' | 'decode' = 'encode') {
   let written = 0;
@@ -55,6 +58,23 @@ describe('SSE: lines stream, held bytes are bounded', () => {
     t.close();
     expect(text()).toBe('id: 1\n: kept\n\nid: 2\ndata: {"result":"__mcp_ref_5177656e__"}\n\n');
     expect(errors.map((e) => e.messageNumber)).toEqual([1]);
+  });
+});
+
+describe('SSE: large events', () => {
+  it('a non-message event of many MiB passes byte for byte; a message event of many MiB is transformed', () => {
+    const lines = Array.from({ length: 25_000 }, (_, i) => `Qwen line ${i} ${'x'.repeat(i % 90)}`);
+    const passing = `event: endpoint\n${lines.map((l, i) => (i % 3 ? `data: ${l}\n` : `data:${l}\r\n: c\n`)).join('')}\n`;
+    const json = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { lines } }, null, 1);
+    const message = `data: ${json.split('\n').join('\ndata: ')}\n\n`;
+    const { t, text } = transformer({});
+    const input = bytes(passing + message);
+    for (let at = 0; at < input.length; at += 100_000) t.push(input.subarray(at, at + 100_000));
+    t.close();
+    const out = text();
+    expect(out.slice(0, passing.length)).toBe(passing);
+    const data = out.slice(passing.length).split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+    expect(JSON.parse(data)).toEqual(codec.encodeMessage(JSON.parse(json)));
   });
 });
 

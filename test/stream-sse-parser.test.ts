@@ -117,7 +117,7 @@ describe('SSE as eventsource-parser reads it', () => {
         expect([...byId.keys()]).toEqual([]);
         expect(errors.length).toBe(invalid);
       }),
-      runs(400),
+      runs(200),
     );
   });
 

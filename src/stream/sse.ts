@@ -49,6 +49,65 @@ class Held {
   }
 }
 
+/**
+ * Bytes held in blocks (growing to 1 MiB each), never copied into a larger buffer: a large
+ * event's data is held once, not twice while a buffer grows.
+ */
+class Blocks {
+  private blocks: Uint8Array[] = [];
+  private starts: number[] = []; // offset of each full block
+  private last: Uint8Array | null = null;
+  private used = 0;
+  length = 0;
+
+  push(b: Uint8Array): void {
+    let at = 0;
+    while (at < b.length) {
+      if (!this.last || this.used === this.last.length) {
+        if (this.last) {
+          this.starts.push(this.length + at - this.used);
+          this.blocks.push(this.last);
+        }
+        this.last = new Uint8Array(Math.min(PIECE, Math.max(1024, this.length, b.length - at)));
+        this.used = 0;
+      }
+      const n = Math.min(b.length - at, this.last.length - this.used);
+      this.last.set(n === b.length ? b : b.subarray(at, at + n), this.used);
+      this.used += n;
+      at += n;
+    }
+    this.length += b.length;
+  }
+
+  /** Calls `f` with the bytes in [from, to), in pieces (views valid until the next push). */
+  spans(from: number, to: number, f: (b: Uint8Array) => void): void {
+    // Full blocks, then the last; the first one holding `from` found by bisection.
+    let lo = 0;
+    let hi = this.blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid]! + this.blocks[mid]!.length <= from) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i <= this.blocks.length && from < to; i++) {
+      const block = i < this.blocks.length ? this.blocks[i]! : this.last?.subarray(0, this.used);
+      if (!block) return;
+      const start = i < this.blocks.length ? this.starts[i]! : this.length - this.used;
+      const end = Math.min(start + block.length, to);
+      if (end > from) f(block.subarray(from - start, end - start));
+      from = end;
+    }
+  }
+
+  clear(): void {
+    this.blocks = [];
+    this.starts = [];
+    this.last = null;
+    this.used = 0;
+    this.length = 0;
+  }
+}
+
 const startsWith = (head: number[], prefix: number[]) => prefix.every((b, i) => head[i] === b);
 const isPrefixOf = (head: number[], word: number[]) => head.length < word.length && head.every((b, i) => word[i] === b);
 
@@ -86,7 +145,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let holding = false; // a data line was seen: the rest of the event is held
   let skipping = false; // the event was refused (too large): its data lines are dropped
   const held = new Held(); // its lines but for data values
-  const joined = new Held(); // its data values joined by '\n': the message, as the spec builds it
+  const joined = new Blocks(); // its data values joined by '\n': the message, as the spec builds it
   // Per held line (STRIDE numbers): start, end of the field name and ':' (-1: not a data line),
   // start and end of its line ending in `held`; the span of its value in `joined`.
   let lines = new Float64Array(STRIDE * 64);
@@ -243,7 +302,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       if (lines[i + 1]! < 0) emitPieces(linePart(i, 0, 3));
       else {
         emit(linePart(i, 0, 1));
-        emitPieces(joined.data.subarray(lines[i + 4]!, lines[i + 5]!));
+        joined.spans(lines[i + 4]!, lines[i + 5]!, emit);
         emit(linePart(i, 2, 3));
       }
     }
@@ -291,7 +350,8 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     prefixOut = false;
     let result: EndResult;
     try {
-      pipe.feed(joined.data.subarray(0, joined.length));
+      if (joined.length === 0) pipe.feed(new Uint8Array(0));
+      joined.spans(0, joined.length, (b) => pipe.feed(b));
       result = pipe.end();
     } finally {
       routing = false;
