@@ -1,8 +1,10 @@
 // Content-Length framing (LSP-style base protocol, HTTP bodies): a header block, a blank line,
 // then exactly Content-Length BYTES of body. The body is transformed on the fly; its new length
-// is only known at its end, so the transformed body is held until then and the header block is
-// written with Content-Length recomputed (every other header, and the line endings, kept).
-import { latin1Bytes } from '../text-util.js';
+// is only known at its end, so the transformed body is held until then (once, in blocks of at
+// most 1 MiB, which are also the pieces written out) and the header block is written with
+// Content-Length recomputed (every other header, and the line endings, kept). A header block
+// that parsers could read differently is refused: two Content-Length headers (even equal ones),
+// a bare CR, or LF and CRLF line endings mixed (a CRLF-only parser would read other lines).
 import type { Framer } from './framer.js';
 import type { MessagePipe } from './pipe.js';
 import { PayloadStreamError } from './transducer.js';
@@ -22,12 +24,93 @@ function headerEnd(b: Uint8Array, length: number, from: number): number {
 }
 
 const CONTENT_LENGTH = /^(content-length[ \t]*:[ \t]*)(\d+)([ \t]*)$/im;
+const CONTENT_LENGTH_NAME = /^content-length[ \t]*:/gim;
+/** Body output is held in blocks of this size (and written out in them). */
+const BLOCK = 1024 * 1024;
+
+/** Why a header block (its bytes, up to its end) is ambiguous, or null. */
+function ambiguity(b: Uint8Array, end: number, text: string): string | null {
+  let crlf = 0;
+  let lf = 0;
+  for (let i = 0; i < end; i++) {
+    if (b[i] === 0x0d) {
+      if (b[i + 1] !== 0x0a || i + 1 >= end) return 'a bare CR in the header block (ambiguous)';
+    } else if (b[i] === 0x0a) {
+      lf++;
+      if (i > 0 && b[i - 1] === 0x0d) crlf++;
+    }
+  }
+  if (crlf !== 0 && crlf !== lf) return 'LF and CRLF line endings mixed in the header block (ambiguous)';
+  CONTENT_LENGTH_NAME.lastIndex = 0;
+  if (CONTENT_LENGTH_NAME.exec(text) && CONTENT_LENGTH_NAME.exec(text)) return 'more than one Content-Length header (ambiguous)';
+  return null;
+}
+
+/** ASCII digits of n. */
+function digits(n: number): Uint8Array {
+  const s = String(n);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+/** The transformed body, held once: full blocks, copied in as the pipe writes. */
+class BodyBlocks {
+  private blocks: Uint8Array[] = [];
+  private last: Uint8Array | null = null;
+  private used = 0;
+  length = 0;
+
+  /** `hint`: the input body's length (most bodies come out about as long). */
+  push(b: Uint8Array, hint: number): void {
+    let at = 0;
+    while (at < b.length) {
+      if (!this.last || this.used === this.last.length) {
+        if (this.last) this.blocks.push(this.last);
+        this.last = new Uint8Array(Math.min(BLOCK, Math.max(256, Math.ceil((hint - this.length) * 1.1) + 256, b.length - at)));
+        this.used = 0;
+      }
+      const n = Math.min(b.length - at, this.last.length - this.used);
+      this.last.set(b.subarray(at, at + n), this.used);
+      this.used += n;
+      at += n;
+    }
+    this.length += b.length;
+  }
+
+  /** Writes the blocks out (each at most 1 MiB), letting go of each one written, and empties. */
+  drain(emit: (b: Uint8Array) => void): void {
+    const blocks = this.blocks;
+    const last = this.last?.subarray(0, this.used);
+    this.clear();
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i]!;
+      blocks[i] = EMPTY; // (the batch copies it; this one may go now)
+      emit(b);
+    }
+    if (last) emit(last);
+  }
+
+  clear(): void {
+    this.blocks = [];
+    this.last = null;
+    this.used = 0;
+    this.length = 0;
+  }
+}
+const EMPTY = new Uint8Array(0);
 
 export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Framer {
-  const body: Uint8Array[] = [];
+  const body = new BodyBlocks();
+  let bodyLength = 0; // the input body's length (Content-Length)
+  let skipping = false; // a body over maxMessageBytes, refused: skipped, never held
   let header = new Uint8Array(1024);
   let headerLength = 0;
-  let headerText = '';
+  // The header block of the message being read stays in `header` until its body ends: where
+  // its Content-Length digits are, and where it ends.
+  let digitsStart = 0;
+  let digitsEnd = 0;
+  let blockEnd = 0;
   let remaining = -1; // body bytes still expected; -1 while reading headers
   let messageNumber = 0;
 
@@ -35,13 +118,14 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
     remaining = -1;
     const result = pipe.end();
     if (result === 'dropped' || result === 'invalid') {
-      body.length = 0; // the whole message goes: no header, no body
+      body.clear(); // the whole message goes: no header, no body
       return;
     }
-    const length = body.reduce((n, p) => n + p.length, 0);
-    emit(latin1Bytes(headerText.replace(CONTENT_LENGTH, (_, name: string, _n, pad: string) => `${name}${length}${pad}`)));
-    for (const p of body) emit(p);
-    if (body.length) body.length = 0;
+    const length = body.length;
+    emit(header.subarray(0, digitsStart));
+    emit(digits(length));
+    emit(header.subarray(digitsEnd, blockEnd));
+    body.drain(emit);
   };
 
   return {
@@ -67,20 +151,35 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
             continue;
           }
           messageNumber++;
-          headerText = latin1.decode(header.subarray(0, end));
+          const headerText = latin1.decode(header.subarray(0, end));
+          const ambiguous = ambiguity(header, end, headerText);
+          if (ambiguous) throw new PayloadStreamError(ambiguous, messageNumber, 0);
           const match = CONTENT_LENGTH.exec(headerText);
           if (!match) throw new PayloadStreamError('no valid Content-Length header', messageNumber, 0);
           remaining = Number(match[2]);
+          digitsStart = match.index + match[1]!.length;
+          digitsEnd = digitsStart + match[2]!.length;
+          blockEnd = end;
+          bodyLength = remaining;
           at += end - before;
           headerLength = 0;
+          if (remaining > pipe.maxMessageBytes) {
+            pipe.reject(`message larger than maxMessageBytes (${pipe.maxMessageBytes})`, pipe.maxMessageBytes); // (throws unless onInvalidMessage takes it)
+            skipping = true;
+          }
           if (remaining === 0) endBody();
           continue;
         }
         const n = Math.min(remaining, chunk.length - at);
-        pipe.feed(chunk.subarray(at, at + n));
-        if (pipe.invalid && body.length) body.length = 0; // (skipped to its end, not held)
         remaining -= n;
         at += n;
+        if (skipping) {
+          if (remaining === 0) skipping = false;
+          remaining = remaining === 0 ? -1 : remaining;
+          continue;
+        }
+        pipe.feed(chunk.subarray(at - n, at));
+        if (pipe.invalid && body.length) body.clear(); // (skipped to its end, not held)
         if (remaining === 0) endBody();
       }
     },
@@ -90,6 +189,6 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       }
       if (headerLength > 0) throw new PayloadStreamError('the stream ends inside a header block', messageNumber + 1, headerLength);
     },
-    output: (bytes) => body.push(bytes.slice()), // (a view, valid only for the call)
+    output: (bytes) => body.push(bytes, bodyLength), // (a view, valid only for the call: copied)
   };
 }

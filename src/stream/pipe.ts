@@ -13,7 +13,7 @@ export interface PipeOptions {
   readonly onInvalidMessage?: (error: PayloadStreamError) => void;
 }
 
-/** How a message ended: 'invalid' means onInvalidMessage took it; `partial` if some of it was written out. */
+/** How a message ended: 'invalid' means onInvalidMessage took it (`written` tells if part of it went out). */
 export type EndResult = 'message' | 'blank' | 'dropped' | 'invalid';
 
 // Written after the part of an invalid message already sent, when that part could parse as a
@@ -84,6 +84,20 @@ export class MessagePipe {
     this.counted += counted;
   }
 
+  get maxMessageBytes(): number {
+    return this.options.maxMessageBytes;
+  }
+
+  /**
+   * A message the framing refuses before feeding it (SSE: an event too large to hold): it gets
+   * its number and is reported like an invalid one (throws without onInvalidMessage).
+   */
+  reject(reason: string, byteOffset: number): void {
+    this.start();
+    this.active = false;
+    this.invalidate(new PayloadStreamError(reason, this.messageNumber, byteOffset));
+  }
+
   /** Rethrows `e` unless it is a PayloadStreamError that onInvalidMessage takes. */
   private invalidate(e: unknown): void {
     const { onInvalidMessage } = this.options;
@@ -95,8 +109,8 @@ export class MessagePipe {
   }
 
   /**
-   * Ends the current message. Returns 'message', 'blank' (only whitespace was fed) or 'dropped'
-   * (its keys collided and onCollision took it).
+   * Ends the current message. Returns 'message', 'blank' (only whitespace was fed), 'dropped'
+   * (its keys collided and onCollision took it) or 'invalid' (onInvalidMessage took it).
    */
   end(): EndResult {
     if (!this.active) return 'blank';

@@ -1,198 +1,465 @@
-// Server-sent events (MCP over SSE and Streamable HTTP). The JSON in an event's `data:` lines
-// (joined by '\n', as the spec says) is one message: each data line is fed to the pipe followed
-// by '\n', which is JSON whitespace, so the transformed JSON splits back into the same lines.
-// Comments, `id:`, `event:`, `retry:` and unknown fields are kept as they are, in order; so is
-// every line ending (LF, CRLF, CR). Events named other than "message" (the old transport's
-// `endpoint`) pass through untouched.
-import { latin1Bytes } from '../text-util.js';
+// Server-sent events (MCP over SSE and Streamable HTTP), read as the WHATWG EventSource
+// algorithm (and eventsource-parser, which the MCP SDK uses) reads them: lines end at LF, CR or
+// CRLF; a BOM at the start is skipped; a field name runs to the first ':' (or is the whole line),
+// case-sensitive, and one space after the colon is not part of the value; a blank line ends the
+// event. An event is a `message` unless its LAST `event` field names something else ("" counts
+// as message), and that field may come after the data. So from an event's first data line to its
+// end, its lines are held (data within maxMessageBytes, the rest too), then either its data is
+// transformed (joined by '\n', as the spec joins it: each data line's output is what the pipe
+// writes up to the matching '\n') or the event passes as it came. Lines outside that span
+// (comments, `id:`, `event:`, unknown fields before any data) stream out as they arrive. Every
+// byte is kept, line endings included, except the transformed JSON.
 import { byteFinder } from './find-byte.js';
 import type { Framer } from './framer.js';
-import { concat, type MessagePipe } from './pipe.js';
+import type { EndResult, MessagePipe } from './pipe.js';
+import { PayloadStreamError } from './transducer.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
 const NEWLINE = new Uint8Array([LF]);
-const MAX_FIELD = 16;
+const ENDINGS = { lf: new Uint8Array([LF]), cr: new Uint8Array([CR]), crlf: new Uint8Array([CR, LF]) };
+const DATA = [0x64, 0x61, 0x74, 0x61, 0x3a]; // 'data:'
+const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74, 0x3a]; // 'event:'
+const STRIDE = 6;
+const MESSAGE = [0x6d, 0x65, 0x73, 0x73, 0x61, 0x67, 0x65]; // 'message'
+const BOM = [0xef, 0xbb, 0xbf];
+/** Held output goes out in pieces of at most this (the output batch copies each piece). */
+const PIECE = 1024 * 1024;
 
-type Item =
-  | { raw: Uint8Array }
-  // A data line: its prefix ("data:" or "data: "), its transformed text so far, its line ending.
-  | { prefix: Uint8Array | null; parts: Uint8Array[]; ending: Uint8Array | null; done: boolean };
+type Kind = 'head' | 'data' | 'event' | 'other';
 
-export function sseFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Framer {
-  const queue: Item[] = [];
-  // The line being read.
-  let head: number[] = []; // its first bytes, until the field name is known
-  let kind: 'unknown' | 'data' | 'raw' = 'unknown';
-  let rawLine: Uint8Array[] = [];
+/** A growable byte buffer holding an event's lines. */
+class Held {
+  data = new Uint8Array(0);
+  length = 0;
+
+  push(b: Uint8Array): void {
+    if (this.length + b.length > this.data.length) {
+      const grown = new Uint8Array(Math.max(this.data.length * 2, this.length + b.length, 1024));
+      grown.set(this.data.subarray(0, this.length));
+      this.data = grown;
+    }
+    this.data.set(b, this.length);
+    this.length += b.length;
+  }
+
+  clear(): void {
+    this.length = 0;
+    if (this.data.length > 1 << 20) this.data = new Uint8Array(0); // (a huge event's buffer goes)
+  }
+}
+
+/**
+ * Bytes held in blocks (growing to 1 MiB each), never copied into a larger buffer: a large
+ * event's data is held once, not twice while a buffer grows.
+ */
+class Blocks {
+  private blocks: Uint8Array[] = [];
+  private starts: number[] = []; // offset of each full block
+  private last: Uint8Array | null = null;
+  private used = 0;
+  length = 0;
+
+  push(b: Uint8Array): void {
+    let at = 0;
+    while (at < b.length) {
+      if (!this.last || this.used === this.last.length) {
+        if (this.last) {
+          this.starts.push(this.length + at - this.used);
+          this.blocks.push(this.last);
+        }
+        this.last = new Uint8Array(Math.min(PIECE, Math.max(1024, this.length, b.length - at)));
+        this.used = 0;
+      }
+      const n = Math.min(b.length - at, this.last.length - this.used);
+      this.last.set(n === b.length ? b : b.subarray(at, at + n), this.used);
+      this.used += n;
+      at += n;
+    }
+    this.length += b.length;
+  }
+
+  /** Calls `f` with the bytes in [from, to), in pieces (views valid until the next push). */
+  spans(from: number, to: number, f: (b: Uint8Array) => void): void {
+    // Full blocks, then the last; the first one holding `from` found by bisection.
+    let lo = 0;
+    let hi = this.blocks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.starts[mid]! + this.blocks[mid]!.length <= from) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i <= this.blocks.length && from < to; i++) {
+      const block = i < this.blocks.length ? this.blocks[i]! : this.last?.subarray(0, this.used);
+      if (!block) return;
+      const start = i < this.blocks.length ? this.starts[i]! : this.length - this.used;
+      const end = Math.min(start + block.length, to);
+      if (end > from) f(block.subarray(from - start, end - start));
+      from = end;
+    }
+  }
+
+  clear(): void {
+    this.blocks = [];
+    this.starts = [];
+    this.last = null;
+    this.used = 0;
+    this.length = 0;
+  }
+}
+
+const startsWith = (head: number[], prefix: number[]) => prefix.every((b, i) => head[i] === b);
+const isPrefixOf = (head: number[], word: number[]) => head.length < word.length && head.every((b, i) => word[i] === b);
+
+export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Framer {
+  const max = pipe.maxMessageBytes;
+  // Dropping the data lines of a refused event must not join a CR that ended the line before
+  // them with the LF of the blank line after them (one CRLF: the event would not end there).
+  let lastCR = false;
+  let dropped = false;
+  const emit = (b: Uint8Array) => {
+    if (b.length === 0) return;
+    if (dropped && lastCR && b[0] === LF) write(ENDINGS.cr);
+    dropped = false;
+    lastCR = b[b.length - 1] === CR;
+    write(b);
+  };
+  const emitPieces = (b: Uint8Array) => {
+    for (let at = 0; at < b.length; at += PIECE) emit(b.subarray(at, Math.min(b.length, at + PIECE)));
+  };
+
+  let bom: number[] | null = []; // the stream's first bytes, until a BOM is ruled in or out
   let pendingCR = false;
+
+  // The line being read.
+  let head: number[] = []; // its first bytes, until the field is known
+  let kind: Kind = 'head';
   let lineEmpty = true;
+  let lineHeld = false; // its bytes go to `held` (else they are written as they come)
+  let lineLength = 0;
+  let valueStart = 0; // data lines: where the value begins
+  let eventHead: number[] = []; // event lines: their first bytes (enough to tell "message")
+
   // The event being read.
-  let passThrough = false; // an event named other than "message"
-  let sawData = false;
+  let eventIsMessage = true;
+  let holding = false; // a data line was seen: the rest of the event is held
+  let skipping = false; // the event was refused (too large): its data lines are dropped
+  const held = new Held(); // its lines but for data values
+  const joined = new Blocks(); // its data values joined by '\n': the message, as the spec builds it
+  // Per held line (STRIDE numbers): start, end of the field name and ':' (-1: not a data line),
+  // start and end of its line ending in `held`; the span of its value in `joined`.
+  let lines = new Float64Array(STRIDE * 64);
+  let linesLength = 0;
+  const addLine = (start: number, nameEnd: number, value: number) => {
+    if (linesLength + STRIDE > lines.length) {
+      const grown = new Float64Array(lines.length * 2);
+      grown.set(lines);
+      lines = grown;
+    }
+    const at = linesLength;
+    lines[at] = start;
+    lines[at + 1] = nameEnd;
+    lines[at + 2] = -1;
+    lines[at + 3] = -1;
+    lines[at + 4] = value;
+    lines[at + 5] = value;
+    linesLength += STRIDE;
+  };
+  const clearLines = () => {
+    linesLength = 0;
+    if (lines.length > STRIDE * 65536) lines = new Float64Array(STRIDE * 64); // (a huge event's go)
+  };
+  let otherBytes = 0; // what `held` holds
+  let hasData = false; // a data line is held (the next one is joined with '\n')
 
-  const flushQueue = () => {
-    while (queue.length) {
-      const item = queue[0]!;
-      if ('raw' in item) emit(item.raw);
-      else {
-        // The line at the head streams out as its text arrives; it need not be held whole.
-        if (item.parts.length === 0 && !item.done) return; // nothing of it yet (it may be dropped)
-        if (item.prefix) emit(item.prefix);
-        item.prefix = null;
-        for (const p of item.parts) emit(p);
-        item.parts.length = 0;
-        if (!item.done || item.ending === null) return;
-        emit(item.ending);
+  const refuse = (reason: string, offset: number) => {
+    pipe.reject(reason, offset); // (throws unless onInvalidMessage takes it)
+    // Its held data lines go; the other lines held go out (the one being read up to here), and
+    // the rest of the event streams.
+    skipping = true;
+    dropped = true;
+    for (let i = 0; i < linesLength; i += STRIDE) {
+      if (lines[i + 1]! < 0) emitPieces(held.data.subarray(lines[i]!, lines[i + 3]! >= 0 ? lines[i + 3]! : held.length));
+    }
+    held.clear();
+    joined.clear();
+    clearLines();
+    hasData = false;
+    lineHeld = false;
+  };
+
+  /** Bytes of the current line, after its field is known. */
+  const lineBytes = (b: Uint8Array) => {
+    if (b.length === 0) return;
+    if (kind === 'event' && eventHead.length < 16) eventHead.push(...b.subarray(0, 16 - eventHead.length));
+    const before = lineLength;
+    lineLength += b.length;
+    if (skipping && kind === 'data') return void (dropped = true);
+    if (!lineHeld) return void emit(b);
+    // A data line's value is the message's; its field name and everything else held have a
+    // bound of their own.
+    const name = kind === 'data' ? Math.max(0, Math.min(b.length, valueStart - before)) : b.length;
+    if (name > 0) {
+      otherBytes += name;
+      if (otherBytes > max) {
+        refuse(`SSE lines held within an event larger than maxMessageBytes (${max})`, 0);
+        if (kind !== 'data') emit(b);
+        return;
       }
-      queue.shift();
+      held.push(name === b.length ? b : b.subarray(0, name));
+    }
+    if (name < b.length) {
+      if (joined.length + b.length - name > max) return refuse(`message larger than maxMessageBytes (${max})`, max);
+      joined.push(b.subarray(name));
+      lines[linesLength - 1] = joined.length;
     }
   };
 
-  /** Pipe output: split at '\n', each one closing the oldest open data line. */
-  const route = (bytes: Uint8Array) => {
-    const find = byteFinder(bytes);
-    let start = 0;
-    while (start <= bytes.length) {
-      const nl = find(LF, start);
-      const end = nl < 0 ? bytes.length : nl;
-      const open = queue.find((q): q is Extract<Item, { parts: Uint8Array[] }> => 'parts' in q && !q.done);
-      if (open && end > start) open.parts.push(bytes.slice(start, end)); // (pipe output is a view, valid only for the call)
-      if (nl < 0) break;
-      if (open) open.done = true;
-      start = nl + 1;
+  /** The field is known: where the line's bytes go. */
+  const begin = (k: Kind, first: Uint8Array) => {
+    kind = k;
+    if (k === 'data') holding = true;
+    lineHeld = holding && !skipping;
+    if (lineHeld) {
+      if (k === 'data' && hasData) {
+        if (joined.length + 1 > max) return refuse(`message larger than maxMessageBytes (${max})`, max);
+        joined.push(NEWLINE); // the join
+      }
+      if (k === 'data') hasData = true;
+      addLine(held.length, k === 'data' ? held.length + valueStart : -1, joined.length);
     }
-    flushQueue();
+    lineLength = 0;
+    lineBytes(first);
   };
 
-  const dropDataLines = () => {
-    for (let i = queue.length - 1; i >= 0; i--) if ('parts' in queue[i]!) queue.splice(i, 1);
-  };
-
-  const startLine = () => {
+  /** Decides the field once enough of the line (or its end) is seen. */
+  const classify = (ended: boolean) => {
+    if (!ended && (isPrefixOf(head, DATA) || isPrefixOf(head, EVENT))) return;
+    if (startsWith(head, DATA) && head.length === DATA.length && !ended) return; // is a space next?
+    let k: Kind;
+    if (startsWith(head, DATA) || (ended && head.length === 4 && isPrefixOf(head, DATA))) {
+      k = 'data';
+      valueStart = head[5] === 0x20 ? 6 : Math.min(5, head.length);
+    } else if (startsWith(head, EVENT) || (ended && head.length === 5 && isPrefixOf(head, EVENT))) k = 'event';
+    else k = 'other';
+    const bytes = Uint8Array.from(head);
     head = [];
-    kind = 'unknown';
-    rawLine = [];
-    lineEmpty = true;
-  };
-
-  /** Decides the field once its name (up to ':') or the line end is seen. */
-  const classify = (ended: boolean): void => {
-    const text = String.fromCharCode(...head);
-    const colon = text.indexOf(':');
-    if (colon < 0 && !ended && head.length < MAX_FIELD) return;
-    const name = colon < 0 ? text : text.slice(0, colon);
-    if (name === 'data' && !passThrough) {
-      kind = 'data';
-      let valueStart = colon < 0 ? text.length : colon + 1;
-      if (text[valueStart] === ' ') valueStart++;
-      else if (valueStart === text.length && !ended) {
-        return void (kind = 'unknown'); // wait: a space may still follow the colon
-      }
-      sawData = true;
-      queue.push({ prefix: latin1Bytes(text.slice(0, valueStart)), parts: [], ending: null, done: false });
-      const value = Uint8Array.from(head.slice(valueStart));
-      if (value.length) pipe.feed(value);
-    } else {
-      kind = 'raw';
-      rawLine.push(Uint8Array.from(head));
-    }
-    head = [];
-  };
-
-  const endLine = (ending: Uint8Array) => {
-    if (lineEmpty) {
-      // Blank line: the event is complete. A dropped message (keys collided) takes its data
-      // lines with it; the blank line stays, so an event without data ends here.
-      if (sawData && pipe.end() === 'dropped') dropDataLines();
-      queue.push({ raw: ending });
-      flushQueue();
-      passThrough = false;
-      sawData = false;
-      return startLine();
-    }
-    if (kind === 'unknown') classify(true);
-    if (kind === 'data') {
-      const item = [...queue].reverse().find((q): q is Extract<Item, { parts: Uint8Array[] }> => 'parts' in q)!;
-      item.ending = ending;
-      pipe.feed(NEWLINE);
-    } else {
-      const line = concat(rawLine);
-      if (!sawData) {
-        // `event: NAME` before the data: anything but "message" passes through untouched.
-        const m = /^event:( ?)(.*)$/.exec(String.fromCharCode(...line.subarray(0, 64)));
-        if (m) passThrough = m[2] !== 'message';
-      }
-      queue.push({ raw: concat([line, ending]) });
-    }
-    flushQueue();
-    startLine();
+    begin(k, bytes);
   };
 
   const content = (chunk: Uint8Array) => {
     if (chunk.length === 0) return;
     lineEmpty = false;
-    if (kind === 'unknown') {
-      let i = 0;
-      while (i < chunk.length && kind === 'unknown') {
-        head.push(chunk[i++]!);
-        classify(false);
+    if (kind === 'head' && head.length === 0) {
+      // (The usual case: the field name is all in this chunk, or its first byte tells.)
+      const c = chunk;
+      if (c[0] !== 0x64 && c[0] !== 0x65) return begin('other', chunk);
+      if (c.length > 6) {
+        if (c[0] === 0x64 && c[1] === 0x61 && c[2] === 0x74 && c[3] === 0x61 && c[4] === 0x3a) {
+          valueStart = c[5] === 0x20 ? 6 : 5;
+          return begin('data', chunk);
+        }
+        return begin(c[0] === 0x65 && c[1] === 0x76 && c[2] === 0x65 && c[3] === 0x6e && c[4] === 0x74 && c[5] === 0x3a ? 'event' : 'other', chunk);
       }
-      chunk = chunk.subarray(i);
-      if (chunk.length === 0) return;
     }
-    if (kind === 'data') pipe.feed(chunk);
-    else rawLine.push(chunk.slice());
+    let i = 0;
+    while (kind === 'head' && i < chunk.length) {
+      head.push(chunk[i++]!);
+      classify(false);
+    }
+    lineBytes(i === 0 ? chunk : chunk.subarray(i));
   };
 
-  startLine();
+  const endLine = (ending: Uint8Array) => {
+    if (lineEmpty) return endEvent(ending);
+    if (kind === 'head') classify(true);
+    if (kind === 'event') {
+      // The value: after 'event:' and one space; only "" and "message" are message events.
+      let v = eventHead.length > 6 && eventHead[6] === 0x20 ? 7 : 6;
+      v = Math.min(v, lineLength);
+      const value = eventHead.slice(v, lineLength);
+      eventIsMessage = lineLength - v === 0 || (lineLength - v === MESSAGE.length && value.every((b, k) => b === MESSAGE[k]));
+    }
+    if (lineHeld) {
+      lines[linesLength - 4] = held.length;
+      otherBytes += ending.length;
+      held.push(ending);
+      lines[linesLength - 3] = held.length;
+    } else if (!(skipping && kind === 'data')) emit(ending);
+    if (head.length) head = [];
+    kind = 'head';
+    lineEmpty = true;
+    lineHeld = false;
+    lineLength = 0;
+    if (eventHead.length) eventHead = [];
+  };
+
+  /** The held event is complete: transform its data, or let it pass. */
+  const flushEvent = () => {
+    if (!holding || skipping || linesLength === 0) return;
+    if (eventIsMessage) return transformEvent();
+    for (let i = 0; i < linesLength; i += STRIDE) {
+      if (lines[i + 1]! < 0) emitPieces(linePart(i, 0, 3));
+      else {
+        emit(linePart(i, 0, 1));
+        joined.spans(lines[i + 4]!, lines[i + 5]!, emit);
+        emit(linePart(i, 2, 3));
+      }
+    }
+  };
+
+  // Routing the pipe's output into the held lines: `cur` is the data line being written.
+  let routing = false;
+  let cur = 0;
+  let prefixOut = false;
+  const linePart = (i: number, from: number, to: number) => held.data.subarray(lines[i + from]!, lines[i + to]!);
+  const ensurePrefix = () => {
+    if (!prefixOut) emit(linePart(cur, 0, 1));
+    prefixOut = true;
+  };
+  /** Ends data line `cur` and writes the non-data lines after it, up to the next data line. */
+  const nextLine = (writeData: boolean) => {
+    if (prefixOut) emit(linePart(cur, 2, 3));
+    prefixOut = false;
+    for (cur += STRIDE; cur < linesLength && (lines[cur + 1]! < 0 || !writeData); cur += STRIDE) {
+      if (lines[cur + 1]! < 0) emitPieces(linePart(cur, 0, 3));
+    }
+  };
+
+  const route = (bytes: Uint8Array) => {
+    if (!routing) throw new Error('SSE: pipe output outside an event'); // (cannot happen)
+    const find = byteFinder(bytes);
+    let start = 0;
+    for (;;) {
+      const nl = find(LF, start);
+      const end = nl < 0 ? bytes.length : nl;
+      if (end > start) {
+        ensurePrefix();
+        emit(bytes.subarray(start, end));
+      }
+      if (nl < 0) return;
+      ensurePrefix();
+      nextLine(true);
+      start = nl + 1;
+    }
+  };
+
+  const transformEvent = () => {
+    routing = true;
+    cur = 0;
+    prefixOut = false;
+    let result: EndResult;
+    try {
+      if (joined.length === 0) pipe.feed(new Uint8Array(0));
+      joined.spans(0, joined.length, (b) => pipe.feed(b));
+      result = pipe.end();
+    } finally {
+      routing = false;
+    }
+    // 'message' or 'blank': the last data line ends, then what follows it. Otherwise (dropped
+    // or invalid) the data lines not written go, and a data line already begun is ended, so the
+    // event's partial data (which the pipe made sure does not parse) makes an invalid event.
+    if (result === 'message' || result === 'blank') {
+      ensurePrefix();
+      nextLine(true);
+    } else {
+      if (prefixOut) emit(linePart(cur, 2, 3));
+      else dropped = true;
+      prefixOut = false;
+      for (let i = cur + STRIDE; i < linesLength; i += STRIDE) {
+        if (lines[i + 1]! < 0) emitPieces(linePart(i, 0, 3));
+        else dropped = true;
+      }
+    }
+  };
+
+  const resetEvent = () => {
+    holding = false;
+    skipping = false;
+    eventIsMessage = true;
+    held.clear();
+    joined.clear();
+    clearLines();
+    hasData = false;
+    otherBytes = 0;
+  };
+
+  const endEvent = (ending: Uint8Array) => {
+    flushEvent();
+    emit(ending);
+    resetEvent();
+  };
+
+  const feedLines = (chunk: Uint8Array) => {
+    if (chunk.length === 0) return; // (a CR at the end of the last chunk is still pending)
+    let at = 0;
+    if (pendingCR) {
+      pendingCR = false;
+      if (chunk[0] === LF) {
+        endLine(ENDINGS.crlf);
+        at = 1;
+      } else endLine(ENDINGS.cr);
+    }
+    // Next LF and next CR, found natively and remembered until passed.
+    const find = byteFinder(chunk);
+    let nextLF = -2;
+    let nextCR = -2;
+    while (at < chunk.length) {
+      if (nextLF !== -1 && nextLF < at) nextLF = find(LF, at);
+      if (nextCR !== -1 && nextCR < at) nextCR = find(CR, at);
+      let i = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
+      if (i < 0) i = chunk.length;
+      content(chunk.subarray(at, i));
+      if (i === chunk.length) return;
+      if (chunk[i] === LF) endLine(ENDINGS.lf);
+      else if (i + 1 === chunk.length) {
+        pendingCR = true; // CR or CRLF: the next chunk tells
+        return;
+      } else if (chunk[i + 1] === LF) {
+        endLine(ENDINGS.crlf);
+        i++;
+      } else endLine(ENDINGS.cr);
+      at = i + 1;
+    }
+  };
+
   return {
     push(chunk) {
-      if (chunk.length === 0) return; // (a CR at the end of the last chunk is still pending)
-      let at = 0;
-      if (pendingCR) {
-        pendingCR = false;
-        if (chunk[0] === LF) {
-          endLine(new Uint8Array([CR, LF]));
-          at = 1;
-        } else endLine(new Uint8Array([CR]));
+      if (bom) {
+        // A BOM at the very start is written out and not parsed.
+        let i = 0;
+        while (i < chunk.length && bom.length < 3 && chunk[i] === BOM[bom.length]) bom.push(chunk[i++]!);
+        if (bom.length === 3) {
+          emit(Uint8Array.from(bom));
+          bom = null;
+        } else if (i === chunk.length) return; // (all of it may still be a BOM)
+        else {
+          const before = Uint8Array.from(bom);
+          bom = null;
+          feedLines(before);
+        }
+        chunk = chunk.subarray(i);
       }
-      // Next LF and next CR, found natively and remembered until passed.
-      const find = byteFinder(chunk);
-      let nextLF = -2;
-      let nextCR = -2;
-      while (at < chunk.length) {
-        if (nextLF !== -1 && nextLF < at) nextLF = find(LF, at);
-        if (nextCR !== -1 && nextCR < at) nextCR = find(CR, at);
-        let i = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
-        if (i < 0) i = chunk.length;
-        content(chunk.subarray(at, i));
-        if (i === chunk.length) return;
-        if (chunk[i] === LF) endLine(new Uint8Array([LF]));
-        else if (i + 1 === chunk.length) {
-          pendingCR = true; // CR or CRLF: the next chunk tells
-          return;
-        } else if (chunk[i + 1] === LF) {
-          endLine(new Uint8Array([CR, LF]));
-          i++;
-        } else endLine(new Uint8Array([CR]));
-        at = i + 1;
-      }
+      feedLines(chunk);
     },
     close() {
-      if (pendingCR) endLine(new Uint8Array([CR]));
-      if (!lineEmpty) {
-        if (kind === 'unknown') classify(true);
-        if (kind === 'raw') queue.push({ raw: concat(rawLine) });
-        else if (kind === 'data') {
-          const item = [...queue].reverse().find((q): q is Extract<Item, { parts: Uint8Array[] }> => 'parts' in q)!;
-          item.ending = new Uint8Array(0);
-          pipe.feed(NEWLINE);
-        }
+      if (bom?.length) feedLines(Uint8Array.from(bom));
+      bom = null;
+      if (pendingCR) {
+        pendingCR = false;
+        endLine(ENDINGS.cr);
       }
-      if (sawData && pipe.active && pipe.end() === 'dropped') dropDataLines();
-      flushQueue();
+      if (!lineEmpty) {
+        if (kind === 'head') classify(true);
+        endLine(new Uint8Array(0));
+      }
+      // An event the stream ends inside is never dispatched by a receiver; it still comes out
+      // as a complete one would (and its data is checked).
+      flushEvent();
+      resetEvent();
     },
     output: route,
   };
 }
+
+export { PayloadStreamError };

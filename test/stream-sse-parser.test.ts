@@ -1,0 +1,154 @@
+// SSE against the parser the MCP SDK uses (eventsource-parser): random streams of fields,
+// comments, BOM, empty and late `event:` fields, CR/LF/CRLF, any chunking. Both the input and our
+// output are parsed; events correspond one to one, message events carry encodeMessage of their
+// data, every other event passes byte for byte.
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createCodec } from '../src/index.ts';
+import { createEncodeStream, PayloadStreamError } from '../src/stream/index.ts';
+import { runs } from './arbitraries.ts';
+import { bytes, oneByteChunks, run, split } from './stream-helpers.ts';
+
+const codec = createCodec();
+
+function parse(input: Uint8Array) {
+  const events: EventSourceMessage[] = [];
+  const retries: number[] = [];
+  const parser = createParser({ onEvent: (e) => void events.push(e), onRetry: (r) => void retries.push(r) });
+  parser.feed(new TextDecoder().decode(input)); // (as the SDK's TextDecoderStream: a BOM goes)
+  return { events, retries };
+}
+
+const parses = (data: string) => {
+  try {
+    JSON.parse(data);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const isMessage = (e: EventSourceMessage) => !e.event || e.event === 'message';
+
+const str = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('Qwen', '通义', 'aliyun', 'a\nb', '😀 dashscope'));
+const message = fc.oneof(
+  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), result: fc.record({ content: fc.array(fc.record({ type: fc.constant('text'), text: str }), { maxLength: 2 }) }) }),
+  fc.record({ jsonrpc: fc.constant('2.0'), method: str, params: fc.dictionary(str, str, { maxKeys: 2 }) }),
+);
+// A message's JSON as data lines: compact, or pretty (its newlines fall between tokens).
+const dataLines = fc.tuple(message, fc.constantFrom(0, 1, 2)).map(([m, indent]) => JSON.stringify(m, null, indent).split('\n'));
+const otherData = fc.constantFrom<string[]>(['/messages?session=Qwen'], ['not json', 'Qwen'], [''], ['  '], ['{"a":'], ['12', '3']);
+const prefix = fc.constantFrom('data:', 'data: ', 'data:  ');
+const field = fc.constantFrom(
+  ': keep-alive Qwen', ':', 'retry: 1000', 'retry: x', 'foo: bar', 'foo', 'Event: endpoint', 'DATA: {"x":1}', 'data ',
+  'event: message', 'event:message', 'event:', 'event: ', 'event', 'event: endpoint', 'event:endpoint', 'event: Message', 'event: messages',
+);
+const ending = fc.constantFrom('\n', '\r', '\r\n');
+
+/** An event: data lines (a message or other text) with fields anywhere among them. */
+const event = fc
+  .record({
+    data: fc.oneof({ weight: 3, arbitrary: dataLines }, { weight: 1, arbitrary: otherData }, { weight: 1, arbitrary: fc.constant([] as string[]) }),
+    fields: fc.array(fc.tuple(field, fc.nat(20)), { maxLength: 3 }),
+    prefixes: fc.array(prefix, { minLength: 1, maxLength: 4 }),
+    bareData: fc.boolean(), // an empty data line written as just `data`
+    idAt: fc.nat(20),
+    idSpace: fc.boolean(),
+  })
+  .map(({ data, fields, prefixes, bareData, idAt, idSpace }) => {
+    const lines = data.map((d, i) => (d === '' && bareData ? 'data' : `${prefixes[i % prefixes.length]}${d}`));
+    for (const [f, at] of fields) lines.splice(at % (lines.length + 1), 0, f);
+    lines.splice(idAt % (lines.length + 1), 0, idSpace ? 'id: #' : 'id:#'); // '#': the event's number, for matching
+    return lines;
+  });
+
+const stream = fc.record({
+  bom: fc.boolean(),
+  events: fc.array(event, { minLength: 1, maxLength: 5 }),
+  endings: fc.array(ending, { minLength: 1, maxLength: 7 }),
+  cuts: fc.array(fc.nat(3000), { maxLength: 10 }),
+  oneByte: fc.boolean(),
+});
+
+function render(s: { bom: boolean; events: string[][]; endings: string[] }): Uint8Array {
+  let k = 0;
+  const eol = () => s.endings[k++ % s.endings.length]!;
+  // (A last '\n': a CR ending followed by the LF of a blank line is one CRLF, so the last event
+  // would be left open, and never dispatched.)
+  const body = s.events.map((lines, k) => lines.map((l) => l.replace('#', `e${k}`) + eol()).join('') + eol()).join('') + '\n';
+  const b = bytes(body);
+  return s.bom ? new Uint8Array([0xef, 0xbb, 0xbf, ...b]) : b;
+}
+
+describe('SSE as eventsource-parser reads it', () => {
+  it('message events come out encoded, every other event untouched, one to one', async () => {
+    await fc.assert(
+      fc.asyncProperty(stream, async (s) => {
+        const input = render(s);
+        const errors: PayloadStreamError[] = [];
+        const out = await run(createEncodeStream({ framing: 'sse', onInvalidMessage: (e) => void errors.push(e) }), s.oneByte ? oneByteChunks(input) : split(input, s.cuts));
+        const before = parse(input);
+        const after = parse(out);
+        expect(after.retries).toEqual(before.retries);
+        // Events match by id (each event has its own); merged events (a CR then the LF of a blank
+        // line is one CRLF) keep the last id, in both.
+        const byId = new Map<string | undefined, EventSourceMessage[]>();
+        for (const o of after.events) byId.set(o.id, [...(byId.get(o.id) ?? []), o]);
+        let invalid = 0;
+        for (const e of before.events) {
+          const found = byId.get(e.id) ?? [];
+          byId.delete(e.id);
+          const blank = e.data.trim() === '';
+          if (isMessage(e) && !blank && !parses(e.data)) {
+            // Invalid JSON: dropped and reported; if some of it was written, the receiver gets
+            // a message event whose data does not parse.
+            invalid++;
+            expect(found.length).toBeLessThanOrEqual(1);
+            for (const o of found) expect(isMessage(o) && !parses(o.data)).toBe(true);
+            continue;
+          }
+          expect(found.length).toBe(1);
+          const o = found[0]!;
+          expect(o.event).toBe(e.event);
+          if (isMessage(e) && !blank) expect(JSON.parse(o.data)).toEqual(codec.encodeMessage(JSON.parse(e.data)));
+          else expect(o.data).toBe(e.data);
+        }
+        expect([...byId.keys()]).toEqual([]);
+        expect(errors.length).toBe(invalid);
+      }),
+      runs(200),
+    );
+  });
+
+  it('without onInvalidMessage, a stream with only valid message data passes and is deterministic', async () => {
+    await fc.assert(
+      fc.asyncProperty(stream, async (s) => {
+        const input = render(s);
+        const whole = await run(createEncodeStream({ framing: 'sse' }), [input]).catch((e: unknown) => e);
+        const chunked = await run(createEncodeStream({ framing: 'sse' }), split(input, s.cuts)).catch((e: unknown) => e);
+        if (whole instanceof Error) expect((chunked as Error).message).toBe(whole.message);
+        else expect(chunked).toEqual(whole);
+      }),
+      runs(150),
+    );
+  });
+
+  it('pins the rules: BOM, empty event type, case, bare `data`, late `event:`', async () => {
+    const q = codec.encodeText('Qwen');
+    const cases: [string, string][] = [
+      ['\uFEFFdata: {"result":"Qwen"}\n\n', `\uFEFFdata: {"result":"${q}"}\n\n`], // BOM skipped, the first line is data
+      ['event:\ndata: {"result":"Qwen"}\n\n', `event:\ndata: {"result":"${q}"}\n\n`], // empty type: message
+      ['event: \ndata: {"result":"Qwen"}\n\n', `event: \ndata: {"result":"${q}"}\n\n`],
+      ['Event: endpoint\ndata: {"result":"Qwen"}\n\n', `Event: endpoint\ndata: {"result":"${q}"}\n\n`], // unknown field
+      ['DATA: {"result":"Qwen"}\ndata: {"result":"Qwen"}\n\n', `DATA: {"result":"Qwen"}\ndata: {"result":"${q}"}\n\n`],
+      ['data\ndata: {"result":"Qwen"}\ndata\n\n', `data\ndata: {"result":"${q}"}\ndata\n\n`], // bare `data`: an empty line of data
+      ['data: {"result":"Qwen"}\nevent: endpoint\n\n', 'data: {"result":"Qwen"}\nevent: endpoint\n\n'], // late type: passes
+      ['event: endpoint\ndata: {"result":"Qwen"}\nevent: message\n\n', `event: endpoint\ndata: {"result":"${q}"}\nevent: message\n\n`],
+      ['event: endpoint\ndata: /x?Qwen\n\n', 'event: endpoint\ndata: /x?Qwen\n\n'],
+    ];
+    for (const [input, expected] of cases) {
+      expect(new TextDecoder('utf-8', { ignoreBOM: true }).decode(await run(createEncodeStream({ framing: 'sse' }), oneByteChunks(bytes(input))))).toBe(expected);
+    }
+  });
+});
