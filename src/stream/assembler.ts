@@ -18,34 +18,80 @@ const EV_MSG_END = 9;
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** A growable byte buffer with random access (held output is rare or small). */
-class Bytes {
-  data = new Uint8Array(1024);
+/** Span of one chunk of held output; only the first chunk starts smaller (most messages are small). */
+const CHUNK_BITS = 16;
+const CHUNK = 1 << CHUNK_BITS;
+const FIRST_CHUNK = 1024;
+/** A nested value's result up to this size is copied out, so its chunk serves the next value. */
+const SMALL_RESULT = 16 * 1024;
+
+/**
+ * Held output, append-only, in chunks addressed by message output offset: bytes are copied in
+ * once and never moved (a flat buffer that doubles, or splices, copies them again and again).
+ */
+class HeldBytes {
+  private chunks: (Uint8Array | null)[] = [];
   length = 0;
 
   push(b: Uint8Array): void {
-    if (this.length + b.length > this.data.length) {
-      const grown = new Uint8Array(Math.max(this.data.length * 2, this.length + b.length));
-      grown.set(this.data.subarray(0, this.length));
-      this.data = grown;
+    let at = 0;
+    while (at < b.length) {
+      const k = this.length >>> CHUNK_BITS;
+      const off = this.length & (CHUNK - 1);
+      const n = Math.min(CHUNK - off, b.length - at);
+      let c = this.chunks[k];
+      if (!c || off + n > c.length) {
+        // Only chunk 0 grows (a copy of at most one chunk); later ones start full size.
+        const grown = new Uint8Array(k > 0 ? CHUNK : Math.min(CHUNK, Math.max(FIRST_CHUNK, 2 * (c?.length ?? 0), off + n)));
+        if (c) grown.set(c.subarray(0, off));
+        c = this.chunks[k] = grown;
+      }
+      c.set(n === b.length ? b : b.subarray(at, at + n), off);
+      this.length += n;
+      at += n;
     }
-    this.data.set(b, this.length);
-    this.length += b.length;
   }
 
-  splice(start: number, end: number, replacement: Uint8Array): void {
-    const tail = this.data.slice(end, this.length);
-    this.length = start;
-    this.push(replacement);
-    this.push(tail);
-  }
-
-  /** What is held, as a view valid until the next push; then empty. */
-  take(): Uint8Array {
-    const out = this.data.subarray(0, this.length);
-    this.length = 0;
+  /** Views of [start, end), chunk by chunk (valid until the next reset). */
+  range(start: number, end: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    while (start < end) {
+      const k = start >>> CHUNK_BITS;
+      const off = start & (CHUNK - 1);
+      const n = Math.min(CHUNK - off, end - start);
+      out.push(this.chunks[k]!.subarray(off, off + n));
+      start += n;
+    }
     return out;
   }
+
+  /** The bytes of [start, end) in one array (short spans: keys, ids). */
+  read(start: number, end: number): Uint8Array {
+    const parts = this.range(start, end);
+    return parts.length === 1 ? parts[0]! : concatBytes(parts);
+  }
+
+  /** Lets go of the chunks wholly inside [start, end): they will not be read again. */
+  drop(start: number, end: number): void {
+    for (let k = (start + CHUNK - 1) >>> CHUNK_BITS; (k + 1) * CHUNK <= end; k++) this.chunks[k] = null;
+  }
+
+  /** Empties it; keeps the first chunk for the next message unless `handedOut`. */
+  reset(handedOut = false): void {
+    this.length = 0;
+    if (handedOut) this.chunks = [];
+    else if (this.chunks.length > 1) this.chunks.length = 1;
+  }
+}
+
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 interface ObjectKeys {
@@ -54,22 +100,37 @@ interface ObjectKeys {
   changed: boolean;
 }
 
+/** A `data` value seen before its `type`: [start, end) in `held`, and what replaces it. */
+interface Deferral {
+  start: number;
+  end: number;
+  /** Its transformed bytes, once it turned out not to be image/audio data. */
+  replacement: Uint8Array[] | null;
+}
+
 export interface AssemblerOptions {
   /** Hold the whole message (decoding: a collision must drop it whole). */
   readonly holdAll: boolean;
-  /** Transforms a deferred `data` value that turned out not to be image/audio data. */
-  readonly transformValue: (json: Uint8Array) => Uint8Array;
+  /**
+   * Transforms a deferred `data` value that turned out not to be image/audio data, given as
+   * pieces that it may let go of (set to undefined) once fed; returns the pieces of the result.
+   */
+  readonly transformValue: (pieces: (Uint8Array | undefined)[]) => Uint8Array[];
   /** Gets the output, as views valid only during the call: copy what you keep. */
   readonly emit: (bytes: Uint8Array) => void;
 }
 
+// Offsets in `held` are message output offsets less `base`, as the core wrote them: a deferred
+// value that gets transformed is not spliced in (moving everything after it, and every key
+// offset), but recorded as a replacement that goes out in its place.
 export class MessageAssembler {
-  private readonly held = new Bytes();
+  private readonly held = new HeldBytes();
   private holding = false;
-  private base = 0; // message offset of held[0], before splices
-  private shift = 0; // bytes added to held by splices so far
+  private base = 0; // message offset of held[0]
   private outTotal = 0; // message output offset of the next output byte
-  private readonly deferrals: { start: number; end: number }[] = [];
+  /** Deferrals since held[0], in order; `open` holds the indexes of those not yet resolved. */
+  private deferrals: Deferral[] = [];
+  private readonly open: number[] = [];
   private readonly objects: ObjectKeys[] = [];
   private collision: [number, number] | null = null;
   // Ids of the message objects (one, or one per batch element) as [start, end) in `held`
@@ -84,21 +145,21 @@ export class MessageAssembler {
   begin(): void {
     this.holding = this.o.holdAll;
     this.base = 0;
-    this.shift = 0;
     this.outTotal = 0;
     // (Setting an array's length is slow in V8 even when it changes nothing: only when needed.)
-    if (this.deferrals.length) this.deferrals.length = 0;
+    if (this.deferrals.length) this.deferrals = [];
+    if (this.open.length) this.open.length = 0;
     if (this.objects.length) this.objects.length = 0;
     this.collision = null;
     this.elementId = [-1, -1];
     if (this.ids.length) this.ids = []; // (cheaper than a length reset, with one id per message)
     this.collisionInElement = false;
     this.collisionElement = -1;
-    this.held.length = 0;
+    this.held.reset();
   }
 
   private index(offset: number): number {
-    return offset - this.base + this.shift;
+    return offset - this.base;
   }
 
   readonly sink: StepSink = (output, events, count) => {
@@ -118,41 +179,36 @@ export class MessageAssembler {
       if (cursor > 0) this.o.emit(before);
       this.holding = true;
       this.base = events[defer + 1]!;
-      this.shift = 0;
     } else this.held.push(output); // (copied before any event can grow WASM memory)
     for (let i = 0; i < count * 3; i += 3) this.event(events[i]!, events[i + 1]!, events[i + 2]!);
-    if (this.deferrals.length === 0 && !this.o.holdAll) {
+    if (this.open.length === 0 && !this.o.holdAll) {
       this.holding = false;
-      if (this.held.length) this.o.emit(this.held.take());
+      this.release(this.o.emit);
     }
   };
 
   private event(kind: number, a: number, b: number): void {
     switch (kind) {
       case EV_DEFER_START:
-        this.deferrals.push({ start: this.index(a), end: -1 });
+        this.open.push(this.deferrals.length);
+        this.deferrals.push({ start: this.index(a), end: -1, replacement: null });
         break;
       case EV_DEFER_END:
-        this.deferrals[this.deferrals.length - 1]!.end = this.index(a);
+        this.deferrals[this.open[this.open.length - 1]!]!.end = this.index(a);
         break;
       case EV_RESOLVE: {
-        const d = this.deferrals.pop()!;
+        const d = this.deferrals[this.open.pop()!]!;
         if (a === 0) {
-          const before = this.held.data.slice(d.start, d.end);
-          let after: Uint8Array;
+          // Not media: transform the value once. Its held bytes are read no more (keys and ids
+          // never lie inside it), so they are let go of as the transform goes.
+          const pieces: (Uint8Array | undefined)[] = this.held.range(d.start, d.end);
+          this.held.drop(d.start, d.end);
           try {
-            after = this.o.transformValue(before);
+            d.replacement = this.o.transformValue(pieces);
           } catch (e) {
             if (!(e instanceof PayloadKeyCollisionError)) throw e;
             this.noteCollision(e.keyIndexes as [number, number]); // the message goes as a whole
-            break;
           }
-          this.held.splice(d.start, d.end, after);
-          const delta = after.length - before.length;
-          this.shift += delta;
-          // Keys already seen after the value (in objects still open) moved with it. (Ids never
-          // do: a message's id lies wholly before or after its payload.)
-          for (const o of this.objects) for (let k = 0; k < o.keys.length; k++) if (o.keys[k]! >= d.end) o.keys[k]! += delta;
         }
         break;
       }
@@ -169,7 +225,7 @@ export class MessageAssembler {
       case EV_OBJ_CLOSE: {
         const top = this.objects.pop()!;
         if (top.changed) {
-          const found = findCollision(this.held.data, top.keys);
+          const found = findCollision(this.held, top.keys);
           if (found) this.noteCollision(found);
         }
         break;
@@ -187,6 +243,20 @@ export class MessageAssembler {
     }
   }
 
+  /** Gives what is held to `out`, piece by piece, each transformed value in its place; then empties it. */
+  private release(out: (bytes: Uint8Array) => void): void {
+    let at = 0;
+    for (const d of this.deferrals) {
+      if (!d.replacement) continue;
+      for (const p of this.held.range(at, d.start)) out(p);
+      for (const p of d.replacement) out(p);
+      at = d.end;
+    }
+    for (const p of this.held.range(at, this.held.length)) out(p);
+    if (this.deferrals.length) this.deferrals = [];
+    this.held.reset();
+  }
+
   private noteCollision(keys: [number, number]): void {
     this.collision ??= keys;
     this.collisionInElement = true;
@@ -197,31 +267,49 @@ export class MessageAssembler {
     const [start, end] = [this.ids[2 * k]!, this.ids[2 * k + 1]!];
     if (start < 0) return undefined;
     try {
-      return JSON.parse(utf8.decode(this.held.data.subarray(start, end)));
+      return JSON.parse(utf8.decode(this.held.read(start, end)));
     } catch {
       return undefined;
     }
   }
 
+  private check(messageNumber: number): void {
+    if (!this.collision) return;
+    const ids = Array.from({ length: this.ids.length / 2 }, (_, k) => this.idAt(k));
+    const batchIds = ids.length > 1 ? ids.filter((id) => id !== undefined) : undefined;
+    const id = this.collisionElement >= 0 ? ids[this.collisionElement] : undefined;
+    const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id, batchIds });
+    this.held.reset();
+    this.deferrals = [];
+    throw error;
+  }
+
   /** The message is complete: throws on a collision, else emits what is held. */
   end(messageNumber: number): void {
-    if (this.collision) {
-      const ids = Array.from({ length: this.ids.length / 2 }, (_, k) => this.idAt(k));
-      const batchIds = ids.length > 1 ? ids.filter((id) => id !== undefined) : undefined;
-      const id = this.collisionElement >= 0 ? ids[this.collisionElement] : undefined;
-      const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id, batchIds });
-      this.held.length = 0;
-      throw error;
-    }
-    if (this.held.length) this.o.emit(this.held.take());
+    this.check(messageNumber);
+    this.release(this.o.emit);
+  }
+
+  /**
+   * Like `end`, but returns what is held as pieces instead of emitting copies of them (for a
+   * nested value's result). A large result hands its chunks over; a small one is copied once.
+   */
+  endPieces(messageNumber: number): Uint8Array[] {
+    this.check(messageNumber);
+    const pieces: Uint8Array[] = [];
+    let size = 0;
+    this.release((p) => void ((size += p.length), pieces.push(p)));
+    if (size <= SMALL_RESULT) return pieces.length > 1 ? [concatBytes(pieces)] : pieces.map((p) => p.slice());
+    this.held.reset(true); // (its chunks are the result's now)
+    return pieces;
   }
 }
 
 /** Positions of the first two keys (JSON texts at [start, end) pairs) that decode to the same string, or null. */
-function findCollision(data: Uint8Array, keys: readonly number[]): [number, number] | null {
+function findCollision(held: HeldBytes, keys: readonly number[]): [number, number] | null {
   const seen = new Map<string, number>();
   for (let i = 0; i < keys.length / 2; i++) {
-    const text = JSON.parse(`"${utf8.decode(data.subarray(keys[2 * i], keys[2 * i + 1]))}"`) as string;
+    const text = JSON.parse(`"${utf8.decode(held.read(keys[2 * i]!, keys[2 * i + 1]!))}"`) as string;
     const first = seen.get(text);
     if (first !== undefined) return [first, i];
     seen.set(text, i);

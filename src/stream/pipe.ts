@@ -14,6 +14,7 @@ export interface PipeOptions {
 export class MessagePipe {
   private readonly transducer: Transducer;
   private readonly assembler: MessageAssembler;
+  private readonly values: ValueTransformer;
   /** Number of the current (or last) message, from 1. */
   messageNumber = 0;
   /** Bytes of the current message fed so far. */
@@ -26,7 +27,8 @@ export class MessagePipe {
     emit: (bytes: Uint8Array) => void,
   ) {
     this.transducer = new Transducer(job);
-    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit, transformValue: (json) => transformValue(job, json, 1, this.messageNumber) });
+    this.values = new ValueTransformer(job, () => this.messageNumber);
+    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit, transformValue: (pieces) => this.values.transform(pieces, 1) });
   }
 
   private start(): void {
@@ -69,6 +71,7 @@ export class MessagePipe {
 
   release(): void {
     this.transducer.release();
+    this.values.release();
   }
 }
 
@@ -76,27 +79,45 @@ export class MessagePipe {
 const MAX_DEFERRED_NESTING = 32;
 
 /**
- * Transforms a bare JSON value: a deferred `data` value that turned out not to be image/audio
- * data. Such values nested in each other are transformed level by level, so their nesting is
- * bounded.
+ * Transforms bare JSON values, given as pieces (each let go of once fed): deferred `data`
+ * values that turned out not to be image/audio data. Such values nested in each other are
+ * transformed level by level, so their nesting is bounded. A transducer and an assembler per
+ * level are kept for the next value (a message may hold many small deferred values).
  */
-function transformValue(job: TransducerJob, json: Uint8Array, level: number, messageNumber: number): Uint8Array {
-  if (level > MAX_DEFERRED_NESTING) {
-    throw new PayloadStreamError(`"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`, messageNumber, 0);
-  }
-  const t = new Transducer(job, true);
-  const parts: Uint8Array[] = [];
-  const a = new MessageAssembler({ holdAll: true, emit: (b) => parts.push(b.slice()), transformValue: (inner) => transformValue(job, inner, level + 1, messageNumber) });
-  try {
+class ValueTransformer {
+  private readonly levels: { t: Transducer; a: MessageAssembler }[] = [];
+
+  constructor(
+    private readonly job: TransducerJob,
+    private readonly messageNumber: () => number,
+  ) {}
+
+  transform(pieces: (Uint8Array | undefined)[], level: number): Uint8Array[] {
+    const messageNumber = this.messageNumber();
+    if (level > MAX_DEFERRED_NESTING) {
+      throw new PayloadStreamError(`"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`, messageNumber, 0);
+    }
+    const { t, a } = (this.levels[level - 1] ??= {
+      t: new Transducer(this.job, true),
+      a: new MessageAssembler({ holdAll: true, emit: () => {}, transformValue: (inner) => this.transform(inner, level + 1) }),
+    });
     t.begin();
     a.begin();
-    t.write(json, a.sink, messageNumber, 0);
-    t.finish(a.sink, messageNumber, json.length);
-    a.end(messageNumber);
-  } finally {
-    t.release();
+    let offset = 0;
+    for (let i = 0; i < pieces.length; i++) {
+      const p = pieces[i]!;
+      pieces[i] = undefined;
+      t.write(p, a.sink, messageNumber, offset);
+      offset += p.length;
+    }
+    t.finish(a.sink, messageNumber, offset);
+    return a.endPieces(messageNumber);
   }
-  return concat(parts);
+
+  release(): void {
+    for (const { t } of this.levels) t.release();
+    this.levels.length = 0;
+  }
 }
 
 export function concat(parts: readonly Uint8Array[]): Uint8Array {
