@@ -22,14 +22,14 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 const CHUNK_BITS = 16;
 const CHUNK = 1 << CHUNK_BITS;
 const FIRST_CHUNK = 1024;
-/** A nested value's result up to this size is copied out, so its chunk serves the next value. */
+/** A transformed value up to this size is copied next to its parent's; a larger one hands its chunks over. */
 const SMALL_RESULT = 16 * 1024;
 
 /**
- * Held output, append-only, in chunks addressed by message output offset: bytes are copied in
- * once and never moved (a flat buffer that doubles, or splices, copies them again and again).
+ * Bytes held, append-only, in chunks addressed by offset: copied in once and never moved (a
+ * flat buffer that doubles, or splices, copies them again and again).
  */
-class HeldBytes {
+export class HeldBytes {
   private chunks: (Uint8Array | null)[] = [];
   length = 0;
 
@@ -52,23 +52,35 @@ class HeldBytes {
     }
   }
 
-  /** Views of [start, end), chunk by chunk (valid until the next reset). */
-  range(start: number, end: number): Uint8Array[] {
-    const out: Uint8Array[] = [];
+  /** Calls `f` with views of [start, end), chunk by chunk. */
+  forEach(start: number, end: number, f: (bytes: Uint8Array) => void): void {
     while (start < end) {
       const k = start >>> CHUNK_BITS;
       const off = start & (CHUNK - 1);
       const n = Math.min(CHUNK - off, end - start);
-      out.push(this.chunks[k]!.subarray(off, off + n));
+      f(this.chunks[k]!.subarray(off, off + n));
       start += n;
     }
+  }
+
+  /** Views of [start, end), chunk by chunk. */
+  range(start: number, end: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    this.forEach(start, end, (v) => void out.push(v));
     return out;
   }
 
   /** The bytes of [start, end) in one array (short spans: keys, ids). */
   read(start: number, end: number): Uint8Array {
-    const parts = this.range(start, end);
-    return parts.length === 1 ? parts[0]! : concatBytes(parts);
+    const k = start >>> CHUNK_BITS;
+    if (k === (end - 1) >>> CHUNK_BITS && end > start) return this.chunks[k]!.subarray(start & (CHUNK - 1), (start & (CHUNK - 1)) + end - start);
+    const out = new Uint8Array(Math.max(0, end - start));
+    let at = 0;
+    this.forEach(start, end, (v) => {
+      out.set(v, at);
+      at += v.length;
+    });
+    return out;
   }
 
   /** Lets go of the chunks wholly inside [start, end): they will not be read again. */
@@ -76,22 +88,12 @@ class HeldBytes {
     for (let k = (start + CHUNK - 1) >>> CHUNK_BITS; (k + 1) * CHUNK <= end; k++) this.chunks[k] = null;
   }
 
-  /** Empties it; keeps the first chunk for the next message unless `handedOut`. */
+  /** Empties it; keeps the first chunk for reuse unless its chunks were handed out. */
   reset(handedOut = false): void {
     this.length = 0;
     if (handedOut) this.chunks = [];
     else if (this.chunks.length > 1) this.chunks.length = 1;
   }
-}
-
-function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 interface ObjectKeys {
@@ -100,36 +102,43 @@ interface ObjectKeys {
   changed: boolean;
 }
 
-/** A `data` value seen before its `type`: [start, end) in `held`, and what replaces it. */
-interface Deferral {
-  start: number;
-  end: number;
-  /** Its transformed bytes, once it turned out not to be image/audio data. */
-  replacement: Uint8Array[] | null;
-}
-
 export interface AssemblerOptions {
   /** Hold the whole message (decoding: a collision must drop it whole). */
   readonly holdAll: boolean;
   /**
    * Transforms a deferred `data` value that turned out not to be image/audio data, given as
-   * pieces that it may let go of (set to undefined) once fed; returns the pieces of the result.
+   * pieces that it lets go of (sets to undefined) once fed. A small result is appended to
+   * `into` (and null returned); a large one is returned as pieces.
    */
-  readonly transformValue: (pieces: (Uint8Array | undefined)[]) => Uint8Array[];
+  readonly transformValue: (pieces: (Uint8Array | undefined)[], into: HeldBytes) => Uint8Array[] | null;
   /** Gets the output, as views valid only during the call: copy what you keep. */
   readonly emit: (bytes: Uint8Array) => void;
 }
 
-// Offsets in `held` are message output offsets less `base`, as the core wrote them: a deferred
-// value that gets transformed is not spliced in (moving everything after it, and every key
-// offset), but recorded as a replacement that goes out in its place.
+const KEPT = -1; // a deferred value that goes out as it is
+
+// Offsets in `held` are message output offsets less `base`, as the core wrote them. A deferred
+// value that gets transformed is not spliced in (that moved everything after it, and every key
+// offset), but recorded as a replacement that goes out in its place. Deferrals live in flat
+// number arrays: a message may hold many thousands.
 export class MessageAssembler {
   private readonly held = new HeldBytes();
+  /** Transformed deferred values, back to back. */
+  private readonly replaced = new HeldBytes();
+  /** Large transformed values, as pieces. */
+  private large: Uint8Array[][] = [];
   private holding = false;
   private base = 0; // message offset of held[0]
   private outTotal = 0; // message output offset of the next output byte
-  /** Deferrals since held[0], in order; `open` holds the indexes of those not yet resolved. */
-  private deferrals: Deferral[] = [];
+  /** Bytes the replacements add to what is held (negative: they are shorter). */
+  private delta = 0;
+  // Deferrals since held[0], in order: [start, end) in `held`, and the replacement:
+  // [replStart, replEnd) in `replaced`, KEPT, or -2 - i for large[i].
+  private dStart: number[] = [];
+  private dEnd: number[] = [];
+  private dRepl: number[] = [];
+  private dReplEnd: number[] = [];
+  /** Indexes of the deferrals not yet resolved (innermost last). */
   private readonly open: number[] = [];
   private readonly objects: ObjectKeys[] = [];
   private collision: [number, number] | null = null;
@@ -147,7 +156,7 @@ export class MessageAssembler {
     this.base = 0;
     this.outTotal = 0;
     // (Setting an array's length is slow in V8 even when it changes nothing: only when needed.)
-    if (this.deferrals.length) this.deferrals = [];
+    if (this.dStart.length) this.clearDeferrals();
     if (this.open.length) this.open.length = 0;
     if (this.objects.length) this.objects.length = 0;
     this.collision = null;
@@ -156,6 +165,16 @@ export class MessageAssembler {
     this.collisionInElement = false;
     this.collisionElement = -1;
     this.held.reset();
+  }
+
+  private clearDeferrals(): void {
+    this.dStart = [];
+    this.dEnd = [];
+    this.dRepl = [];
+    this.dReplEnd = [];
+    this.replaced.reset();
+    if (this.large.length) this.large = [];
+    this.delta = 0;
   }
 
   private index(offset: number): number {
@@ -190,26 +209,18 @@ export class MessageAssembler {
   private event(kind: number, a: number, b: number): void {
     switch (kind) {
       case EV_DEFER_START:
-        this.open.push(this.deferrals.length);
-        this.deferrals.push({ start: this.index(a), end: -1, replacement: null });
+        this.open.push(this.dStart.length);
+        this.dStart.push(this.index(a));
+        this.dEnd.push(-1);
+        this.dRepl.push(KEPT);
+        this.dReplEnd.push(KEPT);
         break;
       case EV_DEFER_END:
-        this.deferrals[this.open[this.open.length - 1]!]!.end = this.index(a);
+        this.dEnd[this.open[this.open.length - 1]!] = this.index(a);
         break;
       case EV_RESOLVE: {
-        const d = this.deferrals[this.open.pop()!]!;
-        if (a === 0) {
-          // Not media: transform the value once. Its held bytes are read no more (keys and ids
-          // never lie inside it), so they are let go of as the transform goes.
-          const pieces: (Uint8Array | undefined)[] = this.held.range(d.start, d.end);
-          this.held.drop(d.start, d.end);
-          try {
-            d.replacement = this.o.transformValue(pieces);
-          } catch (e) {
-            if (!(e instanceof PayloadKeyCollisionError)) throw e;
-            this.noteCollision(e.keyIndexes as [number, number]); // the message goes as a whole
-          }
-        }
+        const d = this.open.pop()!;
+        if (a === 0) this.transform(d);
         break;
       }
       case EV_OBJ_OPEN:
@@ -243,18 +254,51 @@ export class MessageAssembler {
     }
   }
 
+  /**
+   * Deferral d is not media: transform its value, once. Its held bytes are read no more (keys
+   * and ids never lie inside it), so they are let go of as the transform goes.
+   */
+  private transform(d: number): void {
+    const start = this.dStart[d]!;
+    const end = this.dEnd[d]!;
+    const pieces: (Uint8Array | undefined)[] = this.held.range(start, end);
+    this.held.drop(start, end);
+    const at = this.replaced.length;
+    let large: Uint8Array[] | null;
+    try {
+      large = this.o.transformValue(pieces, this.replaced);
+    } catch (e) {
+      if (!(e instanceof PayloadKeyCollisionError)) throw e;
+      this.noteCollision(e.keyIndexes as [number, number]); // the message goes as a whole
+      return;
+    }
+    let size: number;
+    if (large) {
+      this.dRepl[d] = -2 - this.large.length;
+      this.large.push(large);
+      size = large.reduce((n, p) => n + p.length, 0);
+    } else {
+      this.dRepl[d] = at;
+      this.dReplEnd[d] = this.replaced.length;
+      size = this.replaced.length - at;
+    }
+    this.delta += size - (end - start);
+  }
+
   /** Gives what is held to `out`, piece by piece, each transformed value in its place; then empties it. */
   private release(out: (bytes: Uint8Array) => void): void {
     let at = 0;
-    for (const d of this.deferrals) {
-      if (!d.replacement) continue;
-      for (const p of this.held.range(at, d.start)) out(p);
-      for (const p of d.replacement) out(p);
-      at = d.end;
+    for (let d = 0; d < this.dStart.length; d++) {
+      const r = this.dRepl[d]!;
+      if (r === KEPT) continue;
+      this.held.forEach(at, this.dStart[d]!, out);
+      if (r >= 0) this.replaced.forEach(r, this.dReplEnd[d]!, out);
+      else for (const p of this.large[-2 - r]!) out(p);
+      at = this.dEnd[d]!;
     }
-    for (const p of this.held.range(at, this.held.length)) out(p);
-    if (this.deferrals.length) this.deferrals = [];
+    this.held.forEach(at, this.held.length, out);
     this.held.reset();
+    if (this.dStart.length) this.clearDeferrals();
   }
 
   private noteCollision(keys: [number, number]): void {
@@ -280,7 +324,7 @@ export class MessageAssembler {
     const id = this.collisionElement >= 0 ? ids[this.collisionElement] : undefined;
     const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id, batchIds });
     this.held.reset();
-    this.deferrals = [];
+    this.clearDeferrals();
     throw error;
   }
 
@@ -291,16 +335,19 @@ export class MessageAssembler {
   }
 
   /**
-   * Like `end`, but returns what is held as pieces instead of emitting copies of them (for a
-   * nested value's result). A large result hands its chunks over; a small one is copied once.
+   * Like `end`, for a nested value's result: a small one is appended to `into` (returns null),
+   * a large one returned as pieces, handing its chunks over.
    */
-  endPieces(messageNumber: number): Uint8Array[] {
+  endInto(messageNumber: number, into: HeldBytes): Uint8Array[] | null {
     this.check(messageNumber);
+    if (this.held.length + this.delta <= SMALL_RESULT) {
+      this.release((p) => into.push(p));
+      return null;
+    }
     const pieces: Uint8Array[] = [];
-    let size = 0;
-    this.release((p) => void ((size += p.length), pieces.push(p)));
-    if (size <= SMALL_RESULT) return pieces.length > 1 ? [concatBytes(pieces)] : pieces.map((p) => p.slice());
-    this.held.reset(true); // (its chunks are the result's now)
+    this.release((p) => void pieces.push(p));
+    this.held.reset(true);
+    this.replaced.reset(true);
     return pieces;
   }
 }

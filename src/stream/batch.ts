@@ -28,15 +28,19 @@ export class OutputBatch {
     if (!this.buf) this.buf = new Uint8Array(Math.min(MAX_BATCH, Math.max(Math.ceil(inputBytes * this.ratio) + 1024, FIRST_CAPACITY)));
   }
 
-  /** Copies `bytes` in (it need not outlive the call); what passes the bound goes out in bounded chunks. */
+  /**
+   * Copies `bytes` in (it need not outlive the call); what passes the bound goes out in bounded
+   * chunks, once all of `bytes` is copied (a consumer may grow WASM memory, detaching it).
+   */
   readonly add = (bytes: Uint8Array): void => {
+    let full: Uint8Array[] | null = null;
     let at = 0;
     while (at < bytes.length) {
       const n = Math.min(bytes.length - at, MAX_BATCH - this.size);
       const need = this.size + n;
       if (!this.buf || need > this.buf.length) {
         // After a full chunk more is likely to follow: start the next one full size.
-        const grown = new Uint8Array(Math.max(need, this.spilled ? MAX_BATCH : Math.min(MAX_BATCH, this.buf ? this.buf.length * 2 : FIRST_CAPACITY)));
+        const grown = new Uint8Array(Math.max(need, full || this.spilled ? MAX_BATCH : Math.min(MAX_BATCH, this.buf ? this.buf.length * 2 : FIRST_CAPACITY)));
         if (this.buf) grown.set(this.buf.subarray(0, this.size));
         this.buf = grown;
       }
@@ -44,10 +48,20 @@ export class OutputBatch {
       this.size = need;
       at += n;
       if (this.size >= MAX_BATCH) {
-        this.flush();
-        this.spilled = true;
+        (full ??= []).push(this.buf);
+        this.buf = null;
+        this.size = 0;
       }
     }
+    if (!full) return;
+    const [rest, restSize] = [this.buf, this.size];
+    for (const chunk of full) {
+      this.buf = chunk;
+      this.size = chunk.length;
+      this.flush();
+    }
+    [this.buf, this.size] = [rest, restSize];
+    this.spilled = true;
   };
 
   /** Emits what has gathered, as one chunk with a buffer of its own. */

@@ -2,7 +2,7 @@
 // byte offsets and the size limit. The framings (ndjson.ts, content-length.ts, sse.ts) decide
 // where messages begin and end; this decides what their bytes become.
 import { PayloadKeyCollisionError } from '../errors.js';
-import { MessageAssembler } from './assembler.js';
+import { MessageAssembler, type HeldBytes } from './assembler.js';
 import { PayloadStreamError, Transducer, type TransducerJob } from './transducer.js';
 
 export interface PipeOptions {
@@ -28,7 +28,7 @@ export class MessagePipe {
   ) {
     this.transducer = new Transducer(job);
     this.values = new ValueTransformer(job, () => this.messageNumber);
-    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit, transformValue: (pieces) => this.values.transform(pieces, 1) });
+    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit, transformValue: (pieces, into) => this.values.transform(pieces, into, 1) });
   }
 
   private start(): void {
@@ -82,7 +82,8 @@ const MAX_DEFERRED_NESTING = 32;
  * Transforms bare JSON values, given as pieces (each let go of once fed): deferred `data`
  * values that turned out not to be image/audio data. Such values nested in each other are
  * transformed level by level, so their nesting is bounded. A transducer and an assembler per
- * level are kept for the next value (a message may hold many small deferred values).
+ * level are kept for the next value (a message may hold many small deferred values). A small
+ * result is appended to `into`; a large one is returned as pieces.
  */
 class ValueTransformer {
   private readonly levels: { t: Transducer; a: MessageAssembler }[] = [];
@@ -92,14 +93,14 @@ class ValueTransformer {
     private readonly messageNumber: () => number,
   ) {}
 
-  transform(pieces: (Uint8Array | undefined)[], level: number): Uint8Array[] {
+  transform(pieces: (Uint8Array | undefined)[], into: HeldBytes, level: number): Uint8Array[] | null {
     const messageNumber = this.messageNumber();
     if (level > MAX_DEFERRED_NESTING) {
       throw new PayloadStreamError(`"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`, messageNumber, 0);
     }
     const { t, a } = (this.levels[level - 1] ??= {
       t: new Transducer(this.job, true),
-      a: new MessageAssembler({ holdAll: true, emit: () => {}, transformValue: (inner) => this.transform(inner, level + 1) }),
+      a: new MessageAssembler({ holdAll: true, emit: () => {}, transformValue: (inner, innerInto) => this.transform(inner, innerInto, level + 1) }),
     });
     t.begin();
     a.begin();
@@ -111,7 +112,7 @@ class ValueTransformer {
       offset += p.length;
     }
     t.finish(a.sink, messageNumber, offset);
-    return a.endPieces(messageNumber);
+    return a.endInto(messageNumber, into);
   }
 
   release(): void {

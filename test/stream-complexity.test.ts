@@ -1,0 +1,99 @@
+// Inputs a server or a client can send that once cost more than linear time: `data` values
+// before their `type` nested as siblings, long undecided token candidates, many keys before
+// many deferred values. Each is timed at n and 4n bytes (the least of a few runs, so noise only
+// makes a run slower), and 4x the input must cost well under 16x (quadratic) the time. And the
+// scheme that made them linear keeps the meaning: stream output equals the object API.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
+import { createByteTransformer, createDecodeStream, createEncodeStream } from '../src/stream/index.ts';
+import { fragmentString, runs } from './arbitraries.ts';
+import { bytes, run, split, text } from './stream-helpers.ts';
+
+const codec = createCodec();
+const enc = new TextEncoder();
+
+function millis(mode: 'encode' | 'decode', input: Uint8Array, chunk: number): number {
+  const t0 = performance.now();
+  const t = createByteTransformer(mode, {}, () => {});
+  for (let i = 0; i < input.length; i += chunk) t.push(input.subarray(i, i + chunk));
+  t.close();
+  return performance.now() - t0;
+}
+
+/** Time of 4n bytes over time of n bytes, each the least of a few runs. */
+function growth(mode: 'encode' | 'decode', make: (n: number) => string, n: number, chunk = 64 * 1024): number {
+  const small = enc.encode(make(n));
+  const big = enc.encode(make(4 * n));
+  millis(mode, small, chunk); // (compile, pools)
+  let a = Infinity;
+  for (let r = 0; r < 3; r++) a = Math.min(a, millis(mode, small, chunk));
+  let b = Infinity;
+  for (let r = 0; r < 3 && b > BOUND * a; r++) b = Math.min(b, millis(mode, big, chunk)); // (stop once it is clear)
+  return b / a;
+}
+
+const BOUND = 8;
+
+/** `{"data":"…","a":{"data":"…","a":…,"type":"t"},"type":"t"}`: every level pending until the end. */
+const siblings = (n: number) => {
+  const d = Math.floor(n / 72);
+  return '{"result":' + '{"data":"x Qwen xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx","a":'.repeat(d) + '1' + ',"type":"t"}'.repeat(d) + '}\n';
+};
+/** An object with many keys, then as many objects whose `data` precedes their `type`. */
+const keysThenDeferrals = (n: number) => {
+  const k = Math.floor(n / 40);
+  const keys = Array.from({ length: k }, (_, i) => `"k${i}":1,`).join('');
+  const values = Array.from({ length: k }, (_, i) => `"o${i}":{"data":"x","type":"t"},`).join('');
+  return `{"params":{${keys}${values}"z":1}}\n`;
+};
+
+describe('linear time on hostile input', () => {
+  it('data values before their type, nested as siblings, encoding', () => {
+    expect(growth('encode', siblings, 256 * 1024)).toBeLessThan(BOUND);
+  });
+
+  it('data values before their type, nested as siblings, decoding', () => {
+    expect(growth('decode', siblings, 256 * 1024)).toBeLessThan(BOUND);
+  });
+
+  it('many keys, then many data values before their type, decoding', () => {
+    expect(growth('decode', keysThenDeferrals, 256 * 1024)).toBeLessThan(BOUND);
+  });
+});
+
+// Objects whose `data` comes before its `type`, nested every way: inside `data`, beside it,
+// image or not, with keys that collide once decoded.
+const word = fc.oneof(fragmentString(4), fc.constantFrom('qwen', 'Qwen', '__mcp_ref_7177656e__', 'x'));
+const nested = fc.letrec((tie) => ({
+  v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, word, fc.integer(), tie('obj'), fc.array(tie('v'), { maxLength: 2 })),
+  obj: fc
+    .tuple(tie('v'), fc.constantFrom('image', 'audio', 'text', null), fc.dictionary(word, tie('v'), { maxKeys: 2 }), fc.boolean())
+    .map(([data, type, rest, typeFirst]) => {
+      const t = type === null ? {} : { type };
+      return typeFirst ? { ...t, ...rest, data } : { data, ...rest, ...t };
+    }),
+})).v;
+
+describe('deferred values keep their meaning', () => {
+  it('encoding equals encodeMessage, decoding equals decodeMessage (or its collision), however split', async () => {
+    await fc.assert(
+      fc.asyncProperty(nested, fc.array(fc.nat(400), { maxLength: 5 }), async (value, cuts) => {
+        const m = { jsonrpc: '2.0', id: 3, result: value };
+        const line = bytes(JSON.stringify(m) + '\n');
+        const encoded = await run(createEncodeStream(), split(line, cuts));
+        expect(JSON.parse(text(encoded))).toEqual(codec.encodeMessage(m));
+        let expected: unknown;
+        try {
+          expected = codec.decodeMessage(m);
+        } catch (e) {
+          expected = e;
+        }
+        const decoded = await run(createDecodeStream(), split(line, cuts)).then((o) => JSON.parse(text(o)), (e: unknown) => e);
+        if (expected instanceof PayloadKeyCollisionError) expect(decoded).toMatchObject({ name: 'PayloadKeyCollisionError', messageNumber: 1, id: 3 });
+        else expect(decoded).toEqual(expected);
+      }),
+      runs(300),
+    );
+  });
+});
