@@ -96,10 +96,25 @@ export class HeldBytes {
   }
 }
 
-interface ObjectKeys {
-  /** [start, end) of each key's text in `held`, kept as offsets: most objects never need them. */
-  keys: number[];
-  changed: boolean;
+/** A growable list of numbers in one typed array: no objects for the collector to trace. */
+class NumList {
+  a = new Float64Array(16);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.a.length) {
+      const grown = new Float64Array(this.a.length * 2);
+      grown.set(this.a);
+      this.a = grown;
+    }
+    this.a[this.length++] = v;
+  }
+
+  /** Empties it, giving back a large array. */
+  clear(): void {
+    this.length = 0;
+    if (this.a.length > 1024) this.a = new Float64Array(16);
+  }
 }
 
 export interface AssemblerOptions {
@@ -132,15 +147,17 @@ export class MessageAssembler {
   private outTotal = 0; // message output offset of the next output byte
   /** Bytes the replacements add to what is held (negative: they are shorter). */
   private delta = 0;
-  // Deferrals since held[0], in order: [start, end) in `held`, and the replacement:
-  // [replStart, replEnd) in `replaced`, KEPT, or -2 - i for large[i].
-  private dStart: number[] = [];
-  private dEnd: number[] = [];
-  private dRepl: number[] = [];
-  private dReplEnd: number[] = [];
+  // Deferrals since held[0], in order, 4 numbers each: [start, end) in `held`, and the
+  // replacement: [replStart, replEnd) in `replaced`, KEPT, or -2 - i for large[i].
+  private readonly deferrals = new NumList();
   /** Indexes of the deferrals not yet resolved (innermost last). */
-  private readonly open: number[] = [];
-  private readonly objects: ObjectKeys[] = [];
+  private readonly open = new NumList();
+  // Payload objects open (decoding), innermost last: where its keys begin in `keys`, and
+  // whether decoding changed one. Keys are [start, end) in `held`, kept as offsets: most
+  // objects never need their text.
+  private readonly objectKeys = new NumList();
+  private readonly objectChanged = new NumList();
+  private readonly keys = new NumList();
   private collision: [number, number] | null = null;
   // Ids of the message objects (one, or one per batch element) as [start, end) in `held`
   // (-1 when absent), read only for a collision error; and which element collided.
@@ -156,9 +173,11 @@ export class MessageAssembler {
     this.base = 0;
     this.outTotal = 0;
     // (Setting an array's length is slow in V8 even when it changes nothing: only when needed.)
-    if (this.dStart.length) this.clearDeferrals();
-    if (this.open.length) this.open.length = 0;
-    if (this.objects.length) this.objects.length = 0;
+    if (this.deferrals.length) this.clearDeferrals();
+    this.open.clear();
+    this.objectKeys.clear();
+    this.objectChanged.clear();
+    this.keys.clear();
     this.collision = null;
     this.elementId = [-1, -1];
     if (this.ids.length) this.ids = []; // (cheaper than a length reset, with one id per message)
@@ -168,10 +187,7 @@ export class MessageAssembler {
   }
 
   private clearDeferrals(): void {
-    this.dStart = [];
-    this.dEnd = [];
-    this.dRepl = [];
-    this.dReplEnd = [];
+    this.deferrals.clear();
     this.replaced.reset();
     if (this.large.length) this.large = [];
     this.delta = 0;
@@ -208,37 +224,40 @@ export class MessageAssembler {
 
   private event(kind: number, a: number, b: number): void {
     switch (kind) {
-      case EV_DEFER_START:
-        this.open.push(this.dStart.length);
-        this.dStart.push(this.index(a));
-        this.dEnd.push(-1);
-        this.dRepl.push(KEPT);
-        this.dReplEnd.push(KEPT);
+      case EV_DEFER_START: {
+        const f = this.deferrals;
+        this.open.push(f.length);
+        f.push(this.index(a));
+        f.push(-1);
+        f.push(KEPT);
+        f.push(KEPT);
         break;
+      }
       case EV_DEFER_END:
-        this.dEnd[this.open[this.open.length - 1]!] = this.index(a);
+        this.deferrals.a[this.open.a[this.open.length - 1]! + 1] = this.index(a);
         break;
       case EV_RESOLVE: {
-        const d = this.open.pop()!;
+        const d = this.open.a[--this.open.length]!;
         if (a === 0) this.transform(d);
         break;
       }
       case EV_OBJ_OPEN:
-        this.objects.push({ keys: [], changed: false });
+        this.objectKeys.push(this.keys.length);
+        this.objectChanged.push(0);
         break;
       case EV_KEY:
-      case EV_KEY_CHANGED: {
-        const top = this.objects[this.objects.length - 1]!;
-        top.keys.push(this.index(a), this.index(b));
-        if (kind === EV_KEY_CHANGED) top.changed = true;
+      case EV_KEY_CHANGED:
+        this.keys.push(this.index(a));
+        this.keys.push(this.index(b));
+        if (kind === EV_KEY_CHANGED) this.objectChanged.a[this.objectChanged.length - 1] = 1;
         break;
-      }
       case EV_OBJ_CLOSE: {
-        const top = this.objects.pop()!;
-        if (top.changed) {
-          const found = findCollision(this.held, top.keys);
+        const from = this.objectKeys.a[--this.objectKeys.length]!;
+        if (this.objectChanged.a[--this.objectChanged.length]) {
+          const found = findCollision(this.held, this.keys.a.subarray(from, this.keys.length));
           if (found) this.noteCollision(found);
         }
+        this.keys.length = from;
         break;
       }
       case EV_ID:
@@ -259,8 +278,9 @@ export class MessageAssembler {
    * and ids never lie inside it), so they are let go of as the transform goes.
    */
   private transform(d: number): void {
-    const start = this.dStart[d]!;
-    const end = this.dEnd[d]!;
+    const f = this.deferrals.a;
+    const start = f[d]!;
+    const end = f[d + 1]!;
     const pieces: (Uint8Array | undefined)[] = this.held.range(start, end);
     this.held.drop(start, end);
     const at = this.replaced.length;
@@ -274,12 +294,12 @@ export class MessageAssembler {
     }
     let size: number;
     if (large) {
-      this.dRepl[d] = -2 - this.large.length;
+      f[d + 2] = -2 - this.large.length;
       this.large.push(large);
       size = large.reduce((n, p) => n + p.length, 0);
     } else {
-      this.dRepl[d] = at;
-      this.dReplEnd[d] = this.replaced.length;
+      f[d + 2] = at;
+      f[d + 3] = this.replaced.length;
       size = this.replaced.length - at;
     }
     this.delta += size - (end - start);
@@ -288,17 +308,18 @@ export class MessageAssembler {
   /** Gives what is held to `out`, piece by piece, each transformed value in its place; then empties it. */
   private release(out: (bytes: Uint8Array) => void): void {
     let at = 0;
-    for (let d = 0; d < this.dStart.length; d++) {
-      const r = this.dRepl[d]!;
+    const f = this.deferrals.a;
+    for (let d = 0; d < this.deferrals.length; d += 4) {
+      const r = f[d + 2]!;
       if (r === KEPT) continue;
-      this.held.forEach(at, this.dStart[d]!, out);
-      if (r >= 0) this.replaced.forEach(r, this.dReplEnd[d]!, out);
+      this.held.forEach(at, f[d]!, out);
+      if (r >= 0) this.replaced.forEach(r, f[d + 3]!, out);
       else for (const p of this.large[-2 - r]!) out(p);
-      at = this.dEnd[d]!;
+      at = f[d + 1]!;
     }
     this.held.forEach(at, this.held.length, out);
     this.held.reset();
-    if (this.dStart.length) this.clearDeferrals();
+    if (this.deferrals.length) this.clearDeferrals();
   }
 
   private noteCollision(keys: [number, number]): void {
@@ -353,7 +374,7 @@ export class MessageAssembler {
 }
 
 /** Positions of the first two keys (JSON texts at [start, end) pairs) that decode to the same string, or null. */
-function findCollision(held: HeldBytes, keys: readonly number[]): [number, number] | null {
+function findCollision(held: HeldBytes, keys: Float64Array): [number, number] | null {
   const seen = new Map<string, number>();
   for (let i = 0; i < keys.length / 2; i++) {
     const text = JSON.parse(`"${utf8.decode(held.read(keys[2 * i]!, keys[2 * i + 1]!))}"`) as string;
