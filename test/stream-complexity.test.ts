@@ -42,7 +42,8 @@ function growth(mode: 'encode' | 'decode', make: (n: number) => string, n: numbe
   return b / a;
 }
 
-const BOUND = 8;
+// Linear is 4x; quadratic 16x (the old code measured 13x to 21x here). The margin is for a busy host.
+const BOUND = 10;
 
 /** `{"data":"…","a":{"data":"…","a":…,"type":"t"},"type":"t"}`: every level pending until the end. */
 const siblings = (n: number) => {
@@ -59,11 +60,11 @@ const keysThenDeferrals = (n: number) => {
 
 describe('linear time on hostile input', () => {
   it('data values before their type, nested as siblings, encoding', () => {
-    expect(growth('encode', siblings, 256 * 1024)).toBeLessThan(BOUND);
+    expect(growth('encode', siblings, 512 * 1024)).toBeLessThan(BOUND);
   });
 
   it('data values before their type, nested as siblings, decoding', () => {
-    expect(growth('decode', siblings, 256 * 1024)).toBeLessThan(BOUND);
+    expect(growth('decode', siblings, 512 * 1024)).toBeLessThan(BOUND);
   });
 
   // A payload string that is one long token candidate, undecided until its end. Small chunks
@@ -75,7 +76,7 @@ describe('linear time on hostile input', () => {
   ];
   for (const [name, make] of candidates) {
     it(`a long token candidate ${name}, decoding in 1 KiB chunks`, () => {
-      expect(growth('decode', make, 256 * 1024, 1024)).toBeLessThan(BOUND);
+      expect(growth('decode', make, 1024 * 1024, 1024)).toBeLessThan(BOUND);
     });
   }
 

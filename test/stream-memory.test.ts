@@ -43,3 +43,21 @@ describe('held output goes out in bounded chunks', () => {
     });
   }
 });
+
+describe('held bytes across their 64 KiB chunks', () => {
+  it('finds colliding keys, ids and deferred values wherever the chunk boundaries fall', async () => {
+    const { createDecodeStream } = await import('../src/stream/index.ts');
+    const { run, bytes, text } = await import('./stream-helpers.ts');
+    const { createCodec } = await import('../src/index.ts');
+    const codec = createCodec();
+    for (let pad = 65_480; pad < 65_560; pad += 3) {
+      // The keys (and the id after them) straddle the boundary for some of these pads.
+      const bad = `{"jsonrpc":"2.0","params":{"p":"${'x'.repeat(pad)}","qwen":1,"__mcp_ref_7177656e__":2},"id":"r${pad}"}\n`;
+      const e = await run(createDecodeStream(), [bytes(bad)]).then(() => null, (x: unknown) => x);
+      expect(e).toMatchObject({ name: 'PayloadKeyCollisionError', id: `r${pad}` });
+      const good = `{"jsonrpc":"2.0","params":{"p":"${'x'.repeat(pad)}","o":{"data":"__mcp_ref_7177656e__ ${'y'.repeat(pad % 97)}","type":"text"},"__mcp_ref_7177656e__":2},"id":"r${pad}"}\n`;
+      const out = JSON.parse(text(await run(createDecodeStream(), [bytes(good)])));
+      expect(out).toEqual(codec.decodeMessage(JSON.parse(good)));
+    }
+  });
+});

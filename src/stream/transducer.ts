@@ -12,6 +12,9 @@ const J = {
   error: 112, rootPayload: 160,
 } as const;
 const STATE_SIZE = 192;
+// Descriptor fields (assembly/layout.ts D_PREFIX_LEN, D_SUFFIX_LEN).
+const D_PREFIX_LEN = 24;
+const D_SUFFIX_LEN = 36;
 const P_VALUE = 0;
 
 /** Most input bytes handed to the core per call. */
@@ -78,7 +81,19 @@ export class Transducer {
   private layout(window: number): void {
     const ratio = Math.max(3, this.job.expansion);
     const outCap = Math.ceil((SLICE + window) * ratio) + 4096;
-    const sizes = [STATE_SIZE, STACK_DEPTH, window, window, window * 8 + 64, window, SLICE * 36 + 64, outCap, SLICE];
+    // Records and decoded token bytes, sized for what the mode can find in a window: a match
+    // record (8 bytes) per byte when encoding; a token record (12 bytes) per shortest token,
+    // and half the window of decoded bytes, when decoding (the window may be grown for a long
+    // token candidate: the rest need not grow as much).
+    let recCap = window * 8 + 64;
+    let auxCap = 64;
+    if (this.job.mode === 'decode') {
+      const w = heap32();
+      const shortest = w[(this.job.desc.ptr + D_PREFIX_LEN) >> 2]! + w[(this.job.desc.ptr + D_SUFFIX_LEN) >> 2]! + 2;
+      recCap = 12 * Math.ceil(window / shortest) + 64;
+      auxCap = (window >> 1) + 64;
+    }
+    const sizes = [STATE_SIZE, STACK_DEPTH, window, window, recCap, auxCap, SLICE * 36 + 64, outCap, SLICE];
     const size = sizes.reduce((a, b) => a + ((b + 15) & ~15), 0);
     const block = acquireBlock(size);
     const at: number[] = [];
