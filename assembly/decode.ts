@@ -51,11 +51,21 @@ function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32):
 }
 
 /**
+ * Set by `decode` when a candidate's hex digits ran to the end of the input (not final): how
+ * many bytes, from the candidate's start, are its prefix and hex digits; else 0. Passed back
+ * as `known` once the candidate starts the input, so a long one is not scanned again and
+ * again as its bytes arrive.
+ */
+export let candidateKnown: i32 = 0;
+
+/**
  * Finds tokens in `len` bytes at `inp`. Returns how many input bytes are final; unless
  * `final`, a candidate token that reaches the end of the input is left for the next call.
+ * `known`: bytes at the start of the input already found to be a candidate's prefix and hex
+ * digits (see candidateKnown), or 0.
  * Room needed: 12 bytes per possible token at `out`, `len` bytes at `aux`.
  */
-export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32, aux: usize): i32 {
+export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32, aux: usize, known: i32 = 0): i32 {
   const pre = load<u32>(desc + D_PREFIX) as usize;
   const pl = <i32>load<u32>(desc + D_PREFIX_LEN);
   const suf = load<u32>(desc + D_SUFFIX) as usize;
@@ -67,6 +77,7 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
   let i: i32 = 0;
   let matches: i32 = 0;
   let consumed = len;
+  candidateKnown = 0;
   while (true) {
     const c = nextPrefix(inp, i, len, p0, p1, pl);
     if (c >= len) break;
@@ -78,9 +89,13 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
       continue;
     }
     const hs = c + pl;
-    let j = hs;
+    let j = c == 0 && known > hs ? min(known, len) : hs;
     while (j < len && hexValue(<u32>load<u8>(inp + <usize>j)) >= 0) j++;
-    if (j >= len && !final) { consumed = c; break; }
+    if (j >= len && !final) {
+      consumed = c;
+      candidateKnown = len - c;
+      break;
+    }
     const h = j - hs;
     if (h < 2 || (h & 1) != 0) continue;
     let m: i32 = 0;

@@ -10,7 +10,7 @@
 // The host learns what it must act on through events: the message id, where a `data` value
 // seen before its object's `type` starts and ends (the host holds that output until the type
 // is known), and, when decoding, every payload key (for collision checks).
-import { decode, hexValue } from './decode';
+import { candidateKnown, decode, hexValue } from './decode';
 import { MODE_BYTE_RECORDS, scan } from './match';
 import { copyBytes } from './copy';
 import { utf8Lead, utf8SequenceAt } from './utf8';
@@ -72,6 +72,10 @@ const J_NUM_LEN: usize = 188; // bytes of a maxLength number held in J_NUM (0: n
 const J_SMALL: usize = 192; // LONGEST_KEY + 7 bytes: the decoded start of a key or of a `type` value
 const J_NUM: usize = 216; // 24 bytes: a maxLength number, written when it ends
 const J_URI_FED: usize = 240; // decoded window bytes the data: URI recogniser has read
+// Decoding: bytes at the start of the windows already found to be a token candidate's prefix
+// and hex digits (a long candidate stays in the windows until it is decided; this keeps each
+// flush from scanning it again).
+const J_CAND_KNOWN: usize = 244;
 
 // Phases outside strings.
 const P_VALUE = 0;
@@ -191,6 +195,7 @@ export function jsonReset(state: usize): void {
   set(J_SCHEMA_AT, 0);
   set(J_SKIP_AT, 0);
   set(J_NUM_LEN, 0);
+  set(J_CAND_KNOWN, 0);
   store<u16>(get(J_STACK) as usize, 0);
 }
 
@@ -906,6 +911,7 @@ function uriCheck(final: bool): bool {
   set(J_RAW_LEN, 0);
   set(J_DEC_LEN, 0);
   set(J_RAW_ESCAPES, 0);
+  set(J_CAND_KNOWN, 0);
   return false;
 }
 
@@ -1082,10 +1088,13 @@ function putEscaped(p: usize, n: i32): void {
   }
 }
 
+let gKnown: i32 = 0; // for transformSpan's decode call: set only by flushString
+
 /**
  * Runs the matcher over the decoded window and writes what is decided: raw bytes between
  * matches, replacements for matches. Undecided bytes (a possible match running past the end of
- * what has arrived) stay in the windows.
+ * what has arrived) stay in the windows. Costs what was added since the last flush, not what
+ * stays: a long undecided candidate is neither scanned nor moved again.
  */
 function flushString(final: bool): void {
   if ((get(J_STR) & STR_URI_CHECK) != 0 && !uriCheck(final)) return;
@@ -1094,12 +1103,19 @@ function flushString(final: bool): void {
   const dec = get(J_DEC) as usize;
   const decLen = <i32>get(J_DEC_LEN);
   if (decLen == 0 && rawLen == 0) return;
+  gKnown = <i32>get(J_CAND_KNOWN);
+  candidateKnown = 0;
   const consumed = transformSpan(raw, rawLen, dec, decLen, final, get(J_RAW_ESCAPES) == 0);
+  gKnown = 0;
+  set(J_CAND_KNOWN, final ? 0 : <u32>candidateKnown);
   const keepRaw = final ? rawLen : gCurRaw;
-  memory.copy(raw, raw + <usize>keepRaw, <usize>(rawLen - keepRaw));
-  set(J_RAW_LEN, <u32>(rawLen - keepRaw));
-  if (!gNoEscapes) set(J_RAW_ESCAPES, countEscapes(raw, rawLen - keepRaw));
-  memory.copy(dec, dec + <usize>consumed, <usize>(decLen - consumed));
+  const kept = rawLen - keepRaw;
+  if (keepRaw > 0) memory.copy(raw, raw + <usize>keepRaw, <usize>kept);
+  set(J_RAW_LEN, <u32>kept);
+  // Escapes left in the raw window: counted when few bytes stay (the common case); a long
+  // undecided candidate keeps the count it had (not zero: the cursor then looks for them).
+  if (!gNoEscapes && (kept < 64 || keepRaw > 0)) set(J_RAW_ESCAPES, countEscapes(raw, kept));
+  if (consumed > 0) memory.copy(dec, dec + <usize>consumed, <usize>(decLen - consumed));
   set(J_DEC_LEN, <u32>(decLen - consumed));
 }
 
@@ -1122,7 +1138,7 @@ function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, final: 
   }
   const consumed = encoding
     ? scan(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS)
-    : decode(desc, dec, decLen, rec, final ? 1 : 0, aux);
+    : decode(desc, dec, decLen, rec, final ? 1 : 0, aux, gKnown);
   const count = <i32>load<u32>(desc + D_MATCHES);
   gCurRaw = 0;
   gCurDec = 0;

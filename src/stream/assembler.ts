@@ -15,70 +15,156 @@ const EV_KEY_CHANGED = 6;
 const EV_OBJ_CLOSE = 7;
 const EV_ID = 8;
 const EV_MSG_END = 9;
-// EV_RESOLVE's verdicts (RESOLVE_*).
+// EV_RESOLVE's verdicts (RESOLVE_* in json.ts); its b, and EV_DEFER_START's, is the kind of
+// deferral (DEFER_*: an object's `data`, its `blob`, a string that began like a data: URI).
 const RESOLVE_TRANSFORM = 0;
 const RESOLVE_STRING = 2;
 const QUOTE = new Uint8Array([0x22]);
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** A growable byte buffer with random access (held output is rare or small). */
-class Bytes {
-  data = new Uint8Array(1024);
+/** Span of one chunk of held output; only the first chunk starts smaller (most messages are small). */
+const CHUNK_BITS = 16;
+const CHUNK = 1 << CHUNK_BITS;
+const FIRST_CHUNK = 1024;
+/** A transformed value up to this size is copied next to its parent's; a larger one hands its chunks over. */
+const SMALL_RESULT = 16 * 1024;
+
+/**
+ * Bytes held, append-only, in chunks addressed by offset: copied in once and never moved (a
+ * flat buffer that doubles, or splices, copies them again and again).
+ */
+export class HeldBytes {
+  private chunks: (Uint8Array | null)[] = [];
   length = 0;
 
   push(b: Uint8Array): void {
-    if (this.length + b.length > this.data.length) {
-      const grown = new Uint8Array(Math.max(this.data.length * 2, this.length + b.length));
-      grown.set(this.data.subarray(0, this.length));
-      this.data = grown;
+    let at = 0;
+    while (at < b.length) {
+      const k = this.length >>> CHUNK_BITS;
+      const off = this.length & (CHUNK - 1);
+      const n = Math.min(CHUNK - off, b.length - at);
+      let c = this.chunks[k];
+      if (!c || off + n > c.length) {
+        // Only chunk 0 grows (a copy of at most one chunk); later ones start full size.
+        const grown = new Uint8Array(k > 0 ? CHUNK : Math.min(CHUNK, Math.max(FIRST_CHUNK, 2 * (c?.length ?? 0), off + n)));
+        if (c) grown.set(c.subarray(0, off));
+        c = this.chunks[k] = grown;
+      }
+      c.set(n === b.length ? b : b.subarray(at, at + n), off);
+      this.length += n;
+      at += n;
     }
-    this.data.set(b, this.length);
-    this.length += b.length;
   }
 
-  splice(start: number, end: number, replacement: Uint8Array): void {
-    const tail = this.data.slice(end, this.length);
-    this.length = start;
-    this.push(replacement);
-    this.push(tail);
+  /** Calls `f` with views of [start, end), chunk by chunk. */
+  forEach(start: number, end: number, f: (bytes: Uint8Array) => void): void {
+    while (start < end) {
+      const k = start >>> CHUNK_BITS;
+      const off = start & (CHUNK - 1);
+      const n = Math.min(CHUNK - off, end - start);
+      f(this.chunks[k]!.subarray(off, off + n));
+      start += n;
+    }
   }
 
-  /** What is held, as a view valid until the next push; then empty. */
-  take(): Uint8Array {
-    const out = this.data.subarray(0, this.length);
-    this.length = 0;
+  /** Views of [start, end), chunk by chunk. */
+  range(start: number, end: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    this.forEach(start, end, (v) => void out.push(v));
     return out;
+  }
+
+  /** The bytes of [start, end) in one array (short spans: keys, ids). */
+  read(start: number, end: number): Uint8Array {
+    const k = start >>> CHUNK_BITS;
+    if (k === (end - 1) >>> CHUNK_BITS && end > start) return this.chunks[k]!.subarray(start & (CHUNK - 1), (start & (CHUNK - 1)) + end - start);
+    const out = new Uint8Array(Math.max(0, end - start));
+    let at = 0;
+    this.forEach(start, end, (v) => {
+      out.set(v, at);
+      at += v.length;
+    });
+    return out;
+  }
+
+  /** Lets go of the chunks wholly inside [start, end): they will not be read again. */
+  drop(start: number, end: number): void {
+    for (let k = (start + CHUNK - 1) >>> CHUNK_BITS; (k + 1) * CHUNK <= end; k++) this.chunks[k] = null;
+  }
+
+  /** Empties it; keeps the first chunk for reuse unless its chunks were handed out. */
+  reset(handedOut = false): void {
+    this.length = 0;
+    if (handedOut) this.chunks = [];
+    else if (this.chunks.length > 1) this.chunks.length = 1;
   }
 }
 
-interface ObjectKeys {
-  /** [start, end) of each key's text in `held`, kept as offsets: most objects never need them. */
-  keys: number[];
-  changed: boolean;
+/** A growable list of numbers in one typed array: no objects for the collector to trace. */
+class NumList {
+  a = new Float64Array(16);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.a.length) {
+      const grown = new Float64Array(this.a.length * 2);
+      grown.set(this.a);
+      this.a = grown;
+    }
+    this.a[this.length++] = v;
+  }
+
+  /** Empties it, giving back a large array. */
+  clear(): void {
+    this.length = 0;
+    if (this.a.length > 1024) this.a = new Float64Array(16);
+  }
 }
 
 export interface AssemblerOptions {
   /** Hold the whole message (decoding: a collision must drop it whole). */
   readonly holdAll: boolean;
   /**
-   * Transforms a deferred value that turned out not to be opaque: a JSON value, or (`text`) a
-   * JSON string known not to be a base64 data: URI.
+   * Transforms a deferred value that turned out not to be opaque, given as pieces that it lets
+   * go of (sets to undefined) once fed: a JSON value, or (`text`) a JSON string known not to be
+   * a base64 data: URI. A small result is appended to `into` (and null returned); a large one
+   * is returned as pieces.
    */
-  readonly transformValue: (json: Uint8Array, text: boolean) => Uint8Array;
+  readonly transformValue: (pieces: (Uint8Array | undefined)[], into: HeldBytes, text: boolean) => Uint8Array[] | null;
   /** Gets the output, as views valid only during the call: copy what you keep. */
   readonly emit: (bytes: Uint8Array) => void;
 }
 
+const KEPT = -1; // a deferred value that goes out as it is
+
+// Offsets in `held` are message output offsets less `base`, as the core wrote them. A deferred
+// value that gets transformed is not spliced in (that moved everything after it, and every key
+// offset), but recorded as a replacement that goes out in its place. Deferrals live in flat
+// number arrays: a message may hold many thousands.
 export class MessageAssembler {
-  private readonly held = new Bytes();
+  private readonly held = new HeldBytes();
+  /** Transformed deferred values, back to back. */
+  private readonly replaced = new HeldBytes();
+  /** Large transformed values, as pieces. */
+  private large: Uint8Array[][] = [];
   private holding = false;
-  private base = 0; // message offset of held[0], before splices
-  private shift = 0; // bytes added to held by splices so far
+  private base = 0; // message offset of held[0]
   private outTotal = 0; // message output offset of the next output byte
-  /** Deferred values still waiting, of each kind (the core's DEFER_*: data, blob, string). */
-  private readonly deferrals: { start: number; end: number; kind: number }[] = [];
-  private readonly objects: ObjectKeys[] = [];
+  /** Bytes the replacements add to what is held (negative: they are shorter). */
+  private delta = 0;
+  // Deferrals since held[0], in order, 4 numbers each: [start, end) in `held`, and the
+  // replacement: [replStart, replEnd) in `replaced`, KEPT, or -2 - i for large[i].
+  private readonly deferrals = new NumList();
+  /** Indexes of the deferrals not yet resolved (innermost last), and the kind of each. */
+  private readonly open = new NumList();
+  private readonly openKinds = new NumList();
+  // Payload objects open (decoding), innermost last: where its keys begin in `keys`, and
+  // whether decoding changed one. Keys are [start, end) in `held`, kept as offsets: most
+  // objects never need their text.
+  private readonly objectKeys = new NumList();
+  private readonly objectChanged = new NumList();
+  private readonly keys = new NumList();
   private collision: [number, number] | null = null;
   // Ids of the message objects (one, or one per batch element) as [start, end) in `held`
   // (-1 when absent), read only for a collision error; and which element collided.
@@ -92,21 +178,31 @@ export class MessageAssembler {
   begin(): void {
     this.holding = this.o.holdAll;
     this.base = 0;
-    this.shift = 0;
     this.outTotal = 0;
     // (Setting an array's length is slow in V8 even when it changes nothing: only when needed.)
-    if (this.deferrals.length) this.deferrals.length = 0;
-    if (this.objects.length) this.objects.length = 0;
+    if (this.deferrals.length) this.clearDeferrals();
+    this.open.clear();
+    this.openKinds.clear();
+    this.objectKeys.clear();
+    this.objectChanged.clear();
+    this.keys.clear();
     this.collision = null;
     this.elementId = [-1, -1];
     if (this.ids.length) this.ids = []; // (cheaper than a length reset, with one id per message)
     this.collisionInElement = false;
     this.collisionElement = -1;
-    this.held.length = 0;
+    this.held.reset();
+  }
+
+  private clearDeferrals(): void {
+    this.deferrals.clear();
+    this.replaced.reset();
+    if (this.large.length) this.large = [];
+    this.delta = 0;
   }
 
   private index(offset: number): number {
-    return offset - this.base + this.shift;
+    return offset - this.base;
   }
 
   readonly sink: StepSink = (output, events, count) => {
@@ -126,70 +222,59 @@ export class MessageAssembler {
       if (cursor > 0) this.o.emit(before);
       this.holding = true;
       this.base = events[defer + 1]!;
-      this.shift = 0;
     } else this.held.push(output); // (copied before any event can grow WASM memory)
     for (let i = 0; i < count * 3; i += 3) this.event(events[i]!, events[i + 1]!, events[i + 2]!);
-    if (this.deferrals.length === 0 && !this.o.holdAll) {
+    if (this.open.length === 0 && !this.o.holdAll) {
       this.holding = false;
-      if (this.held.length) this.o.emit(this.held.take());
+      this.release(this.o.emit);
     }
   };
 
   private event(kind: number, a: number, b: number): void {
     switch (kind) {
-      case EV_DEFER_START:
-        this.deferrals.push({ start: this.index(a), end: -1, kind: b });
+      case EV_DEFER_START: {
+        const f = this.deferrals;
+        this.open.push(f.length);
+        this.openKinds.push(b);
+        f.push(this.index(a));
+        f.push(-1);
+        f.push(KEPT);
+        f.push(KEPT);
         break;
+      }
       case EV_DEFER_END:
-        this.deferrals[this.deferrals.length - 1]!.end = this.index(a);
+        this.deferrals.a[this.open.a[this.open.length - 1]! + 1] = this.index(a);
         break;
       case EV_RESOLVE: {
-        // The latest one of its kind: an object's deferrals (one `data`, one `blob`) are the
-        // latest open ones when it resolves them.
-        let at = this.deferrals.length - 1;
-        while (this.deferrals[at]!.kind !== b) at--;
-        const d = this.deferrals.splice(at, 1)[0]!;
-        if (a === RESOLVE_TRANSFORM || a === RESOLVE_STRING) {
-          const before = this.held.data.slice(d.start, d.end);
-          let after: Uint8Array;
-          try {
-            // A string's text and closing quote: transformed as a whole JSON string.
-            after = a === RESOLVE_STRING ? this.o.transformValue(concatBytes(QUOTE, before), true).subarray(1) : this.o.transformValue(before, false);
-          } catch (e) {
-            if (!(e instanceof PayloadKeyCollisionError)) throw e;
-            this.noteCollision(e.keyIndexes as [number, number]); // the message goes as a whole
-            break;
-          }
-          this.held.splice(d.start, d.end, after);
-          const delta = after.length - before.length;
-          this.shift += delta;
-          // A later deferral of the same object (its `blob` after its `data`) moved with it.
-          for (const o of this.deferrals) {
-            if (o.start >= d.end) o.start += delta;
-            if (o.end >= d.end) o.end += delta;
-          }
-          // Keys already seen after the value (in objects still open) moved with it. (Ids never
-          // do: a message's id lies wholly before or after its payload.)
-          for (const o of this.objects) for (let k = 0; k < o.keys.length; k++) if (o.keys[k]! >= d.end) o.keys[k]! += delta;
-        }
+        // The latest open one of its kind: an object's own (one `data`, one `blob`) are the
+        // latest open ones when it resolves them, in either order.
+        let j = this.open.length - 1;
+        while (this.openKinds.a[j] !== b) j--;
+        const d = this.open.a[j]!;
+        this.open.a.copyWithin(j, j + 1, this.open.length);
+        this.openKinds.a.copyWithin(j, j + 1, this.openKinds.length);
+        this.open.length--;
+        this.openKinds.length--;
+        if (a === RESOLVE_TRANSFORM || a === RESOLVE_STRING) this.transform(d, a === RESOLVE_STRING);
         break;
       }
       case EV_OBJ_OPEN:
-        this.objects.push({ keys: [], changed: false });
+        this.objectKeys.push(this.keys.length);
+        this.objectChanged.push(0);
         break;
       case EV_KEY:
-      case EV_KEY_CHANGED: {
-        const top = this.objects[this.objects.length - 1]!;
-        top.keys.push(this.index(a), this.index(b));
-        if (kind === EV_KEY_CHANGED) top.changed = true;
+      case EV_KEY_CHANGED:
+        this.keys.push(this.index(a));
+        this.keys.push(this.index(b));
+        if (kind === EV_KEY_CHANGED) this.objectChanged.a[this.objectChanged.length - 1] = 1;
         break;
-      }
       case EV_OBJ_CLOSE: {
-        const top = this.objects.pop()!;
-        if (top.changed) {
-          const found = findCollision(this.held.data, top.keys);
+        const from = this.objectKeys.a[--this.objectKeys.length]!;
+        if (this.objectChanged.a[--this.objectChanged.length]) {
+          const found = findCollision(this.held, this.keys.a.subarray(from, this.keys.length));
           if (found) this.noteCollision(found);
         }
+        this.keys.length = from;
         break;
       }
       case EV_ID:
@@ -205,6 +290,63 @@ export class MessageAssembler {
     }
   }
 
+  /**
+   * Deferral d is not media: transform its value, once. Its held bytes are read no more (keys
+   * and ids never lie inside it), so they are let go of as the transform goes.
+   */
+  private transform(d: number, text: boolean): void {
+    const f = this.deferrals.a;
+    const start = f[d]!;
+    const end = f[d + 1]!;
+    const pieces: (Uint8Array | undefined)[] = this.held.range(start, end);
+    this.held.drop(start, end);
+    // A string's text and closing quote: transformed as a whole JSON string, less its quote.
+    if (text) pieces.unshift(QUOTE);
+    const skip = text ? 1 : 0;
+    const at = this.replaced.length + skip;
+    let large: Uint8Array[] | null;
+    try {
+      large = this.o.transformValue(pieces, this.replaced, text);
+      if (large && text) {
+        let k = 0;
+        while (large[k]!.length === 0) k++;
+        large[k] = large[k]!.subarray(1);
+      }
+    } catch (e) {
+      if (!(e instanceof PayloadKeyCollisionError)) throw e;
+      this.noteCollision(e.keyIndexes as [number, number]); // the message goes as a whole
+      return;
+    }
+    let size: number;
+    if (large) {
+      f[d + 2] = -2 - this.large.length;
+      this.large.push(large);
+      size = large.reduce((n, p) => n + p.length, 0);
+    } else {
+      f[d + 2] = at;
+      f[d + 3] = this.replaced.length;
+      size = this.replaced.length - at;
+    }
+    this.delta += size - (end - start);
+  }
+
+  /** Gives what is held to `out`, piece by piece, each transformed value in its place; then empties it. */
+  private release(out: (bytes: Uint8Array) => void): void {
+    let at = 0;
+    const f = this.deferrals.a;
+    for (let d = 0; d < this.deferrals.length; d += 4) {
+      const r = f[d + 2]!;
+      if (r === KEPT) continue;
+      this.held.forEach(at, f[d]!, out);
+      if (r >= 0) this.replaced.forEach(r, f[d + 3]!, out);
+      else for (const p of this.large[-2 - r]!) out(p);
+      at = f[d + 1]!;
+    }
+    this.held.forEach(at, this.held.length, out);
+    this.held.reset();
+    if (this.deferrals.length) this.clearDeferrals();
+  }
+
   private noteCollision(keys: [number, number]): void {
     this.collision ??= keys;
     this.collisionInElement = true;
@@ -215,41 +357,55 @@ export class MessageAssembler {
     const [start, end] = [this.ids[2 * k]!, this.ids[2 * k + 1]!];
     if (start < 0) return undefined;
     try {
-      return JSON.parse(utf8.decode(this.held.data.subarray(start, end)));
+      return JSON.parse(utf8.decode(this.held.read(start, end)));
     } catch {
       return undefined;
     }
   }
 
+  private check(messageNumber: number): void {
+    if (!this.collision) return;
+    const ids = Array.from({ length: this.ids.length / 2 }, (_, k) => this.idAt(k));
+    const batchIds = ids.length > 1 ? ids.filter((id) => id !== undefined) : undefined;
+    const id = this.collisionElement >= 0 ? ids[this.collisionElement] : undefined;
+    const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id, batchIds });
+    this.held.reset();
+    this.clearDeferrals();
+    throw error;
+  }
+
   /** The message is complete: throws on a collision, else emits what is held. */
   end(messageNumber: number): void {
-    if (this.collision) {
-      const ids = Array.from({ length: this.ids.length / 2 }, (_, k) => this.idAt(k));
-      const batchIds = ids.length > 1 ? ids.filter((id) => id !== undefined) : undefined;
-      const id = this.collisionElement >= 0 ? ids[this.collisionElement] : undefined;
-      const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id, batchIds });
-      this.held.length = 0;
-      throw error;
+    this.check(messageNumber);
+    this.release(this.o.emit);
+  }
+
+  /**
+   * Like `end`, for a nested value's result: a small one is appended to `into` (returns null),
+   * a large one returned as pieces, handing its chunks over.
+   */
+  endInto(messageNumber: number, into: HeldBytes): Uint8Array[] | null {
+    this.check(messageNumber);
+    if (this.held.length + this.delta <= SMALL_RESULT) {
+      this.release((p) => into.push(p));
+      return null;
     }
-    if (this.held.length) this.o.emit(this.held.take());
+    const pieces: Uint8Array[] = [];
+    this.release((p) => void pieces.push(p));
+    this.held.reset(true);
+    this.replaced.reset(true);
+    return pieces;
   }
 }
 
 /** Positions of the first two keys (JSON texts at [start, end) pairs) that decode to the same string, or null. */
-function findCollision(data: Uint8Array, keys: readonly number[]): [number, number] | null {
+function findCollision(held: HeldBytes, keys: Float64Array): [number, number] | null {
   const seen = new Map<string, number>();
   for (let i = 0; i < keys.length / 2; i++) {
-    const text = JSON.parse(`"${utf8.decode(data.subarray(keys[2 * i], keys[2 * i + 1]))}"`) as string;
+    const text = JSON.parse(`"${utf8.decode(held.read(keys[2 * i]!, keys[2 * i + 1]!))}"`) as string;
     const first = seen.get(text);
     if (first !== undefined) return [first, i];
     seen.set(text, i);
   }
   return null;
-}
-
-function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

@@ -14,6 +14,8 @@ export class OutputBatch {
   private ratio = 1.1;
   /** Input bytes of the push the current chunk was sized for (0: none). */
   private reserved = 0;
+  /** The last chunk went out full, in the middle of a push. */
+  private spilled = false;
 
   constructor(private readonly emit: (bytes: Uint8Array) => void) {}
 
@@ -26,19 +28,40 @@ export class OutputBatch {
     if (!this.buf) this.buf = new Uint8Array(Math.min(MAX_BATCH, Math.max(Math.ceil(inputBytes * this.ratio) + 1024, FIRST_CAPACITY)));
   }
 
-  /** Copies `bytes` in (it need not outlive the call). */
+  /**
+   * Copies `bytes` in (it need not outlive the call); what passes the bound goes out in bounded
+   * chunks, once all of `bytes` is copied (a consumer may grow WASM memory, detaching it).
+   */
   readonly add = (bytes: Uint8Array): void => {
-    const n = bytes.length;
-    if (n === 0) return;
-    const need = this.size + n;
-    if (!this.buf || need > this.buf.length) {
-      const grown = new Uint8Array(Math.max(need, Math.min(MAX_BATCH, this.buf ? this.buf.length * 2 : FIRST_CAPACITY)));
-      if (this.buf) grown.set(this.buf.subarray(0, this.size));
-      this.buf = grown;
+    let full: Uint8Array[] | null = null;
+    let at = 0;
+    while (at < bytes.length) {
+      const n = Math.min(bytes.length - at, MAX_BATCH - this.size);
+      const need = this.size + n;
+      if (!this.buf || need > this.buf.length) {
+        // After a full chunk more is likely to follow: start the next one full size.
+        const grown = new Uint8Array(Math.max(need, full || this.spilled ? MAX_BATCH : Math.min(MAX_BATCH, this.buf ? this.buf.length * 2 : FIRST_CAPACITY)));
+        if (this.buf) grown.set(this.buf.subarray(0, this.size));
+        this.buf = grown;
+      }
+      this.buf.set(n === bytes.length ? bytes : bytes.subarray(at, at + n), this.size);
+      this.size = need;
+      at += n;
+      if (this.size >= MAX_BATCH) {
+        (full ??= []).push(this.buf);
+        this.buf = null;
+        this.size = 0;
+      }
     }
-    this.buf.set(bytes, this.size);
-    this.size = need;
-    if (this.size >= MAX_BATCH) this.flush();
+    if (!full) return;
+    const [rest, restSize] = [this.buf, this.size];
+    for (const chunk of full) {
+      this.buf = chunk;
+      this.size = chunk.length;
+      this.flush();
+    }
+    [this.buf, this.size] = [rest, restSize];
+    this.spilled = true;
   };
 
   /** Emits what has gathered, as one chunk with a buffer of its own. */
@@ -50,6 +73,7 @@ export class OutputBatch {
     const out = spare > Math.max(256, this.size >> 2) ? this.buf.slice(0, this.size) : this.buf.subarray(0, this.size);
     if (this.reserved > 0) this.ratio = Math.min(2, Math.max(1, (this.ratio + this.size / this.reserved) / 2 + 0.05));
     this.reserved = 0;
+    this.spilled = false;
     this.buf = null;
     this.size = 0;
     this.emit(out);

@@ -2,7 +2,7 @@
 // byte offsets and the size limit. The framings (ndjson.ts, content-length.ts, sse.ts) decide
 // where messages begin and end; this decides what their bytes become.
 import { PayloadKeyCollisionError } from '../errors.js';
-import { MessageAssembler } from './assembler.js';
+import { MessageAssembler, type HeldBytes } from './assembler.js';
 import { PayloadStreamError, Transducer, type TransducerJob } from './transducer.js';
 
 export interface PipeOptions {
@@ -23,6 +23,7 @@ const SPOIL = new Uint8Array([0x2c]); // ','
 export class MessagePipe {
   private readonly transducer: Transducer;
   private readonly assembler: MessageAssembler;
+  private readonly values: ValueTransformer;
   /** Number of the current (or last) message, from 1. */
   messageNumber = 0;
   /** Bytes of the current message fed so far. */
@@ -45,7 +46,8 @@ export class MessagePipe {
       this.written += b.length;
       emit(b);
     };
-    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit: out, transformValue: (json, text) => transformValue(job, json, 1, this.messageNumber, text) });
+    this.values = new ValueTransformer(job, () => this.messageNumber);
+    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit: out, transformValue: (pieces, into, text) => this.values.transform(pieces, into, 1, text) });
   }
 
   private start(): void {
@@ -134,6 +136,7 @@ export class MessagePipe {
 
   release(): void {
     this.transducer.release();
+    this.values.release();
   }
 }
 
@@ -141,27 +144,54 @@ export class MessagePipe {
 const MAX_DEFERRED_NESTING = 32;
 
 /**
- * Transforms a bare JSON value: a deferred `data` value that turned out not to be image/audio
- * data. Such values nested in each other are transformed level by level, so their nesting is
- * bounded.
+ * Transforms bare JSON values, given as pieces (each let go of once fed): deferred `data`
+ * values that turned out not to be image/audio data. Such values nested in each other are
+ * transformed level by level, so their nesting is bounded. A transducer and an assembler per
+ * level are kept for the next value (a message may hold many small deferred values). A small
+ * result is appended to `into`; a large one is returned as pieces.
  */
-function transformValue(job: TransducerJob, json: Uint8Array, level: number, messageNumber: number, text = false): Uint8Array {
-  if (level > MAX_DEFERRED_NESTING) {
-    throw new PayloadStreamError(`"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`, messageNumber, 0);
-  }
-  const t = new Transducer(job, text ? 'text' : true);
-  const parts: Uint8Array[] = [];
-  const a = new MessageAssembler({ holdAll: true, emit: (b) => parts.push(b.slice()), transformValue: (inner, text) => transformValue(job, inner, level + 1, messageNumber, text) });
-  try {
+class ValueTransformer {
+  // Per level: a transducer for JSON values, one for strings known not to be data: URIs, and
+  // the assembler they share.
+  private readonly levels: { t: Transducer; text: Transducer; a: MessageAssembler }[] = [];
+
+  constructor(
+    private readonly job: TransducerJob,
+    private readonly messageNumber: () => number,
+  ) {}
+
+  transform(pieces: (Uint8Array | undefined)[], into: HeldBytes, level: number, text: boolean): Uint8Array[] | null {
+    const messageNumber = this.messageNumber();
+    if (level > MAX_DEFERRED_NESTING) {
+      throw new PayloadStreamError(`"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`, messageNumber, 0);
+    }
+    const l = (this.levels[level - 1] ??= {
+      t: new Transducer(this.job, true),
+      text: new Transducer(this.job, 'text'),
+      a: new MessageAssembler({ holdAll: true, emit: () => {}, transformValue: (inner, innerInto, innerText) => this.transform(inner, innerInto, level + 1, innerText) }),
+    });
+    const { a } = l;
+    const t = text ? l.text : l.t;
     t.begin();
     a.begin();
-    t.write(json, a.sink, messageNumber, 0);
-    t.finish(a.sink, messageNumber, json.length);
-    a.end(messageNumber);
-  } finally {
-    t.release();
+    let offset = 0;
+    for (let i = 0; i < pieces.length; i++) {
+      const p = pieces[i]!;
+      pieces[i] = undefined;
+      t.write(p, a.sink, messageNumber, offset);
+      offset += p.length;
+    }
+    t.finish(a.sink, messageNumber, offset);
+    return a.endInto(messageNumber, into);
   }
-  return concat(parts);
+
+  release(): void {
+    for (const { t, text } of this.levels) {
+      t.release();
+      text.release();
+    }
+    this.levels.length = 0;
+  }
 }
 
 export function concat(parts: readonly Uint8Array[]): Uint8Array {

@@ -12,6 +12,9 @@ const J = {
   error: 112, rootPayload: 160,
 } as const;
 const STATE_SIZE = 256;
+// Descriptor fields (assembly/layout.ts D_PREFIX_LEN, D_SUFFIX_LEN).
+const D_PREFIX_LEN = 24;
+const D_SUFFIX_LEN = 36;
 const P_VALUE = 0;
 const P_SCALAR = 4;
 const P_DONE = 5;
@@ -83,9 +86,21 @@ export class Transducer {
   private layout(window: number): void {
     const ratio = Math.max(3, this.job.expansion);
     const outCap = Math.ceil((SLICE + window) * ratio) + 4096;
-    const sizes = [STATE_SIZE, STACK_DEPTH * 2, window, window, window * 8 + 64, window, SLICE * 36 + 64, outCap, SLICE];
+    const descPtr = this.job.desc.ptr; // (placing the tables may grow memory: before any view)
+    // Records and decoded token bytes, sized for what the mode can find in a window: a match
+    // record (8 bytes) per byte when encoding; a token record (12 bytes) per shortest token,
+    // and half the window of decoded bytes, when decoding (the window may be grown for a long
+    // token candidate: the rest need not grow as much).
+    let recCap = window * 8 + 64;
+    let auxCap = 64;
+    if (this.job.mode === 'decode') {
+      const w = heap32();
+      const shortest = w[(descPtr + D_PREFIX_LEN) >> 2]! + w[(descPtr + D_SUFFIX_LEN) >> 2]! + 2;
+      recCap = 12 * Math.ceil(window / shortest) + 64;
+      auxCap = (window >> 1) + 64;
+    }
+    const sizes = [STATE_SIZE, STACK_DEPTH * 2, window, window, recCap, auxCap, SLICE * 36 + 64, outCap, SLICE];
     const size = sizes.reduce((a, b) => a + ((b + 15) & ~15), 0);
-    const descPtr = this.job.desc.ptr; // (placing the tables may grow memory: before the views below)
     const block = acquireBlock(size);
     const at: number[] = [];
     let p = block;
