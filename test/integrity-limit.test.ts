@@ -4,6 +4,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { growth, LINEAR_BOUND } from './scaling.ts';
 import { ArgumentIntegrityError, assertNoReplacementCharacters, DEFAULT_PATH_BUDGET, DEFAULT_REPORT_LIMIT, findReplacementCharacters, type IntegrityReport } from '../src/index.ts';
 import { IntegrityGuardTransport } from '../src/mcp/index.ts';
 import { runs } from './arbitraries.ts';
@@ -50,29 +51,13 @@ function deep(depth: number, shape: 'valueLast' | 'keyFirst'): unknown {
   return v;
 }
 
-/** The least time of a few interleaved runs of each (interleaving spreads the GC noise). */
-function minTimes(fs: (() => void)[], runs = 3): number[] {
-  const best = fs.map(() => Infinity);
-  for (let i = 0; i < runs; i++) {
-    fs.forEach((f, k) => {
-      const t0 = performance.now();
-      f();
-      best[k] = Math.min(best[k]!, performance.now() - t0);
-    });
-  }
-  return best;
-}
-
 describe('findReplacementCharacters limits', () => {
   it('costs time linear in the depth with U+FFFD at every level (4x depth, at most ~10x time)', { timeout: 30_000 }, () => {
     for (const shape of ['valueLast', 'keyFirst'] as const) {
       const small = deep(25_000, shape);
       const big = deep(100_000, shape);
-      findReplacementCharacters(small); // warm up
-      const [tSmall, tBig] = minTimes([() => findReplacementCharacters(small), () => findReplacementCharacters(big)]) as [number, number];
-      // Linear would be 4x; the walk's garbage (a frame per level) puts 4x-7x on a loaded
-      // machine. Building every path (the old cost) is 16x and runs out of memory first.
-      expect(tBig, `${shape}: ${tSmall.toFixed(1)} ms -> ${tBig.toFixed(1)} ms`).toBeLessThan(10 * tSmall + 20);
+      // Building every path (the old cost) is 16x, and runs out of memory first.
+      expect(growth(() => findReplacementCharacters(small), () => findReplacementCharacters(big), 2), shape).toBeLessThan(LINEAR_BOUND);
     }
   });
 

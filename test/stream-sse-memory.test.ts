@@ -2,6 +2,7 @@
 // comment is never held); what an event holds is bounded by maxMessageBytes with a clear error;
 // events with many data lines cost linear time.
 import { describe, expect, it } from 'vitest';
+import { growth, LINEAR_BOUND } from './scaling.ts';
 import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
 import { createCodec } from '../src/index.ts';
 import { bytes } from './stream-helpers.ts';
@@ -79,29 +80,16 @@ describe('SSE: large events', () => {
 });
 
 describe('SSE: time is linear in the number of data lines', () => {
-  // Four times the lines should cost about four times the time; allow 8 (noise, GC). Small and
-  // large runs alternate, and the best of each counts (the machine is shared).
   const input = (lines: number) => bytes(`data: [\n${Array.from({ length: lines }, (_, i) => `data: "Qwen ${i}",\n: c`).join('\n')}\ndata: 0]\n\n`);
-  const once = (data: Uint8Array, mode: 'encode' | 'decode') => {
+  const once = (data: Uint8Array, mode: 'encode' | 'decode') => () => {
     const { t } = transformer({}, mode);
-    const start = performance.now();
     for (let at = 0; at < data.length; at += 64 * 1024) t.push(data.subarray(at, at + 64 * 1024));
     t.close();
-    return performance.now() - start;
   };
 
   for (const mode of ['encode', 'decode'] as const) {
-    // (Retried: the machines running the tests are shared, and a burst of load skews one run.)
-    it(`${mode}: 4x the data lines (about 0.5 and 2 MB) cost at most about 8x the time`, { retry: 2 }, () => {
-      const small = input(20_000);
-      const large = input(80_000);
-      once(small, mode); // (warm up)
-      let [s, l] = [Infinity, Infinity];
-      for (let r = 0; r < 3; r++) {
-        s = Math.min(s, once(small, mode));
-        l = Math.min(l, once(large, mode));
-      }
-      expect(l / s).toBeLessThan(8);
+    it(`${mode}: 4x the data lines (about 0.5 and 2 MB) cost about 4x the time`, () => {
+      expect(growth(once(input(20_000), mode), once(input(80_000), mode))).toBeLessThan(LINEAR_BOUND);
     });
   }
 });
