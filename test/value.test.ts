@@ -89,6 +89,23 @@ describe('encodeValue / decodeValue', () => {
     expect(() => encodeValue(cyclic)).toThrow(/cyclic/);
     expect(() => findReplacementCharacters(cyclic)).toThrow(/cyclic/);
   });
+
+  it('accepts a shared, acyclic value met again deeper than the cycle check starts', () => {
+    const wrap = (v: unknown, n: number) => {
+      for (let i = 0; i < n; i++) v = { next: v };
+      return v;
+    };
+    for (const depth of [1030, 1500]) {
+      // `shared` is open near the top on one path (its own subtree reaches past 1,024 levels),
+      // then met again past 1,024 levels on another: the same object twice, but no cycle.
+      const shared = wrap('Qwen \uFFFD', depth);
+      const value = { a: shared, b: wrap(shared, depth), c: [shared, shared] };
+      const e = encodeValue(value) as { a: unknown; b: unknown };
+      expect(e.a).toEqual(encodeValue(shared));
+      expect(decodeValue(e)).toEqual(value);
+      expect(findReplacementCharacters(value).total).toBe(4); // (the reports themselves stop at the path budget)
+    }
+  });
 });
 
 describe('key collisions', () => {
