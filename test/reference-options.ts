@@ -1,5 +1,5 @@
 // Reference options for the two wire formats, built from the library's own term list
-// (which test/wire-format.test.ts pins against the design card, ../shared/DESIGN.md).
+// (which test/wire-format.test.ts pins against the design card, docs/DESIGN.md).
 import { DEFAULT_TERMS } from '../src/index.ts';
 import type { ReferenceOptions } from './reference.ts';
 

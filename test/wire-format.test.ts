@@ -1,5 +1,5 @@
 // Pins both wire formats byte for byte, and the default term set, against the design card
-// (../shared/DESIGN.md) and the README.
+// (docs/DESIGN.md) and the README.
 import { describe, expect, it } from 'vitest';
 import { createCodec, decodeText, DEFAULT_TERMS, encodeText } from '../src/index.ts';
 
