@@ -1,3 +1,4 @@
+import type { Unit } from './harness.ts';
 import type { Target } from './report.ts';
 
 /**
@@ -8,6 +9,10 @@ export interface BenchCase {
   readonly group: string;
   readonly name: string;
   readonly bytes: number;
+  /** What the row reports; MB/s when absent. */
+  readonly unit?: Unit;
+  /** Messages per call, for µs/msg; 1 when absent. */
+  readonly messages?: number;
   readonly ours: () => unknown;
   readonly baselineName?: string;
   readonly baseline?: () => unknown;

@@ -2,10 +2,26 @@
 // A case and its baseline are sampled in turn (timePair).
 // Speed lives here, never in tests: machines are shared and noisy, ratios in one run are not.
 
+/**
+ * What a row reports. MB/s for work that grows with the bytes read; µs per message where the
+ * cost does not (an image result whose base64 neither side reads: a throughput over bytes
+ * nobody touched would be a figure nobody can have).
+ */
+export type Unit = 'MB/s' | 'µs/msg';
+
+export interface Measure {
+  readonly unit: Unit;
+  /** Bytes per call (MB/s). */
+  readonly bytes: number;
+  /** Messages per call (µs/msg); 1 when absent. */
+  readonly messages?: number;
+}
+
 export interface Timing {
-  /** Median throughput, MB/s (10^6 bytes). */
-  readonly mbps: number;
-  /** Lowest and highest sample, MB/s. */
+  readonly unit: Unit;
+  /** Median over the samples, in `unit`. */
+  readonly value: number;
+  /** Lowest and highest sample, in `unit` (for µs/msg, low is the fastest). */
   readonly low: number;
   readonly high: number;
 }
@@ -51,46 +67,49 @@ async function calibrate(fn: () => unknown, o: HarnessOptions): Promise<number> 
   }
 }
 
-/** One sample: MB/s over a batch. */
-async function sample(fn: () => unknown, batch: number, bytes: number): Promise<number> {
-  const ms = await runBatch(fn, batch);
-  return (bytes * batch) / 1e6 / (ms / 1e3);
+/** One sample: seconds per call, over a batch. */
+async function sample(fn: () => unknown, batch: number): Promise<number> {
+  return (await runBatch(fn, batch)) / 1e3 / batch;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+export const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-function timing(rates: number[]): Timing {
-  const sorted = [...rates].sort((a, b) => a - b);
-  return { mbps: median(rates), low: sorted[0]!, high: sorted[sorted.length - 1]! };
+/** Seconds per call in the unit asked for. */
+export const inUnit = (secondsPerCall: number, m: Measure) =>
+  m.unit === 'MB/s' ? m.bytes / 1e6 / secondsPerCall : (secondsPerCall * 1e6) / (m.messages ?? 1);
+
+function timing(seconds: readonly number[], m: Measure): Timing {
+  const values = seconds.map((s) => inUnit(s, m)).sort((a, b) => a - b);
+  return { unit: m.unit, value: median(values), low: values[0]!, high: values[values.length - 1]! };
 }
 
-export async function time(fn: () => unknown, bytes: number, o: HarnessOptions): Promise<Timing> {
+export async function time(fn: () => unknown, m: Measure, o: HarnessOptions): Promise<Timing> {
   const batch = await calibrate(fn, o);
-  const rates: number[] = [];
-  for (let s = 0; s < o.samples; s++) rates.push(await sample(fn, batch, bytes));
+  const seconds: number[] = [];
+  for (let s = 0; s < o.samples; s++) seconds.push(await sample(fn, batch));
   void sink;
-  return timing(rates);
+  return timing(seconds, m);
 }
 
 /**
  * Ours and the baseline, sample by sample in turn (the order alternating), so both see the
  * same machine: on a shared host the speed drifts by tens of percent within seconds. The
- * ratio is the median of the per-round ratios.
+ * ratio is the median of the per-round ratios, always a speed-up: baseline time / our time.
  */
-export async function timePair(ours: () => unknown, baseline: () => unknown, bytes: number, o: HarnessOptions): Promise<{ ours: Timing; baseline: Timing; ratio: number }> {
+export async function timePair(ours: () => unknown, baseline: () => unknown, m: Measure, o: HarnessOptions): Promise<{ ours: Timing; baseline: Timing; ratio: number }> {
   const batchOurs = await calibrate(ours, o);
   const batchBase = await calibrate(baseline, o);
   const a: number[] = [];
   const b: number[] = [];
   for (let s = 0; s < o.samples; s++) {
     if (s % 2 === 0) {
-      a.push(await sample(ours, batchOurs, bytes));
-      b.push(await sample(baseline, batchBase, bytes));
+      a.push(await sample(ours, batchOurs));
+      b.push(await sample(baseline, batchBase));
     } else {
-      b.push(await sample(baseline, batchBase, bytes));
-      a.push(await sample(ours, batchOurs, bytes));
+      b.push(await sample(baseline, batchBase));
+      a.push(await sample(ours, batchOurs));
     }
   }
   void sink;
-  return { ours: timing(a), baseline: timing(b), ratio: median(a.map((x, k) => x / b[k]!)) };
+  return { ours: timing(a, m), baseline: timing(b, m), ratio: median(b.map((x, k) => x / a[k]!)) };
 }

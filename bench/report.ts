@@ -1,40 +1,60 @@
-// The benchmark table (stdout and README) and bench/results.json.
+// The benchmark table (stdout and README) and the results file.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { Timing } from './harness.ts';
 
+/** A target a timed case is judged by: a speed-up over its baseline, a throughput, or both. */
 export interface Target {
-  /** Human-readable target, e.g. ">= 5x" or ">= 1000 MB/s". */
-  readonly label: string;
-  readonly met: (r: CaseResult) => boolean;
+  /** At least this ratio to the baseline (baseline time / our time). */
+  readonly ratio?: number;
+  /** At least this throughput, MB/s. */
+  readonly mbps?: number;
 }
 
 export interface CaseResult {
   readonly group: string;
   readonly name: string;
   readonly bytes: number;
-  /** Throughput; absent for figures that are not (cold start, size, memory). */
+  /** Timed rows: median and spread in their unit. */
   readonly ours?: Timing;
-  /** A figure shown instead of a throughput. */
+  /** A figure shown instead of a timing (cold start, size, memory, latency). */
   readonly figure?: string;
   readonly baselineName?: string;
   readonly baseline?: Timing;
+  readonly baselineFigure?: string;
+  /** How many times faster ours is than the baseline; below 1 means slower. */
   readonly ratio?: number;
+  /** Kept for the chart: the ratio and the throughput a target asks for. */
+  readonly targetRatio?: number;
+  readonly targetMbps?: number;
   readonly target?: string;
   readonly met?: boolean;
 }
 
+export function targetLabel(t: Target, baselineName = 'baseline'): string {
+  const parts = [];
+  if (t.mbps !== undefined) parts.push(`>= ${t.mbps} MB/s`);
+  if (t.ratio !== undefined) parts.push(`>= ${t.ratio}x ${baselineName}`);
+  return parts.join(' and ');
+}
+
+export const targetMet = (t: Target, r: Pick<CaseResult, 'ours' | 'ratio'>) =>
+  (t.mbps === undefined || (r.ours?.unit === 'MB/s' && r.ours.value >= t.mbps)) && (t.ratio === undefined || (r.ratio ?? 0) >= t.ratio);
+
 const size = (n: number) => (n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : n >= 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${n} B`);
-const rate = (t: Timing) => `${t.mbps.toFixed(0)} (${t.low.toFixed(0)}–${t.high.toFixed(0)})`;
+/** Three significant figures at most, no more decimals than that. */
+export const num = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const timed = (t: Timing) => `${num(t.value)} (${num(t.low)}–${num(t.high)}) ${t.unit}`;
+const ratioText = (x: number) => `${x >= 10 ? x.toFixed(1) : x.toFixed(2)}x`;
 
 export function markdownTable(results: readonly CaseResult[]): string {
   const rows = [
-    '| case | input | ours MB/s (min–max) | baseline | baseline MB/s | ratio | target | met |',
+    '| case | input | ours (min–max) | baseline | baseline (min–max) | ratio | target | met |',
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     rows.push(
-      `| ${r.group}: ${r.name} | ${r.bytes ? size(r.bytes) : '–'} | ${r.ours ? rate(r.ours) : r.figure ?? '–'} | ${r.baselineName ?? '–'} | ${r.baseline ? rate(r.baseline) : '–'} | ${r.ratio ? r.ratio.toFixed(1) + 'x' : '–'} | ${r.target ?? '–'} | ${r.met === undefined ? '–' : r.met ? 'met' : 'NOT met'} |`,
+      `| ${r.group}: ${r.name} | ${r.bytes ? size(r.bytes) : '–'} | ${r.ours ? timed(r.ours) : r.figure ?? '–'} | ${r.baselineName ?? '–'} | ${r.baseline ? timed(r.baseline) : r.baselineFigure ?? '–'} | ${r.ratio !== undefined ? ratioText(r.ratio) : '–'} | ${r.target ?? '–'} | ${r.met === undefined ? '–' : r.met ? 'met' : 'NOT met'} |`,
     );
   }
   return rows.join('\n');
@@ -48,15 +68,20 @@ export function writeResults(file: string, results: readonly CaseResult[], extra
   writeFileSync(file, JSON.stringify({ ...environment(), ...extra, cases: results }, null, 2) + '\n');
 }
 
-/** Replaces the table between the bench markers in README.md. */
-export function updateReadme(results: readonly CaseResult[]) {
+/** The table with the line that says where and when it was measured. */
+export function tableWithHeader(results: readonly CaseResult[], command: string): string {
   const env = environment();
+  return `Measured ${env.date} on ${env.cpu} (${env.cores} cores), Node ${env.node}, \`${command}\`:\n\n${markdownTable(results)}\n`;
+}
+
+/** Replaces the table between the bench markers in README.md; false when the markers are missing. */
+export function updateReadme(results: readonly CaseResult[], command: string): boolean {
   const start = '<!-- bench:start -->';
   const end = '<!-- bench:end -->';
   const readme = readFileSync('README.md', 'utf8');
   const i = readme.indexOf(start);
   const j = readme.indexOf(end);
-  if (i < 0 || j < i) return;
-  const body = `${start}\nMeasured ${env.date} on ${env.cpu} (${env.cores} cores), Node ${env.node}, \`npm run bench\`:\n\n${markdownTable(results)}\n`;
-  writeFileSync('README.md', readme.slice(0, i) + body + readme.slice(j));
+  if (i < 0 || j < i) return false;
+  writeFileSync('README.md', readme.slice(0, i) + `${start}\n${tableWithHeader(results, command)}` + readme.slice(j));
+  return true;
 }

@@ -1,36 +1,69 @@
-// npm run bench [-- --quick]: every case, side by side with its baseline, in one process.
+// npm run bench [-- --quick] [-- --only=group] [-- --record]: every case, side by side with its
+// baseline, in one process. Results go to bench/out/ (ignored by git); --record (a full run
+// only) writes the tracked ones instead: README.md's table, bench/results.json, bench/chart.svg.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { FULL, QUICK, time, timePair } from './harness.ts';
-import { markdownTable, updateReadme, writeResults, type CaseResult } from './report.ts';
+import { FULL, QUICK, time, timePair, type Measure } from './harness.ts';
+import { markdownTable, tableWithHeader, targetLabel, targetMet, updateReadme, writeResults, type CaseResult } from './report.ts';
 import type { BenchCase } from './case.ts';
 import { messageCases } from './cases/messages.ts';
 import { streamCases } from './cases/streams.ts';
 import { textCases } from './cases/text.ts';
 import { floorCases } from './cases/floors.ts';
 import { systemResults } from './cases/system.ts';
+import { wrapResults } from './cases/wrap.ts';
 import { writeChart } from './chart.ts';
 
-const quick = process.argv.includes('--quick');
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const record = args.includes('--record');
+const only = args.find((a) => a.startsWith('--only='))?.slice(7);
+const unknown = args.filter((a) => !['--quick', '--record'].includes(a) && !a.startsWith('--only='));
+if (unknown.length) fail(`unknown option ${unknown[0]} (options: --quick, --only=<group prefix>, --record)`);
+// The tracked results are the full suite's: a smoke run or a part of it would replace them with less.
+if (record && (quick || only)) fail('--record needs a full run: drop --quick and --only');
 const harness = quick ? QUICK : FULL;
-const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7);
-const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streamCases(), ...floorCases()].filter((c) => !only || c.group.startsWith(only));
+const selected = (group: string) => !only || group.startsWith(only);
+const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streamCases(), ...floorCases()].filter((c) => selected(c.group));
+
+function fail(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
 
 const results: CaseResult[] = [];
 for (const c of cases) {
   // Equal work first: a baseline that computes something else would make the ratio meaningless.
   const mine = await c.ours();
   if (c.check ? !(await c.check()) : c.baseline && !isDeepStrictEqual(mine, await c.baseline())) throw new Error(`${c.group}: ${c.name}: output differs from ${c.baselineName}`);
-  const pair = c.baseline ? await timePair(c.ours, c.baseline, c.bytes, harness) : undefined;
-  const ours = pair?.ours ?? (await time(c.ours, c.bytes, harness));
+  const m: Measure = { unit: c.unit ?? 'MB/s', bytes: c.bytes, messages: c.messages };
+  const pair = c.baseline ? await timePair(c.ours, c.baseline, m, harness) : undefined;
+  const ours = pair?.ours ?? (await time(c.ours, m, harness));
   const partial: CaseResult = { group: c.group, name: c.name, bytes: c.bytes, ours, baselineName: c.baselineName, baseline: pair?.baseline, ratio: pair?.ratio };
-  const result = c.target ? { ...partial, target: c.target.label, met: c.target.met(partial) } : partial;
+  const result: CaseResult = c.target
+    ? { ...partial, target: targetLabel(c.target, c.baselineName), targetRatio: c.target.ratio, targetMbps: c.target.mbps, met: targetMet(c.target, partial) }
+    : partial;
   results.push(result);
-  process.stderr.write(`${c.group}: ${c.name}: ${ours.mbps.toFixed(0)} MB/s${pair ? `, ${result.ratio!.toFixed(1)}x ${c.baselineName}` : ''}\n`);
+  process.stderr.write(`${c.group}: ${c.name}: ${ours.value.toFixed(ours.unit === 'MB/s' ? 0 : 2)} ${ours.unit}${pair ? `, ${pair.ratio.toFixed(2)}x ${c.baselineName}` : ''}\n`);
 }
-if (!only || 'system'.startsWith(only) || 'stream'.startsWith(only)) results.push(...systemResults(quick));
+if (selected('wrap')) {
+  const rows = await wrapResults(quick);
+  results.push(...rows);
+  for (const r of rows) process.stderr.write(`${r.group}: ${r.name}: ${r.figure}\n`);
+}
+if (selected('system') || selected('stream')) results.push(...systemResults(quick));
 console.log(markdownTable(results));
-if (!quick) {
-  writeResults('bench/results.json', results, { mode: 'full' });
+
+const mode = quick ? 'quick' : only ? `only ${only}` : 'full';
+if (record) {
+  writeResults('bench/results.json', results, { mode });
   writeChart('bench/chart.svg', results);
-  updateReadme(results);
+  if (!updateReadme(results, 'npm run bench -- --record')) fail('README.md has no bench markers: the table was not updated');
+  process.stderr.write('bench: recorded in README.md, bench/results.json, bench/chart.svg\n');
+} else {
+  mkdirSync('bench/out', { recursive: true });
+  writeResults('bench/out/results.json', results, { mode });
+  writeChart('bench/out/chart.svg', results);
+  writeFileSync('bench/out/table.md', tableWithHeader(results, `npm run bench${quick ? ' -- --quick' : ''}`));
+  process.stderr.write('bench: written to bench/out/ (results.json, chart.svg, table.md); `npm run bench -- --record` updates the tracked ones\n');
 }

@@ -1,0 +1,90 @@
+// What `wrap` adds to each call: sequential small tools/call requests from the real SDK client
+// to the real SDK server over stdio, straight and through `mcp-payload-codec wrap`, in rounds
+// that take turns (the first side alternating), so both see the same machine.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { isDeepStrictEqual } from 'node:util';
+import { decodeMessage } from '../../src/index.ts';
+import { median } from '../harness.ts';
+import type { CaseResult } from '../report.ts';
+
+const SERVER = ['test/fixtures/sdk-server.mjs'];
+const CLI = 'bin/mcp-payload-codec.js';
+/** The target: what wrap may add to the median call. */
+const MAX_ADDED_MS = 0.05;
+
+async function connect(args: string[]): Promise<Client> {
+  // stderr ignored: the fixture logs each call there, and an undrained pipe would stall it.
+  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'ignore' });
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+// A term in the argument, so wrap really decodes it on the way in and encodes the reply.
+const call = (c: Client) => c.callTool({ name: 'open_app', arguments: { app: 'Qwen' } });
+
+/** Latencies (ms) of `n` sequential calls; the total ms. */
+async function round(c: Client, n: number, into: number[]): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await call(c);
+    into.push(performance.now() - t);
+  }
+  return performance.now() - t0;
+}
+
+/** The reply decoded as the message it came in (the field policy goes by the message's paths). */
+const asResult = (r: unknown) => (decodeMessage({ jsonrpc: '2.0', id: 1, result: r }) as { result: unknown }).result;
+
+const percentile = (xs: readonly number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+const ms = (x: number) => `${x.toFixed(3)} ms`;
+
+export async function wrapResults(quick: boolean): Promise<CaseResult[]> {
+  const calls = quick ? 200 : 2000;
+  const perRound = quick ? 50 : 100;
+  const warmup = quick ? 50 : 300;
+  const direct = await connect(SERVER);
+  const wrapped = await connect([CLI, 'wrap', process.execPath, ...SERVER]);
+  try {
+    // Equal work: the same reply either way, once decoded (wrap encodes what the client is shown).
+    const [a, b] = [await call(direct), await call(wrapped)];
+    if (isDeepStrictEqual(a, b) || !isDeepStrictEqual(a, asResult(b))) throw new Error('wrap: the reply through wrap is not the direct one encoded');
+    for (const c of [direct, wrapped]) await round(c, warmup, []);
+    const lat = { direct: [] as number[], wrapped: [] as number[] };
+    const ratios: number[] = [];
+    for (let r = 0; r < calls / perRound; r++) {
+      let td: number;
+      let tw: number;
+      if (r % 2 === 0) {
+        td = await round(direct, perRound, lat.direct);
+        tw = await round(wrapped, perRound, lat.wrapped);
+      } else {
+        tw = await round(wrapped, perRound, lat.wrapped);
+        td = await round(direct, perRound, lat.direct);
+      }
+      ratios.push(td / tw);
+    }
+    const p = (xs: number[]) => ({ p50: percentile(xs, 50), p99: percentile(xs, 99) });
+    const d = p(lat.direct);
+    const w = p(lat.wrapped);
+    const added = w.p50 - d.p50;
+    const name = `${calls.toLocaleString('en-US')} sequential tools/call`;
+    return [
+      {
+        group: 'wrap', name: `${name}: p50 / p99 latency`, bytes: 0,
+        figure: `${ms(w.p50)} / ${ms(w.p99)}`, baselineName: 'direct', baselineFigure: `${ms(d.p50)} / ${ms(d.p99)}`, ratio: median(ratios),
+      },
+      {
+        group: 'wrap', name: `${name}: added at p50`, bytes: 0,
+        figure: ms(added), target: `<= ${MAX_ADDED_MS} ms`, met: added <= MAX_ADDED_MS,
+      },
+    ];
+  } finally {
+    await Promise.allSettled([direct.close(), wrapped.close()]);
+  }
+}
