@@ -14,7 +14,8 @@ const ROW = 22;
 
 /** A log axis from lo to hi onto [0, PLOT]. */
 const logAxis = (lo: number, hi: number) => (v: number) => (PLOT * Math.log10(Math.max(lo, Math.min(hi, v)) / lo)) / Math.log10(hi / lo);
-const color = (r: CaseResult) => (r.met === undefined ? COLOR.none : r.met ? COLOR.met : COLOR.missed);
+/** Judged by the panel's own target: a row can meet its ratio and miss its MB/s. */
+const color = (value: number, target: number | undefined) => (target === undefined ? COLOR.none : value >= target ? COLOR.met : COLOR.missed);
 const label = (r: CaseResult) => esc(clip(`${r.group}: ${r.name}`));
 
 export function writeChart(file: string, results: readonly CaseResult[]): void {
@@ -23,7 +24,7 @@ export function writeChart(file: string, results: readonly CaseResult[]): void {
   const env = environment();
   out.push(`<text x="10" y="${y}" font-size="16" font-weight="bold">mcp-payload-codec against its baselines and targets</text>`);
   y += 18;
-  out.push(`<text x="10" y="${y}" font-size="11" fill="#555">${esc(`${env.date}, ${env.cpu} (${env.cores} cores), Node ${env.node}. Green: target met; red: NOT met; blue: no target. Black tick: the target.`)}</text>`);
+  out.push(`<text x="10" y="${y}" font-size="11" fill="#555">${esc(`${env.date}, ${env.cpu} (${env.cores} cores), Node ${env.node}. Black tick: the target; green: met, red: NOT met (each panel judges its own part of a target), blue: no target.`)}</text>`);
   y += 18;
 
   // 1. Speed-up over the baseline: bars grow from 1x (the baseline's speed), left when slower.
@@ -38,9 +39,10 @@ export function writeChart(file: string, results: readonly CaseResult[]): void {
     const x1 = LEFT + rx(r.ratio!);
     const targeted = r.targetRatio !== undefined;
     out.push(`<text x="${LEFT - 8}" y="${ry + 14}" font-size="11" text-anchor="end"${targeted ? ' font-weight="bold"' : ' fill="#444"'}>${label(r)}</text>`);
-    out.push(`<rect x="${Math.min(x0, x1).toFixed(1)}" y="${ry + 4}" width="${Math.max(1, Math.abs(x1 - x0)).toFixed(1)}" height="13" fill="${color(r)}"/>`);
-    out.push(`<text x="${(Math.max(x0, x1) + 4).toFixed(1)}" y="${ry + 14}" font-size="10">${num(r.ratio!)}x${r.baselineName ? ` vs ${esc(r.baselineName)}` : ''}</text>`);
-    if (targeted) tick(out, LEFT + rx(r.targetRatio!), ry);
+    const xt = targeted ? LEFT + rx(r.targetRatio!) : x0;
+    out.push(`<rect x="${Math.min(x0, x1).toFixed(1)}" y="${ry + 4}" width="${Math.max(1, Math.abs(x1 - x0)).toFixed(1)}" height="13" fill="${color(r.ratio!, r.targetRatio)}"/>`);
+    out.push(`<text x="${(Math.max(x0, x1, xt) + 5).toFixed(1)}" y="${ry + 14}" font-size="10">${num(r.ratio!)}x${r.baselineName ? ` vs ${esc(r.baselineName)}` : ''}${targeted ? `, target ${r.targetRatio}x` : ''}</text>`);
+    if (targeted) tick(out, xt, ry);
   });
   y += ordered.length * ROW;
   out.push(`<line x1="${LEFT + rx(1)}" y1="${y - ordered.length * ROW - 4}" x2="${LEFT + rx(1)}" y2="${y}" stroke="#333"/>`);
@@ -61,10 +63,11 @@ export function writeChart(file: string, results: readonly CaseResult[]): void {
     speedRows.forEach((r, i) => {
       const ry = y + i * ROW;
       const w = sx(r.ours!.value);
-      out.push(`<text x="${LEFT - 8}" y="${ry + 14}" font-size="11" text-anchor="end">${label(r)}</text>`);
-      out.push(`<rect x="${LEFT}" y="${ry + 4}" width="${w.toFixed(1)}" height="13" fill="${color(r)}"/>`);
-      out.push(`<text x="${(LEFT + w + 4).toFixed(1)}" y="${ry + 14}" font-size="10">${num(r.ours!.value)} MB/s</text>`);
-      if (r.targetMbps !== undefined) tick(out, LEFT + sx(r.targetMbps), ry);
+      const xt = r.targetMbps !== undefined ? LEFT + sx(r.targetMbps) : LEFT;
+      out.push(`<text x="${LEFT - 8}" y="${ry + 14}" font-size="11" text-anchor="end"${r.targetMbps !== undefined ? ' font-weight="bold"' : ''}>${label(r)}</text>`);
+      out.push(`<rect x="${LEFT}" y="${ry + 4}" width="${w.toFixed(1)}" height="13" fill="${color(r.ours!.value, r.targetMbps)}"/>`);
+      out.push(`<text x="${(Math.max(LEFT + w, xt) + 5).toFixed(1)}" y="${ry + 14}" font-size="10">${num(r.ours!.value)} MB/s${r.targetMbps !== undefined ? `, target ${r.targetMbps}` : ''}</text>`);
+      if (r.targetMbps !== undefined) tick(out, xt, ry);
     });
     for (const f of floors) {
       const fx = (LEFT + sx(f.ours!.value)).toFixed(1);
@@ -79,7 +82,7 @@ export function writeChart(file: string, results: readonly CaseResult[]): void {
     y = heading(out, y + 26, 'Other targets');
     others.forEach((r, i) => {
       const ry = y + i * 18;
-      out.push(`<circle cx="16" cy="${ry + 9}" r="5" fill="${color(r)}"/>`);
+      out.push(`<circle cx="16" cy="${ry + 9}" r="5" fill="${r.met ? COLOR.met : COLOR.missed}"/>`);
       out.push(`<text x="28" y="${ry + 13}" font-size="11">${esc(`${r.group}: ${r.name}: ${r.figure} (target ${r.target}, ${r.met ? 'met' : 'NOT met'})`)}</text>`);
     });
     y += others.length * 18;
