@@ -57,9 +57,11 @@ export async function wrapResults(quick: boolean): Promise<CaseResult[]> {
     for (const c of [direct, wrapped]) await round(c, warmup, []);
     const lat = { direct: [] as number[], wrapped: [] as number[] };
     const ratios: number[] = [];
+    const addedPerRound: number[] = [];
     for (let r = 0; r < calls / perRound; r++) {
       let td: number;
       let tw: number;
+      const [nd, nw] = [lat.direct.length, lat.wrapped.length];
       if (r % 2 === 0) {
         td = await round(direct, perRound, lat.direct);
         tw = await round(wrapped, perRound, lat.wrapped);
@@ -68,11 +70,14 @@ export async function wrapResults(quick: boolean): Promise<CaseResult[]> {
         td = await round(direct, perRound, lat.direct);
       }
       ratios.push(td / tw);
+      addedPerRound.push(percentile(lat.wrapped.slice(nw), 50) - percentile(lat.direct.slice(nd), 50));
     }
     const p = (xs: number[]) => ({ p50: percentile(xs, 50), p99: percentile(xs, 99) });
     const d = p(lat.direct);
     const w = p(lat.wrapped);
-    const added = w.p50 - d.p50;
+    // Like the ratios, the added time is judged round by round (the median of the rounds'
+    // p50 differences), so a slow spell on the host does not land on one side only.
+    const added = median(addedPerRound);
     const name = `${calls.toLocaleString('en-US')} sequential tools/call`;
     return [
       {
@@ -80,7 +85,7 @@ export async function wrapResults(quick: boolean): Promise<CaseResult[]> {
         figure: `${ms(w.p50)} / ${ms(w.p99)}`, baselineName: 'direct', baselineFigure: `${ms(d.p50)} / ${ms(d.p99)}`, ratio: median(ratios),
       },
       {
-        group: 'wrap', name: `${name}: added at p50`, bytes: 0,
+        group: 'wrap', name: `${name}: added at p50 (median over rounds)`, bytes: 0,
         figure: ms(added), target: `<= ${MAX_ADDED_MS} ms`, met: added <= MAX_ADDED_MS,
       },
     ];
