@@ -7,7 +7,7 @@
 //  - between pattern characters, default-ignorable code points (fold '') loop.
 // Then subset construction to a byte DFA, and prefilter tables read off the DFA itself, so
 // they admit every byte string the DFA can start a match with (sound by construction).
-import { byteClasses, gramHash, type Automaton } from '../automaton.js';
+import { gramHash, type Automaton } from '../automaton.js';
 import { patternGraph } from './graph.js';
 import { foldData } from './unicode.js';
 
@@ -209,7 +209,7 @@ export function compileFoldAutomaton(patterns: readonly string[]): Automaton & {
     rows.push(row);
     accepting.push(acc);
   }
-  const { classes, classCount } = byteClasses(rows);
+  const { classes, classCount } = columnClasses(rows);
   const transitions = new Uint16Array(rows.length * classCount);
   rows.forEach((row, s) => {
     for (let b = 0; b < 256; b++) transitions[s * classCount + classes[b]!] = row[b]!;
@@ -227,6 +227,28 @@ export function compileFoldAutomaton(patterns: readonly string[]): Automaton & {
     minPatternBytes,
     minMatchCodePoints: shortest(rows, accepting, (b) => (b >= 0x80 && b < 0xc0 ? 0 : 1)),
   };
+}
+
+/**
+ * Bytes whose columns agree in every state share a class (as byteClasses in automaton.ts, by
+ * comparing whole columns: thousands of rows make its row-by-row refinement slow).
+ */
+function columnClasses(rows: readonly Uint16Array[]): { classes: Uint8Array; classCount: number } {
+  const classes = new Uint8Array(256);
+  const firsts: number[] = []; // a byte of each class
+  const byHash = new Map<number, number[]>();
+  for (let b = 0; b < 256; b++) {
+    let h = 0;
+    for (let s = 0; s < rows.length; s++) h = (Math.imul(h, 31) + rows[s]![b]!) | 0;
+    const same = (byHash.get(h) ?? []).find((c) => rows.every((row) => row[b] === row[firsts[c]!]));
+    if (same !== undefined) classes[b] = same;
+    else {
+      classes[b] = firsts.length;
+      byHash.set(h, [...(byHash.get(h) ?? []), firsts.length]);
+      firsts.push(b);
+    }
+  }
+  return { classes, classCount: firsts.length };
 }
 
 /** The least total weight of bytes leading from the start to an accepting state (weights 0 or 1). */
