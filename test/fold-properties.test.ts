@@ -2,24 +2,26 @@
 // occurrence is inside a token, nothing folds to a term after encoding, and the round trip.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { compile } from '../src/codec.ts';
 import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
+import { resolveOptions } from '../src/options.ts';
 import { anyString, fragmentString, runs } from './arbitraries.ts';
 import { foldedOccurrences, foldedPatterns, foldMap, lookalikeText, refFold, tokenSpans } from './fold-reference.ts';
 
 // A custom set where folds of several letters matter: `℡` is all of `tel`, `ﬁ` starts `fin`,
 // `㎪` is `kpa`; the middle of `ﬁn` is `in`, `tmall` may start with `™`.
-const CUSTOM = { ascii: ['tel', 'fin', 'in-x', 'kpa'], exact: ['⾥', 'Ｔｍａｌｌ'], pairs: [['ok', 'go']] as [string, string][] };
+const CUSTOM = { ascii: ['tel', 'fin', 'in-x', 'kpa'], exact: ['⾥⾥', 'Ｔｍａｌｌ'], pairs: [['ok', 'go']] as [string, string][] };
 
 const sets = [
-  { name: 'default terms', terms: DEFAULT_TERMS, codec: createCodec({ fold: 'nfkc' }) },
-  { name: 'letters that fold to several', terms: CUSTOM, codec: createCodec({ fold: 'nfkc', terms: CUSTOM }) },
+  { name: 'default terms', terms: DEFAULT_TERMS, codec: createCodec({ fold: 'nfkc' }), widen: compile(resolveOptions({ fold: 'nfkc' })).widen },
+  { name: 'letters that fold to several', terms: CUSTOM, codec: createCodec({ fold: 'nfkc', terms: CUSTOM }), widen: compile(resolveOptions({ fold: 'nfkc', terms: CUSTOM })).widen },
 ];
 
 // Over 64 code units a string goes through the WASM core (and its SIMD prefilter), under it
 // through the JS matcher: every string is tried both ways.
 const PAD = 'x'.repeat(70);
 
-describe.each(sets)('fold nfkc, $name', ({ terms, codec }) => {
+describe.each(sets)('fold nfkc, $name', ({ terms, codec, widen }) => {
   const patterns = foldedPatterns(terms);
   const strings = fc.oneof(lookalikeText(terms), lookalikeText(terms, 40), fragmentString(), anyString(60));
 
@@ -52,6 +54,16 @@ describe.each(sets)('fold nfkc, $name', ({ terms, codec }) => {
 
   it('does the same through the core (long strings)', () => {
     fc.assert(fc.property(strings, fc.boolean(), (s, after) => check(after ? s + PAD : PAD + s)), runs(1000));
+  });
+
+  it('grows no match by more than the maxLength widening factor (in code points)', () => {
+    fc.assert(fc.property(strings, (s) => {
+      const encoded = codec.encodeText(s);
+      const tokens = encoded.match(/__mcp_ref_(?:[0-9a-f]{2})+__/g) ?? [];
+      tokenSpans(encoded).forEach(([from, to], k) => {
+        expect(tokens[k]!.length).toBeLessThanOrEqual(widen * [...s.slice(from, to)].length);
+      });
+    }), runs(1000));
   });
 
   it('round-trips any string', () => {
