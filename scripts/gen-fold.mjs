@@ -48,8 +48,8 @@ export function probe() {
 /**
  * Records "gap,count,fold[,step]" (base 36): code points start..start+count-1 (start = the
  * previous record's start + gap; with step, every step-th code point) fold to single code
- * points counting up from fold by the same step; a lone code point may fold to several ("."
- * between them) or to none (empty fold).
+ * points counting up from fold by the same step, or all to none (empty fold); a lone code
+ * point may fold to several ("." between them).
  */
 function encodeFolds(folds) {
   const out = [];
@@ -63,6 +63,8 @@ function encodeFolds(folds) {
     if (f.length === 1 && next && next[1].length === 1 && next[0] - cp === next[1][0] - f[0] && next[0] - cp <= 2) {
       step = next[0] - cp;
       while (i + n < folds.length && folds[i + n][0] === cp + n * step && folds[i + n][1].length === 1 && folds[i + n][1][0] === f[0] + n * step) n++;
+    } else if (f.length === 0) {
+      while (i + n < folds.length && folds[i + n][0] === cp + n && folds[i + n][1].length === 0) n++;
     }
     const fields = [(cp - prev).toString(36), n.toString(36), f.map((c) => c.toString(36)).join('.')];
     if (step !== 1) fields.push(step.toString(36));

@@ -96,7 +96,7 @@ export function compileAutomaton(patterns: readonly Pattern[]): Automaton {
 }
 
 /** Bytes whose columns agree in every state share a class: partition refinement, row by row. */
-export function byteClasses(rows: readonly Uint16Array[]): { classes: Uint8Array; classCount: number } {
+function byteClasses(rows: readonly Uint16Array[]): { classes: Uint8Array; classCount: number } {
   let classes = new Int32Array(256); // all bytes in class 0
   let count = 1;
   for (const row of rows) {

@@ -28,7 +28,7 @@ export function foldData(): FoldData {
     const n = parseInt(count, 36);
     const by = step === undefined ? 1 : parseInt(step, 36);
     const to = fold === '' ? [] : fold.split('.').map((c) => parseInt(c, 36));
-    for (let k = 0; k < n; k++) folds.set(start + k * by, k === 0 ? to : [to[0]! + k * by]);
+    for (let k = 0; k < n; k++) folds.set(start + k * by, k === 0 || to.length === 0 ? to : [to[0]! + k * by]);
   }
   const unsafe = UNSAFE.split(' ').map((record) => record.split(',').map((x) => parseInt(x, 36)) as [number, number]);
   const safe = (cp: number) => !unsafe.some(([from, count]) => cp >= from && cp < from + count);
