@@ -10,6 +10,7 @@ import { messageCases } from './cases/messages.ts';
 import { streamCases } from './cases/streams.ts';
 import { textCases } from './cases/text.ts';
 import { floorCases } from './cases/floors.ts';
+import { foldCases } from './cases/fold.ts';
 import { systemResults } from './cases/system.ts';
 import { wrapResults } from './cases/wrap.ts';
 import { writeChart } from './chart.ts';
@@ -24,7 +25,7 @@ if (unknown.length) fail(`unknown option ${unknown[0]} (options: --quick, --only
 if (record && (quick || only)) fail('--record needs a full run: drop --quick and --only');
 const harness = quick ? QUICK : FULL;
 const selected = (group: string) => !only || group.startsWith(only);
-const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streamCases(), ...floorCases()].filter((c) => selected(c.group));
+const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streamCases(), ...foldCases(), ...floorCases()].filter((c) => selected(c.group));
 
 function fail(message: string): never {
   process.stderr.write(`bench: ${message}\n`);

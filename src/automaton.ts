@@ -2,6 +2,7 @@
 // (subset construction, so case-insensitive and exact patterns can share prefixes without
 // matching each other's spellings), byte classes to keep its rows short, and the
 // three-byte Teddy fingerprint masks used to skip bytes where no pattern can start.
+import { compileFoldAutomaton } from './fold/compile.js';
 import type { Pattern } from './terms.js';
 
 export interface Automaton {
@@ -14,6 +15,8 @@ export interface Automaton {
   readonly grams: Uint8Array; // 32768-bit set of hashed folded pattern starts
   readonly gramMask: number; // which of the 4 loaded bytes the hash uses
   readonly minPatternBytes: number;
+  /** Fewest code points a match can span (a folded match may be one code point: `℡`). */
+  readonly minMatchCodePoints?: number;
 }
 
 const utf8 = new TextEncoder();
@@ -29,6 +32,8 @@ function patternBytes(p: Pattern): number[][] {
 }
 
 export function compileAutomaton(patterns: readonly Pattern[]): Automaton {
+  // fold: 'nfkc' (every pattern is folded): the same tables, built from the fold's alternatives.
+  if (patterns.some((p) => p.folded)) return compileFoldAutomaton(patterns.map((p) => p.text));
   const seqs = patterns.map(patternBytes);
   // A DFA state is a set of NFA positions (pattern index, bytes matched), encoded p * stride + k.
   const stride = Math.max(...seqs.map((s) => s.length)) + 1;

@@ -73,7 +73,9 @@ export function compile(o: ResolvedOptions): Compiled {
   const automaton = compileAutomaton(o.patterns);
   const hex = HEX_DIGITS[o.hexCase];
   // Core calls are synchronous and never interleave, so one descriptor serves every job.
-  const widen = schemaWidening(o.patterns, o.prefix, o.suffix);
+  // A folded match may be one code point of up to 4 bytes standing for a whole term (`℡`).
+  const folded = automaton.minMatchCodePoints === undefined ? 1 : Math.ceil((o.prefix.length + o.suffix.length) / automaton.minMatchCodePoints + 8);
+  const widen = Math.max(schemaWidening(o.patterns, o.prefix, o.suffix), folded);
   const desc = writeDescriptor(automaton, o.prefix, o.suffix, hex, widen);
   const encode = encodeJob(desc, o.prefix, o.suffix, o.hexCase, automaton.minPatternBytes);
   const matchShort = compileTermScan(automaton);
@@ -128,13 +130,13 @@ function memoiseShort(f: (s: string) => string): (s: string) => string {
 export function createCodec(options?: CodecOptions): Codec {
   const resolved = resolveOptions(options);
   const { encode, decode, widen } = compile(resolved);
-  const { prefix, suffix, hexCase, terms } = resolved;
+  const { prefix, suffix, hexCase, terms, fold } = resolved;
   const encodeAt = (value: unknown, basePath: JsonPath, field?: PayloadField) =>
     mapValue(value, encode.text, { checkCollisions: false, basePath, mapKey: encode.key, rule: field && ENVELOPE_RULES[field], widen });
   const decodeAt = (value: unknown, basePath: JsonPath, field?: PayloadField) =>
     mapValue(value, decode.text, { checkCollisions: true, basePath, mapKey: decode.key, rule: field && ENVELOPE_RULES[field] });
   return Object.freeze({
-    options: Object.freeze({ prefix, suffix, hexCase, terms }),
+    options: Object.freeze({ prefix, suffix, hexCase, terms, fold }),
     encodeText: encode.text,
     decodeText: decode.text,
     encodeValue: <T>(value: T) => encodeAt(value, []) as T,

@@ -1,6 +1,6 @@
 // Codec options: defaults, normalisation and the checks that keep the round trip exact.
 import { lowerAscii as foldAscii } from './text-util.js';
-import { DEFAULT_TERMS, expandPatterns, PAIR_SEPARATORS, type Pattern, type TermSet, type TermSetInput } from './terms.js';
+import { DEFAULT_TERMS, expandPatterns, PAIR_SEPARATORS, type Fold, type Pattern, type TermSet, type TermSetInput } from './terms.js';
 
 export type HexCase = 'lower' | 'upper';
 
@@ -13,6 +13,8 @@ export interface CodecOptions {
   hexCase?: HexCase;
   /** Terms to alias; default {@link DEFAULT_TERMS}. Missing fields are empty. */
   terms?: TermSetInput;
+  /** `ascii` (default): terms match ignoring ASCII case. `nfkc`: also their lookalikes (README). */
+  fold?: Fold;
 }
 
 export interface ResolvedOptions {
@@ -20,6 +22,7 @@ export interface ResolvedOptions {
   readonly suffix: string;
   readonly hexCase: HexCase;
   readonly terms: TermSet;
+  readonly fold: Fold;
   readonly patterns: readonly Pattern[];
   /** A stable key: equal keys compile to equal automata. */
   readonly key: string;
@@ -138,7 +141,7 @@ export function resolveOptions(options: CodecOptions = {}): ResolvedOptions {
   if (options === null || typeof options !== 'object') fail('options must be an object');
   let cacheKey: string | undefined;
   try {
-    cacheKey = JSON.stringify([options.prefix, options.suffix, options.hexCase, options.terms]);
+    cacheKey = JSON.stringify([options.prefix, options.suffix, options.hexCase, options.terms, options.fold]);
   } catch {
     cacheKey = undefined; // not JSON (a cyclic terms object): checked below, not cached
   }
@@ -156,15 +159,17 @@ function resolveUncached(options: CodecOptions): ResolvedOptions {
   if (hexCase !== 'lower' && hexCase !== 'upper') fail(`hexCase must be 'lower' or 'upper'`);
   if (isHex(suffix[0]!)) fail('suffix must not begin with a hex digit');
   checkPrefixPeriods(prefix);
+  const fold = options.fold ?? 'ascii';
+  if (fold !== 'ascii' && fold !== 'nfkc') fail(`fold must be 'ascii' or 'nfkc'`);
   const terms = resolveTerms(options.terms);
-  const patterns = expandPatterns(terms, prefix);
+  const patterns = expandPatterns(terms, prefix, fold);
   // The two wire formats with the default terms are known good (test/options.test.ts checks
   // them in full); skipping the check keeps import time down.
-  const known = terms === DEFAULT_TERMS && suffix === '__' && (prefix === '__mcp_ref_' || prefix === '__cuaf_');
+  const known = fold === 'ascii' && terms === DEFAULT_TERMS && suffix === '__' && (prefix === '__mcp_ref_' || prefix === '__cuaf_');
   if (!known) {
     checkTermsAgainstPrefix(terms, prefix);
     checkTermsAgainstTokens(patterns, prefix, suffix, hexCase);
   }
-  const key = JSON.stringify([foldAscii(prefix), prefix, suffix, hexCase, terms]);
-  return { prefix, suffix, hexCase, terms, patterns, key };
+  const key = JSON.stringify([foldAscii(prefix), prefix, suffix, hexCase, terms, fold]);
+  return { prefix, suffix, hexCase, terms, fold, patterns, key };
 }

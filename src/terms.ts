@@ -1,4 +1,5 @@
 // The term sets a codec aliases, and their expansion into byte patterns.
+import { foldData, foldText } from './fold/unicode.js';
 
 /** A set of terms to alias. Every field is optional in user input; see {@link TermSetInput}. */
 export interface TermSet {
@@ -41,14 +42,23 @@ export const DEFAULT_TERMS: TermSet = deepFreeze({
 /** Separators allowed between the two parts of a pair ('' = joined). */
 export const PAIR_SEPARATORS: readonly string[] = Object.freeze(['', '-', '_', ' ']);
 
+/**
+ * How text is compared with terms: `ascii` (ASCII case only) or `nfkc` (a substring matches
+ * when its NFKC case fold, default-ignorable code points removed, holds a term).
+ */
+export type Fold = 'ascii' | 'nfkc';
+
 /** One literal pattern: its text, and whether ASCII letters match in either case. */
 export interface Pattern {
   readonly text: string;
   readonly ignoreCase: boolean;
+  /** fold 'nfkc': `text` is folded, and matches every text that folds to it. */
+  readonly folded?: boolean;
 }
 
 /** Every pattern a term set and prefix stand for (duplicates removed). */
-export function expandPatterns(terms: TermSet, prefix: string): Pattern[] {
+export function expandPatterns(terms: TermSet, prefix: string, fold: Fold = 'ascii'): Pattern[] {
+  if (fold === 'nfkc') return expandFolded(terms, prefix);
   const seen = new Set<string>();
   const out: Pattern[] = [];
   const add = (text: string, ignoreCase: boolean) => {
@@ -62,5 +72,41 @@ export function expandPatterns(terms: TermSet, prefix: string): Pattern[] {
   for (const t of terms.exact) add(t, false);
   for (const [a, b] of terms.pairs) for (const sep of PAIR_SEPARATORS) add(a + sep + b, true);
   add(prefix, true);
+  return out;
+}
+
+/**
+ * fold 'nfkc': every term folded (exact ones too: `⾥` is `里`), pairs joined by nothing or by
+ * the fold of any space or dash, and the prefix folded as well (escaping more is harmless).
+ * A term is refused if folding the text one code point at a time could miss it: a combining
+ * mark, a character that composes or decomposes (Hangul syllables, accented letters) or sigma.
+ */
+function expandFolded(terms: TermSet, prefix: string): Pattern[] {
+  const { safe, separators } = foldData();
+  const seen = new Set<string>();
+  const out: Pattern[] = [];
+  const add = (text: string) => {
+    if (!seen.has(text)) {
+      seen.add(text);
+      out.push({ text, ignoreCase: true, folded: true });
+    }
+  };
+  const folded = (term: string, field: string) => {
+    const f = foldText(term);
+    if (f === '') throw new TypeError(`createCodec: ${field} folds to nothing under fold 'nfkc'`);
+    for (const c of f) {
+      if (!safe(c.codePointAt(0)!)) {
+        throw new TypeError(`createCodec: ${field} holds a character fold 'nfkc' cannot match soundly (a combining mark, a composed or composing character such as a Hangul syllable, or sigma)`);
+      }
+    }
+    return f;
+  };
+  terms.ascii.forEach((t, i) => add(folded(t, `terms.ascii[${i}]`)));
+  terms.exact.forEach((t, i) => add(folded(t, `terms.exact[${i}]`)));
+  terms.pairs.forEach(([a, b], i) => {
+    const [fa, fb] = [folded(a, `terms.pairs[${i}]`), folded(b, `terms.pairs[${i}]`)];
+    for (const sep of [...PAIR_SEPARATORS, ...separators]) add(fa + sep + fb);
+  });
+  add(folded(prefix, 'prefix'));
   return out;
 }
