@@ -1,0 +1,91 @@
+// Passes an event stream on in whole events only. When the upstream ends or fails in the
+// middle of an event, the stream ends cleanly after the last whole event, as an SSE reader
+// would have seen it (a reader drops an event without its blank line). Pull-based: nothing is
+// read before the consumer asks, so a slow reader slows the upstream instead of filling memory.
+import { concat } from '../stream/pipe.js';
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+export class EventTooLargeError extends Error {
+  override readonly name = 'EventTooLargeError';
+}
+
+/** Finds event ends (blank lines; LF, CRLF or CR line ends) across chunks. */
+class EventBoundaries {
+  private atLineStart = true;
+  private pendingCR = false;
+
+  /** Index just past the last event end in `chunk`, or -1. */
+  scan(chunk: Uint8Array): number {
+    let last = -1;
+    for (let i = 0; i < chunk.length; i++) {
+      const b = chunk[i]!;
+      if (b === LF) {
+        if (this.pendingCR) {
+          this.pendingCR = false; // the LF of a CRLF
+          continue;
+        }
+        if (this.atLineStart) last = i + 1;
+        this.atLineStart = true;
+      } else if (b === CR) {
+        if (this.atLineStart) last = i + 1;
+        this.atLineStart = true;
+        this.pendingCR = true;
+      } else {
+        this.atLineStart = false;
+        this.pendingCR = false;
+      }
+    }
+    return last;
+  }
+}
+
+export function wholeEvents(body: ReadableStream<Uint8Array>, maxEventBytes: number, onTruncated?: (error: unknown) => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const boundaries = new EventBoundaries();
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          let next: ReadableStreamReadResult<Uint8Array>;
+          try {
+            next = await reader.read();
+          } catch (e) {
+            // The upstream failed: what was whole has gone out; the partial event is dropped.
+            if (heldBytes > 0 || e) onTruncated?.(e);
+            controller.close();
+            return;
+          }
+          if (next.done) {
+            if (heldBytes > 0) onTruncated?.(undefined);
+            controller.close();
+            return;
+          }
+          const chunk = next.value;
+          const end = boundaries.scan(chunk);
+          if (end < 0) {
+            held.push(chunk);
+            heldBytes += chunk.length;
+            if (heldBytes > maxEventBytes) {
+              void reader.cancel().catch(() => {});
+              throw new EventTooLargeError(`an event larger than maxMessageBytes (${maxEventBytes})`);
+            }
+            continue;
+          }
+          held.push(chunk.subarray(0, end));
+          controller.enqueue(concat(held));
+          held = end < chunk.length ? [chunk.slice(end)] : [];
+          heldBytes = end < chunk.length ? chunk.length - end : 0;
+          return;
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
