@@ -17,6 +17,19 @@ function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   return new Request(url, { method: req.method, headers, body, signal, duplex: 'half' } as RequestInit);
 }
 
+/** Waits for 'drain' or 'close', whichever comes first, leaving no listener behind. */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
 async function send(response: Response, res: ServerResponse): Promise<void> {
   const headers: [string, string][] = [];
   response.headers.forEach((value, name) => {
@@ -34,7 +47,7 @@ async function send(response: Response, res: ServerResponse): Promise<void> {
       const { done, value } = await reader.read();
       if (done) break;
       if (!res.write(value)) {
-        await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        await drainOrClose(res);
         if (res.destroyed) return;
       }
     }

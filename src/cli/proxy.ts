@@ -18,10 +18,11 @@ export interface ProxyCommandOptions extends CodecOptions {
   log?: (line: string) => void;
 }
 
-export async function runProxy(options: ProxyCommandOptions): Promise<Server> {
+/** Starts the proxy; resolves with the server and the URL of its MCP endpoint once listening. */
+export async function runProxy(options: ProxyCommandOptions): Promise<{ server: Server; url: string }> {
   const { upstream, host = '127.0.0.1', port = 0, log = (line) => process.stderr.write(`mcp-payload-codec: ${line}\n`), ...rest } = options;
   const handler = createFilteringProxy({ ...rest, upstream, onLog: log });
   const { server, url } = await listen(handler, host, port, log);
   log(`proxy listening on ${url}/mcp (upstream ${new URL(upstream).origin})`);
-  return server;
+  return { server, url: `${url}/mcp` };
 }
