@@ -15,6 +15,8 @@ export class EventTooLargeError extends Error {
 class EventBoundaries {
   private atLineStart = true;
   private pendingCR = false;
+  /** The pending CR ended an event: an LF after it belongs to that event. */
+  private eventCR = false;
 
   /** Index just past the last event end in `chunk`, or -1. */
   scan(chunk: Uint8Array): number {
@@ -23,18 +25,21 @@ class EventBoundaries {
       const b = chunk[i]!;
       if (b === LF) {
         if (this.pendingCR) {
-          this.pendingCR = false; // the LF of a CRLF
+          // The LF of a CRLF.
+          if (this.eventCR) last = i + 1;
+          this.pendingCR = this.eventCR = false;
           continue;
         }
         if (this.atLineStart) last = i + 1;
         this.atLineStart = true;
       } else if (b === CR) {
+        this.eventCR = this.atLineStart;
         if (this.atLineStart) last = i + 1;
         this.atLineStart = true;
         this.pendingCR = true;
       } else {
         this.atLineStart = false;
-        this.pendingCR = false;
+        this.pendingCR = this.eventCR = false;
       }
     }
     return last;
@@ -46,6 +51,14 @@ export function wholeEvents(body: ReadableStream<Uint8Array>, maxEventBytes: num
   const boundaries = new EventBoundaries();
   let held: Uint8Array[] = [];
   let heldBytes = 0;
+  const finish = (controller: ReadableStreamDefaultController<Uint8Array>, failed: boolean, error: unknown) => {
+    // Line ends alone (the LF of a final CRLF, say) are whole; anything else is a cut event.
+    const whole = held.every((h) => h.every((b) => b === LF || b === CR));
+    if (whole && heldBytes > 0) controller.enqueue(concat(held));
+    if (failed || !whole) onTruncated?.(error);
+    held = [];
+    controller.close();
+  };
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -54,16 +67,10 @@ export function wholeEvents(body: ReadableStream<Uint8Array>, maxEventBytes: num
           try {
             next = await reader.read();
           } catch (e) {
-            // The upstream failed: what was whole has gone out; the partial event is dropped.
-            if (heldBytes > 0 || e) onTruncated?.(e);
-            controller.close();
-            return;
+            // The upstream failed: what was whole has gone out; a partial event is dropped.
+            return finish(controller, true, e);
           }
-          if (next.done) {
-            if (heldBytes > 0) onTruncated?.(undefined);
-            controller.close();
-            return;
-          }
+          if (next.done) return finish(controller, false, undefined);
           const chunk = next.value;
           const end = boundaries.scan(chunk);
           if (end < 0) {
