@@ -3,12 +3,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.js';
 import { createFilteringFetch } from '../src/http/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
 
 const TIMEOUT = { timeout: 5_000 }; // (a hang fails fast)
+vi.setConfig({ testTimeout: 15_000 });
 let up: Upstream | undefined;
 let client: Client | undefined;
 

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeMessage, encodeText } from '../src/index.js';
 import { runProxy } from '../src/cli/proxy.js';
 import { listen } from '../src/cli/node-http.js';
@@ -14,6 +14,7 @@ import { createFilteringProxy } from '../src/http/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
 
 const TIMEOUT = { timeout: 5_000 };
+vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
 const cleanup: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
@@ -137,12 +138,12 @@ describe('proxy: sessions and security', () => {
     const { url } = await proxyTo(up.url);
     const port = new URL(url).port;
     const body = JSON.stringify(initialize);
-    for (const headers of [{ origin: 'http://evil.example' }, { origin: 'null' }, { host: `evil.example:${port}` }, { host: `localhost.evil.example:${port}` }]) {
+    for (const headers of <Record<string, string>[]>[{ origin: 'http://evil.example' }, { origin: 'null' }, { host: `evil.example:${port}` }, { host: `localhost.evil.example:${port}` }]) {
       const res = await raw(url, { headers: { ...JSON_HEADERS, ...headers }, body });
       expect(res.status, JSON.stringify(headers)).toBe(403);
     }
     expect(up.hits).toEqual([]);
-    for (const headers of [{ origin: 'http://localhost:5173' }, { host: `localhost:${port}` }, { host: `127.0.0.1:${port}` }]) {
+    for (const headers of <Record<string, string>[]>[{ origin: 'http://localhost:5173' }, { host: `localhost:${port}` }, { host: `127.0.0.1:${port}` }]) {
       const res = await raw(url, { headers: { ...JSON_HEADERS, ...headers }, body });
       expect(res.status, JSON.stringify(headers)).toBe(200);
     }
