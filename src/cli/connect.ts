@@ -175,7 +175,6 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     }
     if (pending.size) fail(pending, 'The response stream ended before the response');
     if (initialized && !getStream) openGetStream();
-
   };
 
   log(`forwarding stdio to ${endpoint.origin}${endpoint.pathname}`);
