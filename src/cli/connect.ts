@@ -7,6 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CodecOptions } from '../options.js';
+import { HttpUsageError, parseCommandArgs, positiveInt } from './http-args.js';
 import { SseReader } from './sse-reader.js';
 
 export interface ConnectCommandOptions extends CodecOptions {
@@ -208,4 +209,38 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     }
   }
   return 0;
+}
+
+export const CONNECT_HELP = `  connect URL [options]                  A stdio MCP server that forwards to a remote Streamable
+                                         HTTP MCP server, filtered (what the client sends is
+                                         decoded, what comes back encoded). Keeps the session,
+                                         opens the server's GET stream, ends the session with
+                                         DELETE when stdin closes.
+    --header 'Name: value'               sent with every request (repeatable), e.g.
+                                         --header 'Authorization: Bearer TOKEN'
+    --max-message-bytes N                default 536870912
+`;
+
+/** `connect` from its arguments; resolves with the exit code when stdin ends. */
+export async function connectCommand(args: string[], codec: CodecOptions): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    header: { type: 'string', multiple: true },
+    'max-message-bytes': { type: 'string' },
+  });
+  if (positionals.length !== 1) throw new HttpUsageError('connect needs one URL');
+  const url = positionals[0]!;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new HttpUsageError('connect: the URL must be an http: or https: URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new HttpUsageError('connect: the URL must be an http: or https: URL');
+  const headers = (values.header as string[] | undefined) ?? [];
+  try {
+    parseHeaders(headers);
+  } catch (e) {
+    throw new HttpUsageError((e as Error).message);
+  }
+  return runConnect({ ...codec, url, headers, maxMessageBytes: positiveInt(values['max-message-bytes'] as string | undefined, '--max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES) });
 }

@@ -18,6 +18,7 @@ import { errorResponse } from '../mcp/wrapper.js';
 import type { CodecOptions } from '../options.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { BoundedEventStore } from './event-store.js';
+import { duration, HttpUsageError, parseCommandArgs, port as portFlag, positiveInt, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
 
 export interface ServeCommandOptions extends CodecOptions {
@@ -224,3 +225,46 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
   };
 }
 
+
+export const SERVE_HELP = `  serve [options] -- <command> [args...] Expose a stdio MCP server over Streamable HTTP at
+                                         http://HOST:PORT/mcp, filtered. One child per MCP
+                                         session (started at initialize, ended on DELETE, when
+                                         idle, or when it exits). Each session keeps its last
+                                         1000 events for Last-Event-ID resumption.
+    --port N                             default 8080 (0: any free port)
+    --host ADDRESS                       default 127.0.0.1 (only this machine)
+    --session-idle DURATION              end a session after this long without a request
+                                         (90s, 10m, 1h; default 10m)
+    --max-sessions N                     sessions at once; more get 503 (default 32)
+    --allowed-host, --allowed-origin     as for proxy (default: localhost only; others 403)
+    --max-message-bytes N                bigger request bodies get 413 (default 536870912)
+`;
+
+/** `serve` from its arguments (those before `--`) and the command after it; runs until a signal. */
+export async function serveCommand(args: string[], command: string[], codec: CodecOptions): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'session-idle': { type: 'string' },
+    'max-sessions': { type: 'string' },
+    'allowed-host': { type: 'string', multiple: true },
+    'allowed-origin': { type: 'string', multiple: true },
+    'max-message-bytes': { type: 'string' },
+  });
+  if (positionals.length) throw new HttpUsageError('serve: put the server command after --');
+  if (!command.length) throw new HttpUsageError('serve needs -- <command> [args...]');
+  const served = await runServe({
+    ...codec,
+    command,
+    port: portFlag(values.port as string | undefined, 8080),
+    host: (values.host as string | undefined) ?? '127.0.0.1',
+    sessionIdleMs: duration(values['session-idle'] as string | undefined, '--session-idle', 10 * 60_000),
+    maxSessions: positiveInt(values['max-sessions'] as string | undefined, '--max-sessions', 32),
+    allowedHosts: values['allowed-host'] as string[] | undefined,
+    allowedOrigins: values['allowed-origin'] as string[] | undefined,
+    maxMessageBytes: positiveInt(values['max-message-bytes'] as string | undefined, '--max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES),
+  });
+  await untilSignal();
+  await served.close();
+  return 0;
+}
