@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -182,6 +183,30 @@ describe('proxy: sessions and security', () => {
     expect(body[0].error.message).toContain(encodeText(`${new URL(down).host}`));
     expect(res.body).not.toMatch(/qwen/i);
     expect(logs.some((l) => l.includes('502'))).toBe(true);
+  });
+});
+
+describe('proxy: bodies and headers', () => {
+  it('encodes a gzipped, pretty-printed JSON body and a text error page; the length and encoding headers follow the new body', async () => {
+    const message = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'Qwen 通义' }] } };
+    const up = await rawServer((req, res) => {
+      if (req.method === 'GET') return void res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no Qwen here');
+      const body = gzipSync(JSON.stringify(message, null, 2));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(body.length), 'set-cookie': ['a=1', 'b=2'], 'mcp-session-id': 'qwen-session' });
+      res.end(body);
+    });
+    const { url } = await proxyTo(up);
+    const res = await raw(url, { headers: JSON_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } }) });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual(encodeMessage(message));
+    expect(res.body).toContain('\n  '); // (its whitespace kept)
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers['content-length'] === undefined || Number(res.headers['content-length']) === Buffer.byteLength(res.body)).toBe(true);
+    expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+    expect(res.headers['mcp-session-id']).toBe('qwen-session'); // (headers pass untouched)
+    const page = await raw(url, { method: 'GET' });
+    expect(page.status).toBe(404);
+    expect(page.body).toBe(encodeText('no Qwen here'));
   });
 });
 
