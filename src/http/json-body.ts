@@ -28,7 +28,7 @@ export function createJsonBodyStream(mode: 'encode' | 'decode', options: BodyOpt
       batch = new OutputBatch((b) => controller.enqueue(b));
       pipe = new MessagePipe(
         { desc: compiled.desc, mode, expansion: compiled.expansion },
-        { maxMessageBytes, onCollision: onCollision && ((e) => onCollision(e)) },
+        { maxMessageBytes, onCollision },
         (b) => batch!.add(b),
       );
     },

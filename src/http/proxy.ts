@@ -125,6 +125,10 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       ...bodyOptions,
       onTruncated: () => log(`${request.method} upstream event stream ended inside an event; ended at the last whole event`),
     });
-    return new Response(filtered.body, { status: filtered.status, statusText: filtered.statusText, headers: withoutHopByHop(filtered.headers) });
+    const down = withoutHopByHop(filtered.headers);
+    // fetch has decompressed every body, passed-through ones too; the server frames the length.
+    down.delete('content-encoding');
+    down.delete('content-length');
+    return new Response(filtered.body, { status: filtered.status, statusText: filtered.statusText, headers: down });
   };
 }

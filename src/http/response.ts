@@ -1,9 +1,8 @@
 // Responses on their way to the host: JSON bodies and event streams are encoded as they
 // stream; other text bodies (error pages) are encoded whole, up to the size bound.
 import { createCodec } from '../codec.js';
-import { createEncodeStream } from '../stream/index.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
-import { BodyTooLargeError, readBounded } from './body.js';
+import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
+import { readBounded } from './body.js';
 import type { BodyOptions } from './json-body.js';
 import { createJsonBodyStream } from './json-body.js';
 import { wholeEvents } from './sse-events.js';
@@ -46,13 +45,7 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A text body (an error page, say), encoded whole; bytes that are not UTF-8 pass as they are. */
 async function encodeText(body: ReadableStream<Uint8Array>, max: number, options: BodyOptions): Promise<Uint8Array> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readBounded(body, max);
-  } catch (e) {
-    if (e instanceof BodyTooLargeError) throw new BodyTooLargeError(max);
-    throw e;
-  }
+  const bytes = await readBounded(body, max); // (over the bound: the body errors for the reader)
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
