@@ -112,7 +112,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     headers.delete('content-length');
     let response: Response;
     try {
-      response = await base(target(url), { method: request.method, headers, body: body as Uint8Array<ArrayBuffer> | undefined, signal: request.signal, redirect: 'manual' });
+      response = await base(target(url), { method: request.method, headers, body: body && new Blob([body as Uint8Array<ArrayBuffer>]), signal: request.signal, redirect: 'manual' });
     } catch (e) {
       if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left
       const code = (e as { cause?: { code?: unknown } }).cause?.code;
