@@ -57,7 +57,9 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
     headers.delete('content-length'); // (fetch sets the new one)
     const forward: RequestInit = input instanceof Request ? initOf(request) : { ...init };
     forward.headers = headers;
-    forward.body = body as Uint8Array<ArrayBuffer>;
+    // A Blob, not the bytes: fetch can send it again after a 307/308 (Node's fetch detaches the
+    // buffer of a typed-array body, and then fails to follow the redirect).
+    forward.body = new Blob([body as Uint8Array<ArrayBuffer>]);
     return encodeResponse(await base(input instanceof Request ? request.url : input, forward), codec);
   };
 }
