@@ -1,5 +1,8 @@
 // `connect`: a stdio server that forwards to a remote Streamable HTTP server, filtered. The
 // host is the SDK Client over NDJSON lines in memory; the server is the SDK's, on a real socket.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -120,5 +123,48 @@ describe('connect: sessions', () => {
     await client.close();
     expect(await done).toBe(0);
     expect(up.deleted).toHaveLength(1);
+  });
+});
+
+describe('connect: resumption', () => {
+  it('resumes a POST stream that ends before its response, with GET and Last-Event-ID after the retry delay', async () => {
+    const lastEventIds: (string | undefined)[] = [];
+    const server = createServer(async (req, res) => {
+      let text = '';
+      for await (const c of req) text += c;
+      if (req.method === 'GET') {
+        lastEventIds.push(req.headers['last-event-id'] as string | undefined);
+        if (req.headers['last-event-id'] !== 'e1') return void res.writeHead(405).end();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        return void res.end(`id: e2\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: pendingId, result: { content: [{ type: 'text', text: 'Qwen resumed' }] } })}\n\n`);
+      }
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      const m = JSON.parse(text);
+      if (m.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess' });
+        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } }));
+      }
+      if (m.id === undefined) return void res.writeHead(202).end();
+      pendingId = m.id;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('id: e1\nretry: 20\ndata: \n\n'); // a priming event, then the stream closes
+    });
+    let pendingId: unknown;
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const done = runConnect({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, input, output, log: () => {} });
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    const errors: Error[] = [];
+    client.onerror = (e) => void errors.push(e);
+    await client.connect(new LineTransport(input, output), TIMEOUT);
+    const result = await client.callTool({ name: 'x', arguments: {} }, undefined, TIMEOUT);
+    expect(textOf(result)).toBe(encodeText('Qwen resumed'));
+    expect(lastEventIds).toContain('e1');
+    expect(errors).toEqual([]); // (the priming event wrote no empty line)
+    await client.close();
+    await done;
+    server.close();
   });
 });

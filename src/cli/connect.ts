@@ -83,6 +83,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     if (type === 'text/event-stream' && response.body) {
       const queue: string[] = [];
       const sse = reader ?? new SseReader(max);
+      sse.reset();
       sse.onEvent = (e) => {
         if (e.event === 'message') queue.push(e.data);
       };
@@ -90,6 +91,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
         sse.push(decoder.decode(chunk, { stream: true }));
         for (const data of queue.splice(0)) {
+          if (data.trim() === '') continue; // (a priming event: an id to resume from, no message)
           seen(data);
           await write(data); // (waits while the host reads slowly: the stream waits too)
         }
@@ -165,16 +167,37 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
       // (A -32602 answer made by the filter comes as 200, a collision of a notification as 400.)
       return fail(pending, `The MCP server answered HTTP ${response.status}`);
     }
+    const reader = new SseReader(max);
+    const onMessage = (m: Record<string, unknown>) => {
+      const result = m.result as { protocolVersion?: unknown } | undefined;
+      if (initialize && typeof result?.protocolVersion === 'string') protocolVersion = result.protocolVersion;
+    };
     try {
-      await relay(response, pending, (m) => {
-        const result = m.result as { protocolVersion?: unknown } | undefined;
-        if (initialize && typeof result?.protocolVersion === 'string') protocolVersion = result.protocolVersion;
-      });
+      await relay(response, pending, onMessage, reader);
     } catch (e) {
       if (closing.signal.aborted) return;
       log(`response stream failed: ${(e as Error).name}`);
     }
-    if (pending.size) fail(pending, 'The response stream ended before the response');
+    // The stream ended before its responses: resume it with GET and Last-Event-ID, when the
+    // server gave event ids, after its `retry:` delay.
+    for (let tries = 0; pending.size && reader.lastEventId !== undefined && tries < MAX_RETRIES && !closing.signal.aborted; tries++) {
+      await new Promise((r) => setTimeout(r, reader.retryMs ?? 1000));
+      const h = headers('text/event-stream');
+      h.set('last-event-id', reader.lastEventId);
+      const before = reader.lastEventId;
+      try {
+        const resumed = await fetch(endpoint, { method: 'GET', headers: h, signal: closing.signal });
+        if (!resumed.ok) {
+          await resumed.body?.cancel();
+          break;
+        }
+        await relay(resumed, pending, onMessage, reader);
+      } catch {
+        // (counted as a try)
+      }
+      if (reader.lastEventId !== before) tries = -1; // (progress: count again)
+    }
+    if (pending.size && !closing.signal.aborted) fail(pending, 'The response stream ended before the response');
     if (initialized && !getStream) openGetStream();
   };
 

@@ -16,11 +16,23 @@ export class SseReader {
   private id: string | undefined;
   /** The last event id seen (for Last-Event-ID when resuming). */
   lastEventId: string | undefined;
+  /** The server's reconnection delay (`retry:`), in milliseconds. */
+  retryMs: number | undefined;
 
   /** Called for each event with data. */
   onEvent: (event: SseEvent) => void = () => {};
 
   constructor(private readonly maxEventChars: number) {}
+
+  /** A new stream: forgets any half-read event, keeps lastEventId and retryMs. */
+  reset(): void {
+    this.buffer = '';
+    this.pendingCR = false;
+    this.data = [];
+    this.dataLength = 0;
+    this.event = '';
+    this.id = undefined;
+  }
 
   push(text: string): void {
     if (this.pendingCR && text.startsWith('\n')) text = text.slice(1);
@@ -47,6 +59,7 @@ export class SseReader {
       if (this.dataLength > this.maxEventChars) throw new Error(`an event larger than maxMessageBytes (${this.maxEventChars})`);
     } else if (name === 'event') this.event = value;
     else if (name === 'id' && !value.includes('\0')) this.id = value;
+    else if (name === 'retry' && /^\d+$/.test(value)) this.retryMs = Number(value);
   }
 
   private dispatch(): void {
