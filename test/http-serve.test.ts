@@ -78,6 +78,18 @@ describe('serve', () => {
     expect(seen).toEqual([{ kind: 'log', text: encodeText('Qwen started') }]);
   });
 
+  it('sends what the server says outside any request on the GET stream', async () => {
+    const { url } = await serve();
+    const { client, seen } = await connect(url);
+    // (The client opens its GET stream on its own schedule: ask until a message comes that way.)
+
+    while (!seen.length) {
+      await client.callTool({ name: 'notify_later', arguments: {} }, undefined, TIMEOUT);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(seen[0]).toEqual({ kind: 'log', text: encodeText('Qwen later') });
+  });
+
   it('gives each session its own child, ends one on DELETE, and refuses sessions beyond --max-sessions', async () => {
     const { url, logs } = await serve({ maxSessions: 2 });
     const a = await connect(url);
