@@ -82,7 +82,6 @@ describe('serve', () => {
     const { url } = await serve();
     const { client, seen } = await connect(url);
     // (The client opens its GET stream on its own schedule: ask until a message comes that way.)
-
     while (!seen.length) {
       await client.callTool({ name: 'notify_later', arguments: {} }, undefined, TIMEOUT);
       await new Promise((r) => setTimeout(r, 100));
