@@ -186,6 +186,20 @@ describe('proxy: sessions and security', () => {
   });
 });
 
+describe('proxy as a plain fetch handler (no Node server)', () => {
+  it('answers Web-standard Requests: a tools/list comes back encoded', async () => {
+    const up = await upstream('stateless');
+    const handler = createFilteringProxy({ upstream: up.url });
+    const post = (body: unknown) => handler(new Request('http://localhost/mcp', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body) }));
+    expect((await post(initialize)).status).toBe(200);
+    const res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const text = await res.text();
+    const data = text.split('\n').find((l) => l.startsWith('data: '))!.slice(6);
+    expect(JSON.parse(data).result.tools.find((t: { name: string }) => t.name === 'echo').description).toBe(encodeText('Echoes text, for Qwen and 通义千问 users'));
+    expect((await handler(new Request('http://evil.example/mcp', { method: 'POST', headers: JSON_HEADERS, body: '{}' }))).status).toBe(403);
+  });
+});
+
 describe('proxy: bodies and headers', () => {
   it('encodes a gzipped, pretty-printed JSON body and a text error page; the length and encoding headers follow the new body', async () => {
     const message = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'Qwen 通义' }] } };
