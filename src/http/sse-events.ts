@@ -21,7 +21,20 @@ class EventBoundaries {
   /** Index just past the last event end in `chunk`, or -1. */
   scan(chunk: Uint8Array): number {
     let last = -1;
+    // Only line ends matter: jump from one to the next natively (data lines run to megabytes).
+    let nextLF = -2;
+    let nextCR = -2;
     for (let i = 0; i < chunk.length; i++) {
+      if (nextLF !== -1 && nextLF < i) nextLF = chunk.indexOf(LF, i);
+      if (nextCR !== -1 && nextCR < i) nextCR = chunk.indexOf(CR, i);
+      const end = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
+      if (end !== i) {
+        // Line content up to the next line end (or the chunk's end).
+        this.atLineStart = false;
+        this.pendingCR = this.eventCR = false;
+        if (end < 0) break;
+        i = end;
+      }
       const b = chunk[i]!;
       if (b === LF) {
         if (this.pendingCR) {
@@ -37,9 +50,6 @@ class EventBoundaries {
         if (this.atLineStart) last = i + 1;
         this.atLineStart = true;
         this.pendingCR = true;
-      } else {
-        this.atLineStart = false;
-        this.pendingCR = this.eventCR = false;
       }
     }
     return last;
