@@ -132,6 +132,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
         }
         if (reader.lastEventId !== before) retries = -1; // (progress: start counting again)
         if (reader.lastEventId === undefined) return; // not resumable: the server ended it
+        await new Promise((r) => setTimeout(r, reader.retryMs ?? 1000)); // (the server's delay, SEP-1699)
       }
     })();
   };
