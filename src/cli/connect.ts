@@ -37,6 +37,19 @@ export function parseHeaders(lines: readonly string[]): Headers {
   return headers;
 }
 
+/** Waits `ms`, or less if `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 /** Runs until the host closes stdin; resolves with the exit code. */
 export async function runConnect(options: ConnectCommandOptions): Promise<number> {
   const { url, headers: headerLines = [], input = process.stdin, output = process.stdout, fetch: inner, ...rest } = options;
@@ -116,7 +129,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
           response = await fetch(endpoint, { method: 'GET', headers: h, signal: closing.signal });
         } catch {
           if (closing.signal.aborted) return;
-          await new Promise((r) => setTimeout(r, 500 * (retries + 1)));
+          await sleep(500 * (retries + 1), closing.signal);
           continue;
         }
         if (response.status === 405 || !response.ok) {
@@ -132,7 +145,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
         }
         if (reader.lastEventId !== before) retries = -1; // (progress: start counting again)
         if (reader.lastEventId === undefined) return; // not resumable: the server ended it
-        await new Promise((r) => setTimeout(r, reader.retryMs ?? 1000)); // (the server's delay, SEP-1699)
+        await sleep(reader.retryMs ?? 1000, closing.signal); // (the server's delay, SEP-1699)
       }
     })();
   };
@@ -182,7 +195,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     // The stream ended before its responses: resume it with GET and Last-Event-ID, when the
     // server gave event ids, after its `retry:` delay.
     for (let tries = 0; pending.size && reader.lastEventId !== undefined && tries < MAX_RETRIES && !closing.signal.aborted; tries++) {
-      await new Promise((r) => setTimeout(r, reader.retryMs ?? 1000));
+      await sleep(reader.retryMs ?? 1000, closing.signal);
       const h = headers('text/event-stream');
       h.set('last-event-id', reader.lastEventId);
       const before = reader.lastEventId;
