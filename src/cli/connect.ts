@@ -1,0 +1,283 @@
+// `mcp-payload-codec connect URL [--header 'Name: value']...`: a stdio MCP server for hosts
+// that only speak stdio, forwarding to a remote Streamable HTTP server, filtered (through
+// createFilteringFetch: what the host sends is decoded, what comes back encoded). Keeps the
+// session id and protocol version, opens the GET stream when the server offers one, ends the
+// session with DELETE when the host closes stdin.
+import type { Readable, Writable } from 'node:stream';
+import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
+import type { CodecOptions } from '../options.js';
+import { HttpUsageError, parseCommandArgs, positiveInt } from './http-args.js';
+import { SseReader } from './sse-reader.js';
+
+export interface ConnectCommandOptions extends CodecOptions {
+  url: string;
+  /** Extra request headers, each 'Name: value' (Authorization, say). */
+  headers?: string[];
+  maxMessageBytes?: number;
+  /** Defaults: process.stdin, process.stdout, stderr lines, globalThis.fetch. */
+  input?: Readable;
+  output?: Writable;
+  log?: (line: string) => void;
+  fetch?: FetchLike;
+}
+
+type Id = string | number;
+const ACCEPT = 'application/json, text/event-stream';
+/** GET stream reconnections in a row without an event before giving up. */
+const MAX_RETRIES = 5;
+
+export function parseHeaders(lines: readonly string[]): Headers {
+  const headers = new Headers();
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon <= 0) throw new TypeError(`--header must be 'Name: value'`);
+    headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+  }
+  return headers;
+}
+
+/** Waits `ms`, or less if `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Runs until the host closes stdin; resolves with the exit code. */
+export async function runConnect(options: ConnectCommandOptions): Promise<number> {
+  const { url, headers: headerLines = [], input = process.stdin, output = process.stdout, fetch: inner, ...rest } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`));
+  const endpoint = new URL(url);
+  const extra = parseHeaders(headerLines);
+  const max = rest.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const fetch = createFilteringFetch({ ...rest, fetch: inner });
+  const closing = new AbortController();
+  let sessionId: string | undefined;
+  let protocolVersion: string | undefined;
+  let getStream: Promise<void> | undefined;
+  const inFlight = new Set<Promise<void>>();
+
+  const write = async (text: string) => {
+    // One message per line: newlines inside JSON are whitespace, so they become spaces.
+    if (!output.write(text.replace(/[\r\n]/g, ' ') + '\n')) await new Promise((r) => output.once('drain', r));
+  };
+  const fail = (ids: Iterable<Id>, message: string) => {
+    for (const id of ids) void write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message } }));
+  };
+  const headers = (accept: string) => {
+    const h = new Headers(extra);
+    h.set('accept', accept);
+    if (sessionId) h.set('mcp-session-id', sessionId);
+    if (protocolVersion) h.set('mcp-protocol-version', protocolVersion);
+    return h;
+  };
+
+  /** Writes each message of a body or stream; ids answered are taken out of `pending`. */
+  const relay = async (response: Response, pending: Set<Id>, onMessage?: (m: Record<string, unknown>) => void, reader?: SseReader): Promise<void> => {
+    const seen = (text: string) => {
+      try {
+        const value = JSON.parse(text) as unknown;
+        for (const m of (Array.isArray(value) ? value : [value]) as Record<string, unknown>[]) {
+          if (m && typeof m === 'object' && !('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) pending.delete(m.id);
+          if (m && typeof m === 'object') onMessage?.(m);
+        }
+      } catch {
+        // (not JSON: the host's parser reports it)
+      }
+    };
+    const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type === 'text/event-stream' && response.body) {
+      const queue: string[] = [];
+      const sse = reader ?? new SseReader(max);
+      sse.reset();
+      sse.onEvent = (e) => {
+        if (e.event === 'message') queue.push(e.data);
+      };
+      const decoder = new TextDecoder();
+      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+        sse.push(decoder.decode(chunk, { stream: true }));
+        for (const data of queue.splice(0)) {
+          if (data.trim() === '') continue; // (a priming event: an id to resume from, no message)
+          seen(data);
+          await write(data); // (waits while the host reads slowly: the stream waits too)
+        }
+      }
+    } else if (response.body) {
+      const text = await response.text();
+      if (text.trim()) {
+        seen(text);
+        await write(text);
+      }
+    }
+  };
+
+  const openGetStream = () => {
+    getStream = (async () => {
+      const reader = new SseReader(max);
+      for (let retries = 0; retries < MAX_RETRIES && !closing.signal.aborted; retries++) {
+        const h = headers('text/event-stream');
+        if (reader.lastEventId !== undefined) h.set('last-event-id', reader.lastEventId);
+        let response: Response;
+        try {
+          response = await fetch(endpoint, { method: 'GET', headers: h, signal: closing.signal });
+        } catch {
+          if (closing.signal.aborted) return;
+          await sleep(500 * (retries + 1), closing.signal);
+          continue;
+        }
+        if (response.status === 405 || !response.ok) {
+          await response.body?.cancel();
+          if (response.status !== 405) log(`GET stream refused (HTTP ${response.status})`);
+          return; // the server offers no stream
+        }
+        const before = reader.lastEventId;
+        try {
+          await relay(response, new Set(), undefined, reader);
+        } catch {
+          if (closing.signal.aborted) return;
+        }
+        if (reader.lastEventId !== before) retries = -1; // (progress: start counting again)
+        if (reader.lastEventId === undefined) return; // not resumable: the server ended it
+        await sleep(reader.retryMs ?? 1000, closing.signal); // (the server's delay, SEP-1699)
+      }
+    })();
+  };
+
+  const post = async (line: string) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      return write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: a line from the host is not JSON' } }));
+    }
+    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Record<string, unknown>[];
+    const pending = new Set<Id>(messages.filter((m) => m && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')).map((m) => m.id as Id));
+    const initialize = messages.some((m) => m?.method === 'initialize');
+    const initialized = messages.some((m) => m?.method === 'notifications/initialized');
+    const h = headers(ACCEPT);
+    h.set('content-type', 'application/json');
+    let response: Response;
+    try {
+      response = await fetch(endpoint, { method: 'POST', headers: h, body: line, signal: closing.signal });
+    } catch (e) {
+      if (!closing.signal.aborted) {
+        log(`POST failed: ${(e as Error).name}`);
+        fail(pending, `Cannot reach the MCP server (${(e as Error).name})`);
+      }
+      return;
+    }
+    if (initialize) sessionId = response.headers.get('mcp-session-id') ?? sessionId;
+    if (!response.ok) {
+      await response.body?.cancel();
+      if (response.status === 404 && sessionId) log('the server ended the session (HTTP 404)');
+      else log(`POST answered HTTP ${response.status}`);
+      // (A -32602 answer made by the filter comes as 200, a collision of a notification as 400.)
+      return fail(pending, `The MCP server answered HTTP ${response.status}`);
+    }
+    const reader = new SseReader(max);
+    const onMessage = (m: Record<string, unknown>) => {
+      const result = m.result as { protocolVersion?: unknown } | undefined;
+      if (initialize && typeof result?.protocolVersion === 'string') protocolVersion = result.protocolVersion;
+    };
+    try {
+      await relay(response, pending, onMessage, reader);
+    } catch (e) {
+      if (closing.signal.aborted) return;
+      log(`response stream failed: ${(e as Error).name}`);
+    }
+    // The stream ended before its responses: resume it with GET and Last-Event-ID, when the
+    // server gave event ids, after its `retry:` delay.
+    for (let tries = 0; pending.size && reader.lastEventId !== undefined && tries < MAX_RETRIES && !closing.signal.aborted; tries++) {
+      await sleep(reader.retryMs ?? 1000, closing.signal);
+      const h = headers('text/event-stream');
+      h.set('last-event-id', reader.lastEventId);
+      const before = reader.lastEventId;
+      try {
+        const resumed = await fetch(endpoint, { method: 'GET', headers: h, signal: closing.signal });
+        if (!resumed.ok) {
+          await resumed.body?.cancel();
+          break;
+        }
+        await relay(resumed, pending, onMessage, reader);
+      } catch {
+        // (counted as a try)
+      }
+      if (reader.lastEventId !== before) tries = -1; // (progress: count again)
+    }
+    if (pending.size && !closing.signal.aborted) fail(pending, 'The response stream ended before the response');
+    if (initialized && !getStream) openGetStream();
+  };
+
+  log(`forwarding stdio to ${endpoint.origin}${endpoint.pathname}`);
+  // Lines from the host, each posted as it comes (a long call must not hold up a cancellation).
+  let buffer = '';
+  const decoder = new TextDecoder();
+  const take = (line: string) => {
+    if (line.trim() === '') return;
+    const p = post(line).catch((e: Error) => log(`internal error: ${e.name}`));
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  };
+  for await (const chunk of input as AsyncIterable<Uint8Array | string>) {
+    buffer += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+    const lines = buffer.split('\n');
+    buffer = lines.pop()!;
+    if (buffer.length > max) throw new Error(`a line from the host is larger than maxMessageBytes (${max})`);
+    for (const line of lines) take(line);
+  }
+  take(buffer + decoder.decode());
+  // The host is done: let answers in flight finish, then end the session.
+  await Promise.allSettled([...inFlight]);
+  closing.abort();
+  await getStream?.catch(() => {});
+  if (sessionId) {
+    try {
+      const response = await fetch(endpoint, { method: 'DELETE', headers: headers(ACCEPT) });
+      await response.body?.cancel();
+    } catch {
+      // the server is gone: nothing to end
+    }
+  }
+  return 0;
+}
+
+export const CONNECT_HELP = `  connect URL [options]                  A stdio MCP server that forwards to a remote Streamable
+                                         HTTP MCP server, filtered (what the client sends is
+                                         decoded, what comes back encoded). Keeps the session,
+                                         opens the server's GET stream, ends the session with
+                                         DELETE when stdin closes.
+    --header 'Name: value'               sent with every request (repeatable), e.g.
+                                         --header 'Authorization: Bearer TOKEN'
+    --max-message-bytes N                default 536870912
+`;
+
+/** `connect` from its arguments; resolves with the exit code when stdin ends. */
+export async function connectCommand(args: string[], codec: CodecOptions): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    header: { type: 'string', multiple: true },
+    'max-message-bytes': { type: 'string' },
+  });
+  if (positionals.length !== 1) throw new HttpUsageError('connect needs one URL');
+  const url = positionals[0]!;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new HttpUsageError('connect: the URL must be an http: or https: URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new HttpUsageError('connect: the URL must be an http: or https: URL');
+  const headers = (values.header as string[] | undefined) ?? [];
+  try {
+    parseHeaders(headers);
+  } catch (e) {
+    throw new HttpUsageError((e as Error).message);
+  }
+  return runConnect({ ...codec, url, headers, maxMessageBytes: positiveInt(values['max-message-bytes'] as string | undefined, '--max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES) });
+}

@@ -1,0 +1,33 @@
+// A bounded, in-memory event store for Last-Event-ID resumption, one per `serve` session: it
+// keeps the last MAX_EVENTS events of the session (all streams together) and forgets older
+// ones, so a client that comes back too late gets 400 instead of the server holding memory for it.
+import type { EventStore } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export const MAX_EVENTS = 1000;
+
+export class BoundedEventStore implements EventStore {
+  private events: { id: string; streamId: string; message: JSONRPCMessage }[] = [];
+  private seq = 0;
+
+  constructor(private readonly max = MAX_EVENTS) {}
+
+  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    const id = `${streamId}|${++this.seq}`;
+    this.events.push({ id, streamId, message });
+    if (this.events.length > this.max) this.events.splice(0, this.events.length - this.max);
+    return id;
+  }
+
+  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
+    return this.events.find((e) => e.id === eventId)?.streamId;
+  }
+
+  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+    const at = this.events.findIndex((e) => e.id === lastEventId);
+    if (at < 0) throw new Error('that event is no longer stored');
+    const streamId = this.events[at]!.streamId;
+    for (const e of this.events.slice(at + 1)) if (e.streamId === streamId) await send(e.id, e.message);
+    return streamId;
+  }
+}

@@ -1,0 +1,49 @@
+// Flags shared by the HTTP commands (proxy, connect, serve), parsed from their own arguments.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export class HttpUsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** The codec flags the main command reads; accepted here too so its argv can be passed whole. */
+const CODEC_FLAGS = { prefix: { type: 'string' }, 'hex-case': { type: 'string' }, terms: { type: 'string' } } as const;
+
+export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, allowPositionals: true, strict: true, options: { ...CODEC_FLAGS, ...options } });
+  } catch (e) {
+    throw new HttpUsageError((e as Error).message.split('\n')[0]!);
+  }
+}
+
+export function positiveInt(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new HttpUsageError(`${flag} must be a positive whole number`);
+  return Number(value);
+}
+
+export function port(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new HttpUsageError('--port must be 0 to 65535');
+  return Number(value);
+}
+
+/** '90s', '10m', '1h', or plain seconds. */
+export function duration(value: string | undefined, flag: string, fallbackMs: number): number {
+  if (value === undefined) return fallbackMs;
+  const m = /^(\d+)(s|m|h)?$/.exec(value);
+  if (!m || Number(m[1]) === 0) throw new HttpUsageError(`${flag} must be a duration such as 90s, 10m or 1h`);
+  return Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
+}
+
+/** Resolves on SIGINT, SIGTERM or SIGHUP (a server command runs until then). */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    const on = (signal: NodeJS.Signals) => {
+      for (const s of signals) process.off(s, on);
+      resolve(signal);
+    };
+    for (const s of signals) process.on(s, on);
+  });
+}

@@ -1,0 +1,89 @@
+// A Web-standard fetch handler behind Node's http server: IncomingMessage to Request,
+// Response to ServerResponse, with backpressure both ways and cancellation when the client
+// leaves. Small enough to keep here rather than add a dependency.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+
+export type Handler = (request: Request) => Promise<Response>;
+
+function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  // The URL's host is only a placeholder: the handler checks the Host header itself.
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const body = req.method === 'GET' || req.method === 'HEAD' ? null : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
+  return new Request(url, { method: req.method, headers, body, signal, duplex: 'half' } as RequestInit);
+}
+
+/** Waits for 'drain' or 'close', whichever comes first, leaving no listener behind. */
+function drainOrClose(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+async function send(response: Response, res: ServerResponse): Promise<void> {
+  const headers: [string, string][] = [];
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') headers.push([name, value]);
+  });
+  for (const cookie of response.headers.getSetCookie()) headers.push(['set-cookie', cookie]);
+  res.writeHead(response.status, response.statusText || undefined, headers.flat());
+  if (!response.body) return void res.end();
+  res.flushHeaders(); // (an event stream's headers go out before its first event)
+  const reader = response.body.getReader();
+  const left = () => reader.cancel().catch(() => {});
+  res.once('close', left);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) {
+        await drainOrClose(res);
+        if (res.destroyed) return;
+      }
+    }
+    res.end();
+  } catch {
+    res.destroy(); // the body failed: the client sees the connection end, not a clean end
+  } finally {
+    res.off('close', left);
+  }
+}
+
+/** Serves `handler` on host:port (port 0: any free port); resolves once listening. */
+export async function listen(handler: Handler, host: string, port: number, onError: (line: string) => void): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    let request: Request;
+    try {
+      request = toRequest(req, controller.signal);
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    handler(request)
+      .then((response) => send(response, res))
+      .catch((e: unknown) => {
+        onError(`request failed: ${(e as Error).name}`);
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      });
+  });
+  server.listen(port, host);
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { server, url: `http://${shown}:${address.port}` };
+}

@@ -1,0 +1,270 @@
+// `mcp-payload-codec serve [options] -- <command> [args...]`: exposes a stdio MCP server over
+// Streamable HTTP at /mcp, filtered. One child per MCP session, started at initialize and ended
+// on DELETE, after --session-idle without a request, or when it exits. The HTTP side is the
+// SDK's WebStandardStreamableHTTPServerTransport (loaded when serve starts: the SDK is an
+// optional peer dependency), so sessions, SSE and resumption follow the SDK exactly.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { Readable } from 'node:stream';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { createCodec } from '../codec.js';
+import { PayloadKeyCollisionError } from '../errors.js';
+import { BodyTooLargeError, readBounded } from '../http/body.js';
+import { hostAllowed, originAllowed } from '../http/guard.js';
+import { INVALID_PARAMS } from '../mcp/filtering.js';
+import { errorResponse } from '../mcp/wrapper.js';
+import type { CodecOptions } from '../options.js';
+import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
+import { BoundedEventStore } from './event-store.js';
+import { duration, HttpUsageError, parseCommandArgs, port as portFlag, positiveInt, untilSignal } from './http-args.js';
+import { listen } from './node-http.js';
+
+export interface ServeCommandOptions extends CodecOptions {
+  command: string[];
+  host?: string;
+  port?: number;
+  /** Milliseconds without a request before a session ends; default 10 minutes. */
+  sessionIdleMs?: number;
+  /** Sessions at once; more get 503. Default 32. */
+  maxSessions?: number;
+  maxMessageBytes?: number;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+  log?: (line: string) => void;
+}
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  child: ChildProcess;
+  idle?: ReturnType<typeof setTimeout>;
+  /** Requests sent to the child and not yet answered, in order (server messages relate to the latest). */
+  inFlight: (string | number)[];
+  progress: Map<string | number, string | number>;
+}
+
+type Id = string | number;
+const isId = (v: unknown): v is Id => typeof v === 'string' || typeof v === 'number';
+
+export async function runServe(options: ServeCommandOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const { command, host = '127.0.0.1', port = 0, sessionIdleMs = 10 * 60_000, maxSessions = 32, allowedHosts, allowedOrigins, ...codecOptions } = options;
+  const log = options.log ?? ((line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`));
+  const [file, ...args] = command;
+  if (!file) throw new TypeError('serve needs a command after --');
+  const max = codecOptions.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const codec = createCodec(codecOptions);
+  let sdk: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
+  try {
+    sdk = await import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
+  } catch {
+    throw new Error('serve needs the MCP SDK: npm install @modelcontextprotocol/sdk');
+  }
+  const sessions = new Map<string, Session>();
+  let starting = 0;
+
+  const end = (id: string, why: string) => {
+    const s = sessions.get(id);
+    if (!s) return;
+    sessions.delete(id);
+    clearTimeout(s.idle);
+    log(`session ended (${why}); ${sessions.size} open`);
+    s.child.stdin?.end();
+    s.child.kill('SIGTERM');
+    void s.transport.close().catch(() => {});
+  };
+  const touch = (id: string) => {
+    const s = sessions.get(id);
+    if (!s) return;
+    clearTimeout(s.idle);
+    // (A request still being answered is activity: a long tool call does not end its session.)
+    s.idle = setTimeout(() => (s.inFlight.length ? touch(id) : end(id, 'idle')), sessionIdleMs);
+    s.idle.unref?.();
+  };
+
+  /** A child and a transport for a new session (registered once initialize is handled). */
+  const open = async (): Promise<Session> => {
+    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    const session: Session = { child, inFlight: [], progress: new Map(), transport: undefined! };
+    const transport = new sdk.WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      eventStore: new BoundedEventStore(),
+      onsessioninitialized: (id) => {
+        sessions.set(id, session);
+        touch(id);
+        log(`session started; ${sessions.size} open`);
+      },
+      onsessionclosed: (id) => end(id, 'DELETE'),
+    });
+    session.transport = transport;
+    // Host to child: already decoded (below); one message per line.
+    transport.onmessage = (message) => {
+      const m = message as { id?: unknown; method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
+      if (typeof m.method === 'string' && isId(m.id)) {
+        session.inFlight.push(m.id);
+        const token = m.params?._meta?.progressToken;
+        if (isId(token)) session.progress.set(token, m.id);
+      }
+      child.stdin!.write(JSON.stringify(message) + '\n');
+    };
+    // Child to host: encoded on bytes, then routed: a response to its request's stream, a
+    // progress notification to the request that asked for it, anything else to the latest
+    // request in flight (as the SDK relates what a handler sends), or the GET stream.
+    const lines = (Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>).pipeThrough(createEncodeStream({ ...codecOptions, framing: 'ndjson' }));
+    void (async () => {
+      let buffer = '';
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of lines as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true });
+          const parts = buffer.split('\n');
+          buffer = parts.pop()!;
+          for (const line of parts) if (line.trim()) await route(session, JSON.parse(line) as JSONRPCMessage);
+        }
+      } catch (e) {
+        log(`from the server: ${(e as Error).message}`);
+      }
+      if (transport.sessionId) end(transport.sessionId, 'the server exited');
+      else void transport.close().catch(() => {});
+    })();
+    child.on('error', (e) => log(`cannot start ${file}: ${e.message}`));
+    child.stdin!.on('error', () => {}); // (it may exit first; 'close' tells)
+    await transport.start();
+    return session;
+  };
+
+  const route = async (s: Session, message: JSONRPCMessage) => {
+    const m = message as { id?: unknown; method?: unknown; params?: { progressToken?: unknown } };
+    let related: Id | undefined;
+    if (typeof m.method !== 'string' && isId(m.id)) {
+      related = m.id;
+      s.inFlight = s.inFlight.filter((id) => id !== m.id);
+      for (const [token, id] of s.progress) if (id === m.id) s.progress.delete(token);
+    } else if (m.method === 'notifications/progress' && isId(m.params?.progressToken)) related = s.progress.get(m.params.progressToken);
+    else related = s.inFlight[s.inFlight.length - 1];
+    try {
+      await s.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
+    } catch (e) {
+      log(`dropped a message from the server: ${(e as Error).message.split(':')[0]}`); // (the host left that stream)
+    }
+  };
+
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(codec.encodeMessage(body)), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+  const handler = async (request: Request): Promise<Response> => {
+    const url = new URL(request.url);
+    if (!hostAllowed(request.headers.get('host') ?? url.host, allowedHosts) || !originAllowed(request.headers.get('origin'), allowedOrigins)) {
+      return json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Forbidden: Host or Origin not allowed' } });
+    }
+    if (url.pathname !== '/mcp') return new Response('Not Found', { status: 404 });
+    const sessionId = request.headers.get('mcp-session-id');
+    let parsedBody: unknown;
+    if (request.method === 'POST') {
+      let bytes: Uint8Array;
+      try {
+        if (Number(request.headers.get('content-length')) > max) throw new BodyTooLargeError(max);
+        bytes = await readBounded(request.body, max);
+      } catch (e) {
+        if (!(e instanceof BodyTooLargeError)) throw e;
+        void request.body?.cancel().catch(() => {});
+        return json(413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body larger than ${max} bytes` } }, { connection: 'close' });
+      }
+      try {
+        parsedBody = JSON.parse(new TextDecoder().decode(bytes));
+      } catch {
+        return json(400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+      }
+      try {
+        parsedBody = codec.decodeMessage(parsedBody);
+      } catch (e) {
+        if (!(e instanceof PayloadKeyCollisionError)) throw e;
+        // Answered here, never forwarded; a batch has every request answered.
+        const items = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]) as { id?: unknown; method?: unknown }[];
+        const replies = items.filter((m) => typeof m?.method === 'string' && isId(m.id)).map((m) => errorResponse(m.id as Id, INVALID_PARAMS, e.message));
+        if (!replies.length) return json(400, { jsonrpc: '2.0', id: null, error: { code: INVALID_PARAMS, message: e.message } });
+        return json(200, Array.isArray(parsedBody) ? replies : replies[0]);
+      }
+    }
+    if (sessionId) {
+      const s = sessions.get(sessionId);
+      if (!s) return json(404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+      touch(sessionId);
+      return s.transport.handleRequest(request, { parsedBody });
+    }
+    const initialize = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]).some((m) => (m as { method?: unknown })?.method === 'initialize');
+    if (request.method !== 'POST' || !initialize) return json(400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: no session (send initialize first)' } });
+    if (sessions.size + starting >= maxSessions) {
+      log(`refused a session: ${maxSessions} open (503)`);
+      return json(503, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Too many sessions (${maxSessions})` } }, { 'retry-after': '5' });
+    }
+    starting++;
+    try {
+      const s = await open();
+      const response = await s.transport.handleRequest(request, { parsedBody });
+      if (!s.transport.sessionId) {
+        s.child.kill('SIGTERM'); // initialize failed: no session
+        void s.transport.close().catch(() => {});
+      }
+      return response;
+    } finally {
+      starting--;
+    }
+  };
+
+  const { server, url } = await listen(handler, host, port, log);
+  log(`serving ${file} on ${url}/mcp`);
+  return {
+    server,
+    url: `${url}/mcp`,
+    async close() {
+      for (const id of [...sessions.keys()]) end(id, 'shutdown');
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+
+export const SERVE_HELP = `  serve [options] -- <command> [args...] Expose a stdio MCP server over Streamable HTTP at
+                                         http://HOST:PORT/mcp, filtered. One child per MCP
+                                         session (started at initialize, ended on DELETE, when
+                                         idle, or when it exits). Each session keeps its last
+                                         1000 events for Last-Event-ID resumption.
+    --port N                             default 8080 (0: any free port)
+    --host ADDRESS                       default 127.0.0.1 (only this machine)
+    --session-idle DURATION              end a session after this long without a request
+                                         (90s, 10m, 1h; default 10m)
+    --max-sessions N                     sessions at once; more get 503 (default 32)
+    --allowed-host, --allowed-origin     as for proxy (default: localhost only; others 403)
+    --max-message-bytes N                bigger request bodies get 413 (default 536870912)
+`;
+
+/** `serve` from its arguments (those before `--`) and the command after it; runs until a signal. */
+export async function serveCommand(args: string[], command: string[], codec: CodecOptions): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'session-idle': { type: 'string' },
+    'max-sessions': { type: 'string' },
+    'allowed-host': { type: 'string', multiple: true },
+    'allowed-origin': { type: 'string', multiple: true },
+    'max-message-bytes': { type: 'string' },
+  });
+  if (positionals.length) throw new HttpUsageError('serve: put the server command after --');
+  if (!command.length) throw new HttpUsageError('serve needs -- <command> [args...]');
+  const served = await runServe({
+    ...codec,
+    command,
+    port: portFlag(values.port as string | undefined, 8080),
+    host: (values.host as string | undefined) ?? '127.0.0.1',
+    sessionIdleMs: duration(values['session-idle'] as string | undefined, '--session-idle', 10 * 60_000),
+    maxSessions: positiveInt(values['max-sessions'] as string | undefined, '--max-sessions', 32),
+    allowedHosts: values['allowed-host'] as string[] | undefined,
+    allowedOrigins: values['allowed-origin'] as string[] | undefined,
+    maxMessageBytes: positiveInt(values['max-message-bytes'] as string | undefined, '--max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES),
+  });
+  await untilSignal();
+  await served.close();
+  return 0;
+}

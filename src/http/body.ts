@@ -1,0 +1,49 @@
+// Request bodies: read whole up to a bound (the decoder holds a message whole anyway, and a
+// colliding one must be answered, not half sent), then decoded.
+import { PayloadKeyCollisionError } from '../errors.js';
+import { concat } from '../stream/pipe.js';
+import { createJsonBodyStream, type BodyOptions } from './json-body.js';
+
+export class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+  constructor(readonly limit: number) {
+    super(`request body larger than maxMessageBytes (${limit})`);
+  }
+}
+
+/** Reads a body, cancelling it as soon as it passes `limit` bytes (never read to its end). */
+export async function readBounded(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return concat(parts.length ? parts : [new Uint8Array(0)]);
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new BodyTooLargeError(limit);
+    }
+    parts.push(value);
+  }
+}
+
+export interface Decoded {
+  /** The decoded body (empty when the message was dropped). */
+  bytes: Uint8Array;
+  /** Set when decoding made keys collide: nothing may be forwarded. */
+  collision?: PayloadKeyCollisionError;
+}
+
+export async function decodeBytes(bytes: Uint8Array, options: BodyOptions): Promise<Decoded> {
+  let collision: PayloadKeyCollisionError | undefined;
+  const decoder = createJsonBodyStream('decode', { ...options, onCollision: (e) => (collision = e) });
+  const out = await readBounded(new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(decoder), Infinity);
+  return { bytes: out, collision };
+}
+
+/** Runs a whole body through the encoder (bodies this code writes itself). */
+export async function encodeBytes(bytes: Uint8Array, options: BodyOptions): Promise<Uint8Array> {
+  return readBounded(new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(createJsonBodyStream('encode', options)), Infinity);
+}

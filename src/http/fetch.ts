@@ -1,0 +1,65 @@
+// createFilteringFetch: a fetch for hosts. What the host POSTs is decoded before it leaves;
+// what comes back is encoded before the host reads it. Plugs into the SDK's
+// StreamableHTTPClientTransport through its `fetch` option.
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
+import { decodeBytes, readBounded } from './body.js';
+import type { BodyOptions } from './json-body.js';
+import { collisionOutcome } from './replies.js';
+import { encodeResponse, isJson, mediaType } from './response.js';
+
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface FilteringFetchOptions extends BodyOptions {
+  /** The fetch to wrap; default globalThis.fetch (looked up at each call). */
+  fetch?: FetchLike;
+}
+
+/** The parts of a Request that a fetch init carries (so `fetch(url, init)` sends the same). */
+function initOf(request: Request): RequestInit {
+  return {
+    method: request.method,
+    headers: request.headers,
+    signal: request.signal,
+    redirect: request.redirect,
+    credentials: request.credentials,
+    cache: request.cache,
+    integrity: request.integrity,
+    keepalive: request.keepalive,
+    referrer: request.referrer,
+    referrerPolicy: request.referrerPolicy,
+  };
+}
+
+export function createFilteringFetch(options: FilteringFetchOptions = {}): FetchLike {
+  const { fetch: inner, ...codec } = options;
+  const max = codec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
+  return async (input, init) => {
+    // Looked at without building a Request first: that would lock a stream body we pass on.
+    const given = input instanceof Request ? input : undefined;
+    const method = (init?.method ?? given?.method ?? 'GET').toUpperCase();
+    const type = mediaType(new Headers(init?.headers ?? given?.headers).get('content-type'));
+    const hasBody = init?.body != null || (init?.body === undefined && given?.body != null);
+    if (!(method === 'POST' && hasBody && isJson(type))) return encodeResponse(await base(input, init), codec);
+    const request = new Request(input, init); // (a normalised view: headers, body)
+    const original = await readBounded(request.body, max);
+    const decoded = await decodeBytes(original, codec);
+    let body = decoded.bytes;
+    if (decoded.collision) {
+      // Not sent: answered here, as the server would answer an invalid request.
+      const outcome = await collisionOutcome(original, decoded.collision, codec);
+      if (outcome.reply) {
+        return new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, { status: outcome.reply.status, headers: { 'content-type': 'application/json' } });
+      }
+      body = outcome.forward!;
+    }
+    const headers = new Headers(request.headers);
+    headers.delete('content-length'); // (fetch sets the new one)
+    const forward: RequestInit = input instanceof Request ? initOf(request) : { ...init };
+    forward.headers = headers;
+    // A Blob, not the bytes: fetch can send it again after a 307/308 (Node's fetch detaches the
+    // buffer of a typed-array body, and then fails to follow the redirect).
+    forward.body = new Blob([body as Uint8Array<ArrayBuffer>]);
+    return encodeResponse(await base(input instanceof Request ? request.url : input, forward), codec);
+  };
+}

@@ -1,0 +1,60 @@
+// An `application/json` body is one JSON-RPC message or batch, with no framing around it. The
+// NDJSON framing would split a pretty-printed body at its newlines, so this runs the stream
+// core (MessagePipe) with the whole body as one message instead.
+import { compile } from '../codec.js';
+import { resolveOptions } from '../options.js';
+import { OutputBatch } from '../stream/batch.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, type StreamOptions } from '../stream/index.js';
+import { MessagePipe } from '../stream/pipe.js';
+
+export type BodyOptions = Omit<StreamOptions, 'framing'>;
+
+/** Transforms a JSON body as its bytes arrive; output chunks own their buffers. */
+export function createJsonBodyStream(mode: 'encode' | 'decode', options: BodyOptions = {}): TransformStream<Uint8Array, Uint8Array> {
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  if (!(maxMessageBytes > 0)) throw new TypeError('maxMessageBytes must be a positive number');
+  const compiled = compile(resolveOptions(options));
+  let pipe: MessagePipe | undefined;
+  let batch: OutputBatch | undefined;
+  let released = false;
+  const release = () => {
+    if (!released) pipe?.release();
+    released = true;
+  };
+  const { onCollision } = options;
+  // `cancel` (newer engines) gives the WASM memory back when the reader cancels.
+  const transformer: Transformer<Uint8Array, Uint8Array> & { cancel(): void } = {
+    start(controller) {
+      batch = new OutputBatch((b) => controller.enqueue(b));
+      pipe = new MessagePipe(
+        { desc: compiled.desc, mode, expansion: compiled.expansion },
+        { maxMessageBytes, onCollision },
+        (b) => batch!.add(b),
+      );
+    },
+    transform(chunk) {
+      if (!(chunk instanceof Uint8Array)) throw new TypeError('stream chunks must be Uint8Array');
+      if (chunk.length === 0) return;
+      try {
+        batch!.reserve(chunk.length);
+        pipe!.feed(chunk);
+        batch!.flush();
+      } catch (e) {
+        release();
+        throw e;
+      }
+    },
+    flush() {
+      try {
+        pipe!.end(); // (an empty body is 'blank': nothing out)
+        batch!.flush();
+      } finally {
+        release();
+      }
+    },
+    cancel() {
+      release();
+    },
+  };
+  return new TransformStream<Uint8Array, Uint8Array>(transformer);
+}

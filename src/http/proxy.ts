@@ -1,0 +1,134 @@
+// createFilteringProxy: a reverse proxy in front of an upstream Streamable HTTP server, as a
+// Web-standard fetch handler. Requests are decoded on their way up, responses encoded on their
+// way down, as they stream (pipeThrough: a slow reader slows the upstream).
+import { createCodec } from '../codec.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
+import { BodyTooLargeError, decodeBytes, readBounded } from './body.js';
+import type { FetchLike, FilteringFetchOptions } from './fetch.js';
+import { hostAllowed, originAllowed, type OriginPolicy } from './guard.js';
+import type { BodyOptions } from './json-body.js';
+import { collisionOutcome, errorReplies, parseShape } from './replies.js';
+import { encodeResponse, isJson, mediaType } from './response.js';
+
+export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy {
+  /** The upstream MCP endpoint, e.g. https://example.com/mcp. */
+  upstream: string | URL;
+  /**
+   * The path that maps to the upstream endpoint; default '/mcp'. The upstream endpoint's own
+   * path maps to it too; any other path goes to the same path at the upstream's origin (OAuth
+   * metadata lives there).
+   */
+  path?: string;
+  /** One line per event worth knowing (never payload text); default: none. */
+  onLog?: (line: string) => void;
+}
+
+/** Headers that belong to one connection, not to the message (RFC 9110 7.6.1). */
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate'];
+
+function withoutHopByHop(source: Headers): Headers {
+  const headers = new Headers(source);
+  for (const name of (source.get('connection') ?? '').split(',')) if (name.trim()) headers.delete(name.trim());
+  for (const name of HOP_BY_HOP) headers.delete(name);
+  return headers;
+}
+
+const SERVER_ERROR = -32000;
+
+export function createFilteringProxy(options: FilteringProxyOptions): (request: Request) => Promise<Response> {
+  const { upstream: upstreamOption, path = '/mcp', onLog, allowedHosts, allowedOrigins, fetch: inner, ...codec } = options;
+  const upstream = new URL(upstreamOption);
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new TypeError('upstream must be an http: or https: URL');
+  createCodec(codec); // (refuses bad codec options now, not at the first request)
+  const max = codec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
+  const log = (line: string) => onLog?.(line);
+  const bodyOptions: BodyOptions = codec;
+
+  const target = (url: URL): URL => {
+    if (url.pathname === path || url.pathname === upstream.pathname) {
+      const t = new URL(upstream);
+      if (url.search) t.search = url.search;
+      return t;
+    }
+    return new URL(url.pathname + url.search, upstream.origin);
+  };
+
+  const jsonError = async (status: number, code: number, message: string, headers: HeadersInit = {}) => {
+    const { body } = await errorReplies({ batch: false, items: [] }, code, message, bodyOptions);
+    return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json', ...headers } });
+  };
+
+  return async (request) => {
+    const url = new URL(request.url);
+    // The Host header when the server passes it, else the host the URL was built from.
+    if (!hostAllowed(request.headers.get('host') ?? url.host, allowedHosts)) {
+      log(`${request.method} refused: Host not allowed (403)`);
+      return jsonError(403, SERVER_ERROR, 'Forbidden: Host header not allowed');
+    }
+    if (!originAllowed(request.headers.get('origin'), allowedOrigins)) {
+      log(`${request.method} refused: Origin not allowed (403)`);
+      return jsonError(403, SERVER_ERROR, 'Forbidden: Origin not allowed');
+    }
+    const tooLarge = () => {
+      log(`${request.method} refused: body over ${max} bytes (413)`);
+      return jsonError(413, -32600, `Request body larger than ${max} bytes`, { connection: 'close' });
+    };
+    const declared = Number(request.headers.get('content-length'));
+    if (declared > max) {
+      void request.body?.cancel().catch(() => {});
+      return tooLarge();
+    }
+    let body: Uint8Array | undefined;
+    let original: Uint8Array | undefined;
+    if (request.body && request.method !== 'GET' && request.method !== 'HEAD') {
+      try {
+        original = body = await readBounded(request.body, max);
+      } catch (e) {
+        if (e instanceof BodyTooLargeError) return tooLarge();
+        throw e;
+      }
+      if (request.method === 'POST' && isJson(mediaType(request.headers.get('content-type')))) {
+        let decoded;
+        try {
+          decoded = await decodeBytes(original, bodyOptions);
+        } catch (e) {
+          log(`${request.method} refused: ${(e as Error).message} (400)`); // (names the place, never the content)
+          return jsonError(400, -32700, `Parse error: ${(e as Error).message}`);
+        }
+        body = decoded.bytes;
+        if (decoded.collision) {
+          const outcome = await collisionOutcome(original, decoded.collision, bodyOptions);
+          if (outcome.reply) {
+            log(`${request.method} answered here: keys collide after decoding (-32602)`);
+            return new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, { status: outcome.reply.status, headers: { 'content-type': 'application/json' } });
+          }
+          body = outcome.forward!;
+        }
+      }
+    }
+    const headers = withoutHopByHop(request.headers);
+    headers.delete('host');
+    headers.delete('content-length');
+    let response: Response;
+    try {
+      response = await base(target(url), { method: request.method, headers, body: body && new Blob([body as Uint8Array<ArrayBuffer>]), signal: request.signal, redirect: 'manual' });
+    } catch (e) {
+      if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left
+      const code = (e as { cause?: { code?: unknown } }).cause?.code;
+      const reason = typeof code === 'string' ? ` (${code})` : '';
+      log(`${request.method} failed: upstream unreachable${reason} (502)`);
+      const { body: replies } = await errorReplies(original ? parseShape(original) : { batch: false, items: [] }, SERVER_ERROR, `Cannot reach the upstream MCP server at ${upstream.host}${reason}`, bodyOptions);
+      return new Response(replies as Uint8Array<ArrayBuffer>, { status: 502, headers: { 'content-type': 'application/json' } });
+    }
+    const filtered = await encodeResponse(response, {
+      ...bodyOptions,
+      onTruncated: () => log(`${request.method} upstream event stream ended inside an event; ended at the last whole event`),
+    });
+    const down = withoutHopByHop(filtered.headers);
+    // fetch has decompressed every body, passed-through ones too; the server frames the length.
+    down.delete('content-encoding');
+    down.delete('content-length');
+    return new Response(filtered.body, { status: filtered.status, statusText: filtered.statusText, headers: down });
+  };
+}

@@ -1,0 +1,67 @@
+// What to do with a message that cannot be forwarded (its decoded keys collide, or the upstream
+// is unreachable): requests are answered with JSON-RPC errors, as the stdio proxy does. All of
+// it goes through the encoder before anyone sees it.
+import type { PayloadKeyCollisionError } from '../errors.js';
+import { INVALID_PARAMS } from '../mcp/filtering.js';
+import { errorResponse, type Message } from '../mcp/wrapper.js';
+import { encodeBytes } from './body.js';
+import type { BodyOptions } from './json-body.js';
+
+type Id = string | number;
+interface Parsed {
+  batch: boolean;
+  /** Each message: its id when it is a request or a response, and whether it is a request. */
+  items: { id: Id | undefined; request: boolean }[];
+}
+
+const utf8 = new TextDecoder();
+
+/** The shape of a body (valid JSON: the decoder read it to its end). */
+export function parseShape(body: Uint8Array): Parsed {
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(body));
+  } catch {
+    return { batch: false, items: [] };
+  }
+  const batch = Array.isArray(value);
+  const items = (batch ? (value as unknown[]) : [value]).map((m) => {
+    const o = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+    const id = typeof o.id === 'string' || typeof o.id === 'number' ? o.id : undefined;
+    return { id, request: typeof o.method === 'string' && id !== undefined };
+  });
+  return { batch, items };
+}
+
+export interface Outcome {
+  /** Answer the sender with this (already encoded). */
+  reply?: { status: number; body: Uint8Array };
+  /** Or send this to the server instead (a colliding response becomes an error response). */
+  forward?: Uint8Array;
+}
+
+const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+/**
+ * Error responses for the requests in `shape` (a batch for a batch), encoded; one error with id
+ * null when there are none. `answered` tells which.
+ */
+export async function errorReplies(shape: Parsed, code: number, message: string, options: BodyOptions, others = message): Promise<{ answered: boolean; body: Uint8Array }> {
+  const requests = shape.items.filter((m) => m.request);
+  const replies = requests.map((m) => errorResponse(m.id!, code, m === requests[0] ? message : others));
+  const value: unknown = shape.batch && replies.length ? replies : replies.length ? replies[0] : { jsonrpc: '2.0', id: null, error: { code, message } };
+  return { answered: replies.length > 0, body: await encodeBytes(json(value), options) };
+}
+
+export async function collisionOutcome(original: Uint8Array, e: PayloadKeyCollisionError, options: BodyOptions): Promise<Outcome> {
+  const shape = parseShape(original);
+  const single = shape.items[0];
+  if (!shape.batch && single && !single.request && single.id !== undefined) {
+    // A response to the server's request: the server gets an error instead of waiting forever.
+    // (It goes to the server, which sees real values: nothing to encode.)
+    return { forward: json(errorResponse(single.id, INVALID_PARAMS, e.message) as Message) };
+  }
+  // A batch goes whole: every request in it is answered. A notification alone gets 400.
+  const { answered, body } = await errorReplies(shape, INVALID_PARAMS, e.message, options, `dropped with its batch: ${e.message}`);
+  return { reply: { status: answered ? 200 : 400, body } };
+}

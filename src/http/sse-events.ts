@@ -1,0 +1,108 @@
+// Passes an event stream on in whole events only. When the upstream ends or fails in the
+// middle of an event, the stream ends cleanly after the last whole event, as an SSE reader
+// would have seen it (a reader drops an event without its blank line). Pull-based: nothing is
+// read before the consumer asks, so a slow reader slows the upstream instead of filling memory.
+import { concat } from '../stream/pipe.js';
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+export class EventTooLargeError extends Error {
+  override readonly name = 'EventTooLargeError';
+}
+
+/** Finds event ends (blank lines; LF, CRLF or CR line ends) across chunks. */
+class EventBoundaries {
+  private atLineStart = true;
+  private pendingCR = false;
+  /** The pending CR ended an event: an LF after it belongs to that event. */
+  private eventCR = false;
+
+  /** Index just past the last event end in `chunk`, or -1. */
+  scan(chunk: Uint8Array): number {
+    let last = -1;
+    // Only line ends matter: jump from one to the next natively (data lines run to megabytes).
+    let nextLF = -2;
+    let nextCR = -2;
+    for (let i = 0; i < chunk.length; i++) {
+      if (nextLF !== -1 && nextLF < i) nextLF = chunk.indexOf(LF, i);
+      if (nextCR !== -1 && nextCR < i) nextCR = chunk.indexOf(CR, i);
+      const end = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
+      if (end !== i) {
+        // Line content up to the next line end (or the chunk's end).
+        this.atLineStart = false;
+        this.pendingCR = this.eventCR = false;
+        if (end < 0) break;
+        i = end;
+      }
+      const b = chunk[i]!;
+      if (b === LF) {
+        if (this.pendingCR) {
+          // The LF of a CRLF.
+          if (this.eventCR) last = i + 1;
+          this.pendingCR = this.eventCR = false;
+          continue;
+        }
+        if (this.atLineStart) last = i + 1;
+        this.atLineStart = true;
+      } else if (b === CR) {
+        this.eventCR = this.atLineStart;
+        if (this.atLineStart) last = i + 1;
+        this.atLineStart = true;
+        this.pendingCR = true;
+      }
+    }
+    return last;
+  }
+}
+
+export function wholeEvents(body: ReadableStream<Uint8Array>, maxEventBytes: number, onTruncated?: (error: unknown) => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const boundaries = new EventBoundaries();
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  const finish = (controller: ReadableStreamDefaultController<Uint8Array>, failed: boolean, error: unknown) => {
+    // Line ends alone (the LF of a final CRLF, say) are whole; anything else is a cut event.
+    const whole = held.every((h) => h.every((b) => b === LF || b === CR));
+    if (whole && heldBytes > 0) controller.enqueue(concat(held));
+    if (failed || !whole) onTruncated?.(error);
+    held = [];
+    controller.close();
+  };
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          let next: ReadableStreamReadResult<Uint8Array>;
+          try {
+            next = await reader.read();
+          } catch (e) {
+            // The upstream failed: what was whole has gone out; a partial event is dropped.
+            return finish(controller, true, e);
+          }
+          if (next.done) return finish(controller, false, undefined);
+          const chunk = next.value;
+          const end = boundaries.scan(chunk);
+          if (end < 0) {
+            held.push(chunk);
+            heldBytes += chunk.length;
+            if (heldBytes > maxEventBytes) {
+              void reader.cancel().catch(() => {});
+              throw new EventTooLargeError(`an event larger than maxMessageBytes (${maxEventBytes})`);
+            }
+            continue;
+          }
+          held.push(chunk.subarray(0, end));
+          controller.enqueue(concat(held));
+          held = end < chunk.length ? [chunk.slice(end)] : [];
+          heldBytes = end < chunk.length ? chunk.length - end : 0;
+          return;
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}

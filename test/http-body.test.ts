@@ -1,0 +1,147 @@
+// The pieces under the HTTP entry: a JSON body as one message (pretty-printed too), and event
+// streams passed on in whole events only, against small references, however the bytes are split.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeMessage, encodeMessage, encodeText, PayloadKeyCollisionError } from '../src/index.js';
+import { createJsonBodyStream } from '../src/http/index.js';
+import { wholeEvents } from '../src/http/sse-events.js';
+import { createEncodeStream } from '../src/stream/index.js';
+import { fragmentString, runs } from './arbitraries.js';
+import { bytes, run, split, text } from './stream-helpers.js';
+
+const message = fc.record({
+  jsonrpc: fc.constant('2.0'),
+  id: fc.oneof(fc.nat(), fragmentString(4)),
+  result: fc.record({ content: fc.array(fc.record({ type: fc.constant('text'), text: fragmentString() }), { maxLength: 3 }), meta: fc.dictionary(fragmentString(3), fragmentString(6), { maxKeys: 3 }) }),
+});
+const messages = fc.oneof(message, fc.array(message, { minLength: 1, maxLength: 3 }));
+const indent = fc.constantFrom(undefined, 2, '\t', '\r\n ');
+const cuts = fc.array(fc.nat(4000), { maxLength: 12 });
+
+describe('createJsonBodyStream', () => {
+  it('encodes a body, pretty-printed or not, as the object API does, whatever the split', async () => {
+    await fc.assert(
+      fc.asyncProperty(messages, indent, cuts, async (m, space, at) => {
+        const body = bytes(JSON.stringify(m, null, space as string | number | undefined));
+        const whole = await run(createJsonBodyStream('encode'), [body]);
+        expect(JSON.parse(text(whole))).toEqual(encodeMessage(m));
+        expect(await run(createJsonBodyStream('encode'), split(body, at))).toEqual(whole);
+      }),
+      runs(100),
+    );
+  });
+
+  it('decodes as the object API does, and drops a colliding body whole, reporting it', async () => {
+    await fc.assert(
+      fc.asyncProperty(messages, indent, cuts, async (m, space, at) => {
+        const body = bytes(JSON.stringify(encodeMessage(m), null, space as string | number | undefined));
+        let expected: unknown;
+        try {
+          expected = decodeMessage(JSON.parse(text(body)));
+        } catch (e) {
+          if (!(e instanceof PayloadKeyCollisionError)) throw e;
+          expected = undefined;
+        }
+        const collisions: unknown[] = [];
+        const out = await run(createJsonBodyStream('decode', { onCollision: (e) => void collisions.push(e) }), split(body, at));
+        if (expected === undefined) {
+          expect(out.length).toBe(0);
+          expect(collisions).toHaveLength(1);
+        } else {
+          expect(JSON.parse(text(out))).toEqual(expected);
+          expect(collisions).toEqual([]);
+        }
+      }),
+      runs(100),
+    );
+  });
+
+  it('keeps the bytes of a pretty-printed body outside changed strings', async () => {
+    const body = '{\n  "jsonrpc": "2.0",\r\n  "id": 1,\n\t"result": { "text": "Qwen", "n": 1.50e3 }\n}';
+    const out = text(await run(createJsonBodyStream('encode'), [bytes(body)]));
+    expect(out).toBe(body.replace('"Qwen"', `"${encodeText('Qwen')}"`));
+  });
+
+  it('errors on a body cut short and on a body over maxMessageBytes', async () => {
+    await expect(run(createJsonBodyStream('encode'), [bytes('{"jsonrpc":"2.0","id":1,"result":{')])).rejects.toThrow(/ends before/);
+    await expect(run(createJsonBodyStream('encode', { maxMessageBytes: 10 }), [bytes('{"jsonrpc":"2.0","id":1}')])).rejects.toThrow(/maxMessageBytes/);
+  });
+});
+
+// Event streams: lines of any kind, any line ends, cut anywhere.
+const line = fc.oneof(
+  fc.constantFrom('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"Qwen 通义"}}', 'id: 7', 'event: message', ': keep-alive', 'retry: 10', 'data:'),
+  fc.string({ unit: fc.constantFrom('a', ' ', ':', 'é', 'x'), maxLength: 8 }),
+);
+const ending = fc.constantFrom('\n', '\r\n', '\r');
+const eventStream = fc.array(fc.tuple(fc.array(fc.tuple(line, ending), { maxLength: 4 }), ending), { maxLength: 6 }).map((events) =>
+  events.map(([lines, end]) => lines.map(([l, e]) => l + e).join('') + end).join(''),
+);
+
+/** What an SSE reader has seen whole in `s`: up to the end of its last blank line. */
+function wholePrefix(s: string): string {
+  let atLineStart = true;
+  let last = 0;
+  for (const m of s.matchAll(/\r\n|\r|\n/g)) {
+    const start = m.index!;
+    const blank = atLineStart && (start === 0 || /[\r\n]/.test(s[start - 1]!));
+    if (blank) last = start + m[0].length;
+    atLineStart = true;
+    const next = s[start + m[0].length];
+    if (next !== undefined && next !== '\r' && next !== '\n') atLineStart = false;
+  }
+  return /^[\r\n]*$/.test(s.slice(last)) ? s : s.slice(0, last);
+}
+
+function source(chunks: Uint8Array[], fail: boolean): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream({
+    // (erroring a stream discards what is queued: the failure comes after the last chunk is read)
+    pull(c) {
+      if (i < chunks.length) c.enqueue(chunks[i++]!);
+      else if (fail) c.error(new Error('connection reset'));
+      else c.close();
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** Byte for byte (a cut may fall inside a character). */
+const latin1 = (b: Uint8Array) => String.fromCharCode(...b);
+
+async function collect(stream: ReadableStream<Uint8Array>): Promise<string> {
+  let out = '';
+  for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) out += latin1(chunk);
+  return out;
+}
+
+describe('wholeEvents', () => {
+  it('passes whole events only and ends cleanly wherever the upstream stops or fails', async () => {
+    await fc.assert(
+      fc.asyncProperty(eventStream, fc.nat(), cuts, fc.boolean(), async (s, cut, at, fail) => {
+        const all = bytes(s);
+        const kept = all.slice(0, all.length === 0 ? 0 : cut % (all.length + 1));
+        const truncated: unknown[] = [];
+        const out = await collect(wholeEvents(source(split(kept, at), fail), 1 << 20, (e) => void truncated.push(e)));
+        const expected = wholePrefix(latin1(kept));
+        expect(out).toBe(expected);
+        expect(truncated.length).toBe(fail || out !== latin1(kept) ? 1 : 0);
+      }),
+      runs(300),
+    );
+  });
+
+  it('feeds the SSE encoder whole events, so a cut stream encodes as its whole part does', async () => {
+    const event = (id: number) => `id: ${id}\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"Qwen ${id}"}}\n\n`;
+    const s = bytes(event(1) + event(2) + event(3));
+    for (let cut = 0; cut <= s.length; cut += 7) {
+      const kept = s.slice(0, cut);
+      const out = await collect(wholeEvents(source([kept], cut % 2 === 0), 1 << 20).pipeThrough(createEncodeStream({ framing: 'sse' })));
+      const whole = kept.slice(0, wholePrefix(latin1(kept)).length);
+      expect(out).toBe(latin1(await run(createEncodeStream({ framing: 'sse' }), [whole])));
+    }
+  });
+
+  it('refuses an event over the bound instead of holding it', async () => {
+    await expect(collect(wholeEvents(source([bytes('data: ' + 'x'.repeat(100))], false), 50))).rejects.toThrow(/larger than maxMessageBytes/);
+  });
+});

@@ -1,0 +1,108 @@
+// proxy, connect and serve as processes: argument parsing, the URL on stderr, signals, and a
+// real stdio host (the SDK's StdioClientTransport) for connect.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { build } from 'esbuild';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { encodeText } from '../src/index.js';
+import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
+
+const TIMEOUT = { timeout: 5_000 };
+vi.setConfig({ testTimeout: 30_000 });
+const ROOT = resolve(__dirname, '..');
+const MAIN = resolve(ROOT, '.cache', `http-cli-${process.pid}-${Math.random().toString(36).slice(2)}.mjs`);
+const cleanup: (() => Promise<unknown> | void)[] = [];
+
+beforeAll(async () => {
+  mkdirSync(resolve(ROOT, '.cache'), { recursive: true });
+  await build({ entryPoints: [resolve(ROOT, 'test/fixtures/http-cli-main.ts')], outfile: MAIN, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'warning' });
+});
+afterAll(() => rmSync(MAIN, { force: true }));
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+/** Starts a command; resolves with the process and the URL it printed on stderr. */
+async function listening(args: string[]): Promise<{ p: ChildProcess; url: string; stderr: () => string }> {
+  const p = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  cleanup.push(() => void p.kill('SIGKILL'));
+  let err = '';
+  p.stderr!.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    p.stderr!.on('data', (chunk: string) => {
+      err += chunk;
+      const m = /(?:listening on|on) (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    p.on('exit', () => reject(new Error(`exited early: ${err}`)));
+  });
+  return { p, url, stderr: () => err };
+}
+
+async function upstream(): Promise<Upstream> {
+  const up = await startUpstream('stateful');
+  cleanup.push(() => up.close());
+  return up;
+}
+
+describe('HTTP commands as processes', () => {
+  it('proxy prints its URL, filters, and exits 0 on SIGTERM', async () => {
+    const up = await upstream();
+    const { p, url } = await listening(['proxy', '--upstream', up.url, '--port', '0']);
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)), TIMEOUT);
+    const { tools } = await client.listTools(undefined, TIMEOUT);
+    expect(tools.find((t) => t.name === 'echo')!.description).toBe(encodeText('Echoes text, for Qwen and 通义千问 users'));
+    await client.close();
+    p.kill('SIGTERM');
+    const [code] = await once(p, 'exit');
+    expect(code).toBe(0);
+  });
+
+  it('connect is a stdio server for a stdio host, and ends the session when the host leaves', async () => {
+    const up = await upstream();
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'connect', up.url, '--header', 'Authorization: Bearer t0ken'], cwd: ROOT, stderr: 'ignore' });
+    await client.connect(transport, TIMEOUT);
+    const result = await client.callTool({ name: 'echo', arguments: { text: encodeText('Qwen') } }, undefined, TIMEOUT);
+    expect((result.content as { text: string }[])[0]!.text).toBe(encodeText('echo: Qwen'));
+    expect(up.calls).toEqual([{ tool: 'echo', args: { text: 'Qwen' } }]);
+    expect(up.authorizations.every((a) => a === 'Bearer t0ken')).toBe(true);
+    await client.close();
+    while (up.deleted.length === 0) await new Promise((r) => setTimeout(r, 50));
+  });
+
+  it('serve prints its URL, serves a stdio server, and exits 0 on SIGINT', async () => {
+    const { p, url } = await listening(['serve', '--port', '0', '--session-idle', '5m', '--', process.execPath, 'test/fixtures/http-stdio-server.mjs']);
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)), TIMEOUT);
+    const { tools } = await client.listTools(undefined, TIMEOUT);
+    expect(tools.find((t) => t.name === 'echo')!.description).toBe(encodeText('Echoes text, for Qwen and 通义千问 users'));
+    await client.close();
+    p.kill('SIGINT');
+    const [code] = await once(p, 'exit');
+    expect(code).toBe(0);
+  });
+
+  it.each([
+    [['proxy'], /needs --upstream/],
+    [['proxy', '--upstream', 'not a url'], /--upstream must be/],
+    [['proxy', '--upstream', 'http://x', '--port', '99999'], /--port/],
+    [['connect'], /needs one URL/],
+    [['connect', 'http://x', '--header', 'no colon'], /Name: value/],
+    [['serve', '--port', '0'], /needs -- <command>/],
+    [['serve', '--session-idle', 'soon', '--', 'x'], /--session-idle/],
+    [['serve', '--max-sessions', '0', '--', 'x'], /--max-sessions/],
+    [['proxy', '--nope'], /Unknown option/],
+  ])('%j is a usage error (exit 2, one line)', (args, message) => {
+    const r = spawnSync(process.execPath, [MAIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 10_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,170 @@
+// `connect`: a stdio server that forwards to a remote Streamable HTTP server, filtered. The
+// host is the SDK Client over NDJSON lines in memory; the server is the SDK's, on a real socket.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { LoggingMessageNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { encodeText } from '../src/index.js';
+import { runConnect } from '../src/cli/connect.js';
+import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
+
+const TIMEOUT = { timeout: 5_000 };
+vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
+
+/** The host's end of a stdio connection, in memory. */
+class LineTransport implements Transport {
+  onmessage?: (m: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (e: Error) => void;
+  constructor(private readonly toServer: PassThrough, private readonly fromServer: PassThrough) {}
+  async start() {
+    let buffer = '';
+    this.fromServer.setEncoding('utf8');
+    this.fromServer.on('data', (chunk: string) => {
+      buffer += chunk;
+      const lines = buffer.split('\n');
+      buffer = lines.pop()!;
+      for (const line of lines) this.onmessage?.(JSON.parse(line));
+    });
+  }
+  async send(m: JSONRPCMessage) {
+    this.toServer.write(JSON.stringify(m) + '\n');
+  }
+  async close() {
+    this.toServer.end();
+    this.onclose?.();
+  }
+}
+
+let up: Upstream | undefined;
+afterEach(async () => {
+  await up?.close();
+  up = undefined;
+});
+
+async function start(mode: 'stateful' | 'stateless', headers: string[] = []) {
+  up = await startUpstream(mode);
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const logs: string[] = [];
+  const done = runConnect({ url: up.url, headers, input, output, log: (l) => void logs.push(l) });
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  const seen: { kind: string; text: string }[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.push({ kind: 'log', text: String(n.params.data) }));
+  await client.connect(new LineTransport(input, output), TIMEOUT);
+  return { client, done, seen, logs, up };
+}
+
+const textOf = (r: unknown) => ((r as { content: { text: string }[] }).content[0]!.text);
+
+describe.each(['stateful', 'stateless'] as const)('connect to a %s server', (mode) => {
+  it('lists and results arrive encoded, arguments decoded, notifications before the result; headers pass', async () => {
+    const { client, seen, up, done } = await start(mode, ['Authorization: Bearer s3cret']);
+    const { tools } = await client.listTools(undefined, TIMEOUT);
+    expect(tools.find((t) => t.name === 'echo')!.description).toBe(encodeText('Echoes text, for Qwen and 通义千问 users'));
+    const result = await client.callTool({ name: 'echo', arguments: { text: encodeText('Qwen 阿里') } }, undefined, TIMEOUT);
+    expect(up.calls).toEqual([{ tool: 'echo', args: { text: 'Qwen 阿里' } }]);
+    expect(textOf(result)).toBe(encodeText('echo: Qwen 阿里'));
+    const progress = await client.callTool({ name: 'progress', arguments: { steps: 1 } }, undefined, { ...TIMEOUT, onprogress: (p) => void seen.push({ kind: 'progress', text: p.message ?? '' }) });
+    seen.push({ kind: 'result', text: textOf(progress) });
+    expect(seen).toEqual([
+      { kind: 'progress', text: encodeText('Qwen step 1') },
+      { kind: 'log', text: encodeText('dashscope log 1') },
+      { kind: 'result', text: encodeText('Qwen done') },
+    ]);
+    expect(up.authorizations.every((a) => a === 'Bearer s3cret')).toBe(true);
+    await client.close();
+    expect(await done).toBe(0);
+  });
+
+  it('answers a colliding request -32602 without it reaching the server', async () => {
+    const { client, up } = await start(mode);
+    const before = up.hits.length;
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'x', Qwen: 1, [encodeText('Qwen')]: 2 } }, undefined, TIMEOUT)).rejects.toMatchObject({ code: -32602 });
+    expect(up.hits.slice(before).filter((h) => h.method === 'POST')).toEqual([]);
+    await client.close();
+  });
+
+  it('passes the first event of a slow stream before the stream ends', async () => {
+    const { client, seen, up } = await start(mode);
+    let started!: () => void;
+    const first = new Promise<void>((r) => (started = r));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      seen.push({ kind: 'log', text: String(n.params.data) });
+      started();
+    });
+    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, TIMEOUT);
+    await first;
+    up.release();
+    expect(textOf(await call)).toBe(encodeText('Qwen finished'));
+    await client.close();
+  });
+});
+
+describe('connect: sessions', () => {
+  it('keeps the session, opens the GET stream, and ends the session with DELETE when stdin closes', async () => {
+    const { client, seen, up, done } = await start('stateful');
+    await client.listTools(undefined, TIMEOUT);
+    while (!up.hits.some((h) => h.method === 'GET')) await new Promise((r) => setTimeout(r, 20));
+    let got!: () => void;
+    const arrived = new Promise<void>((r) => (got = r));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      seen.push({ kind: 'log', text: String(n.params.data) });
+      got();
+    });
+    await up.notifyAll('Qwen says hello');
+    await arrived;
+    expect(seen).toEqual([{ kind: 'log', text: encodeText('Qwen says hello') }]);
+    expect(up.hits.filter((h) => h.method === 'POST').length).toBeGreaterThan(1); // (all in one session: a second initialize would 400)
+    await client.close();
+    expect(await done).toBe(0);
+    expect(up.deleted).toHaveLength(1);
+  });
+});
+
+describe('connect: resumption', () => {
+  it('resumes a POST stream that ends before its response, with GET and Last-Event-ID after the retry delay', async () => {
+    const lastEventIds: (string | undefined)[] = [];
+    const server = createServer(async (req, res) => {
+      let text = '';
+      for await (const c of req) text += c;
+      if (req.method === 'GET') {
+        lastEventIds.push(req.headers['last-event-id'] as string | undefined);
+        if (req.headers['last-event-id'] !== 'e1') return void res.writeHead(405).end();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        return void res.end(`id: e2\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: pendingId, result: { content: [{ type: 'text', text: 'Qwen resumed' }] } })}\n\n`);
+      }
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      const m = JSON.parse(text);
+      if (m.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess' });
+        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } }));
+      }
+      if (m.id === undefined) return void res.writeHead(202).end();
+      pendingId = m.id;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('id: e1\nretry: 20\ndata: \n\n'); // a priming event, then the stream closes
+    });
+    let pendingId: unknown;
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const done = runConnect({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, input, output, log: () => {} });
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    const errors: Error[] = [];
+    client.onerror = (e) => void errors.push(e);
+    await client.connect(new LineTransport(input, output), TIMEOUT);
+    const result = await client.callTool({ name: 'x', arguments: {} }, undefined, TIMEOUT);
+    expect(textOf(result)).toBe(encodeText('Qwen resumed'));
+    expect(lastEventIds).toContain('e1');
+    expect(errors).toEqual([]); // (the priming event wrote no empty line)
+    await client.close();
+    await done;
+    server.close();
+  });
+});

@@ -1,0 +1,134 @@
+// `serve`: a stdio MCP server (the SDK's, as a child process) exposed over Streamable HTTP,
+// filtered, with the SDK client over a real socket.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { encodeText } from '../src/index.js';
+import { BoundedEventStore } from '../src/cli/event-store.js';
+import { runServe, type ServeCommandOptions } from '../src/cli/serve.js';
+
+const TIMEOUT = { timeout: 5_000 };
+vi.setConfig({ testTimeout: 20_000 }); // (a hang fails fast)
+const SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
+const cleanup: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+async function serve(options: Partial<ServeCommandOptions> = {}) {
+  const logs: string[] = [];
+  const served = await runServe({ command: SERVER, port: 0, log: (l) => void logs.push(l), ...options });
+  cleanup.push(() => served.close());
+  return { ...served, logs };
+}
+
+async function connect(url: string) {
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const seen: { kind: string; text: string }[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.push({ kind: 'log', text: String(n.params.data) }));
+  await client.connect(transport, TIMEOUT);
+  cleanup.push(() => client.close().catch(() => {}));
+  return { client, transport, seen };
+}
+
+const textOf = (r: unknown) => ((r as { content: { text: string }[] }).content[0]!.text);
+
+describe('serve', () => {
+  it('lists and results arrive encoded, arguments decoded, notifications before the result', async () => {
+    const { url } = await serve();
+    const { client, seen } = await connect(url);
+    const { tools } = await client.listTools(undefined, TIMEOUT);
+    expect(tools.find((t) => t.name === 'echo')!.description).toBe(encodeText('Echoes text, for Qwen and 通义千问 users'));
+    // (Had the server got the token instead of the text, its echo would encode differently.)
+    const result = await client.callTool({ name: 'echo', arguments: { text: encodeText('Qwen 阿里') } }, undefined, TIMEOUT);
+    expect(textOf(result)).toBe(encodeText('echo: Qwen 阿里'));
+    const progress = await client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, { ...TIMEOUT, onprogress: (p) => void seen.push({ kind: 'progress', text: p.message ?? '' }) });
+    seen.push({ kind: 'result', text: textOf(progress) });
+    expect(seen).toEqual([
+      { kind: 'progress', text: encodeText('Qwen step 1') },
+      { kind: 'log', text: encodeText('dashscope log 1') },
+      { kind: 'progress', text: encodeText('Qwen step 2') },
+      { kind: 'log', text: encodeText('dashscope log 2') },
+      { kind: 'result', text: encodeText('Qwen done') },
+    ]);
+  });
+
+  it('answers a colliding request -32602 without it reaching the server', async () => {
+    const { url } = await serve();
+    const { client } = await connect(url);
+    await expect(client.callTool({ name: 'echo', arguments: { text: 'x', Qwen: 1, [encodeText('Qwen')]: 2 } }, undefined, TIMEOUT)).rejects.toMatchObject({ code: -32602 });
+    expect(textOf(await client.callTool({ name: 'calls', arguments: {} }, undefined, TIMEOUT))).toBe('0');
+  });
+
+  it('passes the first event of a slow call before its result', async () => {
+    const { url } = await serve();
+    const { client, seen } = await connect(url);
+    let started!: () => void;
+    const first = new Promise<void>((r) => (started = r));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      seen.push({ kind: 'log', text: String(n.params.data) });
+      started();
+    });
+    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, TIMEOUT);
+    await first; // (the call waits for `release`, which we send only now)
+    await client.callTool({ name: 'release', arguments: {} }, undefined, TIMEOUT);
+    expect(textOf(await call)).toBe(encodeText('Qwen finished'));
+    expect(seen).toEqual([{ kind: 'log', text: encodeText('Qwen started') }]);
+  });
+
+  it('sends what the server says outside any request on the GET stream', async () => {
+    const { url } = await serve();
+    const { client, seen } = await connect(url);
+    // (The client opens its GET stream on its own schedule: ask until a message comes that way.)
+    while (!seen.length) {
+      await client.callTool({ name: 'notify_later', arguments: {} }, undefined, TIMEOUT);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(seen[0]).toEqual({ kind: 'log', text: encodeText('Qwen later') });
+  });
+
+  it('gives each session its own child, ends one on DELETE, and refuses sessions beyond --max-sessions', async () => {
+    const { url, logs } = await serve({ maxSessions: 2 });
+    const a = await connect(url);
+    const b = await connect(url);
+    await a.client.callTool({ name: 'echo', arguments: { text: 'a' } }, undefined, TIMEOUT);
+    expect(textOf(await b.client.callTool({ name: 'calls', arguments: {} }, undefined, TIMEOUT))).toBe('0'); // (b's child saw nothing)
+    await expect(connect(url)).rejects.toThrow(/Too many sessions \(2\)/);
+    const id = a.transport.sessionId!;
+    await a.transport.terminateSession();
+    expect(logs).toContain('session ended (DELETE); 1 open');
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
+    expect(res.status).toBe(404);
+    await connect(url); // (room again)
+  });
+
+  it('ends a session after --session-idle without a request', async () => {
+    const { url, logs } = await serve({ sessionIdleMs: 100 });
+    await connect(url);
+    while (!logs.some((l) => l.startsWith('session ended (idle)'))) await new Promise((r) => setTimeout(r, 50));
+  });
+
+  it('answers 403 to a foreign Origin', async () => {
+    const { url } = await serve();
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'http://evil.example' }, body: '{}' });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('BoundedEventStore', () => {
+  it('replays the events of one stream after an id, and forgets all but the last N', async () => {
+    const store = new BoundedEventStore(3);
+    const m = (n: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { n } });
+    const a1 = await store.storeEvent('a', m(1));
+    await store.storeEvent('b', m(2));
+    await store.storeEvent('a', m(3));
+    const sent: unknown[] = [];
+    expect(await store.replayEventsAfter(a1, { send: async (_id, msg) => void sent.push(msg) })).toBe('a');
+    expect(sent).toEqual([m(3)]);
+    await store.storeEvent('a', m(4)); // (a1 drops out)
+    expect(await store.getStreamIdForEventId(a1)).toBeUndefined();
+    await expect(store.replayEventsAfter(a1, { send: async () => {} })).rejects.toThrow(/no longer stored/);
+  });
+});
