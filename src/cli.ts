@@ -1,6 +1,10 @@
-// The mcp-payload-codec command: wrap any stdio MCP server, transform stdin to stdout, or scan
-// NDJSON for U+FFFD. Node only (child processes, files); the library entries stay portable.
+// The mcp-payload-codec command: wrap any stdio MCP server, put the filter on Streamable HTTP
+// (proxy, connect, serve), transform stdin to stdout, or scan NDJSON for U+FFFD. Node only (child processes, files); the library entries stay portable.
 import { parseCommandLine, type CommandLine, type FlagOption, type ValueOption } from './cli/args.js';
+import { connectCommand } from './cli/connect.js';
+import { HttpUsageError } from './cli/http-args.js';
+import { proxyCommand } from './cli/proxy.js';
+import { serveCommand } from './cli/serve.js';
 import { codecOptions, framing, maxMessageBytes } from './cli/codec-options.js';
 import { HELP } from './cli/help.js';
 import { scan } from './cli/scan.js';
@@ -8,7 +12,7 @@ import { transformStdio } from './cli/transform.js';
 import { UsageError } from './cli/usage-error.js';
 import { wrap } from './cli/wrap.js';
 
-const CODEC = ['prefix', 'suffix', 'hex-case', 'terms'] as const;
+const CODEC = ['prefix', 'suffix', 'hex-case', 'fold', 'terms'] as const;
 /** The options each command takes (help goes with all). */
 const APPLIES: Record<string, readonly (ValueOption | FlagOption)[]> = {
   wrap: [...CODEC, 'max-message-bytes', 'guard'],
@@ -29,7 +33,35 @@ function checkApplies(line: CommandLine, command: string): void {
   }
 }
 
+/** The HTTP commands parse their own options; the codec options are taken out first. */
+const HTTP_COMMANDS = { proxy: proxyCommand, connect: connectCommand } as const;
+
+function httpCommand(argv: string[]): Promise<number> {
+  const command = argv[0]!;
+  const dashdash = argv.indexOf('--');
+  const own = dashdash >= 0 ? argv.slice(1, dashdash) : argv.slice(1);
+  const values: CommandLine['values'] = {};
+  const rest: string[] = [];
+  for (let i = 0; i < own.length; i++) {
+    const arg = own[i]!;
+    const eq = arg.indexOf('=');
+    const name = arg.startsWith('--') ? arg.slice(2, eq < 0 ? undefined : eq) : '';
+    if (!(CODEC as readonly string[]).includes(name)) {
+      rest.push(arg);
+      continue;
+    }
+    if (values[name as ValueOption] !== undefined) throw new UsageError(`--${name} given twice`);
+    const value = eq >= 0 ? arg.slice(eq + 1) : own[++i];
+    if (value === undefined) throw new UsageError(`--${name} needs a value`);
+    values[name as ValueOption] = value;
+  }
+  const options = codecOptions({ command, values, flags: {}, positionals: [], child: undefined });
+  if (command === 'serve') return serveCommand(rest, dashdash >= 0 ? argv.slice(dashdash + 1) : [], options);
+  return HTTP_COMMANDS[command as keyof typeof HTTP_COMMANDS](rest, options);
+}
+
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'proxy' || argv[0] === 'connect' || argv[0] === 'serve') return httpCommand(argv);
   const line = parseCommandLine(argv);
   const { command } = line;
   if (line.flags.help || command === undefined) {
@@ -60,7 +92,7 @@ export function run(argv: string[]): void {
     },
     (e: unknown) => {
       process.stderr.write(`mcp-payload-codec: ${(e as Error).message.split('\n')[0]}\n`);
-      process.exitCode = e instanceof UsageError ? 2 : 1;
+      process.exitCode = e instanceof UsageError || e instanceof HttpUsageError ? 2 : 1;
     },
   );
 }

@@ -2,27 +2,21 @@
 // real stdio host (the SDK's StdioClientTransport) for connect.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { build } from 'esbuild';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { encodeText } from '../src/index.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createCodec, encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
 
 const TIMEOUT = { timeout: 5_000 };
 vi.setConfig({ testTimeout: 30_000 });
 const ROOT = resolve(__dirname, '..');
-const MAIN = resolve(ROOT, '.cache', `http-cli-${process.pid}-${Math.random().toString(36).slice(2)}.mjs`);
+// The real command, as users run it (npm test builds dist/ first).
+const MAIN = resolve(ROOT, 'bin/mcp-payload-codec.js');
 const cleanup: (() => Promise<unknown> | void)[] = [];
 
-beforeAll(async () => {
-  mkdirSync(resolve(ROOT, '.cache'), { recursive: true });
-  await build({ entryPoints: [resolve(ROOT, 'test/fixtures/http-cli-main.ts')], outfile: MAIN, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'warning' });
-});
-afterAll(() => rmSync(MAIN, { force: true }));
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
@@ -64,6 +58,19 @@ describe('HTTP commands as processes', () => {
     expect(code).toBe(0);
   });
 
+  it('proxy takes the codec options of the other commands (the cua-driver format here)', async () => {
+    const up = await upstream();
+    const { p, url } = await listening(['proxy', '--prefix', '__cuaf_', '--upstream', up.url, '--hex-case=upper', '--port', '0']);
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)), TIMEOUT);
+    const { tools } = await client.listTools(undefined, TIMEOUT);
+    const cua = createCodec({ prefix: '__cuaf_', hexCase: 'upper' });
+    expect(tools.find((t) => t.name === 'echo')!.description).toBe(cua.encodeText('Echoes text, for Qwen and 通义千问 users'));
+    await client.close();
+    p.kill('SIGTERM');
+    await once(p, 'exit');
+  });
+
   it('connect is a stdio server for a stdio host, and ends the session when the host leaves', async () => {
     const up = await upstream();
     const client = new Client({ name: 'host', version: '1.0.0' });
@@ -99,6 +106,8 @@ describe('HTTP commands as processes', () => {
     [['serve', '--session-idle', 'soon', '--', 'x'], /--session-idle/],
     [['serve', '--max-sessions', '0', '--', 'x'], /--max-sessions/],
     [['proxy', '--nope'], /Unknown option/],
+    [['proxy', '--upstream', 'http://x', '--hex-case', 'middle'], /--hex-case must be/],
+    [['connect', 'http://x', '--prefix'], /--prefix needs a value/],
   ])('%j is a usage error (exit 2, one line)', (args, message) => {
     const r = spawnSync(process.execPath, [MAIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 10_000 });
     expect(r.status).toBe(2);

@@ -15,6 +15,10 @@ export function codecOptions({ values }: CommandLine): CodecOptions {
     if (values['hex-case'] !== 'lower' && values['hex-case'] !== 'upper') throw new UsageError('--hex-case must be lower or upper');
     options.hexCase = values['hex-case'];
   }
+  if (values.fold !== undefined) {
+    if (values.fold !== 'ascii' && values.fold !== 'nfkc') throw new UsageError('--fold must be ascii or nfkc');
+    options.fold = values.fold;
+  }
   if (values.terms !== undefined) {
     try {
       options.terms = JSON.parse(readFileSync(values.terms, 'utf8'));

@@ -1,3 +1,7 @@
+import { CONNECT_HELP } from './connect.js';
+import { PROXY_HELP } from './proxy.js';
+import { SERVE_HELP } from './serve.js';
+
 export const HELP = `Usage: mcp-payload-codec <command> [options]
 
 Commands:
@@ -24,12 +28,14 @@ Commands:
   scan [file]
         Report U+FFFD per NDJSON message and parameter (never the content; a damaged key is
         named by its position). Exit code 1 if any is found, 2 if a line is not JSON.
-
+${PROXY_HELP}${CONNECT_HELP}${SERVE_HELP}
 Options (each one always takes a value, or never does):
   --framing ndjson|content-length|sse   encode, decode (default: ndjson; wrap speaks ndjson)
   --prefix STRING                       token prefix (default: __mcp_ref_)
   --suffix STRING                       token suffix (default: __)
   --hex-case lower|upper                hex digits written by encoding (default: lower)
+  --fold ascii|nfkc                     how text is compared with terms (default: ascii;
+                                        nfkc also catches lookalikes)
   --terms FILE.json                     terms to alias:
                                         {"ascii":[...],"exact":[...],"pairs":[[a,b],...]}
   --max-message-bytes N                 a larger message is invalid: encode and decode end,
