@@ -23,6 +23,7 @@ const ndjson = bytes(
 let server: Server;
 let browser: Browser;
 let origin = '';
+let echoed = '';
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -30,6 +31,18 @@ beforeAll(async () => {
     if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>mcp-payload-codec</title>');
     if (path === '/checks.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(join(import.meta.dirname, 'browser', 'checks.js')));
     if (path === '/data.ndjson') return res.writeHead(200, { 'content-type': TYPES['.ndjson']! }).end(ndjson);
+    if (path === '/echo-sse') {
+      // What the page's filtering fetch sent, as the server saw it, echoed as an SSE result.
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', () => {
+        echoed = Buffer.concat(parts).toString('utf8');
+        const request = JSON.parse(echoed) as { id: number; params: { arguments: { app: string } } };
+        const result = JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { content: [{ type: 'text', text: `Opened ${request.params.arguments.app}` }] } });
+        res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: message\ndata: ${result}\n\n`);
+      });
+      return;
+    }
     const file = normalize(join(DIST, path.replace(/^\/dist\//, '')));
     if (!path.startsWith('/dist/') || !file.startsWith(DIST)) return res.writeHead(404).end();
     try {
@@ -65,6 +78,17 @@ describe('in headless Chromium', () => {
     expect(result.reports).toEqual([{ path: ['content'], parameterName: 'content', location: 'value', replacementCharacterCount: 3, characterOffset: 2607, utf8ByteOffset: 7821 }]);
     expect(result.longReport).toEqual([{ path: [0], parameterName: '0', location: 'value', replacementCharacterCount: 1, characterOffset: 30031, utf8ByteOffset: 90053 }]);
     expect(result.filter).toBe(false);
+    await page.close();
+  });
+
+  it('runs the http entry: a filtering fetch decodes what it sends and encodes the event stream back', async () => {
+    const page = await browser.newPage();
+    await page.goto(origin + '/');
+    const result: { status: number; type: string; text: string } = await page.evaluate("import('/checks.js').then((c) => c.http())");
+    expect(JSON.parse(echoed).params.arguments.app).toBe('Qwen');
+    expect(result.status).toBe(200);
+    expect(result.type).toBe('text/event-stream');
+    expect(result.text).toBe(`event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Opened __mcp_ref_5177656e__"}]}}\n\n`);
     await page.close();
   });
 

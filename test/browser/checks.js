@@ -21,3 +21,11 @@ export async function stream() {
   const out = await new Response(response.body.pipeThrough(createEncodeStream())).arrayBuffer();
   return Array.from(new Uint8Array(out));
 }
+
+export async function http() {
+  const { createFilteringFetch } = await import('/dist/http.js');
+  const filtered = createFilteringFetch();
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'open', arguments: { app: '__mcp_ref_5177656e__' } } });
+  const response = await filtered('/echo-sse', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body });
+  return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
+}
