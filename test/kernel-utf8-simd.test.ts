@@ -69,12 +69,16 @@ for (const [what, head] of [['envelope', '{"method":"'], ['payload', '{"result":
      * it, and two blocks after) and returns the cases where the core and the reference disagree.
      * The message for a lane is built once; only the sequence's bytes change.
      */
-    function check(seqs: Iterable<ArrayLike<number>>, width: number, before: ArrayLike<number> = []): string[] {
+    function check(seqs: Iterable<ArrayLike<number>>, width: number, before: ArrayLike<number> = [], endsString = false): string[] {
       const wrong: string[] = [];
+      // With `endsString`, the closing quote follows the sequence in the same block (another
+      // member follows, so the block is whole): a sequence cut off by the quote must be seen.
+      const after = endsString ? enc.encode(`","more":"${'b'.repeat(2 * BLOCK)}`) : new Uint8Array(2 * BLOCK).fill(0x62);
       const messages = Array.from({ length: BLOCK }, (_, lane) => {
-        const m = new Uint8Array(prefix.length + BLOCK + lane + width + 2 * BLOCK + tail.length).fill(0x61);
+        const m = new Uint8Array(prefix.length + BLOCK + lane + width + after.length + tail.length).fill(0x61);
         m.set(prefix, 0);
         m.set(before, prefix.length + BLOCK + lane - before.length);
+        m.set(after, prefix.length + BLOCK + lane + width);
         m.set(tail, m.length - tail.length);
         return m;
       });
@@ -84,7 +88,6 @@ for (const [what, head] of [['envelope', '{"method":"'], ['payload', '{"result":
         for (let lane = 0; lane < BLOCK; lane++) {
           const m = messages[lane]!;
           const at = prefix.length + BLOCK + lane;
-          m.fill(0x62, at, at + width);
           m.set(bytes, at);
           const want = bad < 0 ? -1 : at + bad;
           const got = verdict(m);
@@ -128,6 +131,15 @@ for (const [what, head] of [['envelope', '{"method":"'], ['payload', '{"result":
         for (const a of fourLeads) for (const b of edges) for (const c of cont) for (const d of cont) yield [a, b, c, d];
       };
       expect(check(seqs(), 4)).toEqual([]);
+    });
+
+    it('agrees with the reference when the string ends right after the sequence', () => {
+      const seqs = function* () {
+        for (let a = 0x20; a < 256; a++) for (const b of edges) if (!special(a)) yield [a, b];
+      };
+      expect(check(seqs(), 2, [], true)).toEqual([]);
+      expect(check(leads.map((a) => [0x61, a]), 2, [], true)).toEqual([]);
+      expect(check(leads.flatMap((a) => edges.map((b) => [a, b, 0x80])), 3, [], true)).toEqual([]);
     });
 
     it('agrees with the reference after a multi-byte character that ends just before the sequence', () => {
