@@ -30,7 +30,9 @@ const ROOT = process.cwd();
 
 // ---- Which tests guard which files (fast subsets; the CLI and browser tests need dist/). ----
 const SUBSETS = [
-  [/^assembly\/(utf8-simd|utf8)\.ts$/, ['kernel-utf8-simd', 'stream-utf8']],
+  [/^assembly\/utf8-simd\.ts$/, ['kernel-utf8-simd', 'stream-utf8']],
+  // (utf8.ts also decides which tokens are valid UTF-8.)
+  [/^assembly\/utf8\.ts$/, ['kernel-utf8-simd', 'stream-utf8', 'decode-tokens']],
   [/^assembly\/decode\.ts$/, ['decode-tokens', 'stream-ndjson']],
   [/^assembly\/json\.ts$/, ['stream-ndjson', 'stream-framing', 'stream-utf8', 'decode-tokens', 'stream-consumers']],
   [/^assembly\//, ['properties', 'boundaries', 'integrity', 'stream-ndjson', 'wire-format']],
