@@ -201,7 +201,9 @@ function shuffle(list, seed) {
 // ---- Running ----
 function sh(cmd, argv, cwd, timeout) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, argv, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FUZZ_RUNS: '' } });
+    const env = { ...process.env };
+    delete env.FUZZ_RUNS; // the default run counts (an empty FUZZ_RUNS would mean 0 runs)
+    const child = spawn(cmd, argv, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (out += d));
