@@ -43,6 +43,16 @@ describe('createCodec options', () => {
     expect(() => createCodec(options as never)).toThrow(message);
   });
 
+  it('accepts both hex cases, and writes hex digits in the one asked for', () => {
+    for (const hexCase of ['lower', 'upper'] as const) {
+      const codec = createCodec({ hexCase });
+      expect(codec.options.hexCase).toBe(hexCase);
+      const hex = codec.encodeText('qwen').slice('__mcp_ref_'.length, -2); // 7177656e: has a letter
+      expect(hex).toBe(hexCase === 'upper' ? hex.toUpperCase() : hex.toLowerCase());
+      expect(hex).toMatch(/[a-f]/i);
+    }
+  });
+
   it('has the default terms pass the token check in both wire formats (skipped at run time)', () => {
     for (const prefix of ['__mcp_ref_', '__cuaf_']) {
       expect(() => checkTermsAgainstTokens(expandPatterns(DEFAULT_TERMS, prefix), prefix, '__')).not.toThrow();
