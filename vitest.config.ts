@@ -7,6 +7,8 @@ export default defineConfig({
   test: {
     // Long fuzzing (npm run fuzz) raises the run counts; give it time.
     testTimeout: process.env.FUZZ_RUNS ? 900_000 : 60_000,
+    // fast-check's global limits (a failing or hanging property fails in seconds, not minutes).
+    setupFiles: ['test/setup-fast-check.ts'],
     projects: [
       { extends: true, test: { name: 'simd', include: ['test/**/*.test.ts'], env: { MCP_PAYLOAD_CODEC_WASM: 'simd' } } },
       { extends: true, test: { name: 'scalar', include: ['test/**/*.test.ts'], exclude: ['test/browser.test.ts'], env: { MCP_PAYLOAD_CODEC_WASM: 'scalar' } } },

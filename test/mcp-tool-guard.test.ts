@@ -4,10 +4,20 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { encodeText } from '../src/index.ts';
 import { PayloadFilteringTransport, ToolCallGuardTransport, type BlockedCall, type ToolCallGuardOptions } from '../src/mcp/index.ts';
+
+// A hang fails in seconds: every SDK request of these clients times out after 3 s (the SDK's
+// default is 60 s), and no test here may take more than 10 s.
+vi.setConfig({ testTimeout: 10_000 });
+function quick(client: Client, ms = 3_000): Client {
+  type Request = (request: unknown, schema: unknown, options?: object) => Promise<unknown>;
+  const request = client.request.bind(client) as unknown as Request;
+  (client as unknown as { request: Request }).request = (r, schema, options) => request(r, schema, { timeout: ms, ...options });
+  return client;
+}
 
 async function setup(options: ToolCallGuardOptions = {}, wrap?: (t: Transport) => Transport) {
   const calls: { tool: string; args: unknown }[] = [];
@@ -23,7 +33,7 @@ async function setup(options: ToolCallGuardOptions = {}, wrap?: (t: Transport) =
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const guarded = new ToolCallGuardTransport(clientSide, { ...options, onblock: (b) => blocked.push(b) });
-  const client = new Client({ name: 'c', version: '1' });
+  const client = quick(new Client({ name: 'c', version: '1' }));
   await client.connect(wrap ? wrap(guarded) : guarded);
   return { client, calls, blocked, move, guard: guarded.guard };
 }

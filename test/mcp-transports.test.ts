@@ -3,10 +3,20 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.ts';
 import { filterTransportIfEnabled, IntegrityGuardTransport, PayloadFilteringTransport } from '../src/mcp/index.ts';
 import { createTestServer, type Seen } from './mcp-sdk.ts';
+
+// A hang fails in seconds: every SDK request of these clients times out after 3 s (the SDK's
+// default is 60 s), and no test here may take more than 10 s.
+vi.setConfig({ testTimeout: 10_000 });
+function quick(client: Client, ms = 3_000): Client {
+  type Request = (request: unknown, schema: unknown, options?: object) => Promise<unknown>;
+  const request = client.request.bind(client) as unknown as Request;
+  (client as unknown as { request: Request }).request = (r, schema, options) => request(r, schema, { timeout: ms, ...options });
+  return client;
+}
 
 const Q = encodeText('Qwen');
 
@@ -15,7 +25,7 @@ async function connect(wrapServer: (t: Transport) => Transport, wrapClient: (t: 
   const server = createTestServer(seen);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(wrapServer(serverSide));
-  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  const client = quick(new Client({ name: 'test-client', version: '1.0.0' }));
   await client.connect(wrapClient(clientSide));
   return { client, seen, close: () => client.close() };
 }
@@ -91,7 +101,7 @@ describe('PayloadFilteringTransport, server side', () => {
     serverSide.onmessage = (m) => observed.push('method' in m ? m.method : 'response');
     const server = createTestServer();
     await server.connect(new PayloadFilteringTransport(serverSide));
-    const client = new Client({ name: 'c', version: '1' });
+    const client = quick(new Client({ name: 'c', version: '1' }));
     await client.connect(clientSide);
     await client.listTools();
     expect(observed).toContain('tools/list');

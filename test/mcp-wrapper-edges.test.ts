@@ -2,8 +2,11 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { IntegrityGuardTransport, PayloadFilteringTransport, ToolCallGuard } from '../src/mcp/index.ts';
+
+// A hang (an answer delivered to the wrong side) fails in seconds, not at the 60 s default.
+vi.setConfig({ testTimeout: 5_000 });
 
 const Q = '__mcp_ref_5177656e__';
 const colliding = { Qwen: 1, [Q]: 2 };

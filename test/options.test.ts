@@ -25,9 +25,32 @@ describe('createCodec options', () => {
     [{ terms: { ascii: ['cafe'] } }, /"cafe" could appear in encoded text/],
     [{ terms: { ascii: ['ref'] } }, /"ref" could appear in encoded text/],
     [{ terms: { pairs: [['ref', 'a']] } }, /"ref_a" could appear in encoded text/],
+    // Hex digits in both cases: decoding accepts either, so every check must too.
+    [{ suffix: 'F_' }, /suffix must not begin with a hex digit/],
+    [{ suffix: 'A' }, /suffix must not begin with a hex digit/],
+    [{ suffix: 'e>' }, /suffix must not begin with a hex digit/],
+    [{ prefix: 'ABC' }, /not a hex digit/],
+    [{ prefix: 'CAFE' }, /not a hex digit/],
+    [{ prefix: 'Ab12' }, /not a hex digit/],
+    [{ prefix: 'X1X1' }, /could appear in encoded text/],
+    [{ terms: { ascii: ['CAFE'] } }, /"CAFE" could appear in encoded text/],
+    [{ terms: { exact: ['CAFE'] } }, /"CAFE" could appear in encoded text/],
+    [{ terms: { exact: ['BeEf'] } }, /"BeEf" could appear in encoded text/],
+    [{ terms: { pairs: [['CA', 'FE']] } }, /"CAFE" could appear in encoded text/],
+    [{ prefix: 'AB_', terms: { exact: ['F0_'] } }, /"F0_" could appear in encoded text/],
   ])('refuses %j', (options, message) => {
     expect(() => createCodec(options as never)).toThrow(TypeError);
     expect(() => createCodec(options as never)).toThrow(message);
+  });
+
+  it('accepts both hex cases, and writes hex digits in the one asked for', () => {
+    for (const hexCase of ['lower', 'upper'] as const) {
+      const codec = createCodec({ hexCase });
+      expect(codec.options.hexCase).toBe(hexCase);
+      const hex = codec.encodeText('qwen').slice('__mcp_ref_'.length, -2); // 7177656e: has a letter
+      expect(hex).toBe(hexCase === 'upper' ? hex.toUpperCase() : hex.toLowerCase());
+      expect(hex).toMatch(/[a-f]/i);
+    }
   });
 
   it('has the default terms pass the token check in both wire formats (skipped at run time)', () => {

@@ -1,0 +1,14 @@
+// Every property fails fast: a property run that hangs (an async predicate that never settles)
+// fails after `timeout`, and a whole check, shrinking included, is interrupted after a time
+// limit; a failure already found is still reported, and a check interrupted before its runs
+// are done counts as failed (markInterruptAsFailure), so an interrupted run never passes
+// quietly. Shrinking a bad generator can otherwise go on for many minutes.
+import fc from 'fast-check';
+
+const fuzzing = process.env.FUZZ_RUNS !== undefined;
+fc.configureGlobal({
+  ...fc.readConfigureGlobal(),
+  timeout: fuzzing ? 60_000 : 5_000,
+  interruptAfterTimeLimit: fuzzing ? 840_000 : 20_000,
+  markInterruptAsFailure: true,
+});
