@@ -102,6 +102,18 @@ describe('the CLI', () => {
     expect(cli(['--help']).stdout).toMatch(/--suffix STRING +token suffix \(default: __\)/);
   });
 
+  it('--hex-case takes lower and upper, and --fold ascii and nfkc, and writes what they say', () => {
+    const body = '{"jsonrpc":"2.0","id":1,"result":"Qwen ｑｗｅｎ"}\n';
+    for (const hexCase of ['lower', 'upper'] as const) {
+      for (const fold of ['ascii', 'nfkc'] as const) {
+        const r = cli(['encode', '--hex-case', hexCase, '--fold', fold], body);
+        expect(r.code).toBe(0);
+        expect(r.stdout).toBe(JSON.stringify(createCodec({ hexCase, fold }).encodeMessage(JSON.parse(body))) + '\n');
+      }
+    }
+    expect(cli(['encode', '--fold', 'nfkd'], body).code).toBe(2);
+  });
+
   it('usage errors: one line on stderr, exit code 2', () => {
     for (const args of [
       ['wrap'],

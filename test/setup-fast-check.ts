@@ -5,7 +5,7 @@
 // quietly. Shrinking a bad generator can otherwise go on for many minutes.
 import fc from 'fast-check';
 
-const fuzzing = process.env.FUZZ_RUNS !== undefined;
+const fuzzing = Number(process.env.FUZZ_RUNS) > 0;
 fc.configureGlobal({
   ...fc.readConfigureGlobal(),
   timeout: fuzzing ? 60_000 : 5_000,
