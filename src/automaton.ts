@@ -3,6 +3,7 @@
 // matching each other's spellings), byte classes to keep its rows short, and the
 // three-byte Teddy fingerprint masks used to skip bytes where no pattern can start.
 import { compileFoldAutomaton } from './fold/compile.js';
+import { determinize, packTransitions } from './compile/subsets.js';
 import type { Pattern } from './terms.js';
 
 export interface Automaton {
@@ -20,7 +21,6 @@ export interface Automaton {
 }
 
 const utf8 = new TextEncoder();
-const MAX_STATES = 0xffff;
 
 /** Byte alternatives per position: [lower, upper] for cased ASCII letters. */
 function patternBytes(p: Pattern): number[][] {
@@ -38,48 +38,15 @@ export function compileAutomaton(patterns: readonly Pattern[]): Automaton {
   // A DFA state is a set of NFA positions (pattern index, bytes matched), encoded p * stride + k.
   const stride = Math.max(...seqs.map((s) => s.length)) + 1;
   const start = seqs.map((_, p) => p * stride);
-  const states: number[][] = [[], start];
-  const ids = new Map<string, number>([['', 0], [start.join(','), 1]]);
-  const rows: Uint16Array[] = [new Uint16Array(256)];
-  const accepting: number[] = [0];
-  const nexts: number[][] = Array.from({ length: 256 }, () => []);
-  for (let id = 1; id < states.length; id++) {
-    const row = new Uint16Array(256);
-    const touched: number[] = [];
-    let accept = 0;
-    for (const pos of states[id]!) {
-      const p = Math.floor(pos / stride);
-      const k = pos % stride;
-      const seq = seqs[p]!;
-      if (k === seq.length) accept = 1;
-      else {
-        for (const b of seq[k]!) {
-          if (nexts[b]!.length === 0) touched.push(b);
-          nexts[b]!.push(pos + 1);
-        }
-      }
-    }
-    for (const b of touched) {
-      const set = nexts[b]!;
-      const key = set.join(',');
-      let next = ids.get(key);
-      if (next === undefined) {
-        next = states.length;
-        if (next > MAX_STATES) throw new TypeError('createCodec: the term set is too large (more than 65535 automaton states)');
-        ids.set(key, next);
-        states.push(set.slice());
-      }
-      row[b] = next;
-      set.length = 0;
-    }
-    rows.push(row);
-    accepting.push(accept);
-  }
+  const { rows, accepting } = determinize(start, (pos, edge) => {
+    const seq = seqs[Math.floor(pos / stride)]!;
+    const k = pos % stride;
+    if (k === seq.length) return true;
+    for (const b of seq[k]!) edge(b, pos + 1);
+    return false;
+  }, false, '');
   const { classes, classCount } = byteClasses(rows);
-  const transitions = new Uint16Array(rows.length * classCount);
-  rows.forEach((row, s) => {
-    for (let b = 0; b < 256; b++) transitions[s * classCount + classes[b]!] = row[b]!;
-  });
+  const transitions = packTransitions(rows, classes, classCount);
   const lengths = seqs.map((s) => s.length);
   const gramBytes = Math.min(4, ...lengths);
   const gramMask = gramBytes === 4 ? 0xffffffff : 2 ** (8 * gramBytes) - 1;

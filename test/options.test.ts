@@ -34,10 +34,12 @@ describe('createCodec options', () => {
     [{ prefix: 'Ab12' }, /not a hex digit/],
     [{ prefix: 'X1X1' }, /could appear in encoded text/],
     [{ terms: { ascii: ['CAFE'] } }, /"CAFE" could appear in encoded text/],
-    [{ terms: { exact: ['CAFE'] } }, /"CAFE" could appear in encoded text/],
-    [{ terms: { exact: ['BeEf'] } }, /"BeEf" could appear in encoded text/],
+    // (An exact term meets only the hex case encoding writes.)
+    [{ hexCase: 'upper', terms: { exact: ['CAFE'] } }, /"CAFE" could appear in encoded text/],
+    [{ terms: { exact: ['cafe'] } }, /"cafe" could appear in encoded text/],
+    [{ terms: { ascii: ['BeEf'] } }, /"BeEf" could appear in encoded text/],
     [{ terms: { pairs: [['CA', 'FE']] } }, /"CAFE" could appear in encoded text/],
-    [{ prefix: 'AB_', terms: { exact: ['F0_'] } }, /"F0_" could appear in encoded text/],
+    [{ prefix: 'AB_', hexCase: 'upper', terms: { exact: ['F0_'] } }, /"F0_" could appear in encoded text/],
   ])('refuses %j', (options, message) => {
     expect(() => createCodec(options as never)).toThrow(TypeError);
     expect(() => createCodec(options as never)).toThrow(message);

@@ -8,12 +8,12 @@
 // Then subset construction to a byte DFA, and prefilter tables read off the DFA itself, so
 // they admit every byte string the DFA can start a match with (sound by construction).
 import type { Automaton } from '../automaton.js';
+import { determinize, packTransitions } from '../compile/subsets.js';
 import { byteTree, LOOP, mergeTrees, type ByteTree } from './byte-tree.js';
 import { patternGraph } from './graph.js';
 import { gramSet, teddyMasks } from './prefilter.js';
 import { foldData } from './unicode.js';
 
-const MAX_STATES = 0xffff;
 const utf8 = new TextEncoder();
 
 /** Code point transitions of every graph node (and the extra states), as an NFA over bytes. */
@@ -117,44 +117,12 @@ function byteNfa(patterns: readonly string[]): { accept: boolean[]; edges: Map<n
 
 export function compileFoldAutomaton(patterns: readonly string[]): Automaton & { readonly minMatchCodePoints: number } {
   const nfa = byteNfa(patterns);
-  const start = [0];
-  const states: number[][] = [[], start];
-  const ids = new Map<string, number>([['', 0], ['0', 1]]);
-  const rows: Uint16Array[] = [new Uint16Array(256)];
-  const accepting: number[] = [0];
-  const nexts: number[][] = Array.from({ length: 256 }, () => []);
-  for (let id = 1; id < states.length; id++) {
-    const row = new Uint16Array(256);
-    const touched: number[] = [];
-    let acc = 0;
-    for (const s of states[id]!) {
-      if (nfa.accept[s]) acc = 1;
-      for (const [b, targets] of nfa.edges[s]!) {
-        if (nexts[b]!.length === 0) touched.push(b);
-        for (const t of targets) nexts[b]!.push(t);
-      }
-    }
-    for (const b of touched) {
-      const set = [...new Set(nexts[b]!)].sort((x, y) => x - y);
-      nexts[b]!.length = 0;
-      const key = set.join(',');
-      let next = ids.get(key);
-      if (next === undefined) {
-        next = states.length;
-        if (next > MAX_STATES) throw new TypeError('createCodec: the term set is too large for fold \'nfkc\' (more than 65535 automaton states)');
-        ids.set(key, next);
-        states.push(set.slice());
-      }
-      row[b] = next;
-    }
-    rows.push(row);
-    accepting.push(acc);
-  }
+  const { rows, accepting } = determinize([0], (s, edge) => {
+    for (const [b, targets] of nfa.edges[s]!) for (const t of targets) edge(b, t);
+    return nfa.accept[s]!;
+  }, true, " for fold 'nfkc'");
   const { classes, classCount } = columnClasses(rows);
-  const transitions = new Uint16Array(rows.length * classCount);
-  rows.forEach((row, s) => {
-    for (let b = 0; b < 256; b++) transitions[s * classCount + classes[b]!] = row[b]!;
-  });
+  const transitions = packTransitions(rows, classes, classCount);
   const minPatternBytes = shortest(rows, accepting, () => 1);
   const gram = gramSet(rows, minPatternBytes);
   return {
