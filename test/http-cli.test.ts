@@ -9,8 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCodec, encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
+import { TIMEOUT } from './http-helpers.ts';
 
-const TIMEOUT = { timeout: 5_000 };
 vi.setConfig({ testTimeout: 30_000 });
 const ROOT = resolve(__dirname, '..');
 // The real command, as users run it (npm test builds dist/ first).

@@ -11,8 +11,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.js';
 import { runConnect } from '../src/cli/connect.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
+import { TIMEOUT, textOf, expectEncodedListAndEcho, expectProgressBeforeResult } from './http-helpers.ts';
 
-const TIMEOUT = { timeout: 5_000 };
 vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
 
 /** The host's end of a stdio connection, in memory. */
@@ -59,23 +59,12 @@ async function start(mode: 'stateful' | 'stateless', headers: string[] = []) {
   return { client, done, seen, logs, up };
 }
 
-const textOf = (r: unknown) => ((r as { content: { text: string }[] }).content[0]!.text);
 
 describe.each(['stateful', 'stateless'] as const)('connect to a %s server', (mode) => {
   it('lists and results arrive encoded, arguments decoded, notifications before the result; headers pass', async () => {
     const { client, seen, up, done } = await start(mode, ['Authorization: Bearer s3cret']);
-    const { tools } = await client.listTools(undefined, TIMEOUT);
-    expect(tools.find((t) => t.name === 'echo')!.description).toBe(encodeText('Echoes text, for Qwen and 通义千问 users'));
-    const result = await client.callTool({ name: 'echo', arguments: { text: encodeText('Qwen 阿里') } }, undefined, TIMEOUT);
-    expect(up.calls).toEqual([{ tool: 'echo', args: { text: 'Qwen 阿里' } }]);
-    expect(textOf(result)).toBe(encodeText('echo: Qwen 阿里'));
-    const progress = await client.callTool({ name: 'progress', arguments: { steps: 1 } }, undefined, { ...TIMEOUT, onprogress: (p) => void seen.push({ kind: 'progress', text: p.message ?? '' }) });
-    seen.push({ kind: 'result', text: textOf(progress) });
-    expect(seen).toEqual([
-      { kind: 'progress', text: encodeText('Qwen step 1') },
-      { kind: 'log', text: encodeText('dashscope log 1') },
-      { kind: 'result', text: encodeText('Qwen done') },
-    ]);
+    await expectEncodedListAndEcho(client, 'Qwen 阿里', () => up.calls);
+    await expectProgressBeforeResult(client, seen, 1);
     expect(up.authorizations.every((a) => a === 'Bearer s3cret')).toBe(true);
     await client.close();
     expect(await done).toBe(0);

@@ -7,8 +7,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.js';
 import { createFilteringFetch } from '../src/http/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
+import { TIMEOUT, textOf, expectProgressBeforeResult } from './http-helpers.ts';
 
-const TIMEOUT = { timeout: 5_000 }; // (a hang fails fast)
 vi.setConfig({ testTimeout: 15_000 });
 let up: Upstream | undefined;
 let client: Client | undefined;
@@ -29,7 +29,6 @@ async function connect(mode: 'stateful' | 'stateless', options = {}) {
   return { client, transport, seen, up };
 }
 
-const textOf = (r: unknown) => ((r as { content: { text: string }[] }).content[0]!.text);
 
 describe.each(['stateful', 'stateless'] as const)('createFilteringFetch, %s server', (mode) => {
   it('tool lists arrive encoded; tool arguments arrive decoded; results arrive encoded', async () => {
@@ -45,18 +44,7 @@ describe.each(['stateful', 'stateless'] as const)('createFilteringFetch, %s serv
 
   it('progress and log messages sent during a call arrive encoded and before the result', async () => {
     const { client, seen } = await connect(mode);
-    const result = await client.callTool({ name: 'progress', arguments: { steps: 2 } }, undefined, {
-      ...TIMEOUT,
-      onprogress: (p) => void seen.push({ kind: 'progress', text: p.message ?? '' }),
-    });
-    seen.push({ kind: 'result', text: textOf(result) });
-    expect(seen).toEqual([
-      { kind: 'progress', text: encodeText('Qwen step 1') },
-      { kind: 'log', text: encodeText('dashscope log 1') },
-      { kind: 'progress', text: encodeText('Qwen step 2') },
-      { kind: 'log', text: encodeText('dashscope log 2') },
-      { kind: 'result', text: encodeText('Qwen done') },
-    ]);
+    await expectProgressBeforeResult(client, seen, 2);
   });
 
   it('a request whose decoded keys collide is answered -32602 and never reaches the server', async () => {

@@ -13,8 +13,8 @@ import { runProxy } from '../src/cli/proxy.js';
 import { listen } from '../src/cli/node-http.js';
 import { createFilteringProxy } from '../src/http/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
+import { TIMEOUT, textOf, expectEncodedListAndEcho, expectProgressBeforeResult } from './http-helpers.ts';
 
-const TIMEOUT = { timeout: 5_000 };
 vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
 const cleanup: (() => Promise<unknown> | void)[] = [];
 afterEach(async () => {
@@ -73,7 +73,6 @@ function raw(url: string, init: { method?: string; headers?: Record<string, stri
   });
 }
 
-const textOf = (r: unknown) => ((r as { content: { text: string }[] }).content[0]!.text);
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -82,18 +81,8 @@ describe.each(['stateful', 'stateless'] as const)('proxy in front of a %s SDK se
     const up = await upstream(mode);
     const { url } = await proxyTo(up.url);
     const { client, seen } = await connect(url);
-    const { tools } = await client.listTools(undefined, TIMEOUT);
-    expect(tools.find((t) => t.name === 'echo')!.description).toBe(encodeText('Echoes text, for Qwen and 通义千问 users'));
-    const result = await client.callTool({ name: 'echo', arguments: { text: encodeText('Qwen 阿里') } }, undefined, TIMEOUT);
-    expect(up.calls).toEqual([{ tool: 'echo', args: { text: 'Qwen 阿里' } }]);
-    expect(textOf(result)).toBe(encodeText('echo: Qwen 阿里'));
-    const progress = await client.callTool({ name: 'progress', arguments: { steps: 1 } }, undefined, { ...TIMEOUT, onprogress: (p) => void seen.push({ kind: 'progress', text: p.message ?? '' }) });
-    seen.push({ kind: 'result', text: textOf(progress) });
-    expect(seen).toEqual([
-      { kind: 'progress', text: encodeText('Qwen step 1') },
-      { kind: 'log', text: encodeText('dashscope log 1') },
-      { kind: 'result', text: encodeText('Qwen done') },
-    ]);
+    await expectEncodedListAndEcho(client, 'Qwen 阿里', () => up.calls);
+    await expectProgressBeforeResult(client, seen, 1);
   });
 
   it('answers a colliding request -32602 without it reaching the server', async () => {
