@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../src/codec.ts';
 import { resolveOptions } from '../src/options.ts';
-import { PayloadStreamError, Transducer } from '../src/stream/transducer.ts';
+import { PayloadStreamError } from '../src/stream/stream-error.ts';
+import { Transducer } from '../src/stream/transducer.ts';
 
 const compiled = compile(resolveOptions({}));
 const enc = new TextEncoder();

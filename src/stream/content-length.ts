@@ -7,7 +7,7 @@
 // a bare CR, or LF and CRLF line endings mixed (a CRLF-only parser would read other lines).
 import type { Framer } from './framer.js';
 import type { MessagePipe } from './pipe.js';
-import { PayloadStreamError } from './transducer.js';
+import { PayloadStreamError } from './stream-error.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 const HEADER_STEP = 256;
@@ -146,16 +146,16 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           headerLength += take;
           const end = headerEnd(header, headerLength, before);
           if (end < 0) {
-            if (headerLength > MAX_HEADER_BYTES) throw new PayloadStreamError('header block too large', messageNumber + 1, MAX_HEADER_BYTES);
+            if (headerLength > MAX_HEADER_BYTES) throw new PayloadStreamError('too-large', 'header block too large', messageNumber + 1, MAX_HEADER_BYTES);
             at += take;
             continue;
           }
           messageNumber++;
           const headerText = latin1.decode(header.subarray(0, end));
           const ambiguous = ambiguity(header, end, headerText);
-          if (ambiguous) throw new PayloadStreamError(ambiguous, messageNumber, 0);
+          if (ambiguous) throw new PayloadStreamError('framing', ambiguous, messageNumber, 0);
           const match = CONTENT_LENGTH.exec(headerText);
-          if (!match) throw new PayloadStreamError('no valid Content-Length header', messageNumber, 0);
+          if (!match) throw new PayloadStreamError('framing', 'no valid Content-Length header', messageNumber, 0);
           remaining = Number(match[2]);
           digitsStart = match.index + match[1]!.length;
           digitsEnd = digitsStart + match[2]!.length;
@@ -164,7 +164,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           at += end - before;
           headerLength = 0;
           if (remaining > pipe.maxMessageBytes) {
-            pipe.reject(`message larger than maxMessageBytes (${pipe.maxMessageBytes})`, pipe.maxMessageBytes); // (throws unless onInvalidMessage takes it)
+            pipe.reject('too-large', `message larger than maxMessageBytes (${pipe.maxMessageBytes})`, pipe.maxMessageBytes); // (throws unless onInvalidMessage takes it)
             skipping = true;
           }
           if (remaining === 0) endBody();
@@ -185,9 +185,9 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
     },
     close() {
       if (remaining > 0) {
-        throw new PayloadStreamError(`Content-Length runs past the end of the stream (${remaining} bytes missing)`, messageNumber, pipe.offset);
+        throw new PayloadStreamError('incomplete', `Content-Length runs past the end of the stream (${remaining} bytes missing)`, messageNumber, pipe.offset);
       }
-      if (headerLength > 0) throw new PayloadStreamError('the stream ends inside a header block', messageNumber + 1, headerLength);
+      if (headerLength > 0) throw new PayloadStreamError('incomplete', 'the stream ends inside a header block', messageNumber + 1, headerLength);
     },
     output: (bytes) => body.push(bytes, bodyLength), // (a view, valid only for the call: copied)
   };

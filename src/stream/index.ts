@@ -9,9 +9,9 @@ import { OutputBatch } from './batch.js';
 import { MessagePipe } from './pipe.js';
 import { sseFramer } from './sse.js';
 
-import type { PayloadStreamError } from './transducer.js';
+import type { PayloadStreamError } from './stream-error.js';
 
-export { PayloadStreamError } from './transducer.js';
+export { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
 
 export type Framing = 'ndjson' | 'content-length' | 'sse';
 

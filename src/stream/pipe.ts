@@ -3,7 +3,8 @@
 // where messages begin and end; this decides what their bytes become.
 import { PayloadKeyCollisionError } from '../errors.js';
 import { MessageAssembler, type HeldBytes } from './assembler.js';
-import { PayloadStreamError, Transducer, type TransducerJob } from './transducer.js';
+import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
+import { Transducer, type TransducerJob } from './transducer.js';
 
 export interface PipeOptions {
   readonly maxMessageBytes: number;
@@ -73,7 +74,7 @@ export class MessagePipe {
     }
     const counted = bytes.length - framing;
     if (this.counted + counted > this.options.maxMessageBytes) {
-      this.invalidate(new PayloadStreamError(`message larger than maxMessageBytes (${this.options.maxMessageBytes})`, this.messageNumber, this.offset + this.options.maxMessageBytes - this.counted));
+      this.invalidate(new PayloadStreamError('too-large', `message larger than maxMessageBytes (${this.options.maxMessageBytes})`, this.messageNumber, this.offset + this.options.maxMessageBytes - this.counted));
       this.offset += bytes.length;
       return;
     }
@@ -94,10 +95,10 @@ export class MessagePipe {
    * A message the framing refuses before feeding it (SSE: an event too large to hold): it gets
    * its number and is reported like an invalid one (throws without onInvalidMessage).
    */
-  reject(reason: string, byteOffset: number): void {
+  reject(code: PayloadStreamErrorCode, reason: string, byteOffset: number): void {
     this.start();
     this.active = false;
-    this.invalidate(new PayloadStreamError(reason, this.messageNumber, byteOffset));
+    this.invalidate(new PayloadStreamError(code, reason, this.messageNumber, byteOffset));
   }
 
   /** Rethrows `e` unless it is a PayloadStreamError that onInvalidMessage takes. */
@@ -163,7 +164,7 @@ class ValueTransformer {
   transform(pieces: (Uint8Array | undefined)[], into: HeldBytes, level: number, text: boolean): Uint8Array[] | null {
     const messageNumber = this.messageNumber();
     if (level > MAX_DEFERRED_NESTING) {
-      throw new PayloadStreamError(`"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`, messageNumber, 0);
+      throw new PayloadStreamError('too-deep', `"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`, messageNumber, 0);
     }
     const l = (this.levels[level - 1] ??= {
       t: new Transducer(this.job, true),

@@ -12,7 +12,7 @@
 import { byteFinder } from './find-byte.js';
 import type { Framer } from './framer.js';
 import type { EndResult, MessagePipe } from './pipe.js';
-import { PayloadStreamError } from './transducer.js';
+import { PayloadStreamError } from './stream-error.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -173,7 +173,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let hasData = false; // a data line is held (the next one is joined with '\n')
 
   const refuse = (reason: string, offset: number) => {
-    pipe.reject(reason, offset); // (throws unless onInvalidMessage takes it)
+    pipe.reject('too-large', reason, offset); // (throws unless onInvalidMessage takes it)
     // Its held data lines go; the other lines held go out (the one being read up to here), and
     // the rest of the event streams.
     skipping = true;

@@ -4,6 +4,7 @@
 import type { Descriptor } from '../core/descriptor.js';
 import { core } from '../core/instance.js';
 import { acquireBlock, heap, heap32, releaseBlock } from '../core/memory.js';
+import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
 
 // Field offsets of the state struct (assembly/json.ts).
 const J = {
@@ -24,29 +25,22 @@ const SLICE = 16 * 1024;
 const STACK_DEPTH = 1 << 16;
 const WINDOW = 16 * 1024;
 
-const ERROR_REASONS: Record<number, string> = {
-  1: 'invalid JSON',
-  2: 'invalid UTF-8',
-  3: 'control character in a JSON string',
-  4: 'invalid escape in a JSON string',
-  5: `JSON nested deeper than ${STACK_DEPTH - 1} levels`,
-  6: 'the message ends before its JSON value does',
-  8: 'two "type" keys that disagree in one object (image/audio or not)',
+// The core's error codes (assembly/json.ts E_*), as stream error codes and reasons.
+const ERRORS: Record<number, [PayloadStreamErrorCode, string]> = {
+  1: ['invalid-json', 'invalid JSON'],
+  2: ['invalid-utf8', 'invalid UTF-8'],
+  3: ['control-character', 'control character in a JSON string'],
+  4: ['invalid-escape', 'invalid escape in a JSON string'],
+  5: ['too-deep', `JSON nested deeper than ${STACK_DEPTH - 1} levels`],
+  6: ['incomplete', 'the message ends before its JSON value does'],
+  8: ['type-conflict', 'two "type" keys that disagree in one object (image/audio or not)'],
+};
+const coreError = (code: number, messageNumber: number, offset: number) => {
+  const [name, reason] = ERRORS[code] ?? ['invalid-json', 'invalid input'];
+  return new PayloadStreamError(name, reason, messageNumber, offset);
 };
 const E_NEED_MEMORY = 7;
 
-/** Invalid input: names the message and byte offset, never the bytes. */
-export class PayloadStreamError extends Error {
-  override readonly name = 'PayloadStreamError';
-  constructor(
-    readonly reason: string,
-    readonly messageNumber: number,
-    /** Offset in the message's bytes (0-based) where the problem was found. */
-    readonly byteOffset: number,
-  ) {
-    super(`${reason} in message ${messageNumber} at byte ${byteOffset}`);
-  }
-}
 
 export interface TransducerJob {
   readonly desc: Descriptor;
@@ -170,7 +164,7 @@ export class Transducer {
         done += consumed;
         continue;
       }
-      if (error !== 0) throw new PayloadStreamError(ERROR_REASONS[error] ?? 'invalid input', messageNumber, offset + done + consumed);
+      if (error !== 0) throw coreError(error, messageNumber, offset + done + consumed);
       done += n;
     }
   }
@@ -184,7 +178,7 @@ export class Transducer {
     this.deliver(sink);
     if (error === 0) return true;
     if (this.field(J.phase) === P_VALUE && this.field(J.depth) === 0) return false;
-    throw new PayloadStreamError(ERROR_REASONS[error] ?? 'invalid input', messageNumber, offset);
+    throw coreError(error, messageNumber, offset);
   }
 
   /**

@@ -1,0 +1,28 @@
+// The error of a byte stream: what is wrong (a code to branch on, a reason to read), in which
+// message and at which byte offset of it, never the bytes. A leaf: every part of a stream
+// (framers, pipe, transducer host) raises it.
+
+export type PayloadStreamErrorCode =
+  | 'invalid-json'
+  | 'invalid-utf8'
+  | 'control-character'
+  | 'invalid-escape'
+  | 'too-deep' // nesting past the transducer's stack, or deferred values nested past their bound
+  | 'incomplete' // the message (or stream) ends before its JSON value or frame does
+  | 'type-conflict' // two `type` keys that disagree about image/audio
+  | 'too-large' // over maxMessageBytes (or a header block over its bound)
+  | 'framing'; // a frame the framing cannot read unambiguously
+
+/** Invalid input: names the message and byte offset, never the bytes. */
+export class PayloadStreamError extends Error {
+  override readonly name = 'PayloadStreamError';
+  constructor(
+    readonly code: PayloadStreamErrorCode,
+    readonly reason: string,
+    readonly messageNumber: number,
+    /** Offset in the message's bytes (0-based) where the problem was found. */
+    readonly byteOffset: number,
+  ) {
+    super(`${reason} in message ${messageNumber} at byte ${byteOffset}`);
+  }
+}

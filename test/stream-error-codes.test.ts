@@ -1,0 +1,39 @@
+// Every kind of bad input a stream refuses has a code to branch on (and a reason and place to
+// read), whichever part of the stream finds it.
+import { describe, expect, it } from 'vitest';
+import { createByteTransformer, PayloadStreamError, type Framing, type PayloadStreamErrorCode } from '../src/stream/index.ts';
+import { bytes } from './stream-helpers.ts';
+
+function failure(input: string | Uint8Array, framing: Framing = 'ndjson', mode: 'encode' | 'decode' = 'encode', maxMessageBytes?: number): PayloadStreamError {
+  const t = createByteTransformer(mode, { framing, ...(maxMessageBytes ? { maxMessageBytes } : {}) }, () => {});
+  try {
+    t.push(typeof input === 'string' ? bytes(input) : input);
+    t.close();
+  } catch (e) {
+    expect(e).toBeInstanceOf(PayloadStreamError);
+    return e as PayloadStreamError;
+  }
+  throw new Error('expected the stream to refuse the input');
+}
+
+const cases: [string, PayloadStreamErrorCode, ...Parameters<typeof failure>][] = [
+  ['not JSON', 'invalid-json', 'Server started on port 3000\n'],
+  ['bad UTF-8', 'invalid-utf8', Uint8Array.from([...bytes('{"result":"'), 0xff, ...bytes('"}\n')])],
+  ['a control character in a string', 'control-character', '{"result":"a\tb"}\n'],
+  ['a bad escape', 'invalid-escape', '{"result":"\\q"}\n'],
+  ['nesting past the stack', 'too-deep', '['.repeat(70_000) + '\n'],
+  ['a message cut short', 'incomplete', '{"result":'],
+  ['two type keys that disagree', 'type-conflict', '{"result":{"type":"image","data":"x","type":"text"}}\n'],
+  ['a message over maxMessageBytes', 'too-large', '{"result":"xxxxxxxxxxxxxxxxxxxx"}\n', 'ndjson', 'encode', 16],
+  ['two Content-Length headers', 'framing', 'Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}', 'content-length'],
+  ['a body that runs past the end', 'incomplete', 'Content-Length: 20\r\n\r\n{}', 'content-length'],
+  ['an SSE event over maxMessageBytes', 'too-large', 'data: "xxxxxxxxxxxxxxxxxxxxxxxxxxxx"\n\n', 'sse', 'encode', 8],
+];
+
+describe('stream error codes', () => {
+  it.each(cases)('%s: %s', (_name, code, ...args) => {
+    const e = failure(...args);
+    expect(e.code).toBe(code);
+    expect(e.message).toBe(`${e.reason} in message ${e.messageNumber} at byte ${e.byteOffset}`);
+  });
+});
