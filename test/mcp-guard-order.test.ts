@@ -27,7 +27,7 @@ describe('ToolCallGuardTransport while ajv loads', () => {
     expect(schemaCompilerLoaded()).toBe(true);
     await new Promise((r) => setTimeout(r, 10));
     expect(farGot.slice(1)).toEqual([call(3, 1), note, call(5, 2)]);
-    expect(got.slice(1).map((m) => [(m as { id: number }).id, (m as { result: { isError: boolean } }).result.isError])).toEqual([
+    expect(got.slice(1).map((m) => [(m as { id: number }).id, (m as unknown as { result: { isError: boolean } }).result.isError])).toEqual([
       [2, true],
       [4, true],
     ]);
