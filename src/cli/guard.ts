@@ -194,7 +194,8 @@ export class WrapGuard {
       this.passed.push(line, NEWLINE); // byte for byte
       return;
     }
-    const ids = new Set(rest.map(idOf).filter((id) => id !== undefined));
+    // Only requests are answered (a client's responses to the server's requests are not).
+    const ids = new Set(rest.filter(isRequest).map((m) => m.id));
     if (ids.size === 0) this.io.reply(given); // nothing the server will answer
     else this.partials.push({ ids, answers: given });
     if (rest.length) this.passed.push(utf8Encoder.encode(JSON.stringify(rest)), NEWLINE);
