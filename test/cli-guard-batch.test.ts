@@ -104,7 +104,7 @@ describe('wrap --guard on random batches', () => {
           expect(Array.isArray(client[0])).toBe(true);
         } else {
           expect(client.filter((c) => Array.isArray(c))).toHaveLength(1);
-          expect(client.find((c) => Array.isArray(c)).every((a: { result: { isError?: boolean } }) => a.result.isError)).toBe(true);
+          expect(client.find((c) => Array.isArray(c))!.every((a: { result: { isError?: boolean } }) => a.result.isError)).toBe(true);
         }
       }),
       runs(200),

@@ -195,7 +195,7 @@ export class WrapGuard {
       return;
     }
     // Only requests are answered (a client's responses to the server's requests are not).
-    const ids = new Set(rest.filter(isRequest).map((m) => m.id));
+    const ids = new Set(rest.flatMap((m) => (isRequest(m) ? [m.id] : [])));
     if (ids.size === 0) this.io.reply(given); // nothing the server will answer
     else this.partials.push({ ids, answers: given });
     if (rest.length) this.passed.push(utf8Encoder.encode(JSON.stringify(rest)), NEWLINE);
