@@ -15,7 +15,7 @@ import { wrap } from './cli/wrap.js';
 const CODEC = ['prefix', 'suffix', 'hex-case', 'fold', 'terms'] as const;
 /** The options each command takes (help goes with all). */
 const APPLIES: Record<string, readonly (ValueOption | FlagOption)[]> = {
-  wrap: [...CODEC, 'max-message-bytes', 'guard'],
+  wrap: [...CODEC, 'max-message-bytes', 'guard', 'guard-tools-only'],
   encode: [...CODEC, 'max-message-bytes', 'framing'],
   decode: [...CODEC, 'max-message-bytes', 'framing'],
   scan: [],
@@ -74,7 +74,8 @@ export async function main(argv: string[]): Promise<number> {
   const options = { ...codecOptions(line), ...(maxBytes === undefined ? {} : { maxMessageBytes: maxBytes }) };
   switch (command) {
     case 'wrap':
-      return wrap(line.child ?? [], { stream: options, guard: line.flags.guard === true });
+      if (line.flags.guard && line.flags['guard-tools-only']) throw new UsageError('--guard and --guard-tools-only: give one (--guard-tools-only checks tools only, --guard also U+FFFD)');
+      return wrap(line.child ?? [], { stream: options, guard: line.flags.guard ? 'all' : line.flags['guard-tools-only'] ? 'tools' : false });
     case 'encode':
     case 'decode':
       if (line.positionals.length) throw new UsageError(`${command} reads stdin and takes no file (got ${line.positionals.length} argument(s))`);

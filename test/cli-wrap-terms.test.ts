@@ -39,22 +39,23 @@ async function guardedSession(codecArgs: string[]) {
   s.send(call(7, enc('qwen_tool'), { [enc('通义_path')]: enc('__mcp_ref_qwenabc'), [enc('alibaba_mode')]: 'other' }));
   s.send(call(8, enc('qwen_tool'), { [enc('通义_path')]: enc('__mcp_ref_qwenabc') }));
   s.send(call(9, 'echo', { Qwen: 1, [enc('Qwen')]: 2 }));
-  s.send(JSON.stringify([call(10, enc('qwen_missing'), {}), { jsonrpc: '2.0', id: 11, method: 'tools/list', params: {} }]) + '\n');
+  s.send(JSON.stringify([call(10, enc('qwen_missing'), {}), call(11, 'Qwen_Raw', {})]) + '\n'); // all blocked: one batch answer
   for (const id of [3, 4, 5, 6, 7, 8, 9, 10, 11]) await s.response(id);
   const ended = await s.end();
   const byId = new Map(s.messages().flat().map((m) => [(m as { id: number }).id, codec.decodeMessage(m as Record<string, any>)]));
-  return { ended, byId };
+  return { ended, byId, s };
 }
 
 describe('wrap --guard: nothing the proxy writes carries a term', () => {
   for (const codecArgs of [[], ['--prefix', '__cuaf_', '--suffix', '_x', '--hex-case', 'upper']]) {
     it(`every byte the client receives is free of terms ${codecArgs.join(' ') || '(default codec)'}`, async () => {
-      const { ended, byId } = await guardedSession(codecArgs);
+      const { ended, byId, s } = await guardedSession(codecArgs);
       expect(termsIn(ended.stdout.toString('utf8'))).toEqual([]);
       expect(ended.stdout.toString('utf8').split('\n').filter((l) => l !== '').every((l) => JSON.parse(l))).toBe(true); // no cut line either
       expect(ended.code).toBe(0);
       // Decoded with the same codec options, the answers say what happened.
-      const message = (id: number) => byId.get(id)?.error?.message as string;
+      // A block is a tool result the model can read (isError: true).
+      const message = (id: number) => (expect(byId.get(id)?.result.isError).toBe(true), byId.get(id)?.result.content[0].text as string);
       expect(message(3)).toContain('tool "qwen_missing" is not in the server\'s current tool list');
       expect(message(4)).toContain('tool "Qwen_Raw" is not in');
       expect(message(5)).toContain('/通义_path must have required property \'通义_path\'');
@@ -63,7 +64,8 @@ describe('wrap --guard: nothing the proxy writes carries a term', () => {
       expect(byId.get(8)?.result.content[0].text).toBe('qwen_tool got {"通义_path": "__mcp_ref_qwenabc"}');
       expect(byId.get(9)?.error.code).toBe(-32602);
       expect(message(10)).toContain('tool "qwen_missing" is not in');
-      expect(message(11)).toContain('dropped with its batch');
+      expect(message(11)).toContain('tool "Qwen_Raw" is not in');
+      expect(s.messages().find((m) => Array.isArray(m))).toHaveLength(2);
       // The server saw one call, and neither stray line.
       expect(ended.stderr.match(/server saw/g)).toHaveLength(1);
       expect(ended.stderr).not.toContain('not JSON\n'); // (the server's own complaint)

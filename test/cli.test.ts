@@ -160,8 +160,8 @@ describe('wrap --guard', () => {
     await new Promise((resolve) => p.on('close', resolve));
     const r = { stdout, stderr };
     const byId = new Map(r.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((m) => [m.id, m]));
-    expect(byId.get(2)).toMatchObject({ error: { code: -32602, message: expect.stringContaining('"teleport" is not in the server') } });
-    expect(byId.get(3)).toMatchObject({ error: { code: -32602, message: expect.stringContaining('/text must be string') } });
+    expect(byId.get(2)).toMatchObject({ result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('"teleport" is not in the server') }] } });
+    expect(byId.get(3)).toMatchObject({ result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('/text must be string') }] } });
     expect(byId.get(4)).toMatchObject({ result: { content: [{ type: 'text', text: `echo: ${Q}` }] } });
     expect(r.stderr.match(/python saw/g)).toHaveLength(1);
     expect(r.stderr).toContain('blocked tools/call "teleport"');

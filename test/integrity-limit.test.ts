@@ -158,7 +158,7 @@ describe('bounded errors and replies', () => {
 
   it('keeps the guard reply small for a 100,000-level call with U+FFFD at every level', { timeout: 30_000 }, async () => {
     const [near, far] = InMemoryTransport.createLinkedPair();
-    const guard = new IntegrityGuardTransport(near);
+    const guard = new IntegrityGuardTransport(near, { reply: 'error' });
     const got: JSONRPCMessage[] = [];
     const farGot: JSONRPCMessage[] = [];
     guard.onmessage = (m) => void got.push(m);

@@ -122,14 +122,14 @@ describe('PayloadFilteringTransport, client side', () => {
 describe('IntegrityGuardTransport', () => {
   const damaged = '汉'.repeat(2607) + '\uFFFD\uFFFD\uFFFD';
 
-  it('client side: a call with U+FFFD is answered locally and never reaches the server', async () => {
+  it('client side: a call with U+FFFD is answered locally with a result the model can read, and never reaches the server', async () => {
     const blocked: unknown[] = [];
     const { client, seen, close } = await connect((t) => t, (t) => new IntegrityGuardTransport(t, { onblock: (e) => blocked.push(e.reports) }));
-    const error = await rejection(client.callTool({ name: 'write_file', arguments: { path: '/notes.md', content: damaged } }));
-    expect(error).toBeInstanceOf(McpError);
-    expect((error as McpError).code).toBe(-32602);
-    expect((error as McpError).message).toMatch(/argument "content" of tool "write_file" contains 3 invalid UTF-8 replacement character\(s\).*First UTF-8 byte offset: 7821/);
-    expect((error as McpError).message).not.toContain('汉');
+    const result = await client.callTool({ name: 'write_file', arguments: { path: '/notes.md', content: damaged } });
+    expect(result.isError).toBe(true);
+    const text = (result.content as { type: string; text: string }[])[0]!.text;
+    expect(text).toMatch(/argument "content" of tool "write_file" contains 3 invalid UTF-8 replacement character\(s\).*First UTF-8 byte offset: 7821/);
+    expect(JSON.stringify(result)).not.toContain('汉');
     expect(seen.calls).toEqual([]);
     expect(blocked).toHaveLength(1);
     const ok = await client.callTool({ name: 'write_file', arguments: { path: '/notes.md', content: '汉字' } });
@@ -137,10 +137,24 @@ describe('IntegrityGuardTransport', () => {
     await close();
   });
 
-  it('server side: such a call is answered -32602 and not dispatched', async () => {
+  it("reply: 'error' answers JSON-RPC error -32602 instead, on either side", async () => {
+    for (const side of ['client', 'server'] as const) {
+      const guard = (t: Transport) => new IntegrityGuardTransport(t, { side, reply: 'error' });
+      const { client, seen, close } = side === 'client' ? await connect((t) => t, guard) : await connect(guard);
+      const error = await rejection(client.callTool({ name: 'write_file', arguments: { path: '/notes.md', content: damaged } }));
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).code).toBe(-32602);
+      expect((error as McpError).message).toMatch(/argument "content" of tool "write_file" contains 3 invalid UTF-8 replacement character\(s\)/);
+      expect((error as McpError).message).not.toContain('汉');
+      expect(seen.calls).toEqual([]);
+      await close();
+    }
+  });
+
+  it('server side: such a call is answered with an error result and not dispatched', async () => {
     const { client, seen, close } = await connect((t) => new IntegrityGuardTransport(t, { side: 'server' }));
-    const error = await rejection(client.callTool({ name: 'write_file', arguments: { path: 'x', content: damaged } }));
-    expect((error as McpError).code).toBe(-32602);
+    const result = await client.callTool({ name: 'write_file', arguments: { path: 'x', content: damaged } });
+    expect(result.isError).toBe(true);
     expect(seen.calls).toEqual([]);
     await close();
   });
@@ -150,8 +164,8 @@ describe('IntegrityGuardTransport', () => {
       (t) => t,
       (t) => new PayloadFilteringTransport(new IntegrityGuardTransport(t), { side: 'client' }),
     );
-    const error = await rejection(client.callTool({ name: 'write_file', arguments: { path: Q, content: damaged } }));
-    expect((error as McpError).code).toBe(-32602);
+    const blocked = await client.callTool({ name: 'write_file', arguments: { path: Q, content: damaged } });
+    expect(blocked.isError).toBe(true);
     await client.callTool({ name: 'write_file', arguments: { path: Q, content: 'ok' } });
     expect(seen.calls).toEqual([{ tool: 'write_file', args: { path: 'Qwen', content: 'ok' } }]);
     await close();

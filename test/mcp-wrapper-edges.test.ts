@@ -2,7 +2,7 @@
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { IntegrityGuardTransport, PayloadFilteringTransport, ToolCallGuard } from '../src/mcp/index.ts';
 
 // A hang (an answer delivered to the wrong side) fails in seconds, not at the 60 s default.
@@ -30,6 +30,9 @@ async function pair(wrap: (t: Transport) => Transport) {
   await far.start();
   return { wrapped, far, got, farGot, errors };
 }
+
+// ToolCallGuard.check is synchronous once the schema compiler (loaded on first need) is in.
+beforeAll(() => ToolCallGuard.ready());
 
 describe('PayloadFilteringTransport edges', () => {
   it('server side: a colliding notification goes to onerror; a colliding response fails its request', async () => {
@@ -72,7 +75,7 @@ describe('PayloadFilteringTransport edges', () => {
 
 describe('IntegrityGuardTransport edges', () => {
   it('puts the reports in error.data, without content', async () => {
-    const { wrapped, got, farGot } = await pair((t) => new IntegrityGuardTransport(t));
+    const { wrapped, got, farGot } = await pair((t) => new IntegrityGuardTransport(t, { reply: 'error' }));
     await wrapped.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'w', arguments: { content: 'secret\uFFFD' } } } as JSONRPCMessage);
     await until(() => got.length > 0);
     expect(farGot).toEqual([]);

@@ -3,7 +3,7 @@
 // on a backtracking engine: a pattern it cannot run that way is not checked.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ToolCallGuard } from '../src/mcp/index.ts';
 import { runs } from './arbitraries.ts';
 
@@ -37,6 +37,9 @@ function minTime(f: () => void): number {
   }
   return best;
 }
+
+// ToolCallGuard.check is synchronous once the schema compiler (loaded on first need) is in.
+beforeAll(() => ToolCallGuard.ready());
 
 describe('ToolCallGuard schema patterns', () => {
   it('runs ^(a+)+$ in linear time, with the verdict of an equivalent pattern', { timeout: 10_000 }, () => {

@@ -11,7 +11,7 @@
 import { UsageError } from './usage-error.js';
 
 export const VALUE_OPTIONS = ['framing', 'prefix', 'suffix', 'hex-case', 'fold', 'terms', 'max-message-bytes'] as const;
-export const FLAG_OPTIONS = ['guard', 'help'] as const;
+export const FLAG_OPTIONS = ['guard', 'guard-tools-only', 'help'] as const;
 /** Commands whose arguments end with a child's command line (a future `serve` goes here too). */
 export const CHILD_COMMANDS: ReadonlySet<string> = new Set(['wrap']);
 

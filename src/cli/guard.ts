@@ -1,53 +1,106 @@
-// wrap --guard: the tool guard on the proxy's two directions. Calls are checked after
-// decoding (the real values the tools and schemas see); tool lists are learnt from what the
+// wrap --guard: the guards on the proxy's two directions. Calls are checked after decoding
+// (the real values the tools and schemas see): first for U+FFFD (the integrity guard), then
+// against the tool list and schemas (the tool guard). Tool lists are learnt from what the
 // client is shown (the encoder's output, decoded back), so a line the encoder dropped as
 // invalid teaches the guard nothing the client did not see.
+//
+// Every request of a batch is checked. The blocked ones are answered by the proxy, the rest
+// go on to the server as a batch; when the server answers that batch, the proxy's answers are
+// added at the end of its batch response, so the client gets ONE batch response. (A server
+// that answers a batch with single lines gets the proxy's answers as a batch of their own
+// after its first; if the server never answers, they go out when its output ends.)
+//
+// A check may wait for the schema compiler to load (on first need): lines from the client
+// then wait behind it, in order; none skips a check.
 import type { Codec } from '../codec.js';
-import { INVALID_PARAMS } from '../mcp/filtering.js';
+import { integrityReply, damagedCall } from '../mcp/integrity-guard.js';
 import { ToolCallGuard } from '../mcp/tool-guard.js';
-import { errorResponse, isRequest, type Message } from '../mcp/wrapper.js';
+import { isRequest, type Message } from '../mcp/wrapper.js';
 import { concat } from '../stream/pipe.js';
 import { LineSplitter } from './lines.js';
 import type { Reply } from './replies.js';
 
 const utf8 = new TextDecoder();
+const utf8Encoder = new TextEncoder();
 const NEWLINE = new Uint8Array([0x0a]);
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
 
 function parse(line: Uint8Array): unknown {
   try {
     return JSON.parse(utf8.decode(line));
   } catch {
-    return undefined; // (the streams only pass JSON: cannot happen)
+    return undefined;
   }
 }
 
+const idOf = (m: unknown): string | number | undefined => {
+  const id = (m as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+};
+
+export interface WrapGuardOptions {
+  /** Check tool names and schemas (the tool guard). */
+  tools: boolean;
+  /** Check arguments for U+FFFD (the integrity guard). */
+  integrity: boolean;
+}
+
+export interface WrapGuardIo {
+  /** Decoded bytes on to the server. */
+  toServer: (bytes: Uint8Array) => void;
+  /** Encoded server output on to the client (with the proxy's batch answers merged in). */
+  toClient: (bytes: Uint8Array) => void;
+  /** A whole answer of the proxy's own (encoded by the caller). */
+  reply: (reply: Reply) => void;
+  log: (line: string) => void;
+  /** A check failed (not a block: the guard itself could not run). */
+  fail: (e: unknown) => void;
+  /** True while lines from the client wait for a check (the caller may stop reading). */
+  busy: (waiting: boolean) => void;
+}
+
+/** A batch part of which was answered by the proxy: those answers wait for the server's. */
+interface PartialBatch {
+  ids: Set<string | number>;
+  answers: Message[];
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
 export class WrapGuard {
-  private readonly guard: ToolCallGuard;
+  private readonly tools: ToolCallGuard | undefined;
   /** Ids of tools/list requests not yet answered: while any is, every server line is read. */
   private readonly pendingLists = new Set<string | number>();
+  private readonly partials: PartialBatch[] = [];
   private readonly requests: LineSplitter;
   private readonly responses: LineSplitter;
   private readonly passed: Uint8Array[] = [];
-  private readonly toServer: (bytes: Uint8Array) => void;
+  /** Client lines waiting behind a check that waits. */
+  private readonly queue: Uint8Array[] = [];
+  private waiting = false;
+  private failed = false;
+  private drainedWaiters: (() => void)[] = [];
+  // The server's output: a line that may be the answer to a partial batch is held whole.
+  private atLineStart = true;
+  private holding = false;
+  private held: Uint8Array[] = [];
 
   constructor(
     private readonly codec: Codec,
-    toServer: (bytes: Uint8Array) => void,
-    reply: (reply: Reply) => void,
-    log: (line: string) => void,
+    private readonly io: WrapGuardIo,
+    private readonly options: WrapGuardOptions = { tools: true, integrity: true },
   ) {
-    this.guard = new ToolCallGuard({ onblock: (b) => log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`) });
+    this.tools = options.tools ? new ToolCallGuard({ onblock: (b) => io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`) }) : undefined;
     this.requests = new LineSplitter((line) => {
-      const answer = this.checkRequest(parse(line));
-      if (answer) reply(answer);
-      else this.passed.push(line, NEWLINE);
+      if (this.waiting) this.queue.push(line);
+      else this.take(line);
     });
-    this.toServer = toServer;
     this.responses = new LineSplitter(
       (line) => this.learn(line),
-      // A line too long to hold for nothing (a screenshot) is read only while a list is awaited,
-      // or when its head names a list change.
-      (head) => this.pendingLists.size > 0 || /list_changed|\\u/.test(utf8.decode(head)),
+      // A line too long to hold for nothing (a screenshot) is read only while a list or a
+      // batch answer is awaited, or when its head names a list change.
+      (head) => this.pendingLists.size > 0 || this.partials.length > 0 || /list_changed|\\u/.test(utf8.decode(head)),
     );
   }
 
@@ -57,51 +110,156 @@ export class WrapGuard {
     this.flush();
   }
 
+  /** The client's input ended (its last line may lack a '\n'); resolves once every line is through. */
+  endFromClient(): Promise<void> {
+    this.requests.end();
+    this.flush();
+    if (!this.waiting) return Promise.resolve();
+    return new Promise((resolve) => this.drainedWaiters.push(resolve));
+  }
+
   /** The lines that passed, in one write (a write per line cost a system call each). */
   private flush(): void {
-    if (this.passed.length) this.toServer(concat(this.passed.splice(0)));
+    if (this.passed.length) this.io.toServer(concat(this.passed.splice(0)));
+  }
+
+  /** Checks one line, or starts waiting for its check. */
+  private take(line: Uint8Array): void {
+    if (this.failed) return;
+    let verdict: MaybePromise<() => void>;
+    try {
+      verdict = this.check(line);
+    } catch (e) {
+      return this.fail(e);
+    }
+    if (!(verdict instanceof Promise)) return verdict();
+    this.waiting = true;
+    this.io.busy(true);
+    verdict.then(
+      (then) => {
+        then();
+        this.waiting = false;
+        while (!this.waiting && !this.failed && this.queue.length) this.take(this.queue.shift()!);
+        this.flush();
+        if (!this.waiting) {
+          this.io.busy(false);
+          for (const w of this.drainedWaiters.splice(0)) w();
+        }
+      },
+      (e: unknown) => this.fail(e),
+    );
+  }
+
+  private fail(e: unknown): void {
+    this.failed = true;
+    this.waiting = false;
+    this.queue.length = 0;
+    for (const w of this.drainedWaiters.splice(0)) w();
+    this.io.fail(e);
+  }
+
+  /** What to do with a line: a function that does it, once its checks are done. */
+  private check(line: Uint8Array): MaybePromise<() => void> {
+    const message = parse(line);
+    const batch = Array.isArray(message) ? (message as Message[]) : undefined;
+    const messages = batch ?? [message as Message];
+    const answers = messages.map((m) => this.answer(m));
+    const then = (settled: (Message | undefined)[]) => () => this.route(line, batch, messages, settled);
+    return answers.some((a) => a instanceof Promise) ? Promise.all(answers).then(then) : then(answers as (Message | undefined)[]);
+  }
+
+  /** The proxy's answer to one message, if it must not reach the server. */
+  private answer(m: Message): MaybePromise<Message | undefined> {
+    if (typeof m !== 'object' || m === null) return undefined;
+    if (this.options.integrity) {
+      const error = damagedCall(m);
+      if (error) {
+        this.io.log(`blocked tools/call${error.toolName === undefined ? '' : ` ${JSON.stringify(error.toolName)}`}: ${error.message}`);
+        return integrityReply((m as { id: string | number }).id, error, 'result');
+      }
+    }
+    return this.tools?.outgoing(m);
+  }
+
+  private route(line: Uint8Array, batch: Message[] | undefined, messages: Message[], answers: (Message | undefined)[]): void {
+    const rest = messages.filter((_, i) => answers[i] === undefined);
+    const given = answers.filter((a): a is Message => a !== undefined);
+    for (const m of rest) if (isRequest(m) && m.method === 'tools/list') this.pendingLists.add(m.id);
+    if (!batch) {
+      if (given.length) this.io.reply(given[0]!);
+      else this.passed.push(line, NEWLINE);
+      return;
+    }
+    if (!given.length) {
+      this.passed.push(line, NEWLINE); // byte for byte
+      return;
+    }
+    // Only requests are answered (a client's responses to the server's requests are not).
+    const ids = new Set(rest.flatMap((m) => (isRequest(m) ? [m.id] : [])));
+    if (ids.size === 0) this.io.reply(given); // nothing the server will answer
+    else this.partials.push({ ids, answers: given });
+    if (rest.length) this.passed.push(utf8Encoder.encode(JSON.stringify(rest)), NEWLINE);
   }
 
   /** Encoded bytes on their way to the client. */
   toClient(bytes: Uint8Array): void {
     this.responses.push(bytes);
+    const out: Uint8Array[] = [];
+    let start = 0;
+    while (start < bytes.length) {
+      if (this.atLineStart) {
+        // Servers answer a batch with a batch: such a line is held whole while the proxy has
+        // answers to add to one (bounded like any message, by --max-message-bytes).
+        this.holding = this.partials.length > 0 && bytes[start] === OPEN_BRACKET;
+        this.atLineStart = false;
+      }
+      const nl = bytes.indexOf(0x0a, start);
+      const end = nl < 0 ? bytes.length : nl + 1;
+      if (this.holding) this.held.push(bytes.slice(start, end));
+      else out.push(bytes.subarray(start, end));
+      if (nl >= 0) {
+        this.atLineStart = true;
+        if (this.holding) out.push(this.merge(concat(this.held.splice(0))));
+      }
+      start = end;
+    }
+    if (out.length) this.io.toClient(out.length === 1 ? out[0]! : concat(out));
   }
 
-  /** The client's input ended: its last line may lack a '\n'. */
-  endFromClient(): void {
-    this.requests.end();
-    this.flush();
+  /** The server's output ended: a held line goes out, and answers still waiting for the server. */
+  endFromServer(): void {
+    this.responses.end();
+    if (this.held.length) this.io.toClient(this.merge(concat(this.held.splice(0))));
+    for (const p of this.partials.splice(0)) this.io.reply(p.answers);
   }
 
-  /** The answer to give instead of forwarding, if any. A batch goes whole or not at all. */
-  private checkRequest(message: unknown): Reply | undefined {
-    const messages = (Array.isArray(message) ? message : [message]) as Message[];
-    const blocked = new Map<Message, Message>();
-    const lists: (string | number)[] = [];
-    for (const m of messages) {
-      if (typeof m !== 'object' || m === null) continue;
-      const answer = this.guard.outgoing(m);
-      if (answer) blocked.set(m, answer);
-      else if (isRequest(m) && m.method === 'tools/list') lists.push(m.id);
-    }
-    if (blocked.size === 0) {
-      for (const id of lists) this.pendingLists.add(id);
-      return undefined;
-    }
-    if (!Array.isArray(message)) return blocked.get(message as Message);
-    // The block's reason for its own requests; the others are dropped with it.
-    const first = blocked.values().next().value as { error: { message: string } };
-    return messages.filter((m) => isRequest(m)).map((m) => blocked.get(m) ?? errorResponse((m as { id: string | number }).id, INVALID_PARAMS, `dropped with its batch: ${first.error.message}`));
+  /** A server batch line with the proxy's answers for the same batch added before its ']'. */
+  private merge(line: Uint8Array): Uint8Array {
+    const parsed = parse(line);
+    if (!Array.isArray(parsed)) return line;
+    const answers = parsed.filter((m) => typeof m === 'object' && m !== null && !('method' in m));
+    const i = this.partials.findIndex((p) => answers.some((m) => p.ids.has(idOf(m)!)));
+    if (i < 0) return line;
+    const [p] = this.partials.splice(i, 1);
+    const close = line.lastIndexOf(CLOSE_BRACKET);
+    const added = (parsed.length ? ',' : '') + p!.answers.map((a) => JSON.stringify(this.codec.encodeMessage(a))).join(',');
+    return concat([line.subarray(0, close), utf8Encoder.encode(added), line.subarray(close)]);
   }
 
   private learn(line: Uint8Array): void {
     const parsed = parse(line);
     for (const m of (Array.isArray(parsed) ? parsed : [parsed]) as { id?: unknown; method?: unknown }[]) {
       if (typeof m !== 'object' || m === null) continue;
-      const answersList = (typeof m.id === 'string' || typeof m.id === 'number') && this.pendingLists.delete(m.id);
-      if (!answersList && m.method !== 'notifications/tools/list_changed') continue;
+      const id = idOf(m);
+      if (!Array.isArray(parsed) && id !== undefined && !('method' in m)) {
+        // A server that answers a batch with single lines: the proxy's answers follow its first.
+        const i = this.partials.findIndex((p) => p.ids.has(id));
+        if (i >= 0) this.io.reply(this.partials.splice(i, 1)[0]!.answers);
+      }
+      const answersList = id !== undefined && this.pendingLists.delete(id);
+      if (!this.tools || (!answersList && m.method !== 'notifications/tools/list_changed')) continue;
       try {
-        this.guard.incoming(this.codec.decodeMessage(m as Message));
+        this.tools.incoming(this.codec.decodeMessage(m as Message));
       } catch {
         // keys that collide once decoded: encoding made them, from distinct keys; cannot happen
       }

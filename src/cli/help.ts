@@ -14,8 +14,11 @@ Commands:
         note on stderr (never its content) and the session goes on. A request whose decoded keys
         collide is answered with JSON-RPC error -32602, not forwarded. Every answer the proxy
         writes itself is encoded like the server's output.
-        --guard also blocks calls to tools the server does not list and calls whose arguments
-        fail the tool's inputSchema (answered -32602, the reason on stderr).
+        --guard blocks calls whose decoded arguments hold U+FFFD, calls to tools the server
+        does not list and calls whose arguments fail the tool's inputSchema; each is answered
+        with a tool result the model can read (isError: true, the reason as its text, never
+        the value), the reason on stderr too. Each request of a batch is checked on its own.
+        --guard-tools-only does the tool checks only.
         Exit status: the child's exit code; if the child died of a signal, wrap raises that
         signal on itself, unless wrap had passed that signal on (it got SIGINT, SIGTERM or
         SIGHUP): then 128 + its number (130, 143, 129). 1 if wrap itself failed (reason on
@@ -41,6 +44,7 @@ Options (each one always takes a value, or never does):
   --max-message-bytes N                 a larger message is invalid: encode and decode end,
                                         wrap drops it with a note (default: 536870912, 512 MiB)
   --guard                               wrap: check tool calls (above)
+  --guard-tools-only                    wrap: check tool names and schemas only
   -h, --help                            this text
 
 Usage errors exit with code 2.

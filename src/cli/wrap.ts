@@ -19,7 +19,8 @@ import { errorResponse } from '../mcp/wrapper.js';
 
 export interface WrapOptions {
   stream: CodecOptions & Pick<StreamOptions, 'maxMessageBytes'>;
-  guard: boolean;
+  /** 'all': tool and integrity guards (--guard); 'tools': the tool guard only (--guard-tools-only). */
+  guard: 'all' | 'tools' | false;
 }
 
 /** Server output is held line by line up to this many bytes (see held-lines.ts). */
@@ -44,6 +45,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
 
   let killTimer: NodeJS.Timeout | undefined;
   let serverSideOpen = true; // server output still reaches the client
+  let clientSideOpen = true;
   const giveUp = (where: string, e: unknown) => {
     if (!status.giveUp(where)) return;
     log(`${where}: ${reasonOf(e)}; stopping the server`);
@@ -60,11 +62,30 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   const writeToServer = (b: Uint8Array) => {
     if (!child.stdin.write(b)) process.stdin.pause();
   };
-  const guard = guarded ? new WrapGuard(codec, writeToServer, reply, log) : undefined;
-  const held = new HeldLines((b) => {
-    guard?.toClient(b);
-    toClient.write(b);
-  }, HOLD_LIMIT);
+  let guardWaiting = false;
+  const guard = guarded
+    ? new WrapGuard(
+        codec,
+        {
+          toServer: writeToServer,
+          toClient: (b) => toClient.write(b),
+          reply,
+          log,
+          fail: (e) => {
+            clientSideOpen = false;
+            giveUp('from the client', e);
+          },
+          // While a check waits (the schema compiler loading), stop reading: lines queue in order.
+          busy: (waiting) => {
+            guardWaiting = waiting;
+            if (waiting) process.stdin.pause();
+            else if (!status.failed && !child.stdin.writableNeedDrain) process.stdin.resume();
+          },
+        },
+        { tools: true, integrity: guarded === 'all' },
+      )
+    : undefined;
+  const held = new HeldLines(guard ? (b) => guard.toClient(b) : (b) => toClient.write(b), HOLD_LIMIT);
   const encoder = createByteTransformer(
     'encode',
     {
@@ -102,7 +123,6 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
       giveUp(where, e);
     }
   };
-  let clientSideOpen = true;
   const fromServer = direction('from the server', () => serverSideOpen, () => (serverSideOpen = false));
   const fromClient = direction('from the client', () => clientSideOpen, () => (clientSideOpen = false));
 
@@ -112,7 +132,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   });
   process.stdin.on('error', (e) => giveUp('reading from the client', e));
   child.stdin.on('drain', () => {
-    if (!status.failed) process.stdin.resume();
+    if (!status.failed && !guardWaiting) process.stdin.resume();
   });
   // The child may exit (or close its stdin) before reading everything: not wrap's failure (its
   // exit status is the child's), but nothing is lost without a word.
@@ -133,15 +153,19 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
     fromServer(() => {
       encoder.close();
       held.end();
+      guard?.endFromServer();
     }),
   );
   process.stdin.on('data', (chunk: Buffer) => fromClient(() => decoder.push(chunk)));
   process.stdin.on('end', () => {
+    let checked: Promise<void> | undefined;
     fromClient(() => {
       decoder.close();
-      guard?.endFromClient();
+      checked = guard?.endFromClient();
     });
-    child.stdin.end();
+    // Lines still waiting for a check reach the server before its stdin ends.
+    if (checked) void checked.then(() => child.stdin.end());
+    else child.stdin.end();
   });
 
   const forward = Object.fromEntries(

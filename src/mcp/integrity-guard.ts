@@ -3,17 +3,22 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { ArgumentIntegrityError } from '../errors.js';
 import { findReplacementCharacters } from '../integrity.js';
-import { INVALID_PARAMS } from './filtering.js';
-import { errorResponse, isRequest, TransportWrapper, type Message } from './wrapper.js';
+import { blockedReply, type GuardReply } from './guard-reply.js';
+import { isRequest, TransportWrapper, type Message } from './wrapper.js';
 
 export interface IntegrityGuardOptions {
   /**
-   * 'client' (default): outgoing calls are checked and a damaged one is answered locally with
-   * an error. 'server': incoming calls are checked and a damaged one is answered with -32602.
+   * 'client' (default): outgoing calls are checked and a damaged one is answered locally.
+   * 'server': incoming calls are checked and a damaged one is answered, never dispatched.
    */
   side?: 'client' | 'server';
   /** Told about every blocked call (for logs): the error holds reports, never content. */
   onblock?: (error: ArgumentIntegrityError) => void;
+  /**
+   * 'result' (default): a CallToolResult with isError: true whose text is the error's message;
+   * 'error': JSON-RPC error -32602 with data { reports, total }.
+   */
+  reply?: GuardReply;
 }
 
 /** The ArgumentIntegrityError for a tools/call request, or undefined if it is clean. */
@@ -26,6 +31,11 @@ export function damagedCall(message: Message): ArgumentIntegrityError | undefine
   return reports.total ? new ArgumentIntegrityError(reports, typeof params.name === 'string' ? params.name : undefined, reports.total) : undefined;
 }
 
+/** The answer to a damaged call, in the form asked for. */
+export function integrityReply(id: string | number, error: ArgumentIntegrityError, form: GuardReply | undefined): Message {
+  return blockedReply(id, form, error.message, { reports: error.reports, total: error.total });
+}
+
 export class IntegrityGuardTransport extends TransportWrapper {
   private readonly side: 'client' | 'server';
 
@@ -34,21 +44,28 @@ export class IntegrityGuardTransport extends TransportWrapper {
     this.side = options.side ?? 'client';
   }
 
-  private answer(message: Message, error: ArgumentIntegrityError): Message {
+  /** The answer to `message` if it must not go on, after reporting it. */
+  private answer(message: Message): Message | undefined {
+    const error = damagedCall(message);
+    if (!error) return undefined;
     this.options.onblock?.(error);
-    return errorResponse((message as { id: string | number }).id, INVALID_PARAMS, error.message, { reports: error.reports, total: error.total });
+    return integrityReply((message as { id: string | number }).id, error, this.options.reply);
   }
 
   protected outgoing(message: Message): Message | undefined {
-    const error = this.side === 'client' ? damagedCall(message) : undefined;
-    if (!error) return message;
-    this.answerLocally(this.answer(message, error)); // never sent
-    return undefined;
+    if (this.side !== 'client') return message;
+    return this.checkEach(message, (m) => this.answer(m)) as Message | undefined; // (never waits)
   }
 
   protected incoming(message: Message, extra?: MessageExtraInfo): void {
-    const error = this.side === 'server' ? damagedCall(message) : undefined;
-    if (!error) return this.deliver(message, extra);
-    this.inner.send(this.answer(message, error)).catch((err: Error) => this.onerror?.(err));
+    if (this.side !== 'server') return this.deliver(message, extra);
+    const batch = Array.isArray(message) ? (message as Message[]) : undefined;
+    const rest: Message[] = [];
+    for (const m of batch ?? [message]) {
+      const reply = this.answer(m);
+      if (reply) this.inner.send(reply).catch((err: Error) => this.onerror?.(err));
+      else rest.push(m);
+    }
+    if (rest.length) this.deliver(batch ? (rest as unknown as Message) : rest[0]!, extra);
   }
 }

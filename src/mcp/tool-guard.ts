@@ -1,14 +1,13 @@
 // ToolCallGuardTransport: a tools/call is checked at the client boundary before it leaves:
 // the tool must be in the list the server last gave, its arguments must satisfy the tool's
-// inputSchema, and the host's own policy must allow it. A blocked call is answered locally
-// with JSON-RPC error -32602 that says what was blocked and why (never argument content).
+// inputSchema, and the host's own policy must allow it. A blocked call is answered locally,
+// by default with a tool result the model can read (isError: true), or with JSON-RPC error
+// -32602 (reply: 'error'); either says what was blocked and why, never argument content.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { INVALID_PARAMS } from './filtering.js';
-import { linearPattern, neutralisePatternProperties } from './linear-pattern.js';
-import { errorResponse, isNotification, isRequest, TransportWrapper, type Message } from './wrapper.js';
+import { blockedReply, type GuardReply } from './guard-reply.js';
+import { loadSchemaCompiler, schemaCompilerLoaded, schemaProblem } from './guard-schema.js';
+import { isNotification, isRequest, TransportWrapper, type Message } from './wrapper.js';
 
 export interface BlockedCall {
   readonly toolName: string;
@@ -22,6 +21,8 @@ export interface ToolCallGuardOptions {
   policy?: (toolName: string, args: Record<string, unknown>) => { allow: true } | { allow: false; reason: string };
   /** Told about every blocked call, for logs. */
   onblock?: (blocked: BlockedCall) => void;
+  /** 'result' (default): a CallToolResult with isError: true; 'error': JSON-RPC error -32602. */
+  reply?: GuardReply;
 }
 
 interface Tool {
@@ -29,25 +30,12 @@ interface Tool {
   inputSchema?: Record<string, unknown>;
 }
 
-// `pattern`, `patternProperties` and `propertyNames` patterns are the server's: they run on
-// re2js (linear time), never on a backtracking engine; see linear-pattern.ts.
-const AJV_OPTIONS = { allErrors: false, strict: false, validateFormats: false, code: { regExp: linearPattern } };
-let ajv: Ajv | undefined; // created on first use: most hosts never see an inputSchema
-let ajv2020: Ajv2020 | undefined;
-const compiled = new WeakMap<object, ValidateFunction>();
+type MaybePromise<T> = T | Promise<T>;
 
-/** Each schema object is compiled once. */
-function validatorFor(schema: Record<string, unknown>): ValidateFunction {
-  let v = compiled.get(schema);
-  if (!v) {
-    const is2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
-    const { $schema: _ignored, ...rest } = schema;
-    const checkable = neutralisePatternProperties(is2020 ? schema : rest) as Record<string, unknown>;
-    v = is2020 ? (ajv2020 ??= new Ajv2020(AJV_OPTIONS)).compile(checkable) : (ajv ??= new Ajv(AJV_OPTIONS)).compile(checkable);
-    compiled.set(schema, v);
-  }
-  return v;
-}
+const hasSchema = (tool: Tool | undefined): tool is Tool & { inputSchema: Record<string, unknown> } => typeof tool?.inputSchema === 'object' && tool.inputSchema !== null;
+
+/** The text a blocked call is answered with. */
+export const blockedText = (b: BlockedCall) => `MCP tool call ${JSON.stringify(b.toolName)} was blocked before it reached the server: ${b.reason}`;
 
 /** The guard's state and checks, independent of any transport (the CLI proxy uses it too). */
 export class ToolCallGuard {
@@ -58,23 +46,33 @@ export class ToolCallGuard {
 
   constructor(private readonly options: ToolCallGuardOptions = {}) {}
 
-  /** Why this call must not leave, or undefined. */
+  /** Loads the schema compiler (ajv), so that `check` can run synchronously. */
+  static ready(): Promise<void> {
+    return loadSchemaCompiler();
+  }
+
+  /** Why this call must not leave, or undefined (loads the schema compiler if needed). */
+  async checkAsync(name: string, args: Record<string, unknown>): Promise<BlockedCall | undefined> {
+    return this.verdict(name, args);
+  }
+
+  /** As `checkAsync`, synchronously: after `await ToolCallGuard.ready()` (throws if a schema needs the compiler before). */
   check(name: string, args: Record<string, unknown>): BlockedCall | undefined {
-    if (this.tools) {
-      // After notifications/tools/list_changed the list cannot be trusted for any tool (the
-      // one called may be the one removed) until the host lists the tools again.
-      if (this.stale) return { toolName: name, reason: `the server's tool list changed since it was last fetched (stale); list the tools again before calling ${JSON.stringify(name)}` };
-      const tool = this.tools.get(name);
-      if (!tool) return { toolName: name, reason: `tool ${JSON.stringify(name)} is not in the server's current tool list` };
-      if (tool.inputSchema) {
-        const validate = validatorFor(tool.inputSchema);
-        if (!validate(args)) {
-          const e = validate.errors![0]!;
-          const path = e.keyword === 'required' ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}` : e.instancePath || '/';
-          return { toolName: name, reason: `arguments do not match the tool's inputSchema: ${path} ${e.message} (rule "${e.keyword}")`, path };
-        }
-      }
-    }
+    const v = this.verdict(name, args);
+    if (v instanceof Promise) throw new Error('the schema compiler is not loaded yet (await ToolCallGuard.ready() first)');
+    return v;
+  }
+
+  /** Synchronous unless a schema must be checked before the compiler has loaded. */
+  private verdict(name: string, args: Record<string, unknown>): MaybePromise<BlockedCall | undefined> {
+    // After notifications/tools/list_changed, until the host lists again, the last list still
+    // holds for the tools in it (checked against their last schema); a tool not in it may be
+    // new, so it passes and the server answers. A stale list never strands a session.
+    const tool = this.tools?.get(name);
+    if (this.tools && !tool && !this.stale) return { toolName: name, reason: `tool ${JSON.stringify(name)} is not in the server's current tool list` };
+    if (hasSchema(tool) && !schemaCompilerLoaded()) return loadSchemaCompiler().then(() => this.verdict(name, args));
+    const problem = hasSchema(tool) ? schemaProblem(tool.inputSchema, args) : undefined;
+    if (problem) return { toolName: name, reason: `arguments do not match the tool's inputSchema: ${problem.text}`, path: problem.path };
     const verdict = this.options.policy?.(name, args);
     if (verdict && !verdict.allow) return { toolName: name, reason: `blocked by policy: ${verdict.reason}` };
     return undefined;
@@ -82,9 +80,10 @@ export class ToolCallGuard {
 
   /**
    * A message on its way to the server: remembers tools/list requests; for a tools/call that
-   * must not leave, returns the error response to give the caller instead.
+   * must not leave, gives the answer to give the caller instead (after reporting the block).
+   * Synchronous unless the schema compiler must load first.
    */
-  outgoing(message: Message): Message | undefined {
+  outgoing(message: Message): MaybePromise<Message | undefined> {
     if (!isRequest(message)) return undefined;
     if (message.method === 'tools/list') {
       this.listRequests.add(message.id);
@@ -94,10 +93,14 @@ export class ToolCallGuard {
     if (message.method !== 'tools/call') return undefined;
     const params = message.params ?? {};
     const name = String(params.name);
-    const blocked = this.check(name, (params.arguments ?? {}) as Record<string, unknown>);
-    if (!blocked) return undefined;
-    this.options.onblock?.(blocked);
-    return errorResponse(message.id, INVALID_PARAMS, `MCP tool call ${JSON.stringify(name)} was blocked before it reached the server: ${blocked.reason}`);
+    const args = (typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {}) as Record<string, unknown>;
+    const answer = (blocked: BlockedCall | undefined) => {
+      if (!blocked) return undefined;
+      this.options.onblock?.(blocked);
+      return blockedReply(message.id, this.options.reply, blockedText(blocked));
+    };
+    const v = this.verdict(name, args);
+    return v instanceof Promise ? v.then(answer) : answer(v);
   }
 
   /** A message from the server: learns tool lists (all pages) and list changes. */
@@ -112,6 +115,8 @@ export class ToolCallGuard {
       this.tools = into;
       this.collecting = null;
       this.stale = false;
+      // Load the compiler now, while the host thinks: the first call then needs no wait.
+      if ([...into.values()].some(hasSchema)) void loadSchemaCompiler().catch(() => {});
     }
   }
 }
@@ -128,15 +133,12 @@ export class ToolCallGuardTransport extends TransportWrapper {
     this.guard = new ToolCallGuard(options);
   }
 
-  protected outgoing(message: Message): Message | undefined {
-    const reply = this.guard.outgoing(message);
-    if (!reply) return message;
-    this.answerLocally(reply); // never sent
-    return undefined;
+  protected outgoing(message: Message): MaybePromise<Message | undefined> {
+    return this.checkEach(message, (m) => this.guard.outgoing(m));
   }
 
   protected incoming(message: Message, extra?: MessageExtraInfo): void {
-    this.guard.incoming(message);
+    for (const m of Array.isArray(message) ? (message as Message[]) : [message]) this.guard.incoming(m);
     this.deliver(message, extra);
   }
 }

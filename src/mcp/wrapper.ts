@@ -7,6 +7,7 @@ import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk
 const FORWARDED_METHODS = ['terminateSession', 'finishAuth', 'resumeStream', 'setSupportedProtocolVersions'] as const;
 
 export type Message = JSONRPCMessage;
+type MaybePromise<T> = T | Promise<T>;
 type Handler = ((message: Message, extra?: MessageExtraInfo) => void) | undefined;
 
 export const isRequest = (m: unknown): m is { id: string | number; method: string; params?: Record<string, unknown> } =>
@@ -67,9 +68,46 @@ export abstract class TransportWrapper implements Transport {
     return this.inner.close();
   }
 
+  /** Settles when the last outgoing check that had to wait is done (sends start in order). */
+  private waiting: Promise<void> | undefined;
+
   async send(message: Message, options?: TransportSendOptions): Promise<void> {
-    const out = this.outgoing(message);
-    if (out !== undefined) await this.inner.send(out, options);
+    // A check may wait (a guard loading its schema compiler); the messages after it wait too,
+    // so they reach the inner transport in the order they were sent. Only the start of each
+    // inner send is ordered: waiting for its end (an HTTP POST's answer) would serialise them.
+    const out = this.waiting ? this.waiting.then(() => this.outgoing(message)) : this.outgoing(message);
+    if (!(out instanceof Promise)) {
+      if (out !== undefined) await this.inner.send(out, options);
+      return;
+    }
+    const started = out.then((o) => ({ sending: o === undefined ? undefined : this.inner.send(o, options) }));
+    const turn = started.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.waiting = turn;
+    void turn.then(() => {
+      if (this.waiting === turn) this.waiting = undefined;
+    });
+    await (await started).sending;
+  }
+
+  /**
+   * Runs `check` on a message, or on each message of a batch: what it answers is answered
+   * locally (one message each, as the SDK's Protocol reads them), the rest is sent on (a batch
+   * as a batch). Never skips a message of a batch.
+   */
+  protected checkEach(message: Message, check: (m: Message) => MaybePromise<Message | undefined>): MaybePromise<Message | undefined> {
+    const batch = Array.isArray(message) ? (message as Message[]) : undefined;
+    const messages = batch ?? [message];
+    const answers = messages.map(check);
+    const finish = (settled: (Message | undefined)[]): Message | undefined => {
+      const rest = messages.filter((_, i) => settled[i] === undefined);
+      for (const a of settled) if (a !== undefined) this.answerLocally(a); // never sent
+      if (!batch) return rest[0];
+      return rest.length ? (rest as unknown as Message) : undefined;
+    };
+    return answers.some((a) => a instanceof Promise) ? Promise.all(answers).then(finish) : finish(answers as (Message | undefined)[]);
   }
 
   /** Answers a message that will not be sent, as if the other side had (after this call returns). */
@@ -82,8 +120,8 @@ export abstract class TransportWrapper implements Transport {
     this.onmessage?.(message, extra);
   }
 
-  /** The message to send on, or undefined to send nothing (it was answered locally). */
-  protected abstract outgoing(message: Message): Message | undefined;
+  /** The message to send on, or undefined to send nothing (it was answered locally); may wait. */
+  protected abstract outgoing(message: Message): MaybePromise<Message | undefined>;
 
   /** Handles a message from the inner transport (usually ends in `deliver`). */
   protected abstract incoming(message: Message, extra?: MessageExtraInfo): void;
