@@ -13,6 +13,7 @@ import { floorCases } from './cases/floors.ts';
 import { foldCases } from './cases/fold.ts';
 import { systemResults } from './cases/system.ts';
 import { wrapResults } from './cases/wrap.ts';
+import { cliStartResults } from './cases/cli-start.ts';
 import { writeChart } from './chart.ts';
 
 const args = process.argv.slice(2);
@@ -52,7 +53,7 @@ if (selected('wrap')) {
   results.push(...rows);
   for (const r of rows) process.stderr.write(`${r.group}: ${r.name}: ${r.figure}\n`);
 }
-if (selected('system') || selected('stream')) results.push(...systemResults(quick));
+if (selected('system') || selected('stream')) results.push(...systemResults(quick), ...cliStartResults(quick));
 console.log(markdownTable(results));
 
 const mode = quick ? 'quick' : only ? `only ${only}` : 'full';

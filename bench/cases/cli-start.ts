@@ -2,8 +2,6 @@
 // (the client's first line, echoed by cat through both directions), with and without --guard,
 // and `--help`. Each run is a fresh process; the median is shown. ajv loads only when a guard
 // first validates, so none of these pay for it.
-// Register in bench/run.ts: `import { cliStartResults } from './cases/cli-start.ts';` and
-// `results.push(...cliStartResults(quick));` beside systemResults.
 import { execFileSync } from 'node:child_process';
 import type { CaseResult } from '../report.ts';
 
