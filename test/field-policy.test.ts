@@ -139,12 +139,14 @@ const schema: fc.Arbitrary<Json> = fc.letrec((tie) => ({
 })).s;
 const content = shuffled(some([['type', fc.constantFrom('text', 'image', 'audio', 'resource')], ['text', anyStr], ['data', anyStr], ['mimeType', str], ['_meta', value]]));
 const resource = shuffled(some([['uri', str], ['blob', anyStr], ['text', anyStr], ['mimeType', str]]));
-const tool = shuffled(some([['name', str], ['description', str], ['inputSchema', schema], ['outputSchema', schema], ['_meta', value]]));
-const task = shuffled(some([['taskId', str], ['status', str], ['statusMessage', str]]));
+// (`details` nests the same keys one level deeper, where they are payload again.)
+const nestedIds = fc.record({ taskId: str, inputSchema: fc.record({ maxLength: fc.nat(9) }), progressToken: str });
+const tool = shuffled(some([['name', str], ['description', str], ['inputSchema', schema], ['outputSchema', schema], ['_meta', value], ['details', nestedIds]]));
+const task = shuffled(some([['taskId', str], ['status', str], ['statusMessage', str], ['details', nestedIds]]));
 const params = shuffled(
   some([
     ['progressToken', fc.oneof(str, fc.integer())], ['requestId', fc.oneof(str, fc.integer())], ['protocolVersion', str], ['cursor', str], ['taskId', str],
-    ['elicitationId', str], ['name', str], ['arguments', value], ['_meta', value], ['message', anyStr], ['uri', str],
+    ['elicitationId', str], ['name', str], ['arguments', value], ['_meta', value], ['message', anyStr], ['uri', str], ['details', nestedIds],
   ]),
 );
 const result = shuffled(
