@@ -37,3 +37,16 @@ describe('stream error codes', () => {
     expect(e.message).toBe(`${e.reason} in message ${e.messageNumber} at byte ${e.byteOffset}`);
   });
 });
+
+describe('numbers as JSON writes them', () => {
+  it('are kept as written, exponents in either case, and refused when malformed', () => {
+    const numbers = ['0', '-0', '1.5', '1e5', '1E5', '0E0', '1.5E-3', '2.5e+10', '-12.0e07'];
+    const input = `{"jsonrpc":"2.0","id":1,"result":[${numbers.join(',')}]}\n`;
+    const out: Uint8Array[] = [];
+    const t = createByteTransformer('encode', {}, (b) => out.push(b.slice()));
+    t.push(bytes(input));
+    t.close();
+    expect(new TextDecoder().decode(Buffer.concat(out))).toBe(input);
+    for (const bad of ['01', '1.', '.5', '1e', '1E+', '-', '1.5.2', '+1']) expect(failure(`{"result":${bad}}\n`).code).toBe('invalid-json');
+  });
+});
