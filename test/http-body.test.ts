@@ -62,6 +62,10 @@ describe('createJsonBodyStream', () => {
     expect(out).toBe(body.replace('"Qwen"', `"${encodeText('Qwen')}"`));
   });
 
+  it('refuses chunks that are not bytes with a TypeError', async () => {
+    await expect(run(createJsonBodyStream('encode'), ['{"id":1}' as unknown as Uint8Array])).rejects.toThrow(/chunks must be Uint8Array/);
+  });
+
   it('errors on a body cut short and on a body over maxMessageBytes', async () => {
     await expect(run(createJsonBodyStream('encode'), [bytes('{"jsonrpc":"2.0","id":1,"result":{')])).rejects.toThrow(/ends before/);
     await expect(run(createJsonBodyStream('encode', { maxMessageBytes: 10 }), [bytes('{"jsonrpc":"2.0","id":1}')])).rejects.toThrow(/maxMessageBytes/);
