@@ -23,6 +23,8 @@ const cases: [string, PayloadStreamErrorCode, ...Parameters<typeof failure>][] =
   ['a bad escape', 'invalid-escape', '{"result":"\\q"}\n'],
   ['nesting past the stack', 'too-deep', '['.repeat(70_000) + '\n'],
   ['a message cut short', 'incomplete', '{"result":'],
+  ['a number cut short by the end of the stream', 'invalid-json', '{"result":1}\n-'],
+  ['a literal cut short by the end of the stream', 'invalid-json', '{"result":1}\ntru'],
   ['two type keys that disagree', 'type-conflict', '{"result":{"type":"image","data":"x","type":"text"}}\n'],
   ['a message over maxMessageBytes', 'too-large', '{"result":"xxxxxxxxxxxxxxxxxxxx"}\n', 'ndjson', 'encode', 16],
   ['two Content-Length headers', 'framing', 'Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}', 'content-length'],
