@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.js';
 import { runConnect } from '../src/cli/connect.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
-import { TIMEOUT, textOf, expectEncodedListAndEcho, expectProgressBeforeResult } from './http-helpers.ts';
+import { TIMEOUT, textOf, expectEncodedListAndEcho, expectProgressBeforeResult, expectFirstEventBeforeEnd } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
 
@@ -80,16 +80,7 @@ describe.each(['stateful', 'stateless'] as const)('connect to a %s server', (mod
 
   it('passes the first event of a slow stream before the stream ends', async () => {
     const { client, seen, up } = await start(mode);
-    let started!: () => void;
-    const first = new Promise<void>((r) => (started = r));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      seen.push({ kind: 'log', text: String(n.params.data) });
-      started();
-    });
-    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, TIMEOUT);
-    await first;
-    up.release();
-    expect(textOf(await call)).toBe(encodeText('Qwen finished'));
+    await expectFirstEventBeforeEnd(client, seen, () => up.release());
     await client.close();
   });
 });

@@ -1,5 +1,7 @@
 // What every HTTP path (fetch wrapper, proxy, connect, serve) must show a host, checked one way.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import { encodeText } from '../src/index.ts';
 
@@ -31,4 +33,28 @@ export async function expectProgressBeforeResult(client: Client, seen: Seen[], s
   const want: Seen[] = [];
   for (let i = 1; i <= steps; i++) want.push({ kind: 'progress', text: encodeText(`Qwen step ${i}`) }, { kind: 'log', text: encodeText(`dashscope log ${i}`) });
   expect(seen).toEqual([...want, { kind: 'result', text: encodeText('Qwen done') }]);
+}
+
+/** A host on the SDK's Streamable HTTP client transport at `url`, recording the log messages it is sent. */
+export async function connectHost(url: string) {
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const seen: Seen[] = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.push({ kind: 'log', text: String(n.params.data) }));
+  await client.connect(transport, TIMEOUT);
+  return { client, transport, seen };
+}
+
+/** The first log message of a slow call reaches the host before the call ends (`release` lets it end). */
+export async function expectFirstEventBeforeEnd(client: Client, seen: Seen[], release: () => void): Promise<void> {
+  let started!: () => void;
+  const first = new Promise<void>((r) => (started = r));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    seen.push({ kind: 'log', text: String(n.params.data) });
+    started();
+  });
+  const call = client.callTool({ name: 'slow', arguments: {} }, undefined, TIMEOUT);
+  await first;
+  release();
+  expect(textOf(await call)).toBe(encodeText('Qwen finished'));
 }

@@ -4,16 +4,13 @@ import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeMessage, encodeText } from '../src/index.js';
 import { runProxy } from '../src/cli/proxy.js';
 import { listen } from '../src/cli/node-http.js';
 import { createFilteringProxy } from '../src/http/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
-import { TIMEOUT, textOf, expectEncodedListAndEcho, expectProgressBeforeResult } from './http-helpers.ts';
+import { TIMEOUT, expectEncodedListAndEcho, expectProgressBeforeResult, connectHost, expectFirstEventBeforeEnd } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
 const cleanup: (() => Promise<unknown> | void)[] = [];
@@ -37,14 +34,11 @@ async function upstream(mode: 'stateful' | 'stateless'): Promise<Upstream> {
   return up;
 }
 
+/** A host on the SDK's Streamable HTTP client transport, recording log messages; closed after the test. */
 async function connect(url: string) {
-  const client = new Client({ name: 'host', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url));
-  const seen: { kind: string; text: string }[] = [];
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.push({ kind: 'log', text: String(n.params.data) }));
-  await client.connect(transport, TIMEOUT);
-  cleanup.push(() => client.close().catch(() => {}));
-  return { client, transport, seen };
+  const session = await connectHost(url);
+  cleanup.push(() => session.client.close().catch(() => {}));
+  return session;
 }
 
 /** A raw HTTP server for misbehaviour, on 127.0.0.1. */
@@ -99,16 +93,7 @@ describe.each(['stateful', 'stateless'] as const)('proxy in front of a %s SDK se
     const up = await upstream(mode);
     const { url } = await proxyTo(up.url);
     const { client, seen } = await connect(url);
-    let started!: () => void;
-    const first = new Promise<void>((r) => (started = r));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      seen.push({ kind: 'log', text: String(n.params.data) });
-      started();
-    });
-    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, TIMEOUT);
-    await first;
-    up.release();
-    expect(textOf(await call)).toBe(encodeText('Qwen finished'));
+    await expectFirstEventBeforeEnd(client, seen, () => up.release());
     expect(seen).toEqual([{ kind: 'log', text: encodeText('Qwen started') }]);
   });
 });

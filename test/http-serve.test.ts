@@ -1,13 +1,10 @@
-// `serve`: a stdio MCP server (the SDK's, as a child process) exposed over Streamable HTTP,
-// filtered, with the SDK client over a real socket.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.js';
 import { BoundedEventStore } from '../src/cli/event-store.js';
 import { runServe, type ServeCommandOptions } from '../src/cli/serve.js';
-import { TIMEOUT, textOf, expectEncodedListAndEcho, expectProgressBeforeResult } from './http-helpers.ts';
+import { TIMEOUT, textOf, expectEncodedListAndEcho, expectProgressBeforeResult, connectHost } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 20_000 }); // (a hang fails fast)
 const SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
@@ -23,14 +20,11 @@ async function serve(options: Partial<ServeCommandOptions> = {}) {
   return { ...served, logs };
 }
 
+/** A host on the SDK's Streamable HTTP client transport, recording log messages; closed after the test. */
 async function connect(url: string) {
-  const client = new Client({ name: 'host', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url));
-  const seen: { kind: string; text: string }[] = [];
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.push({ kind: 'log', text: String(n.params.data) }));
-  await client.connect(transport, TIMEOUT);
-  cleanup.push(() => client.close().catch(() => {}));
-  return { client, transport, seen };
+  const session = await connectHost(url);
+  cleanup.push(() => session.client.close().catch(() => {}));
+  return session;
 }
 
 

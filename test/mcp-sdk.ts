@@ -1,4 +1,5 @@
 // A small MCP server built with the real SDK, used by the transport and CLI tests.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
@@ -36,4 +37,12 @@ export function createTestServer(seen: Seen = { calls: [] }): McpServer {
     return { content: [{ type: 'text', text: `wrote ${args.content.length} characters` }] };
   });
   return server;
+}
+
+/** The client with every SDK request timing out after `ms` (the SDK's default is 60 s): a hang fails in seconds. */
+export function quick(client: Client, ms = 3_000): Client {
+  type Request = (request: unknown, schema: unknown, options?: object) => Promise<unknown>;
+  const request = client.request.bind(client) as unknown as Request;
+  (client as unknown as { request: Request }).request = (r, schema, options) => request(r, schema, { timeout: ms, ...options });
+  return client;
 }

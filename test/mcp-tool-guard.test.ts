@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { encodeText } from '../src/index.ts';
 import { PayloadFilteringTransport, ToolCallGuardTransport, TransportWrapper, type BlockedCall, type ToolCallGuardOptions } from '../src/mcp/index.ts';
 import { termsIn } from './mcp-guard-helpers.ts';
+import { quick } from './mcp-sdk.ts';
 
 /** Records every message the client is given (outermost layer). */
 class Spy extends TransportWrapper {
@@ -25,12 +26,6 @@ class Spy extends TransportWrapper {
 // A hang fails in seconds: every SDK request of these clients times out after 3 s (the SDK's
 // default is 60 s), and no test here may take more than 10 s.
 vi.setConfig({ testTimeout: 10_000 });
-function quick(client: Client, ms = 3_000): Client {
-  type Request = (request: unknown, schema: unknown, options?: object) => Promise<unknown>;
-  const request = client.request.bind(client) as unknown as Request;
-  (client as unknown as { request: Request }).request = (r, schema, options) => request(r, schema, { timeout: ms, ...options });
-  return client;
-}
 
 async function setup(options: ToolCallGuardOptions = {}, wrap?: (t: Transport) => Transport) {
   const calls: { tool: string; args: unknown }[] = [];

@@ -6,17 +6,11 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.ts';
 import { filterTransportIfEnabled, IntegrityGuardTransport, PayloadFilteringTransport } from '../src/mcp/index.ts';
-import { createTestServer, type Seen } from './mcp-sdk.ts';
+import { createTestServer, type Seen, quick } from './mcp-sdk.ts';
 
 // A hang fails in seconds: every SDK request of these clients times out after 3 s (the SDK's
 // default is 60 s), and no test here may take more than 10 s.
 vi.setConfig({ testTimeout: 10_000 });
-function quick(client: Client, ms = 3_000): Client {
-  type Request = (request: unknown, schema: unknown, options?: object) => Promise<unknown>;
-  const request = client.request.bind(client) as unknown as Request;
-  (client as unknown as { request: Request }).request = (r, schema, options) => request(r, schema, { timeout: ms, ...options });
-  return client;
-}
 
 const Q = encodeText('Qwen');
 
