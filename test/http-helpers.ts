@@ -46,7 +46,7 @@ export async function connectHost(url: string) {
 }
 
 /** The first log message of a slow call reaches the host before the call ends (`release` lets it end). */
-export async function expectFirstEventBeforeEnd(client: Client, seen: Seen[], release: () => void): Promise<void> {
+export async function expectFirstEventBeforeEnd(client: Client, seen: Seen[], release: () => unknown): Promise<void> {
   let started!: () => void;
   const first = new Promise<void>((r) => (started = r));
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
@@ -55,6 +55,6 @@ export async function expectFirstEventBeforeEnd(client: Client, seen: Seen[], re
   });
   const call = client.callTool({ name: 'slow', arguments: {} }, undefined, TIMEOUT);
   await first;
-  release();
+  await release();
   expect(textOf(await call)).toBe(encodeText('Qwen finished'));
 }

@@ -1,10 +1,9 @@
 
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.js';
 import { BoundedEventStore } from '../src/cli/event-store.js';
 import { runServe, type ServeCommandOptions } from '../src/cli/serve.js';
-import { TIMEOUT, textOf, expectEncodedListAndEcho, expectProgressBeforeResult, connectHost } from './http-helpers.ts';
+import { TIMEOUT, textOf, expectEncodedListAndEcho, expectProgressBeforeResult, connectHost, expectFirstEventBeforeEnd } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 20_000 }); // (a hang fails fast)
 const SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
@@ -47,16 +46,8 @@ describe('serve', () => {
   it('passes the first event of a slow call before its result', async () => {
     const { url } = await serve();
     const { client, seen } = await connect(url);
-    let started!: () => void;
-    const first = new Promise<void>((r) => (started = r));
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      seen.push({ kind: 'log', text: String(n.params.data) });
-      started();
-    });
-    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, TIMEOUT);
-    await first; // (the call waits for `release`, which we send only now)
-    await client.callTool({ name: 'release', arguments: {} }, undefined, TIMEOUT);
-    expect(textOf(await call)).toBe(encodeText('Qwen finished'));
+    // (The call waits for `release`, which is sent only once its first event arrived.)
+    await expectFirstEventBeforeEnd(client, seen, () => client.callTool({ name: 'release', arguments: {} }, undefined, TIMEOUT));
     expect(seen).toEqual([{ kind: 'log', text: encodeText('Qwen started') }]);
   });
 

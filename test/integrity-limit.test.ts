@@ -8,23 +8,11 @@ import { growth, LINEAR_BOUND } from './scaling.ts';
 import { ArgumentIntegrityError, assertNoReplacementCharacters, DEFAULT_PATH_BUDGET, DEFAULT_REPORT_LIMIT, findReplacementCharacters, type IntegrityReport } from '../src/index.ts';
 import { IntegrityGuardTransport } from '../src/mcp/index.ts';
 import { runs } from './arbitraries.ts';
+import { referenceReports } from './reference-integrity.ts';
 
 type Path = (string | number)[];
 
 /** Every report, unbounded: recursive and Buffer-based, obviously right for small values. */
-function referenceReports(value: unknown, path: Path = []): IntegrityReport[] {
-  const one = (s: string, p: Path, location: 'value' | 'key'): IntegrityReport[] => {
-    const i = s.indexOf('\uFFFD');
-    if (i < 0) return [];
-    return [{ path: p, parameterName: p.length ? String(p[0]) : '', location, replacementCharacterCount: s.split('\uFFFD').length - 1, characterOffset: i, utf8ByteOffset: Buffer.byteLength(s.slice(0, i)) }];
-  };
-  if (typeof value === 'string') return one(value, path, 'value');
-  if (Array.isArray(value)) return value.flatMap((v, i) => referenceReports(v, [...path, i]));
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).flatMap(([k, v]) => [...one(k, [...path, k], 'key'), ...referenceReports(v, [...path, k])]);
-  }
-  return [];
-}
 
 /** The documented size of a path: one per key or index, plus one per key character. */
 const pathSize = (p: readonly (string | number)[]) => p.reduce<number>((n, x) => n + 1 + (typeof x === 'string' ? x.length : 0), 0);

@@ -3,21 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ArgumentIntegrityError, assertNoReplacementCharacters, findReplacementBytes, findReplacementCharacters, isFilterEnabled } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
+import { referenceReports } from './reference-integrity.ts';
 
 /** The reference: recursive, Buffer-based, obviously right for the small values it is given. */
-function referenceReports(value: unknown, path: (string | number)[] = []): unknown[] {
-  const one = (s: string, p: (string | number)[], location: string) => {
-    const i = s.indexOf('\uFFFD');
-    if (i < 0) return [];
-    return [{ path: p, parameterName: p.length ? String(p[0]) : '', location, replacementCharacterCount: s.split('\uFFFD').length - 1, characterOffset: i, utf8ByteOffset: Buffer.byteLength(s.slice(0, i)) }];
-  };
-  if (typeof value === 'string') return one(value, path, 'value');
-  if (Array.isArray(value)) return value.flatMap((v, i) => referenceReports(v, [...path, i]));
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).flatMap(([k, v]) => [...one(k, [...path, k], 'key'), ...referenceReports(v, [...path, k])]);
-  }
-  return [];
-}
 
 describe('findReplacementCharacters', () => {
   it('pins the 7.8 KB Chinese case', () => {

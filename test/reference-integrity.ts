@@ -1,0 +1,19 @@
+// The integrity reports a small, obviously correct recursive walk finds: one per string (key or
+// value) that holds U+FFFD, in document order, a key before its value.
+import type { IntegrityReport } from '../src/index.ts';
+
+type Path = (string | number)[];
+
+export function referenceReports(value: unknown, path: Path = []): IntegrityReport[] {
+  const one = (s: string, p: Path, location: 'value' | 'key'): IntegrityReport[] => {
+    const i = s.indexOf('\uFFFD');
+    if (i < 0) return [];
+    return [{ path: p, parameterName: p.length ? String(p[0]) : '', location, replacementCharacterCount: s.split('\uFFFD').length - 1, characterOffset: i, utf8ByteOffset: Buffer.byteLength(s.slice(0, i)) }];
+  };
+  if (typeof value === 'string') return one(value, path, 'value');
+  if (Array.isArray(value)) return value.flatMap((v, i) => referenceReports(v, [...path, i]));
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).flatMap(([k, v]) => [...one(k, [...path, k], 'key'), ...referenceReports(v, [...path, k])]);
+  }
+  return [];
+}
