@@ -10,7 +10,6 @@ import { IntegrityGuardTransport } from '../src/mcp/index.ts';
 import { runs } from './arbitraries.ts';
 import { referenceReports } from './reference-integrity.ts';
 
-type Path = (string | number)[];
 
 /** Every report, unbounded: recursive and Buffer-based, obviously right for small values. */
 
