@@ -10,9 +10,6 @@ import { IntegrityGuardTransport } from '../src/mcp/index.ts';
 import { runs } from './arbitraries.ts';
 import { referenceReports } from './reference-integrity.ts';
 
-
-/** Every report, unbounded: recursive and Buffer-based, obviously right for small values. */
-
 /** The documented size of a path: one per key or index, plus one per key character. */
 const pathSize = (p: readonly (string | number)[]) => p.reduce<number>((n, x) => n + 1 + (typeof x === 'string' ? x.length : 0), 0);
 
