@@ -5,8 +5,6 @@ import { ArgumentIntegrityError, assertNoReplacementCharacters, findReplacementB
 import { runs } from './arbitraries.ts';
 import { referenceReports } from './reference-integrity.ts';
 
-/** The reference: recursive, Buffer-based, obviously right for the small values it is given. */
-
 describe('findReplacementCharacters', () => {
   it('pins the 7.8 KB Chinese case', () => {
     const content = '汉'.repeat(2607) + '\uFFFD\uFFFD\uFFFD' + '字';

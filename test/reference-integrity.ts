@@ -1,5 +1,6 @@
 // The integrity reports a small, obviously correct recursive walk finds: one per string (key or
-// value) that holds U+FFFD, in document order, a key before its value.
+// value) that holds U+FFFD, in document order, a key before its value. Recursive and
+// Buffer-based: obviously right for the small values it is given.
 import type { IntegrityReport } from '../src/index.ts';
 
 type Path = (string | number)[];
