@@ -9,6 +9,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CodecOptions } from '../options.js';
 import { HttpUsageError, parseCommandArgs, positiveInt } from './http-args.js';
 import { SseReader } from './sse-reader.js';
+import { errorResponse, isId, PARSE_ERROR, SERVER_ERROR, type Id } from '../jsonrpc.js';
 
 export interface ConnectCommandOptions extends CodecOptions {
   url: string;
@@ -22,7 +23,6 @@ export interface ConnectCommandOptions extends CodecOptions {
   fetch?: FetchLike;
 }
 
-type Id = string | number;
 const ACCEPT = 'application/json, text/event-stream';
 /** GET stream reconnections in a row without an event before giving up. */
 const MAX_RETRIES = 5;
@@ -69,7 +69,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     if (!output.write(text.replace(/[\r\n]/g, ' ') + '\n')) await new Promise((r) => output.once('drain', r));
   };
   const fail = (ids: Iterable<Id>, message: string) => {
-    for (const id of ids) void write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message } }));
+    for (const id of ids) void write(JSON.stringify(errorResponse(id, SERVER_ERROR, message)));
   };
   const headers = (accept: string) => {
     const h = new Headers(extra);
@@ -85,7 +85,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
       try {
         const value = JSON.parse(text) as unknown;
         for (const m of (Array.isArray(value) ? value : [value]) as Record<string, unknown>[]) {
-          if (m && typeof m === 'object' && !('method' in m) && (typeof m.id === 'string' || typeof m.id === 'number')) pending.delete(m.id);
+          if (m && typeof m === 'object' && !('method' in m) && isId(m.id)) pending.delete(m.id);
           if (m && typeof m === 'object') onMessage?.(m);
         }
       } catch {
@@ -155,10 +155,10 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     try {
       parsed = JSON.parse(line);
     } catch {
-      return write(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: a line from the host is not JSON' } }));
+      return write(JSON.stringify(errorResponse(null, PARSE_ERROR, 'Parse error: a line from the host is not JSON')));
     }
     const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Record<string, unknown>[];
-    const pending = new Set<Id>(messages.filter((m) => m && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')).map((m) => m.id as Id));
+    const pending = new Set<Id>(messages.filter((m) => m && typeof m.method === 'string' && isId(m.id)).map((m) => m.id as Id));
     const initialize = messages.some((m) => m?.method === 'initialize');
     const initialized = messages.some((m) => m?.method === 'notifications/initialized');
     const h = headers(ACCEPT);

@@ -19,6 +19,7 @@ import { isRequest, type Message } from '../mcp/wrapper.js';
 import { concat } from '../stream/pipe.js';
 import { LineSplitter } from './lines.js';
 import type { Reply } from './replies.js';
+import { isId } from '../jsonrpc.js';
 
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
@@ -36,7 +37,7 @@ function parse(line: Uint8Array): unknown {
 
 const idOf = (m: unknown): string | number | undefined => {
   const id = (m as { id?: unknown } | null)?.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  return isId(id) ? id : undefined;
 };
 
 export interface WrapGuardOptions {

@@ -6,6 +6,7 @@ import { findReplacementCharacters, type IntegrityReport } from '../integrity.js
 import { PAYLOAD_FIELDS } from '../payload.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { UsageError } from './usage-error.js';
+import { isId } from '../jsonrpc.js';
 
 const FFFD = '\uFFFD';
 const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
@@ -40,7 +41,7 @@ function describe(r: IntegrityReport, root: unknown, base: JsonPath): string {
 }
 
 function label(lineNumber: number, m: Record<string, unknown>, batchIndex: number | undefined): string {
-  const id = typeof m.id === 'string' || typeof m.id === 'number' ? ` (id ${JSON.stringify(m.id)})` : '';
+  const id = isId(m.id) ? ` (id ${JSON.stringify(m.id)})` : '';
   const method = typeof m.method === 'string' ? ` ${m.method}` : '';
   return `line ${lineNumber}${batchIndex === undefined ? '' : ` [${batchIndex}]`}${id}${method}`;
 }

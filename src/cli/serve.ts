@@ -13,8 +13,7 @@ import { createCodec } from '../codec.js';
 import { PayloadKeyCollisionError } from '../errors.js';
 import { BodyTooLargeError, readBounded } from '../http/body.js';
 import { hostAllowed, originAllowed } from '../http/guard.js';
-import { INVALID_PARAMS } from '../mcp/filtering.js';
-import { errorResponse } from '../mcp/wrapper.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS, INVALID_REQUEST, isId, PARSE_ERROR, SERVER_ERROR, type Id } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { BoundedEventStore } from './event-store.js';
@@ -43,9 +42,6 @@ interface Session {
   inFlight: (string | number)[];
   progress: Map<string | number, string | number>;
 }
-
-type Id = string | number;
-const isId = (v: unknown): v is Id => typeof v === 'string' || typeof v === 'number';
 
 export async function runServe(options: ServeCommandOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const { command, host = '127.0.0.1', port = 0, sessionIdleMs = 10 * 60_000, maxSessions = 32, allowedHosts, allowedOrigins, ...codecOptions } = options;
@@ -155,7 +151,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
   const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     if (!hostAllowed(request.headers.get('host') ?? url.host, allowedHosts) || !originAllowed(request.headers.get('origin'), allowedOrigins)) {
-      return json(403, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Forbidden: Host or Origin not allowed' } });
+      return json(403, errorResponse(null, SERVER_ERROR, 'Forbidden: Host or Origin not allowed'));
     }
     if (url.pathname !== '/mcp') return new Response('Not Found', { status: 404 });
     const sessionId = request.headers.get('mcp-session-id');
@@ -168,12 +164,12 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       } catch (e) {
         if (!(e instanceof BodyTooLargeError)) throw e;
         void request.body?.cancel().catch(() => {});
-        return json(413, { jsonrpc: '2.0', id: null, error: { code: -32600, message: `Request body larger than ${max} bytes` } }, { connection: 'close' });
+        return json(413, errorResponse(null, INVALID_REQUEST, `Request body larger than ${max} bytes`), { connection: 'close' });
       }
       try {
         parsedBody = JSON.parse(new TextDecoder().decode(bytes));
       } catch {
-        return json(400, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+        return json(400, errorResponse(null, PARSE_ERROR, 'Parse error'));
       }
       try {
         parsedBody = codec.decodeMessage(parsedBody);
@@ -181,22 +177,22 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         if (!(e instanceof PayloadKeyCollisionError)) throw e;
         // Answered here, never forwarded; a batch has every request answered.
         const items = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]) as { id?: unknown; method?: unknown }[];
-        const replies = items.filter((m) => typeof m?.method === 'string' && isId(m.id)).map((m) => errorResponse(m.id as Id, INVALID_PARAMS, e.message));
-        if (!replies.length) return json(400, { jsonrpc: '2.0', id: null, error: { code: INVALID_PARAMS, message: e.message } });
+        const replies = collisionReplies(items.filter((m) => typeof m?.method === 'string').map((m) => m.id), e.message);
+        if (!replies.length) return json(400, errorResponse(null, INVALID_PARAMS, e.message));
         return json(200, Array.isArray(parsedBody) ? replies : replies[0]);
       }
     }
     if (sessionId) {
       const s = sessions.get(sessionId);
-      if (!s) return json(404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+      if (!s) return json(404, errorResponse(null, SERVER_ERROR - 1, 'Session not found'));
       touch(sessionId);
       return s.transport.handleRequest(request, { parsedBody });
     }
     const initialize = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]).some((m) => (m as { method?: unknown })?.method === 'initialize');
-    if (request.method !== 'POST' || !initialize) return json(400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: no session (send initialize first)' } });
+    if (request.method !== 'POST' || !initialize) return json(400, errorResponse(null, SERVER_ERROR, 'Bad Request: no session (send initialize first)'));
     if (sessions.size + starting >= maxSessions) {
       log(`refused a session: ${maxSessions} open (503)`);
-      return json(503, { jsonrpc: '2.0', id: null, error: { code: -32000, message: `Too many sessions (${maxSessions})` } }, { 'retry-after': '5' });
+      return json(503, errorResponse(null, SERVER_ERROR, `Too many sessions (${maxSessions})`), { 'retry-after': '5' });
     }
     starting++;
     try {

@@ -12,10 +12,9 @@ import { ExitStatus, raise } from './exit-status.js';
 import { WrapGuard } from './guard.js';
 import { HeldLines } from './held-lines.js';
 import { LineWriter } from './line-writer.js';
-import { batchReplies, replyLine, type Reply } from './replies.js';
+import { replyLine, type Reply } from './replies.js';
 import { UsageError } from './usage-error.js';
-import { INVALID_PARAMS } from '../mcp/filtering.js';
-import { errorResponse } from '../mcp/wrapper.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
 
 export interface WrapOptions {
   stream: CodecOptions & Pick<StreamOptions, 'maxMessageBytes'>;
@@ -104,7 +103,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
       onInvalidMessage: (e) => log(`from the client: skipped ${describeInvalid(e)}: not forwarded; the session goes on`),
       onCollision: (e) => {
         if (e.batchIds) {
-          const replies = batchReplies(e.batchIds, e.id, e.message);
+          const replies = collisionReplies(e.batchIds, e.message, e.id);
           if (replies.length) reply(replies);
         } else if (e.id === undefined || e.id === null) log(`dropped a notification from the client: ${e.message}`);
         else reply(errorResponse(e.id as string | number, INVALID_PARAMS, e.message));

@@ -9,6 +9,7 @@ import { hostAllowed, originAllowed, type OriginPolicy } from './guard.js';
 import type { BodyOptions } from './json-body.js';
 import { collisionOutcome, errorReplies, parseShape } from './replies.js';
 import { encodeResponse, isJson, mediaType } from './response.js';
+import { SERVER_ERROR } from '../jsonrpc.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy {
   /** The upstream MCP endpoint, e.g. https://example.com/mcp. */
@@ -33,7 +34,6 @@ function withoutHopByHop(source: Headers): Headers {
   return headers;
 }
 
-const SERVER_ERROR = -32000;
 
 export function createFilteringProxy(options: FilteringProxyOptions): (request: Request) => Promise<Response> {
   const { upstream: upstreamOption, path = '/mcp', onLog, allowedHosts, allowedOrigins, fetch: inner, ...codec } = options;

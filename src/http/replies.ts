@@ -2,12 +2,10 @@
 // is unreachable): requests are answered with JSON-RPC errors, as the stdio proxy does. All of
 // it goes through the encoder before anyone sees it.
 import type { PayloadKeyCollisionError } from '../errors.js';
-import { INVALID_PARAMS } from '../mcp/filtering.js';
-import { errorResponse, type Message } from '../mcp/wrapper.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS, isId, type Id } from '../jsonrpc.js';
 import { encodeBytes } from './body.js';
 import type { BodyOptions } from './json-body.js';
 
-type Id = string | number;
 interface Parsed {
   batch: boolean;
   /** Each message: its id when it is a request or a response, and whether it is a request. */
@@ -27,7 +25,7 @@ export function parseShape(body: Uint8Array): Parsed {
   const batch = Array.isArray(value);
   const items = (batch ? (value as unknown[]) : [value]).map((m) => {
     const o = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
-    const id = typeof o.id === 'string' || typeof o.id === 'number' ? o.id : undefined;
+    const id = isId(o.id) ? o.id : undefined;
     return { id, request: typeof o.method === 'string' && id !== undefined };
   });
   return { batch, items };
@@ -42,15 +40,16 @@ export interface Outcome {
 
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
-/**
- * Error responses for the requests in `shape` (a batch for a batch), encoded; one error with id
- * null when there are none. `answered` tells which.
- */
-export async function errorReplies(shape: Parsed, code: number, message: string, options: BodyOptions, others = message): Promise<{ answered: boolean; body: Uint8Array }> {
-  const requests = shape.items.filter((m) => m.request);
-  const replies = requests.map((m) => errorResponse(m.id!, code, m === requests[0] ? message : others));
-  const value: unknown = shape.batch && replies.length ? replies : replies.length ? replies[0] : { jsonrpc: '2.0', id: null, error: { code, message } };
+/** Encoded: `replies` (a batch for a batch), or one error with id null when there are none. */
+async function answer(shape: Parsed, replies: unknown[], code: number, message: string, options: BodyOptions): Promise<{ answered: boolean; body: Uint8Array }> {
+  const value = shape.batch && replies.length ? replies : replies.length ? replies[0] : errorResponse(null, code, message);
   return { answered: replies.length > 0, body: await encodeBytes(json(value), options) };
+}
+
+/** Error responses for the requests in `shape`, encoded (see `answer`). */
+export function errorReplies(shape: Parsed, code: number, message: string, options: BodyOptions): Promise<{ answered: boolean; body: Uint8Array }> {
+  const replies = shape.items.filter((m) => m.request).map((m) => errorResponse(m.id!, code, message));
+  return answer(shape, replies, code, message, options);
 }
 
 export async function collisionOutcome(original: Uint8Array, e: PayloadKeyCollisionError, options: BodyOptions): Promise<Outcome> {
@@ -59,9 +58,10 @@ export async function collisionOutcome(original: Uint8Array, e: PayloadKeyCollis
   if (!shape.batch && single && !single.request && single.id !== undefined) {
     // A response to the server's request: the server gets an error instead of waiting forever.
     // (It goes to the server, which sees real values: nothing to encode.)
-    return { forward: json(errorResponse(single.id, INVALID_PARAMS, e.message) as Message) };
+    return { forward: json(errorResponse(single.id, INVALID_PARAMS, e.message)) };
   }
   // A batch goes whole: every request in it is answered. A notification alone gets 400.
-  const { answered, body } = await errorReplies(shape, INVALID_PARAMS, e.message, options, `dropped with its batch: ${e.message}`);
+  const replies = collisionReplies(shape.items.filter((m) => m.request).map((m) => m.id), e.message);
+  const { answered, body } = await answer(shape, replies, INVALID_PARAMS, e.message, options);
   return { reply: { status: answered ? 200 : 400, body } };
 }

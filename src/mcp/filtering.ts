@@ -5,9 +5,11 @@ import { createCodec, type Codec } from '../codec.js';
 import { PayloadKeyCollisionError } from '../errors.js';
 import { isFilterEnabled } from '../opt-in.js';
 import type { CodecOptions } from '../options.js';
-import { errorResponse, isRequest, TransportWrapper, type Message } from './wrapper.js';
+import { errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
+import { isRequest, TransportWrapper, type Message } from './wrapper.js';
 
-export const INVALID_PARAMS = -32602;
+export { INVALID_PARAMS };
+
 
 export interface FilterOptions extends CodecOptions {
   /**

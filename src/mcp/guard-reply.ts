@@ -2,8 +2,8 @@
 // the MCP spec (2025-11-25, SEP-1303) asks for input validation errors, so the model reads the
 // reason and can correct itself (an error response makes the SDK's callTool throw instead).
 // 'error': JSON-RPC error -32602, for hosts that want one.
-import { INVALID_PARAMS } from './filtering.js';
-import { errorResponse, type Message } from './wrapper.js';
+import { errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
+import type { Message } from './wrapper.js';
 
 export type GuardReply = 'result' | 'error';
 

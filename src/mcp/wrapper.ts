@@ -2,6 +2,7 @@
 // what happens to messages on the way out (`outgoing`) and on the way in (`incoming`).
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+export { errorResponse } from '../jsonrpc.js';
 
 /** Optional members of newer transports, forwarded when the inner transport has them. */
 const FORWARDED_METHODS = ['terminateSession', 'finishAuth', 'resumeStream', 'setSupportedProtocolVersions'] as const;
@@ -13,11 +14,6 @@ type Handler = ((message: Message, extra?: MessageExtraInfo) => void) | undefine
 export const isRequest = (m: unknown): m is { id: string | number; method: string; params?: Record<string, unknown> } =>
   typeof m === 'object' && m !== null && 'method' in m && 'id' in m;
 export const isNotification = (m: unknown): m is { method: string } => typeof m === 'object' && m !== null && 'method' in m && !('id' in m);
-
-/** A JSON-RPC error response. */
-export function errorResponse(id: string | number, code: number, message: string, data?: unknown): Message {
-  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } } as Message;
-}
 
 export abstract class TransportWrapper implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;

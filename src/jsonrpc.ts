@@ -1,0 +1,27 @@
+// JSON-RPC shapes the library writes itself, and the one answer policy for a message whose
+// keys collide once decoded: SDK-free, for the CLI, the SDK wrappers and the HTTP entry alike.
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const INVALID_PARAMS = -32602;
+/** Implementation-defined server errors (-32000 to -32099). */
+export const SERVER_ERROR = -32000;
+
+export type Id = string | number;
+
+export const isId = (id: unknown): id is Id => typeof id === 'string' || typeof id === 'number';
+
+/** A JSON-RPC error response (`id` null when no request can be named). */
+export function errorResponse(id: Id | null, code: number, message: string, data?: unknown): JSONRPCMessage {
+  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } } as JSONRPCMessage;
+}
+
+/**
+ * The -32602 answers to the requests of a message dropped because its decoded keys collide: a
+ * batch goes whole, so every request in it is answered; the one that collided (`culprit`, or the
+ * first when it is not known) gets the reason, the others say they went with their batch.
+ */
+export function collisionReplies(requestIds: readonly unknown[], reason: string, culprit: unknown = requestIds.find(isId)): JSONRPCMessage[] {
+  return requestIds.filter(isId).map((id) => errorResponse(id, INVALID_PARAMS, id === culprit ? reason : `dropped with its batch: ${reason}`));
+}
