@@ -2,7 +2,6 @@
 // (proxy, connect, serve), transform stdin to stdout, or scan NDJSON for U+FFFD. Node only (child processes, files); the library entries stay portable.
 import { parseCommandLine, type CommandLine, type FlagOption, type ValueOption } from './cli/args.js';
 import { connectCommand } from './cli/connect.js';
-import { HttpUsageError } from './cli/http-args.js';
 import { proxyCommand } from './cli/proxy.js';
 import { serveCommand } from './cli/serve.js';
 import { codecOptions, framing, maxMessageBytes } from './cli/codec-options.js';
@@ -93,7 +92,7 @@ export function run(argv: string[]): void {
     },
     (e: unknown) => {
       process.stderr.write(`mcp-payload-codec: ${(e as Error).message.split('\n')[0]}\n`);
-      process.exitCode = e instanceof UsageError || e instanceof HttpUsageError ? 2 : 1;
+      process.exitCode = e instanceof UsageError ? 2 : 1;
     },
   );
 }

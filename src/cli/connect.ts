@@ -7,9 +7,10 @@ import type { Readable, Writable } from 'node:stream';
 import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CodecOptions } from '../options.js';
-import { HttpUsageError, parseCommandArgs, positiveInt } from './http-args.js';
+import { parseCommandArgs, positiveInt } from './http-args.js';
 import { SseReader } from './sse-reader.js';
 import { errorResponse, isId, PARSE_ERROR, SERVER_ERROR, type Id } from '../jsonrpc.js';
+import { UsageError } from './usage-error.js';
 
 export interface ConnectCommandOptions extends CodecOptions {
   url: string;
@@ -264,20 +265,20 @@ export async function connectCommand(args: string[], codec: CodecOptions): Promi
     header: { type: 'string', multiple: true },
     'max-message-bytes': { type: 'string' },
   });
-  if (positionals.length !== 1) throw new HttpUsageError('connect needs one URL');
+  if (positionals.length !== 1) throw new UsageError('connect needs one URL');
   const url = positionals[0]!;
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    throw new HttpUsageError('connect: the URL must be an http: or https: URL');
+    throw new UsageError('connect: the URL must be an http: or https: URL');
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new HttpUsageError('connect: the URL must be an http: or https: URL');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError('connect: the URL must be an http: or https: URL');
   const headers = (values.header as string[] | undefined) ?? [];
   try {
     parseHeaders(headers);
   } catch (e) {
-    throw new HttpUsageError((e as Error).message);
+    throw new UsageError((e as Error).message);
   }
   return runConnect({ ...codec, url, headers, maxMessageBytes: positiveInt(values['max-message-bytes'] as string | undefined, '--max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES) });
 }

@@ -15,7 +15,7 @@
 import type { Codec } from '../codec.js';
 import { integrityReply, damagedCall } from '../mcp/integrity-guard.js';
 import { ToolCallGuard } from '../mcp/tool-guard.js';
-import { isRequest, type Message } from '../mcp/wrapper.js';
+import { isRequest, type Message, type MaybePromise } from '../mcp/wrapper.js';
 import { concat } from '../stream/pipe.js';
 import { LineSplitter } from './lines.js';
 import type { Reply } from './replies.js';
@@ -67,7 +67,6 @@ interface PartialBatch {
   answers: Message[];
 }
 
-type MaybePromise<T> = T | Promise<T>;
 
 export class WrapGuard {
   private readonly tools: ToolCallGuard | undefined;

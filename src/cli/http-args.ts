@@ -1,30 +1,24 @@
 // Flags shared by the HTTP commands (proxy, connect, serve), parsed from their own arguments.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-
-export class HttpUsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-/** The codec flags the main command reads; accepted here too so its argv can be passed whole. */
-const CODEC_FLAGS = { prefix: { type: 'string' }, 'hex-case': { type: 'string' }, terms: { type: 'string' } } as const;
+import { UsageError } from './usage-error.js';
 
 export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
   try {
-    return parseArgs({ args, allowPositionals: true, strict: true, options: { ...CODEC_FLAGS, ...options } });
+    return parseArgs({ args, allowPositionals: true, strict: true, options });
   } catch (e) {
-    throw new HttpUsageError((e as Error).message.split('\n')[0]!);
+    throw new UsageError((e as Error).message.split('\n')[0]!);
   }
 }
 
 export function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new HttpUsageError(`${flag} must be a positive whole number`);
+  if (!/^\d+$/.test(value) || Number(value) <= 0) throw new UsageError(`${flag} must be a positive whole number`);
   return Number(value);
 }
 
 export function port(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new HttpUsageError('--port must be 0 to 65535');
+  if (!/^\d+$/.test(value) || Number(value) > 65535) throw new UsageError('--port must be 0 to 65535');
   return Number(value);
 }
 
@@ -32,7 +26,7 @@ export function port(value: string | undefined, fallback: number): number {
 export function duration(value: string | undefined, flag: string, fallbackMs: number): number {
   if (value === undefined) return fallbackMs;
   const m = /^(\d+)(s|m|h)?$/.exec(value);
-  if (!m || Number(m[1]) === 0) throw new HttpUsageError(`${flag} must be a duration such as 90s, 10m or 1h`);
+  if (!m || Number(m[1]) === 0) throw new UsageError(`${flag} must be a duration such as 90s, 10m or 1h`);
   return Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
 }
 

@@ -3,8 +3,9 @@
 import type { Server } from 'node:http';
 import { createFilteringProxy } from '../http/proxy.js';
 import type { CodecOptions } from '../options.js';
-import { parseCommandArgs, port as portFlag, positiveInt, HttpUsageError, untilSignal } from './http-args.js';
+import { parseCommandArgs, port as portFlag, positiveInt, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
+import { UsageError } from './usage-error.js';
 
 export interface ProxyCommandOptions extends CodecOptions {
   upstream: string;
@@ -52,12 +53,12 @@ export async function proxyCommand(args: string[], codec: CodecOptions): Promise
     'allowed-origin': { type: 'string', multiple: true },
     'max-message-bytes': { type: 'string' },
   });
-  if (positionals.length) throw new HttpUsageError('proxy takes no positional arguments (use --upstream URL)');
-  if (typeof values.upstream !== 'string') throw new HttpUsageError('proxy needs --upstream URL');
+  if (positionals.length) throw new UsageError('proxy takes no positional arguments (use --upstream URL)');
+  if (typeof values.upstream !== 'string') throw new UsageError('proxy needs --upstream URL');
   try {
     new URL(values.upstream);
   } catch {
-    throw new HttpUsageError('--upstream must be an http: or https: URL');
+    throw new UsageError('--upstream must be an http: or https: URL');
   }
   const { server } = await runProxy({
     ...codec,

@@ -17,8 +17,9 @@ import { collisionReplies, errorResponse, INVALID_PARAMS, INVALID_REQUEST, isId,
 import type { CodecOptions } from '../options.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { BoundedEventStore } from './event-store.js';
-import { duration, HttpUsageError, parseCommandArgs, port as portFlag, positiveInt, untilSignal } from './http-args.js';
+import { duration, parseCommandArgs, port as portFlag, positiveInt, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
+import { UsageError } from './usage-error.js';
 
 export interface ServeCommandOptions extends CodecOptions {
   command: string[];
@@ -247,8 +248,8 @@ export async function serveCommand(args: string[], command: string[], codec: Cod
     'allowed-origin': { type: 'string', multiple: true },
     'max-message-bytes': { type: 'string' },
   });
-  if (positionals.length) throw new HttpUsageError('serve: put the server command after --');
-  if (!command.length) throw new HttpUsageError('serve needs -- <command> [args...]');
+  if (positionals.length) throw new UsageError('serve: put the server command after --');
+  if (!command.length) throw new UsageError('serve needs -- <command> [args...]');
   const served = await runServe({
     ...codec,
     command,

@@ -15,8 +15,12 @@ const D = {
 } as const;
 const DESCRIPTOR_SIZE = 64;
 
-/** Descriptors kept in WASM memory at once; the least recently used beyond them is freed. */
-export const MAX_RESIDENT = 8;
+/**
+ * Descriptors kept in WASM memory at once; the least recently used beyond them is freed. As
+ * many as codecs are cached (codec.ts MAX_COMPILED), so codecs taking turns do not copy their
+ * tables in on every call.
+ */
+const MAX_RESIDENT = 16;
 
 export interface Descriptor {
   /** Its address in WASM memory, placing it there first if it is not resident. */

@@ -94,15 +94,6 @@ export function heapStats(): { top: number; free: number; ranges: number } {
   return { top, free: freeSizes.reduce((a, b) => a + b, 0), ranges: freeSizes.length };
 }
 
-/** A block for a stream's state and buffers; give it back with releaseBlock when done. */
-export function acquireBlock(size: number): number {
-  return allocate(size);
-}
-
-export function releaseBlock(ptr: number, size: number): void {
-  free(ptr, size);
-}
-
 /** Work regions reused by every call: input bytes, output (bytes or records). */
 export interface Workspace {
   readonly input: number;

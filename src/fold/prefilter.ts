@@ -105,17 +105,6 @@ export function teddyMasks(rows: readonly Uint16Array[], accepting: readonly num
   return masks;
 }
 
-function bitCount(x: number): number {
-  let n = 0;
-  for (; x; x &= x - 1) n++;
-  return n;
-}
-
-/** How many byte triples a fingerprint admits (0 if empty). */
-function fingerprintSize(fp: Fingerprint): number {
-  return fp.lo.reduce((acc, l, j) => acc * bitCount(l) * bitCount(fp.hi[j]!), 1);
-}
-
 /** Greedy, as in automaton.ts: each fingerprint goes to the bucket in [from, to) where it adds the fewest combinations. */
 function place(fps: readonly Fingerprint[], buckets: Fingerprint[], from: number, to: number): void {
   const bits = (x: number) => {

@@ -7,7 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { blockedReply, type GuardReply } from './guard-reply.js';
 import { loadSchemaCompiler, schemaCompilerLoaded, schemaProblem } from './guard-schema.js';
-import { isNotification, isRequest, TransportWrapper, type Message } from './wrapper.js';
+import { isNotification, isRequest, TransportWrapper, type Message, type MaybePromise } from './wrapper.js';
 
 export interface BlockedCall {
   readonly toolName: string;
@@ -30,7 +30,6 @@ interface Tool {
   inputSchema?: Record<string, unknown>;
 }
 
-type MaybePromise<T> = T | Promise<T>;
 
 const hasSchema = (tool: Tool | undefined): tool is Tool & { inputSchema: Record<string, unknown> } => typeof tool?.inputSchema === 'object' && tool.inputSchema !== null;
 

@@ -8,7 +8,7 @@ export { errorResponse } from '../jsonrpc.js';
 const FORWARDED_METHODS = ['terminateSession', 'finishAuth', 'resumeStream', 'setSupportedProtocolVersions'] as const;
 
 export type Message = JSONRPCMessage;
-type MaybePromise<T> = T | Promise<T>;
+export type MaybePromise<T> = T | Promise<T>;
 type Handler = ((message: Message, extra?: MessageExtraInfo) => void) | undefined;
 
 export const isRequest = (m: unknown): m is { id: string | number; method: string; params?: Record<string, unknown> } =>

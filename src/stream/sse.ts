@@ -12,7 +12,6 @@
 import { byteFinder } from './find-byte.js';
 import type { Framer } from './framer.js';
 import type { EndResult, MessagePipe } from './pipe.js';
-import { PayloadStreamError } from './stream-error.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -462,4 +461,3 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   };
 }
 
-export { PayloadStreamError };

@@ -3,7 +3,7 @@
 // it, and turning error codes into errors that name the place, never the content.
 import type { Descriptor } from '../core/descriptor.js';
 import { core } from '../core/instance.js';
-import { acquireBlock, heap, heap32, releaseBlock } from '../core/memory.js';
+import { allocate, free, heap, heap32 } from '../core/memory.js';
 import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
 
 // Field offsets of the state struct (assembly/json.ts).
@@ -95,7 +95,7 @@ export class Transducer {
     }
     const sizes = [STATE_SIZE, STACK_DEPTH * 2, window, window, recCap, auxCap, SLICE * 36 + 64, outCap, SLICE];
     const size = sizes.reduce((a, b) => a + ((b + 15) & ~15), 0);
-    const block = acquireBlock(size);
+    const block = allocate(size);
     const at: number[] = [];
     let p = block;
     for (const s of sizes) {
@@ -111,7 +111,7 @@ export class Transducer {
       heap().copyWithin(stack, w[(old + J.stack) >> 2]!, w[(old + J.stack) >> 2]! + STACK_DEPTH * 2); // (u16 entries)
       heap().copyWithin(raw, w[(old + J.raw) >> 2]!, w[(old + J.raw) >> 2]! + w[(old + J.rawLen) >> 2]!);
       heap().copyWithin(dec, w[(old + J.dec) >> 2]!, w[(old + J.dec) >> 2]! + w[(old + J.decLen) >> 2]!);
-      releaseBlock(this.block, this.blockSize);
+      free(this.block, this.blockSize);
     }
     const set = (f: number, v: number) => (w[(state + f) >> 2] = v);
     set(J.desc, descPtr);
@@ -205,7 +205,7 @@ export class Transducer {
 
   /** Returns the memory to the pool; the transducer must not be used afterwards. */
   release(): void {
-    if (this.block !== 0) releaseBlock(this.block, this.blockSize);
+    if (this.block !== 0) free(this.block, this.blockSize);
     this.block = 0;
   }
 }
