@@ -3,7 +3,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ndjsonLines } from '../src/cli/ndjson-lines.ts';
+import { SseReader } from '../src/cli/sse-reader.ts';
 import { runs } from './arbitraries.ts';
+import { growth, LINEAR_BOUND } from './scaling.ts';
 import { bytes, split, text } from './stream-helpers.ts';
 
 async function lines(chunks: Uint8Array[]): Promise<string[]> {
@@ -30,5 +32,44 @@ describe('ndjsonLines', () => {
 
   it('ends a line at a chunk that starts with \\n', async () => {
     expect(await lines([bytes('{"a":1}'), bytes('\n{"b":2}\n')])).toEqual(['{"a":1}', '{"b":2}']);
+  });
+});
+
+describe('long lines cost their length once (connect and serve read hosts and servers this way)', () => {
+  const pieces = (n: number, piece: string) => Array.from({ length: n }, () => piece);
+  it('ndjsonLines: one line of 1 MB vs 4 MB, in 1 KiB chunks', async () => {
+    const chunk = bytes('x'.repeat(1024));
+    const cpu = async (n: number) => {
+      async function* source() {
+        for (let i = 0; i < n; i++) yield chunk;
+        yield bytes('\n');
+      }
+      const t0 = process.cpuUsage();
+      let length = 0;
+      for await (const line of ndjsonLines(source())) length += line.length;
+      expect(length).toBe(n * 1024);
+      const { user, system } = process.cpuUsage(t0);
+      return (user + system) / 1000;
+    };
+    await cpu(4096); // (warm-up)
+    let [small, big] = [Infinity, Infinity];
+    for (let r = 0; r < 4; r++) {
+      small = Math.min(small, await cpu(1024));
+      big = Math.min(big, await cpu(4096));
+    }
+    expect(big / (small + 1)).toBeLessThan(LINEAR_BOUND);
+  });
+
+  it('SseReader: one data line of 1 MB vs 4 MB, in 1 KiB pieces', () => {
+    const read = (n: number) => () => {
+      const reader = new SseReader(1 << 30);
+      let got = 0;
+      reader.onEvent = (e) => void (got = e.data.length);
+      reader.push('data: ');
+      for (const p of pieces(n, 'x'.repeat(1024))) reader.push(p);
+      reader.push('\n\n');
+      expect(got).toBe(n * 1024);
+    };
+    expect(growth(read(1024), read(4096))).toBeLessThan(LINEAR_BOUND);
   });
 });

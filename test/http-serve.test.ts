@@ -105,4 +105,17 @@ describe('BoundedEventStore', () => {
     expect(await store.getStreamIdForEventId(a1)).toBeUndefined();
     await expect(store.replayEventsAfter(a1, { send: async () => {} })).rejects.toThrow(/no longer stored/);
   });
+
+  it('also forgets the oldest events once they hold more than its byte bound', async () => {
+    const big = (n: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { text: 'x'.repeat(1000), n } });
+    const store = new BoundedEventStore(1000, 2500);
+    const ids = [];
+    for (let n = 0; n < 4; n++) ids.push(await store.storeEvent('a', big(n)));
+    expect(await store.getStreamIdForEventId(ids[0]!)).toBeUndefined();
+    expect(await store.getStreamIdForEventId(ids[1]!)).toBeUndefined();
+    expect(await store.getStreamIdForEventId(ids[2]!)).toBe('a');
+    const sent: unknown[] = [];
+    await store.replayEventsAfter(ids[2]!, { send: async (_id, msg) => void sent.push(msg) });
+    expect(sent).toEqual([big(3)]);
+  });
 });

@@ -11,6 +11,7 @@ import { parseCommandArgs, positiveInt } from './http-args.js';
 import { SseReader } from './sse-reader.js';
 import { errorResponse, isId, PARSE_ERROR, SERVER_ERROR, type Id } from '../jsonrpc.js';
 import { UsageError } from './usage-error.js';
+import { ndjsonLines } from './ndjson-lines.js';
 
 export interface ConnectCommandOptions extends CodecOptions {
   url: string;
@@ -218,22 +219,19 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
 
   log(`forwarding stdio to ${endpoint.origin}${endpoint.pathname}`);
   // Lines from the host, each posted as it comes (a long call must not hold up a cancellation).
-  let buffer = '';
   const decoder = new TextDecoder();
-  const take = (line: string) => {
-    if (line.trim() === '') return;
-    const p = post(line).catch((e: Error) => log(`internal error: ${e.name}`));
-    inFlight.add(p);
-    void p.finally(() => inFlight.delete(p));
-  };
-  for await (const chunk of input as AsyncIterable<Uint8Array | string>) {
-    buffer += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-    const lines = buffer.split('\n');
-    buffer = lines.pop()!;
-    if (buffer.length > max) throw new Error(`a line from the host is larger than maxMessageBytes (${max})`);
-    for (const line of lines) take(line);
+  try {
+    for await (const bytes of ndjsonLines(input as AsyncIterable<Uint8Array | string>, max)) {
+      const line = decoder.decode(bytes);
+      if (line.trim() === '') continue;
+      const p = post(line).catch((e: Error) => log(`internal error: ${e.name}`));
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
+    }
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    throw new Error(`a line from the host is larger than maxMessageBytes (${max})`);
   }
-  take(buffer + decoder.decode());
   // The host is done: let answers in flight finish, then end the session.
   await Promise.allSettled([...inFlight]);
   closing.abort();

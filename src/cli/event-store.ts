@@ -1,21 +1,31 @@
 // A bounded, in-memory event store for Last-Event-ID resumption, one per `serve` session: it
-// keeps the last MAX_EVENTS events of the session (all streams together) and forgets older
-// ones, so a client that comes back too late gets 400 instead of the server holding memory for it.
+// keeps the last MAX_EVENTS events of the session (all streams together), at most MAX_BYTES of
+// them as JSON, and forgets older ones, so a client that comes back too late gets 400 instead of
+// the server holding memory for it (a few large results would otherwise pin gigabytes).
 import type { EventStore } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-export const MAX_EVENTS = 1000;
+const MAX_EVENTS = 1000;
+const MAX_BYTES = 64 * 1024 * 1024;
 
 export class BoundedEventStore implements EventStore {
-  private events: { id: string; streamId: string; message: JSONRPCMessage }[] = [];
+  private events: { id: string; streamId: string; message: JSONRPCMessage; size: number }[] = [];
   private seq = 0;
+  private bytes = 0;
 
-  constructor(private readonly max = MAX_EVENTS) {}
+  constructor(
+    private readonly max = MAX_EVENTS,
+    private readonly maxBytes = MAX_BYTES,
+  ) {}
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const id = `${streamId}|${++this.seq}`;
-    this.events.push({ id, streamId, message });
-    if (this.events.length > this.max) this.events.splice(0, this.events.length - this.max);
+    const size = JSON.stringify(message).length;
+    this.events.push({ id, streamId, message, size });
+    this.bytes += size;
+    let drop = 0;
+    while (drop < this.events.length && (this.events.length - drop > this.max || this.bytes > this.maxBytes)) this.bytes -= this.events[drop++]!.size;
+    if (drop) this.events.splice(0, drop);
     return id;
   }
 

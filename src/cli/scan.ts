@@ -7,6 +7,7 @@ import { PAYLOAD_FIELDS } from '../payload.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { UsageError } from './usage-error.js';
 import { isId } from '../jsonrpc.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 
 const FFFD = '\uFFFD';
 const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
@@ -55,10 +56,11 @@ function reportMessage(m: Record<string, unknown>, out: (line: string) => void):
       : PAYLOAD_FIELDS.filter((f) => f in m).map((f) => [{ [f]: m[f] }, []]);
   let found = 0;
   for (const [value, base] of sources) {
-    for (const r of findReplacementCharacters(value)) {
-      found++;
-      out(describe(r, value, base));
-    }
+    const reports = findReplacementCharacters(value);
+    for (const r of reports) out(describe(r, value, base));
+    // (Reports are bounded; the count is not.)
+    if (reports.total > reports.length) out(`and ${reports.total - reports.length} more string(s) with U+FFFD`);
+    found += reports.total;
   }
   return found;
 }
@@ -85,7 +87,7 @@ export async function scan(file: string | undefined): Promise<number> {
   let found = 0;
   let invalid = 0;
   const print = (prefix: string) => (text: string) => process.stdout.write(`${prefix}: ${text}\n`);
-  for await (const bytes of ndjsonLines(input(file))) {
+  for await (const bytes of ndjsonLines(input(file), DEFAULT_MAX_MESSAGE_BYTES)) {
     lineNumber++;
     const text = utf8.decode(bytes);
     if (JSON_BLANK.test(text)) continue;

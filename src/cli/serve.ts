@@ -20,6 +20,7 @@ import { BoundedEventStore } from './event-store.js';
 import { duration, parseCommandArgs, port as portFlag, positiveInt, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
 import { UsageError } from './usage-error.js';
+import { ndjsonLines } from './ndjson-lines.js';
 
 export interface ServeCommandOptions extends CodecOptions {
   command: string[];
@@ -109,14 +110,12 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     // request in flight (as the SDK relates what a handler sends), or the GET stream.
     const lines = (Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>).pipeThrough(createEncodeStream({ ...codecOptions, framing: 'ndjson' }));
     void (async () => {
-      let buffer = '';
       const decoder = new TextDecoder();
       try {
-        for await (const chunk of lines as unknown as AsyncIterable<Uint8Array>) {
-          buffer += decoder.decode(chunk, { stream: true });
-          const parts = buffer.split('\n');
-          buffer = parts.pop()!;
-          for (const line of parts) if (line.trim()) await route(session, JSON.parse(line) as JSONRPCMessage);
+        // (Each line is a whole message the encoder wrote, within maxMessageBytes.)
+        for await (const bytes of ndjsonLines(lines as unknown as AsyncIterable<Uint8Array>)) {
+          const line = decoder.decode(bytes);
+          if (line.trim()) await route(session, JSON.parse(line) as JSONRPCMessage);
         }
       } catch (e) {
         log(`from the server: ${(e as Error).message}`);

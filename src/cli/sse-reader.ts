@@ -38,6 +38,12 @@ export class SseReader {
     if (this.pendingCR && text.startsWith('\n')) text = text.slice(1);
     this.pendingCR = false;
     this.buffer += text;
+    if (!/[\r\n]/.test(text)) {
+      // (No line ends here: the buffer is split only when one arrives, so a long line costs
+      // its length once, not once per piece.)
+      if (this.buffer.length + this.dataLength > this.maxEventChars) throw new Error(`an event larger than maxMessageBytes (${this.maxEventChars})`);
+      return;
+    }
     const lines = this.buffer.split(/\r\n|\r|\n/);
     this.buffer = lines.pop()!;
     // A CR at the very end may be half of a CRLF: its line is done, an LF next is skipped.
