@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { encodeText } from '../src/index.ts';
+import { joinedOnceIncludes } from './e2e-helpers.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const CLI = join(ROOT, 'bin', 'mcp-payload-codec.js');
@@ -35,7 +36,7 @@ describe('wrap', () => {
     const result = await client.callTool({ name: 'open_app', arguments: { app: Q } });
     expect(result.content).toEqual([{ type: 'text', text: encodeText('Opened Qwen (com.alibaba.Qwen)') }]);
     await client.close();
-    expect(stderr.join('')).toContain('handler saw "Qwen"'); // stderr passes through untouched
+    expect(await joinedOnceIncludes(stderr, 'handler saw "Qwen"')).toContain('handler saw "Qwen"'); // stderr passes through untouched
   }, 30_000);
 
   it('filters a Python server the same way', async () => {
@@ -45,7 +46,8 @@ describe('wrap', () => {
     const result = await client.callTool({ name: 'echo', arguments: { text: `${Q} ${encodeText('通义')}` } });
     expect(result.content).toEqual([{ type: 'text', text: encodeText('echo: Qwen 通义') }]);
     await client.close();
-    expect(stderr.join('')).toContain('python saw {"text": "Qwen \\u901a\\u4e49"}');
+    const seen = 'python saw {"text": "Qwen \\u901a\\u4e49"}';
+    expect(await joinedOnceIncludes(stderr, seen)).toContain(seen);
   }, 30_000);
 
   it('answers a colliding request with -32602 itself and never forwards it', async () => {

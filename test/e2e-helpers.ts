@@ -19,6 +19,8 @@ export interface Session {
   client: Client;
   /** stderr of the process the client started (the proxy passes the child's through). */
   stderr: string[];
+  /** All stderr so far, once it holds `text` (see joinedOnceIncludes). */
+  stderrWith(text: string, ms?: number): Promise<string>;
   /** Errors the SDK reported on the connection (unparseable lines, unknown ids, ...). */
   errors: Error[];
   /** Every line the client's process wrote on stdout, as raw text. */
@@ -68,9 +70,19 @@ export async function connect(server: string[], via: 'wrap' | 'direct', setup?: 
     stderr,
     errors,
     rawLines,
+    stderrWith: (text, ms) => joinedOnceIncludes(stderr, text, ms),
     writeRaw: (text) => void childOf(transport).stdin!.write(text),
     close: () => client.close(),
   };
+}
+
+/**
+ * Resolves with `chunks` joined once they hold `text`, or after `ms`. A child's stderr is its own
+ * pipe, so a line it wrote before answering may arrive after the answer, or after it exits.
+ */
+export async function joinedOnceIncludes(chunks: string[], text: string, ms = 5_000): Promise<string> {
+  for (const end = Date.now() + ms; !chunks.join('').includes(text) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+  return chunks.join('');
 }
 
 /** What the library's own encodeMessage makes of a result, as a response's payload. */

@@ -67,7 +67,8 @@ describe('a misbehaving server through wrap', () => {
     expect(r.direct.isError).toBeUndefined(); // the server got `qwenModel: qwen-plus`
     expect.soft(r.wrapped.structuredContent).toEqual({ [encodeText('qwenModel')]: encodeText('qwen-plus'), vendor: encodeText('Alibaba'), hits: [encodeText('Alibaba Cloud 通义')] });
     expect.soft(r.wrapped._meta).toEqual(D.meta);
-    expect(wrapped.s.stderr.join('')).toContain('"args":{"qwenModel":"qwen-plus","query":"Alibaba Cloud 通义"}');
+    const seen = '"args":{"qwenModel":"qwen-plus","query":"Alibaba Cloud 通义"}';
+    expect(await wrapped.s.stderrWith(seen)).toContain(seen);
     const cjk = await check(callTool, { name: encodeText('钉钉_send'), arguments: { to: encodeText('阿里 team') } });
     expect(cjk.direct.content).toEqual([{ type: 'text', text: 'sent to 阿里 team via 钉钉' }]);
   }, T);
