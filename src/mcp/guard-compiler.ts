@@ -15,5 +15,10 @@ export function compileSchema(schema: Record<string, unknown>): ValidateFunction
   const is2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
   const { $schema: _ignored, ...rest } = schema;
   const checkable = neutralisePatternProperties(is2020 ? schema : rest) as Record<string, unknown>;
-  return is2020 ? (ajv2020 ??= new Ajv2020(AJV_OPTIONS)).compile(checkable) : (ajv ??= new Ajv(AJV_OPTIONS)).compile(checkable);
+  const instance = is2020 ? (ajv2020 ??= new Ajv2020(AJV_OPTIONS)) : (ajv ??= new Ajv(AJV_OPTIONS));
+  const validate = instance.compile(checkable);
+  // ajv keeps every schema it compiled, keyed by the object; guard-schema.ts caches the validators
+  // (bounded), so ajv's copy would only grow.
+  instance.removeSchema(checkable);
+  return validate;
 }
