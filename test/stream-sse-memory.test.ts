@@ -51,6 +51,24 @@ describe('SSE: lines stream, held bytes are bounded', () => {
     }
   });
 
+  it('counts the index of the lines an event holds: many one-byte lines cannot hold 48 times the limit', () => {
+    const max = 100_000;
+    const run = (lines: number) => {
+      const errors: PayloadStreamError[] = [];
+      const { t, text } = transformer({ maxMessageBytes: max, onInvalidMessage: (e) => void errors.push(e) });
+      t.push(bytes('data: {"result":"Qwen"}\n' + 'x\n'.repeat(lines) + '\n'));
+      t.close();
+      return { errors, text: text() };
+    };
+    // Bytes alone (2 a line) stay far under the limit either way; with the index, the second is over.
+    const few = run(1000);
+    expect(few.errors).toEqual([]);
+    expect(few.text).toBe('data: {"result":"__mcp_ref_5177656e__"}\n' + 'x\n'.repeat(1000) + '\n');
+    const many = run(20_000);
+    expect(many.errors.map((e) => [e.code, e.messageNumber])).toEqual([['too-large', 1]]);
+    expect(many.errors[0]!.message).toMatch(/SSE lines held within an event larger than maxMessageBytes \(100000\)/);
+  });
+
   it('with onInvalidMessage, an oversize event is skipped and the next one passes', () => {
     const errors: PayloadStreamError[] = [];
     const { t, text } = transformer({ maxMessageBytes: 1000, onInvalidMessage: (e) => void errors.push(e) });

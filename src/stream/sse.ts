@@ -20,6 +20,14 @@ const ENDINGS = { lf: new Uint8Array([LF]), cr: new Uint8Array([CR]), crlf: new 
 const DATA = [0x64, 0x61, 0x74, 0x61, 0x3a]; // 'data:'
 const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74, 0x3a]; // 'event:'
 const STRIDE = 6;
+/**
+ * A held line's entry in the line index costs 48 bytes: past the first FREE_LINES of an event
+ * (48 KiB, so that a small limit still lets a message of that size through in many lines) it
+ * is charged to the event's other lines, so that lines of one byte cannot hold 48 times what
+ * they count.
+ */
+const LINE_COST = STRIDE * Float64Array.BYTES_PER_ELEMENT;
+const FREE_LINES = 1024;
 const MESSAGE = [0x6d, 0x65, 0x73, 0x73, 0x61, 0x67, 0x65]; // 'message'
 const BOM = [0xef, 0xbb, 0xbf];
 /** Held output goes out in pieces of at most this (the output batch copies each piece). */
@@ -168,7 +176,8 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     linesLength = 0;
     if (lines.length > STRIDE * 65536) lines = new Float64Array(STRIDE * 64); // (a huge event's go)
   };
-  let otherBytes = 0; // what `held` holds
+  let otherBytes = 0; // what `held` and the line index hold
+  const tooManyOther = `SSE lines held within an event larger than maxMessageBytes (${max})`;
   let hasData = false; // a data line is held (the next one is joined with '\n')
 
   const refuse = (reason: string, offset: number) => {
@@ -201,7 +210,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     if (name > 0) {
       otherBytes += name;
       if (otherBytes > max) {
-        refuse(`SSE lines held within an event larger than maxMessageBytes (${max})`, 0);
+        refuse(tooManyOther, 0);
         if (kind !== 'data') emit(b);
         return;
       }
@@ -219,6 +228,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     kind = k;
     if (k === 'data') holding = true;
     lineHeld = holding && !skipping;
+    if (lineHeld && linesLength >= FREE_LINES * STRIDE && (otherBytes += LINE_COST) > max) refuse(tooManyOther, 0); // (ends lineHeld)
     if (lineHeld) {
       if (k === 'data' && hasData) {
         if (joined.length + 1 > max) return refuse(`message larger than maxMessageBytes (${max})`, max);
