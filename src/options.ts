@@ -1,4 +1,5 @@
 // Codec options: defaults, normalisation and the checks that keep the round trip exact.
+import { foldText } from './fold/unicode.js';
 import { lowerAscii as foldAscii } from './text-util.js';
 import { DEFAULT_TERMS, expandPatterns, PAIR_SEPARATORS, type Fold, type Pattern, type TermSet, type TermSetInput } from './terms.js';
 
@@ -89,15 +90,17 @@ function checkPrefixPeriods(prefix: string): void {
  * every token would contain it. The token check below cannot see this case, since the prefix
  * is also a pattern of its own (its escape) and that one must be skipped there.
  */
-function checkTermsAgainstPrefix(terms: TermSet, prefix: string): void {
-  const p = foldAscii(prefix);
+function checkTermsAgainstPrefix(terms: TermSet, prefix: string, fold: Fold): void {
+  // Compared as the automaton matches them: with 'nfkc', `＿＿ｍｃｐ＿ｒｅｆ＿` is the prefix too.
+  const same = fold === 'nfkc' ? (t: string) => foldText(t) === foldText(prefix) : (t: string) => foldAscii(t) === foldAscii(prefix);
   const named = [
-    ...terms.ascii.map((t) => [t, foldAscii(t) === p] as const),
-    ...terms.exact.map((t) => [t, t === prefix] as const),
-    ...terms.pairs.flatMap(([a, b]) => PAIR_SEPARATORS.map((sep) => [a + sep + b, foldAscii(a + sep + b) === p] as const)),
+    ...terms.ascii.map((t) => [t, same(t)] as const),
+    ...terms.exact.map((t) => [t, fold === 'nfkc' ? same(t) : t === prefix] as const),
+    ...terms.pairs.flatMap(([a, b]) => PAIR_SEPARATORS.map((sep) => [a + sep + b, same(a + sep + b)] as const)),
   ];
-  for (const [text, same] of named) {
-    if (same) fail(`term ${JSON.stringify(text)} is the prefix (terms match ignoring ASCII case): every token would contain it`);
+  const how = fold === 'nfkc' ? 'under the NFKC case fold' : 'ignoring ASCII case';
+  for (const [text, isPrefix] of named) {
+    if (isPrefix) fail(`term ${JSON.stringify(text)} is the prefix (terms match ${how}): every token would contain it`);
   }
 }
 
@@ -167,7 +170,7 @@ function resolveUncached(options: CodecOptions): ResolvedOptions {
   // them in full); skipping the check keeps import time down.
   const known = fold === 'ascii' && terms === DEFAULT_TERMS && suffix === '__' && (prefix === '__mcp_ref_' || prefix === '__cuaf_');
   if (!known) {
-    checkTermsAgainstPrefix(terms, prefix);
+    checkTermsAgainstPrefix(terms, prefix, fold);
     checkTermsAgainstTokens(patterns, prefix, suffix, hexCase);
   }
   const key = JSON.stringify([foldAscii(prefix), prefix, suffix, hexCase, terms, fold]);

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCodec, type CodecOptions } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
+import { lookalikeTerm } from './fold-reference.ts';
 
 interface RefPattern {
   text: string;
@@ -52,6 +53,17 @@ function witness(p: RefPattern, prefix: string, suffix: string, hexCase: 'lower'
 }
 
 describe('createCodec refuses terms that tokens could contain', () => {
+  it('with fold nfkc, refuses every spelling of the prefix that folds to it (lookalikes, ignorables)', () => {
+    for (const prefix of ['__mcp_ref_', '__cuaf_']) {
+      fc.assert(
+        fc.property(lookalikeTerm({ exact: [prefix] }), (term) => {
+          expect(() => createCodec({ fold: 'nfkc', prefix, terms: { exact: [term] } })).toThrow(TypeError);
+        }),
+        runs(40),
+      );
+    }
+  });
+
   it.each([
     [{ terms: { ascii: ['__mcp_ref_'] } }, /term "__mcp_ref_" is the prefix/],
     [{ terms: { ascii: ['__MCP_Ref_'] } }, /term "__MCP_Ref_" is the prefix/],
@@ -59,6 +71,9 @@ describe('createCodec refuses terms that tokens could contain', () => {
     [{ prefix: '_x', terms: { ascii: ['ok', '_X'] } }, /term "_X" is the prefix/],
     [{ terms: { pairs: [['__mcp', 'ref_']] } }, /term "__mcp_ref_" is the prefix/],
     [{ terms: { exact: ['__mcp_ref_'] } }, /term "__mcp_ref_"/],
+    [{ fold: 'nfkc', terms: { exact: ['＿＿ｍｃｐ＿ｒｅｆ＿'] } }, /term "＿＿ｍｃｐ＿ｒｅｆ＿" is the prefix \(terms match under the NFKC case fold\)/],
+    [{ fold: 'nfkc', terms: { exact: ['__MCP_\u00ADREF_'] } }, /is the prefix \(terms match under the NFKC case fold\)/],
+    [{ fold: 'nfkc', prefix: '__cuaf_', terms: { exact: ['__ⅽuaf_'] } }, /is the prefix/],
     [{ hexCase: 'upper', terms: { ascii: ['CAFE'] } }, /term "CAFE" could appear/],
     [{ hexCase: 'upper', terms: { ascii: ['cafe'] } }, /term "cafe" could appear/],
     [{ hexCase: 'upper', terms: { ascii: ['Ab'] } }, /term "Ab" could appear/],
