@@ -3,6 +3,7 @@
 // keeps that value as it is or transforms it on its own), and, when decoding, holds the whole
 // message so that one whose keys collide can be dropped whole, never half sent.
 import { PayloadKeyCollisionError } from '../errors.js';
+import { HeldBytes } from './held-bytes.js';
 import type { StepSink } from './transducer.js';
 
 // Event codes written by assembly/json.ts (EV_*): keep the two lists in step.
@@ -23,83 +24,8 @@ const QUOTE = new Uint8Array([0x22]);
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
-/** Span of one chunk of held output; only the first chunk starts smaller (most messages are small). */
-const CHUNK_BITS = 16;
-const CHUNK = 1 << CHUNK_BITS;
-const FIRST_CHUNK = 1024;
 /** A transformed value up to this size is copied next to its parent's; a larger one hands its chunks over. */
 const SMALL_RESULT = 16 * 1024;
-
-/**
- * Bytes held, append-only, in chunks addressed by offset: copied in once and never moved (a
- * flat buffer that doubles, or splices, copies them again and again).
- */
-export class HeldBytes {
-  private chunks: (Uint8Array | null)[] = [];
-  length = 0;
-
-  push(b: Uint8Array): void {
-    let at = 0;
-    while (at < b.length) {
-      const k = this.length >>> CHUNK_BITS;
-      const off = this.length & (CHUNK - 1);
-      const n = Math.min(CHUNK - off, b.length - at);
-      let c = this.chunks[k];
-      if (!c || off + n > c.length) {
-        // Only chunk 0 grows (a copy of at most one chunk); later ones start full size.
-        const grown = new Uint8Array(k > 0 ? CHUNK : Math.min(CHUNK, Math.max(FIRST_CHUNK, 2 * (c?.length ?? 0), off + n)));
-        if (c) grown.set(c.subarray(0, off));
-        c = this.chunks[k] = grown;
-      }
-      c.set(n === b.length ? b : b.subarray(at, at + n), off);
-      this.length += n;
-      at += n;
-    }
-  }
-
-  /** Calls `f` with views of [start, end), chunk by chunk. */
-  forEach(start: number, end: number, f: (bytes: Uint8Array) => void): void {
-    while (start < end) {
-      const k = start >>> CHUNK_BITS;
-      const off = start & (CHUNK - 1);
-      const n = Math.min(CHUNK - off, end - start);
-      f(this.chunks[k]!.subarray(off, off + n));
-      start += n;
-    }
-  }
-
-  /** Views of [start, end), chunk by chunk. */
-  range(start: number, end: number): Uint8Array[] {
-    const out: Uint8Array[] = [];
-    this.forEach(start, end, (v) => void out.push(v));
-    return out;
-  }
-
-  /** The bytes of [start, end) in one array (short spans: keys, ids). */
-  read(start: number, end: number): Uint8Array {
-    const k = start >>> CHUNK_BITS;
-    if (k === (end - 1) >>> CHUNK_BITS && end > start) return this.chunks[k]!.subarray(start & (CHUNK - 1), (start & (CHUNK - 1)) + end - start);
-    const out = new Uint8Array(Math.max(0, end - start));
-    let at = 0;
-    this.forEach(start, end, (v) => {
-      out.set(v, at);
-      at += v.length;
-    });
-    return out;
-  }
-
-  /** Lets go of the chunks wholly inside [start, end): they will not be read again. */
-  drop(start: number, end: number): void {
-    for (let k = (start + CHUNK - 1) >>> CHUNK_BITS; (k + 1) * CHUNK <= end; k++) this.chunks[k] = null;
-  }
-
-  /** Empties it; keeps the first chunk for reuse unless its chunks were handed out. */
-  reset(handedOut = false): void {
-    this.length = 0;
-    if (handedOut) this.chunks = [];
-    else if (this.chunks.length > 1) this.chunks.length = 1;
-  }
-}
 
 /** A growable list of numbers in one typed array: no objects for the collector to trace. */
 class NumList {

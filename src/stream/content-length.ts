@@ -6,6 +6,7 @@
 // that parsers could read differently is refused: two Content-Length headers (even equal ones),
 // a bare CR, or LF and CRLF line endings mixed (a CRLF-only parser would read other lines).
 import type { Framer } from './framer.js';
+import { HeldBytes } from './held-bytes.js';
 import type { MessagePipe } from './pipe.js';
 import { PayloadStreamError } from './stream-error.js';
 
@@ -25,8 +26,6 @@ function headerEnd(b: Uint8Array, length: number, from: number): number {
 
 const CONTENT_LENGTH = /^(content-length[ \t]*:[ \t]*)(\d+)([ \t]*)$/im;
 const CONTENT_LENGTH_NAME = /^content-length[ \t]*:/gim;
-/** Body output is held in blocks of this size (and written out in them). */
-const BLOCK = 1024 * 1024;
 
 /** Why a header block (its bytes, up to its end) is ambiguous, or null. */
 function ambiguity(b: Uint8Array, end: number, text: string): string | null {
@@ -54,55 +53,9 @@ function digits(n: number): Uint8Array {
   return out;
 }
 
-/** The transformed body, held once: full blocks, copied in as the pipe writes. */
-class BodyBlocks {
-  private blocks: Uint8Array[] = [];
-  private last: Uint8Array | null = null;
-  private used = 0;
-  length = 0;
-
-  /** `hint`: the input body's length (most bodies come out about as long). */
-  push(b: Uint8Array, hint: number): void {
-    let at = 0;
-    while (at < b.length) {
-      if (!this.last || this.used === this.last.length) {
-        if (this.last) this.blocks.push(this.last);
-        this.last = new Uint8Array(Math.min(BLOCK, Math.max(256, Math.ceil((hint - this.length) * 1.1) + 256, b.length - at)));
-        this.used = 0;
-      }
-      const n = Math.min(b.length - at, this.last.length - this.used);
-      this.last.set(b.subarray(at, at + n), this.used);
-      this.used += n;
-      at += n;
-    }
-    this.length += b.length;
-  }
-
-  /** Writes the blocks out (each at most 1 MiB), letting go of each one written, and empties. */
-  drain(emit: (b: Uint8Array) => void): void {
-    const blocks = this.blocks;
-    const last = this.last?.subarray(0, this.used);
-    this.clear();
-    for (let i = 0; i < blocks.length; i++) {
-      const b = blocks[i]!;
-      blocks[i] = EMPTY; // (the batch copies it; this one may go now)
-      emit(b);
-    }
-    if (last) emit(last);
-  }
-
-  clear(): void {
-    this.blocks = [];
-    this.last = null;
-    this.used = 0;
-    this.length = 0;
-  }
-}
-const EMPTY = new Uint8Array(0);
 
 export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Framer {
-  const body = new BodyBlocks();
-  let bodyLength = 0; // the input body's length (Content-Length)
+  const body = new HeldBytes(); // the transformed body, held until its new length is known
   let skipping = false; // a body over maxMessageBytes, refused: skipped, never held
   let header = new Uint8Array(1024);
   let headerLength = 0;
@@ -118,7 +71,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
     remaining = -1;
     const result = pipe.end();
     if (result === 'dropped' || result === 'invalid') {
-      body.clear(); // the whole message goes: no header, no body
+      body.reset(); // the whole message goes: no header, no body
       return;
     }
     const length = body.length;
@@ -160,7 +113,6 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           digitsStart = match.index + match[1]!.length;
           digitsEnd = digitsStart + match[2]!.length;
           blockEnd = end;
-          bodyLength = remaining;
           at += end - before;
           headerLength = 0;
           if (remaining > pipe.maxMessageBytes) {
@@ -179,7 +131,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           continue;
         }
         pipe.feed(chunk.subarray(at - n, at));
-        if (pipe.invalid && body.length) body.clear(); // (skipped to its end, not held)
+        if (pipe.invalid && body.length) body.reset(); // (skipped to its end, not held)
         if (remaining === 0) endBody();
       }
     },
@@ -189,6 +141,6 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       }
       if (headerLength > 0) throw new PayloadStreamError('incomplete', 'the stream ends inside a header block', messageNumber + 1, headerLength);
     },
-    output: (bytes) => body.push(bytes, bodyLength), // (a view, valid only for the call: copied)
+    output: (bytes) => body.push(bytes), // (a view, valid only for the call: copied)
   };
 }

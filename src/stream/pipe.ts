@@ -2,7 +2,8 @@
 // byte offsets and the size limit. The framings (ndjson.ts, content-length.ts, sse.ts) decide
 // where messages begin and end; this decides what their bytes become.
 import { PayloadKeyCollisionError } from '../errors.js';
-import { MessageAssembler, type HeldBytes } from './assembler.js';
+import { MessageAssembler } from './assembler.js';
+import type { HeldBytes } from './held-bytes.js';
 import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
 import { Transducer, type TransducerJob } from './transducer.js';
 

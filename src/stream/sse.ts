@@ -10,6 +10,7 @@
 // (comments, `id:`, `event:`, unknown fields before any data) stream out as they arrive. Every
 // byte is kept, line endings included, except the transformed JSON.
 import { byteFinder } from './find-byte.js';
+import { HeldBytes } from './held-bytes.js';
 import type { Framer } from './framer.js';
 import type { EndResult, MessagePipe } from './pipe.js';
 
@@ -30,90 +31,9 @@ const LINE_COST = STRIDE * Float64Array.BYTES_PER_ELEMENT;
 const FREE_LINES = 1024;
 const MESSAGE = [0x6d, 0x65, 0x73, 0x73, 0x61, 0x67, 0x65]; // 'message'
 const BOM = [0xef, 0xbb, 0xbf];
-/** Held output goes out in pieces of at most this (the output batch copies each piece). */
-const PIECE = 1024 * 1024;
 
 type Kind = 'head' | 'data' | 'event' | 'other';
 
-/** A growable byte buffer holding an event's lines. */
-class Held {
-  data = new Uint8Array(0);
-  length = 0;
-
-  push(b: Uint8Array): void {
-    if (this.length + b.length > this.data.length) {
-      const grown = new Uint8Array(Math.max(this.data.length * 2, this.length + b.length, 1024));
-      grown.set(this.data.subarray(0, this.length));
-      this.data = grown;
-    }
-    this.data.set(b, this.length);
-    this.length += b.length;
-  }
-
-  clear(): void {
-    this.length = 0;
-    if (this.data.length > 1 << 20) this.data = new Uint8Array(0); // (a huge event's buffer goes)
-  }
-}
-
-/**
- * Bytes held in blocks (growing to 1 MiB each), never copied into a larger buffer: a large
- * event's data is held once, not twice while a buffer grows.
- */
-class Blocks {
-  private blocks: Uint8Array[] = [];
-  private starts: number[] = []; // offset of each full block
-  private last: Uint8Array | null = null;
-  private used = 0;
-  length = 0;
-
-  push(b: Uint8Array): void {
-    let at = 0;
-    while (at < b.length) {
-      if (!this.last || this.used === this.last.length) {
-        if (this.last) {
-          this.starts.push(this.length + at - this.used);
-          this.blocks.push(this.last);
-        }
-        this.last = new Uint8Array(Math.min(PIECE, Math.max(1024, this.length, b.length - at)));
-        this.used = 0;
-      }
-      const n = Math.min(b.length - at, this.last.length - this.used);
-      this.last.set(n === b.length ? b : b.subarray(at, at + n), this.used);
-      this.used += n;
-      at += n;
-    }
-    this.length += b.length;
-  }
-
-  /** Calls `f` with the bytes in [from, to), in pieces (views valid until the next push). */
-  spans(from: number, to: number, f: (b: Uint8Array) => void): void {
-    // Full blocks, then the last; the first one holding `from` found by bisection.
-    let lo = 0;
-    let hi = this.blocks.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.starts[mid]! + this.blocks[mid]!.length <= from) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let i = lo; i <= this.blocks.length && from < to; i++) {
-      const block = i < this.blocks.length ? this.blocks[i]! : this.last?.subarray(0, this.used);
-      if (!block) return;
-      const start = i < this.blocks.length ? this.starts[i]! : this.length - this.used;
-      const end = Math.min(start + block.length, to);
-      if (end > from) f(block.subarray(from - start, end - start));
-      from = end;
-    }
-  }
-
-  clear(): void {
-    this.blocks = [];
-    this.starts = [];
-    this.last = null;
-    this.used = 0;
-    this.length = 0;
-  }
-}
 
 const startsWith = (head: number[], prefix: number[]) => prefix.every((b, i) => head[i] === b);
 const isPrefixOf = (head: number[], word: number[]) => head.length < word.length && head.every((b, i) => word[i] === b);
@@ -130,9 +50,6 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     dropped = false;
     lastCR = b[b.length - 1] === CR;
     write(b);
-  };
-  const emitPieces = (b: Uint8Array) => {
-    for (let at = 0; at < b.length; at += PIECE) emit(b.subarray(at, Math.min(b.length, at + PIECE)));
   };
 
   let bom: number[] | null = []; // the stream's first bytes, until a BOM is ruled in or out
@@ -151,8 +68,8 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let eventIsMessage = true;
   let holding = false; // a data line was seen: the rest of the event is held
   let skipping = false; // the event was refused (too large): its data lines are dropped
-  const held = new Held(); // its lines but for data values
-  const joined = new Blocks(); // its data values joined by '\n': the message, as the spec builds it
+  const held = new HeldBytes(); // its lines but for data values
+  const joined = new HeldBytes(); // its data values joined by '\n': the message, as the spec builds it
   // Per held line (STRIDE numbers): start, end of the field name and ':' (-1: not a data line),
   // start and end of its line ending in `held`; the span of its value in `joined`.
   let lines = new Float64Array(STRIDE * 64);
@@ -187,10 +104,10 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     skipping = true;
     dropped = true;
     for (let i = 0; i < linesLength; i += STRIDE) {
-      if (lines[i + 1]! < 0) emitPieces(held.data.subarray(lines[i]!, lines[i + 3]! >= 0 ? lines[i + 3]! : held.length));
+      if (lines[i + 1]! < 0) held.forEach(lines[i]!, lines[i + 3]! >= 0 ? lines[i + 3]! : held.length, emit);
     }
-    held.clear();
-    joined.clear();
+    held.reset();
+    joined.reset();
     clearLines();
     hasData = false;
     lineHeld = false;
@@ -308,11 +225,11 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     if (!holding || skipping || linesLength === 0) return;
     if (eventIsMessage) return transformEvent();
     for (let i = 0; i < linesLength; i += STRIDE) {
-      if (lines[i + 1]! < 0) emitPieces(linePart(i, 0, 3));
+      if (lines[i + 1]! < 0) emitPart(i, 0, 3);
       else {
-        emit(linePart(i, 0, 1));
-        joined.spans(lines[i + 4]!, lines[i + 5]!, emit);
-        emit(linePart(i, 2, 3));
+        emitPart(i, 0, 1);
+        joined.forEach(lines[i + 4]!, lines[i + 5]!, emit);
+        emitPart(i, 2, 3);
       }
     }
   };
@@ -321,17 +238,18 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let routing = false;
   let cur = 0;
   let prefixOut = false;
-  const linePart = (i: number, from: number, to: number) => held.data.subarray(lines[i + from]!, lines[i + to]!);
+  /** Writes the held bytes of line `i` between two of its offsets (0 start, 2 and 3 its line ending). */
+  const emitPart = (i: number, from: number, to: number) => held.forEach(lines[i + from]!, lines[i + to]!, emit);
   const ensurePrefix = () => {
-    if (!prefixOut) emit(linePart(cur, 0, 1));
+    if (!prefixOut) emitPart(cur, 0, 1);
     prefixOut = true;
   };
   /** Ends data line `cur` and writes the non-data lines after it, up to the next data line. */
   const nextLine = (writeData: boolean) => {
-    if (prefixOut) emit(linePart(cur, 2, 3));
+    if (prefixOut) emitPart(cur, 2, 3);
     prefixOut = false;
     for (cur += STRIDE; cur < linesLength && (lines[cur + 1]! < 0 || !writeData); cur += STRIDE) {
-      if (lines[cur + 1]! < 0) emitPieces(linePart(cur, 0, 3));
+      if (lines[cur + 1]! < 0) emitPart(cur, 0, 3);
     }
   };
 
@@ -360,7 +278,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     let result: EndResult;
     try {
       if (joined.length === 0) pipe.feed(new Uint8Array(0));
-      joined.spans(0, joined.length, (b) => pipe.feed(b));
+      joined.forEach(0, joined.length, (b) => pipe.feed(b));
       result = pipe.end();
     } finally {
       routing = false;
@@ -372,11 +290,11 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       ensurePrefix();
       nextLine(true);
     } else {
-      if (prefixOut) emit(linePart(cur, 2, 3));
+      if (prefixOut) emitPart(cur, 2, 3);
       else dropped = true;
       prefixOut = false;
       for (let i = cur + STRIDE; i < linesLength; i += STRIDE) {
-        if (lines[i + 1]! < 0) emitPieces(linePart(i, 0, 3));
+        if (lines[i + 1]! < 0) emitPart(i, 0, 3);
         else dropped = true;
       }
     }
@@ -386,8 +304,8 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     holding = false;
     skipping = false;
     eventIsMessage = true;
-    held.clear();
-    joined.clear();
+    held.reset();
+    joined.reset();
     clearLines();
     hasData = false;
     otherBytes = 0;

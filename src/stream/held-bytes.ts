@@ -1,0 +1,92 @@
+// Bytes held in order (a message's output while it waits, an SSE event, a Content-Length body),
+// in chunks addressed by offset: every framing and the assembler hold bytes this one way.
+/** Span of one chunk; only the first starts smaller and grows (most messages are small). */
+const CHUNK_BITS = 16;
+const CHUNK = 1 << CHUNK_BITS;
+const FIRST_CHUNK = 1024;
+
+/**
+ * Bytes held, append-only, in chunks addressed by offset: copied in once and never moved (a
+ * flat buffer that doubles, or splices, copies them again and again).
+ */
+export class HeldBytes {
+  private chunks: (Uint8Array | null)[] = [];
+  length = 0;
+
+  push(b: Uint8Array): void {
+    let at = 0;
+    while (at < b.length) {
+      const k = this.length >>> CHUNK_BITS;
+      const off = this.length & (CHUNK - 1);
+      const n = Math.min(CHUNK - off, b.length - at);
+      let c = this.chunks[k];
+      if (!c || off + n > c.length) {
+        // Only chunk 0 grows (a copy of at most one chunk); later ones start full size.
+        const grown = new Uint8Array(k > 0 ? CHUNK : Math.min(CHUNK, Math.max(FIRST_CHUNK, 2 * (c?.length ?? 0), off + n)));
+        if (c) grown.set(c.subarray(0, off));
+        c = this.chunks[k] = grown;
+      }
+      c.set(n === b.length ? b : b.subarray(at, at + n), off);
+      this.length += n;
+      at += n;
+    }
+  }
+
+  /** Calls `f` with views of [start, end), chunk by chunk. */
+  forEach(start: number, end: number, f: (bytes: Uint8Array) => void): void {
+    while (start < end) {
+      const k = start >>> CHUNK_BITS;
+      const off = start & (CHUNK - 1);
+      const n = Math.min(CHUNK - off, end - start);
+      f(this.chunks[k]!.subarray(off, off + n));
+      start += n;
+    }
+  }
+
+  /** Views of [start, end), chunk by chunk. */
+  range(start: number, end: number): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    this.forEach(start, end, (v) => void out.push(v));
+    return out;
+  }
+
+  /** The bytes of [start, end) in one array (short spans: keys, ids). */
+  read(start: number, end: number): Uint8Array {
+    const k = start >>> CHUNK_BITS;
+    if (k === (end - 1) >>> CHUNK_BITS && end > start) return this.chunks[k]!.subarray(start & (CHUNK - 1), (start & (CHUNK - 1)) + end - start);
+    const out = new Uint8Array(Math.max(0, end - start));
+    let at = 0;
+    this.forEach(start, end, (v) => {
+      out.set(v, at);
+      at += v.length;
+    });
+    return out;
+  }
+
+  /** Lets go of the chunks wholly inside [start, end): they will not be read again. */
+  drop(start: number, end: number): void {
+    for (let k = (start + CHUNK - 1) >>> CHUNK_BITS; (k + 1) * CHUNK <= end; k++) this.chunks[k] = null;
+  }
+
+  /**
+   * Hands all of it to `emit`, which must copy what it keeps, chunk by chunk, letting go of each
+   * chunk once written but the first (kept for reuse), and empties.
+   */
+  drain(emit: (bytes: Uint8Array) => void): void {
+    const { chunks, length } = this;
+    this.chunks = chunks.length ? [chunks[0]!] : [];
+    this.length = 0;
+    for (let k = 0; k * CHUNK < length; k++) {
+      const c = chunks[k]!;
+      if (k > 0) chunks[k] = null; // (written: it may go now)
+      emit(c.subarray(0, Math.min(CHUNK, length - k * CHUNK)));
+    }
+  }
+
+  /** Empties it; keeps the first chunk for reuse unless its chunks were handed out. */
+  reset(handedOut = false): void {
+    this.length = 0;
+    if (handedOut) this.chunks = [];
+    else if (this.chunks.length > 1) this.chunks.length = 1;
+  }
+}
