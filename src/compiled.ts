@@ -1,7 +1,7 @@
 // Compiled codecs: a term set and token format compiled once (automaton, core tables, the
 // string transforms of both directions) and cached for codecs and streams with equal options.
 import { compileAutomaton } from './compile/index.js';
-import { writeDescriptor, type Descriptor } from './core/descriptor.js';
+import { type Descriptor, writeDescriptor } from './core/descriptor.js';
 import { encodeJob, encodeString, SHORT_STRING, type StringJob } from './core/encode-string.js';
 import { memoise } from './memoise.js';
 import type { ResolvedOptions } from './options.js';
@@ -52,7 +52,8 @@ export function compile(o: ResolvedOptions): Compiled {
   const hex = HEX_DIGITS[o.hexCase];
   // Core calls are synchronous and never interleave, so one descriptor serves every job.
   // A folded match may be one code point of up to 4 bytes standing for a whole term (`℡`).
-  const folded = automaton.minMatchCodePoints === undefined ? 1 : Math.ceil((o.prefix.length + o.suffix.length) / automaton.minMatchCodePoints + 8);
+  const folded =
+    automaton.minMatchCodePoints === undefined ? 1 : Math.ceil((o.prefix.length + o.suffix.length) / automaton.minMatchCodePoints + 8);
   const widen = Math.max(schemaWidening(o.patterns, o.prefix, o.suffix), folded);
   const desc = writeDescriptor(automaton, o.prefix, o.suffix, hex, widen);
   const encode = encodeJob(desc, compileTokenEncode(o.prefix, o.suffix, o.hexCase), automaton.minPatternBytes);

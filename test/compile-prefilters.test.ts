@@ -63,7 +63,8 @@ describe('compiled filter tables', () => {
     const words = ['qwen', 'tongyi', 'dingtalk', 'alipay', 'bailian'];
     const a = compilePatternDfa(words.map((text) => ({ text, ignoreCase: true })));
     let passed = 0;
-    for (let x = 0x61; x <= 0x7a; x++) for (let y = 0x61; y <= 0x7a; y++) for (let z = 0x61; z <= 0x7a; z++) if (teddyPasses(a.teddy, Uint8Array.of(x, y, z))) passed++;
+    for (let x = 0x61; x <= 0x7a; x++)
+      for (let y = 0x61; y <= 0x7a; y++) for (let z = 0x61; z <= 0x7a; z++) if (teddyPasses(a.teddy, Uint8Array.of(x, y, z))) passed++;
     // One bucket per first letter here (5 words, 8 buckets): exactly the 5 trigrams pass.
     expect(passed).toBe(words.length);
   });

@@ -7,7 +7,7 @@
 // Teddy stage: there the records are every position the set allows, which is its reference.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { writeDescriptor, type CoreTables, type Descriptor } from '../src/core/descriptor.ts';
+import { type CoreTables, type Descriptor, writeDescriptor } from '../src/core/descriptor.ts';
 import { core, coreVariant } from '../src/core/instance.ts';
 import { heap, heap32, workspace } from '../src/core/memory.ts';
 import { runs } from './arbitraries.ts';
@@ -76,7 +76,7 @@ function seededMasks(seed: number): Uint8Array {
     x ^= x >>> 17;
     x ^= x << 5;
     // sparse: about one bucket bit in four, so a fingerprint passes or fails on every byte
-    return (x & (x >>> 8)) & 0xff;
+    return x & (x >>> 8) & 0xff;
   });
 }
 
@@ -124,7 +124,8 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
   it('random masks, allowed bytes and inputs of up to 5 blocks', () => {
     // Inputs from a few bytes (case pairs included), so fingerprints pass often enough.
     const alphabet = [0x00, 0x20, 0x41, 0x61, 0x42, 0x62, 0x5f, 0x7f, 0x80, 0xa0, 0xc3, 0xe4, 0xff];
-    const fromAlphabet = (min: number, max: number) => fc.array(fc.constantFrom(...alphabet), { minLength: min, maxLength: max }).map((a) => Uint8Array.from(a));
+    const fromAlphabet = (min: number, max: number) =>
+      fc.array(fc.constantFrom(...alphabet), { minLength: min, maxLength: max }).map((a) => Uint8Array.from(a));
     const input = fc.oneof(
       fc.uint8Array({ maxLength: 5 * BLOCK }),
       fromAlphabet(0, 5 * BLOCK),
@@ -132,8 +133,13 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
       fc.constantFrom(15, 16, 17, 31, 32, 33, 47, 63, 79).chain((n) => fromAlphabet(n, n)),
     );
     // Dense masks (OR of two draws) let fingerprints pass; a quarter of the bytes not allowed.
-    const masks = fc.tuple(fc.uint8Array({ minLength: 96, maxLength: 96 }), fc.uint8Array({ minLength: 96, maxLength: 96 })).map(([a, b]) => a.map((x, i) => x | b[i]!));
-    const allowed = fc.array(fc.nat(3).map((n) => n !== 0), { minLength: 256, maxLength: 256 });
+    const masks = fc
+      .tuple(fc.uint8Array({ minLength: 96, maxLength: 96 }), fc.uint8Array({ minLength: 96, maxLength: 96 }))
+      .map(([a, b]) => a.map((x, i) => x | b[i]!));
+    const allowed = fc.array(
+      fc.nat(3).map((n) => n !== 0),
+      { minLength: 256, maxLength: 256 },
+    );
     fc.assert(
       fc.property(masks, allowed, input, (teddy, ok, bytes) => {
         const desc = writeDescriptor(filterTables(teddy, ok), 'x', 'y', '0123456789abcdef', 1);

@@ -30,13 +30,18 @@ export function compilePatternDfa(patterns: readonly Pattern[]): Automaton {
   // A DFA state is a set of NFA positions (pattern index, bytes matched), encoded p * stride + k.
   const stride = Math.max(...seqs.map((s) => s.length)) + 1;
   const start = seqs.map((_, p) => p * stride);
-  const { rows, accepting } = determinize(start, (pos, edge) => {
-    const seq = seqs[Math.floor(pos / stride)]!;
-    const k = pos % stride;
-    if (k === seq.length) return true;
-    for (const b of seq[k]!) edge(b, pos + 1);
-    return false;
-  }, false, '');
+  const { rows, accepting } = determinize(
+    start,
+    (pos, edge) => {
+      const seq = seqs[Math.floor(pos / stride)]!;
+      const k = pos % stride;
+      if (k === seq.length) return true;
+      for (const b of seq[k]!) edge(b, pos + 1);
+      return false;
+    },
+    false,
+    '',
+  );
   return {
     ...packDfa(rows, accepting),
     ...patternStartSet(seqs),

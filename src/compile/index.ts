@@ -7,7 +7,7 @@
 //   start-set.ts    stage 2 filter: hashed set of the first four bytes
 import { compileFoldAutomaton } from '../fold/compile.js';
 import type { Pattern } from '../terms.js';
-import { compilePatternDfa, type Automaton } from './dfa.js';
+import { type Automaton, compilePatternDfa } from './dfa.js';
 
 export type { Automaton } from './dfa.js';
 

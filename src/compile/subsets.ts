@@ -14,9 +14,17 @@ export type NfaStep = (pos: number, edge: (byte: number, next: number) => void) 
  * (needed when several positions lead to the same one); `what` names the term set in the error
  * for one that is too large.
  */
-export function determinize(start: readonly number[], step: NfaStep, normalise: boolean, what: string): { rows: Uint16Array[]; accepting: number[] } {
+export function determinize(
+  start: readonly number[],
+  step: NfaStep,
+  normalise: boolean,
+  what: string,
+): { rows: Uint16Array[]; accepting: number[] } {
   const states: number[][] = [[], [...start]];
-  const ids = new Map<string, number>([['', 0], [start.join(','), 1]]);
+  const ids = new Map<string, number>([
+    ['', 0],
+    [start.join(','), 1],
+  ]);
   const rows: Uint16Array[] = [new Uint16Array(256)];
   const accepting: number[] = [0];
   const nexts: number[][] = Array.from({ length: 256 }, () => []);
@@ -50,7 +58,10 @@ export function determinize(start: readonly number[], step: NfaStep, normalise: 
 }
 
 /** The DFA part of the core's tables: u16 transitions [state * classCount + class]. */
-export function packDfa(rows: readonly Uint16Array[], accepting: readonly number[]): Pick<CoreTables, 'transitions' | 'classes' | 'classCount' | 'accepting'> {
+export function packDfa(
+  rows: readonly Uint16Array[],
+  accepting: readonly number[],
+): Pick<CoreTables, 'transitions' | 'classes' | 'classCount' | 'accepting'> {
   const { classes, classCount } = byteClasses(rows);
   const transitions = new Uint16Array(rows.length * classCount);
   rows.forEach((row, s) => {

@@ -32,7 +32,10 @@ const bits = (x: number) => {
 /** How many byte triples a fingerprint admits (what mixing patterns in one bucket multiplies). */
 export const admitted = (fp: Fingerprint): number => fp.lo.reduce((acc, l, j) => acc * Math.max(1, bits(l) * bits(fp.hi[j]!)), 1);
 
-const union = (x: Fingerprint, y: Fingerprint): Fingerprint => ({ lo: x.lo.map((l, j) => l | y.lo[j]!), hi: x.hi.map((h, j) => h | y.hi[j]!) });
+const union = (x: Fingerprint, y: Fingerprint): Fingerprint => ({
+  lo: x.lo.map((l, j) => l | y.lo[j]!),
+  hi: x.hi.map((h, j) => h | y.hi[j]!),
+});
 
 /**
  * Greedy: each fingerprint, in the order given (the caller puts the largest first), goes to the
@@ -79,8 +82,8 @@ export function patternTeddy(seqs: readonly (readonly (readonly number[])[])[]):
   const groups = new Map<number, Fingerprint & { size: number }>();
   for (const seq of seqs) {
     const first = seq[0]![0]! | 0x20;
-    let group = groups.get(first);
-    if (!group) groups.set(first, (group = { ...emptyFingerprint(), size: 0 }));
+    const group = groups.get(first) ?? { ...emptyFingerprint(), size: 0 };
+    groups.set(first, group);
     group.size++;
     for (let j = 0; j < 3; j++) {
       const alts = seq[j];
@@ -92,6 +95,11 @@ export function patternTeddy(seqs: readonly (readonly (readonly number[])[])[]):
     }
   }
   const buckets = Array.from({ length: 8 }, emptyFingerprint);
-  placeInBuckets([...groups.values()].sort((x, y) => y.size - x.size), buckets, 0, 8);
+  placeInBuckets(
+    [...groups.values()].sort((x, y) => y.size - x.size),
+    buckets,
+    0,
+    8,
+  );
   return bucketMasks(buckets);
 }

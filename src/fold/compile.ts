@@ -11,7 +11,7 @@ import type { Automaton } from '../compile/dfa.js';
 import { determinize, packDfa } from '../compile/subsets.js';
 import { byteTree, LOOP, mergeTrees, type ByteTree } from './byte-tree.js';
 import { patternGraph } from './graph.js';
-import { gramSet, teddyMasks } from './prefilter.js';
+import { startSetFromDfa, teddyFromDfa } from './prefilter.js';
 import { foldData } from './unicode.js';
 
 const utf8 = new TextEncoder();
@@ -122,10 +122,10 @@ export function compileFoldAutomaton(patterns: readonly string[]): Automaton & {
     return nfa.accept[s]!;
   }, true, " for fold 'nfkc'");
   const minPatternBytes = shortest(rows, accepting, () => 1);
-  const gram = gramSet(rows, minPatternBytes);
+  const gram = startSetFromDfa(rows, minPatternBytes);
   return {
     ...packDfa(rows, accepting),
-    teddy: teddyMasks(rows, accepting),
+    teddy: teddyFromDfa(rows, accepting),
     grams: gram.grams,
     gramMask: gram.mask,
     minPatternBytes,

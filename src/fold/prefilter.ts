@@ -18,7 +18,7 @@ const OTHER = 1;
  * every byte (folded `| 0x20`, as the core folds its input) that some path of its kind can
  * take; past a state that accepts, anything.
  */
-export function teddyMasks(rows: readonly Uint16Array[], accepting: readonly number[]): Uint8Array {
+export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly number[]): Uint8Array {
   const kind = (b: number) => (b < 0x80 ? ASCII : OTHER);
   /** Nibble sets of paths from `states` whose bytes at positions from..2 have the given kinds. */
   const follow = (states: Set<number>, from: number, kinds: readonly number[], fp: Fingerprint): boolean => {
@@ -102,7 +102,7 @@ const GRAM_MASKS = [0xffffffff, 0xfcffffff, 0xf8ffffff, 0xf0ffffff, 0xe0ffffff, 
  * The hashed set of every folded (`| 0x20`) byte string of min(4, shortest match) bytes the
  * DFA can start a match with, masked by the most selective mask that keeps it sparse.
  */
-export function gramSet(rows: readonly Uint16Array[], minBytes: number): { grams: Uint8Array; mask: number } {
+export function startSetFromDfa(rows: readonly Uint16Array[], minBytes: number): { grams: Uint8Array; mask: number } {
   const n = Math.min(4, minBytes);
   let level = new Map<string, [number, number]>([['1', [1, 0]]]);
   for (let j = 0; j < n && level.size <= GRAM_KEYS * 64; j++) {
