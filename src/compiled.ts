@@ -6,7 +6,7 @@ import { encodeJob, encodeString, SHORT_STRING, type StringJob } from './core/en
 import { memoise } from './memoise.js';
 import type { ResolvedOptions } from './options.js';
 import { schemaWidening } from './protocol-fields.js';
-import { compileTermScan } from './short-scan.js';
+import { compileShortMatcher } from './short-match.js';
 import { compileTokenDecode } from './token-decode.js';
 import { compileTokenEncode, HEX_DIGITS } from './token-encode.js';
 import { mapWellFormed } from './well-formed.js';
@@ -57,7 +57,7 @@ export function compile(o: ResolvedOptions): Compiled {
   const widen = Math.max(schemaWidening(o.patterns, o.prefix, o.suffix), folded);
   const desc = writeDescriptor(automaton, o.prefix, o.suffix, hex, widen);
   const encode = encodeJob(desc, compileTokenEncode(o.prefix, o.suffix, o.hexCase), automaton.minPatternBytes);
-  const matchShort = compileTermScan(automaton);
+  const matchShort = compileShortMatcher(automaton);
   // Tokens are restored in JS at every length (see token-decode.ts for why).
   const decodeTokens = compileTokenDecode(o.prefix, o.suffix);
   c = {

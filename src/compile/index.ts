@@ -1,4 +1,4 @@
-// The term compiler: patterns in, the tables the core walks (and short-scan.ts reads) out.
+// The term compiler: patterns in, the tables the core walks (and short-match.ts reads) out.
 //   dfa.ts          ASCII-case and exact patterns -> DFA (subsets.ts), byte classes, filters
 //   ../fold/        the same tables for fold: 'nfkc', built from each character's lookalikes
 //   subsets.ts      subset construction and row packing, shared by both

@@ -11,7 +11,7 @@ import { gramHash } from './compile/start-set.js';
  */
 export type ShortMatcher = (s: string) => number[] | undefined;
 
-export function compileTermScan(a: Automaton): ShortMatcher {
+export function compileShortMatcher(a: Automaton): ShortMatcher {
   const { transitions: t, classes, classCount: n, accepting, grams, gramMask } = a;
   // Steps the automaton over one byte; 0 is the dead state.
   const step = (state: number, byte: number) => t[state * n + classes[byte]!]!;
