@@ -1,16 +1,9 @@
 // createCodec(): the string, value and message API over a compiled term set.
-import { compileAutomaton } from './automaton.js';
-import { writeDescriptor } from './core/descriptor.js';
-import type { Descriptor } from './core/descriptor.js';
-import { encodeJob, SHORT_STRING, transcode, type StringJob } from './core/transcode.js';
-import { mapWellFormed } from './core/well-formed.js';
+import { compile } from './compiled.js';
 import type { JsonPath } from './errors.js';
 import { resolveOptions, type CodecOptions, type ResolvedOptions } from './options.js';
 import { mapMessage, type PayloadField } from './payload.js';
-import { ENVELOPE_RULES, schemaWidening } from './protocol-fields.js';
-import { compileTermScan } from './short-scan.js';
-import { compileTokenDecode } from './token-decode.js';
-import { HEX_DIGITS, memoise } from './text-util.js';
+import { ENVELOPE_RULES } from './protocol-fields.js';
 import { mapValue } from './walk.js';
 
 export interface Codec {
@@ -31,100 +24,6 @@ export interface Codec {
   encodeMessage<T>(message: T): T;
   /** Decodes `params`, `result` and `error`; throws PayloadKeyCollisionError on collisions. */
   decodeMessage<T>(message: T): T;
-}
-
-/** One direction (encode or decode) of a compiled codec. */
-export interface Direction {
-  /** The string transform. */
-  readonly text: (s: string) => string;
-  /** The same, memoised: keys repeat across objects (every app has a "name"). */
-  readonly key: (s: string) => string;
-}
-
-export interface Compiled {
-  /** The core's tables for this term set and format (the streams run on them). */
-  readonly desc: Descriptor;
-  /** Encoding through the core (what encode.text uses past the short strings). */
-  readonly encodeJob: StringJob;
-  readonly encode: Direction;
-  readonly decode: Direction;
-  /** Worst-case output bytes per input byte of encoded text. */
-  readonly expansion: number;
-  /** The factor `maxLength` grows by in encoded tool schemas (protocol-fields.ts). */
-  readonly widen: number;
-}
-
-/**
- * Compiled codecs kept for reuse, least recently used first. A codec or stream keeps its own
- * compiled form as long as it lives; this only bounds what is kept for options seen before.
- */
-const compiled = new Map<string, Compiled>();
-export const MAX_COMPILED = 16;
-
-/** The directions for a set of options, compiled once per distinct term set and format (while cached). */
-export function compile(o: ResolvedOptions): Compiled {
-  let c = compiled.get(o.key);
-  if (c) {
-    compiled.delete(o.key);
-    compiled.set(o.key, c);
-    return c;
-  }
-  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
-  const automaton = compileAutomaton(o.patterns);
-  const hex = HEX_DIGITS[o.hexCase];
-  // Core calls are synchronous and never interleave, so one descriptor serves every job.
-  // A folded match may be one code point of up to 4 bytes standing for a whole term (`℡`).
-  const folded = automaton.minMatchCodePoints === undefined ? 1 : Math.ceil((o.prefix.length + o.suffix.length) / automaton.minMatchCodePoints + 8);
-  const widen = Math.max(schemaWidening(o.patterns, o.prefix, o.suffix), folded);
-  const desc = writeDescriptor(automaton, o.prefix, o.suffix, hex, widen);
-  const encode = encodeJob(desc, o.prefix, o.suffix, o.hexCase, automaton.minPatternBytes);
-  const matchShort = compileTermScan(automaton);
-  // Tokens are restored in JS at every length (see token-decode.ts for why).
-  const decodeTokens = compileTokenDecode(o.prefix, o.suffix);
-  c = {
-    desc,
-    encodeJob: encode,
-    // Short strings are matched in JS on the core's own tables (no crossing into WASM).
-    encode: encodeDirection(encode, (s) => {
-      const found = matchShort(s);
-      if (found === undefined || found.length === 0) return found && s;
-      let out = '';
-      let from = 0;
-      for (let k = 0; k < found.length; k += 2) {
-        out += s.slice(from, found[k]) + encode.replace(s.slice(found[k], found[k + 1]));
-        from = found[k + 1]!;
-      }
-      return out + s.slice(from);
-    }),
-    decode: { text: decodeTokens, key: memoiseShort(decodeTokens) },
-    expansion: 2 + (o.prefix.length + o.suffix.length) / automaton.minPatternBytes,
-    widen,
-  };
-  compiled.set(o.key, c);
-  return c;
-}
-
-/**
- * `short` settles a string of at most SHORT_STRING code units without the core, or returns
- * undefined to leave it to the core.
- */
-function encodeDirection(job: StringJob, short: (s: string) => string | undefined): Direction {
-  const text = (s: string): string => {
-    if (s.length === 0) return s;
-    if (s.length <= SHORT_STRING) {
-      const settled = short(s);
-      if (settled !== undefined) return settled;
-    }
-    const out = transcode(job, s); // undefined if s holds a lone surrogate
-    return out ?? mapWellFormed(s, (piece) => transcode(job, piece)!);
-  };
-  return { text, key: memoiseShort(text) };
-}
-
-/** Keys are memoised only when short: long keys are rare and would crowd the cache. */
-function memoiseShort(f: (s: string) => string): (s: string) => string {
-  const cached = memoise(f, 2048);
-  return (s) => (s.length > SHORT_STRING ? f(s) : cached(s));
 }
 
 export function createCodec(options?: CodecOptions): Codec {

@@ -1,7 +1,22 @@
-// Errors that name where a problem is, never what the payload says there.
-import type { IntegrityReport } from './integrity.js';
+// Errors that name where a problem is, never what the payload says there. A leaf: everything
+// may import it, it imports nothing.
 
 export type JsonPath = readonly (string | number)[];
+
+/** Where one string holding U+FFFD sits (findReplacementCharacters in integrity.ts finds them). */
+export interface IntegrityReport {
+  /** Keys and indices from the root to the string (for a key: to the property it names). */
+  readonly path: JsonPath;
+  /** The first element of `path` as a string: the tool parameter; '' for a bare string. */
+  readonly parameterName: string;
+  /** Whether the U+FFFD is in a property value (or array element, or bare string) or a key. */
+  readonly location: 'value' | 'key';
+  readonly replacementCharacterCount: number;
+  /** UTF-16 index of the first U+FFFD. */
+  readonly characterOffset: number;
+  /** UTF-8 byte length of the text before the first U+FFFD. */
+  readonly utf8ByteOffset: number;
+}
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 

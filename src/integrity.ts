@@ -1,23 +1,11 @@
 // U+FFFD reports: where replacement characters sit in a value, never what surrounds them.
-import { ArgumentIntegrityError, type JsonPath } from './errors.js';
+import { ArgumentIntegrityError, type IntegrityReport, type JsonPath } from './errors.js';
 import { core } from './core/instance.js';
 import { heap, heap32, workspace } from './core/memory.js';
 import { NodeBuffer } from './node-buffer.js';
 import { walkStrings } from './walk.js';
 
-export interface IntegrityReport {
-  /** Keys and indices from the root to the string (for a key: to the property it names). */
-  readonly path: JsonPath;
-  /** The first element of `path` as a string: the tool parameter; '' for a bare string. */
-  readonly parameterName: string;
-  /** Whether the U+FFFD is in a property value (or array element, or bare string) or a key. */
-  readonly location: 'value' | 'key';
-  readonly replacementCharacterCount: number;
-  /** UTF-16 index of the first U+FFFD. */
-  readonly characterOffset: number;
-  /** UTF-8 byte length of the text before the first U+FFFD. */
-  readonly utf8ByteOffset: number;
-}
+export type { IntegrityReport } from './errors.js';
 
 const FFFD = '\uFFFD';
 

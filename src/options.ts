@@ -1,6 +1,6 @@
 // Codec options: defaults, normalisation and the checks that keep the round trip exact.
+import { lowerAscii as foldAscii } from './ascii.js';
 import { foldText } from './fold/unicode.js';
-import { lowerAscii as foldAscii } from './text-util.js';
 import { DEFAULT_TERMS, expandPatterns, PAIR_SEPARATORS, type Fold, type Pattern, type TermSet, type TermSetInput } from './terms.js';
 
 export type HexCase = 'lower' | 'upper';

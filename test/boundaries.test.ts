@@ -2,8 +2,8 @@
 // boundary, carried-over candidates, and regions that must grow for one huge token.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compile } from '../src/codec.ts';
-import { DEFAULT_CHUNK_BYTES, transcode } from '../src/core/transcode.ts';
+import { compile } from '../src/compiled.ts';
+import { DEFAULT_CHUNK_BYTES, encodeString } from '../src/core/encode-string.ts';
 import { decodeText, encodeText } from '../src/index.ts';
 import { resolveOptions } from '../src/options.ts';
 import { fragmentString, runs } from './arbitraries.ts';
@@ -17,7 +17,7 @@ describe('tiny work regions', () => {
   it.each([8, 9, 13, 16, 17, 32, 61])('agree with the reference with %i-byte regions', (chunk) => {
     fc.assert(
       fc.property(wellFormed, (s) => {
-        const encoded = transcode(encodeJob, s, chunk)!;
+        const encoded = encodeString(encodeJob, s, chunk)!;
         expect(encoded).toBe(referenceEncode(s, MOBILE_MCP));
         expect(decodeText(encoded)).toBe(s);
       }),
@@ -30,7 +30,7 @@ describe('lone surrogates', () => {
   it.each([8, 13, 61])('are found in any region (%i bytes), U+FFFD or not', (chunk) => {
     fc.assert(
       fc.property(fragmentString(60), (s) => {
-        expect(transcode(encodeJob, s, chunk) === undefined).toBe(!s.isWellFormed());
+        expect(encodeString(encodeJob, s, chunk) === undefined).toBe(!s.isWellFormed());
       }),
       runs(300),
     );

@@ -2,7 +2,7 @@
 // occurrence is inside a token, nothing folds to a term after encoding, and the round trip.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compile } from '../src/codec.ts';
+import { compile } from '../src/compiled.ts';
 import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
 import { resolveOptions } from '../src/options.ts';
 import { anyString, fragmentString, runs } from './arbitraries.ts';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
 import { checkTermsAgainstTokens, resolveOptions } from '../src/options.ts';
-import { compile } from '../src/codec.ts';
+import { compile } from '../src/compiled.ts';
 import { expandPatterns } from '../src/terms.ts';
 
 describe('createCodec options', () => {

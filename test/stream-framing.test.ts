@@ -99,7 +99,7 @@ describe('SSE framing', () => {
   });
 });
 
-describe('framing review regressions', () => {
+describe('framing around dropped messages and split line ends', () => {
   const colliding = '{"jsonrpc":"2.0","id":1,"params":{"qwen":1,"__mcp_ref_7177656e__":2}}';
   const ok = (id: number) => `{"jsonrpc":"2.0","id":${id},"params":{"a":"__mcp_ref_7177656e__"}}`;
 

@@ -205,8 +205,8 @@ describe('bad input', () => {
   });
 });
 
-// Regression tests for bugs an independent review found (each named after the bug).
-describe('review regressions', () => {
+// Messages that are almost right: each case once went wrong, and is named after what must hold.
+describe('cut characters, colliding and nested deferred values, blank lines', () => {
   const fails = async (input: Uint8Array, reason: string) => {
     const e = await run(createEncodeStream(), [input]).then(() => null, (x: unknown) => x);
     expect(e).toBeInstanceOf(PayloadStreamError);

@@ -1,6 +1,8 @@
-// Subset construction over a byte NFA, shared by the ASCII-fold compiler (automaton.ts) and the
-// 'nfkc' one (fold/compile.ts): a DFA state is a set of NFA positions; state 0 is dead, 1 the
-// start; each row maps every byte to the next state.
+// Subset construction over a byte NFA, shared by the pattern compiler (dfa.ts) and the 'nfkc'
+// one (fold/compile.ts): a DFA state is a set of NFA positions; state 0 is dead, 1 the start;
+// each row maps every byte to the next state. Then the rows packed by byte class for the core.
+import type { CoreTables } from '../core/descriptor.js';
+import { byteClasses } from './byte-classes.js';
 
 const MAX_STATES = 0xffff; // (u16 transitions)
 
@@ -12,9 +14,17 @@ export type NfaStep = (pos: number, edge: (byte: number, next: number) => void) 
  * (needed when several positions lead to the same one); `what` names the term set in the error
  * for one that is too large.
  */
-export function determinize(start: readonly number[], step: NfaStep, normalise: boolean, what: string): { rows: Uint16Array[]; accepting: number[] } {
+export function determinize(
+  start: readonly number[],
+  step: NfaStep,
+  normalise: boolean,
+  what: string,
+): { rows: Uint16Array[]; accepting: number[] } {
   const states: number[][] = [[], [...start]];
-  const ids = new Map<string, number>([['', 0], [start.join(','), 1]]);
+  const ids = new Map<string, number>([
+    ['', 0],
+    [start.join(','), 1],
+  ]);
   const rows: Uint16Array[] = [new Uint16Array(256)];
   const accepting: number[] = [0];
   const nexts: number[][] = Array.from({ length: 256 }, () => []);
@@ -47,11 +57,15 @@ export function determinize(start: readonly number[], step: NfaStep, normalise: 
   return { rows, accepting };
 }
 
-/** The rows packed as u16 transitions [state * classCount + class]. */
-export function packTransitions(rows: readonly Uint16Array[], classes: Uint8Array, classCount: number): Uint16Array {
+/** The DFA part of the core's tables: u16 transitions [state * classCount + class]. */
+export function packDfa(
+  rows: readonly Uint16Array[],
+  accepting: readonly number[],
+): Pick<CoreTables, 'transitions' | 'classes' | 'classCount' | 'accepting'> {
+  const { classes, classCount } = byteClasses(rows);
   const transitions = new Uint16Array(rows.length * classCount);
   rows.forEach((row, s) => {
     for (let b = 0; b < 256; b++) transitions[s * classCount + classes[b]!] = row[b]!;
   });
-  return transitions;
+  return { transitions, classes, classCount, accepting: Uint8Array.from(accepting) };
 }

@@ -3,9 +3,8 @@
 // too, so a block can be freed and placed again: only the most recently used few are resident,
 // and every core call asks for `ptr` first, so a codec or stream in use always has its own.
 // Memory stays flat however many codecs a process makes (the cache of compiled codecs in
-// codec.ts is bounded too).
-import type { Automaton } from '../automaton.js';
-import { latin1Bytes, lowerAscii } from '../text-util.js';
+// compiled.ts is bounded too).
+import { latin1Bytes, lowerAscii } from '../ascii.js';
 import { allocate, free, heap, heap32 } from './memory.js';
 
 const D = {
@@ -17,10 +16,22 @@ const DESCRIPTOR_SIZE = 64;
 
 /**
  * Descriptors kept in WASM memory at once; the least recently used beyond them is freed. As
- * many as codecs are cached (codec.ts MAX_COMPILED), so codecs taking turns do not copy their
+ * many as codecs are cached (compiled.ts MAX_COMPILED), so codecs taking turns do not copy their
  * tables in on every call.
  */
 const MAX_RESIDENT = 16;
+
+/** The tables of a term set, as the core reads them (the compiler, src/compile/, fills them). */
+export interface CoreTables {
+  /** u16 next state per [state * classCount + class]; state 0 is dead, 1 the start. */
+  readonly transitions: Uint16Array;
+  readonly classes: Uint8Array; // 256 entries
+  readonly classCount: number;
+  readonly accepting: Uint8Array; // one per state
+  readonly teddy: Uint8Array; // 3 positions x (16 low-nibble + 16 high-nibble masks)
+  readonly grams: Uint8Array; // 32768-bit set of hashed folded pattern starts
+  readonly gramMask: number; // which of the 4 loaded bytes the hash uses
+}
 
 export interface Descriptor {
   /** Its address in WASM memory, placing it there first if it is not resident. */
@@ -80,7 +91,7 @@ class TableSet implements Descriptor {
   }
 }
 
-export function writeDescriptor(a: Automaton, prefix: string, suffix: string, hexDigits: string, widen: number): Descriptor {
+export function writeDescriptor(a: CoreTables, prefix: string, suffix: string, hexDigits: string, widen: number): Descriptor {
   return new TableSet(
     [
       [D.trans, new Uint8Array(a.transitions.buffer, a.transitions.byteOffset, a.transitions.byteLength)],

@@ -30,6 +30,7 @@ function chooseVariant(simdBytes: Uint8Array<ArrayBuffer>): 'simd' | 'scalar' {
 }
 
 const simd = fromBase64(SIMD_WASM_BASE64);
-const variant = chooseVariant(simd);
-const bytes = variant === 'simd' ? simd : fromBase64(SCALAR_WASM_BASE64);
+/** Which build of the core runs (the scalar one has no Teddy stage: tests need to know). */
+export const coreVariant = chooseVariant(simd);
+const bytes = coreVariant === 'simd' ? simd : fromBase64(SCALAR_WASM_BASE64);
 export const core = new WebAssembly.Instance(new WebAssembly.Module(bytes), {}).exports as unknown as CoreExports;

@@ -1,4 +1,4 @@
-// Compiles folded patterns (fold: 'nfkc') into the same tables as compileAutomaton: every
+// Compiles folded patterns (fold: 'nfkc') into the same tables as compile/dfa.ts: every
 // code point whose fold spells part of a pattern becomes a UTF-8 byte path of the NFA, so the
 // text is never normalised. Per pattern-graph node:
 //  - a code point whose fold walks the graph from that node moves to where the walk ends;
@@ -7,11 +7,11 @@
 //  - between pattern characters, default-ignorable code points (fold '') loop.
 // Then subset construction to a byte DFA, and prefilter tables read off the DFA itself, so
 // they admit every byte string the DFA can start a match with (sound by construction).
-import type { Automaton } from '../automaton.js';
-import { determinize, packTransitions } from '../compile/subsets.js';
+import type { Automaton } from '../compile/dfa.js';
+import { determinize, packDfa } from '../compile/subsets.js';
 import { byteTree, LOOP, mergeTrees, type ByteTree } from './byte-tree.js';
 import { patternGraph } from './graph.js';
-import { gramSet, teddyMasks } from './prefilter.js';
+import { startSetFromDfa, teddyFromDfa } from './prefilter.js';
 import { foldData } from './unicode.js';
 
 const utf8 = new TextEncoder();
@@ -121,43 +121,16 @@ export function compileFoldAutomaton(patterns: readonly string[]): Automaton & {
     for (const [b, targets] of nfa.edges[s]!) for (const t of targets) edge(b, t);
     return nfa.accept[s]!;
   }, true, " for fold 'nfkc'");
-  const { classes, classCount } = columnClasses(rows);
-  const transitions = packTransitions(rows, classes, classCount);
   const minPatternBytes = shortest(rows, accepting, () => 1);
-  const gram = gramSet(rows, minPatternBytes);
+  const gram = startSetFromDfa(rows, minPatternBytes);
   return {
-    transitions,
-    classes,
-    classCount,
-    accepting: Uint8Array.from(accepting),
-    teddy: teddyMasks(rows, accepting),
+    ...packDfa(rows, accepting),
+    teddy: teddyFromDfa(rows, accepting),
     grams: gram.grams,
     gramMask: gram.mask,
     minPatternBytes,
     minMatchCodePoints: shortest(rows, accepting, (b) => (b >= 0x80 && b < 0xc0 ? 0 : 1)),
   };
-}
-
-/**
- * Bytes whose columns agree in every state share a class (as byteClasses in automaton.ts, by
- * comparing whole columns: thousands of rows make its row-by-row refinement slow).
- */
-function columnClasses(rows: readonly Uint16Array[]): { classes: Uint8Array; classCount: number } {
-  const classes = new Uint8Array(256);
-  const firsts: number[] = []; // a byte of each class
-  const byHash = new Map<number, number[]>();
-  for (let b = 0; b < 256; b++) {
-    let h = 0;
-    for (let s = 0; s < rows.length; s++) h = (Math.imul(h, 31) + rows[s]![b]!) | 0;
-    const same = (byHash.get(h) ?? []).find((c) => rows.every((row) => row[b] === row[firsts[c]!]));
-    if (same !== undefined) classes[b] = same;
-    else {
-      classes[b] = firsts.length;
-      byHash.set(h, [...(byHash.get(h) ?? []), firsts.length]);
-      firsts.push(b);
-    }
-  }
-  return { classes, classCount: firsts.length };
 }
 
 /** The least total weight of bytes leading from the start to an accepting state (weights 0 or 1). */

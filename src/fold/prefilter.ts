@@ -1,13 +1,8 @@
 // The prefilter tables of a fold automaton, read off its DFA rows: Teddy fingerprint masks
 // (stage 1) and the hashed set of match starts (stage 2). Both admit every byte string a
 // match can start with, so the core never skips a position where one could start.
-import { gramHash } from '../automaton.js';
-
-/** Per-position nibble sets of a bucket (bit masks of 16), for positions 0..2. */
-interface Fingerprint {
-  lo: number[];
-  hi: number[];
-}
+import { keyMask, startSet } from '../compile/start-set.js';
+import { addByte, admitAll, admitted, emptyFingerprint, placeInBuckets, bucketMasks, type Fingerprint } from '../compile/teddy.js';
 
 const ASCII = 0;
 const OTHER = 1;
@@ -15,7 +10,7 @@ const OTHER = 1;
 /**
  * Teddy masks read off the DFA. The first three bytes of a match are classed by kind (ASCII
  * or not) per position: paths all ASCII go to buckets 0-3 (grouped by first byte, as in
- * automaton.ts), paths starting with an ideograph's lead byte to buckets 4-5, other paths
+ * compile/teddy.ts), paths starting with an ideograph's lead byte to buckets 4-5, other paths
  * starting with a byte >= 0x80 to bucket 6 and the rest (ASCII, then not) to bucket 7. A
  * bucket whose position holds only bytes >= 0x80 never fires on ASCII text, so lookalike
  * alternatives (fullwidth letters, ignorables) cost nothing where there are none; keeping
@@ -23,14 +18,14 @@ const OTHER = 1;
  * every byte (folded `| 0x20`, as the core folds its input) that some path of its kind can
  * take; past a state that accepts, anything.
  */
-export function teddyMasks(rows: readonly Uint16Array[], accepting: readonly number[]): Uint8Array {
+export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly number[]): Uint8Array {
   const kind = (b: number) => (b < 0x80 ? ASCII : OTHER);
   /** Nibble sets of paths from `states` whose bytes at positions from..2 have the given kinds. */
   const follow = (states: Set<number>, from: number, kinds: readonly number[], fp: Fingerprint): boolean => {
     let level = states;
     for (let j = from; j < 3; j++) {
       if ([...level].some((s) => accepting[s])) {
-        for (let k = j; k < 3; k++) fp.lo[k] = fp.hi[k] = 0xffff;
+        admitAll(fp, j);
         return true;
       }
       const next = new Set<number>();
@@ -38,8 +33,7 @@ export function teddyMasks(rows: readonly Uint16Array[], accepting: readonly num
         for (let b = 0; b < 256; b++) {
           const t = rows[s]![b]!;
           if (t === 0 || (kinds[j] !== undefined && kind(b) !== kinds[j])) continue;
-          fp.lo[j]! |= 1 << ((b | 0x20) & 15);
-          fp.hi[j]! |= 1 << ((b | 0x20) >> 4);
+          addByte(fp, j, b);
           next.add(t);
         }
       }
@@ -48,7 +42,6 @@ export function teddyMasks(rows: readonly Uint16Array[], accepting: readonly num
     }
     return true;
   };
-  const empty = (): Fingerprint => ({ lo: [0, 0, 0], hi: [0, 0, 0] });
   // All-ASCII paths, one fingerprint per first byte (folded).
   const groups = new Map<number, Set<number>>();
   for (let b = 0; b < 0x80; b++) {
@@ -58,9 +51,8 @@ export function teddyMasks(rows: readonly Uint16Array[], accepting: readonly num
   }
   const ascii: Fingerprint[] = [];
   for (const [f, states] of groups) {
-    const fp = empty();
-    fp.lo[0] = 1 << (f & 15);
-    fp.hi[0] = 1 << (f >> 4);
+    const fp = emptyFingerprint();
+    addByte(fp, 0, f);
     if (follow(states, 1, [ASCII, ASCII, ASCII], fp)) ascii.push(fp);
   }
   // Paths starting with a byte >= 0x80, by first byte (folded): ideographs (lead bytes E4-E9,
@@ -71,21 +63,22 @@ export function teddyMasks(rows: readonly Uint16Array[], accepting: readonly num
     if ((b & 0x20) === 0) continue; // b and b & ~0x20 fold together
     const states = new Set([rows[1]![b]!, rows[1]![b & ~0x20]!].filter((t) => t !== 0));
     if (states.size === 0) continue;
-    const fp = empty();
-    fp.lo[0] = 1 << (b & 15);
-    fp.hi[0] = 1 << (b >> 4);
+    const fp = emptyFingerprint();
+    addByte(fp, 0, b);
     if (follow(states, 1, [], fp)) (b >= 0xe4 && b <= 0xe9 ? ideographs : others).push(fp);
   }
-  const buckets: Fingerprint[] = Array.from({ length: 8 }, empty);
-  place(ascii, buckets, 0, 4);
-  place(ideographs, buckets, 4, 6);
-  place(others, buckets, 6, 7);
+  const buckets: Fingerprint[] = Array.from({ length: 8 }, emptyFingerprint);
+  // Largest first (placeInBuckets is greedy); the sort is stable, so equal ones keep byte order.
+  const largestFirst = (fps: Fingerprint[]) => fps.sort((x, y) => admitted(y) - admitted(x));
+  placeInBuckets(largestFirst(ascii), buckets, 0, 4);
+  placeInBuckets(largestFirst(ideographs), buckets, 4, 6);
+  placeInBuckets(largestFirst(others), buckets, 6, 7);
   // ASCII, then a byte >= 0x80 at position 1 or 2: one bucket, whose position 2 holds only
   // bytes >= 0x80 either way (a continuation byte, or a lead byte).
   const start = new Set([1]);
   for (const kinds of [[ASCII, OTHER], [ASCII, ASCII, OTHER]]) {
     const bucket = 7;
-    const fp = empty();
+    const fp = emptyFingerprint();
     if (follow(start, 0, kinds, fp)) {
       for (let j = 0; j < 3; j++) {
         buckets[bucket]!.lo[j]! |= fp.lo[j]!;
@@ -93,40 +86,7 @@ export function teddyMasks(rows: readonly Uint16Array[], accepting: readonly num
       }
     }
   }
-  const masks = new Uint8Array(96);
-  buckets.forEach((fp, k) => {
-    for (let j = 0; j < 3; j++) {
-      for (let n = 0; n < 16; n++) {
-        if (fp.lo[j]! & (1 << n)) masks[j * 32 + n]! |= 1 << k;
-        if (fp.hi[j]! & (1 << n)) masks[j * 32 + 16 + n]! |= 1 << k;
-      }
-    }
-  });
-  return masks;
-}
-
-/** Greedy, as in automaton.ts: each fingerprint goes to the bucket in [from, to) where it adds the fewest combinations. */
-function place(fps: readonly Fingerprint[], buckets: Fingerprint[], from: number, to: number): void {
-  const bits = (x: number) => {
-    let n = 0;
-    for (; x; x &= x - 1) n++;
-    return n;
-  };
-  const size = (fp: Fingerprint) => fp.lo.reduce((acc, l, j) => acc * Math.max(1, bits(l) * bits(fp.hi[j]!)), 1);
-  const union = (x: Fingerprint, y: Fingerprint): Fingerprint => ({ lo: x.lo.map((l, j) => l | y.lo[j]!), hi: x.hi.map((h, j) => h | y.hi[j]!) });
-  for (const fp of [...fps].sort((x, y) => size(y) - size(x))) {
-    let best = from;
-    let bestCost = Infinity;
-    for (let k = from; k < to; k++) {
-      const before = buckets[k]!.lo[0] ? size(buckets[k]!) : 0;
-      const cost = size(union(buckets[k]!, fp)) - before;
-      if (cost < bestCost) {
-        bestCost = cost;
-        best = k;
-      }
-    }
-    buckets[best] = union(buckets[best]!, fp);
-  }
+  return bucketMasks(buckets);
 }
 
 /** At most this many keys keep the hashed set (32768 bits) a sixteenth full or less. */
@@ -142,7 +102,7 @@ const GRAM_MASKS = [0xffffffff, 0xfcffffff, 0xf8ffffff, 0xf0ffffff, 0xe0ffffff, 
  * The hashed set of every folded (`| 0x20`) byte string of min(4, shortest match) bytes the
  * DFA can start a match with, masked by the most selective mask that keeps it sparse.
  */
-export function gramSet(rows: readonly Uint16Array[], minBytes: number): { grams: Uint8Array; mask: number } {
+export function startSetFromDfa(rows: readonly Uint16Array[], minBytes: number): { grams: Uint8Array; mask: number } {
   const n = Math.min(4, minBytes);
   let level = new Map<string, [number, number]>([['1', [1, 0]]]);
   for (let j = 0; j < n && level.size <= GRAM_KEYS * 64; j++) {
@@ -159,19 +119,14 @@ export function gramSet(rows: readonly Uint16Array[], minBytes: number): { grams
     level = next;
   }
   const all = new Set([...level.values()].map(([, k]) => k));
-  const within = n === 4 ? 0xffffffff : 2 ** (8 * n) - 1;
+  const within = keyMask(n);
   for (const candidate of GRAM_MASKS) {
     const mask = (candidate & within) >>> 0;
     const keys = new Set([...all].map((k) => (k & mask) >>> 0));
     if (keys.size > GRAM_KEYS && candidate !== 0xff) continue;
     // A level cut short (too many paths) holds shorter keys: only the one-byte mask fits them.
     if (level.size > GRAM_KEYS * 64 && candidate !== 0xff) continue;
-    const grams = new Uint8Array(4096);
-    for (const key of keys) {
-      const h = gramHash(key);
-      grams[h >> 3]! |= 1 << (h & 7);
-    }
-    return { grams, mask };
+    return { grams: startSet(keys), mask };
   }
   throw new Error('unreachable');
 }

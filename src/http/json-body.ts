@@ -1,7 +1,7 @@
 // An `application/json` body is one JSON-RPC message or batch, with no framing around it. The
 // NDJSON framing would split a pretty-printed body at its newlines, so this runs the stream
 // core (MessagePipe) with the whole body as one message instead.
-import { compile } from '../codec.js';
+import { compile } from '../compiled.js';
 import { resolveOptions } from '../options.js';
 import { OutputBatch } from '../stream/batch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, type StreamOptions } from '../stream/index.js';

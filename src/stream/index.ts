@@ -1,5 +1,5 @@
 // mcp-payload-codec/stream: WHATWG TransformStreams that filter JSON-RPC traffic on bytes.
-import { compile } from '../codec.js';
+import { compile } from '../compiled.js';
 import { resolveOptions, type CodecOptions } from '../options.js';
 import type { PayloadKeyCollisionError } from '../errors.js';
 import { contentLengthFramer } from './content-length.js';

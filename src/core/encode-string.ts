@@ -1,13 +1,12 @@
-// Encodes a JS string through the WASM core. The string is encoded to UTF-8 into a bounded
-// work region; the core reports where terms are, in UTF-16 units, and the result is built
-// from slices of the original string plus tokens: no UTF-8 decoding of the output, and the
-// input itself is returned when nothing changed. Well-formed strings only (see
-// well-formed.ts). Large strings stream through the region; the core says how many bytes are
+// Encodes a long JS string through the WASM core. The string is encoded to UTF-8 into a
+// bounded work region; the core reports where terms are, in UTF-16 units, and the result is
+// built from slices of the original string plus tokens: no UTF-8 decoding of the output, and
+// the input itself is returned when nothing changed. Well-formed strings only (see
+// ../well-formed.ts). Large strings stream through the region; the core says how many bytes are
 // final and the rest is carried over, so terms that straddle a boundary are found as usual.
 // (Restoring tokens needs no UTF-8 at all: token-decode.ts does it on the string itself.)
 import type { Descriptor } from './descriptor.js';
 import { core } from './instance.js';
-import { HEX_DIGITS, memoise } from '../text-util.js';
 import { heap, heap32, workspace } from './memory.js';
 
 /** Input bytes handed to the core per call by default. */
@@ -24,20 +23,8 @@ export interface StringJob {
   replace(text: string): string;
 }
 
-/** Tokens are memoised: terms repeat, so most lookups hit. */
-const CACHE_LIMIT = 4096;
-
-export function encodeJob(desc: Descriptor, prefix: string, suffix: string, hexCase: 'lower' | 'upper', minPatternBytes: number): StringJob {
-  const digits = HEX_DIGITS[hexCase];
-  return {
-    desc,
-    recordBytesPerInputByte: 8 / minPatternBytes,
-    replace: memoise((text) => {
-      let hex = '';
-      for (const b of encoder.encode(text)) hex += digits[b >> 4]! + digits[b & 15]!;
-      return prefix + hex + suffix;
-    }, CACHE_LIMIT),
-  };
+export function encodeJob(desc: Descriptor, replace: (text: string) => string, minPatternBytes: number): StringJob {
+  return { desc, recordBytesPerInputByte: 8 / minPatternBytes, replace };
 }
 
 /** Strings up to this length are written to WASM memory by a JS loop, not encodeInto. */
@@ -167,7 +154,7 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
  * The transformed string; `s` itself when the core found nothing to change; undefined for a
  * string with a lone surrogate (see scanString).
  */
-export function transcode(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES): string | undefined {
+export function encodeString(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES): string | undefined {
   let out = '';
   let from = 0; // s[0, from) is in `out`
   const count = scanString(job, s, (start, stop) => {

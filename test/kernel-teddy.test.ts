@@ -1,0 +1,159 @@
+// The Teddy prefilter (stage 1 of assembly/match.ts, SIMD build), tested in the simdutf manner:
+// the core's own scan, on tables made for the test, against a scalar reference, exhaustively
+// over every byte at every lane of a 16-byte block and across block ends, and on random masks.
+// The core has no export for the filter alone, so the automaton is made to show it: it matches
+// any one byte of a chosen set, and the start set admits everything, so the match records are
+// exactly the positions the filter lets through (those the set allows). The scalar build has no
+// Teddy stage: there the records are every position the set allows, which is its reference.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { type CoreTables, type Descriptor, writeDescriptor } from '../src/core/descriptor.ts';
+import { core, coreVariant } from '../src/core/instance.ts';
+import { heap, heap32, workspace } from '../src/core/memory.ts';
+import { runs } from './arbitraries.ts';
+
+const BLOCK = 16;
+const BYTE_RECORDS = 2;
+
+/** Tables whose automaton matches one byte of `allowed` (256 flags) and nothing longer. */
+function filterTables(teddy: Uint8Array, allowed: readonly boolean[]): CoreTables {
+  return {
+    classes: Uint8Array.from(allowed, (a) => (a ? 1 : 0)),
+    classCount: 2,
+    // state 0 dead, 1 start (class 1 -> 2), 2 accepting and dead-ended
+    transitions: Uint16Array.from([0, 0, 0, 2, 0, 0]),
+    accepting: Uint8Array.from([0, 0, 1]),
+    teddy,
+    grams: new Uint8Array(4096).fill(0xff),
+    gramMask: 0xffffffff,
+  };
+}
+
+/** The positions the core tries (as match starts), in order. */
+function tried(desc: Descriptor, input: Uint8Array): number[] {
+  const ws = workspace(Math.max(input.length, 64), 8 * input.length + 64);
+  heap().set(input, ws.input);
+  core.scan(desc.ptr, ws.input, input.length, ws.output, 1, BYTE_RECORDS);
+  const words = heap32();
+  const starts: number[] = [];
+  for (let k = 0; k < desc.matchCount(); k++) starts.push(words[(ws.output >> 2) + 2 * k]!);
+  return starts;
+}
+
+/** Whether some bucket admits the three bytes at c (each folded with | 0x20, as the core does). */
+function fingerprintPasses(teddy: Uint8Array, input: Uint8Array, c: number): boolean {
+  let buckets = 0xff;
+  for (let j = 0; j < 3; j++) {
+    const f = input[c + j]! | 0x20;
+    buckets &= teddy[j * 32 + (f & 15)]! & teddy[j * 32 + 16 + (f >> 4)]!;
+  }
+  return buckets !== 0;
+}
+
+/**
+ * Positions the SIMD loop leaves to the scalar one, which asks the automaton's start row
+ * instead: fingerprints that would end past the input, and the position just before the last
+ * block when that block overlaps the previous one by all but one byte (its lane 1 would need
+ * the masks of a byte the loop did not load).
+ */
+const leftToScalar = (c: number, len: number) => c + 2 >= len || (len > BLOCK && len % BLOCK === BLOCK - 1 && c === len - BLOCK - 1);
+
+/** The reference: the positions the core should try. */
+function reference(teddy: Uint8Array, allowed: readonly boolean[], input: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let c = 0; c < input.length; c++) {
+    if (!allowed[input[c]!]) continue;
+    if (coreVariant === 'scalar' || leftToScalar(c, input.length) || fingerprintPasses(teddy, input, c)) out.push(c);
+  }
+  return out;
+}
+
+/** Seeded masks (xorshift), so the exhaustive cases are the same on every run. */
+function seededMasks(seed: number): Uint8Array {
+  let x = seed;
+  return Uint8Array.from({ length: 96 }, () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    // sparse: about one bucket bit in four, so a fingerprint passes or fails on every byte
+    return x & (x >>> 8) & 0xff;
+  });
+}
+
+describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
+  const all = Array.from({ length: 256 }, () => true);
+
+  // Every length up to two blocks and one byte (each remainder mod 16, whole blocks, the carry of
+  // lanes 0-1 from the block before), and three blocks around their end.
+  const LENGTHS = [...Array.from({ length: 2 * BLOCK + 1 }, (_, i) => i + 1), 3 * BLOCK - 1, 3 * BLOCK, 3 * BLOCK + 1];
+
+  it('every byte, at every lane and each fingerprint position, across block ends, at every short length', () => {
+    // The filler byte passes every position in every bucket, so the one byte placed among
+    // fillers decides alone whether the fingerprints holding it pass.
+    const FILLER = 0x61;
+    const teddy = seededMasks(0x9e3779b9);
+    for (let j = 0; j < 3; j++) {
+      teddy[j * 32 + (FILLER & 15)] = 0xff;
+      teddy[j * 32 + 16 + (FILLER >> 4)] = 0xff;
+    }
+    const desc = writeDescriptor(filterTables(teddy, all), 'x', 'y', '0123456789abcdef', 1);
+    let cases = 0;
+    let mismatches = 0;
+    let firstMismatch = '';
+    for (const len of LENGTHS) {
+      const input = new Uint8Array(len).fill(FILLER);
+      for (let p = 0; p < len; p++) {
+        for (let v = 0; v < 256; v++) {
+          input[p] = v;
+          const got = tried(desc, input);
+          const want = reference(teddy, all, input);
+          cases++;
+          if (got.length !== want.length || got.some((c, i) => c !== want[i])) {
+            mismatches++;
+            firstMismatch ||= `length ${len}, byte ${v} at ${p}: tried [${got}], reference [${want}]`;
+          }
+        }
+        input[p] = FILLER;
+      }
+    }
+    expect(firstMismatch).toBe('');
+    expect(mismatches).toBe(0);
+    expect(cases).toBe(256 * LENGTHS.reduce((a, b) => a + b, 0));
+  });
+
+  it('random masks, allowed bytes and inputs of up to 5 blocks', () => {
+    // Inputs from a few bytes (case pairs included), so fingerprints pass often enough.
+    const alphabet = [0x00, 0x20, 0x41, 0x61, 0x42, 0x62, 0x5f, 0x7f, 0x80, 0xa0, 0xc3, 0xe4, 0xff];
+    const fromAlphabet = (min: number, max: number) =>
+      fc.array(fc.constantFrom(...alphabet), { minLength: min, maxLength: max }).map((a) => Uint8Array.from(a));
+    const input = fc.oneof(
+      fc.uint8Array({ maxLength: 5 * BLOCK }),
+      fromAlphabet(0, 5 * BLOCK),
+      // lengths around block ends, where the last block overlaps the one before
+      fc.constantFrom(15, 16, 17, 31, 32, 33, 47, 63, 79).chain((n) => fromAlphabet(n, n)),
+    );
+    // Dense masks (OR of two draws) let fingerprints pass; a quarter of the bytes not allowed.
+    const masks = fc
+      .tuple(fc.uint8Array({ minLength: 96, maxLength: 96 }), fc.uint8Array({ minLength: 96, maxLength: 96 }))
+      .map(([a, b]) => a.map((x, i) => x | b[i]!));
+    const allowed = fc.array(
+      fc.nat(3).map((n) => n !== 0),
+      { minLength: 256, maxLength: 256 },
+    );
+    fc.assert(
+      fc.property(masks, allowed, input, (teddy, ok, bytes) => {
+        const desc = writeDescriptor(filterTables(teddy, ok), 'x', 'y', '0123456789abcdef', 1);
+        expect(tried(desc, bytes)).toEqual(reference(teddy, ok, bytes));
+      }),
+      runs(300),
+    );
+  });
+
+  it('the reference sees the filter: with masks admitting nothing, the SIMD build tries only what it leaves to the scalar loop', () => {
+    const desc = writeDescriptor(filterTables(new Uint8Array(96), all), 'x', 'y', '0123456789abcdef', 1);
+    for (const len of [2, 3, 15, 16, 17, 31, 32, 47, 48]) {
+      const want = coreVariant === 'scalar' ? [...Array(len).keys()] : [...Array(len).keys()].filter((c) => leftToScalar(c, len));
+      expect(tried(desc, new Uint8Array(len).fill(0x61))).toEqual(want);
+    }
+  });
+});
