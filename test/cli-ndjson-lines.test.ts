@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ndjsonLines } from '../src/cli/ndjson-lines.ts';
 import { SseReader } from '../src/cli/sse-reader.ts';
 import { runs } from './arbitraries.ts';
-import { growth, LINEAR_BOUND } from './scaling.ts';
+import { growth, growthAsync, LINEAR_BOUND } from './scaling.ts';
 import { bytes, split, text } from './stream-helpers.ts';
 
 async function lines(chunks: Uint8Array[]): Promise<string[]> {
@@ -39,25 +39,16 @@ describe('long lines cost their length once (connect and serve read hosts and se
   const pieces = (n: number, piece: string) => Array.from({ length: n }, () => piece);
   it('ndjsonLines: one line of 1 MB vs 4 MB, in 1 KiB chunks', async () => {
     const chunk = bytes('x'.repeat(1024));
-    const cpu = async (n: number) => {
+    const read = (n: number) => async () => {
       async function* source() {
         for (let i = 0; i < n; i++) yield chunk;
         yield bytes('\n');
       }
-      const t0 = process.cpuUsage();
       let length = 0;
       for await (const line of ndjsonLines(source())) length += line.length;
       expect(length).toBe(n * 1024);
-      const { user, system } = process.cpuUsage(t0);
-      return (user + system) / 1000;
     };
-    await cpu(4096); // (warm-up)
-    let [small, big] = [Infinity, Infinity];
-    for (let r = 0; r < 4; r++) {
-      small = Math.min(small, await cpu(1024));
-      big = Math.min(big, await cpu(4096));
-    }
-    expect(big / (small + 1)).toBeLessThan(LINEAR_BOUND);
+    expect(await growthAsync(read(1024), read(4096), 1)).toBeLessThan(LINEAR_BOUND);
   });
 
   it('SseReader: one data line of 1 MB vs 4 MB, in 1 KiB pieces', () => {

@@ -30,3 +30,24 @@ export function growth(small: () => void, big: () => void, floorMs = 0): number 
   }
   return b / (a + floorMs);
 }
+
+/** CPU time of one async call, in ms (nothing else may run meanwhile: the whole process counts). */
+export async function cpuMillisAsync(f: () => Promise<void>): Promise<number> {
+  const t0 = process.cpuUsage();
+  await f();
+  const { user, system } = process.cpuUsage(t0);
+  return (user + system) / 1000;
+}
+
+/** `growth` for async work. */
+export async function growthAsync(small: () => Promise<void>, big: () => Promise<void>, floorMs = 0): Promise<number> {
+  await big();
+  await small();
+  let a = Infinity;
+  let b = Infinity;
+  for (let r = 0; r < 8 && (r < 3 || b > LINEAR_BOUND * (a + floorMs)); r++) {
+    a = Math.min(a, await cpuMillisAsync(small));
+    b = Math.min(b, await cpuMillisAsync(big));
+  }
+  return b / (a + floorMs);
+}
