@@ -6,7 +6,7 @@
 // the decoder alone, so each case is one JSON string through the transducer (one reused
 // instance), placed so that the sequence starts at lane k after a whole block; the string goes
 // on for two more blocks, or ends right after the sequence. Both builds (the vitest projects).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { compile } from '../src/codec.ts';
 import { resolveOptions } from '../src/options.ts';
 import { Transducer } from '../src/stream/transducer.ts';
@@ -32,15 +32,14 @@ describe.each(FORMATS)('token decoder, %s format', (_name, options, ref, otherCa
   const compiled = compile(resolveOptions(options));
   const t = new Transducer({ desc: compiled.desc, mode: 'decode', expansion: compiled.expansion }, 'text');
   afterAll(() => t.release());
-  const limit = Error.stackTraceLimit;
-  beforeAll(() => void (Error.stackTraceLimit = 0));
-  afterAll(() => void (Error.stackTraceLimit = limit));
 
   /** The JSON string `s` (ASCII) through the decoder, fed in the given pieces; its value. */
   function decoded(s: string, cuts: number[] = []): string {
     const message = new TextEncoder().encode(JSON.stringify(s));
     let out = '';
-    const sink = (b: Uint8Array) => void (out += latin1.decode(b));
+    const sink = (b: Uint8Array) => {
+      out += latin1.decode(b);
+    };
     t.begin();
     let from = 0;
     for (const c of [...cuts, message.length]) {

@@ -59,6 +59,8 @@ const name = (b: Block) =>
 describe('README code examples', () => {
   it('has examples to run, and every block kept from running says why', () => {
     expect(code.filter(isRunnable).length).toBeGreaterThanOrEqual(8);
+    // (A parser that found no claims would pass every block: the README states at least these.)
+    expect(code.filter(isRunnable).flatMap((b) => withChecks(b).claims).length).toBeGreaterThanOrEqual(20);
     for (const b of code.filter((b) => !isRunnable(b))) {
       expect(
         NOT_RUN.some((n) => b.code.includes(n.holds)),
