@@ -1,6 +1,5 @@
 // The command line: wrap's server command needs no "--" (MCP Inspector's CLIs consume it), every
 // argument from the server command on is the server's, options take a value always or never.
-import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import fc from 'fast-check';
@@ -9,12 +8,7 @@ import { parseCommandLine, VALUE_OPTIONS } from '../src/cli/args.ts';
 import { UsageError } from '../src/cli/usage-error.ts';
 import { createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
-import { CLI, fixture, ROOT } from './fixtures/cli-session.ts';
-
-function cli(args: string[], input = '') {
-  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', cwd: ROOT });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+import { CLI, cli, fixture, ROOT } from './fixtures/cli-session.ts';
 
 // Arguments that look like ours, mixed into values and the child's command line.
 const tricky = fc.oneof(fc.string(), fc.constantFrom('--guard', '--prefix', '--prefix=x', '--', '-', '-h', '--help', '--unknown', 'wrap'));

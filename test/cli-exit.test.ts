@@ -1,16 +1,13 @@
 // wrap's exit status, with real processes and real signals: its own failure is exit code 1
 // whatever the child does next; otherwise it ends as the child did, except that it never
 // kills itself with a signal it passed on (then 128 + the signal's number).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { CLI, fixture, ROOT } from './fixtures/cli-session.ts';
+import { CLI, cli, fixture, ROOT } from './fixtures/cli-session.ts';
 
 const CHILD = fixture('cli-child.mjs');
 
-function wrapSync(command: string[]) {
-  const r = spawnSync(process.execPath, [CLI, 'wrap', ...command], { encoding: 'utf8', cwd: ROOT, input: '' });
-  return { code: r.status, signal: r.signal, stderr: r.stderr };
-}
+const wrapSync = (command: string[]) => cli(['wrap', ...command]);
 
 /** Starts `wrap node cli-child.mjs onTerm` and resolves once the child is listening. */
 async function started(onTerm: string) {

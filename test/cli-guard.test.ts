@@ -1,10 +1,9 @@
 // wrap --guard as a client sees it: blocks come back as tool results the model can read, every
 // request of a batch is checked and the client gets one batch response, U+FFFD is stopped
 // after decoding, and no reply carries a term.
-import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import { CLI, CliSession, fixture, ROOT } from './fixtures/cli-session.ts';
+import { CliSession, cli, fixture } from './fixtures/cli-session.ts';
 import { termsIn } from './mcp-guard-helpers.ts';
 
 /** A JSON-RPC server that answers a batch with a batch (or, given "single", line by line). */
@@ -120,8 +119,8 @@ describe('wrap --guard: U+FFFD and terms', () => {
 describe('wrap guard options', () => {
   it('--guard and --guard-tools-only: one at a time, neither takes a value (exit code 2)', () => {
     for (const args of [['wrap', '--guard', '--guard-tools-only', 'cat'], ['wrap', '--guard-tools-only=yes', 'cat'], ['encode', '--guard-tools-only']]) {
-      const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', input: '' });
-      expect(r.status).toBe(2);
+      const r = cli(args);
+      expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^mcp-payload-codec: .*--guard-tools-only.*\n$/);
     }
   });

@@ -1,16 +1,12 @@
 // scan: NDJSON split at '\n' only ('\r' is JSON whitespace), and reports that name a damaged
 // key by its position, never by its text.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runs } from './arbitraries.ts';
-import { CLI, ROOT } from './fixtures/cli-session.ts';
+import { cli, ROOT } from './fixtures/cli-session.ts';
 
-function scan(input: string, args: string[] = []) {
-  const r = spawnSync(process.execPath, [CLI, 'scan', ...args], { input, encoding: 'utf8', cwd: ROOT });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const scan = (input: string, args: string[] = []) => cli(['scan', ...args], input);
 
 const F = '\uFFFD';
 const call = (id: number, args: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'write', arguments: args } });

@@ -2,17 +2,11 @@
 // itself (guard blocks, key collisions), is encoded, so no vendor term reaches the client; lines
 // that are not JSON, in either direction, are dropped with a note and the session goes on.
 import { describe, expect, it } from 'vitest';
-import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
+import { createCodec } from '../src/index.ts';
 import { CliSession, fixture } from './fixtures/cli-session.ts';
+import { termsIn } from './mcp-guard-helpers.ts';
 
 const SERVER = fixture('cli-terms-server.py');
-
-/** Every spelling of every default term found in `text` (ASCII ones ignoring ASCII case). */
-function termsIn(text: string): string[] {
-  const folded = text.replace(/[A-Z]/g, (c) => c.toLowerCase());
-  const ascii = [...DEFAULT_TERMS.ascii, ...DEFAULT_TERMS.pairs.flatMap(([a, b]) => ['', '-', '_', ' '].map((sep) => a + sep + b))];
-  return [...ascii.filter((t) => folded.includes(t)), ...DEFAULT_TERMS.exact.filter((t) => text.includes(t))];
-}
 
 const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 

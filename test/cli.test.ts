@@ -1,23 +1,17 @@
 // The CLI as users run it: real child processes, the SDK's StdioClientTransport, a server in
 // Python, exit codes and signals.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
 import { encodeText } from '../src/index.ts';
 import { joinedOnceIncludes } from './e2e-helpers.ts';
+import { CLI, cli, fixture, ROOT } from './fixtures/cli-session.ts';
 
-const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'bin', 'mcp-payload-codec.js');
-const SDK_SERVER = join(ROOT, 'test', 'fixtures', 'sdk-server.mjs');
-const PY_SERVER = join(ROOT, 'test', 'fixtures', 'echo_server.py');
+const SDK_SERVER = fixture('sdk-server.mjs');
+const PY_SERVER = fixture('echo_server.py');
 const Q = encodeText('Qwen');
-
-function cli(args: string[], input = '') {
-  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', cwd: ROOT });
-  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
-}
 
 async function wrapped(server: string[]) {
   const stderr: string[] = [];

@@ -6,10 +6,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCodec, DEFAULT_TERMS, encodeText, PayloadKeyCollisionError } from '../src/index.ts';
 import { isBase64DataUri, schemaWidening } from '../src/protocol-fields.ts';
-import { createByteTransformer } from '../src/stream/index.ts';
 import { expandPatterns } from '../src/terms.ts';
 import { fragmentString, runs } from './arbitraries.ts';
-import { bytes, choices, split, text, writeJson } from './stream-helpers.ts';
+import { bytes, choices, split, streamAgreesWithObjectApi, transformChunks, writeJson } from './stream-helpers.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Transform = (s: string) => string;
@@ -165,15 +164,6 @@ const traffic = fc.oneof({ weight: 4, arbitrary: message }, { weight: 1, arbitra
 
 const FORMATS = [{}, { prefix: '__cuaf_', hexCase: 'upper' as const }];
 
-/** One direction of a byte stream over `chunks`, synchronously. */
-function stream(mode: 'encode' | 'decode', options: object, chunks: Uint8Array[]): string {
-  const out: Uint8Array[] = [];
-  const t = createByteTransformer(mode, options, (b) => out.push(b.slice()));
-  for (const c of chunks) t.push(c);
-  t.close();
-  return text(Buffer.concat(out));
-}
-
 describe('field policy: the object API', () => {
   for (const options of FORMATS) {
     const codec = createCodec(options);
@@ -291,31 +281,11 @@ describe('field policy: maxLength widening keeps encoded values valid', () => {
 
 describe('field policy: the streams agree with the object API', () => {
   for (const options of FORMATS) {
-    const codec = createCodec(options);
     for (const mode of ['encode', 'decode'] as const) {
       it(`${mode} (${JSON.stringify(options)}), however the input is written and split`, () => {
         fc.assert(
           fc.property(fc.array(fc.tuple(traffic, choices), { minLength: 1, maxLength: 3 }), fc.array(fc.nat(3000), { maxLength: 10 }), (items, cuts) => {
-            const input = bytes(items.map(([m, c]) => writeJson(m, c) + '\n').join(''));
-            let want: Json[];
-            try {
-              want = items.map(([m]) => (mode === 'encode' ? codec.encodeMessage(m) : codec.decodeMessage(m)));
-            } catch (e) {
-              if (e instanceof PayloadKeyCollisionError) return;
-              throw e;
-            }
-            let out: string;
-            try {
-              out = stream(mode, options, split(input, cuts));
-            } catch (e) {
-              // writeJson may repeat... no: keys are unique; a stream may refuse what JSON.parse merges
-              if (mode === 'decode' && e instanceof PayloadKeyCollisionError) return;
-              throw e;
-            }
-            const got = out.split('\n').slice(0, -1).map((l) => JSON.parse(l) as Json);
-            expect(got).toEqual(want);
-            // and the same bytes whole as split
-            expect(out).toBe(stream(mode, options, [input]));
+            streamAgreesWithObjectApi(mode, options, items.map(([m, c]) => writeJson(m, c) + '\n').join(''), cuts);
           }),
           runs(300),
         );
@@ -327,19 +297,19 @@ describe('field policy: the streams agree with the object API', () => {
     const m =
       '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"q\\u0077en-1","_meta":{"Qwen":"\\/qwen"},"message":"qwen"}}\n' +
       '{"jsonrpc":"2.0","id":1,"result":{"contents":[{"blob":"cXdlbg==qwen","uri":"x"}],"icon":"data:image\\/png;base64,qwen","nextCursor":"qwen"}}\n';
-    const out = stream('encode', {}, [bytes(m)]);
+    const out = transformChunks('encode', {}, [bytes(m)]);
     expect(out).toBe(m.replace('"message":"qwen"', `"message":"${encodeText('qwen')}"`));
-    for (let cut = 0; cut <= m.length; cut += 7) expect(stream('encode', {}, split(bytes(m), [cut]))).toBe(out);
+    for (let cut = 0; cut <= m.length; cut += 7) expect(transformChunks('encode', {}, split(bytes(m), [cut]))).toBe(out);
   });
 
   it('widens maxLength written as digits (and .0), and leaves other numbers as written', () => {
     const codec = createCodec();
     const widen = schemaWidening(expandPatterns(codec.options.terms, codec.options.prefix), codec.options.prefix, codec.options.suffix);
     const m = (n: string) => `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":"string","maxLength":${n}}}}}]}}\n`;
-    expect(stream('encode', {}, [bytes(m('12'))])).toBe(m(String(12 * widen)));
-    expect(stream('encode', {}, [bytes(m('0'))])).toBe(m('0'));
-    expect(stream('encode', {}, [bytes(m('12.000'))])).toBe(m(String(12 * widen)));
-    for (const n of ['-1', '12.5', '1e2', '123456789012345678901234567890', String(2 ** 53)]) expect(stream('encode', {}, [bytes(m(n))])).toBe(m(n));
-    expect(stream('decode', {}, [bytes(m('12'))])).toBe(m('12')); // decoding never narrows
+    expect(transformChunks('encode', {}, [bytes(m('12'))])).toBe(m(String(12 * widen)));
+    expect(transformChunks('encode', {}, [bytes(m('0'))])).toBe(m('0'));
+    expect(transformChunks('encode', {}, [bytes(m('12.000'))])).toBe(m(String(12 * widen)));
+    for (const n of ['-1', '12.5', '1e2', '123456789012345678901234567890', String(2 ** 53)]) expect(transformChunks('encode', {}, [bytes(m(n))])).toBe(m(n));
+    expect(transformChunks('decode', {}, [bytes(m('12'))])).toBe(m('12')); // decoding never narrows
   });
 });

@@ -10,30 +10,10 @@ import { compile } from '../src/compiled.ts';
 import { resolveOptions } from '../src/options.ts';
 import { PayloadStreamError } from '../src/stream/stream-error.ts';
 import { Transducer } from '../src/stream/transducer.ts';
+import { firstBadByte } from './utf8-reference.ts';
 
 const compiled = compile(resolveOptions({}));
 const enc = new TextEncoder();
-const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** Index of the first byte that no valid UTF-8 prefix continues with, or -1 (the reference). */
-function firstBadByte(b: Uint8Array): number {
-  try {
-    strict.decode(b);
-    return -1;
-  } catch {
-    // fall through: find where
-  }
-  const d = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-  for (let k = 0; k < b.length; k++) {
-    try {
-      d.decode(b.subarray(k, k + 1), { stream: true });
-    } catch {
-      return k;
-    }
-  }
-  return b.length; // cut off: the closing quote is the first byte that cannot follow
-}
-
 // Bytes a JSON string cannot hold raw (they end the plain run for other reasons).
 const special = (b: number) => b < 0x20 || b === 0x22 || b === 0x5c;
 const BLOCK = 16;

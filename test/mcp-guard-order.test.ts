@@ -1,26 +1,16 @@
 // While the schema compiler loads (first need), a call never skips validation, and what is
 // sent after it waits behind it: the inner transport gets messages in the order they were sent.
 // This file never loads the compiler before its checks (each test file has its own modules).
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { ToolCallGuardTransport } from '../src/mcp/index.ts';
 import { schemaCompilerLoaded } from '../src/mcp/guard-schema.ts';
+import { guardWithTools } from './mcp-guard-helpers.ts';
 
 const call = (id: number, n: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't', arguments: { n } } }) as JSONRPCMessage;
 
 describe('ToolCallGuardTransport while ajv loads', () => {
   it('validates the first calls and keeps the order of everything sent', async () => {
-    const [near, far] = InMemoryTransport.createLinkedPair();
-    const farGot: JSONRPCMessage[] = [];
-    far.onmessage = (m) => farGot.push(m);
-    await far.start();
-    const guarded = new ToolCallGuardTransport(near);
-    const got: JSONRPCMessage[] = [];
-    guarded.onmessage = (m) => got.push(m);
-    await guarded.start();
-    await guarded.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-    await far.send({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 't', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }] } });
+    const { guarded, got, farGot } = await guardWithTools([{ name: 't', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }]);
     expect(schemaCompilerLoaded()).toBe(false); // (else this test would prove nothing)
     const note = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } } as JSONRPCMessage;
     await Promise.all([guarded.send(call(2, 'x')), guarded.send(call(3, 1)), guarded.send(note), guarded.send(call(4, 'y')), guarded.send(call(5, 2))]);

@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { encodeText } from '../src/index.ts';
 import { PayloadFilteringTransport, ToolCallGuardTransport, TransportWrapper, type BlockedCall, type ToolCallGuardOptions } from '../src/mcp/index.ts';
-import { termsIn } from './mcp-guard-helpers.ts';
+import { guardWithTools, termsIn } from './mcp-guard-helpers.ts';
 import { quick } from './mcp-sdk.ts';
 
 /** Records every message the client is given (outermost layer). */
@@ -165,21 +165,12 @@ describe('ToolCallGuardTransport', () => {
 
 describe('ToolCallGuardTransport with a batch (an SDK older than 2025-06-18 could send one)', () => {
   it('checks every request: the blocked ones are answered locally, the rest go on as a batch', async () => {
-    const [near, far] = InMemoryTransport.createLinkedPair();
-    const farGot: unknown[] = [];
-    far.onmessage = (m) => farGot.push(m);
-    await far.start();
-    const guarded = new ToolCallGuardTransport(near);
-    const got: unknown[] = [];
-    guarded.onmessage = (m) => got.push(m);
-    await guarded.start();
-    await guarded.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-    await far.send({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 't', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }] } });
+    const { guarded, got, farGot } = await guardWithTools([{ name: 't', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }]);
     const call = (id: number, name: string, args: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
     await guarded.send([call(2, 't', { n: 'x' }), call(3, 't', { n: 1 }), call(4, 'nope', {})] as unknown as JSONRPCMessage);
     await new Promise((r) => setTimeout(r, 20));
     expect(farGot.slice(1)).toEqual([[call(3, 't', { n: 1 })]]);
-    const answers = got.slice(1) as { id: number; result: { isError: boolean; content: { text: string }[] } }[];
+    const answers = got.slice(1) as unknown as { id: number; result: { isError: boolean; content: { text: string }[] } }[];
     expect(answers.map((a) => [a.id, a.result.isError])).toEqual([
       [2, true],
       [4, true],

@@ -7,6 +7,7 @@ import { createCodec } from '../src/index.ts';
 import { createDecodeStream, createEncodeStream, PayloadStreamError } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { bytes, run, split, text } from './stream-helpers.ts';
+import { firstBadByte } from './utf8-reference.ts';
 
 const codec = createCodec();
 const range = (lo: number, hi: number) => fc.integer({ min: lo, max: hi }).map((b) => [b]);
@@ -31,23 +32,6 @@ const content = fc
     const seq = bad ? [...ps.slice(0, k), bad, ...ps.slice(k)] : ps;
     return new Array<number>(pad).fill(0x78).concat(seq.flat());
   });
-
-/** Index of the first byte no valid UTF-8 prefix continues with, or -1 (WHATWG's decoder as oracle). */
-function firstBadByte(b: number[]): number {
-  for (let k = 1; k <= b.length; k++) {
-    try {
-      new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(b.slice(0, k)), { stream: true });
-    } catch {
-      return k - 1;
-    }
-  }
-  try {
-    new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(b));
-    return -1;
-  } catch {
-    return b.length; // cut off: the closing quote is the first byte that cannot follow
-  }
-}
 
 describe('UTF-8 in JSON strings', () => {
   for (const [name, make] of [['encode', createEncodeStream], ['decode', createDecodeStream]] as const) {

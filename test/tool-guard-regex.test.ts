@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ToolCallGuard } from '../src/mcp/index.ts';
 import { runs } from './arbitraries.ts';
+import { growth, LINEAR_BOUND } from './scaling.ts';
 
 /** A guard that knows one tool, "t", with this inputSchema. */
 function guardFor(inputSchema: Record<string, unknown>): ToolCallGuard {
@@ -28,16 +29,6 @@ function verdicts(pattern: string, s: string) {
   ];
 }
 
-function minTime(f: () => void): number {
-  let best = Infinity;
-  for (let i = 0; i < 3; i++) {
-    const t0 = performance.now();
-    f();
-    best = Math.min(best, performance.now() - t0);
-  }
-  return best;
-}
-
 // ToolCallGuard.check is synchronous once the schema compiler (loaded on first need) is in.
 beforeAll(() => ToolCallGuard.ready());
 
@@ -47,10 +38,11 @@ describe('ToolCallGuard schema patterns', () => {
     const evil = (n: number) => ({ x: 'a'.repeat(n) + '!' });
     blocked(guard, evil(5));
     // On a backtracking engine 4 more characters cost 16x (26 characters take about 0.4 s);
-    // checking this first makes such an engine fail here instead of hanging below.
-    const t22 = minTime(() => blocked(guard, evil(22)));
-    const t26 = minTime(() => blocked(guard, evil(26)));
-    expect(t26).toBeLessThan(4 * t22 + 5);
+    // checking this first makes such an engine fail here instead of hanging below. (CPU time,
+    // least of several runs: test/scaling.ts; the floor is for runs too quick to time.)
+    expect(growth(() => blocked(guard, evil(22)), () => blocked(guard, evil(26)), 1.25)).toBeLessThan(4);
+    // And linear: 4x the characters, about 4x the time.
+    expect(growth(() => blocked(guard, evil(25_000)), () => blocked(guard, evil(100_000)))).toBeLessThan(LINEAR_BOUND);
     for (let n = 30; n <= 40; n++) {
       for (const x of ['a'.repeat(n) + '!', 'a'.repeat(n)]) expect(blocked(guard, { x })).toBe(!/^a+$/u.test(x));
     }
