@@ -13,6 +13,7 @@ import { floorCases } from './cases/floors.ts';
 import { foldCases } from './cases/fold.ts';
 import { systemResults } from './cases/system.ts';
 import { wrapResults } from './cases/wrap.ts';
+import { wrapWorkCases } from './cases/wrap-work.ts';
 import { cliStartResults } from './cases/cli-start.ts';
 import { writeChart } from './chart.ts';
 
@@ -31,7 +32,7 @@ const selected = (group: string) => !only || group.startsWith(only);
 const named = (name: string) => !grep || name.toLowerCase().includes(grep);
 // The stream corpora take seconds to build: only when their group is selected.
 const streams = !only || 'stream'.startsWith(only) ? streamCases() : [];
-const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streams, ...foldCases(), ...floorCases()]
+const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streams, ...foldCases(), ...floorCases(), ...wrapWorkCases()]
   .filter((c) => selected(c.group) && named(c.name));
 
 function fail(message: string): never {
