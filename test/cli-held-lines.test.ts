@@ -39,7 +39,9 @@ describe('HeldLines', () => {
     fc.assert(
       fc.property(writes, (input) => {
         let sent = 0;
-        const held = new HeldLines((b) => void (sent += b.length), 1 << 20);
+        const held = new HeldLines((b) => {
+          sent += b.length;
+        }, 1 << 20);
         let seen = 0;
         let lineEnd = 0; // input bytes up to the last '\n' so far
         for (const w of input) {

@@ -20,7 +20,12 @@ export function wrapWorkCases(): BenchCase[] {
   const reply = enc.encode(REPLY);
   let out = '';
   const sink = new Writable({ write: (_c, _e, done) => done() });
-  const capture = new Writable({ write: (c: Uint8Array, _e, done) => ((out += Buffer.from(c).toString()), done()) });
+  const capture = new Writable({
+    write: (c: Uint8Array, _e, done) => {
+      out += Buffer.from(c).toString();
+      done();
+    },
+  });
   const proxy = (to: Writable) => {
     const toClient = new LineWriter(to);
     const held = new HeldLines((b) => toClient.write(b), 1024 * 1024);
