@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [-- --only=group] [-- --record]: every case, side by side with its
+// npm run bench [-- --quick] [-- --only=group] [-- --grep=text] [-- --record]: every case, side by side with its
 // baseline, in one process. Results go to bench/out/ (ignored by git); --record (a full run
 // only) writes the tracked ones instead: README.md's table, bench/results.json, bench/chart.svg.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { floorCases } from './cases/floors.ts';
 import { foldCases } from './cases/fold.ts';
 import { systemResults } from './cases/system.ts';
 import { wrapResults } from './cases/wrap.ts';
+import { wrapWorkCases } from './cases/wrap-work.ts';
 import { cliStartResults } from './cases/cli-start.ts';
 import { writeChart } from './chart.ts';
 
@@ -20,13 +21,19 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const record = args.includes('--record');
 const only = args.find((a) => a.startsWith('--only='))?.slice(7);
-const unknown = args.filter((a) => !['--quick', '--record'].includes(a) && !a.startsWith('--only='));
-if (unknown.length) fail(`unknown option ${unknown[0]} (options: --quick, --only=<group prefix>, --record)`);
+// Rows whose name holds this text (any case), e.g. --only=stream --grep=progress.
+const grep = args.find((a) => a.startsWith('--grep='))?.slice(7).toLowerCase();
+const unknown = args.filter((a) => !['--quick', '--record'].includes(a) && !a.startsWith('--only=') && !a.startsWith('--grep='));
+if (unknown.length) fail(`unknown option ${unknown[0]} (options: --quick, --only=<group prefix>, --grep=<text in a row's name>, --record)`);
 // The tracked results are the full suite's: a smoke run or a part of it would replace them with less.
-if (record && (quick || only)) fail('--record needs a full run: drop --quick and --only');
+if (record && (quick || only || grep)) fail('--record needs a full run: drop --quick, --only and --grep');
 const harness = quick ? QUICK : FULL;
 const selected = (group: string) => !only || group.startsWith(only);
-const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streamCases(), ...foldCases(), ...floorCases()].filter((c) => selected(c.group));
+const named = (name: string) => !grep || name.toLowerCase().includes(grep);
+// The stream corpora take seconds to build: only when their group is selected.
+const streams = !only || 'stream'.startsWith(only) ? streamCases() : [];
+const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streams, ...foldCases(), ...floorCases(), ...wrapWorkCases()]
+  .filter((c) => selected(c.group) && named(c.name));
 
 function fail(message: string): never {
   process.stderr.write(`bench: ${message}\n`);
@@ -48,15 +55,15 @@ for (const c of cases) {
   results.push(result);
   process.stderr.write(`${c.group}: ${c.name}: ${ours.value.toFixed(ours.unit === 'MB/s' ? 0 : 2)} ${ours.unit}${pair ? `, ${pair.ratio.toFixed(2)}x ${c.baselineName}` : ''}\n`);
 }
-if (selected('wrap')) {
+if (selected('wrap') && !grep) {
   const rows = await wrapResults(quick);
   results.push(...rows);
   for (const r of rows) process.stderr.write(`${r.group}: ${r.name}: ${r.figure}\n`);
 }
-if (selected('system') || selected('stream')) results.push(...systemResults(quick), ...cliStartResults(quick));
+if ((selected('system') || selected('stream')) && !grep) results.push(...systemResults(quick), ...cliStartResults(quick));
 console.log(markdownTable(results));
 
-const mode = quick ? 'quick' : only ? `only ${only}` : 'full';
+const mode = quick ? 'quick' : only || grep ? `only ${[only, grep && `grep ${grep}`].filter(Boolean).join(', ')}` : 'full';
 if (record) {
   writeResults('bench/results.json', results, { mode });
   writeChart('bench/chart.svg', results);

@@ -1,9 +1,11 @@
 // What consumers may do with the chunks a stream gives them: keep them, transfer their buffers
 // (a byte stream's enqueue does), or run code that uses the library again while a message is
 // half written; and what a transformer does after an error.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { core } from '../src/core/instance.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, PayloadStreamError, type ByteTransformer, type StreamOptions } from '../src/stream/index.ts';
+import { runs } from './arbitraries.ts';
 import { bytes, run } from './stream-helpers.ts';
 
 /** Reads `stream` through a byte stream, whose enqueue transfers every chunk's buffer. */
@@ -112,6 +114,26 @@ describe('stream consumers', () => {
     for (let i = 0; i < 200; i++) t.push(line);
     t.close();
     for (const c of chunks) expect(c.buffer.byteLength).toBeLessThanOrEqual(Math.max(c.length * 1.25, c.length + 256));
+  });
+
+  it('never writes into a chunk it handed out (the output buffer is reused between pushes)', () => {
+    // Pushes of any size, small ones most (wrap pushes a message at a time); every chunk is
+    // compared with a copy taken when it was emitted, once all pushes are done.
+    const line = fc.oneof(
+      fc.constantFrom('{"result":"Qwen"}', '{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"ali cloud"}}', '   ', ''),
+      fc.nat(100_000).map((n) => `{"result":"${'q'.repeat(n)}wen"}`),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(line, { maxLength: 4 }), { minLength: 1, maxLength: 12 }), (pushes) => {
+        const kept: [Uint8Array, Uint8Array][] = [];
+        const t = createByteTransformer('encode', {}, (b) => void kept.push([b, b.slice()]));
+        for (const lines of pushes) t.push(bytes(lines.map((l) => `${l}\n`).join('')));
+        t.close();
+        // (Buffer.compare: toEqual walks 100 KB arrays element by element, far too slowly.)
+        for (const [chunk, copy] of kept) expect(Buffer.compare(chunk, copy)).toBe(0);
+      }),
+      runs(40),
+    );
   });
 
   it('runs onCollision after the messages before the dropped one went out', () => {

@@ -8,6 +8,8 @@ import { concat } from '../stream/pipe.js';
 const NEWLINE = 0x0a;
 
 function lastNewline(b: Uint8Array): number {
+  // The encoder's output of a push usually ends a line: no Buffer view to make then.
+  if (b[b.length - 1] === NEWLINE) return b.length - 1;
   return Buffer.from(b.buffer, b.byteOffset, b.length).lastIndexOf(NEWLINE); // (memrchr)
 }
 

@@ -1,7 +1,8 @@
 import { concat } from '../stream/pipe.js';
 
 // Splits a byte stream into lines for the CLI's guard. `keep` decides, from a line's first
-// bytes, whether it is worth holding whole (tool lists are; screenshots are not).
+// bytes (all of a short line), whether it is worth holding whole (tool lists are; screenshots
+// are not) and passing on.
 
 const HEAD = 512;
 
@@ -34,7 +35,12 @@ export class LineSplitter {
   }
 
   private finishLine(): void {
-    if (this.keeping && this.length > 0) this.onLine(concat(this.parts));
+    if (this.keeping && this.length > 0) {
+      const line = concat(this.parts);
+      // A line shorter than the head was never asked about: asked now, on all of it (the
+      // guard then parses no small answer it has no use for).
+      if (this.decided || this.keep(line)) this.onLine(line);
+    }
     this.parts = [];
     this.length = 0;
     this.keeping = true;

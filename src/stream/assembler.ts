@@ -94,8 +94,9 @@ export class MessageAssembler {
   private collision: [number, number] | null = null;
   // Ids of the message objects (one, or one per batch element) as [start, end) in `held`
   // (-1 when absent), read only for a collision error; and which element collided.
-  private elementId: [number, number] = [-1, -1];
-  private ids: number[] = [];
+  private idStart = -1;
+  private idEnd = -1;
+  private readonly ids = new NumList(); // (numbers, not arrays: no allocation per message)
   private collisionInElement = false;
   private collisionElement = -1;
 
@@ -113,8 +114,8 @@ export class MessageAssembler {
     this.objectChanged.clear();
     this.keys.clear();
     this.collision = null;
-    this.elementId = [-1, -1];
-    if (this.ids.length) this.ids = []; // (cheaper than a length reset, with one id per message)
+    this.idStart = this.idEnd = -1;
+    this.ids.clear();
     this.collisionInElement = false;
     this.collisionElement = -1;
     this.held.reset();
@@ -204,14 +205,18 @@ export class MessageAssembler {
         break;
       }
       case EV_ID:
-        if (this.o.holdAll) this.elementId = [this.index(a), this.index(b)]; // (only collision errors report it)
+        if (this.o.holdAll) {
+          this.idStart = this.index(a); // (only collision errors report it)
+          this.idEnd = this.index(b);
+        }
         break;
       case EV_MSG_END:
         // One message object ended (of a batch, or the message itself): its id is now known.
         if (this.collisionInElement && this.collisionElement < 0) this.collisionElement = this.ids.length / 2;
-        this.ids.push(...this.elementId);
+        this.ids.push(this.idStart);
+        this.ids.push(this.idEnd);
         this.collisionInElement = false;
-        this.elementId = [-1, -1];
+        this.idStart = this.idEnd = -1;
         break;
     }
   }
@@ -280,7 +285,7 @@ export class MessageAssembler {
 
   /** The id of message object k, parsed from its JSON text (undefined if none or unreadable). */
   private idAt(k: number): unknown {
-    const [start, end] = [this.ids[2 * k]!, this.ids[2 * k + 1]!];
+    const [start, end] = [this.ids.a[2 * k]!, this.ids.a[2 * k + 1]!];
     if (start < 0) return undefined;
     try {
       return JSON.parse(utf8.decode(this.held.read(start, end)));

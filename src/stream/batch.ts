@@ -6,6 +6,12 @@
 /** Output is let through once this much has gathered, so a huge input chunk is not doubled. */
 const MAX_BATCH = 1024 * 1024;
 const FIRST_CAPACITY = 4 * 1024;
+/**
+ * A buffer up to this size whose bytes were copied out at a flush is kept for the next push:
+ * allocating an ArrayBuffer costs microseconds, more than a small message's whole transform
+ * (wrap pushes one message at a time). Never handed out, so reusing it changes no chunk.
+ */
+const KEEP = 64 * 1024;
 
 export class OutputBatch {
   private buf: Uint8Array | null = null;
@@ -25,7 +31,8 @@ export class OutputBatch {
    */
   reserve(inputBytes: number): void {
     this.reserved = inputBytes;
-    if (!this.buf) this.buf = new Uint8Array(Math.min(MAX_BATCH, Math.max(Math.ceil(inputBytes * this.ratio) + 1024, FIRST_CAPACITY)));
+    const want = Math.min(MAX_BATCH, Math.max(Math.ceil(inputBytes * this.ratio) + 1024, FIRST_CAPACITY));
+    if (!this.buf || (this.size === 0 && this.buf.length < want)) this.buf = new Uint8Array(want);
   }
 
   /**
@@ -70,11 +77,12 @@ export class OutputBatch {
     // A chunk much smaller than its buffer gets a buffer of its own size: a consumer that
     // queues chunks must not hold many times the bytes it counts.
     const spare = this.buf.length - this.size;
-    const out = spare > Math.max(256, this.size >> 2) ? this.buf.slice(0, this.size) : this.buf.subarray(0, this.size);
+    const copied = spare > Math.max(256, this.size >> 2);
+    const out = copied ? this.buf.slice(0, this.size) : this.buf.subarray(0, this.size);
     if (this.reserved > 0) this.ratio = Math.min(2, Math.max(1, (this.ratio + this.size / this.reserved) / 2 + 0.05));
     this.reserved = 0;
     this.spilled = false;
-    this.buf = null;
+    if (!copied || this.buf.length > KEEP) this.buf = null; // (handed out, or too large to keep idle)
     this.size = 0;
     this.emit(out);
   }

@@ -197,9 +197,12 @@ export class Transducer {
     const len = w[(state + J.outLen) >> 2]!;
     const count = w[(state + J.evCount) >> 2]!;
     if (len === 0 && count === 0) return; // (a message's end usually writes nothing)
-    if (count * 3 > this.events.length) this.events = new Uint32Array(Math.max(count * 3, this.events.length * 2));
+    const n = count * 3;
+    if (n > this.events.length) this.events = new Uint32Array(Math.max(n, this.events.length * 2));
     const ev = w[(state + J.events) >> 2]! >> 2;
-    if (count) this.events.set(w.subarray(ev, ev + count * 3));
+    // A few events (a small message's usual) are copied by hand: a subarray view costs more.
+    if (n <= 48) for (let i = 0; i < n; i++) this.events[i] = w[ev + i]!;
+    else this.events.set(w.subarray(ev, ev + n));
     sink(heap().subarray(out, out + len), this.events, count);
   }
 
