@@ -10,6 +10,9 @@ import type { BodyOptions } from './json-body.js';
 import { collisionOutcome, errorReplies, parseShape } from './replies.js';
 import { encodeResponse, isJson, mediaType } from './response.js';
 import { SERVER_ERROR } from '../jsonrpc.js';
+import { CallGuard } from './call-guard.js';
+import { guardRequest, withAnswers } from './guarded.js';
+import type { Message } from '../mcp/wrapper.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy {
   /** The upstream MCP endpoint, e.g. https://example.com/mcp. */
@@ -36,7 +39,7 @@ function withoutHopByHop(source: Headers): Headers {
 
 
 export function createFilteringProxy(options: FilteringProxyOptions): (request: Request) => Promise<Response> {
-  const { upstream: upstreamOption, path = '/mcp', onLog, allowedHosts, allowedOrigins, fetch: inner, ...codec } = options;
+  const { upstream: upstreamOption, path = '/mcp', onLog, allowedHosts, allowedOrigins, fetch: inner, guard: mode, onGuardLog, ...codec } = options;
   const upstream = new URL(upstreamOption);
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new TypeError('upstream must be an http: or https: URL');
   createCodec(codec); // (refuses bad codec options now, not at the first request)
@@ -44,6 +47,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   const log = (line: string) => onLog?.(line);
   const bodyOptions: BodyOptions = codec;
+  const guard = mode ? new CallGuard(mode, onGuardLog ?? log) : undefined;
 
   const target = (url: URL): URL => {
     if (url.pathname === path || url.pathname === upstream.pathname) {
@@ -81,6 +85,8 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     }
     let body: Uint8Array | undefined;
     let original: Uint8Array | undefined;
+    let answers: Message[] = [];
+    let reply: Response | undefined;
     if (request.body && request.method !== 'GET' && request.method !== 'HEAD') {
       try {
         original = body = await readBounded(request.body, max);
@@ -104,6 +110,12 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
             return new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, { status: outcome.reply.status, headers: { 'content-type': 'application/json' } });
           }
           body = outcome.forward!;
+        } else if (guard) {
+          const guarded = await guardRequest(guard, body, bodyOptions);
+          answers = guarded.answers;
+          reply = guarded.reply;
+          if (!guarded.forward) return reply!;
+          body = guarded.forward;
         }
       }
     }
@@ -121,10 +133,17 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       const { body: replies } = await errorReplies(original ? parseShape(original) : { batch: false, items: [] }, SERVER_ERROR, `Cannot reach the upstream MCP server at ${upstream.host}${reason}`, bodyOptions);
       return new Response(replies as Uint8Array<ArrayBuffer>, { status: 502, headers: { 'content-type': 'application/json' } });
     }
-    const filtered = await encodeResponse(response, {
+    if (reply) {
+      // (what passed needs no answer: notifications, or responses to the server's requests)
+      await response.body?.cancel().catch(() => {});
+      return reply;
+    }
+    const encoded = await encodeResponse(response, {
       ...bodyOptions,
+      guard,
       onTruncated: () => log(`${request.method} upstream event stream ended inside an event; ended at the last whole event`),
     });
+    const filtered = await withAnswers(encoded, answers, bodyOptions, max);
     const down = withoutHopByHop(filtered.headers);
     // fetch has decompressed every body, passed-through ones too; the server frames the length.
     down.delete('content-encoding');
