@@ -27,6 +27,9 @@ export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPoli
   onLog?: (line: string) => void;
 }
 
+/** Sessions whose tool lists a guarding proxy keeps at once. */
+const GUARDED_SESSIONS = 1024;
+
 /** Headers that belong to one connection, not to the message (RFC 9110 7.6.1). */
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate'];
 
@@ -47,7 +50,19 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   const log = (line: string) => onLog?.(line);
   const bodyOptions: BodyOptions = codec;
-  const guard = mode ? new CallGuard(mode, onGuardLog ?? log) : undefined;
+  // One guard per MCP session (its own tool list), the sessions without an id sharing one;
+  // the oldest is forgotten past GUARDED_SESSIONS, and a session's on DELETE.
+  const guards = new Map<string, CallGuard>();
+  const guardFor = (session: string | null): CallGuard | undefined => {
+    if (!mode) return undefined;
+    const key = session ?? '';
+    let guard = guards.get(key);
+    if (guard) return guard;
+    guard = new CallGuard(mode, onGuardLog ?? log);
+    guards.set(key, guard);
+    if (guards.size > GUARDED_SESSIONS) guards.delete(guards.keys().next().value!);
+    return guard;
+  };
 
   const target = (url: URL): URL => {
     if (url.pathname === path || url.pathname === upstream.pathname) {
@@ -65,6 +80,9 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
 
   return async (request) => {
     const url = new URL(request.url);
+    const session = request.headers.get('mcp-session-id');
+    if (request.method === 'DELETE' && session) guards.delete(session);
+    const guard = request.method === 'DELETE' ? undefined : guardFor(session);
     // The Host header when the server passes it, else the host the URL was built from.
     if (!hostAllowed(request.headers.get('host') ?? url.host, allowedHosts)) {
       log(`${request.method} refused: Host not allowed (403)`);
