@@ -14,6 +14,7 @@ import { foldCases } from './cases/fold.ts';
 import { systemResults } from './cases/system.ts';
 import { wrapResults } from './cases/wrap.ts';
 import { cliStartResults } from './cases/cli-start.ts';
+import { httpResults } from './cases/http.ts';
 import { writeChart } from './chart.ts';
 
 const args = process.argv.slice(2);
@@ -52,6 +53,11 @@ if (selected('wrap')) {
   const rows = await wrapResults(quick);
   results.push(...rows);
   for (const r of rows) process.stderr.write(`${r.group}: ${r.name}: ${r.figure}\n`);
+}
+if (selected('proxy')) {
+  const rows = await httpResults(quick);
+  results.push(...rows);
+  for (const r of rows) process.stderr.write(`${r.group}: ${r.name}: ${r.figure ?? `${r.ours!.value.toFixed(0)} ${r.ours!.unit}, ${r.ratio!.toFixed(2)}x ${r.baselineName}`}\n`);
 }
 if (selected('system') || selected('stream')) results.push(...systemResults(quick), ...cliStartResults(quick));
 console.log(markdownTable(results));
