@@ -15,7 +15,7 @@ describe('parseCommandLine for proxy, connect and serve', () => {
         const argv = ['connect', 'http://x/mcp', ...given.flatMap(([name, value, joined]) => (joined ? [`--${name}=${value}`] : [`--${name}`, value])), '--prefix', 'p_x_'];
         const line = parseCommandLine(argv);
         const want: Record<string, string[]> = {};
-        for (const [name, value] of given) (want[name] ??= []).push(value);
+        for (const [name, value] of given) want[name] = [...(want[name] ?? []), value];
         expect(line.lists).toEqual(want);
         expect(line.positionals).toEqual(['http://x/mcp']);
         expect(line.values).toEqual({ prefix: 'p_x_' });

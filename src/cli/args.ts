@@ -88,7 +88,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       if (eq >= 0) value = arg.slice(eq + 1);
       else if (i + 1 < argv.length) value = argv[++i]!;
       else throw new UsageError(`--${name} needs a value`);
-      if (isListOption(name)) (line.lists[name] ??= []).push(value);
+      if (isListOption(name)) line.lists[name] = [...(line.lists[name] ?? []), value];
       else {
         once(name);
         line.values[name] = value;

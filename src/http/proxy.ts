@@ -80,9 +80,6 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
 
   return async (request) => {
     const url = new URL(request.url);
-    const session = request.headers.get('mcp-session-id');
-    if (request.method === 'DELETE' && session) guards.delete(session);
-    const guard = request.method === 'DELETE' ? undefined : guardFor(session);
     // The Host header when the server passes it, else the host the URL was built from.
     if (!hostAllowed(request.headers.get('host') ?? url.host, allowedHosts)) {
       log(`${request.method} refused: Host not allowed (403)`);
@@ -92,6 +89,10 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       log(`${request.method} refused: Origin not allowed (403)`);
       return jsonError(403, SERVER_ERROR, 'Forbidden: Origin not allowed');
     }
+    // (after the Host and Origin checks: a refused request makes no guard)
+    const session = request.headers.get('mcp-session-id');
+    if (request.method === 'DELETE' && session) guards.delete(session);
+    const guard = request.method === 'DELETE' ? undefined : guardFor(session);
     const tooLarge = () => {
       log(`${request.method} refused: body over ${max} bytes (413)`);
       return jsonError(413, -32600, `Request body larger than ${max} bytes`, { connection: 'close' });
