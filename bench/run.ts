@@ -15,6 +15,7 @@ import { systemResults } from './cases/system.ts';
 import { wrapResults } from './cases/wrap.ts';
 import { wrapWorkCases } from './cases/wrap-work.ts';
 import { cliStartResults } from './cases/cli-start.ts';
+import { httpResults } from './cases/http.ts';
 import { writeChart } from './chart.ts';
 
 const args = process.argv.slice(2);
@@ -59,6 +60,11 @@ if (selected('wrap') && !grep) {
   const rows = await wrapResults(quick);
   results.push(...rows);
   for (const r of rows) process.stderr.write(`${r.group}: ${r.name}: ${r.figure}\n`);
+}
+if (selected('proxy') && !grep) {
+  const rows = await httpResults(quick);
+  results.push(...rows);
+  for (const r of rows) process.stderr.write(`${r.group}: ${r.name}: ${r.figure ?? `${r.ours!.value.toFixed(0)} ${r.ours!.unit}, ${r.ratio!.toFixed(2)}x ${r.baselineName}`}\n`);
 }
 if ((selected('system') || selected('stream')) && !grep) results.push(...systemResults(quick), ...cliStartResults(quick));
 console.log(markdownTable(results));

@@ -102,10 +102,10 @@ describe('HTTP commands as processes', () => {
     [['proxy', '--upstream', 'http://x', '--port', '99999'], /--port/],
     [['connect'], /needs one URL/],
     [['connect', 'http://x', '--header', 'no colon'], /Name: value/],
-    [['serve', '--port', '0'], /needs -- <command>/],
+    [['serve', '--port', '0'], /serve needs the server command/],
     [['serve', '--session-idle', 'soon', '--', 'x'], /--session-idle/],
     [['serve', '--max-sessions', '0', '--', 'x'], /--max-sessions/],
-    [['proxy', '--nope'], /Unknown option/],
+    [['proxy', '--nope'], /unknown option/],
     [['proxy', '--upstream', 'http://x', '--hex-case', 'middle'], /--hex-case must be/],
     [['connect', 'http://x', '--prefix'], /--prefix needs a value/],
   ])('%j is a usage error (exit 2, one line)', (args, message) => {

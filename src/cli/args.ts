@@ -5,26 +5,32 @@
 // Rules: every option of ours either always takes a value (`--prefix X` or `--prefix=X`) or
 // never does (`--guard`); none takes an optional one, so no argument's meaning depends on the
 // next. Options may come before or after the command name. For a command that runs a child
-// (`wrap`, and later `serve`), the first argument that is not an option of ours starts the
+// (`wrap`, `serve`), the first argument that is not an option of ours starts the
 // child's command line, and everything from there on is the child's, even `--guard` or `--`.
 // `--` ends our options anywhere.
 import { UsageError } from './usage-error.js';
 
-export const VALUE_OPTIONS = ['framing', 'prefix', 'suffix', 'hex-case', 'fold', 'terms', 'max-message-bytes'] as const;
+export const VALUE_OPTIONS = ['framing', 'prefix', 'suffix', 'hex-case', 'fold', 'terms', 'max-message-bytes', 'upstream', 'port', 'host', 'session-idle', 'max-sessions'] as const;
+/** Options that take a value and may be given again, each time adding one. */
+export const LIST_OPTIONS = ['header', 'allowed-host', 'allowed-origin'] as const;
 export const FLAG_OPTIONS = ['guard', 'guard-tools-only', 'help'] as const;
-/** Commands whose arguments end with a child's command line (a future `serve` goes here too). */
-export const CHILD_COMMANDS: ReadonlySet<string> = new Set(['wrap']);
+/** Commands whose arguments end with a child's command line. */
+export const CHILD_COMMANDS: ReadonlySet<string> = new Set(['wrap', 'serve']);
 
 export type ValueOption = (typeof VALUE_OPTIONS)[number];
+export type ListOption = (typeof LIST_OPTIONS)[number];
 export type FlagOption = (typeof FLAG_OPTIONS)[number];
+/** Any option's name. */
+export type OptionName = ValueOption | ListOption | FlagOption;
 
 export interface CommandLine {
   command: string | undefined;
   values: Partial<Record<ValueOption, string>>;
+  lists: Partial<Record<ListOption, string[]>>;
   flags: Partial<Record<FlagOption, true>>;
   /** Plain arguments after the command name (for a child command: none). */
   positionals: string[];
-  /** For wrap: the child's command line, from its file name on. */
+  /** For wrap and serve: the child's command line, from its file name on. */
   child: string[] | undefined;
 }
 
@@ -32,9 +38,10 @@ const SHORT: Record<string, FlagOption> = { '-h': 'help' };
 
 const isValueOption = (name: string): name is ValueOption => (VALUE_OPTIONS as readonly string[]).includes(name);
 const isFlagOption = (name: string): name is FlagOption => (FLAG_OPTIONS as readonly string[]).includes(name);
+const isListOption = (name: string): name is ListOption => (LIST_OPTIONS as readonly string[]).includes(name);
 
 export function parseCommandLine(argv: readonly string[]): CommandLine {
-  const line: CommandLine = { command: undefined, values: {}, flags: {}, positionals: [], child: undefined };
+  const line: CommandLine = { command: undefined, values: {}, lists: {}, flags: {}, positionals: [], child: undefined };
   const seen = new Set<string>();
   const once = (name: string) => {
     if (seen.has(name)) throw new UsageError(`--${name} given twice`);
@@ -76,11 +83,16 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       if (eq >= 0) throw new UsageError(`--${name} takes no value`);
       once(name);
       line.flags[name] = true;
-    } else if (isValueOption(name)) {
-      once(name);
-      if (eq >= 0) line.values[name] = arg.slice(eq + 1);
-      else if (i + 1 < argv.length) line.values[name] = argv[++i]!;
+    } else if (isValueOption(name) || isListOption(name)) {
+      let value: string;
+      if (eq >= 0) value = arg.slice(eq + 1);
+      else if (i + 1 < argv.length) value = argv[++i]!;
       else throw new UsageError(`--${name} needs a value`);
+      if (isListOption(name)) line.lists[name] = [...(line.lists[name] ?? []), value];
+      else {
+        once(name);
+        line.values[name] = value;
+      }
     } else {
       // Not ours: a typo, or a child command that starts with '-' (put -- before it).
       throw new UsageError(`unknown option ${JSON.stringify(arg.slice(0, eq < 0 ? undefined : eq))} (see --help; put -- before a command that starts with -)`);

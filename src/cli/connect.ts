@@ -7,7 +7,9 @@ import type { Readable, Writable } from 'node:stream';
 import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CodecOptions } from '../options.js';
-import { parseCommandArgs, positiveInt } from './http-args.js';
+import type { GuardMode } from '../http/call-guard.js';
+import type { CommandLine } from './args.js';
+import type { StreamCommandOptions } from './http-args.js';
 import { SseReader } from './sse-reader.js';
 import { errorResponse, isId, PARSE_ERROR, SERVER_ERROR, type Id } from '../jsonrpc.js';
 import { UsageError } from './usage-error.js';
@@ -18,6 +20,8 @@ export interface ConnectCommandOptions extends CodecOptions {
   /** Extra request headers, each 'Name: value' (Authorization, say). */
   headers?: string[];
   maxMessageBytes?: number;
+  /** Check tool calls before they leave ('all': tools and U+FFFD, as wrap --guard). */
+  guard?: GuardMode | false;
   /** Defaults: process.stdin, process.stdout, stderr lines, globalThis.fetch. */
   input?: Readable;
   output?: Writable;
@@ -59,7 +63,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
   const endpoint = new URL(url);
   const extra = parseHeaders(headerLines);
   const max = rest.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const fetch = createFilteringFetch({ ...rest, fetch: inner });
+  const fetch = createFilteringFetch({ ...rest, fetch: inner, onGuardLog: log });
   const closing = new AbortController();
   let sessionId: string | undefined;
   let protocolVersion: string | undefined;
@@ -254,17 +258,16 @@ export const CONNECT_HELP = `  connect URL [options]                  A stdio MC
                                          DELETE when stdin closes.
     --header 'Name: value'               sent with every request (repeatable), e.g.
                                          --header 'Authorization: Bearer TOKEN'
-    --max-message-bytes N                default 536870912
+    --max-message-bytes N                a bigger line from the host ends connect, a bigger
+                                         message from the server ends its response
+                                         (default 536870912)
+    --guard, --guard-tools-only          check tool calls as wrap does (below)
 `;
 
-/** `connect` from its arguments; resolves with the exit code when stdin ends. */
-export async function connectCommand(args: string[], codec: CodecOptions): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, {
-    header: { type: 'string', multiple: true },
-    'max-message-bytes': { type: 'string' },
-  });
-  if (positionals.length !== 1) throw new UsageError('connect needs one URL');
-  const url = positionals[0]!;
+/** `connect` from its command line; resolves with the exit code when stdin ends. */
+export async function connectCommand(line: CommandLine, options: StreamCommandOptions, guard: GuardMode | false): Promise<number> {
+  if (line.positionals.length !== 1) throw new UsageError('connect needs one URL');
+  const url = line.positionals[0]!;
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -272,11 +275,11 @@ export async function connectCommand(args: string[], codec: CodecOptions): Promi
     throw new UsageError('connect: the URL must be an http: or https: URL');
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError('connect: the URL must be an http: or https: URL');
-  const headers = (values.header as string[] | undefined) ?? [];
+  const headers = line.lists.header ?? [];
   try {
     parseHeaders(headers);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  return runConnect({ ...codec, url, headers, maxMessageBytes: positiveInt(values['max-message-bytes'] as string | undefined, '--max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES) });
+  return runConnect({ ...options, url, headers, guard });
 }

@@ -32,7 +32,8 @@ Commands:
         Report U+FFFD per NDJSON message and parameter (never the content; a damaged key is
         named by its position). Exit code 1 if any is found, 2 if a line is not JSON.
 ${PROXY_HELP}${CONNECT_HELP}${SERVE_HELP}
-Options (each one always takes a value, or never does):
+Options (each one always takes a value, or never does; the codec options, --max-message-bytes
+and the guards work with every command they make sense for):
   --framing ndjson|content-length|sse   encode, decode (default: ndjson; wrap speaks ndjson)
   --prefix STRING                       token prefix (default: __mcp_ref_)
   --suffix STRING                       token suffix (default: __)
@@ -42,9 +43,11 @@ Options (each one always takes a value, or never does):
   --terms FILE.json                     terms to alias:
                                         {"ascii":[...],"exact":[...],"pairs":[[a,b],...]}
   --max-message-bytes N                 a larger message is invalid: encode and decode end,
-                                        wrap drops it with a note (default: 536870912, 512 MiB)
-  --guard                               wrap: check tool calls (above)
-  --guard-tools-only                    wrap: check tool names and schemas only
+                                        wrap drops it with a note; proxy, connect and serve:
+                                        as above (default: 536870912, 512 MiB)
+  --guard                               wrap, proxy, connect, serve: check tool calls (wrap,
+                                        above)
+  --guard-tools-only                    the same, tool names and schemas only
   -h, --help                            this text
 
 Usage errors exit with code 2.

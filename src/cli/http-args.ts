@@ -1,14 +1,10 @@
-// Flags shared by the HTTP commands (proxy, connect, serve), parsed from their own arguments.
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+// Values of the HTTP commands' options (proxy, connect, serve), read from the one command line
+// parser (args.ts), and what the three share.
+import type { CodecOptions } from '../options.js';
 import { UsageError } from './usage-error.js';
 
-export function parseCommandArgs<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T) {
-  try {
-    return parseArgs({ args, allowPositionals: true, strict: true, options });
-  } catch (e) {
-    throw new UsageError((e as Error).message.split('\n')[0]!);
-  }
-}
+/** The codec options and the message bound, as every command takes them. */
+export type StreamCommandOptions = CodecOptions & { maxMessageBytes?: number };
 
 export function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;

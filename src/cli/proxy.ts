@@ -2,8 +2,10 @@
 // local port, in front of a remote Streamable HTTP server.
 import type { Server } from 'node:http';
 import { createFilteringProxy } from '../http/proxy.js';
+import type { GuardMode } from '../http/call-guard.js';
 import type { CodecOptions } from '../options.js';
-import { parseCommandArgs, port as portFlag, positiveInt, untilSignal } from './http-args.js';
+import type { CommandLine } from './args.js';
+import { port as portFlag, untilSignal, type StreamCommandOptions } from './http-args.js';
 import { listen } from './node-http.js';
 import { UsageError } from './usage-error.js';
 
@@ -16,6 +18,8 @@ export interface ProxyCommandOptions extends CodecOptions {
   allowedHosts?: string[];
   allowedOrigins?: string[];
   maxMessageBytes?: number;
+  /** Check tool calls before they go up ('all': tools and U+FFFD, as wrap --guard). */
+  guard?: GuardMode | false;
   /** Where the URL and log lines go; default stderr. */
   log?: (line: string) => void;
 }
@@ -40,34 +44,31 @@ export const PROXY_HELP = `  proxy --upstream URL [options]        Listen on HTT
                                          127.0.0.1, [::1]); others get 403
     --allowed-origin ORIGIN              browser Origins accepted (repeatable; default: origins
                                          on localhost, 127.0.0.1, [::1]); others get 403
-    --max-message-bytes N                bigger request bodies get 413 (default 536870912)
+    --max-message-bytes N                bigger request bodies get 413, bigger messages in
+                                         responses end them (default 536870912)
+    --guard, --guard-tools-only          check tool calls as wrap does (below)
 `;
 
-/** `proxy` from its arguments; runs until SIGINT/SIGTERM/SIGHUP, then resolves 0. */
-export async function proxyCommand(args: string[], codec: CodecOptions): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, {
-    upstream: { type: 'string' },
-    port: { type: 'string' },
-    host: { type: 'string' },
-    'allowed-host': { type: 'string', multiple: true },
-    'allowed-origin': { type: 'string', multiple: true },
-    'max-message-bytes': { type: 'string' },
-  });
+/** `proxy` from its command line; runs until SIGINT/SIGTERM/SIGHUP, then resolves 0. */
+export async function proxyCommand(line: CommandLine, options: StreamCommandOptions, guard: GuardMode | false): Promise<number> {
+  const { values, lists, positionals } = line;
   if (positionals.length) throw new UsageError('proxy takes no positional arguments (use --upstream URL)');
-  if (typeof values.upstream !== 'string') throw new UsageError('proxy needs --upstream URL');
+  if (values.upstream === undefined) throw new UsageError('proxy needs --upstream URL');
+  let upstream: URL;
   try {
-    new URL(values.upstream);
+    upstream = new URL(values.upstream);
   } catch {
     throw new UsageError('--upstream must be an http: or https: URL');
   }
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new UsageError('--upstream must be an http: or https: URL');
   const { server } = await runProxy({
-    ...codec,
+    ...options,
     upstream: values.upstream,
-    port: portFlag(values.port as string | undefined, 8080),
-    host: (values.host as string | undefined) ?? '127.0.0.1',
-    allowedHosts: values['allowed-host'] as string[] | undefined,
-    allowedOrigins: values['allowed-origin'] as string[] | undefined,
-    maxMessageBytes: positiveInt(values['max-message-bytes'] as string | undefined, '--max-message-bytes', 512 * 1024 * 1024),
+    port: portFlag(values.port, 8080),
+    host: values.host ?? '127.0.0.1',
+    allowedHosts: lists['allowed-host'],
+    allowedOrigins: lists['allowed-origin'],
+    guard,
   });
   await untilSignal();
   server.closeAllConnections();

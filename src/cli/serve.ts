@@ -17,7 +17,9 @@ import { collisionReplies, errorResponse, INVALID_PARAMS, INVALID_REQUEST, isId,
 import type { CodecOptions } from '../options.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { BoundedEventStore } from './event-store.js';
-import { duration, parseCommandArgs, port as portFlag, positiveInt, untilSignal } from './http-args.js';
+import { CallGuard, type GuardMode } from '../http/call-guard.js';
+import type { CommandLine } from './args.js';
+import { duration, port as portFlag, positiveInt, untilSignal, type StreamCommandOptions } from './http-args.js';
 import { listen } from './node-http.js';
 import { UsageError } from './usage-error.js';
 import { ndjsonLines } from './ndjson-lines.js';
@@ -33,6 +35,8 @@ export interface ServeCommandOptions extends CodecOptions {
   maxMessageBytes?: number;
   allowedHosts?: string[];
   allowedOrigins?: string[];
+  /** Check tool calls before they reach the child ('all': tools and U+FFFD, as wrap --guard). */
+  guard?: GuardMode | false;
   log?: (line: string) => void;
 }
 
@@ -43,10 +47,13 @@ interface Session {
   /** Requests sent to the child and not yet answered, in order (server messages relate to the latest). */
   inFlight: (string | number)[];
   progress: Map<string | number, string | number>;
+  /** --guard: this session's tool list and checks; messages from the host pass it in order. */
+  guard?: CallGuard;
+  checks: Promise<void>;
 }
 
 export async function runServe(options: ServeCommandOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
-  const { command, host = '127.0.0.1', port = 0, sessionIdleMs = 10 * 60_000, maxSessions = 32, allowedHosts, allowedOrigins, ...codecOptions } = options;
+  const { command, host = '127.0.0.1', port = 0, sessionIdleMs = 10 * 60_000, maxSessions = 32, allowedHosts, allowedOrigins, guard: guardMode, log: _log, ...codecOptions } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`));
   const [file, ...args] = command;
   if (!file) throw new TypeError('serve needs a command after --');
@@ -83,7 +90,8 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
   /** A child and a transport for a new session (registered once initialize is handled). */
   const open = async (): Promise<Session> => {
     const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-    const session: Session = { child, inFlight: [], progress: new Map(), transport: undefined! };
+    const session: Session = { child, inFlight: [], progress: new Map(), transport: undefined!, checks: Promise.resolve() };
+    if (guardMode) session.guard = new CallGuard(guardMode, log);
     const transport = new sdk.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       eventStore: new BoundedEventStore(),
@@ -95,8 +103,9 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       onsessionclosed: (id) => end(id, 'DELETE'),
     });
     session.transport = transport;
-    // Host to child: already decoded (below); one message per line.
-    transport.onmessage = (message) => {
+    // Host to child: already decoded (below); one message per line. With --guard, a blocked
+    // call is answered as if by the child (encoded, on the stream of its request), never sent.
+    const deliver = (message: JSONRPCMessage) => {
       const m = message as { id?: unknown; method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
       if (typeof m.method === 'string' && isId(m.id)) {
         session.inFlight.push(m.id);
@@ -104,6 +113,21 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         if (isId(token)) session.progress.set(token, m.id);
       }
       child.stdin!.write(JSON.stringify(message) + '\n');
+    };
+    transport.onmessage = (message) => {
+      const guard = session.guard;
+      if (!guard) return deliver(message);
+      // (A check may wait for the schema compiler: what follows waits behind it, in order.)
+      session.checks = session.checks
+        .then(() => guard.answer(message))
+        .then(
+          (answer) => (answer ? route(session, codec.encodeMessage(answer) as JSONRPCMessage) : deliver(message)),
+          (e: unknown) => {
+            log(`the guard failed (${(e as Error).name}): message not delivered`);
+            const id = (message as { id?: unknown }).id;
+            if (typeof (message as { method?: unknown }).method === 'string' && isId(id)) return route(session, codec.encodeMessage(errorResponse(id, SERVER_ERROR, 'The tool call guard failed')) as JSONRPCMessage);
+          },
+        );
     };
     // Child to host: encoded on bytes, then routed: a response to its request's stream, a
     // progress notification to the request that asked for it, anything else to the latest
@@ -138,6 +162,13 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       for (const [token, id] of s.progress) if (id === m.id) s.progress.delete(token);
     } else if (m.method === 'notifications/progress' && isId(m.params?.progressToken)) related = s.progress.get(m.params.progressToken);
     else related = s.inFlight[s.inFlight.length - 1];
+    if (s.guard?.wants(message)) {
+      try {
+        s.guard.learn(codec.decodeMessage(message));
+      } catch {
+        // keys that collide once decoded: encoding made them from distinct keys; cannot happen
+      }
+    }
     try {
       await s.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
     } catch (e) {
@@ -222,7 +253,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
 }
 
 
-export const SERVE_HELP = `  serve [options] -- <command> [args...] Expose a stdio MCP server over Streamable HTTP at
+export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdio MCP server over Streamable HTTP at
                                          http://HOST:PORT/mcp, filtered. One child per MCP
                                          session (started at initialize, ended on DELETE, when
                                          idle, or when it exits). Each session keeps its last
@@ -233,32 +264,26 @@ export const SERVE_HELP = `  serve [options] -- <command> [args...] Expose a std
                                          (90s, 10m, 1h; default 10m)
     --max-sessions N                     sessions at once; more get 503 (default 32)
     --allowed-host, --allowed-origin     as for proxy (default: localhost only; others 403)
-    --max-message-bytes N                bigger request bodies get 413 (default 536870912)
+    --max-message-bytes N                bigger request bodies get 413, a bigger message from
+                                         the server ends its session (default 536870912)
+    --guard, --guard-tools-only          check tool calls as wrap does (below)
 `;
 
-/** `serve` from its arguments (those before `--`) and the command after it; runs until a signal. */
-export async function serveCommand(args: string[], command: string[], codec: CodecOptions): Promise<number> {
-  const { values, positionals } = parseCommandArgs(args, {
-    port: { type: 'string' },
-    host: { type: 'string' },
-    'session-idle': { type: 'string' },
-    'max-sessions': { type: 'string' },
-    'allowed-host': { type: 'string', multiple: true },
-    'allowed-origin': { type: 'string', multiple: true },
-    'max-message-bytes': { type: 'string' },
-  });
-  if (positionals.length) throw new UsageError('serve: put the server command after --');
-  if (!command.length) throw new UsageError('serve needs -- <command> [args...]');
+/** `serve` from its command line (the server command from its first plain argument on); runs until a signal. */
+export async function serveCommand(line: CommandLine, options: StreamCommandOptions, guard: GuardMode | false): Promise<number> {
+  const { values, lists } = line;
+  const command = line.child ?? [];
+  if (!command.length) throw new UsageError('serve needs the server command: serve [options] [--] <command> [args...]');
   const served = await runServe({
-    ...codec,
+    ...options,
     command,
-    port: portFlag(values.port as string | undefined, 8080),
-    host: (values.host as string | undefined) ?? '127.0.0.1',
-    sessionIdleMs: duration(values['session-idle'] as string | undefined, '--session-idle', 10 * 60_000),
-    maxSessions: positiveInt(values['max-sessions'] as string | undefined, '--max-sessions', 32),
-    allowedHosts: values['allowed-host'] as string[] | undefined,
-    allowedOrigins: values['allowed-origin'] as string[] | undefined,
-    maxMessageBytes: positiveInt(values['max-message-bytes'] as string | undefined, '--max-message-bytes', DEFAULT_MAX_MESSAGE_BYTES),
+    port: portFlag(values.port, 8080),
+    host: values.host ?? '127.0.0.1',
+    sessionIdleMs: duration(values['session-idle'], '--session-idle', 10 * 60_000),
+    maxSessions: positiveInt(values['max-sessions'], '--max-sessions', 32),
+    allowedHosts: lists['allowed-host'],
+    allowedOrigins: lists['allowed-origin'],
+    guard,
   });
   await untilSignal();
   await served.close();

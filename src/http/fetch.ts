@@ -6,12 +6,22 @@ import { decodeBytes, readBounded } from './body.js';
 import type { BodyOptions } from './json-body.js';
 import { collisionOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType } from './response.js';
+import { CallGuard, type GuardMode } from './call-guard.js';
+import { guardRequest, withAnswers } from './guarded.js';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export interface FilteringFetchOptions extends BodyOptions {
   /** The fetch to wrap; default globalThis.fetch (looked up at each call). */
   fetch?: FetchLike;
+  /**
+   * Check tool calls before they leave, as `wrap --guard` does: 'all' (unknown tools,
+   * arguments that fail the tool's inputSchema, U+FFFD in arguments) or 'tools' (not U+FFFD).
+   * A blocked call is answered here with a tool result holding the reason (isError: true).
+   */
+  guard?: GuardMode | false;
+  /** Told why each call was blocked (never argument values). */
+  onGuardLog?: (line: string) => void;
 }
 
 /** The parts of a Request that a fetch init carries (so `fetch(url, init)` sends the same). */
@@ -31,16 +41,18 @@ function initOf(request: Request): RequestInit {
 }
 
 export function createFilteringFetch(options: FilteringFetchOptions = {}): FetchLike {
-  const { fetch: inner, ...codec } = options;
+  const { fetch: inner, guard: mode, onGuardLog, ...codec } = options;
   const max = codec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
+  const guard = mode ? new CallGuard(mode, onGuardLog) : undefined;
+  const responseOptions = { ...codec, guard };
   return async (input, init) => {
     // Looked at without building a Request first: that would lock a stream body we pass on.
     const given = input instanceof Request ? input : undefined;
     const method = (init?.method ?? given?.method ?? 'GET').toUpperCase();
     const type = mediaType(new Headers(init?.headers ?? given?.headers).get('content-type'));
     const hasBody = init?.body != null || (init?.body === undefined && given?.body != null);
-    if (!(method === 'POST' && hasBody && isJson(type))) return encodeResponse(await base(input, init), codec);
+    if (!(method === 'POST' && hasBody && isJson(type))) return encodeResponse(await base(input, init), responseOptions);
     const request = new Request(input, init); // (a normalised view: headers, body)
     const original = await readBounded(request.body, max);
     const decoded = await decodeBytes(original, codec);
@@ -53,6 +65,15 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
       }
       body = outcome.forward!;
     }
+    let answers: Awaited<ReturnType<typeof guardRequest>>['answers'] = [];
+    let reply: Response | undefined;
+    if (guard && !decoded.collision) {
+      const guarded = await guardRequest(guard, body, codec);
+      answers = guarded.answers;
+      reply = guarded.reply;
+      if (!guarded.forward) return reply!;
+      body = guarded.forward;
+    }
     const headers = new Headers(request.headers);
     headers.delete('content-length'); // (fetch sets the new one)
     const forward: RequestInit = input instanceof Request ? initOf(request) : { ...init };
@@ -60,6 +81,12 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
     // A Blob, not the bytes: fetch can send it again after a 307/308 (Node's fetch detaches the
     // buffer of a typed-array body, and then fails to follow the redirect).
     forward.body = new Blob([body as Uint8Array<ArrayBuffer>]);
-    return encodeResponse(await base(input instanceof Request ? request.url : input, forward), codec);
+    const response = await base(input instanceof Request ? request.url : input, forward);
+    if (reply) {
+      // (what passed needs no answer: notifications, or responses to the server's requests)
+      await response.body?.cancel().catch(() => {});
+      return reply;
+    }
+    return withAnswers(await encodeResponse(response, responseOptions), answers, codec, max);
   };
 }

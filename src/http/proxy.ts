@@ -10,6 +10,9 @@ import type { BodyOptions } from './json-body.js';
 import { collisionOutcome, errorReplies, parseShape } from './replies.js';
 import { encodeResponse, isJson, mediaType } from './response.js';
 import { SERVER_ERROR } from '../jsonrpc.js';
+import { CallGuard } from './call-guard.js';
+import { guardRequest, withAnswers } from './guarded.js';
+import type { Message } from '../mcp/wrapper.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy {
   /** The upstream MCP endpoint, e.g. https://example.com/mcp. */
@@ -24,6 +27,9 @@ export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPoli
   onLog?: (line: string) => void;
 }
 
+/** Sessions whose tool lists a guarding proxy keeps at once. */
+const GUARDED_SESSIONS = 1024;
+
 /** Headers that belong to one connection, not to the message (RFC 9110 7.6.1). */
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate'];
 
@@ -36,7 +42,7 @@ function withoutHopByHop(source: Headers): Headers {
 
 
 export function createFilteringProxy(options: FilteringProxyOptions): (request: Request) => Promise<Response> {
-  const { upstream: upstreamOption, path = '/mcp', onLog, allowedHosts, allowedOrigins, fetch: inner, ...codec } = options;
+  const { upstream: upstreamOption, path = '/mcp', onLog, allowedHosts, allowedOrigins, fetch: inner, guard: mode, onGuardLog, ...codec } = options;
   const upstream = new URL(upstreamOption);
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new TypeError('upstream must be an http: or https: URL');
   createCodec(codec); // (refuses bad codec options now, not at the first request)
@@ -44,6 +50,19 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   const log = (line: string) => onLog?.(line);
   const bodyOptions: BodyOptions = codec;
+  // One guard per MCP session (its own tool list), the sessions without an id sharing one;
+  // the oldest is forgotten past GUARDED_SESSIONS, and a session's on DELETE.
+  const guards = new Map<string, CallGuard>();
+  const guardFor = (session: string | null): CallGuard | undefined => {
+    if (!mode) return undefined;
+    const key = session ?? '';
+    let guard = guards.get(key);
+    if (guard) return guard;
+    guard = new CallGuard(mode, onGuardLog ?? log);
+    guards.set(key, guard);
+    if (guards.size > GUARDED_SESSIONS) guards.delete(guards.keys().next().value!);
+    return guard;
+  };
 
   const target = (url: URL): URL => {
     if (url.pathname === path || url.pathname === upstream.pathname) {
@@ -70,6 +89,10 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       log(`${request.method} refused: Origin not allowed (403)`);
       return jsonError(403, SERVER_ERROR, 'Forbidden: Origin not allowed');
     }
+    // (after the Host and Origin checks: a refused request makes no guard)
+    const session = request.headers.get('mcp-session-id');
+    if (request.method === 'DELETE' && session) guards.delete(session);
+    const guard = request.method === 'DELETE' ? undefined : guardFor(session);
     const tooLarge = () => {
       log(`${request.method} refused: body over ${max} bytes (413)`);
       return jsonError(413, -32600, `Request body larger than ${max} bytes`, { connection: 'close' });
@@ -81,6 +104,8 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     }
     let body: Uint8Array | undefined;
     let original: Uint8Array | undefined;
+    let answers: Message[] = [];
+    let reply: Response | undefined;
     if (request.body && request.method !== 'GET' && request.method !== 'HEAD') {
       try {
         original = body = await readBounded(request.body, max);
@@ -104,6 +129,12 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
             return new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, { status: outcome.reply.status, headers: { 'content-type': 'application/json' } });
           }
           body = outcome.forward!;
+        } else if (guard) {
+          const guarded = await guardRequest(guard, body, bodyOptions);
+          answers = guarded.answers;
+          reply = guarded.reply;
+          if (!guarded.forward) return reply!;
+          body = guarded.forward;
         }
       }
     }
@@ -112,7 +143,9 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     headers.delete('content-length');
     let response: Response;
     try {
-      response = await base(target(url), { method: request.method, headers, body: body && new Blob([body as Uint8Array<ArrayBuffer>]), signal: request.signal, redirect: 'manual' });
+      // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
+      // Node's fetch writes them with the headers at once, where a Blob costs a write per part.
+      response = await base(target(url), { method: request.method, headers, body: body as Uint8Array<ArrayBuffer> | undefined, signal: request.signal, redirect: 'manual' });
     } catch (e) {
       if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left
       const code = (e as { cause?: { code?: unknown } }).cause?.code;
@@ -121,10 +154,17 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       const { body: replies } = await errorReplies(original ? parseShape(original) : { batch: false, items: [] }, SERVER_ERROR, `Cannot reach the upstream MCP server at ${upstream.host}${reason}`, bodyOptions);
       return new Response(replies as Uint8Array<ArrayBuffer>, { status: 502, headers: { 'content-type': 'application/json' } });
     }
-    const filtered = await encodeResponse(response, {
+    if (reply) {
+      // (what passed needs no answer: notifications, or responses to the server's requests)
+      await response.body?.cancel().catch(() => {});
+      return reply;
+    }
+    const encoded = await encodeResponse(response, {
       ...bodyOptions,
+      guard,
       onTruncated: () => log(`${request.method} upstream event stream ended inside an event; ended at the last whole event`),
     });
+    const filtered = await withAnswers(encoded, answers, bodyOptions, max);
     const down = withoutHopByHop(filtered.headers);
     // fetch has decompressed every body, passed-through ones too; the server frames the length.
     down.delete('content-encoding');

@@ -6,6 +6,8 @@ import { readBounded } from './body.js';
 import type { BodyOptions } from './json-body.js';
 import { createJsonBodyStream } from './json-body.js';
 import { wholeEvents } from './sse-events.js';
+import type { CallGuard } from './call-guard.js';
+import { observeEvents, observeJson } from './guarded.js';
 
 /** Statuses whose responses have no body (Response refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -19,6 +21,8 @@ export const isJson = (type: string) => type === 'application/json' || type.ends
 export interface ResponseFilterOptions extends BodyOptions {
   /** Called when an event stream ended or failed in the middle of an event (no payload in it). */
   onTruncated?: (error: unknown) => void;
+  /** Shown the messages it learns tool lists from (before encoding). */
+  guard?: CallGuard;
 }
 
 /** `response` with its body encoded for the host; headers kept but the length and encoding. */
@@ -26,12 +30,13 @@ export async function encodeResponse(response: Response, options: ResponseFilter
   if (!response.body || NULL_BODY.has(response.status)) return response;
   const type = mediaType(response.headers.get('content-type'));
   const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const { onTruncated, ...codecOptions } = options;
+  const { onTruncated, guard, ...codecOptions } = options;
   let body: ReadableStream<Uint8Array> | Uint8Array;
   if (type === 'text/event-stream') {
-    body = wholeEvents(response.body, max, onTruncated).pipeThrough(createEncodeStream({ ...codecOptions, framing: 'sse' }));
+    const events = wholeEvents(response.body, max, onTruncated);
+    body = (guard ? events.pipeThrough(observeEvents(guard)) : events).pipeThrough(createEncodeStream({ ...codecOptions, framing: 'sse' }));
   } else if (isJson(type)) {
-    body = response.body.pipeThrough(createJsonBodyStream('encode', codecOptions));
+    body = (guard ? response.body.pipeThrough(observeJson(guard, max)) : response.body).pipeThrough(createJsonBodyStream('encode', codecOptions));
   } else if (type.startsWith('text/') || type === '') {
     body = await encodeText(response.body, max, codecOptions);
   } else return response; // binary: nothing a model reads as text

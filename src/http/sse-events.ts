@@ -92,8 +92,9 @@ export function wholeEvents(body: ReadableStream<Uint8Array>, maxEventBytes: num
             }
             continue;
           }
+          // The held pieces go on as they are, not joined: a large event is not copied again.
           held.push(chunk.subarray(0, end));
-          controller.enqueue(concat(held));
+          for (const h of held) if (h.length) controller.enqueue(h);
           held = end < chunk.length ? [chunk.slice(end)] : [];
           heldBytes = end < chunk.length ? chunk.length - end : 0;
           return;

@@ -1,0 +1,192 @@
+// What `mcp-payload-codec proxy` adds on Streamable HTTP, against no filter at all: the real
+// SDK client (StreamableHTTPClientTransport) calls the real SDK server (McpServer over
+// StreamableHTTPServerTransport on node:http, bench/http-upstream.ts, a child process)
+// directly and through the proxy (the CLI, a child process). Latency of small sequential
+// calls (rounds taking turns, as the wrap rows), throughput of one large SSE result, and the
+// proxy process's peak RSS while a 256 MiB event stream passes through it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { decodeMessage } from '../../src/index.ts';
+import { FULL, median, QUICK, timePair } from '../harness.ts';
+import type { CaseResult } from '../report.ts';
+
+const CLI = 'bin/mcp-payload-codec.js';
+const MiB = 1024 * 1024;
+/** The issue's goals: added latency at p50, large results against direct, memory. */
+const MAX_ADDED_MS = 0.3;
+const MIN_THROUGHPUT_RATIO = 0.8;
+const MAX_RSS_GROWTH_MIB = 64;
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** Spawns a process and resolves with the first match of `pattern` in its stdout or stderr. */
+function started(args: string[], pattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let seen = '';
+  return new Promise((resolve, reject) => {
+    const look = (chunk: Buffer) => {
+      seen += chunk.toString();
+      const m = pattern.exec(seen);
+      if (m) resolve({ child, url: m[1]! });
+    };
+    child.stdout!.on('data', look);
+    child.stderr!.on('data', look);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}): ${seen.slice(0, 500)}`)));
+  });
+}
+
+const upstream = () => started(['scripts/run-ts.mjs', 'bench/http-upstream.ts'], /listening (http:\/\/\S+)/);
+const proxy = (up: string) => started([CLI, 'proxy', '--upstream', `${up}/mcp`, '--port', '0'], /listening on (http:\/\/\S+\/mcp)/);
+
+async function client(url: string): Promise<Client> {
+  const c = new Client({ name: 'bench', version: '1.0.0' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return c;
+}
+
+const call = (c: Client) => c.callTool({ name: 'open_app', arguments: { app: 'Qwen' } });
+const asResult = (r: unknown) => (decodeMessage({ jsonrpc: '2.0', id: 1, result: r }) as { result: unknown }).result;
+const percentile = (xs: readonly number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+const ms = (x: number) => `${x.toFixed(3)} ms`;
+
+async function round(c: Client, n: number, into: number[]): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await call(c);
+    into.push(performance.now() - t);
+  }
+  return performance.now() - t0;
+}
+
+async function latencyRows(direct: string, proxied: string, quick: boolean): Promise<CaseResult[]> {
+  const calls = quick ? 200 : 2000;
+  const perRound = quick ? 50 : 100;
+  const d = await client(direct);
+  const p = await client(proxied);
+  try {
+    const [a, b] = [await call(d), await call(p)];
+    if (isDeepStrictEqual(a, b) || !isDeepStrictEqual(a, asResult(b))) throw new Error('proxy: the reply through the proxy is not the direct one encoded');
+    for (const c of [d, p]) await round(c, quick ? 50 : 300, []);
+    const lat = { d: [] as number[], p: [] as number[] };
+    const ratios: number[] = [];
+    const added: number[] = [];
+    for (let r = 0; r < calls / perRound; r++) {
+      const [nd, np] = [lat.d.length, lat.p.length];
+      let td: number;
+      let tp: number;
+      if (r % 2 === 0) {
+        td = await round(d, perRound, lat.d);
+        tp = await round(p, perRound, lat.p);
+      } else {
+        tp = await round(p, perRound, lat.p);
+        td = await round(d, perRound, lat.d);
+      }
+      ratios.push(td / tp);
+      added.push(percentile(lat.p.slice(np), 50) - percentile(lat.d.slice(nd), 50));
+    }
+    const addedMs = median(added);
+    const name = `${calls.toLocaleString('en-US')} sequential tools/call over Streamable HTTP`;
+    return [
+      {
+        group: 'proxy', name: `${name}: p50 / p99 latency`, bytes: 0,
+        figure: `${ms(percentile(lat.p, 50))} / ${ms(percentile(lat.p, 99))}`, baselineName: 'direct',
+        baselineFigure: `${ms(percentile(lat.d, 50))} / ${ms(percentile(lat.d, 99))}`, ratio: median(ratios),
+      },
+      { group: 'proxy', name: `${name}: added at p50 (median over rounds)`, bytes: 0, figure: ms(addedMs), target: `<= ${MAX_ADDED_MS} ms`, met: addedMs <= MAX_ADDED_MS },
+    ];
+  } finally {
+    await Promise.allSettled([d.close(), p.close()]);
+  }
+}
+
+/** A raw session (initialize, initialized) at `url`; returns a function that calls `big` and reads the whole SSE body. */
+async function rawSession(url: string, bytes: number): Promise<() => Promise<Uint8Array>> {
+  const init = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) });
+  await init.arrayBuffer();
+  const headers = { ...HEADERS, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+  await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).arrayBuffer();
+  let id = 1;
+  return async () => {
+    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'big', arguments: { bytes } } }) });
+    return new Uint8Array(await res.arrayBuffer());
+  };
+}
+
+/** The JSON-RPC message in an SSE body of one message event. */
+const sseMessage = (body: Uint8Array) => {
+  const data = new TextDecoder().decode(body).split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, ''));
+  const m = JSON.parse(data.filter((d) => d.trim()).join('\n')) as { id?: unknown };
+  delete m.id; // (ids differ from call to call)
+  return m;
+};
+
+async function throughputRow(direct: string, proxied: string, quick: boolean): Promise<CaseResult> {
+  const size = quick ? 2 * MiB : 8 * MiB;
+  const d = await rawSession(direct, size);
+  const p = await rawSession(proxied, size);
+  const [a, b] = [await d(), await p()];
+  if (!isDeepStrictEqual(sseMessage(a), decodeMessage(sseMessage(b) as never))) throw new Error('proxy: the large result through the proxy is not the direct one encoded');
+  const pair = await timePair(p, d, { unit: 'MB/s', bytes: a.length }, quick ? QUICK : FULL);
+  return {
+    group: 'proxy', name: `a large SSE result (${size / MiB} MiB of mixed text in a tools/call result, one event)`, bytes: a.length,
+    ours: pair.ours, baselineName: 'direct', baseline: pair.baseline, ratio: pair.ratio,
+    target: `>= ${MIN_THROUGHPUT_RATIO}x direct`, targetRatio: MIN_THROUGHPUT_RATIO, met: pair.ratio >= MIN_THROUGHPUT_RATIO,
+  };
+}
+
+/** Streams `mib` 1 MiB events through the proxy, reading and dropping them; the bytes read. */
+async function stream(proxied: string, mib: number): Promise<number> {
+  const res = await fetch(`${new URL(proxied).origin}/events?mib=${mib}`, { headers: { accept: 'text/event-stream' } });
+  let total = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) total += chunk.length;
+  return total;
+}
+
+/** Linux: reset the process's peak RSS (VmHWM) to its current RSS; read both. */
+const status = (pid: number) => readFileSync(`/proc/${pid}/status`, 'utf8');
+const kb = (text: string, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)![1]) * 1024;
+
+async function rssRow(up: string, quick: boolean): Promise<CaseResult> {
+  const mib = quick ? 64 : 256;
+  const runs: { growth: number; mbps: number }[] = [];
+  for (let r = 0; r < (quick ? 1 : 3); r++) {
+    // A fresh proxy each time (a child process: its own RSS), warmed up with a 4 MiB stream.
+    const { child, url } = await proxy(up);
+    try {
+      await stream(url, 4);
+      writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
+      const baseline = kb(status(child.pid!), 'VmRSS');
+      const t0 = performance.now();
+      const bytes = await stream(url, mib);
+      const seconds = (performance.now() - t0) / 1000;
+      runs.push({ growth: (kb(status(child.pid!), 'VmHWM') - baseline) / MiB, mbps: bytes / 1e6 / seconds });
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }
+  const growths = runs.map((r) => r.growth);
+  const growth = median(growths);
+  const mbps = runs.find((r) => r.growth === growth)!.mbps;
+  return {
+    group: 'proxy', name: `a ${mib} MiB SSE response (1 MiB events) through the proxy: its peak RSS growth (median of ${runs.length}, worst)`, bytes: mib * MiB,
+    figure: `${growth.toFixed(1)} MiB, worst ${Math.max(...growths).toFixed(1)} (${mbps.toFixed(0)} MB/s)`, target: `< ${MAX_RSS_GROWTH_MIB} MiB`, met: growth < MAX_RSS_GROWTH_MIB,
+  };
+}
+
+export async function httpResults(quick: boolean): Promise<CaseResult[]> {
+  const up = await upstream();
+  const px = await proxy(up.url);
+  try {
+    const direct = `${up.url}/mcp`;
+    return [...(await latencyRows(direct, px.url, quick)), await throughputRow(direct, px.url, quick), await rssRow(up.url, quick)];
+  } finally {
+    px.child.kill('SIGTERM');
+    up.child.kill('SIGTERM');
+  }
+}

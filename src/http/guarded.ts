@@ -1,0 +1,158 @@
+// The CallGuard on HTTP: a POST body is screened after decoding; blocked requests are answered
+// here (encoded, like everything the filter writes itself), the rest go on; when some of a
+// batch go on, the answers join the upstream's answer to it (as events before its events, or
+// added to its JSON array). Tool lists are learnt from the upstream's responses as they pass,
+// before encoding (real values; the guard reads only tools/list answers and list changes).
+import type { Message } from '../mcp/wrapper.js';
+import { concat } from '../stream/pipe.js';
+import { encodeBytes, readBounded } from './body.js';
+import { screen, type CallGuard } from './call-guard.js';
+import type { BodyOptions } from './json-body.js';
+
+const utf8 = new TextDecoder();
+const toBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+export interface GuardedRequest {
+  /** Send this upstream (nothing when every message was answered here). */
+  forward?: Uint8Array;
+  /** Answer the client with this once `forward` (if any) was sent: every message was handled here. */
+  reply?: Response;
+  /** Answers to add to the upstream's response (part of a batch was blocked). */
+  answers: Message[];
+}
+
+/** A JSON 200 response with `value` encoded. */
+export async function jsonReply(value: unknown, options: BodyOptions): Promise<Response> {
+  return new Response((await encodeBytes(toBytes(value), options)) as Uint8Array<ArrayBuffer>, { status: 200, headers: { 'content-type': 'application/json' } });
+}
+
+/** Screens a decoded POST body (JSON that is not JSON-RPC passes untouched). */
+export async function guardRequest(guard: CallGuard, decoded: Uint8Array, options: BodyOptions): Promise<GuardedRequest> {
+  let body: unknown;
+  try {
+    body = JSON.parse(utf8.decode(decoded));
+  } catch {
+    return { forward: decoded, answers: [] };
+  }
+  const s = await screen(guard, body);
+  if (!s.answers.length) return { forward: decoded, answers: [] };
+  const forward = s.rest.length ? toBytes(s.batch ? s.rest : s.rest[0]) : undefined;
+  // Nothing that passes waits for an answer: the client's answer is made here.
+  if (!s.restHasRequests) return { forward, reply: await jsonReply(s.batch ? s.answers : s.answers[0], options), answers: [] };
+  return { forward, answers: s.answers };
+}
+
+/** The upstream's (encoded) answer to a batch, with the answers made here added. */
+export async function withAnswers(response: Response, answers: Message[], options: BodyOptions, maxBytes: number): Promise<Response> {
+  if (!answers.length || !response.ok || !response.body) return response;
+  const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers };
+  if (type === 'text/event-stream') {
+    const encoded = await Promise.all(answers.map(async (a) => `event: message\ndata: ${utf8.decode(await encodeBytes(toBytes(a), options))}\n\n`));
+    const head = new TextEncoder().encode(encoded.join(''));
+    const reader = response.body.getReader();
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start(controller) {
+          controller.enqueue(head);
+        },
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) controller.close();
+          else controller.enqueue(value);
+        },
+        cancel(reason) {
+          return reader.cancel(reason);
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return new Response(body, init);
+  }
+  // A JSON batch response: held (bounded) to add to it.
+  const text = utf8.decode(await readBounded(response.body, maxBytes));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return new Response(text, init);
+  }
+  const own = JSON.parse(utf8.decode(await encodeBytes(toBytes(answers), options))) as unknown[];
+  return new Response(JSON.stringify([...(Array.isArray(parsed) ? parsed : [parsed]), ...own]), init);
+}
+
+const LIST_CHANGED = new TextEncoder().encode('list_changed');
+
+/** Passes whole events on (see sse-events.ts), showing the guard the messages it wants. */
+export function observeEvents(guard: CallGuard): TransformStream<Uint8Array, Uint8Array> {
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (guard.awaitingList || indexOfBytes(chunk, LIST_CHANGED) >= 0) {
+        for (const data of eventData(utf8.decode(chunk))) learnText(guard, data);
+      }
+      controller.enqueue(chunk);
+    },
+  });
+}
+
+/** Passes a JSON body on, showing the guard its messages when a tools/list answer is awaited. */
+export function observeJson(guard: CallGuard, maxBytes: number): TransformStream<Uint8Array, Uint8Array> {
+  const held: Uint8Array[] = [];
+  let size = 0;
+  const watching = guard.awaitingList;
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (watching && size <= maxBytes) {
+        held.push(chunk.slice());
+        size += chunk.length;
+      }
+      controller.enqueue(chunk);
+    },
+    flush() {
+      if (watching && size <= maxBytes) learnText(guard, utf8.decode(concat(held.length ? held : [new Uint8Array(0)])));
+    },
+  });
+}
+
+function learnText(guard: CallGuard, text: string): void {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return; // (the encoder reports it)
+  }
+  for (const m of Array.isArray(value) ? value : [value]) guard.learn(m);
+}
+
+/** The data of each `message` event in whole events (the SSE field rules, as sse-reader.ts reads them). */
+function eventData(text: string): string[] {
+  const out: string[] = [];
+  let data: string[] = [];
+  let type = '';
+  for (const line of text.split(/\r\n|\r|\n/)) {
+    if (line === '') {
+      if (data.length && (type === '' || type === 'message')) out.push(data.join('\n'));
+      data = [];
+      type = '';
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'data') data.push(value);
+    else if (field === 'event') type = value;
+  }
+  return out;
+}
+
+/** Byte search without node:buffer (this entry is portable). */
+function indexOfBytes(haystack: Uint8Array, needle: Uint8Array): number {
+  const first = needle[0]!;
+  for (let i = haystack.indexOf(first); i >= 0 && i + needle.length <= haystack.length; i = haystack.indexOf(first, i + 1)) {
+    let j = 1;
+    while (j < needle.length && haystack[i + j] === needle[j]) j++;
+    if (j === needle.length) return i;
+  }
+  return -1;
+}

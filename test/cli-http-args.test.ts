@@ -1,0 +1,51 @@
+// The one command line parser, for the HTTP commands: repeatable options, serve's server
+// command (as wrap's: from the first plain argument on, -- optional), options that do not
+// apply to a command refused with exit code 2.
+import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { LIST_OPTIONS, parseCommandLine } from '../src/cli/args.ts';
+import { runs } from './arbitraries.ts';
+import { CLI, ROOT } from './fixtures/cli-session.ts';
+
+describe('parseCommandLine for proxy, connect and serve', () => {
+  it('repeatable options keep every value, in order, beside the others', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom(...LIST_OPTIONS), fc.string(), fc.boolean()), { maxLength: 8 }), (given) => {
+        const argv = ['connect', 'http://x/mcp', ...given.flatMap(([name, value, joined]) => (joined ? [`--${name}=${value}`] : [`--${name}`, value])), '--prefix', 'p_x_'];
+        const line = parseCommandLine(argv);
+        const want: Record<string, string[]> = {};
+        for (const [name, value] of given) want[name] = [...(want[name] ?? []), value];
+        expect(line.lists).toEqual(want);
+        expect(line.positionals).toEqual(['http://x/mcp']);
+        expect(line.values).toEqual({ prefix: 'p_x_' });
+      }),
+      runs(200),
+    );
+  });
+
+  it("serve's server command starts at its first plain argument, with or without --", () => {
+    expect(parseCommandLine(['serve', '--port', '0', 'python3', 'server.py', '--port', '9'])).toMatchObject({ command: 'serve', values: { port: '0' }, child: ['python3', 'server.py', '--port', '9'] });
+    expect(parseCommandLine(['serve', '--guard', '--', '-odd', '--guard'])).toMatchObject({ flags: { guard: true }, child: ['-odd', '--guard'] });
+  });
+});
+
+describe('HTTP command options as processes', () => {
+  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: ROOT, timeout: 10_000 });
+  it.each([
+    [['connect', 'http://x/mcp', '--upstream', 'http://y'], /--upstream applies to proxy, not connect/],
+    [['proxy', '--upstream', 'http://y', '--header', 'a: b'], /--header applies to connect, not proxy/],
+    [['serve', '--framing', 'sse', 'true'], /--framing applies to encode, decode, not serve/],
+    [['wrap', '--port', '1', 'true'], /--port applies to proxy, serve, not wrap/],
+    [['proxy', '--upstream', 'http://y', '--guard', '--guard-tools-only'], /give one/],
+    [['proxy', '--upstream', 'http://y', '--max-message-bytes', '0'], /--max-message-bytes must be/],
+    [['serve', '--max-message-bytes', 'lots', 'true'], /--max-message-bytes must be/],
+    [['connect', 'http://x/mcp', '--fold', 'nfkd'], /--fold must be/],
+    [['proxy', '--upstream', 'ftp://y'], /--upstream must be an http/],
+  ])('%j is a usage error (exit 2, one line)', (args, message) => {
+    const r = cli(args);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
