@@ -79,7 +79,7 @@ describe('serve', () => {
 
   it('ends a session after --session-idle without a request', async () => {
     // (Long enough that initialize itself, on a busy host, is not cut off as idle.)
-    const { url, logs } = await serve({ sessionIdleMs: 1500 });
+    const { url, logs } = await serve({ sessionIdleMs: 4000 });
     await connect(url);
     while (!logs.some((l) => l.startsWith('session ended (idle)'))) await new Promise((r) => setTimeout(r, 50));
   });
