@@ -4,7 +4,7 @@
 // byte is one character). A record per token goes to `out`: [start, end) in bytes and its
 // decoded byte count; the decoded bytes, back to back, go to `aux`. (JS strings are decoded by
 // src/token-decode.ts on the same rules: tokens are ASCII, so no UTF-8 is needed there.)
-import { D_MATCHES, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN } from './layout';
+import { D_MATCHES, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN, TOKEN_RECORD_SIZE } from './abi';
 import { isValidUtf8 } from './utf8';
 
 @inline function foldAscii(b: u32): u32 {
@@ -63,7 +63,7 @@ export let candidateKnown: i32 = 0;
  * `final`, a candidate token that reaches the end of the input is left for the next call.
  * `known`: bytes at the start of the input already found to be a candidate's prefix and hex
  * digits (see candidateKnown), or 0.
- * Room needed: 12 bytes per possible token at `out`, `len` bytes at `aux`.
+ * Room needed: TOKEN_RECORD_SIZE (12) bytes per possible token at `out`, `len` bytes at `aux`.
  */
 export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32, aux: usize, known: i32 = 0): i32 {
   const pre = load<u32>(desc + D_PREFIX) as usize;
@@ -116,7 +116,7 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
     store<u32>(o, <u32>c);
     store<u32>(o, <u32>end, 4);
     store<u32>(o, <u32>n, 8);
-    o += 12;
+    o += TOKEN_RECORD_SIZE;
     a += <usize>n;
     matches++;
     i = end;

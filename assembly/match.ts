@@ -2,13 +2,10 @@
 //  - MODE_RECORDS: [start, end) in UTF-16 units, so the host builds the result from slices of
 //    its own string (no UTF-8 decoding on the way out);
 //  - MODE_BYTE_RECORDS: [start, end) in bytes (the JSON transducer writes the tokens itself).
-import { D_ACCEPT, D_CLASSES, D_MATCHES, D_NCLASSES, D_TEDDY, D_TRANS } from './layout';
+import { D_ACCEPT, D_CLASSES, D_MATCHES, D_NCLASSES, D_TEDDY, D_TRANS, MODE_BYTE_RECORDS } from './abi';
 import { copyBytes } from './copy';
 import { gramMayStart } from './filter';
 import { utf16Units } from './units';
-
-export const MODE_RECORDS = 1;
-export const MODE_BYTE_RECORDS = 2;
 
 // Per-call state (a call runs to completion; nothing is shared between calls).
 let gDesc: usize = 0;
