@@ -84,8 +84,10 @@ export const J_L1: usize = 176; // key id of the member of params/result being r
 export const J_SCHEMA_AT: usize = 180; // 1 + depth of a tool schema's root container, or 0
 export const J_SKIP_AT: usize = 184; // 1 + depth of a schema's data container (const, enum...), or 0
 export const J_NUM_LEN: usize = 188; // bytes of a maxLength number held in J_NUM (0: none held)
-export const J_SMALL: usize = 192; // 24 bytes (LONGEST_KEY + 7): the decoded start of a key or of a `type` value
-export const J_NUM: usize = 216; // 24 bytes: a maxLength number, written when it ends
+export const J_SMALL: usize = 192; // the decoded start of a key or of a `type` value
+export const J_SMALL_SIZE: usize = 24; // at least LONGEST_KEY (fields.ts)
+export const J_NUM: usize = 216; // a maxLength number, written when it ends
+export const J_NUM_SIZE: usize = 24;
 export const J_URI_FED: usize = 240; // decoded window bytes the data: URI recogniser has read
 // Decoding: bytes at the start of the windows already found to be a token candidate's prefix
 // and hex digits (a long candidate stays in the windows until it is decided; this keeps each

@@ -3,7 +3,7 @@
 // are; what a value means to MCP is asked of envelope.ts and media.ts as it starts and ends.
 import {
   DEFER_BLOB, DEFER_DATA, E_DEPTH, E_SYNTAX, EV_DEFER_END, EV_ID, EV_MSG_END, EV_OBJ_CLOSE, EV_OBJ_OPEN, EV_RESOLVE, J_DEFER_AT,
-  J_DEPTH, J_ID_START, J_LIT, J_LIT_LEN, J_LIT_POS, J_MODE, J_MSG_LEVEL, J_NUM, J_NUM_LEN, J_PHASE, J_ROOT_PAYLOAD, J_SCALAR,
+  J_DEPTH, J_ID_START, J_LIT, J_LIT_LEN, J_LIT_POS, J_MODE, J_MSG_LEVEL, J_NUM, J_NUM_LEN, J_NUM_SIZE, J_PHASE, J_ROOT_PAYLOAD, J_SCALAR,
   J_SCHEMA_AT, J_SKIP_AT, J_STACK_CAP, J_VALUE, JSON_DECODE, P_AFTER, P_COLON, P_DONE, P_KEY, P_SCALAR, P_VALUE,
   RESOLVE_TRANSFORM, ROOT_MESSAGE,
 } from '../abi';
@@ -182,7 +182,7 @@ export function scalarOut(b: u32): void {
     put(b);
     return;
   }
-  if (n > 24) {
+  if (n > <u32>J_NUM_SIZE) {
     // Too long to be a count it could widen: write what is held, and the rest as it comes.
     for (let k: u32 = 0; k < n - 1; k++) put(<u32>load<u8>(st + J_NUM + <usize>k));
     set(J_NUM_LEN, 0);
