@@ -5,26 +5,27 @@
 // decoded byte count; the decoded bytes, back to back, go to `aux`. (JS strings are decoded by
 // src/token-decode.ts on the same rules: tokens are ASCII, so no UTF-8 is needed there.)
 import { D_MATCHES, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN, TOKEN_RECORD_SIZE } from './abi';
+import { CASE_BIT, DIGIT_0, LOWER_A, UPPER_A } from './bytes';
 import { isValidUtf8 } from './utf8';
 
 @inline function foldAscii(b: u32): u32 {
-  return b - 65 < 26 ? b | 0x20 : b;
+  return b - UPPER_A < 26 ? b | CASE_BIT : b;
 }
 
 /** The value of a hex digit in either case, or -1. */
 @inline export function hexValue(b: u32): i32 {
-  if (b - 48 < 10) return <i32>(b - 48);
-  const l = (b | 0x20) - 97;
+  if (b - DIGIT_0 < 10) return <i32>(b - DIGIT_0);
+  const l = (b | CASE_BIT) - LOWER_A;
   return l < 6 ? <i32>(l + 10) : -1;
 }
 
-/** Next position >= from whose first two bytes may begin the prefix (folded with | 0x20). */
+/** Next position >= from whose first two bytes may begin the prefix (folded with | CASE_BIT). */
 function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32): i32 {
   let b = from;
   if (ASC_FEATURE_SIMD) {
-    const fold = i8x16.splat(0x20);
-    const v0 = i8x16.splat(<i8>(p0 | 0x20));
-    const v1 = i8x16.splat(<i8>(p1 | 0x20));
+    const fold = i8x16.splat(<i8>CASE_BIT);
+    const v0 = i8x16.splat(<i8>(p0 | CASE_BIT));
+    const v1 = i8x16.splat(<i8>(p1 | CASE_BIT));
     if (pl >= 2) {
       while (b + 17 <= len) {
         const a = i8x16.eq(v128.or(v128.load(inp + <usize>b), fold), v0);

@@ -160,7 +160,7 @@ function mutantsOfLine(line) {
   for (const m of code.matchAll(/\(!(?!=)/g)) add('negate', m.index, 2, '(');
   // Hex and ASCII case: a regex's i flag, case folding with | 0x20, toLowerCase/toUpperCase, hexCase.
   for (const m of line.matchAll(/\/(?:[^/\n\\]|\\.)+\/i(?=[.,;)\s])/g)) add('case', m.index, m[0].length, m[0].slice(0, -1));
-  for (const m of code.matchAll(/ \| 0x20\b/g)) add('case', m.index, m[0].length, '');
+  for (const m of code.matchAll(/ \| (?:0x20|CASE_BIT)\b/g)) add('case', m.index, m[0].length, '');
   for (const m of code.matchAll(/\bto(Lower|Upper)Case\b/g)) add('case', m.index, m[0].length, m[1] === 'Lower' ? 'toUpperCase' : 'toLowerCase');
   for (const m of line.matchAll(/'(lower|upper)'/g)) add('case', m.index, m[0].length, m[1] === 'lower' ? "'upper'" : "'lower'");
   // A flag dropped from a flag union (the SIMD UTF-8 tables): `A | B` -> `B`.

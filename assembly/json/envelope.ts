@@ -86,4 +86,3 @@ function schemaRules(v: u32, id: u32, depth: u32, k: u32): u32 {
   if (isDataKeyword(id)) return v | V_SKIP;
   return v;
 }
-

@@ -120,7 +120,7 @@ export function valueStart(b: u32): bool {
   return true;
 }
 
-export function closeContainer(b: u32): bool {
+function closeContainer(b: u32): bool {
   const k = top();
   const depth = get(J_DEPTH);
   if (get(J_SCHEMA_AT) == depth + 1) set(J_SCHEMA_AT, 0);
@@ -202,4 +202,3 @@ export function scalarEnd(): bool {
   set(J_SCALAR, 0);
   return valueEnd();
 }
-

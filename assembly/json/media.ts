@@ -112,4 +112,3 @@ function smallIs(word: usize, n: u32): bool {
   for (let k: u32 = 0; k < n; k++) if (load<u8>(st + J_SMALL + <usize>k) != load<u8>(word + <usize>k)) return false;
   return true;
 }
-

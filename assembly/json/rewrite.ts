@@ -141,4 +141,3 @@ function writeToken(desc: usize, p: usize, src: usize, n: i32): usize {
   copyBytes(p, load<u32>(desc + D_SUFFIX) as usize, sl);
   return p + sl;
 }
-

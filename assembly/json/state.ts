@@ -39,7 +39,7 @@ export const V_MAX_LENGTH: u32 = 256;
 // Per-call registers.
 export let st: usize = 0; // the state struct
 export let o: usize = 0; // next output byte
-export let outStart: usize = 0;
+let outStart: usize = 0;
 
 /** Starts a call on the state at `state`, writing output at `out`. */
 @inline export function begin(state: usize, out: usize): void {

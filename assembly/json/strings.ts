@@ -160,7 +160,7 @@ export function decoded(d: u32): void {
   }
 }
 
-export function decodedCodePoint(cp: u32): void {
+function decodedCodePoint(cp: u32): void {
   if (cp < 0x80) decoded(cp);
   else if (cp < 0x800) {
     decoded(0xc0 | (cp >> 6));
@@ -186,7 +186,7 @@ export function decodedCodePoint(cp: u32): void {
 }
 
 /** The raw byte goes to the output, or to the raw window of a transformed string. */
-export function rawByte(b: u32): void {
+function rawByte(b: u32): void {
   if ((get(J_STR) & STR_TRANSFORM) == 0) {
     put(b);
     return;
@@ -196,9 +196,8 @@ export function rawByte(b: u32): void {
   set(J_RAW_LEN, n + 1);
 }
 
-
 /** Makes room in the windows for one more raw byte (and its decoded bytes) before any change. */
-export function ensureRoom(): bool {
+function ensureRoom(): bool {
   if (get(J_RAW_LEN) < get(J_RAW_CAP) && get(J_DEC_LEN) + 8 < get(J_DEC_CAP)) return true;
   flushString(false);
   if (get(J_RAW_LEN) < get(J_RAW_CAP) && get(J_DEC_LEN) + 8 < get(J_DEC_CAP)) return true;
@@ -289,4 +288,3 @@ export function stringEnd(): bool {
   if ((flags & STR_URI) != 0) event(EV_RESOLVE, uriComplete(get(J_URI)) ? RESOLVE_KEEP : RESOLVE_STRING, DEFER_STRING);
   return ok;
 }
-

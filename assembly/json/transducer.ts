@@ -32,7 +32,7 @@ import { flushString } from './windows';
 
 /** Starts a message: clears everything but the buffers the host laid out. */
 export function jsonReset(state: usize): void {
-  begin(state, 0);
+  st = state;
   set(J_PHASE, P_VALUE);
   set(J_DEPTH, 0);
   set(J_STR, 0);
@@ -175,4 +175,3 @@ export function jsonFinish(state: usize, out: usize): i32 {
   }
   return 0;
 }
-

@@ -121,4 +121,3 @@ export function flushString(final: bool): void {
   if (consumed > 0) memory.copy(dec, dec + <usize>consumed, <usize>(decLen - consumed));
   set(J_DEC_LEN, <u32>(decLen - consumed));
 }
-
