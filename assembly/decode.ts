@@ -59,6 +59,11 @@ function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32):
  */
 export let candidateKnown: i32 = 0;
 
+/** Clears candidateKnown (before a call that may not reach decode). */
+@inline export function forgetCandidate(): void {
+  candidateKnown = 0;
+}
+
 /**
  * Finds tokens in `len` bytes at `inp`. Returns how many input bytes are final; unless
  * `final`, a candidate token that reaches the end of the input is left for the next call.

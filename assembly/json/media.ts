@@ -7,10 +7,9 @@ import {
   J_DEPTH, J_RAW, J_RAW_ESCAPES, J_RAW_LEN, J_SMALL, J_SMALL_LEN, J_STR, J_URI, J_URI_FED, RESOLVE_KEEP, RESOLVE_TRANSFORM,
 } from '../abi';
 import { CASE_BIT, LOWER_D } from '../bytes';
-import { copyBytes } from '../copy';
 import { uriComplete, uriRun, URI_DEAD, URI_HEADER } from '../data-uri';
 import {
-  error, event, get, K_BLOB_PENDING, K_MEDIA_SHIFT, K_PENDING, K_URI, MEDIA_NO, MEDIA_UNKNOWN, MEDIA_YES, o, outPos, set, setTop,
+  emit, error, event, get, K_BLOB_PENDING, K_MEDIA_SHIFT, K_PENDING, K_URI, MEDIA_NO, MEDIA_UNKNOWN, MEDIA_YES, outPos, set, setTop,
   st, STR_TRANSFORM, STR_URI, STR_URI_CHECK, top,
 } from './state';
 
@@ -59,8 +58,7 @@ export function resolveMedia(media: bool): bool {
 export function keptAsUri(flags: u32, raw: usize, rawLen: i32, dec: usize, decLen: i32): bool {
   if ((flags & STR_URI_CHECK) == 0 || (<u32>load<u8>(dec) | CASE_BIT) != LOWER_D) return false; // 'd' or 'D'
   if (!uriComplete(uriRun(0, dec, <usize>decLen))) return false;
-  copyBytes(o, raw, <usize>rawLen);
-  o += <usize>rawLen;
+  emit(raw, <usize>rawLen);
   return true;
 }
 
@@ -90,8 +88,7 @@ export function uriCheck(final: bool): bool {
   }
   const raw = get(J_RAW) as usize;
   const rawLen = <usize>get(J_RAW_LEN);
-  copyBytes(o, raw, rawLen);
-  o += rawLen;
+  emit(raw, rawLen);
   set(J_RAW_LEN, 0);
   set(J_DEC_LEN, 0);
   set(J_RAW_ESCAPES, 0);

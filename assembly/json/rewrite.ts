@@ -9,11 +9,8 @@ import { BACKSLASH, BS, CR, DIGIT_0, DIGIT_9, DOT, FF, FIRST_PRINTABLE, LF, LOWE
 import { copyBytes } from '../copy';
 import { decode } from '../decode';
 import { scan } from '../match';
-import { get, o, put, set, st } from './state';
-import { advance, gCurDec, gCurRaw, gNoEscapes } from './windows';
-
-/** Bytes already known to be a token candidate's, for transformSpan's decode call (set by flushString only). */
-export let gKnown: i32 = 0;
+import { emit, get, o, put, set, st, wrote } from './state';
+import { advance, cursorAt, cursorStart, gCurRaw } from './windows';
 
 /**
  * Writes a held maxLength number widened by the descriptor's factor (so encoded values stay
@@ -49,7 +46,7 @@ export function writeMaxLength(): void {
     store<u8>(o + <usize>(j - 1), <u8>(DIGIT_0 + <u32>(rest % 10)));
     rest /= 10;
   }
-  o += <usize>digits;
+  wrote(<usize>digits);
 }
 
 /** Writes bytes into a JSON string: quote, backslash and control characters escaped. */
@@ -77,27 +74,25 @@ function putEscaped(p: usize, n: i32): void {
 /**
  * Runs the matcher over decoded bytes and writes the decided part of the raw text: raw bytes
  * between matches, a replacement per match. Returns how many decoded bytes were decided; the
- * raw offset where they end is left in gCurRaw. With `final` everything is written.
+ * raw offset where they end is left in gCurRaw. With `final` everything is written. `known`:
+ * bytes at the start already found to be a token candidate's (J_CAND_KNOWN), when decoding.
  */
-export function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, final: bool, noEscapes: bool): i32 {
+export function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, final: bool, noEscapes: bool, known: i32): i32 {
   const desc = get(J_DESC) as usize;
   const rec = get(J_REC) as usize;
   const aux = get(J_AUX) as usize;
   const encoding = get(J_MODE) == JSON_ENCODE;
   if (final && !encoding && decLen < <i32>(load<u32>(desc + D_PREFIX_LEN) + load<u32>(desc + D_SUFFIX_LEN)) + 2) {
     // Too short to hold a token (most keys and names): nothing to decode.
-    copyBytes(o, raw, <usize>rawLen);
-    o += <usize>rawLen;
-    gCurRaw = rawLen;
+    emit(raw, <usize>rawLen);
+    cursorAt(rawLen);
     return decLen;
   }
   const consumed = encoding
     ? scan(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS)
-    : decode(desc, dec, decLen, rec, final ? 1 : 0, aux, gKnown);
+    : decode(desc, dec, decLen, rec, final ? 1 : 0, aux, known);
   const count = <i32>load<u32>(desc + D_MATCHES);
-  gCurRaw = 0;
-  gCurDec = 0;
-  gNoEscapes = noEscapes;
+  cursorStart(noEscapes);
   let emitted: i32 = 0;
   let a = aux;
   const stride: usize = encoding ? MATCH_RECORD_SIZE : TOKEN_RECORD_SIZE;
@@ -106,9 +101,8 @@ export function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, 
     const start = <i32>load<u32>(r);
     const end = <i32>load<u32>(r, 4);
     advance(raw, rawLen, start);
-    copyBytes(o, raw + <usize>emitted, <usize>(gCurRaw - emitted));
-    o += <usize>(gCurRaw - emitted);
-    if (encoding) o = writeToken(desc, o, dec + <usize>start, end - start);
+    emit(raw + <usize>emitted, <usize>(gCurRaw - emitted));
+    if (encoding) writeToken(desc, dec + <usize>start, end - start);
     else {
       const n = <i32>load<u32>(r, 8);
       putEscaped(a, n);
@@ -120,13 +114,13 @@ export function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, 
   if (count > 0) set(J_STR_CHANGED, 1);
   advance(raw, rawLen, consumed);
   const upTo = final ? rawLen : gCurRaw;
-  copyBytes(o, raw + <usize>emitted, <usize>(upTo - emitted));
-  o += <usize>(upTo - emitted);
+  emit(raw + <usize>emitted, <usize>(upTo - emitted));
   return consumed;
 }
 
 /** prefix + hex + suffix (the options forbid '"' and '\' in them, so no escaping is needed). */
-function writeToken(desc: usize, p: usize, src: usize, n: i32): usize {
+function writeToken(desc: usize, src: usize, n: i32): void {
+  let p = o;
   const pl = <usize>load<u32>(desc + D_PREFIX_LEN);
   copyBytes(p, load<u32>(desc + D_PREFIX_OUT) as usize, pl);
   p += pl;
@@ -139,5 +133,5 @@ function writeToken(desc: usize, p: usize, src: usize, n: i32): usize {
   }
   const sl = <usize>load<u32>(desc + D_SUFFIX_LEN);
   copyBytes(p, load<u32>(desc + D_SUFFIX) as usize, sl);
-  return p + sl;
+  wrote(p + sl - o);
 }

@@ -1,7 +1,9 @@
 // The transducer's working state: the struct in WASM memory (its offsets are J_* in ../abi.ts,
 // since the host lays it out), the registers of one call, the container stack, the flags kept
 // in it, events for the host, and errors.
+
 import { E_SYNTAX, EV_SIZE, J_DEPTH, J_ERROR, J_EV_COUNT, J_EVENTS, J_OUT_LEN, J_OUT_TOTAL, J_STACK } from '../abi';
+import { copyBytes } from '../copy';
 
 // Stack entry per container (a u16, STACK_ENTRY_SIZE).
 export const K_OBJ: u32 = 1;
@@ -46,6 +48,22 @@ let outStart: usize = 0;
   st = state;
   o = out;
   outStart = out;
+}
+
+/** Attaches the state at `state` (for jsonReset, which writes no output). */
+@inline export function attach(state: usize): void {
+  st = state;
+}
+
+/** Copies n bytes at src to the output. */
+@inline export function emit(src: usize, n: usize): void {
+  copyBytes(o, src, n);
+  o += n;
+}
+
+/** Moves the output on past n bytes written at `o` directly. */
+@inline export function wrote(n: usize): void {
+  o += n;
 }
 
 @inline export function get(f: usize): u32 { return load<u32>(st + f); }

@@ -21,18 +21,17 @@ import {
   J_STACK, J_STR, J_STR_CHANGED, J_URI, J_UTF8_NEED, J_VALUE, P_DONE, P_SCALAR, P_STRING, P_VALUE,
 } from '../abi';
 import { BACKSLASH, QUOTE } from '../bytes';
-import { copyBytes } from '../copy';
 import { uriRun } from '../data-uri';
 import { scalarByte, scalarEnd, scalarOut, structuralByte } from './lexer';
 import { keptAsUri } from './media';
 import { transformSpan } from './rewrite';
-import { begin, done, fail, get, o, set, st, STR_COLLECT, STR_TRANSFORM, STR_URI } from './state';
+import { attach, begin, done, emit, fail, get, set, STR_COLLECT, STR_TRANSFORM, STR_URI } from './state';
 import { collect, decodeShortEscapes, plainRun, stringByte, stringEnd } from './strings';
 import { flushString } from './windows';
 
 /** Starts a message: clears everything but the buffers the host laid out. */
 export function jsonReset(state: usize): void {
-  st = state;
+  attach(state);
   set(J_PHASE, P_VALUE);
   set(J_DEPTH, 0);
   set(J_STR, 0);
@@ -80,8 +79,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
           if (n > 0) {
             if ((flags & STR_COLLECT) != 0) collect(inp + <usize>i, <u32>n);
             if ((flags & STR_URI) != 0) set(J_URI, uriRun(get(J_URI), inp + <usize>i, <usize>n));
-            copyBytes(o, inp + <usize>i, <usize>n);
-            o += <usize>n;
+            emit(inp + <usize>i, <usize>n);
           }
           if (j < len && load<u8>(inp + <usize>j) == QUOTE) {
             i = j + 1;
@@ -101,7 +99,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
               const n = j - i;
               if (n > 0) {
                 if ((flags & STR_COLLECT) != 0) collect(inp + <usize>i, <u32>n);
-                if (!keptAsUri(flags, inp + <usize>i, n, inp + <usize>i, n)) transformSpan(inp + <usize>i, n, inp + <usize>i, n, true, true);
+                if (!keptAsUri(flags, inp + <usize>i, n, inp + <usize>i, n)) transformSpan(inp + <usize>i, n, inp + <usize>i, n, true, true, 0);
               }
               i = j + 1;
               if (!stringEnd()) return fail(j);
@@ -115,7 +113,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
               const n = <i32>get(J_DEC_LEN);
               set(J_DEC_LEN, 0);
               if ((flags & STR_COLLECT) != 0) collect(dec, <u32>n);
-              if (!keptAsUri(flags, inp + <usize>i, q - i, dec, n)) transformSpan(inp + <usize>i, q - i, dec, n, true, false);
+              if (!keptAsUri(flags, inp + <usize>i, q - i, dec, n)) transformSpan(inp + <usize>i, q - i, dec, n, true, false, 0);
               i = q + 1;
               if (!stringEnd()) return fail(q);
               continue;

@@ -4,10 +4,10 @@
 // backslash; flushString writes what is decided and keeps what is not.
 import { J_CAND_KNOWN, J_DEC, J_DEC_LEN, J_RAW, J_RAW_ESCAPES, J_RAW_LEN, J_STR } from '../abi';
 import { BACKSLASH, LOWER_U } from '../bytes';
-import { candidateKnown, hexValue } from '../decode';
+import { candidateKnown, forgetCandidate, hexValue } from '../decode';
 import { uriCheck } from './media';
-import { gKnown, transformSpan } from './rewrite';
-import { get, set, STR_URI_CHECK } from './state';
+import { transformSpan } from './rewrite';
+import { get, STR_URI_CHECK, set } from './state';
 
 /** Length of the escape (or plain byte) at raw[r] and how many decoded bytes it stands for. */
 let gRawStep: i32 = 0;
@@ -53,6 +53,18 @@ function rawUnit(raw: usize, r: i32, rawLen: i32): void {
 export let gCurRaw: i32 = 0;
 export let gCurDec: i32 = 0;
 export let gNoEscapes = false; // no escapes in the raw window: the offsets agree
+
+/** Starts the cursor pair at the start of the windows. */
+@inline export function cursorStart(noEscapes: bool): void {
+  gCurRaw = 0;
+  gCurDec = 0;
+  gNoEscapes = noEscapes;
+}
+
+/** Puts the raw cursor at `at` (everything before it decided, nothing matched). */
+@inline export function cursorAt(at: i32): void {
+  gCurRaw = at;
+}
 /** Moves the raw/decoded cursor pair forward to decoded offset `target`. */
 export function advance(raw: usize, rawLen: i32, target: i32): void {
   if (gNoEscapes) {
@@ -106,10 +118,8 @@ export function flushString(final: bool): void {
   const dec = get(J_DEC) as usize;
   const decLen = <i32>get(J_DEC_LEN);
   if (decLen == 0 && rawLen == 0) return;
-  gKnown = <i32>get(J_CAND_KNOWN);
-  candidateKnown = 0;
-  const consumed = transformSpan(raw, rawLen, dec, decLen, final, get(J_RAW_ESCAPES) == 0);
-  gKnown = 0;
+  forgetCandidate();
+  const consumed = transformSpan(raw, rawLen, dec, decLen, final, get(J_RAW_ESCAPES) == 0, <i32>get(J_CAND_KNOWN));
   set(J_CAND_KNOWN, final ? 0 : <u32>candidateKnown);
   const keepRaw = final ? rawLen : gCurRaw;
   const kept = rawLen - keepRaw;
