@@ -4,27 +4,28 @@
 // byte is one character). A record per token goes to `out`: [start, end) in bytes and its
 // decoded byte count; the decoded bytes, back to back, go to `aux`. (JS strings are decoded by
 // src/token-decode.ts on the same rules: tokens are ASCII, so no UTF-8 is needed there.)
-import { D_MATCHES, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN } from './layout';
+import { D_MATCHES, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN, TOKEN_RECORD_SIZE } from './abi';
+import { CASE_BIT, DIGIT_0, LOWER_A, UPPER_A } from './bytes';
 import { isValidUtf8 } from './utf8';
 
 @inline function foldAscii(b: u32): u32 {
-  return b - 65 < 26 ? b | 0x20 : b;
+  return b - UPPER_A < 26 ? b | CASE_BIT : b;
 }
 
 /** The value of a hex digit in either case, or -1. */
 @inline export function hexValue(b: u32): i32 {
-  if (b - 48 < 10) return <i32>(b - 48);
-  const l = (b | 0x20) - 97;
+  if (b - DIGIT_0 < 10) return <i32>(b - DIGIT_0);
+  const l = (b | CASE_BIT) - LOWER_A;
   return l < 6 ? <i32>(l + 10) : -1;
 }
 
-/** Next position >= from whose first two bytes may begin the prefix (folded with | 0x20). */
+/** Next position >= from whose first two bytes may begin the prefix (folded with | CASE_BIT). */
 function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32): i32 {
   let b = from;
   if (ASC_FEATURE_SIMD) {
-    const fold = i8x16.splat(0x20);
-    const v0 = i8x16.splat(<i8>(p0 | 0x20));
-    const v1 = i8x16.splat(<i8>(p1 | 0x20));
+    const fold = i8x16.splat(<i8>CASE_BIT);
+    const v0 = i8x16.splat(<i8>(p0 | CASE_BIT));
+    const v1 = i8x16.splat(<i8>(p1 | CASE_BIT));
     if (pl >= 2) {
       while (b + 17 <= len) {
         const a = i8x16.eq(v128.or(v128.load(inp + <usize>b), fold), v0);
@@ -58,12 +59,17 @@ function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32):
  */
 export let candidateKnown: i32 = 0;
 
+/** Clears candidateKnown (before a call that may not reach decode). */
+@inline export function forgetCandidate(): void {
+  candidateKnown = 0;
+}
+
 /**
  * Finds tokens in `len` bytes at `inp`. Returns how many input bytes are final; unless
  * `final`, a candidate token that reaches the end of the input is left for the next call.
  * `known`: bytes at the start of the input already found to be a candidate's prefix and hex
  * digits (see candidateKnown), or 0.
- * Room needed: 12 bytes per possible token at `out`, `len` bytes at `aux`.
+ * Room needed: TOKEN_RECORD_SIZE (12) bytes per possible token at `out`, `len` bytes at `aux`.
  */
 export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32, aux: usize, known: i32 = 0): i32 {
   const pre = load<u32>(desc + D_PREFIX) as usize;
@@ -116,7 +122,7 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
     store<u32>(o, <u32>c);
     store<u32>(o, <u32>end, 4);
     store<u32>(o, <u32>n, 8);
-    o += 12;
+    o += TOKEN_RECORD_SIZE;
     a += <usize>n;
     matches++;
     i = end;

@@ -1,6 +1,7 @@
 // The keys the transducer acts on: the JSON-RPC envelope, media and resource shapes, and the
-// protocol fields of the MCP schema. src/protocol-fields.ts states the policy; json.ts applies
-// it by path with these ids; test/field-policy.test.ts holds the two to each other.
+// protocol fields of the MCP schema. src/protocol-fields.ts states the policy;
+// json/envelope.ts applies it by path with these ids; test/field-policy.test.ts holds the two
+// to each other.
 
 export const KEY_OTHER: u32 = 0;
 export const KEY_PARAMS: u32 = 1;

@@ -2,7 +2,7 @@
 // a hashed set of the patterns' folded first four bytes (fewer for short patterns). It drops
 // most stage-1 false positives (English trigrams such as "tio", "ing") before any automaton
 // walk.
-import { D_GRAMS, D_GRAM_MASK } from './layout';
+import { D_GRAMS, D_GRAM_MASK } from './abi';
 
 /** False only when no pattern can start at p. Reads 4 bytes at p. */
 @inline export function gramMayStart(desc: usize, p: usize): bool {

@@ -1,7 +1,9 @@
-// The WASM core's exports. Memory is laid out by the host (src/core/memory.ts) above
-// heapBase(); nothing here allocates.
+// The WASM core's exports: its functions, and (as immutable globals) the constants of its
+// interface (abi.ts), from which the build generates src/core/abi.ts for the host. Memory is
+// laid out by the host (src/core/memory.ts) above heapBase(); nothing here allocates.
+export * from './abi';
 export { scan } from './match';
-export { jsonFinish, jsonReset, jsonStep } from './json';
+export { jsonFinish, jsonReset, jsonStep } from './json/transducer';
 export { countReplacement } from './fffd';
 
 export function heapBase(): usize {

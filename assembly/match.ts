@@ -2,13 +2,11 @@
 //  - MODE_RECORDS: [start, end) in UTF-16 units, so the host builds the result from slices of
 //    its own string (no UTF-8 decoding on the way out);
 //  - MODE_BYTE_RECORDS: [start, end) in bytes (the JSON transducer writes the tokens itself).
-import { D_ACCEPT, D_CLASSES, D_MATCHES, D_NCLASSES, D_TEDDY, D_TRANS } from './layout';
+import { D_ACCEPT, D_CLASSES, D_MATCHES, D_NCLASSES, D_TEDDY, D_TRANS, MODE_BYTE_RECORDS } from './abi';
+import { CASE_BIT } from './bytes';
 import { copyBytes } from './copy';
 import { gramMayStart } from './filter';
 import { utf16Units } from './units';
-
-export const MODE_RECORDS = 1;
-export const MODE_BYTE_RECORDS = 2;
 
 // Per-call state (a call runs to completion; nothing is shared between calls).
 let gDesc: usize = 0;
@@ -86,7 +84,7 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
           keep = (1 << len) - 1;
         }
       }
-      v = v128.or(v, i8x16.splat(0x20));
+      v = v128.or(v, i8x16.splat(<i8>CASE_BIT));
       const l = v128.and(v, i8x16.splat(0x0f));
       const h = i8x16.shr_u(v, 4);
       const m0 = v128.and(i8x16.swizzle(lo0, l), i8x16.swizzle(hi0, h));

@@ -1,6 +1,7 @@
 // U+FFFD reports: where replacement characters sit in a value, never what surrounds them.
 import { ArgumentIntegrityError, type IntegrityReport, type JsonPath } from './errors.js';
 import { core } from './core/instance.js';
+import { FFFD_COUNT, FFFD_FIRST, FFFD_RESULT_SIZE } from './core/abi.js';
 import { heap, heap32, workspace } from './core/memory.js';
 import { NodeBuffer } from './node-buffer.js';
 import { walkStrings } from './walk.js';
@@ -154,7 +155,7 @@ const BYTE_SLICE = 256 * 1024;
  * without decoding. Overlapping slices of the input keep sequences across slice edges whole.
  */
 export function findReplacementBytes(bytes: Uint8Array): ByteIntegrityReport {
-  const ws = workspace(BYTE_SLICE, 16);
+  const ws = workspace(BYTE_SLICE, FFFD_RESULT_SIZE);
   let count = 0;
   let first = -1;
   // Slices overlap by 2 bytes; a hit is counted in the slice where it starts.
@@ -163,8 +164,8 @@ export function findReplacementBytes(bytes: Uint8Array): ByteIntegrityReport {
     heap().set(bytes.subarray(at, at + n), ws.input);
     core.countReplacement(ws.input, n, ws.output);
     const words = heap32();
-    const c = words[ws.output >> 2]!;
-    const f = words[(ws.output >> 2) + 1]! | 0;
+    const c = words[(ws.output + FFFD_COUNT) >> 2]!;
+    const f = words[(ws.output + FFFD_FIRST) >> 2]! | 0;
     if (c > 0 && first < 0) first = at + f;
     count += c;
     if (at + n >= bytes.length) break;

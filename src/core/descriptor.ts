@@ -1,18 +1,15 @@
-// A compiled codec's tables in WASM memory: the descriptor the core reads (field offsets
-// match assembly/layout.ts) and the tables it points to, in one block. The tables stay in JS
+// A compiled codec's tables in WASM memory: the descriptor the core reads (field offsets D_*
+// from the core's abi.ts) and the tables it points to, in one block. The tables stay in JS
 // too, so a block can be freed and placed again: only the most recently used few are resident,
 // and every core call asks for `ptr` first, so a codec or stream in use always has its own.
 // Memory stays flat however many codecs a process makes (the cache of compiled codecs in
 // compiled.ts is bounded too).
 import { latin1Bytes, lowerAscii } from '../ascii.js';
+import {
+  D_ACCEPT, D_CLASSES, D_GRAM_MASK, D_GRAMS, D_HEX, D_MATCHES, D_NCLASSES, D_PREFIX, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX,
+  D_SUFFIX_LEN, D_TEDDY, D_TRANS, D_WIDEN, DESCRIPTOR_SIZE,
+} from './abi.js';
 import { allocate, free, heap, heap32 } from './memory.js';
-
-const D = {
-  trans: 0, classes: 4, accept: 8, classCount: 12, teddy: 16, prefix: 20, prefixLength: 24,
-  prefixOut: 28, suffix: 32, suffixLength: 36, hex: 40, widen: 44, matches: 48,
-  grams: 56, gramMask: 60,
-} as const;
-const DESCRIPTOR_SIZE = 64;
 
 /**
  * Descriptors kept in WASM memory at once; the least recently used beyond them is freed. As
@@ -65,14 +62,14 @@ class TableSet implements Descriptor {
   }
 
   matchCount(): number {
-    return heap32()[(this.at + D.matches) >> 2]!;
+    return heap32()[(this.at + D_MATCHES) >> 2]!;
   }
 
   private place(): void {
     if (resident.length >= MAX_RESIDENT) resident.shift()!.evict();
     this.size = this.tables.reduce((n, [, t]) => n + align(t.length), DESCRIPTOR_SIZE);
     const at = allocate(this.size);
-    const fields: [number, number][] = [...this.numbers, [D.matches, 0]];
+    const fields: [number, number][] = [...this.numbers, [D_MATCHES, 0]];
     let p = at + DESCRIPTOR_SIZE;
     for (const [field, t] of this.tables) {
       heap().set(t, p);
@@ -94,22 +91,22 @@ class TableSet implements Descriptor {
 export function writeDescriptor(a: CoreTables, prefix: string, suffix: string, hexDigits: string, widen: number): Descriptor {
   return new TableSet(
     [
-      [D.trans, new Uint8Array(a.transitions.buffer, a.transitions.byteOffset, a.transitions.byteLength)],
-      [D.classes, a.classes],
-      [D.accept, a.accepting],
-      [D.teddy, a.teddy],
-      [D.prefix, latin1Bytes(lowerAscii(prefix))],
-      [D.prefixOut, latin1Bytes(prefix)],
-      [D.suffix, latin1Bytes(suffix)],
-      [D.hex, latin1Bytes(hexDigits)],
-      [D.grams, a.grams],
+      [D_TRANS, new Uint8Array(a.transitions.buffer, a.transitions.byteOffset, a.transitions.byteLength)],
+      [D_CLASSES, a.classes],
+      [D_ACCEPT, a.accepting],
+      [D_TEDDY, a.teddy],
+      [D_PREFIX, latin1Bytes(lowerAscii(prefix))],
+      [D_PREFIX_OUT, latin1Bytes(prefix)],
+      [D_SUFFIX, latin1Bytes(suffix)],
+      [D_HEX, latin1Bytes(hexDigits)],
+      [D_GRAMS, a.grams],
     ],
     [
-      [D.classCount, a.classCount],
-      [D.prefixLength, prefix.length],
-      [D.suffixLength, suffix.length],
-      [D.widen, widen],
-      [D.gramMask, a.gramMask],
+      [D_NCLASSES, a.classCount],
+      [D_PREFIX_LEN, prefix.length],
+      [D_SUFFIX_LEN, suffix.length],
+      [D_WIDEN, widen],
+      [D_GRAM_MASK, a.gramMask],
     ],
   );
 }

@@ -5,13 +5,13 @@
 // ../well-formed.ts). Large strings stream through the region; the core says how many bytes are
 // final and the rest is carried over, so terms that straddle a boundary are found as usual.
 // (Restoring tokens needs no UTF-8 at all: token-decode.ts does it on the string itself.)
+import { FFFD_COUNT, MATCH_RECORD_SIZE, MODE_RECORDS } from './abi.js';
 import type { Descriptor } from './descriptor.js';
 import { core } from './instance.js';
 import { heap, heap32, workspace } from './memory.js';
 
 /** Input bytes handed to the core per call by default. */
 export const DEFAULT_CHUNK_BYTES = 256 * 1024;
-const RECORDS = 1;
 
 const encoder = new TextEncoder();
 
@@ -24,7 +24,7 @@ export interface StringJob {
 }
 
 export function encodeJob(desc: Descriptor, replace: (text: string) => string, minPatternBytes: number): StringJob {
-  return { desc, recordBytesPerInputByte: 8 / minPatternBytes, replace };
+  return { desc, recordBytesPerInputByte: MATCH_RECORD_SIZE / minPatternBytes, replace };
 }
 
 /** Strings up to this length are written to WASM memory by a JS loop, not encodeInto. */
@@ -95,7 +95,7 @@ const NOT_WELL_FORMED = -1;
  */
 function hasReplacement(ptr: number, len: number, result: number): boolean {
   core.countReplacement(ptr, len, result);
-  return heap32()[result >> 2] !== 0;
+  return heap32()[(result + FFFD_COUNT) >> 2] !== 0;
 }
 
 /**
@@ -108,7 +108,7 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
     const ws = workspaceFor(job, DEFAULT_CHUNK_BYTES);
     const len = writeShort(s, heap(), ws.input);
     if (len < 0) return NOT_WELL_FORMED;
-    core.scan(job.desc.ptr, ws.input, len, ws.output, 1, RECORDS);
+    core.scan(job.desc.ptr, ws.input, len, ws.output, 1, MODE_RECORDS);
     emitRecords(job, 0, ws.output, sink);
     return job.desc.matchCount();
   }
@@ -133,7 +133,7 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
     }
     const len = carry + written;
     const final = pos >= s.length ? 1 : 0;
-    const consumed = core.scan(job.desc.ptr, ws.input, len, ws.output, final, RECORDS);
+    const consumed = core.scan(job.desc.ptr, ws.input, len, ws.output, final, MODE_RECORDS);
     emitRecords(job, base, ws.output, sink);
     total += job.desc.matchCount();
     if (final) return total;

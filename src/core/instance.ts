@@ -7,7 +7,7 @@ export interface CoreExports {
   heapBase(): number;
   /** Term matching: match records, in UTF-16 units (mode 1) or bytes (mode 2). */
   scan(desc: number, inp: number, len: number, out: number, final: number, mode: number): number;
-  /** The streaming JSON transducer (assembly/json.ts). */
+  /** The streaming JSON transducer (assembly/json/). */
   jsonReset(state: number): void;
   jsonStep(state: number, inp: number, len: number, out: number): number;
   jsonFinish(state: number, out: number): number;

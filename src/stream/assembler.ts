@@ -2,24 +2,18 @@
 // as they come, holds them while a `data` value waits for its object's `type` (then either
 // keeps that value as it is or transforms it on its own), and, when decoding, holds the whole
 // message so that one whose keys collide can be dropped whole, never half sent.
+//
+// The core's events are EV_* (explained in assembly/abi.ts). EV_RESOLVE's a is a verdict
+// (RESOLVE_*); its b, and EV_DEFER_START's, is the kind of deferral (DEFER_*: an object's
+// `data`, its `blob`, a string that began like a data: URI).
+import {
+  EV_DEFER_END, EV_DEFER_START, EV_ID, EV_KEY, EV_KEY_CHANGED, EV_MSG_END, EV_OBJ_CLOSE, EV_OBJ_OPEN, EV_RESOLVE,
+  RESOLVE_STRING, RESOLVE_TRANSFORM,
+} from '../core/abi.js';
 import { PayloadKeyCollisionError } from '../errors.js';
 import { HeldBytes } from './held-bytes.js';
 import type { StepSink } from './transducer.js';
 
-// Event codes written by assembly/json.ts (EV_*): keep the two lists in step.
-const EV_DEFER_START = 1;
-const EV_DEFER_END = 2;
-const EV_RESOLVE = 3;
-const EV_OBJ_OPEN = 4;
-const EV_KEY = 5;
-const EV_KEY_CHANGED = 6;
-const EV_OBJ_CLOSE = 7;
-const EV_ID = 8;
-const EV_MSG_END = 9;
-// EV_RESOLVE's verdicts (RESOLVE_* in json.ts); its b, and EV_DEFER_START's, is the kind of
-// deferral (DEFER_*: an object's `data`, its `blob`, a string that began like a data: URI).
-const RESOLVE_TRANSFORM = 0;
-const RESOLVE_STRING = 2;
 const QUOTE = new Uint8Array([0x22]);
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });

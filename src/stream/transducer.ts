@@ -1,46 +1,43 @@
-// The host side of the WASM JSON transducer (assembly/json.ts): its state and buffers in WASM
+// The host side of the WASM JSON transducer (assembly/json/): its state and buffers in WASM
 // memory, feeding bytes in bounded slices, growing the string windows when one string needs
-// it, and turning error codes into errors that name the place, never the content.
+// it, and turning error codes into errors that name the place, never the content. The state's
+// offsets (J_*) and every other number the core reads or writes come from src/core/abi.ts,
+// generated from the core.
+import {
+  D_PREFIX_LEN, D_SUFFIX_LEN, E_CONTROL, E_DEPTH, E_ESCAPE, E_INCOMPLETE, E_NEED_MEMORY, E_SYNTAX, E_TYPE_CONFLICT, E_UTF8,
+  EV_SIZE, J_DEC, J_DEC_CAP, J_DEC_LEN, J_DEPTH, J_DESC, J_ERROR, J_EV_COUNT, J_EVENTS, J_MODE, J_OUT_LEN, J_PHASE, J_RAW,
+  J_RAW_CAP, J_RAW_LEN, J_REC, J_AUX, J_ROOT_PAYLOAD, J_SIZE, J_STACK, J_STACK_CAP, JSON_DECODE, JSON_ENCODE,
+  MATCH_RECORD_SIZE, P_DONE, P_SCALAR, P_VALUE, ROOT_MESSAGE, ROOT_PAYLOAD, ROOT_TEXT, STACK_ENTRY_SIZE, TOKEN_RECORD_SIZE,
+} from '../core/abi.js';
 import type { Descriptor } from '../core/descriptor.js';
 import { core } from '../core/instance.js';
 import { allocate, free, heap, heap32 } from '../core/memory.js';
 import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
-
-// Field offsets of the state struct (assembly/json.ts).
-const J = {
-  desc: 0, mode: 4, phase: 8, depth: 12, stack: 16, stackCap: 20, raw: 56, rawCap: 60, rawLen: 64,
-  dec: 68, decCap: 72, decLen: 76, rec: 80, aux: 84, events: 100, evCount: 104, outLen: 108,
-  error: 112, rootPayload: 160,
-} as const;
-const STATE_SIZE = 256;
-// Descriptor fields (assembly/layout.ts D_PREFIX_LEN, D_SUFFIX_LEN).
-const D_PREFIX_LEN = 24;
-const D_SUFFIX_LEN = 36;
-const P_VALUE = 0;
-const P_SCALAR = 4;
-const P_DONE = 5;
 
 /** Most input bytes handed to the core per call. */
 const SLICE = 16 * 1024;
 const STACK_DEPTH = 1 << 16;
 const WINDOW = 16 * 1024;
 
-// The core's error codes (assembly/json.ts E_*), as stream error codes and reasons.
+/** Room for the events of one slice: this many per input byte. */
+const EVENTS_PER_BYTE = 3;
+/** u32 words per event: [kind, a, b]. */
+const EVENT_WORDS = EV_SIZE / 4;
+
+// The core's error codes (E_*), as stream error codes and reasons.
 const ERRORS: Record<number, [PayloadStreamErrorCode, string]> = {
-  1: ['invalid-json', 'invalid JSON'],
-  2: ['invalid-utf8', 'invalid UTF-8'],
-  3: ['control-character', 'control character in a JSON string'],
-  4: ['invalid-escape', 'invalid escape in a JSON string'],
-  5: ['too-deep', `JSON nested deeper than ${STACK_DEPTH - 1} levels`],
-  6: ['incomplete', 'the message ends before its JSON value does'],
-  8: ['type-conflict', 'two "type" keys that disagree in one object (image/audio or not)'],
+  [E_SYNTAX]: ['invalid-json', 'invalid JSON'],
+  [E_UTF8]: ['invalid-utf8', 'invalid UTF-8'],
+  [E_CONTROL]: ['control-character', 'control character in a JSON string'],
+  [E_ESCAPE]: ['invalid-escape', 'invalid escape in a JSON string'],
+  [E_DEPTH]: ['too-deep', `JSON nested deeper than ${STACK_DEPTH - 1} levels`],
+  [E_INCOMPLETE]: ['incomplete', 'the message ends before its JSON value does'],
+  [E_TYPE_CONFLICT]: ['type-conflict', 'two "type" keys that disagree in one object (image/audio or not)'],
 };
 const coreError = (code: number, messageNumber: number, offset: number) => {
   const [name, reason] = ERRORS[code] ?? ['invalid-json', 'invalid input'];
   return new PayloadStreamError(name, reason, messageNumber, offset);
 };
-const E_NEED_MEMORY = 7;
-
 
 export interface TransducerJob {
   readonly desc: Descriptor;
@@ -82,18 +79,18 @@ export class Transducer {
     const outCap = Math.ceil((SLICE + window) * ratio) + 4096;
     const descPtr = this.job.desc.ptr; // (placing the tables may grow memory: before any view)
     // Records and decoded token bytes, sized for what the mode can find in a window: a match
-    // record (8 bytes) per byte when encoding; a token record (12 bytes) per shortest token,
+    // record per byte when encoding; a token record per shortest token,
     // and half the window of decoded bytes, when decoding (the window may be grown for a long
     // token candidate: the rest need not grow as much).
-    let recCap = window * 8 + 64;
+    let recCap = window * MATCH_RECORD_SIZE + 64;
     let auxCap = 64;
     if (this.job.mode === 'decode') {
       const w = heap32();
       const shortest = w[(descPtr + D_PREFIX_LEN) >> 2]! + w[(descPtr + D_SUFFIX_LEN) >> 2]! + 2;
-      recCap = 12 * Math.ceil(window / shortest) + 64;
+      recCap = TOKEN_RECORD_SIZE * Math.ceil(window / shortest) + 64;
       auxCap = (window >> 1) + 64;
     }
-    const sizes = [STATE_SIZE, STACK_DEPTH * 2, window, window, recCap, auxCap, SLICE * 36 + 64, outCap, SLICE];
+    const sizes = [J_SIZE, STACK_DEPTH * STACK_ENTRY_SIZE, window, window, recCap, auxCap, SLICE * EVENTS_PER_BYTE * EV_SIZE + 64, outCap, SLICE];
     const size = sizes.reduce((a, b) => a + ((b + 15) & ~15), 0);
     const block = allocate(size);
     const at: number[] = [];
@@ -107,25 +104,25 @@ export class Transducer {
     if (this.block !== 0) {
       // Growing: keep the state, the stack and what the windows hold.
       const old = this.ptrs.state;
-      heap().copyWithin(state, old, old + STATE_SIZE);
-      heap().copyWithin(stack, w[(old + J.stack) >> 2]!, w[(old + J.stack) >> 2]! + STACK_DEPTH * 2); // (u16 entries)
-      heap().copyWithin(raw, w[(old + J.raw) >> 2]!, w[(old + J.raw) >> 2]! + w[(old + J.rawLen) >> 2]!);
-      heap().copyWithin(dec, w[(old + J.dec) >> 2]!, w[(old + J.dec) >> 2]! + w[(old + J.decLen) >> 2]!);
+      heap().copyWithin(state, old, old + J_SIZE);
+      heap().copyWithin(stack, w[(old + J_STACK) >> 2]!, w[(old + J_STACK) >> 2]! + STACK_DEPTH * STACK_ENTRY_SIZE);
+      heap().copyWithin(raw, w[(old + J_RAW) >> 2]!, w[(old + J_RAW) >> 2]! + w[(old + J_RAW_LEN) >> 2]!);
+      heap().copyWithin(dec, w[(old + J_DEC) >> 2]!, w[(old + J_DEC) >> 2]! + w[(old + J_DEC_LEN) >> 2]!);
       free(this.block, this.blockSize);
     }
     const set = (f: number, v: number) => (w[(state + f) >> 2] = v);
-    set(J.desc, descPtr);
-    set(J.mode, this.job.mode === 'encode' ? 0 : 1);
-    set(J.stack, stack);
-    set(J.stackCap, STACK_DEPTH);
-    set(J.raw, raw);
-    set(J.rawCap, window);
-    set(J.dec, dec);
-    set(J.decCap, window);
-    set(J.rec, rec);
-    set(J.aux, aux);
-    set(J.events, events);
-    set(J.rootPayload, this.rootPayload === 'text' ? 2 : this.rootPayload ? 1 : 0);
+    set(J_DESC, descPtr);
+    set(J_MODE, this.job.mode === 'encode' ? JSON_ENCODE : JSON_DECODE);
+    set(J_STACK, stack);
+    set(J_STACK_CAP, STACK_DEPTH);
+    set(J_RAW, raw);
+    set(J_RAW_CAP, window);
+    set(J_DEC, dec);
+    set(J_DEC_CAP, window);
+    set(J_REC, rec);
+    set(J_AUX, aux);
+    set(J_EVENTS, events);
+    set(J_ROOT_PAYLOAD, this.rootPayload === 'text' ? ROOT_TEXT : this.rootPayload ? ROOT_PAYLOAD : ROOT_MESSAGE);
     this.block = block;
     this.blockSize = size;
     this.window = window;
@@ -135,7 +132,7 @@ export class Transducer {
   /** The codec's tables, placed in WASM memory again if they were evicted since the last call. */
   private useTables(): void {
     const ptr = this.job.desc.ptr; // (first: placing the tables may grow memory and the views)
-    heap32()[(this.ptrs.state + J.desc) >> 2] = ptr;
+    heap32()[(this.ptrs.state + J_DESC) >> 2] = ptr;
   }
 
   private field(f: number): number {
@@ -154,12 +151,12 @@ export class Transducer {
       const { state, out, input } = this.ptrs;
       this.useTables();
       heap().set(n === bytes.length ? bytes : bytes.subarray(done, done + n), input);
-      heap32()[(state + J.evCount) >> 2] = 0;
+      heap32()[(state + J_EV_COUNT) >> 2] = 0;
       const consumed = core.jsonStep(state, input, n, out);
       this.deliver(sink);
-      const error = this.field(J.error);
+      const error = this.field(J_ERROR);
       if (error === E_NEED_MEMORY) {
-        heap32()[(state + J.error) >> 2] = 0;
+        heap32()[(state + J_ERROR) >> 2] = 0;
         this.layout(this.window * 2);
         done += consumed;
         continue;
@@ -173,11 +170,11 @@ export class Transducer {
   finish(sink: StepSink, messageNumber: number, offset: number): boolean {
     const { state, out } = this.ptrs;
     this.useTables();
-    heap32()[(state + J.evCount) >> 2] = 0;
+    heap32()[(state + J_EV_COUNT) >> 2] = 0;
     const error = core.jsonFinish(state, out);
     this.deliver(sink);
     if (error === 0) return true;
-    if (this.field(J.phase) === P_VALUE && this.field(J.depth) === 0) return false;
+    if (this.field(J_PHASE) === P_VALUE && this.field(J_DEPTH) === 0) return false;
     throw coreError(error, messageNumber, offset);
   }
 
@@ -186,20 +183,20 @@ export class Transducer {
    * or is a scalar still being read (`12` of `123x`). Else it is an unclosed string or container.
    */
   outputMightParse(): boolean {
-    if (this.field(J.depth) !== 0) return false;
-    const phase = this.field(J.phase);
+    if (this.field(J_DEPTH) !== 0) return false;
+    const phase = this.field(J_PHASE);
     return phase === P_DONE || phase === P_SCALAR;
   }
 
   private deliver(sink: StepSink): void {
     const { out, state } = this.ptrs;
     const w = heap32();
-    const len = w[(state + J.outLen) >> 2]!;
-    const count = w[(state + J.evCount) >> 2]!;
+    const len = w[(state + J_OUT_LEN) >> 2]!;
+    const count = w[(state + J_EV_COUNT) >> 2]!;
     if (len === 0 && count === 0) return; // (a message's end usually writes nothing)
-    const n = count * 3;
+    const n = count * EVENT_WORDS;
     if (n > this.events.length) this.events = new Uint32Array(Math.max(n, this.events.length * 2));
-    const ev = w[(state + J.events) >> 2]! >> 2;
+    const ev = w[(state + J_EVENTS) >> 2]! >> 2;
     // A few events (a small message's usual) are copied by hand: a subarray view costs more.
     if (n <= 48) for (let i = 0; i < n; i++) this.events[i] = w[ev + i]!;
     else this.events.set(w.subarray(ev, ev + n));

@@ -1,0 +1,88 @@
+// The MCP rules of the JSON-RPC envelope: which values are payload (`params`, `result`,
+// `error`, but not `_meta` nor the protocol fields of protocol-fields.ts), which keys start a
+// media deferral (media.ts), and where tool schemas have a `maxLength` to widen. Judged by path
+// (depth relative to the message, and the key ids of the levels between), never by `method`,
+// which a stream may see after `params`.
+import {
+  D_WIDEN, EV_KEY, EV_KEY_CHANGED, J_DEPTH, J_DESC, J_ENV, J_L1, J_MODE, J_MSG_LEVEL, J_PHASE, J_ROOT_PAYLOAD, J_SCHEMA_AT,
+  J_SKIP_AT, J_SMALL, J_SMALL_LEN, J_STR_CHANGED, J_STR_START, J_VALUE, JSON_DECODE, JSON_ENCODE, P_COLON, ROOT_MESSAGE,
+} from '../abi';
+import {
+  isDataKeyword, isNameMapKeyword, keyId, KEY_BLOB, KEY_DATA, KEY_ERROR, KEY_ID, KEY_INPUT_SCHEMA, KEY_MAX_LENGTH, KEY_META,
+  KEY_OUTPUT_SCHEMA, KEY_PARAMS, KEY_RESULT, KEY_TASK, KEY_TASK_ID, KEY_TASKS, KEY_TOOLS, KEY_TYPE, KEY_URI, paramsKeeps,
+  resultKeeps,
+} from '../fields';
+import { sawUri } from './media';
+import {
+  entry, event, get, K_NAME_MAP, K_OBJ, K_PAYLOAD, set, st, top, V_BLOB, V_DATA, V_ID, V_MAX_LENGTH, V_NAME_MAP, V_PAYLOAD,
+  V_SCHEMA, V_SKIP, V_TYPE,
+} from './state';
+
+/** Payload flag for a value starting now, and the deferral of a `data` value. */
+export function valueFlags(): u32 {
+  const depth = get(J_DEPTH);
+  if (depth == 0) return get(J_ROOT_PAYLOAD) != ROOT_MESSAGE ? V_PAYLOAD : 0;
+  const k = top();
+  if ((k & K_OBJ) == 0) return k & K_PAYLOAD ? V_PAYLOAD : 0;
+  return get(J_VALUE);
+}
+
+/** A key ended (its text at `end` in the output): what its value will be. */
+export function keyEnd(end: u32): bool {
+  const depth = get(J_DEPTH);
+  const level = get(J_MSG_LEVEL);
+  const k = top();
+  let v: u32 = 0;
+  if (depth == level) {
+    const id = keyId(st + J_SMALL, get(J_SMALL_LEN));
+    const payload = id == KEY_PARAMS || id == KEY_RESULT || id == KEY_ERROR;
+    set(J_ENV, payload ? id : 0);
+    v = payload ? V_PAYLOAD : id == KEY_ID ? V_ID : 0;
+  } else if ((k & K_PAYLOAD) != 0) {
+    const id = keyId(st + J_SMALL, get(J_SMALL_LEN));
+    v = V_PAYLOAD;
+    if (id == KEY_META) v = 0; // metadata for software, wherever it nests
+    else if (id == KEY_TYPE) v |= V_TYPE;
+    else if (id == KEY_DATA) v |= V_DATA;
+    else if (id == KEY_BLOB) v |= V_BLOB;
+    else if (id == KEY_URI) sawUri();
+    if (level != 0 && depth > level) v = envelopeRules(v, id, depth, level);
+    if (get(J_SCHEMA_AT) != 0) v = schemaRules(v, id, depth, k);
+    if (get(J_MODE) == JSON_DECODE) event(get(J_STR_CHANGED) != 0 ? EV_KEY_CHANGED : EV_KEY, get(J_STR_START), end);
+  }
+  set(J_VALUE, v);
+  set(J_PHASE, P_COLON);
+  return true;
+}
+
+/** The protocol fields of PARAMS_RULE and RESULT_RULE (src/protocol-fields.ts), by path. */
+function envelopeRules(v: u32, id: u32, depth: u32, level: u32): u32 {
+  const env = get(J_ENV);
+  if (depth == level + 1) {
+    set(J_L1, id);
+    if ((env == KEY_PARAMS && paramsKeeps(id)) || (env == KEY_RESULT && resultKeeps(id))) return 0;
+    return v;
+  }
+  if (env != KEY_RESULT) return v;
+  const l1 = get(J_L1);
+  if (depth == level + 2) return l1 == KEY_TASK && id == KEY_TASK_ID ? 0 : v; // result.task.taskId
+  if (depth == level + 3 && (entry(level + 2) & K_OBJ) == 0) {
+    if (l1 == KEY_TASKS && id == KEY_TASK_ID) return 0; // result.tasks[].taskId
+    // result.tools[].inputSchema / outputSchema: encoding widens their maxLength.
+    if (l1 == KEY_TOOLS && (id == KEY_INPUT_SCHEMA || id == KEY_OUTPUT_SCHEMA) && widening()) return v | V_SCHEMA;
+  }
+  return v;
+}
+
+@inline function widening(): bool {
+  return get(J_MODE) == JSON_ENCODE && load<u32>((get(J_DESC) as usize) + D_WIDEN) > 1;
+}
+
+/** Inside a tool schema: which members are schema keywords that matter to maxLength. */
+function schemaRules(v: u32, id: u32, depth: u32, k: u32): u32 {
+  if (depth + 1 < get(J_SCHEMA_AT) || get(J_SKIP_AT) != 0 || (k & K_NAME_MAP) != 0) return v;
+  if (id == KEY_MAX_LENGTH) return v | V_MAX_LENGTH;
+  if (isNameMapKeyword(id)) return v | V_NAME_MAP;
+  if (isDataKeyword(id)) return v | V_SKIP;
+  return v;
+}
