@@ -28,9 +28,9 @@ let echoed = '';
 beforeAll(async () => {
   server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path === '/') return res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>mcp-payload-codec</title>');
-    if (path === '/checks.js') return res.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(join(import.meta.dirname, 'browser', 'checks.js')));
-    if (path === '/data.ndjson') return res.writeHead(200, { 'content-type': TYPES['.ndjson']! }).end(ndjson);
+    if (path === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>mcp-payload-codec</title>');
+    if (path === '/checks.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(join(import.meta.dirname, 'browser', 'checks.js')));
+    if (path === '/data.ndjson') return void res.writeHead(200, { 'content-type': TYPES['.ndjson']! }).end(ndjson);
     if (path === '/echo-sse') {
       // What the page's filtering fetch sent, as the server saw it, echoed as an SSE result.
       const parts: Buffer[] = [];
@@ -44,7 +44,7 @@ beforeAll(async () => {
       return;
     }
     const file = normalize(join(DIST, path.replace(/^\/dist\//, '')));
-    if (!path.startsWith('/dist/') || !file.startsWith(DIST)) return res.writeHead(404).end();
+    if (!path.startsWith('/dist/') || !file.startsWith(DIST)) return void res.writeHead(404).end();
     try {
       res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' }).end(readFileSync(file));
     } catch {

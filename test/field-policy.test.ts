@@ -53,7 +53,7 @@ function refMessage(m: Json, f: Transform, widen: number): Json {
   if (Array.isArray(m)) return m.map((x) => refMessage(x, f, widen));
   if (m === null || typeof m !== 'object') return m;
   const out: { [k: string]: Json } = { ...m };
-  const object = (x: Json): x is { [k: string]: Json } => x !== null && typeof x === 'object' && !Array.isArray(x);
+  const object = (x: Json | undefined): x is { [k: string]: Json } => x !== null && typeof x === 'object' && !Array.isArray(x);
   // The protocol fields: transform around them, then put them back as they were.
   const member = (value: Json, keep: string[]): Json => {
     if (!object(value)) return refPayload(value, f);

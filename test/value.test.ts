@@ -143,7 +143,7 @@ describe('encodeMessage / decodeMessage', () => {
     const error = { jsonrpc: '2.0', id: 7, error: { code: -32000, message: 'Qwen crashed', data: { app: '通义' } } };
     expect(encodeMessage(error).error).toEqual({ code: -32000, message: `${q} crashed`, data: { app: encodeText('通义') } });
     const result = { jsonrpc: '2.0', id: 8, result: { content: [{ type: 'text', text: 'Qwen' }] } };
-    expect(encodeMessage(result).result.content[0].text).toBe(q);
+    expect(encodeMessage(result).result.content[0]!.text).toBe(q);
   });
 
   it('handles a batch element by element, sharing unchanged messages', () => {

@@ -82,7 +82,8 @@ export function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, 
   const rec = get(J_REC) as usize;
   const aux = get(J_AUX) as usize;
   const encoding = get(J_MODE) == JSON_ENCODE;
-  if (final && !encoding && decLen < <i32>(load<u32>(desc + D_PREFIX_LEN) + load<u32>(desc + D_SUFFIX_LEN)) + 2) {
+  const shortest = <i32>(load<u32>(desc + D_PREFIX_LEN) + load<u32>(desc + D_SUFFIX_LEN)) + 2; // an empty token
+  if (final && !encoding && decLen < shortest) {
     // Too short to hold a token (most keys and names): nothing to decode.
     emit(raw, <usize>rawLen);
     cursorAt(rawLen);

@@ -52,7 +52,7 @@ function rawUnit(raw: usize, r: i32, rawLen: i32): void {
 // The cursor pair: a raw offset and the decoded offset it stands for.
 export let gCurRaw: i32 = 0;
 export let gCurDec: i32 = 0;
-export let gNoEscapes = false; // no escapes in the raw window: the offsets agree
+export let gNoEscapes: bool = false; // no escapes in the raw window: the offsets agree
 
 /** Starts the cursor pair at the start of the windows. */
 @inline export function cursorStart(noEscapes: bool): void {

@@ -125,7 +125,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
           (e: unknown) => {
             log(`the guard failed (${(e as Error).name}): message not delivered`);
             const id = (message as { id?: unknown }).id;
-            if (typeof (message as { method?: unknown }).method === 'string' && isId(id)) return route(session, codec.encodeMessage(errorResponse(id, SERVER_ERROR, 'The tool call guard failed')) as JSONRPCMessage);
+            if (typeof (message as { method?: unknown }).method === 'string' && isId(id)) route(session, codec.encodeMessage(errorResponse(id, SERVER_ERROR, 'The tool call guard failed')) as JSONRPCMessage);
           },
         );
     };
