@@ -11,7 +11,15 @@ export default defineConfig({
     setupFiles: ['test/setup-fast-check.ts'],
     projects: [
       { extends: true, test: { name: 'simd', include: ['test/**/*.test.ts'], env: { MCP_PAYLOAD_CODEC_WASM: 'simd' } } },
-      { extends: true, test: { name: 'scalar', include: ['test/**/*.test.ts'], exclude: ['test/browser.test.ts'], env: { MCP_PAYLOAD_CODEC_WASM: 'scalar' } } },
+      {
+        extends: true,
+        test: {
+          name: 'scalar',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/browser.test.ts'],
+          env: { MCP_PAYLOAD_CODEC_WASM: 'scalar' },
+        },
+      },
     ],
   },
 });

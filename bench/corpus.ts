@@ -1,11 +1,75 @@
 // The seeded, realistic corpus shared by the benchmarks: what MCP servers for desktops and
 // phones return (app lists, window titles, paths), prose in English and Chinese, clean text.
-import { pick, seeded, type Random } from './random.ts';
+import { pick, type Random, seeded } from './random.ts';
 
-const CLEAN_APPS = ['Safari', 'Google Chrome', 'Xcode', 'Visual Studio Code', 'Slack', 'Figma', 'Notion', 'Spotify', 'WeChat', 'Telegram', 'Microsoft Word', 'Terminal', 'Finder', 'Preview', 'Zoom'];
-const VENDOR_APPS = ['Qwen', 'DingTalk', 'Alipay', 'Taobao', 'Tmall', 'Yuque', 'Lingma', 'Qoder', 'Alibaba Cloud', 'Tongyi Qianwen', 'ModelScope', '钉钉', '淘宝', '支付宝', '通义千问'];
-const WORDS = ['the', 'window', 'button', 'click', 'open', 'file', 'error', 'request', 'server', 'list', 'settings', 'user', 'document', 'project', 'build', 'release', 'network', 'connection', 'timeout', 'value', 'screen', 'device', 'install', 'update', 'search', 'results', 'message', 'folder', 'image', 'preview'];
-const HANZI = '的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质信';
+const CLEAN_APPS = [
+  'Safari',
+  'Google Chrome',
+  'Xcode',
+  'Visual Studio Code',
+  'Slack',
+  'Figma',
+  'Notion',
+  'Spotify',
+  'WeChat',
+  'Telegram',
+  'Microsoft Word',
+  'Terminal',
+  'Finder',
+  'Preview',
+  'Zoom',
+];
+const VENDOR_APPS = [
+  'Qwen',
+  'DingTalk',
+  'Alipay',
+  'Taobao',
+  'Tmall',
+  'Yuque',
+  'Lingma',
+  'Qoder',
+  'Alibaba Cloud',
+  'Tongyi Qianwen',
+  'ModelScope',
+  '钉钉',
+  '淘宝',
+  '支付宝',
+  '通义千问',
+];
+const WORDS = [
+  'the',
+  'window',
+  'button',
+  'click',
+  'open',
+  'file',
+  'error',
+  'request',
+  'server',
+  'list',
+  'settings',
+  'user',
+  'document',
+  'project',
+  'build',
+  'release',
+  'network',
+  'connection',
+  'timeout',
+  'value',
+  'screen',
+  'device',
+  'install',
+  'update',
+  'search',
+  'results',
+  'message',
+  'folder',
+  'image',
+  'preview',
+];
+const HANZI =
+  '的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前外天政四日那社义事平形相全表间样与关各重新线内数正心反你明看原又么利比或但质气第向道命此变条只没结解问意建月公无系军很情者最立代想已通并提直题党程展五果料象员革位入常文总次品式活设及管特件长求老头基资边流路级少图山统接知较将组见计别她手角期根论运农指几九区强放决西被干做必战先回则任取据处理府研质信';
 const TERMS_IN_PROSE = ['Qwen', 'DashScope', 'aliyuncs.com', 'Alibaba Cloud', 'dash-scope', 'Tongyi', '通义', '阿里', '百炼'];
 
 function sentence(r: Random, words: number, termRate: number): string {
@@ -25,7 +89,13 @@ export function appEntry(r: Random, vendorRate = 0.2) {
   const name = r() < vendorRate ? pick(r, VENDOR_APPS) : pick(r, CLEAN_APPS);
   const slug = name.replace(/[^A-Za-z]/g, '') || 'App';
   const vendor = r() < vendorRate ? 'com.alibaba' : pick(r, ['com.apple', 'com.google', 'com.microsoft', 'org.mozilla', 'com.tinyspeck']);
-  return { name, bundleId: `${vendor}.${slug}`, path: `/Applications/${name}.app`, pid: Math.floor(r() * 90000) + 100, windowTitle: `${name} — ${sentence(r, 4, 0.05)}` };
+  return {
+    name,
+    bundleId: `${vendor}.${slug}`,
+    path: `/Applications/${name}.app`,
+    pid: Math.floor(r() * 90000) + 100,
+    windowTitle: `${name} — ${sentence(r, 4, 0.05)}`,
+  };
 }
 
 /** Mixed text: app lines, titles, paths, English and Chinese prose, with terms. */
@@ -35,9 +105,14 @@ export function mixedText(seed: number, bytes: number): string {
   let size = 0;
   while (size < bytes) {
     const k = r();
-    const piece = k < 0.35
-      ? JSON.stringify(appEntry(r))
-      : k < 0.6 ? sentence(r, 12, 0.04) : k < 0.8 ? chinese(r, 40, 0.05) : `/Users/dev/Library/Application Support/${pick(r, [...CLEAN_APPS, ...VENDOR_APPS])}/cache/${Math.floor(r() * 1e6)}.db`;
+    const piece =
+      k < 0.35
+        ? JSON.stringify(appEntry(r))
+        : k < 0.6
+          ? sentence(r, 12, 0.04)
+          : k < 0.8
+            ? chinese(r, 40, 0.05)
+            : `/Users/dev/Library/Application Support/${pick(r, [...CLEAN_APPS, ...VENDOR_APPS])}/cache/${Math.floor(r() * 1e6)}.db`;
     parts.push(piece);
     size += Buffer.byteLength(piece) + 1;
   }
@@ -79,10 +154,13 @@ export function shortStrings(seed: number, count: number): string[] {
 export function appsListResult(seed: number, count: number) {
   const r = seeded(seed);
   const apps = Array.from({ length: count }, () => appEntry(r));
-  return JSON.parse(JSON.stringify({
-    jsonrpc: '2.0', id: 42,
-    result: { content: [{ type: 'text', text: `Found ${count} running apps` }], structuredContent: { apps } },
-  }));
+  return JSON.parse(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 42,
+      result: { content: [{ type: 'text', text: `Found ${count} running apps` }], structuredContent: { apps } },
+    }),
+  );
 }
 
 /** A tools/list result: tools with long descriptions and JSON schemas. */
@@ -93,7 +171,11 @@ export function toolsListResult(seed: number, count: number) {
     description: Array.from({ length: 6 }, () => sentence(r, 14, 0.02)).join(' '),
     inputSchema: {
       type: 'object',
-      properties: { app: { type: 'string', description: sentence(r, 10, 0.05) }, count: { type: 'integer', minimum: 0 }, path: { type: 'string', description: sentence(r, 8, 0) } },
+      properties: {
+        app: { type: 'string', description: sentence(r, 10, 0.05) },
+        count: { type: 'integer', minimum: 0 },
+        path: { type: 'string', description: sentence(r, 8, 0) },
+      },
       required: ['app'],
     },
   }));
@@ -106,10 +188,18 @@ export function imageResult(seed: number, bytes: number) {
   const raw = new Uint8Array(bytes);
   for (let i = 0; i < bytes; i++) raw[i] = Math.floor(r() * 256);
   const data = Buffer.from(raw).toString('base64');
-  return JSON.parse(JSON.stringify({
-    jsonrpc: '2.0', id: 9,
-    result: { content: [{ type: 'image', data, mimeType: 'image/png' }, { type: 'text', text: 'Screenshot of Qwen — 通义千问 window' }] },
-  }));
+  return JSON.parse(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 9,
+      result: {
+        content: [
+          { type: 'image', data, mimeType: 'image/png' },
+          { type: 'text', text: 'Screenshot of Qwen — 通义千问 window' },
+        ],
+      },
+    }),
+  );
 }
 
 /** Messages of one kind, as the NDJSON traffic below mixes them. */
@@ -117,7 +207,11 @@ export const MESSAGE_KINDS = {
   'app lists': (seed: number) => appsListResult(seed, 40),
   'CJK prose': (seed: number) => ({ jsonrpc: '2.0', id: seed, result: { content: [{ type: 'text', text: cjkText(seed, 4096) }] } }),
   screenshots: (seed: number) => imageResult(seed, 48 * 1024),
-  'progress notifications': (seed: number) => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: seed, progress: seed % 100, message: sentence(seeded(seed), 8, 0.1) } }),
+  'progress notifications': (seed: number) => ({
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: seed, progress: seed % 100, message: sentence(seeded(seed), 8, 0.1) },
+  }),
 } as const;
 
 /** About `bytes` of NDJSON, every line a message made by `make`. */
@@ -138,7 +232,8 @@ export function ndjsonTraffic(seed: number, bytes: number): Uint8Array {
   let id = 1;
   return ndjsonOf(() => {
     const k = r();
-    const make = k < 0.25 ? kinds['app lists'] : k < 0.5 ? kinds['CJK prose'] : k < 0.6 ? kinds.screenshots : kinds['progress notifications'];
+    const make =
+      k < 0.25 ? kinds['app lists'] : k < 0.5 ? kinds['CJK prose'] : k < 0.6 ? kinds.screenshots : kinds['progress notifications'];
     const m: Record<string, unknown> = make(Math.floor(r() * 1e6));
     if (make !== kinds['progress notifications']) m.id = id++;
     return m;

@@ -96,7 +96,12 @@ export async function time(fn: () => unknown, m: Measure, o: HarnessOptions): Pr
  * same machine: on a shared host the speed drifts by tens of percent within seconds. The
  * ratio is the median of the per-round ratios, always a speed-up: baseline time / our time.
  */
-export async function timePair(ours: () => unknown, baseline: () => unknown, m: Measure, o: HarnessOptions): Promise<{ ours: Timing; baseline: Timing; ratio: number }> {
+export async function timePair(
+  ours: () => unknown,
+  baseline: () => unknown,
+  m: Measure,
+  o: HarnessOptions,
+): Promise<{ ours: Timing; baseline: Timing; ratio: number }> {
   const batchOurs = await calibrate(ours, o);
   const batchBase = await calibrate(baseline, o);
   const a: number[] = [];

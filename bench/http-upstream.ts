@@ -33,7 +33,9 @@ function mcpServer() {
 }
 
 // One event of about 1 MiB: a log notification whose data is prose.
-const event = new TextEncoder().encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: textOf(MiB - 100) } })}\n\n`);
+const event = new TextEncoder().encode(
+  `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: textOf(MiB - 100) } })}\n\n`,
+);
 
 const transports = new Map<string, StreamableHTTPServerTransport>();
 const http = createServer(async (req, res) => {
@@ -58,7 +60,10 @@ const http = createServer(async (req, res) => {
   let transport = sid ? transports.get(sid) : undefined;
   if (!transport) {
     if (sid) return void res.writeHead(404).end();
-    const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void transports.set(id, created) });
+    const created: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void transports.set(id, created),
+    });
     transport = created;
     await mcpServer().connect(transport);
   }

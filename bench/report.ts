@@ -54,7 +54,7 @@ export function markdownTable(results: readonly CaseResult[]): string {
   ];
   for (const r of results) {
     rows.push(
-      `| ${r.group}: ${r.name} | ${r.bytes ? size(r.bytes) : '–'} | ${r.ours ? timed(r.ours) : r.figure ?? '–'} | ${r.baselineName ?? '–'} | ${r.baseline ? timed(r.baseline) : r.baselineFigure ?? '–'} | ${r.ratio !== undefined ? ratioText(r.ratio) : '–'} | ${r.target ?? '–'} | ${r.met === undefined ? '–' : r.met ? 'met' : 'NOT met'} |`,
+      `| ${r.group}: ${r.name} | ${r.bytes ? size(r.bytes) : '–'} | ${r.ours ? timed(r.ours) : (r.figure ?? '–')} | ${r.baselineName ?? '–'} | ${r.baseline ? timed(r.baseline) : (r.baselineFigure ?? '–')} | ${r.ratio !== undefined ? ratioText(r.ratio) : '–'} | ${r.target ?? '–'} | ${r.met === undefined ? '–' : r.met ? 'met' : 'NOT met'} |`,
     );
   }
   return rows.join('\n');

@@ -3,27 +3,30 @@
 // only) writes the tracked ones instead: README.md's table, bench/results.json, bench/chart.svg.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { FULL, QUICK, time, timePair, type Measure } from './harness.ts';
-import { markdownTable, tableWithHeader, targetLabel, targetMet, updateReadme, writeResults, type CaseResult } from './report.ts';
 import type { BenchCase } from './case.ts';
-import { messageCases } from './cases/messages.ts';
-import { streamCases } from './cases/streams.ts';
-import { textCases } from './cases/text.ts';
+import { cliStartResults } from './cases/cli-start.ts';
 import { floorCases } from './cases/floors.ts';
 import { foldCases } from './cases/fold.ts';
+import { httpResults } from './cases/http.ts';
+import { messageCases } from './cases/messages.ts';
+import { streamCases } from './cases/streams.ts';
 import { systemResults } from './cases/system.ts';
+import { textCases } from './cases/text.ts';
 import { wrapResults } from './cases/wrap.ts';
 import { wrapWorkCases } from './cases/wrap-work.ts';
-import { cliStartResults } from './cases/cli-start.ts';
-import { httpResults } from './cases/http.ts';
 import { writeChart } from './chart.ts';
+import { FULL, type Measure, QUICK, time, timePair } from './harness.ts';
+import { type CaseResult, markdownTable, tableWithHeader, targetLabel, targetMet, updateReadme, writeResults } from './report.ts';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const record = args.includes('--record');
 const only = args.find((a) => a.startsWith('--only='))?.slice(7);
 // Rows whose name holds this text (any case), e.g. --only=stream --grep=progress.
-const grep = args.find((a) => a.startsWith('--grep='))?.slice(7).toLowerCase();
+const grep = args
+  .find((a) => a.startsWith('--grep='))
+  ?.slice(7)
+  .toLowerCase();
 const unknown = args.filter((a) => !['--quick', '--record'].includes(a) && !a.startsWith('--only=') && !a.startsWith('--grep='));
 if (unknown.length) fail(`unknown option ${unknown[0]} (options: --quick, --only=<group prefix>, --grep=<text in a row's name>, --record)`);
 // The tracked results are the full suite's: a smoke run or a part of it would replace them with less.
@@ -33,8 +36,9 @@ const selected = (group: string) => !only || group.startsWith(only);
 const named = (name: string) => !grep || name.toLowerCase().includes(grep);
 // The stream corpora take seconds to build: only when their group is selected.
 const streams = !only || 'stream'.startsWith(only) ? streamCases() : [];
-const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streams, ...foldCases(), ...floorCases(), ...wrapWorkCases()]
-  .filter((c) => selected(c.group) && named(c.name));
+const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streams, ...foldCases(), ...floorCases(), ...wrapWorkCases()].filter(
+  (c) => selected(c.group) && named(c.name),
+);
 
 function fail(message: string): never {
   process.stderr.write(`bench: ${message}\n`);
@@ -45,16 +49,33 @@ const results: CaseResult[] = [];
 for (const c of cases) {
   // Equal work first: a baseline that computes something else would make the ratio meaningless.
   const mine = await c.ours();
-  if (c.check ? !(await c.check()) : c.baseline && !isDeepStrictEqual(mine, await c.baseline())) throw new Error(`${c.group}: ${c.name}: output differs from ${c.baselineName}`);
+  if (c.check ? !(await c.check()) : c.baseline && !isDeepStrictEqual(mine, await c.baseline()))
+    throw new Error(`${c.group}: ${c.name}: output differs from ${c.baselineName}`);
   const m: Measure = { unit: c.unit ?? 'MB/s', bytes: c.bytes, messages: c.messages };
   const pair = c.baseline ? await timePair(c.ours, c.baseline, m, harness) : undefined;
   const ours = pair?.ours ?? (await time(c.ours, m, harness));
-  const partial: CaseResult = { group: c.group, name: c.name, bytes: c.bytes, ours, baselineName: c.baselineName, baseline: pair?.baseline, ratio: pair?.ratio };
+  const partial: CaseResult = {
+    group: c.group,
+    name: c.name,
+    bytes: c.bytes,
+    ours,
+    baselineName: c.baselineName,
+    baseline: pair?.baseline,
+    ratio: pair?.ratio,
+  };
   const result: CaseResult = c.target
-    ? { ...partial, target: targetLabel(c.target, c.baselineName), targetRatio: c.target.ratio, targetMbps: c.target.mbps, met: targetMet(c.target, partial) }
+    ? {
+        ...partial,
+        target: targetLabel(c.target, c.baselineName),
+        targetRatio: c.target.ratio,
+        targetMbps: c.target.mbps,
+        met: targetMet(c.target, partial),
+      }
     : partial;
   results.push(result);
-  process.stderr.write(`${c.group}: ${c.name}: ${ours.value.toFixed(ours.unit === 'MB/s' ? 0 : 2)} ${ours.unit}${pair ? `, ${pair.ratio.toFixed(2)}x ${c.baselineName}` : ''}\n`);
+  process.stderr.write(
+    `${c.group}: ${c.name}: ${ours.value.toFixed(ours.unit === 'MB/s' ? 0 : 2)} ${ours.unit}${pair ? `, ${pair.ratio.toFixed(2)}x ${c.baselineName}` : ''}\n`,
+  );
 }
 if (selected('wrap') && !grep) {
   const rows = await wrapResults(quick);
@@ -64,7 +85,10 @@ if (selected('wrap') && !grep) {
 if (selected('proxy') && !grep) {
   const rows = await httpResults(quick);
   results.push(...rows);
-  for (const r of rows) process.stderr.write(`${r.group}: ${r.name}: ${r.figure ?? `${r.ours!.value.toFixed(0)} ${r.ours!.unit}, ${r.ratio!.toFixed(2)}x ${r.baselineName}`}\n`);
+  for (const r of rows)
+    process.stderr.write(
+      `${r.group}: ${r.name}: ${r.figure ?? `${r.ours!.value.toFixed(0)} ${r.ours!.unit}, ${r.ratio!.toFixed(2)}x ${r.baselineName}`}\n`,
+    );
 }
 if ((selected('system') || selected('stream')) && !grep) results.push(...systemResults(quick), ...cliStartResults(quick));
 console.log(markdownTable(results));
@@ -80,5 +104,7 @@ if (record) {
   writeResults('bench/out/results.json', results, { mode });
   writeChart('bench/out/chart.svg', results);
   writeFileSync('bench/out/table.md', tableWithHeader(results, `npm run bench${quick ? ' -- --quick' : ''}`));
-  process.stderr.write('bench: written to bench/out/ (results.json, chart.svg, table.md); `npm run bench -- --record` updates the tracked ones\n');
+  process.stderr.write(
+    'bench: written to bench/out/ (results.json, chart.svg, table.md); `npm run bench -- --record` updates the tracked ones\n',
+  );
 }

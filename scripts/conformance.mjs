@@ -54,9 +54,15 @@ function install() {
   if (installed(SUITE, SUITE_VERSION) && installed(NODE_PACKAGE, NODE_VERSION)) return;
   say(`installing ${SUITE}@${SUITE_VERSION} and ${NODE_PACKAGE}@${NODE_VERSION} into ${CACHE} (once)`);
   mkdirSync(CACHE, { recursive: true });
-  writeFileSync(join(CACHE, 'package.json'), JSON.stringify({ private: true, dependencies: { [SUITE]: SUITE_VERSION, [NODE_PACKAGE]: NODE_VERSION } }, null, 2));
+  writeFileSync(
+    join(CACHE, 'package.json'),
+    JSON.stringify({ private: true, dependencies: { [SUITE]: SUITE_VERSION, [NODE_PACKAGE]: NODE_VERSION } }, null, 2),
+  );
   try {
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: CACHE, stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: CACHE,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
   } catch {
     die('npm install failed (see above)');
   }
@@ -129,15 +135,26 @@ function runSuite(label, url, out) {
 }
 
 async function main() {
-  if (process.platform !== 'linux' || process.arch !== 'x64') die(`${NODE_PACKAGE} runs on Linux x64 only (this is ${process.platform} ${process.arch})`);
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    die(`${NODE_PACKAGE} runs on Linux x64 only (this is ${process.platform} ${process.arch})`);
   if (!existsSync(join(ROOT, 'dist', 'cli.js'))) die('dist/ is missing: run npm run build first');
   if (!existsSync(EVERYTHING)) die('@modelcontextprotocol/server-everything is missing: run npm ci');
   install();
   const work = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
   const port = await freePort();
   const direct = `http://127.0.0.1:${await start('server-everything', process.execPath, [EVERYTHING, 'streamableHttp'], /listening on port (\d+)/, { PORT: String(port) })}/mcp`;
-  const served = await start('serve', process.execPath, [CLI, 'serve', '--port', '0', process.execPath, EVERYTHING, 'stdio'], /serving .* on (http:\/\/\S+\/mcp)/);
-  const proxied = await start('proxy', process.execPath, [CLI, 'proxy', '--upstream', direct, '--port', '0'], /listening on (http:\/\/\S+\/mcp)/);
+  const served = await start(
+    'serve',
+    process.execPath,
+    [CLI, 'serve', '--port', '0', process.execPath, EVERYTHING, 'stdio'],
+    /serving .* on (http:\/\/\S+\/mcp)/,
+  );
+  const proxied = await start(
+    'proxy',
+    process.execPath,
+    [CLI, 'proxy', '--upstream', direct, '--port', '0'],
+    /listening on (http:\/\/\S+\/mcp)/,
+  );
   // One path at a time: the machine may be small, and the suite times its own waits.
   const paths = [
     ['direct', direct],
@@ -155,7 +172,12 @@ async function main() {
     const dns = key.startsWith(`${DNS} /`);
     let verdict = 'same';
     if (dns) {
-      verdict = s === 'SUCCESS' && p === 'SUCCESS' ? (d === 'SUCCESS' ? 'same' : 'passes through both (direct does not)') : 'FAILS through serve or proxy';
+      verdict =
+        s === 'SUCCESS' && p === 'SUCCESS'
+          ? d === 'SUCCESS'
+            ? 'same'
+            : 'passes through both (direct does not)'
+          : 'FAILS through serve or proxy';
       if (s !== 'SUCCESS' || p !== 'SUCCESS') problems.push(key);
     } else if (s !== d || p !== d) {
       verdict = 'DIFFERS';

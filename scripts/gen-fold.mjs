@@ -9,7 +9,10 @@ const SEPARATOR = /^[\p{Space_Separator}\p{Dash}]$/u;
 
 /** The reference fold of a string: NFKC, then lower case, then default-ignorables removed. */
 export function foldText(s) {
-  return s.normalize('NFKC').toLowerCase().replace(/\p{Default_Ignorable_Code_Point}/gu, '');
+  return s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\p{Default_Ignorable_Code_Point}/gu, '');
 }
 
 const isSurrogate = (cp) => cp >= 0xd800 && cp <= 0xdfff;
@@ -62,7 +65,13 @@ function encodeFolds(folds) {
     const next = folds[i + 1];
     if (f.length === 1 && next && next[1].length === 1 && next[0] - cp === next[1][0] - f[0] && next[0] - cp <= 2) {
       step = next[0] - cp;
-      while (i + n < folds.length && folds[i + n][0] === cp + n * step && folds[i + n][1].length === 1 && folds[i + n][1][0] === f[0] + n * step) n++;
+      while (
+        i + n < folds.length &&
+        folds[i + n][0] === cp + n * step &&
+        folds[i + n][1].length === 1 &&
+        folds[i + n][1][0] === f[0] + n * step
+      )
+        n++;
     } else if (f.length === 0) {
       while (i + n < folds.length && folds[i + n][0] === cp + n && folds[i + n][1].length === 0) n++;
     }

@@ -36,7 +36,19 @@ const SUBSETS = [
   [/^assembly\/decode\.ts$/, ['kernel-decode-tokens', 'decode-tokens', 'stream-ndjson', 'stream-complexity']],
   [/^assembly\/fffd\.ts$/, ['kernel-fffd', 'integrity']],
   [/^assembly\/(fields|data-uri)\.ts$/, ['field-policy']],
-  [/^assembly\/json\//, ['stream-ndjson', 'stream-framing', 'stream-utf8', 'decode-tokens', 'stream-consumers', 'field-policy', 'stream-complexity', 'stream-error-codes']],
+  [
+    /^assembly\/json\//,
+    [
+      'stream-ndjson',
+      'stream-framing',
+      'stream-utf8',
+      'decode-tokens',
+      'stream-consumers',
+      'field-policy',
+      'stream-complexity',
+      'stream-error-codes',
+    ],
+  ],
   [/^assembly\/(match|filter)\.ts$/, ['kernel-teddy', 'properties', 'boundaries', 'wire-format']],
   [/^assembly\//, ['properties', 'boundaries', 'integrity', 'stream-ndjson', 'wire-format']],
   [/^src\/options\.ts$/, ['options', 'options-prefix', 'custom-codec']],
@@ -46,8 +58,35 @@ const SUBSETS = [
   [/^src\/integrity\.ts$/, ['integrity', 'integrity-limit']],
   [/^src\/core\//, ['memory-bounded', 'properties', 'boundaries']],
   [/^src\/(compile|fold)\//, ['compile-prefilters', 'properties', 'fold-properties', 'fold-lookalikes', 'wire-format']],
-  [/^src\/mcp\//, ['mcp-transports', 'mcp-wrapper-edges', 'mcp-tool-guard', 'mcp-protocol-fields', 'mcp-guard-order', 'tool-guard-regex', 'guard-schema-cache']],
-  [/^src\/stream\//, ['held-bytes', 'stream-ndjson', 'stream-framing', 'stream-consumers', 'stream-utf8', 'decode-tokens', 'stream-sse-parser', 'stream-invalid-ndjson', 'stream-content-length-ambiguity', 'stream-limits-exact', 'stream-complexity', 'field-policy']],
+  [
+    /^src\/mcp\//,
+    [
+      'mcp-transports',
+      'mcp-wrapper-edges',
+      'mcp-tool-guard',
+      'mcp-protocol-fields',
+      'mcp-guard-order',
+      'tool-guard-regex',
+      'guard-schema-cache',
+    ],
+  ],
+  [
+    /^src\/stream\//,
+    [
+      'held-bytes',
+      'stream-ndjson',
+      'stream-framing',
+      'stream-consumers',
+      'stream-utf8',
+      'decode-tokens',
+      'stream-sse-parser',
+      'stream-invalid-ndjson',
+      'stream-content-length-ambiguity',
+      'stream-limits-exact',
+      'stream-complexity',
+      'field-policy',
+    ],
+  ],
   [/^src\/http\//, ['http-fetch', 'http-fetch-edges', 'http-proxy', 'http-body']],
   [/^src\/cli/, ['cli', 'cli-args', 'cli-scan']],
   [/^src\//, ['properties', 'value-properties', 'custom-codec', 'wire-format', 'value', 'boundaries']],
@@ -111,10 +150,26 @@ function operands(code, from, to, op) {
 }
 
 const SWAPS = {
-  cmp: [[' <= ', ' < '], [' < ', ' <= '], [' >= ', ' > '], [' > ', ' >= ']],
-  eq: [[' === ', ' !== '], [' !== ', ' === '], [' == ', ' != '], [' != ', ' == ']],
-  logic: [[' && ', ' || '], [' || ', ' && ']],
-  bool: [['true', 'false'], ['false', 'true']],
+  cmp: [
+    [' <= ', ' < '],
+    [' < ', ' <= '],
+    [' >= ', ' > '],
+    [' > ', ' >= '],
+  ],
+  eq: [
+    [' === ', ' !== '],
+    [' !== ', ' === '],
+    [' == ', ' != '],
+    [' != ', ' == '],
+  ],
+  logic: [
+    [' && ', ' || '],
+    [' || ', ' && '],
+  ],
+  bool: [
+    ['true', 'false'],
+    ['false', 'true'],
+  ],
 };
 
 /** Every mutant of one line: { op, col, from, to, text } (text is the mutated line). */
@@ -122,9 +177,17 @@ function mutantsOfLine(line) {
   const code = codeOf(line);
   const trimmed = code.trim();
   if (/^(export )?(type|interface|declare) /.test(trimmed)) return []; // types: no behaviour at run time
-  if (trimmed === '' || trimmed.startsWith('import ') || trimmed.startsWith('export {') || trimmed.startsWith('*') || trimmed.startsWith('/*')) return [];
+  if (
+    trimmed === '' ||
+    trimmed.startsWith('import ') ||
+    trimmed.startsWith('export {') ||
+    trimmed.startsWith('*') ||
+    trimmed.startsWith('/*')
+  )
+    return [];
   const found = [];
-  const add = (op, at, len, to) => found.push({ op, col: at + 1, from: line.slice(at, at + len), to, text: line.slice(0, at) + to + line.slice(at + len) });
+  const add = (op, at, len, to) =>
+    found.push({ op, col: at + 1, from: line.slice(at, at + len), to, text: line.slice(0, at) + to + line.slice(at + len) });
   for (const [op, pairs] of Object.entries(SWAPS)) {
     for (const [a, b] of pairs) {
       const re = op === 'bool' ? new RegExp(`\\b${a}\\b`, 'g') : new RegExp(a.replace(/[|]/g, '\\|').replace(/ /g, ' '), 'g');
@@ -153,7 +216,10 @@ function mutantsOfLine(line) {
       const spans = operands(code, open + 1, close, op);
       if (spans.length < 2) continue;
       spans.forEach(([s, e], k) => {
-        const rest = spans.filter((_, j) => j !== k).map(([a, b]) => line.slice(a, b)).join(` ${op} `);
+        const rest = spans
+          .filter((_, j) => j !== k)
+          .map(([a, b]) => line.slice(a, b))
+          .join(` ${op} `);
         add('condition', open + 1, close - open - 1, rest);
         void s, void e;
       });
@@ -164,7 +230,8 @@ function mutantsOfLine(line) {
   // Hex and ASCII case: a regex's i flag, case folding with | 0x20, toLowerCase/toUpperCase, hexCase.
   for (const m of line.matchAll(/\/(?:[^/\n\\]|\\.)+\/i(?=[.,;)\s])/g)) add('case', m.index, m[0].length, m[0].slice(0, -1));
   for (const m of code.matchAll(/ \| (?:0x20|CASE_BIT)\b/g)) add('case', m.index, m[0].length, '');
-  for (const m of code.matchAll(/\bto(Lower|Upper)Case\b/g)) add('case', m.index, m[0].length, m[1] === 'Lower' ? 'toUpperCase' : 'toLowerCase');
+  for (const m of code.matchAll(/\bto(Lower|Upper)Case\b/g))
+    add('case', m.index, m[0].length, m[1] === 'Lower' ? 'toUpperCase' : 'toLowerCase');
   for (const m of line.matchAll(/'(lower|upper)'/g)) add('case', m.index, m[0].length, m[1] === 'lower' ? "'upper'" : "'lower'");
   // A flag dropped from a flag union (the SIMD UTF-8 tables): `A | B` -> `B`.
   for (const m of code.matchAll(/\b[A-Z][A-Z0-9_]+ \| /g)) add('flag', m.index, m[0].length, '');
@@ -173,7 +240,13 @@ function mutantsOfLine(line) {
 
 function sourceFiles() {
   const listed = execFileSync('git', ['ls-files', '-co', '--exclude-standard', 'assembly', 'src'], { encoding: 'utf8' }).split('\n');
-  return listed.filter((f) => /\.ts$/.test(f) && f !== 'src/core/wasm-bytes.ts' && f !== 'src/core/abi.ts' && (FILES.length === 0 || FILES.some((p) => f.includes(p))));
+  return listed.filter(
+    (f) =>
+      /\.ts$/.test(f) &&
+      f !== 'src/core/wasm-bytes.ts' &&
+      f !== 'src/core/abi.ts' &&
+      (FILES.length === 0 || FILES.some((p) => f.includes(p))),
+  );
 }
 
 function allMutants() {
@@ -234,7 +307,12 @@ async function build(kind, cwd) {
   if (kind === 'none') return { code: 0 };
   if (kind === 'full') return sh(process.execPath, ['scripts/build.mjs'], cwd, 300_000);
   for (const target of ['simd', 'scalar']) {
-    const r = await sh(process.execPath, ['node_modules/.bin/asc', 'assembly/index.ts', '--config', 'asconfig.json', '--target', target], cwd, 300_000);
+    const r = await sh(
+      process.execPath,
+      ['node_modules/.bin/asc', 'assembly/index.ts', '--config', 'asconfig.json', '--target', target],
+      cwd,
+      300_000,
+    );
     if (r.code !== 0) return r;
   }
   const b64 = (f) => readFileSync(join(cwd, f)).toString('base64');
@@ -264,10 +342,22 @@ async function main() {
   const byOp = {};
   for (const m of all) byOp[m.op] = (byOp[m.op] ?? 0) + 1;
   // Stratified: operators take turns (constants would otherwise be half of any sample).
-  const groups = Object.keys(byOp).sort().map((op) => shuffle(all.filter((m) => m.op === op), SEED));
+  const groups = Object.keys(byOp)
+    .sort()
+    .map((op) =>
+      shuffle(
+        all.filter((m) => m.op === op),
+        SEED,
+      ),
+    );
   const sample = [];
-  for (let k = 0; sample.length < Math.min(SAMPLE, all.length); k++) for (const g of groups) if (k < g.length && sample.length < SAMPLE) sample.push(g[k]);
-  console.log(`${all.length} mutants (${Object.entries(byOp).map(([k, v]) => `${k} ${v}`).join(', ')}); running ${sample.length} (seed ${SEED})`);
+  for (let k = 0; sample.length < Math.min(SAMPLE, all.length); k++)
+    for (const g of groups) if (k < g.length && sample.length < SAMPLE) sample.push(g[k]);
+  console.log(
+    `${all.length} mutants (${Object.entries(byOp)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}); running ${sample.length} (seed ${SEED})`,
+  );
   if (flag('list')) {
     for (const m of sample) console.log(`${m.file}:${m.line}:${m.col} [${m.op}] ${m.from.trim()} -> ${m.to.trim() || '(removed)'}`);
     return;
@@ -290,10 +380,16 @@ async function main() {
     let detail = '';
     const kind = buildFor(m.file);
     const b = await build(kind, dir);
-    if (b.code !== 0) status = 'invalid'; // does not compile: not a mutant that counts
+    if (b.code !== 0)
+      status = 'invalid'; // does not compile: not a mutant that counts
     else {
       const projects = projectsFor(m.file).flatMap((p) => ['--project', p]);
-      const r = await sh(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...projects, '--bail', '1', '--reporter', 'dot', ...testsFor(m.file)], dir, TIMEOUT);
+      const r = await sh(
+        process.execPath,
+        ['node_modules/vitest/vitest.mjs', 'run', ...projects, '--bail', '1', '--reporter', 'dot', ...testsFor(m.file)],
+        dir,
+        TIMEOUT,
+      );
       if (r.timedOut) status = 'timeout';
       else if (r.code !== 0) {
         status = 'killed';
@@ -305,15 +401,20 @@ async function main() {
     if (kind === 'full') await build('full', dir);
     const seconds = (Date.now() - t0) / 1000;
     results.push({ ...m, status, seconds, detail, text: undefined });
-    console.log(`${String(k + 1).padStart(3)}/${sample.length} ${status.padEnd(8)} ${seconds.toFixed(1).padStart(5)} s  ${m.file}:${m.line} [${m.op}] ${m.from.trim()} -> ${m.to.trim() || '(removed)'}${detail ? `  (${detail})` : ''}`);
+    console.log(
+      `${String(k + 1).padStart(3)}/${sample.length} ${status.padEnd(8)} ${seconds.toFixed(1).padStart(5)} s  ${m.file}:${m.line} [${m.op}] ${m.from.trim()} -> ${m.to.trim() || '(removed)'}${detail ? `  (${detail})` : ''}`,
+    );
   }
   const count = (s) => results.filter((r) => r.status === s).length;
   const killed = count('killed') + count('timeout');
   const valid = killed + count('survived');
   const total = (Date.now() - started) / 1000;
-  console.log(`\nscore ${valid ? ((100 * killed) / valid).toFixed(1) : '-'}%: ${count('killed')} killed, ${count('timeout')} timed out (killed), ${count('survived')} survived, ${count('invalid')} did not compile`);
+  console.log(
+    `\nscore ${valid ? ((100 * killed) / valid).toFixed(1) : '-'}%: ${count('killed')} killed, ${count('timeout')} timed out (killed), ${count('survived')} survived, ${count('invalid')} did not compile`,
+  );
   console.log(`time ${total.toFixed(0)} s, ${(total / Math.max(1, results.length)).toFixed(1)} s per mutant`);
-  for (const r of results.filter((x) => x.status === 'survived')) console.log(`  survivor: ${r.file}:${r.line}:${r.col} [${r.op}] ${r.from.trim()} -> ${r.to.trim() || '(removed)'}`);
+  for (const r of results.filter((x) => x.status === 'survived'))
+    console.log(`  survivor: ${r.file}:${r.line}:${r.col} [${r.op}] ${r.from.trim()} -> ${r.to.trim() || '(removed)'}`);
   const out = opt('out', '');
   if (out) writeFileSync(out, JSON.stringify({ seed: SEED, sample: SAMPLE, total, results }, null, 2) + '\n');
   if (flag('keep')) console.log(`kept ${dir}`);

@@ -1,12 +1,12 @@
 // The mcp-payload-codec command: wrap any stdio MCP server, put the filter on Streamable HTTP
 // (proxy, connect, serve), transform stdin to stdout, or scan NDJSON for U+FFFD. Node only (child processes, files); the library entries stay portable.
-import { parseCommandLine, type CommandLine, type OptionName } from './cli/args.js';
-import { connectCommand } from './cli/connect.js';
-import { proxyCommand } from './cli/proxy.js';
-import { serveCommand } from './cli/serve.js';
+import { type CommandLine, type OptionName, parseCommandLine } from './cli/args.js';
 import { codecOptions, framing, maxMessageBytes } from './cli/codec-options.js';
+import { connectCommand } from './cli/connect.js';
 import { HELP } from './cli/help.js';
+import { proxyCommand } from './cli/proxy.js';
 import { scan } from './cli/scan.js';
+import { serveCommand } from './cli/serve.js';
 import { transformStdio } from './cli/transform.js';
 import { UsageError } from './cli/usage-error.js';
 import { wrap } from './cli/wrap.js';
@@ -38,7 +38,8 @@ function checkApplies(line: CommandLine, command: string): void {
 }
 
 function guardMode({ flags }: CommandLine): 'all' | 'tools' | false {
-  if (flags.guard && flags['guard-tools-only']) throw new UsageError('--guard and --guard-tools-only: give one (--guard-tools-only checks tools only, --guard also U+FFFD)');
+  if (flags.guard && flags['guard-tools-only'])
+    throw new UsageError('--guard and --guard-tools-only: give one (--guard-tools-only checks tools only, --guard also U+FFFD)');
   return flags.guard ? 'all' : flags['guard-tools-only'] ? 'tools' : false;
 }
 
@@ -64,7 +65,8 @@ export async function main(argv: string[]): Promise<number> {
       return serveCommand(line, options, guardMode(line));
     case 'encode':
     case 'decode':
-      if (line.positionals.length) throw new UsageError(`${command} reads stdin and takes no file (got ${line.positionals.length} argument(s))`);
+      if (line.positionals.length)
+        throw new UsageError(`${command} reads stdin and takes no file (got ${line.positionals.length} argument(s))`);
       return transformStdio(command, { ...options, framing: framing(line) });
     default:
       if (line.positionals.length > 1) throw new UsageError('scan takes at most one file');

@@ -85,10 +85,17 @@ export class ArgumentIntegrityError extends Error {
     const tool = toolName === undefined ? '' : ` of tool ${quoteName(toolName)}`;
     const blocked = 'the call was blocked before it reached the MCP server.';
     if (!first) {
-      super(`MCP tool arguments${tool} contain invalid UTF-8 replacement characters (U+FFFD) in ${total} string(s), nested too deep to report their paths; ${blocked}`);
+      super(
+        `MCP tool arguments${tool} contain invalid UTF-8 replacement characters (U+FFFD) in ${total} string(s), nested too deep to report their paths; ${blocked}`,
+      );
     } else {
       const what = first.parameterName === '' ? 'MCP tool argument' : `MCP tool argument ${quoteName(first.parameterName)}`;
-      const at = first.path.length > 1 ? ` at ${formatPathShort(first.path)}${first.location === 'key' ? ' (in the key)' : ''}` : first.location === 'key' ? ' (in its name)' : '';
+      const at =
+        first.path.length > 1
+          ? ` at ${formatPathShort(first.path)}${first.location === 'key' ? ' (in the key)' : ''}`
+          : first.location === 'key'
+            ? ' (in its name)'
+            : '';
       const more = total > 1 ? ` ${total - 1} more string(s) are affected.` : '';
       super(
         `${what}${tool}${at} contains ${first.replacementCharacterCount} invalid UTF-8 replacement character(s) (U+FFFD); ` +

@@ -1,9 +1,20 @@
-export { createCodec, type Codec } from './codec.js';
-export { DEFAULT_TERMS, type TermSet, type TermSetInput } from './terms.js';
-export type { CodecOptions, HexCase } from './options.js';
-export { ArgumentIntegrityError, formatPath, PayloadKeyCollisionError, type JsonPath } from './errors.js';
-export { assertNoReplacementCharacters, DEFAULT_PATH_BUDGET, DEFAULT_REPORT_LIMIT, findReplacementBytes, findReplacementCharacters, type ByteIntegrityReport, type FindReplacementOptions, type IntegrityReport, type IntegrityReports } from './integrity.js';
+export { type Codec, createCodec } from './codec.js';
+export { ArgumentIntegrityError, formatPath, type JsonPath, PayloadKeyCollisionError } from './errors.js';
+export {
+  assertNoReplacementCharacters,
+  type ByteIntegrityReport,
+  DEFAULT_PATH_BUDGET,
+  DEFAULT_REPORT_LIMIT,
+  type FindReplacementOptions,
+  findReplacementBytes,
+  findReplacementCharacters,
+  type IntegrityReport,
+  type IntegrityReports,
+} from './integrity.js';
 export { FILTER_ENV, isFilterEnabled } from './opt-in.js';
+export type { CodecOptions, HexCase } from './options.js';
+export { DEFAULT_TERMS, type TermSet, type TermSetInput } from './terms.js';
+
 import { createCodec } from './codec.js';
 
 const defaultCodec = createCodec();

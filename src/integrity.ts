@@ -1,8 +1,9 @@
 // U+FFFD reports: where replacement characters sit in a value, never what surrounds them.
-import { ArgumentIntegrityError, type IntegrityReport, type JsonPath } from './errors.js';
-import { core } from './core/instance.js';
+
 import { FFFD_COUNT, FFFD_FIRST, FFFD_RESULT_SIZE } from './core/abi.js';
+import { core } from './core/instance.js';
 import { heap, heap32, workspace } from './core/memory.js';
+import { ArgumentIntegrityError, type IntegrityReport, type JsonPath } from './errors.js';
 import { NodeBuffer } from './node-buffer.js';
 import { walkStrings } from './walk.js';
 

@@ -22,6 +22,12 @@ export function errorResponse(id: Id | null, code: number, message: string, data
  * batch goes whole, so every request in it is answered; the one that collided (`culprit`, or the
  * first when it is not known) gets the reason, the others say they went with their batch.
  */
-export function collisionReplies(requestIds: readonly unknown[], reason: string, culprit: unknown = requestIds.find(isId)): JSONRPCMessage[] {
-  return requestIds.filter(isId).map((id) => errorResponse(id, INVALID_PARAMS, id === culprit ? reason : `dropped with its batch: ${reason}`));
+export function collisionReplies(
+  requestIds: readonly unknown[],
+  reason: string,
+  culprit: unknown = requestIds.find(isId),
+): JSONRPCMessage[] {
+  return requestIds
+    .filter(isId)
+    .map((id) => errorResponse(id, INVALID_PARAMS, id === culprit ? reason : `dropped with its batch: ${reason}`));
 }

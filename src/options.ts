@@ -1,7 +1,7 @@
 // Codec options: defaults, normalisation and the checks that keep the round trip exact.
 import { lowerAscii as foldAscii } from './ascii.js';
 import { foldText } from './fold/unicode.js';
-import { DEFAULT_TERMS, expandPatterns, PAIR_SEPARATORS, type Fold, type Pattern, type TermSet, type TermSetInput } from './terms.js';
+import { DEFAULT_TERMS, expandPatterns, type Fold, PAIR_SEPARATORS, type Pattern, type TermSet, type TermSetInput } from './terms.js';
 
 export type HexCase = 'lower' | 'upper';
 
@@ -131,7 +131,10 @@ export function checkTermsAgainstTokens(patterns: readonly Pattern[], prefix: st
           if (cell === HEX) return hex(ch);
           return fold(cell as string) === fold(ch);
         });
-        if (fits) fail(`term ${JSON.stringify(text)} could appear in encoded text around or inside a token; choose another prefix/suffix or drop the term`);
+        if (fits)
+          fail(
+            `term ${JSON.stringify(text)} could appear in encoded text around or inside a token; choose another prefix/suffix or drop the term`,
+          );
       }
     }
   }

@@ -28,14 +28,39 @@ function deepFreeze(set: TermSet): TermSet {
 /** The default term set (wire-compatible with mobile-mcp and cua-driver). Frozen. */
 export const DEFAULT_TERMS: TermSet = deepFreeze({
   ascii: [
-    'qwen', 'dashscope', 'alibaba', 'aliyun', 'aliyuncs', 'alicloud', 'tongyi', 'qianwen',
-    'antgroup', 'bailian', 'modelscope', 'damo', 'lingma', 'wanx', 'alipay', 'antfin', 'yuque',
-    'dingtalk', 'taobao', 'tmall', 'qoder', 'maxcompute',
+    'qwen',
+    'dashscope',
+    'alibaba',
+    'aliyun',
+    'aliyuncs',
+    'alicloud',
+    'tongyi',
+    'qianwen',
+    'antgroup',
+    'bailian',
+    'modelscope',
+    'damo',
+    'lingma',
+    'wanx',
+    'alipay',
+    'antfin',
+    'yuque',
+    'dingtalk',
+    'taobao',
+    'tmall',
+    'qoder',
+    'maxcompute',
   ],
   exact: ['通义', '千问', '阿里', '百炼', '魔搭', '达摩', '灵码', '万相', '支付宝', '蚂蚁', '语雀', '钉钉', '淘宝', '天猫'],
   pairs: [
-    ['q', 'wen'], ['dash', 'scope'], ['ali', 'baba'], ['ali', 'yun'], ['ali', 'cloud'],
-    ['tong', 'yi'], ['qian', 'wen'], ['ant', 'group'],
+    ['q', 'wen'],
+    ['dash', 'scope'],
+    ['ali', 'baba'],
+    ['ali', 'yun'],
+    ['ali', 'cloud'],
+    ['tong', 'yi'],
+    ['qian', 'wen'],
+    ['ant', 'group'],
   ],
 });
 
@@ -62,7 +87,7 @@ export function expandPatterns(terms: TermSet, prefix: string, fold: Fold = 'asc
   const seen = new Set<string>();
   const out: Pattern[] = [];
   const add = (text: string, ignoreCase: boolean) => {
-    const key = (ignoreCase ? 'i:' + text.toLowerCase() : 'x:' + text);
+    const key = ignoreCase ? 'i:' + text.toLowerCase() : 'x:' + text;
     if (!seen.has(key)) {
       seen.add(key);
       out.push({ text, ignoreCase });
@@ -96,7 +121,9 @@ function expandFolded(terms: TermSet, prefix: string): Pattern[] {
     if (f === '') throw new TypeError(`createCodec: ${field} folds to nothing under fold 'nfkc'`);
     for (const c of f) {
       if (!safe(c.codePointAt(0)!)) {
-        throw new TypeError(`createCodec: ${field} holds a character fold 'nfkc' cannot match soundly (a combining mark, a composed or composing character such as a Hangul syllable, or sigma)`);
+        throw new TypeError(
+          `createCodec: ${field} holds a character fold 'nfkc' cannot match soundly (a combining mark, a composed or composing character such as a Hangul syllable, or sigma)`,
+        );
       }
     }
     return f;

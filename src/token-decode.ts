@@ -27,16 +27,20 @@ export function compileTokenDecode(prefix: string, suffix: string): (s: string) 
   // is found by native indexOf; without one, every position is a candidate.
   const anchor = [...prefix].findIndex((c) => c.toLowerCase() === c.toUpperCase());
   const a = anchor >= 0 ? prefix[anchor]! : '';
-  const next = anchor >= 0 ? (s: string, from: number) => {
-    const h = s.indexOf(a, from + anchor);
-    return h < 0 ? -1 : h - anchor;
-  } : (_s: string, from: number) => from;
+  const next =
+    anchor >= 0
+      ? (s: string, from: number) => {
+          const h = s.indexOf(a, from + anchor);
+          return h < 0 ? -1 : h - anchor;
+        }
+      : (_s: string, from: number) => from;
   let decoded = new Map<string, string | null>(); // token text -> its text, or null if not UTF-8
   const decodeToken = (token: string, hexFrom: number, hexTo: number): string | null => {
     let d = decoded.get(token);
     if (d === undefined) {
       const bytes = new Uint8Array((hexTo - hexFrom) >> 1);
-      for (let k = 0; k < bytes.length; k++) bytes[k] = (hexValue(token.charCodeAt(hexFrom + 2 * k)) << 4) | hexValue(token.charCodeAt(hexFrom + 2 * k + 1));
+      for (let k = 0; k < bytes.length; k++)
+        bytes[k] = (hexValue(token.charCodeAt(hexFrom + 2 * k)) << 4) | hexValue(token.charCodeAt(hexFrom + 2 * k + 1));
       try {
         d = strictUtf8.decode(bytes);
       } catch {

@@ -1,7 +1,15 @@
 // Iterative walks over JSON values: an explicit stack instead of recursion, so 100,000 levels
 // of nesting cost memory, not a stack overflow.
-import { PayloadKeyCollisionError, type JsonPath } from './errors.js';
-import { isBase64DataUri, isOpaqueMember, META_KEY, SCHEMA_DATA, SCHEMA_NAME_MAPS, widenMaxLength, type FieldRule } from './protocol-fields.js';
+import { type JsonPath, PayloadKeyCollisionError } from './errors.js';
+import {
+  type FieldRule,
+  isBase64DataUri,
+  isOpaqueMember,
+  META_KEY,
+  SCHEMA_DATA,
+  SCHEMA_NAME_MAPS,
+  widenMaxLength,
+} from './protocol-fields.js';
 
 /**
  * JSON values have no cycles, but a JS object may. Below this depth a cycle is impossible to
@@ -82,7 +90,7 @@ export function walkStrings(root: unknown, visit: StringVisitor): void {
 }
 
 /** Where a container sits in a tool schema: `maxLength` is widened in schemas only. */
-const enum SchemaPart {
+enum SchemaPart {
   None,
   Schema,
   NameMap, // `properties` and the like: every value is a schema
@@ -176,7 +184,13 @@ function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
   else o[key] = value;
 }
 
-function openFrame(src: Container, via: string | number | undefined, mapKey: (s: string) => string, rule: FieldRule | undefined, schema: SchemaPart): MapFrame {
+function openFrame(
+  src: Container,
+  via: string | number | undefined,
+  mapKey: (s: string) => string,
+  rule: FieldRule | undefined,
+  schema: SchemaPart,
+): MapFrame {
   if (Array.isArray(src)) return new MapFrame(src, null, null, via, rule, schema);
   const keys = Object.keys(src);
   let newKeys: string[] | null = null;

@@ -55,8 +55,15 @@ const GENERATED = new Set(['core/abi.ts', 'core/wasm-bytes.ts']);
 
 /** Every host source file but the generated ones, relative to src/, with comments removed. */
 function hostSources(): [string, string][] {
-  const files = (readdirSync(SRC, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts') && !GENERATED.has(f.split('\\').join('/')));
-  return files.map((f) => [f, readFileSync(join(SRC, f), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1')]);
+  const files = (readdirSync(SRC, { recursive: true }) as string[]).filter(
+    (f) => f.endsWith('.ts') && !GENERATED.has(f.split('\\').join('/')),
+  );
+  return files.map((f) => [
+    f,
+    readFileSync(join(SRC, f), 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:'"`])\/\/.*$/gm, '$1'),
+  ]);
 }
 
 /** The names a file imports from the generated interface module. */
@@ -81,8 +88,10 @@ describe('the host takes the interface from src/core/abi.ts only', () => {
     for (const [file, code] of sources) {
       const imported = importedFromAbi(code);
       for (const name of names) {
-        if (new RegExp(`\\b(?:const|let|var|enum)\\s+${name}\\b|[{,]\\s*${name}\\s*:`).test(code)) problems.push(`${file} declares ${name}`);
-        else if (new RegExp(`\\b${name}\\b`).test(code) && !imported.has(name)) problems.push(`${file} uses ${name} without importing it from abi.js`);
+        if (new RegExp(`\\b(?:const|let|var|enum)\\s+${name}\\b|[{,]\\s*${name}\\s*:`).test(code))
+          problems.push(`${file} declares ${name}`);
+        else if (new RegExp(`\\b${name}\\b`).test(code) && !imported.has(name))
+          problems.push(`${file} uses ${name} without importing it from abi.js`);
       }
     }
     expect(problems).toEqual([]);
@@ -92,7 +101,8 @@ describe('the host takes the interface from src/core/abi.ts only', () => {
     const problems: string[] = [];
     for (const [file, code] of sources) {
       // heap32()[(ptr + 24) >> 2], words[(at >> 2) + 1]: a field offset spelt as a number.
-      for (const m of code.matchAll(/\[\(\s*[\w.]+\s*\+\s*\d+\s*\)\s*>>\s*2\s*\]|\[\s*\(\s*[\w.]+\s*>>\s*2\s*\)\s*\+\s*\d+\s*\]/g)) problems.push(`${file}: ${m[0]}`);
+      for (const m of code.matchAll(/\[\(\s*[\w.]+\s*\+\s*\d+\s*\)\s*>>\s*2\s*\]|\[\s*\(\s*[\w.]+\s*>>\s*2\s*\)\s*\+\s*\d+\s*\]/g))
+        problems.push(`${file}: ${m[0]}`);
       // core.scan(..., 1): the record mode spelt as a number.
       for (const m of code.matchAll(/core\.scan\([^)]*,\s*\d+\s*\)/g)) problems.push(`${file}: ${m[0]}`);
     }

@@ -11,17 +11,69 @@ const termPieces = [
   ...DEFAULT_TERMS.exact.flatMap((t) => [...t]),
 ];
 const tokenPieces = [
-  '__mcp_ref_', '__MCP_REF_', '__Mcp_', '_ref_', '__cuaf_', '__CUAF_', '__', '_', 'mcp', 'cuaf',
-  '7177656e', '7177656E', '71', '7', 'f', 'ff', 'e998bfe9878c', 'edb080', 'zz', 'c3', 'a9',
-  '__mcp_ref_ff__', '__mcp_ref_c3a9__', '__MCP_REF_E998BF__', '__cuaf_C3__', '__cuaf_f09f9880__', '__mcp_ref_edb080__',
+  '__mcp_ref_',
+  '__MCP_REF_',
+  '__Mcp_',
+  '_ref_',
+  '__cuaf_',
+  '__CUAF_',
+  '__',
+  '_',
+  'mcp',
+  'cuaf',
+  '7177656e',
+  '7177656E',
+  '71',
+  '7',
+  'f',
+  'ff',
+  'e998bfe9878c',
+  'edb080',
+  'zz',
+  'c3',
+  'a9',
+  '__mcp_ref_ff__',
+  '__mcp_ref_c3a9__',
+  '__MCP_REF_E998BF__',
+  '__cuaf_C3__',
+  '__cuaf_f09f9880__',
+  '__mcp_ref_edb080__',
 ];
 // (Four-byte characters whose UTF-8 differs in every byte: '😀' alone left encoder bugs unseen.)
-const otherPieces = ['-', ' ', '.', '/', 'a', 'Z', '0', '\uD800', '\uDC00', '\uFFFD', '\uFEFF', '😀', '😎', '𐀀', '\u{10FFFF}', '中文', 'é', '\n', '"'];
+const otherPieces = [
+  '-',
+  ' ',
+  '.',
+  '/',
+  'a',
+  'Z',
+  '0',
+  '\uD800',
+  '\uDC00',
+  '\uFFFD',
+  '\uFEFF',
+  '😀',
+  '😎',
+  '𐀀',
+  '\u{10FFFF}',
+  '中文',
+  'é',
+  '\n',
+  '"',
+];
 
 /** Strings assembled from fragments of terms, tokens and awkward characters. */
 export const fragmentString = (maxPieces = 24) =>
   fc
-    .array(fc.oneof(fc.constantFrom(...termPieces), fc.constantFrom(...tokenPieces), fc.constantFrom(...otherPieces), fc.string({ unit: 'binary', maxLength: 3 })), { maxLength: maxPieces })
+    .array(
+      fc.oneof(
+        fc.constantFrom(...termPieces),
+        fc.constantFrom(...tokenPieces),
+        fc.constantFrom(...otherPieces),
+        fc.string({ unit: 'binary', maxLength: 3 }),
+      ),
+      { maxLength: maxPieces },
+    )
     .map((pieces) => pieces.join(''));
 
 /** Any JS string, lone surrogates included. */

@@ -39,7 +39,8 @@ describe('lone surrogates', () => {
   it('past the first region, are kept in place while the terms around them are encoded', () => {
     const [head, tail] = ['Qwen \uFFFD', ' Qwen \uFFFD '];
     const s = head + 'x'.repeat(DEFAULT_CHUNK_BYTES) + '\uD800' + tail + '\uDC00';
-    const expected = referenceEncode(head, MOBILE_MCP) + 'x'.repeat(DEFAULT_CHUNK_BYTES) + '\uD800' + referenceEncode(tail, MOBILE_MCP) + '\uDC00';
+    const expected =
+      referenceEncode(head, MOBILE_MCP) + 'x'.repeat(DEFAULT_CHUNK_BYTES) + '\uD800' + referenceEncode(tail, MOBILE_MCP) + '\uDC00';
     expect(encodeText(s)).toBe(expected);
   });
 });

@@ -5,13 +5,22 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEncodeStream } from '../src/stream/index.ts';
 import { bytes, run } from './stream-helpers.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
 const DIST = join(import.meta.dirname, '..', 'dist');
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html', '.ndjson': 'application/x-ndjson' };
 
@@ -28,8 +37,12 @@ let echoed = '';
 beforeAll(async () => {
   server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
-    if (path === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>mcp-payload-codec</title>');
-    if (path === '/checks.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(readFileSync(join(import.meta.dirname, 'browser', 'checks.js')));
+    if (path === '/')
+      return void res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>mcp-payload-codec</title>');
+    if (path === '/checks.js')
+      return void res
+        .writeHead(200, { 'content-type': 'text/javascript' })
+        .end(readFileSync(join(import.meta.dirname, 'browser', 'checks.js')));
     if (path === '/data.ndjson') return void res.writeHead(200, { 'content-type': TYPES['.ndjson']! }).end(ndjson);
     if (path === '/echo-sse') {
       // What the page's filtering fetch sent, as the server saw it, echoed as an SSE result.
@@ -38,7 +51,11 @@ beforeAll(async () => {
       req.on('end', () => {
         echoed = Buffer.concat(parts).toString('utf8');
         const request = JSON.parse(echoed) as { id: number; params: { arguments: { app: string } } };
-        const result = JSON.stringify({ jsonrpc: '2.0', id: request.id, result: { content: [{ type: 'text', text: `Opened ${request.params.arguments.app}` }] } });
+        const result = JSON.stringify({
+          jsonrpc: '2.0',
+          id: request.id,
+          result: { content: [{ type: 'text', text: `Opened ${request.params.arguments.app}` }] },
+        });
         res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`event: message\ndata: ${result}\n\n`);
       });
       return;
@@ -56,7 +73,9 @@ beforeAll(async () => {
   try {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
   } catch (e) {
-    throw new Error(`Chromium could not start from ${CHROMIUM} (install Debian's chromium; .ci/run does): ${(e as Error).message.split('\n')[0]}`);
+    throw new Error(
+      `Chromium could not start from ${CHROMIUM} (install Debian's chromium; .ci/run does): ${(e as Error).message.split('\n')[0]}`,
+    );
   }
 }, 60_000);
 
@@ -75,8 +94,19 @@ describe('in headless Chromium', () => {
     expect(result.encoded).toBe('Open __mcp_ref_5177656e__ in __mcp_ref_e998bfe9878c__ Cloud');
     expect(result.roundTrips).toEqual([true, true, true, true]);
     expect(result.message).toEqual({ jsonrpc: '2.0', id: 'Qwen', result: { __mcp_ref_5177656e__: ['__mcp_ref_e9809ae4b989__'] } });
-    expect(result.reports).toEqual([{ path: ['content'], parameterName: 'content', location: 'value', replacementCharacterCount: 3, characterOffset: 2607, utf8ByteOffset: 7821 }]);
-    expect(result.longReport).toEqual([{ path: [0], parameterName: '0', location: 'value', replacementCharacterCount: 1, characterOffset: 30031, utf8ByteOffset: 90053 }]);
+    expect(result.reports).toEqual([
+      {
+        path: ['content'],
+        parameterName: 'content',
+        location: 'value',
+        replacementCharacterCount: 3,
+        characterOffset: 2607,
+        utf8ByteOffset: 7821,
+      },
+    ]);
+    expect(result.longReport).toEqual([
+      { path: [0], parameterName: '0', location: 'value', replacementCharacterCount: 1, characterOffset: 30031, utf8ByteOffset: 90053 },
+    ]);
     expect(result.filter).toBe(false);
     await page.close();
   });
@@ -88,7 +118,9 @@ describe('in headless Chromium', () => {
     expect(JSON.parse(echoed).params.arguments.app).toBe('Qwen');
     expect(result.status).toBe(200);
     expect(result.type).toBe('text/event-stream');
-    expect(result.text).toBe(`event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Opened __mcp_ref_5177656e__"}]}}\n\n`);
+    expect(result.text).toBe(
+      `event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Opened __mcp_ref_5177656e__"}]}}\n\n`,
+    );
     await page.close();
   });
 

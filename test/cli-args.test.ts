@@ -61,7 +61,11 @@ describe('parseCommandLine', () => {
 
   it('other commands: options anywhere before --, positionals kept', () => {
     expect(parseCommandLine(['scan', '--', '-odd-file'])).toMatchObject({ command: 'scan', positionals: ['-odd-file'] });
-    expect(parseCommandLine(['--prefix', 'p_x_', 'encode', '--suffix=_y'])).toMatchObject({ command: 'encode', values: { prefix: 'p_x_', suffix: '_y' }, positionals: [] });
+    expect(parseCommandLine(['--prefix', 'p_x_', 'encode', '--suffix=_y'])).toMatchObject({
+      command: 'encode',
+      values: { prefix: 'p_x_', suffix: '_y' },
+      positionals: [],
+    });
   });
 });
 
@@ -74,14 +78,21 @@ describe('the CLI', () => {
   });
 
   it('an SDK client reaches a server wrapped without -- (as MCP Inspector starts it), banner and all', async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'wrap', '--guard', 'python3', fixture('cli-terms-server.py'), '--banner'], cwd: ROOT, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'wrap', '--guard', 'python3', fixture('cli-terms-server.py'), '--banner'],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
     let stderr = '';
     transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     const client = new Client({ name: 'cli-test', version: '1.0.0' });
     await client.connect(transport);
     const { tools } = await client.listTools();
     const echo = tools.find((t) => t.name === 'echo')!;
-    expect((await client.callTool({ name: echo.name, arguments: { text: 'hi' } })).content).toEqual([{ type: 'text', text: 'echo got {"text": "hi"}' }]);
+    expect((await client.callTool({ name: echo.name, arguments: { text: 'hi' } })).content).toEqual([
+      { type: 'text', text: 'echo got {"text": "hi"}' },
+    ]);
     await client.close();
     expect(stderr).toMatch(/from the server: skipped message 1 /);
   }, 30_000);

@@ -13,7 +13,9 @@ const wrapSync = (command: string[]) => cli(['wrap', ...command]);
 async function started(onTerm: string) {
   const p = spawn(process.execPath, [CLI, 'wrap', process.execPath, CHILD, onTerm], { cwd: ROOT });
   let stderr = '';
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => p.on('close', (code, signal) => resolve({ code, signal, stderr })));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    p.on('close', (code, signal) => resolve({ code, signal, stderr })),
+  );
   await new Promise<void>((resolve, reject) => {
     p.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();

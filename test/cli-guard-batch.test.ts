@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WrapGuard } from '../src/cli/guard.ts';
-import { replyLine, type Reply } from '../src/cli/replies.ts';
+import { type Reply, replyLine } from '../src/cli/replies.ts';
 import { createCodec } from '../src/index.ts';
 import { ToolCallGuard } from '../src/mcp/index.ts';
 import { runs } from './arbitraries.ts';
@@ -14,7 +14,12 @@ const TOOLS = [{ name: 'echo', inputSchema: { type: 'object', properties: { text
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
 const line = (m: unknown) => utf8.encode(JSON.stringify(m) + '\n');
-const lines = (chunks: Uint8Array[]) => text.decode(Buffer.concat(chunks)).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = (chunks: Uint8Array[]) =>
+  text
+    .decode(Buffer.concat(chunks))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 type Kind = 'valid' | 'invalid' | 'unknown' | 'fffd' | 'notification' | 'response';
 const KINDS: Kind[] = ['valid', 'invalid', 'unknown', 'fffd', 'notification', 'response'];
@@ -47,7 +52,13 @@ function session(kinds: Kind[], integrity: boolean, serverBatches: boolean) {
     toServer.push(bytes);
     for (const m of lines([bytes])) {
       const answer = (r: { id?: unknown; method?: string }) =>
-        r.method === undefined || r.id === undefined ? undefined : { jsonrpc: '2.0', id: r.id, result: r.method === 'tools/list' ? { tools: TOOLS } : { content: [{ type: 'text', text: `ran ${String(r.id)}` }] } };
+        r.method === undefined || r.id === undefined
+          ? undefined
+          : {
+              jsonrpc: '2.0',
+              id: r.id,
+              result: r.method === 'tools/list' ? { tools: TOOLS } : { content: [{ type: 'text', text: `ran ${String(r.id)}` }] },
+            };
       if (!Array.isArray(m)) {
         const a = answer(m);
         if (a) guard.toClient(line(a));
@@ -58,7 +69,20 @@ function session(kinds: Kind[], integrity: boolean, serverBatches: boolean) {
       else for (const a of answers) guard.toClient(line(a));
     }
   };
-  guard = new WrapGuard(codec, { toServer: server, toClient: (b) => toClient.push(b), reply: (r: Reply) => toClient.push(replyLine(codec, r)), log: () => {}, fail: (e) => { throw e; }, busy: () => {} }, { tools: true, integrity });
+  guard = new WrapGuard(
+    codec,
+    {
+      toServer: server,
+      toClient: (b) => toClient.push(b),
+      reply: (r: Reply) => toClient.push(replyLine(codec, r)),
+      log: () => {},
+      fail: (e) => {
+        throw e;
+      },
+      busy: () => {},
+    },
+    { tools: true, integrity },
+  );
   guard.fromClient(line({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }));
   const batch = kinds.map((k, i) => message(k, i + 1));
   const before = toServer.length;
@@ -75,38 +99,43 @@ beforeAll(() => ToolCallGuard.ready());
 describe('wrap --guard on random batches', () => {
   it('checks every request; one batch response; the server gets exactly what passed', () => {
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...KINDS), { minLength: 1, maxLength: 8 }), fc.boolean(), fc.boolean(), (kinds, integrity, serverBatches) => {
-        const { batch, server, client, late } = session(kinds, integrity, serverBatches);
-        const blocked = (k: Kind) => k === 'invalid' || k === 'unknown' || (k === 'fffd' && integrity);
-        const passing = batch.filter((_, i) => !blocked(kinds[i]!));
-        const requests = batch.filter((m) => typeof m.method === 'string' && m.id !== undefined);
-        // The server: what passed, as a batch, in order (nothing when nothing passed).
-        expect(server).toEqual(passing.length ? [passing] : []);
-        expect(late).toBe(0); // nothing waits for the server's output to end
-        if (requests.length === 0) {
-          expect(client).toEqual([]);
-          return;
-        }
-        const answers = client.flat() as { id: number; result: { isError?: boolean; content: { text: string }[] } }[];
-        expect(answers.map((a) => a.id).sort()).toEqual(requests.map((m) => m.id).sort());
-        for (const a of answers) {
-          const kind = kinds[a.id - 1]!;
-          if (blocked(kind)) expect(a.result.isError).toBe(true);
-          else expect(a.result.content[0]!.text).toBe(`ran ${a.id}`);
-        }
-        // One batch response, unless the server itself answers line by line.
-        const anyBlocked = kinds.some(blocked);
-        const passingRequests = passing.some((m) => typeof m.method === 'string' && m.id !== undefined);
-        if (!anyBlocked) {
-          expect(client.filter((c) => Array.isArray(c))).toHaveLength(serverBatches ? 1 : 0); // the server's own
-        } else if (serverBatches || !passingRequests) {
-          expect(client).toHaveLength(1);
-          expect(Array.isArray(client[0])).toBe(true);
-        } else {
-          expect(client.filter((c) => Array.isArray(c))).toHaveLength(1);
-          expect(client.find((c) => Array.isArray(c))!.every((a: { result: { isError?: boolean } }) => a.result.isError)).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...KINDS), { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        fc.boolean(),
+        (kinds, integrity, serverBatches) => {
+          const { batch, server, client, late } = session(kinds, integrity, serverBatches);
+          const blocked = (k: Kind) => k === 'invalid' || k === 'unknown' || (k === 'fffd' && integrity);
+          const passing = batch.filter((_, i) => !blocked(kinds[i]!));
+          const requests = batch.filter((m) => typeof m.method === 'string' && m.id !== undefined);
+          // The server: what passed, as a batch, in order (nothing when nothing passed).
+          expect(server).toEqual(passing.length ? [passing] : []);
+          expect(late).toBe(0); // nothing waits for the server's output to end
+          if (requests.length === 0) {
+            expect(client).toEqual([]);
+            return;
+          }
+          const answers = client.flat() as { id: number; result: { isError?: boolean; content: { text: string }[] } }[];
+          expect(answers.map((a) => a.id).sort()).toEqual(requests.map((m) => m.id).sort());
+          for (const a of answers) {
+            const kind = kinds[a.id - 1]!;
+            if (blocked(kind)) expect(a.result.isError).toBe(true);
+            else expect(a.result.content[0]!.text).toBe(`ran ${a.id}`);
+          }
+          // One batch response, unless the server itself answers line by line.
+          const anyBlocked = kinds.some(blocked);
+          const passingRequests = passing.some((m) => typeof m.method === 'string' && m.id !== undefined);
+          if (!anyBlocked) {
+            expect(client.filter((c) => Array.isArray(c))).toHaveLength(serverBatches ? 1 : 0); // the server's own
+          } else if (serverBatches || !passingRequests) {
+            expect(client).toHaveLength(1);
+            expect(Array.isArray(client[0])).toBe(true);
+          } else {
+            expect(client.filter((c) => Array.isArray(c))).toHaveLength(1);
+            expect(client.find((c) => Array.isArray(c))!.every((a: { result: { isError?: boolean } }) => a.result.isError)).toBe(true);
+          }
+        },
+      ),
       runs(200),
     );
   });

@@ -41,7 +41,12 @@ let run = 0;
 function modulesOf(args: string[], input = ''): { modules: string; stdout: string } {
   const log = join(dir, `modules-${run++}.log`);
   writeFileSync(log, '');
-  const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, ...args], { cwd: ROOT, input, encoding: 'utf8', env: { ...process.env, MODULE_LOG: log } });
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, ...args], {
+    cwd: ROOT,
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, MODULE_LOG: log },
+  });
   expect(r.status).toBe(0);
   return { modules: readFileSync(log, 'utf8'), stdout: r.stdout };
 }
@@ -84,7 +89,11 @@ console.log(Object.keys(m).length);`;
   it('but for wrap --guard once a call is checked against a schema (sent the moment the list is in, loaded or not)', async () => {
     const log = join(dir, 'modules-checked.log');
     writeFileSync(log, '');
-    const p = spawn(process.execPath, ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, CLI, 'wrap', '--guard', process.execPath, '-e', SERVER], { cwd: ROOT, env: { ...process.env, MODULE_LOG: log } });
+    const p = spawn(
+      process.execPath,
+      ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, CLI, 'wrap', '--guard', process.execPath, '-e', SERVER],
+      { cwd: ROOT, env: { ...process.env, MODULE_LOG: log } },
+    );
     let stdout = '';
     p.stdout.on('data', (d: Buffer) => {
       const first = !stdout.includes('\n');
@@ -94,7 +103,10 @@ console.log(Object.keys(m).length);`;
     p.stdin.write(LIST);
     const code = await new Promise((resolve) => p.on('close', resolve));
     expect(code).toBe(0);
-    const answers = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const answers = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(answers[1].result).toMatchObject({ isError: true, content: [{ text: expect.stringContaining('/n must be number') }] });
     expect(loadsCompiler(readFileSync(log, 'utf8'))).toBe(true);
   });

@@ -33,7 +33,12 @@ process.stdin.on('data', (d) => {
 });
 `;
 
-const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const call = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 const list = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });
 const isBlocked = (m: Record<string, any> | undefined) => m?.result?.isError === true && typeof m.result.content[0].text === 'string';
 
@@ -48,7 +53,12 @@ describe('wrap --guard: batches', () => {
   it('checks every request of a batch; the client gets one batch response, the server only what passed', async () => {
     const s = await listed(['wrap', '--guard', process.execPath, '-e', BATCH_SERVER]);
     // Sent as soon as the list is in: the schema compiler may still be loading; nothing skips it.
-    s.send([call(2, 'echo', { text: 5 }), call(3, 'echo', { text: 'hi' }), call(4, 'write_file', { path: 'p', content: 'x\uFFFD' }), { jsonrpc: '2.0', method: 'notifications/progress', params: {} }]);
+    s.send([
+      call(2, 'echo', { text: 5 }),
+      call(3, 'echo', { text: 'hi' }),
+      call(4, 'write_file', { path: 'p', content: 'x\uFFFD' }),
+      { jsonrpc: '2.0', method: 'notifications/progress', params: {} },
+    ]);
     await s.response(2);
     await s.response(3);
     const ended = await s.end();
@@ -62,7 +72,9 @@ describe('wrap --guard: batches', () => {
     expect(isBlocked(byId.get(2))).toBe(true);
     expect(byId.get(2)!.result.content[0].text).toMatch(/"echo" was blocked .*\/text must be string \(rule "type"\)/);
     expect(isBlocked(byId.get(4))).toBe(true);
-    expect(byId.get(4)!.result.content[0].text).toMatch(/argument "content" of tool "write_file" contains 1 invalid UTF-8 replacement character/);
+    expect(byId.get(4)!.result.content[0].text).toMatch(
+      /argument "content" of tool "write_file" contains 1 invalid UTF-8 replacement character/,
+    );
     expect(ended.stderr.match(/server saw \d+/g)).toEqual(['server saw 3']);
   }, 30_000);
 
@@ -73,7 +85,9 @@ describe('wrap --guard: batches', () => {
     for (const id of [2, 3, 4, 5, 6]) await s.response(id);
     const ended = await s.end();
     const lines = s.messages().slice(1) as unknown[];
-    expect(lines.map((l) => (Array.isArray(l) ? l.map((m) => m.id) : (l as { id: number }).id))).toEqual(expect.arrayContaining([3, 4, [2], [5, 6]]));
+    expect(lines.map((l) => (Array.isArray(l) ? l.map((m) => m.id) : (l as { id: number }).id))).toEqual(
+      expect.arrayContaining([3, 4, [2], [5, 6]]),
+    );
     expect(lines).toHaveLength(4);
     expect(ended.stderr.match(/server saw \d+/g)).toEqual(['server saw 3', 'server saw 4']);
   }, 30_000);
@@ -92,10 +106,15 @@ describe('wrap --guard: U+FFFD and terms', () => {
     const ended = await s.end();
     const stdout = ended.stdout.toString('utf8');
     expect(termsIn(stdout)).toEqual([]);
-    const decoded = s.messages().flat().map((m) => createCodec().decodeMessage(m as Record<string, any>)) as Record<string, any>[];
+    const decoded = s
+      .messages()
+      .flat()
+      .map((m) => createCodec().decodeMessage(m as Record<string, any>)) as Record<string, any>[];
     const byId = new Map(decoded.map((m) => [m.id, m]));
     expect(isBlocked(byId.get(2))).toBe(true);
-    expect(byId.get(2)!.result.content[0].text).toMatch(/^MCP tool argument "通义_path" of tool "qwen_tool" contains 1 invalid UTF-8 replacement character\(s\) \(U\+FFFD\); the call was blocked before it reached the MCP server\. First UTF-8 byte offset: \d+\.$/);
+    expect(byId.get(2)!.result.content[0].text).toMatch(
+      /^MCP tool argument "通义_path" of tool "qwen_tool" contains 1 invalid UTF-8 replacement character\(s\) \(U\+FFFD\); the call was blocked before it reached the MCP server\. First UTF-8 byte offset: \d+\.$/,
+    );
     expect(byId.get(3)!.result.content[0].text).toBe('echo got {"text": "ok"}');
     expect(byId.get(5)!.result.content[0].text).toContain('tool "alibaba_nope" is not in');
     expect(s.messages().filter((m) => Array.isArray(m))).toHaveLength(1);
@@ -118,7 +137,11 @@ describe('wrap --guard: U+FFFD and terms', () => {
 
 describe('wrap guard options', () => {
   it('--guard and --guard-tools-only: one at a time, neither takes a value (exit code 2)', () => {
-    for (const args of [['wrap', '--guard', '--guard-tools-only', 'cat'], ['wrap', '--guard-tools-only=yes', 'cat'], ['encode', '--guard-tools-only']]) {
+    for (const args of [
+      ['wrap', '--guard', '--guard-tools-only', 'cat'],
+      ['wrap', '--guard-tools-only=yes', 'cat'],
+      ['encode', '--guard-tools-only'],
+    ]) {
       const r = cli(args);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^mcp-payload-codec: .*--guard-tools-only.*\n$/);

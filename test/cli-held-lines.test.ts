@@ -7,7 +7,10 @@ import { runs } from './arbitraries.ts';
 
 // Writes of bytes drawn mostly from 'a' and '\n', so that writes end a line, hold a part of
 // one, or hold several.
-const writes = fc.array(fc.uint8Array({ maxLength: 40 }).map((b) => b.map((x) => (x % 3 === 0 ? 0x0a : 0x61))), { maxLength: 20 });
+const writes = fc.array(
+  fc.uint8Array({ maxLength: 40 }).map((b) => b.map((x) => (x % 3 === 0 ? 0x0a : 0x61))),
+  { maxLength: 20 },
+);
 
 function run(input: Uint8Array[], limit: number): Uint8Array[] {
   const out: Uint8Array[] = [];

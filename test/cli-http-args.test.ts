@@ -12,7 +12,13 @@ describe('parseCommandLine for proxy, connect and serve', () => {
   it('repeatable options keep every value, in order, beside the others', () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.constantFrom(...LIST_OPTIONS), fc.string(), fc.boolean()), { maxLength: 8 }), (given) => {
-        const argv = ['connect', 'http://x/mcp', ...given.flatMap(([name, value, joined]) => (joined ? [`--${name}=${value}`] : [`--${name}`, value])), '--prefix', 'p_x_'];
+        const argv = [
+          'connect',
+          'http://x/mcp',
+          ...given.flatMap(([name, value, joined]) => (joined ? [`--${name}=${value}`] : [`--${name}`, value])),
+          '--prefix',
+          'p_x_',
+        ];
         const line = parseCommandLine(argv);
         const want: Record<string, string[]> = {};
         for (const [name, value] of given) want[name] = [...(want[name] ?? []), value];
@@ -25,8 +31,15 @@ describe('parseCommandLine for proxy, connect and serve', () => {
   });
 
   it("serve's server command starts at its first plain argument, with or without --", () => {
-    expect(parseCommandLine(['serve', '--port', '0', 'python3', 'server.py', '--port', '9'])).toMatchObject({ command: 'serve', values: { port: '0' }, child: ['python3', 'server.py', '--port', '9'] });
-    expect(parseCommandLine(['serve', '--guard', '--', '-odd', '--guard'])).toMatchObject({ flags: { guard: true }, child: ['-odd', '--guard'] });
+    expect(parseCommandLine(['serve', '--port', '0', 'python3', 'server.py', '--port', '9'])).toMatchObject({
+      command: 'serve',
+      values: { port: '0' },
+      child: ['python3', 'server.py', '--port', '9'],
+    });
+    expect(parseCommandLine(['serve', '--guard', '--', '-odd', '--guard'])).toMatchObject({
+      flags: { guard: true },
+      child: ['-odd', '--guard'],
+    });
   });
 });
 

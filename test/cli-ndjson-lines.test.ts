@@ -20,12 +20,16 @@ async function lines(chunks: Uint8Array[]): Promise<string[]> {
 describe('ndjsonLines', () => {
   it('splits at \\n only, whatever the chunks', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.constantFrom('{"a":1}', '', ' \r', '\r', 'x'), { maxLength: 6 }), fc.array(fc.nat(60), { maxLength: 6 }), async (parts, cuts) => {
-        const input = parts.join('\n');
-        const want = input.split('\n');
-        if (want[want.length - 1] === '') want.pop(); // (a last line only if it holds anything)
-        expect(await lines(split(bytes(input), cuts))).toEqual(want);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.constantFrom('{"a":1}', '', ' \r', '\r', 'x'), { maxLength: 6 }),
+        fc.array(fc.nat(60), { maxLength: 6 }),
+        async (parts, cuts) => {
+          const input = parts.join('\n');
+          const want = input.split('\n');
+          if (want[want.length - 1] === '') want.pop(); // (a last line only if it holds anything)
+          expect(await lines(split(bytes(input), cuts))).toEqual(want);
+        },
+      ),
       runs(300),
     );
   });

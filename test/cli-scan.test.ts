@@ -46,7 +46,13 @@ describe('scan', () => {
   it('reports the same wherever JSON whitespace (\\r included) sits between tokens', () => {
     const text = fc.string({ unit: fc.constantFrom('a', 'b', '汉', F, '😀', ' ') });
     const value: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(text, tie('v'), { maxKeys: 3 })),
+      v: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.integer(),
+        fc.array(tie('v'), { maxLength: 3 }),
+        fc.dictionary(text, tie('v'), { maxKeys: 3 }),
+      ),
     })).v;
     const messages = fc.array(fc.dictionary(text, value, { maxKeys: 4 }), { minLength: 1, maxLength: 20 });
     const whitespace = fc.array(fc.constantFrom('', ' ', '\t', '\r', '\r ', ' \r\t'), { minLength: 1 });
@@ -81,7 +87,10 @@ describe('scan', () => {
   // them) unless damaged: a damaged key is text that broke, so it is named by position.
   it('never prints payload text: no value, no damaged key, wherever they sit', () => {
     const secret = fc.string({ unit: fc.constantFrom('秘', '密', '钥', F), minLength: 1 });
-    const key = fc.oneof(fc.string({ unit: fc.constantFrom('a', 'b', '7') }), secret.map((k) => k + F));
+    const key = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', 'b', '7') }),
+      secret.map((k) => k + F),
+    );
     const tree: fc.Arbitrary<unknown> = fc.letrec<{ v: unknown }>((tie) => ({
       v: fc.oneof({ depthSize: 'small' }, secret, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(key, tie('v'), { maxKeys: 3 })),
     })).v;

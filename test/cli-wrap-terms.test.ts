@@ -8,7 +8,12 @@ import { termsIn } from './mcp-guard-helpers.ts';
 
 const SERVER = fixture('cli-terms-server.py');
 
-const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const call = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 
 /** One session through `wrap --guard` with a server that misbehaves and clients that do too. */
 async function guardedSession(codecArgs: string[]) {
@@ -19,7 +24,12 @@ async function guardedSession(codecArgs: string[]) {
   const enc = codec.encodeText;
   // The command right after our options, without "--" (as MCP Inspector passes it).
   const s = new CliSession(['wrap', '--guard', ...codecArgs, 'python3', SERVER, '--banner']);
-  s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  s.send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
   await s.response(1);
   s.send('hello qwen 通义, a stray line from the client\n');
   s.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
@@ -36,7 +46,12 @@ async function guardedSession(codecArgs: string[]) {
   s.send(JSON.stringify([call(10, enc('qwen_missing'), {}), call(11, 'Qwen_Raw', {})]) + '\n'); // all blocked: one batch answer
   for (const id of [3, 4, 5, 6, 7, 8, 9, 10, 11]) await s.response(id);
   const ended = await s.end();
-  const byId = new Map(s.messages().flat().map((m) => [(m as { id: number }).id, codec.decodeMessage(m as Record<string, any>)]));
+  const byId = new Map(
+    s
+      .messages()
+      .flat()
+      .map((m) => [(m as { id: number }).id, codec.decodeMessage(m as Record<string, any>)]),
+  );
   return { ended, byId, s };
 }
 
@@ -45,14 +60,20 @@ describe('wrap --guard: nothing the proxy writes carries a term', () => {
     it(`every byte the client receives is free of terms ${codecArgs.join(' ') || '(default codec)'}`, async () => {
       const { ended, byId, s } = await guardedSession(codecArgs);
       expect(termsIn(ended.stdout.toString('utf8'))).toEqual([]);
-      expect(ended.stdout.toString('utf8').split('\n').filter((l) => l !== '').every((l) => JSON.parse(l))).toBe(true); // no cut line either
+      expect(
+        ended.stdout
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .every((l) => JSON.parse(l)),
+      ).toBe(true); // no cut line either
       expect(ended.code).toBe(0);
       // Decoded with the same codec options, the answers say what happened.
       // A block is a tool result the model can read (isError: true).
       const message = (id: number) => (expect(byId.get(id)?.result.isError).toBe(true), byId.get(id)?.result.content[0].text as string);
       expect(message(3)).toContain('tool "qwen_missing" is not in the server\'s current tool list');
       expect(message(4)).toContain('tool "Qwen_Raw" is not in');
-      expect(message(5)).toContain('/通义_path must have required property \'通义_path\'');
+      expect(message(5)).toContain("/通义_path must have required property '通义_path'");
       expect(message(6)).toContain('/通义_path must match pattern "^__mcp_ref_qwen[a-z]+$"');
       expect(message(7)).toContain('/alibaba_mode must be equal to one of the allowed values');
       expect(byId.get(8)?.result.content[0].text).toBe('qwen_tool got {"通义_path": "__mcp_ref_qwenabc"}');
@@ -98,13 +119,19 @@ describe('wrap --guard learns tools only from what the client is shown', () => {
 });
 
 describe('wrap: server lines that turn out bad', () => {
-  const server = (code: string) => ['python3', '-c', `import sys\n${code}\nsys.stdout.write('{"jsonrpc":"2.0","id":1,"result":"Qwen"}\\n')`];
+  const server = (code: string) => [
+    'python3',
+    '-c',
+    `import sys\n${code}\nsys.stdout.write('{"jsonrpc":"2.0","id":1,"result":"Qwen"}\\n')`,
+  ];
 
   it('a line over --max-message-bytes is skipped with a note; the session goes on', async () => {
     const s = new CliSession(['wrap', '--max-message-bytes', '100', ...server(`sys.stdout.write('{"result":"' + 'x' * 200 + '"}\\n')`)]);
     const ended = await s.end();
     expect(ended.stdout.toString()).toBe('{"jsonrpc":"2.0","id":1,"result":"__mcp_ref_5177656e__"}\n');
-    expect(ended.stderr).toMatch(/from the server: skipped message 1 \(message larger than maxMessageBytes \(100\) at byte 100[^\n]*not forwarded/);
+    expect(ended.stderr).toMatch(
+      /from the server: skipped message 1 \(message larger than maxMessageBytes \(100\) at byte 100[^\n]*not forwarded/,
+    );
     expect(ended.code).toBe(0);
   }, 30_000);
 

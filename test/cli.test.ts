@@ -15,7 +15,12 @@ const Q = encodeText('Qwen');
 
 async function wrapped(server: string[]) {
   const stderr: string[] = [];
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'wrap', '--', ...server], cwd: ROOT, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'wrap', '--', ...server],
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
   const client = new Client({ name: 'cli-test', version: '1.0.0' });
   await client.connect(transport);
@@ -50,7 +55,10 @@ describe('wrap', () => {
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: Q } } },
     ];
     const r = cli(['wrap', '--', 'python3', PY_SERVER], requests.map((m) => JSON.stringify(m) + '\n').join(''));
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(2);
     expect(lines.find((l) => l.id === 1)).toMatchObject({ error: { code: -32602 } });
     expect(lines.find((l) => l.id === 2)).toMatchObject({ result: { content: [{ type: 'text', text: `echo: ${Q}` }] } });
@@ -66,7 +74,10 @@ describe('wrap', () => {
     ];
     const r = cli(['wrap', '--', 'python3', PY_SERVER], JSON.stringify(batch) + '\n');
     const replies = JSON.parse(r.stdout.trim());
-    expect(replies.map((x: { id: string; error: { code: number } }) => [x.id, x.error.code])).toEqual([['a', -32602], ['b', -32602]]);
+    expect(replies.map((x: { id: string; error: { code: number } }) => [x.id, x.error.code])).toEqual([
+      ['a', -32602],
+      ['b', -32602],
+    ]);
     expect(r.stderr).not.toContain('python saw');
   });
 
@@ -77,13 +88,16 @@ describe('wrap', () => {
   });
 
   it('forwards SIGTERM to the child', async () => {
-    const child = "process.on('SIGTERM', () => { console.error('child got SIGTERM'); process.exit(7) }); console.error('ready'); setInterval(() => {}, 1000)";
+    const child =
+      "process.on('SIGTERM', () => { console.error('child got SIGTERM'); process.exit(7) }); console.error('ready'); setInterval(() => {}, 1000)";
     const p = spawn(process.execPath, [CLI, 'wrap', '--', process.execPath, '-e', child], { cwd: ROOT });
     let err = '';
-    const ready = new Promise<void>((resolve) => p.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-      if (err.includes('ready')) resolve();
-    }));
+    const ready = new Promise<void>((resolve) =>
+      p.stderr.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (err.includes('ready')) resolve();
+      }),
+    );
     await ready; // both processes are up and listening (stderr passes through the proxy)
     p.kill('SIGTERM');
     const code = await new Promise((r) => p.on('close', (c) => r(c)));
@@ -124,7 +138,12 @@ describe('encode, decode and scan', () => {
   });
 
   it('scan reports U+FFFD per message and parameter, never the content, and exits 1', () => {
-    const damaged = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'write_file', arguments: { path: 'ok', content: 'SECRET ' + '汉'.repeat(2600) + '\uFFFD\uFFFD\uFFFD' } } };
+    const damaged = {
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'write_file', arguments: { path: 'ok', content: 'SECRET ' + '汉'.repeat(2600) + '\uFFFD\uFFFD\uFFFD' } },
+    };
     const r = cli(['scan'], JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }) + '\n' + JSON.stringify(damaged) + '\n');
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('line 2 (id 9) tools/call: parameter "content": 3 x U+FFFD, first at character 2607, UTF-8 byte 7807\n');
@@ -146,18 +165,35 @@ describe('wrap --guard', () => {
     let stdout = '';
     let stderr = '';
     p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const listed = new Promise<void>((resolve) => p.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      if (/"id": ?1[,}][^\n]*\n/.test(stdout)) resolve(); // the whole line: Python writes "id": 1
-    }));
+    const listed = new Promise<void>((resolve) =>
+      p.stdout.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (/"id": ?1[,}][^\n]*\n/.test(stdout)) resolve(); // the whole line: Python writes "id": 1
+      }),
+    );
     p.stdin.write(JSON.stringify(requests[0]) + '\n');
     await listed;
-    p.stdin.end(requests.slice(1).map((m) => JSON.stringify(m) + '\n').join(''));
+    p.stdin.end(
+      requests
+        .slice(1)
+        .map((m) => JSON.stringify(m) + '\n')
+        .join(''),
+    );
     await new Promise((resolve) => p.on('close', resolve));
     const r = { stdout, stderr };
-    const byId = new Map(r.stdout.trim().split('\n').map((l) => JSON.parse(l)).map((m) => [m.id, m]));
-    expect(byId.get(2)).toMatchObject({ result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('"teleport" is not in the server') }] } });
-    expect(byId.get(3)).toMatchObject({ result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('/text must be string') }] } });
+    const byId = new Map(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .map((m) => [m.id, m]),
+    );
+    expect(byId.get(2)).toMatchObject({
+      result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('"teleport" is not in the server') }] },
+    });
+    expect(byId.get(3)).toMatchObject({
+      result: { isError: true, content: [{ type: 'text', text: expect.stringContaining('/text must be string') }] },
+    });
     expect(byId.get(4)).toMatchObject({ result: { content: [{ type: 'text', text: `echo: ${Q}` }] } });
     expect(r.stderr.match(/python saw/g)).toHaveLength(1);
     expect(r.stderr).toContain('blocked tools/call "teleport"');

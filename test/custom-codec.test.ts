@@ -3,9 +3,9 @@
 // terms, prefixes and suffixes collide with each other as often as possible.
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { createCodec, type CodecOptions } from '../src/index.ts';
+import { type CodecOptions, createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
-import { referenceDecode, referenceEncode, termPositions, type ReferenceOptions } from './reference.ts';
+import { type ReferenceOptions, referenceDecode, referenceEncode, termPositions } from './reference.ts';
 
 const word = (chars: string[], max: number) => fc.array(fc.constantFrom(...chars), { minLength: 1, maxLength: max }).map((a) => a.join(''));
 const asciiChars = ['a', 'B', 'x', 'r', '_', '-', ' ', '1', '<', ':'];
@@ -17,13 +17,22 @@ const options = fc.record({
   exact: fc.array(word(['a', 'X', '中', '文', '😀', ':'], 3), { maxLength: 3 }),
   pairs: fc.array(fc.tuple(word(['a', 'x', 'r'], 3), word(['b', 'x', 'z'], 3)), { maxLength: 2 }),
 });
-const text = fc.array(fc.oneof(word([...asciiChars, '>', 'z', 'f', '中', '文', '😀', '\uD800', 'X'], 6), fc.string({ unit: 'binary', maxLength: 3 })), { maxLength: 12 }).map((a) => a.join(''));
+const text = fc
+  .array(fc.oneof(word([...asciiChars, '>', 'z', 'f', '中', '文', '😀', '\uD800', 'X'], 6), fc.string({ unit: 'binary', maxLength: 3 })), {
+    maxLength: 12,
+  })
+  .map((a) => a.join(''));
 
 it('accepted custom options keep every promise', () => {
   let accepted = 0;
   fc.assert(
     fc.property(options, fc.array(text, { minLength: 1, maxLength: 8 }), (o, samples) => {
-      const codecOptions: CodecOptions = { prefix: o.prefix, suffix: o.suffix, hexCase: o.upper ? 'upper' : 'lower', terms: { ascii: o.ascii, exact: o.exact, pairs: o.pairs } };
+      const codecOptions: CodecOptions = {
+        prefix: o.prefix,
+        suffix: o.suffix,
+        hexCase: o.upper ? 'upper' : 'lower',
+        terms: { ascii: o.ascii, exact: o.exact, pairs: o.pairs },
+      };
       let codec;
       try {
         codec = createCodec(codecOptions);
@@ -32,7 +41,12 @@ it('accepted custom options keep every promise', () => {
         return;
       }
       accepted++;
-      const ref: ReferenceOptions = { prefix: o.prefix, suffix: o.suffix, upper: o.upper, terms: { ascii: o.ascii, exact: o.exact, pairs: o.pairs } };
+      const ref: ReferenceOptions = {
+        prefix: o.prefix,
+        suffix: o.suffix,
+        upper: o.upper,
+        terms: { ascii: o.ascii, exact: o.exact, pairs: o.pairs },
+      };
       for (const s of [...samples, samples.join(o.prefix), samples.join(o.suffix)]) {
         const encoded = codec.encodeText(s);
         expect(encoded).toBe(referenceEncode(s, ref));

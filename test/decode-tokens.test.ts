@@ -6,10 +6,10 @@
 // plain reference (test/reference.ts), so the object API cannot drift with the streams.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCodec, PayloadKeyCollisionError, type CodecOptions } from '../src/index.ts';
+import { type CodecOptions, createCodec, PayloadKeyCollisionError } from '../src/index.ts';
 import { createDecodeStream, type Framing } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
-import { referenceDecode, type ReferenceOptions } from './reference.ts';
+import { type ReferenceOptions, referenceDecode } from './reference.ts';
 import { CUA_DRIVER, MOBILE_MCP } from './reference-options.ts';
 import { bytes, choices, oneByteChunks, run, split, text, writeJson } from './stream-helpers.ts';
 
@@ -23,16 +23,29 @@ const FRAMINGS: Framing[] = ['ndjson', 'content-length', 'sse'];
 function frame(framing: Framing, body: string): string {
   if (framing === 'ndjson') return `${body}\n`;
   if (framing === 'content-length') return `Content-Length: ${bytes(body).length}\r\n\r\n${body}`;
-  return body.split('\r').map((line) => `data: ${line}\n`).join('') + '\n';
+  return (
+    body
+      .split('\r')
+      .map((line) => `data: ${line}\n`)
+      .join('') + '\n'
+  );
 }
 
 /** The JSON bodies of a stream's output. */
 function bodies(framing: Framing, out: Uint8Array): string[] {
-  if (framing === 'ndjson') return text(out).split('\n').filter((l) => l !== '');
+  if (framing === 'ndjson')
+    return text(out)
+      .split('\n')
+      .filter((l) => l !== '');
   if (framing === 'sse') {
     return text(out)
       .split('\n\n')
-      .map((event) => event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, '')))
+      .map((event) =>
+        event
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).replace(/^ /, '')),
+      )
       .filter((lines) => lines.length > 0)
       .map((lines) => lines.join('\n'));
   }
@@ -48,12 +61,37 @@ function bodies(framing: Framing, out: Uint8Array): string[] {
   return found;
 }
 
-const anyCase = (s: string) => fc.array(fc.boolean(), { minLength: s.length, maxLength: s.length }).map((up) => [...s].map((c, i) => (up[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
+const anyCase = (s: string) =>
+  fc
+    .array(fc.boolean(), { minLength: s.length, maxLength: s.length })
+    .map((up) => [...s].map((c, i) => (up[i] ? c.toUpperCase() : c.toLowerCase())).join(''));
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 // Byte sequences that are not UTF-8: a lone high byte, stray continuations, overlongs, surrogates,
 // past U+10FFFF, cut-off sequences; and the same after a valid character.
-const NOT_UTF8 = ['ff', '80', 'bf', 'c0af', 'c1bf', 'e08080', 'e09fbf', 'eda080', 'edbfbf', 'f08f8080', 'f4908080', 'f5808080', 'e4b8', 'f09f98', 'c3', '71ff', '71c0af', 'e4b8ad80'];
-const smallText = fc.oneof(fc.constantFrom('q', 'Qwen', '阿里', '😀', 'é', '"', '\\', '\n', '\u0000', '/', ' '), fc.string({ unit: 'grapheme', maxLength: 3 }));
+const NOT_UTF8 = [
+  'ff',
+  '80',
+  'bf',
+  'c0af',
+  'c1bf',
+  'e08080',
+  'e09fbf',
+  'eda080',
+  'edbfbf',
+  'f08f8080',
+  'f4908080',
+  'f5808080',
+  'e4b8',
+  'f09f98',
+  'c3',
+  '71ff',
+  '71c0af',
+  'e4b8ad80',
+];
+const smallText = fc.oneof(
+  fc.constantFrom('q', 'Qwen', '阿里', '😀', 'é', '"', '\\', '\n', '\u0000', '/', ' '),
+  fc.string({ unit: 'grapheme', maxLength: 3 }),
+);
 
 /** Fragments of tokens of one format: valid ones and each way a token can fail. */
 function fragment(prefix: string, suffix: string, otherPrefix: string) {
@@ -69,12 +107,15 @@ function fragment(prefix: string, suffix: string, otherPrefix: string) {
     token(validHex).chain((t) => fc.nat(t.length).map((k) => t.slice(0, k))), // truncated
     fc.tuple(anyCase(otherPrefix), validHex).map(([p, h]) => p + h + suffix),
     // A near miss: the prefix with one character changed (a check of its first bytes only passes it).
-    fc.tuple(fc.nat(prefix.length - 1), fc.constantFrom('-', 'x', '0', '_'), validHex).map(([k, c, h]) => prefix.slice(0, k) + (prefix[k] === c ? '.' : c) + prefix.slice(k + 1) + h + suffix),
+    fc
+      .tuple(fc.nat(prefix.length - 1), fc.constantFrom('-', 'x', '0', '_'), validHex)
+      .map(([k, c, h]) => prefix.slice(0, k) + (prefix[k] === c ? '.' : c) + prefix.slice(k + 1) + h + suffix),
     fc.constantFrom(prefix, suffix, '_', '__', '7', '1', 'F', 'a', 'e', 'q', ' ', '中', '\uD800', '-'),
   );
 }
 
-const textOf = (prefix: string, suffix: string, other: string) => fc.array(fragment(prefix, suffix, other), { maxLength: 6 }).map((a) => a.join(''));
+const textOf = (prefix: string, suffix: string, other: string) =>
+  fc.array(fragment(prefix, suffix, other), { maxLength: 6 }).map((a) => a.join(''));
 
 describe.each(FORMATS)('decoding tokens, %s format', (_name, options, ref, otherPrefix) => {
   const codec = createCodec(options);
@@ -106,26 +147,32 @@ describe.each(FORMATS)('decoding tokens, %s format', (_name, options, ref, other
   const message = fc
     .tuple(fc.dictionary(s, fc.oneof(s, fc.array(s, { maxLength: 3 })), { maxKeys: 3 }), s, fc.boolean(), fc.nat(1000))
     .map(([params, value, request, id]) =>
-      request ? { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', arguments: params, [value]: value } } : { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: value }], structured: params } },
+      request
+        ? { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', arguments: params, [value]: value } }
+        : { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: value }], structured: params } },
     );
 
   for (const framing of FRAMINGS) {
     it(`the ${framing} decode stream means what decodeMessage means`, async () => {
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.tuple(message, choices), { minLength: 1, maxLength: 3 }), fc.array(fc.nat(2000), { maxLength: 6 }), async (items, cuts) => {
-          const written = items.map(([m, c]) => writeJson(m, c)); // escapes (\u005f, \u0061...) split tokens
-          const expected: unknown[] = [];
-          for (const w of written) {
-            try {
-              expected.push(codec.decodeMessage(JSON.parse(w)));
-            } catch (e) {
-              expect(e).toBeInstanceOf(PayloadKeyCollisionError); // dropped by the stream too
+        fc.asyncProperty(
+          fc.array(fc.tuple(message, choices), { minLength: 1, maxLength: 3 }),
+          fc.array(fc.nat(2000), { maxLength: 6 }),
+          async (items, cuts) => {
+            const written = items.map(([m, c]) => writeJson(m, c)); // escapes (\u005f, \u0061...) split tokens
+            const expected: unknown[] = [];
+            for (const w of written) {
+              try {
+                expected.push(codec.decodeMessage(JSON.parse(w)));
+              } catch (e) {
+                expect(e).toBeInstanceOf(PayloadKeyCollisionError); // dropped by the stream too
+              }
             }
-          }
-          const input = bytes(written.map((w) => frame(framing, w)).join(''));
-          const out = await run(createDecodeStream({ ...options, framing, onCollision: () => {} }), split(input, cuts));
-          expect(bodies(framing, out).map((b) => JSON.parse(b))).toEqual(expected);
-        }),
+            const input = bytes(written.map((w) => frame(framing, w)).join(''));
+            const out = await run(createDecodeStream({ ...options, framing, onCollision: () => {} }), split(input, cuts));
+            expect(bodies(framing, out).map((b) => JSON.parse(b))).toEqual(expected);
+          },
+        ),
         runs(100),
       );
     });
@@ -135,8 +182,42 @@ describe.each(FORMATS)('decoding tokens, %s format', (_name, options, ref, other
 // Each is invalid in its format: odd or no hex, not hex, bytes that are not UTF-8 (overlong,
 // surrogate, past U+10FFFF, cut off), a cut-off suffix or prefix, the other format's prefix.
 const INVALID = (p: string, other: string) => [
-  ...['7', '717', '7177656', 'zz', '7g', 'ff', 'FF', 'c0af', 'C0AF', 'c1bf', 'eda080', 'EDA080', 'edbfbf', 'e08080', 'f08f8080', 'f4908080', 'F4908080', '80', 'e4b8', 'f09f98', '71ff', '', '71 '].map((h) => `${p}${h}__`),
-  `${p}71_`, `${p}71`, `${p}71-_`, `${p.slice(0, -2)}x_71__`, `${p.slice(0, 2)}x${p.slice(3)}71__`, `${p.slice(0, -1)}-71__`, `${p.slice(0, -1)}71__`, `${p.slice(1)}`, `${p.toUpperCase()}7__`, `${p.toUpperCase()}FFFE__`, `${other}71__`,
+  ...[
+    '7',
+    '717',
+    '7177656',
+    'zz',
+    '7g',
+    'ff',
+    'FF',
+    'c0af',
+    'C0AF',
+    'c1bf',
+    'eda080',
+    'EDA080',
+    'edbfbf',
+    'e08080',
+    'f08f8080',
+    'f4908080',
+    'F4908080',
+    '80',
+    'e4b8',
+    'f09f98',
+    '71ff',
+    '',
+    '71 ',
+  ].map((h) => `${p}${h}__`),
+  `${p}71_`,
+  `${p}71`,
+  `${p}71-_`,
+  `${p.slice(0, -2)}x_71__`,
+  `${p.slice(0, 2)}x${p.slice(3)}71__`,
+  `${p.slice(0, -1)}-71__`,
+  `${p.slice(0, -1)}71__`,
+  `${p.slice(1)}`,
+  `${p.toUpperCase()}7__`,
+  `${p.toUpperCase()}FFFE__`,
+  `${other}71__`,
 ];
 
 describe.each(FORMATS)('invalid tokens stay literal on every decode path, %s format', (_name, options, ref, otherPrefix) => {

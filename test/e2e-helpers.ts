@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { expect } from 'vitest';
-import { decodeMessage, DEFAULT_TERMS, encodeMessage } from '../src/index.ts';
+import { DEFAULT_TERMS, decodeMessage, encodeMessage } from '../src/index.ts';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const CLI = join(ROOT, 'bin', 'mcp-payload-codec.js');
@@ -44,7 +44,10 @@ function childOf(transport: StdioClientTransport): ChildProcess {
 export async function connect(server: string[], via: 'wrap' | 'direct', setup?: (client: Client) => void): Promise<Session> {
   const [command, ...args] = via === 'wrap' ? [process.execPath, CLI, 'wrap', '--', ...server] : server;
   // The SDK passes only a few variables to the child; the proxy must run the core this project tests.
-  const env = { ...getDefaultEnvironment(), ...(process.env.MCP_PAYLOAD_CODEC_WASM ? { MCP_PAYLOAD_CODEC_WASM: process.env.MCP_PAYLOAD_CODEC_WASM } : {}) };
+  const env = {
+    ...getDefaultEnvironment(),
+    ...(process.env.MCP_PAYLOAD_CODEC_WASM ? { MCP_PAYLOAD_CODEC_WASM: process.env.MCP_PAYLOAD_CODEC_WASM } : {}),
+  };
   const transport = new StdioClientTransport({ command: command!, args, cwd: ROOT, env, stderr: 'pipe' });
   const stderr: string[] = [];
   const errors: Error[] = [];
@@ -123,8 +126,16 @@ export interface Pair {
  * decodeMessage makes of them directly. The proxied result must equal encodeMessage of the direct
  * one (after `normalise`, for what legitimately differs between runs) and leak no term.
  */
-export async function same<P, R>(pair: Pair, req: Request<P, R>, params: P, normalise: (v: unknown) => unknown = (v) => v): Promise<{ direct: R; wrapped: R }> {
-  const [d, w] = await Promise.all([req.send(pair.direct.client, decodedParams(req.method, params)), req.send(pair.wrapped.client, params)]);
+export async function same<P, R>(
+  pair: Pair,
+  req: Request<P, R>,
+  params: P,
+  normalise: (v: unknown) => unknown = (v) => v,
+): Promise<{ direct: R; wrapped: R }> {
+  const [d, w] = await Promise.all([
+    req.send(pair.direct.client, decodedParams(req.method, params)),
+    req.send(pair.wrapped.client, params),
+  ]);
   expect(normalise(w)).toEqual(normalise(encodedResult(d)));
   expect(termLeaks(w)).toEqual([]);
   return { direct: d, wrapped: w };
@@ -177,10 +188,7 @@ export function modelVisibleStrings(value: unknown): VisibleString[] {
 
 // The reference: plain substring search over DEFAULT_TERMS, ASCII case folded only (as the codec does).
 const asciiLower = (s: string) => s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
-const ASCII_PATTERNS = [
-  ...DEFAULT_TERMS.ascii,
-  ...DEFAULT_TERMS.pairs.flatMap(([a, b]) => ['', '-', '_', ' '].map((sep) => a + sep + b)),
-];
+const ASCII_PATTERNS = [...DEFAULT_TERMS.ascii, ...DEFAULT_TERMS.pairs.flatMap(([a, b]) => ['', '-', '_', ' '].map((sep) => a + sep + b))];
 
 /** The first DEFAULT_TERMS term found in `text`, or undefined. */
 export function findTerm(text: string): string | undefined {

@@ -39,8 +39,14 @@ function refWiden(schema: Json, k: number): Json {
   const out: { [k: string]: Json } = {};
   for (const [key, x] of Object.entries(schema)) {
     if (key === '_meta') out[key] = x;
-    else if (key === 'maxLength' && typeof x === 'number' && Number.isInteger(x) && x >= 0 && x * k <= Number.MAX_SAFE_INTEGER) out[key] = x * k;
-    else if (['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'].includes(key) && x && typeof x === 'object' && !Array.isArray(x)) {
+    else if (key === 'maxLength' && typeof x === 'number' && Number.isInteger(x) && x >= 0 && x * k <= Number.MAX_SAFE_INTEGER)
+      out[key] = x * k;
+    else if (
+      ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'].includes(key) &&
+      x &&
+      typeof x === 'object' &&
+      !Array.isArray(x)
+    ) {
       out[key] = Object.fromEntries(Object.entries(x).map(([name, s]) => [name, name === '_meta' ? s : refWiden(s, k)]));
     } else if (['const', 'default', 'enum', 'examples'].includes(key)) out[key] = x;
     else out[key] = refWiden(x, k);
@@ -86,16 +92,33 @@ function refMessage(m: Json, f: Transform, widen: number): Json {
 
 // ---- generated MCP traffic with terms in every field ----
 
-const term = fc.constantFrom(...DEFAULT_TERMS.ascii.slice(0, 6), ...DEFAULT_TERMS.exact.slice(0, 3), 'Qwen', '__mcp_ref_', '__mcp_ref_7177656e__');
+const term = fc.constantFrom(
+  ...DEFAULT_TERMS.ascii.slice(0, 6),
+  ...DEFAULT_TERMS.exact.slice(0, 3),
+  'Qwen',
+  '__mcp_ref_',
+  '__mcp_ref_7177656e__',
+);
 const str = fc.oneof(term, fragmentString(4), fc.constantFrom('', 'a', '/tmp/x'));
 const b64 = fc.array(fc.constantFrom('qwen', 'QWEN', 'cXdl', 'bg', 'A', '+', '/', '_', '-'), { maxLength: 6 }).map((p) => p.join(''));
 const dataUri = fc
-  .tuple(fc.constantFrom('data:', 'DATA:', 'Data:', 'dat:', ''), fc.constantFrom('image/png', 'text/plain;charset=qwen', '', 'a b', 'x,y', 'é'), fc.constantFrom(';base64,', ';BASE64,', ';base64', ',', ';base64,;base64,'), b64, fc.constantFrom('', '=', '==', '===', ' qwen', '\\', '"'))
+  .tuple(
+    fc.constantFrom('data:', 'DATA:', 'Data:', 'dat:', ''),
+    fc.constantFrom('image/png', 'text/plain;charset=qwen', '', 'a b', 'x,y', 'é'),
+    fc.constantFrom(';base64,', ';BASE64,', ';base64', ',', ';base64,;base64,'),
+    b64,
+    fc.constantFrom('', '=', '==', '===', ' qwen', '\\', '"'),
+  )
   .map((parts) => parts.join(''));
 const anyStr = fc.oneof({ weight: 3, arbitrary: str }, { weight: 1, arbitrary: dataUri });
 const scalar = fc.oneof(anyStr, fc.integer({ min: -5, max: 100 }), fc.boolean(), fc.constant(null));
 const value: fc.Arbitrary<Json> = fc.letrec((tie) => ({
-  v: fc.oneof({ depthSize: 'small', maxDepth: 3 }, scalar, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(fc.oneof(str, fc.constantFrom('_meta', 'data', 'blob', 'uri', 'type', 'taskId')), tie('v'), { maxKeys: 3 })),
+  v: fc.oneof(
+    { depthSize: 'small', maxDepth: 3 },
+    scalar,
+    fc.array(tie('v'), { maxLength: 3 }),
+    fc.dictionary(fc.oneof(str, fc.constantFrom('_meta', 'data', 'blob', 'uri', 'type', 'taskId')), tie('v'), { maxKeys: 3 }),
+  ),
 })).v as fc.Arbitrary<Json>;
 
 /** An object with these members in a random order (data before type, blob before uri...). */
@@ -108,7 +131,17 @@ const shuffled = (members: fc.Arbitrary<[string, Json][]>) =>
     }
     return Object.fromEntries(e) as Json;
   });
-const some = (pairs: [string, fc.Arbitrary<Json>][]) => fc.tuple(...pairs.map(([k, a]) => fc.option(a.map((v) => [k, v] as [string, Json]), { nil: undefined }))).map((xs) => xs.filter((x): x is [string, Json] => x !== undefined));
+const some = (pairs: [string, fc.Arbitrary<Json>][]) =>
+  fc
+    .tuple(
+      ...pairs.map(([k, a]) =>
+        fc.option(
+          a.map((v) => [k, v] as [string, Json]),
+          { nil: undefined },
+        ),
+      ),
+    )
+    .map((xs) => xs.filter((x): x is [string, Json] => x !== undefined));
 
 const schemaLeaf = shuffled(
   some([
@@ -128,7 +161,12 @@ const schema: fc.Arbitrary<Json> = fc.letrec((tie) => ({
       some([
         ['type', fc.constant('object')],
         ['maxLength', fc.nat(50)],
-        ['properties', fc.dictionary(fc.oneof(str, fc.constantFrom('maxLength', 'default', 'properties', '_meta')), tie('s') as fc.Arbitrary<Json>, { maxKeys: 2 }) as fc.Arbitrary<Json>],
+        [
+          'properties',
+          fc.dictionary(fc.oneof(str, fc.constantFrom('maxLength', 'default', 'properties', '_meta')), tie('s') as fc.Arbitrary<Json>, {
+            maxKeys: 2,
+          }) as fc.Arbitrary<Json>,
+        ],
         ['items', tie('s') as fc.Arbitrary<Json>],
         ['anyOf', fc.array(tie('s') as fc.Arbitrary<Json>, { maxLength: 2 }) as fc.Arbitrary<Json>],
         ['default', fc.record({ maxLength: fc.nat(9) })],
@@ -136,22 +174,72 @@ const schema: fc.Arbitrary<Json> = fc.letrec((tie) => ({
     ),
   ),
 })).s;
-const content = shuffled(some([['type', fc.constantFrom('text', 'image', 'audio', 'resource')], ['text', anyStr], ['data', anyStr], ['mimeType', str], ['_meta', value]]));
-const resource = shuffled(some([['uri', str], ['blob', anyStr], ['text', anyStr], ['mimeType', str]]));
+const content = shuffled(
+  some([
+    ['type', fc.constantFrom('text', 'image', 'audio', 'resource')],
+    ['text', anyStr],
+    ['data', anyStr],
+    ['mimeType', str],
+    ['_meta', value],
+  ]),
+);
+const resource = shuffled(
+  some([
+    ['uri', str],
+    ['blob', anyStr],
+    ['text', anyStr],
+    ['mimeType', str],
+  ]),
+);
 // (`details` nests the same keys one level deeper, where they are payload again.)
 const nestedIds = fc.record({ taskId: str, inputSchema: fc.record({ maxLength: fc.nat(9) }), progressToken: str });
-const tool = shuffled(some([['name', str], ['description', str], ['inputSchema', schema], ['outputSchema', schema], ['_meta', value], ['details', nestedIds]]));
-const task = shuffled(some([['taskId', str], ['status', str], ['statusMessage', str], ['details', nestedIds]]));
+const tool = shuffled(
+  some([
+    ['name', str],
+    ['description', str],
+    ['inputSchema', schema],
+    ['outputSchema', schema],
+    ['_meta', value],
+    ['details', nestedIds],
+  ]),
+);
+const task = shuffled(
+  some([
+    ['taskId', str],
+    ['status', str],
+    ['statusMessage', str],
+    ['details', nestedIds],
+  ]),
+);
 const params = shuffled(
   some([
-    ['progressToken', fc.oneof(str, fc.integer())], ['requestId', fc.oneof(str, fc.integer())], ['protocolVersion', str], ['cursor', str], ['taskId', str],
-    ['elicitationId', str], ['name', str], ['arguments', value], ['_meta', value], ['message', anyStr], ['uri', str], ['details', nestedIds],
+    ['progressToken', fc.oneof(str, fc.integer())],
+    ['requestId', fc.oneof(str, fc.integer())],
+    ['protocolVersion', str],
+    ['cursor', str],
+    ['taskId', str],
+    ['elicitationId', str],
+    ['name', str],
+    ['arguments', value],
+    ['_meta', value],
+    ['message', anyStr],
+    ['uri', str],
+    ['details', nestedIds],
   ]),
 );
 const result = shuffled(
   some([
-    ['protocolVersion', str], ['nextCursor', str], ['taskId', str], ['task', task], ['tasks', fc.array(task, { maxLength: 2 })], ['tools', fc.array(tool, { maxLength: 2 })],
-    ['content', fc.array(content, { maxLength: 3 })], ['contents', fc.array(resource, { maxLength: 2 })], ['structuredContent', value], ['_meta', value], ['cursor', str],
+    ['protocolVersion', str],
+    ['nextCursor', str],
+    ['taskId', str],
+    ['task', task],
+    ['tasks', fc.array(task, { maxLength: 2 })],
+    ['tools', fc.array(tool, { maxLength: 2 })],
+    ['content', fc.array(content, { maxLength: 3 })],
+    ['contents', fc.array(resource, { maxLength: 2 })],
+    ['structuredContent', value],
+    ['_meta', value],
+    ['cursor', str],
   ]),
 );
 const message = fc.oneof(
@@ -185,7 +273,8 @@ describe('field policy: the object API', () => {
           } catch {
             return;
           }
-          const keys = (v: Json): boolean => (Array.isArray(v) ? v.every(keys) : v && typeof v === 'object' ? Object.values(v).every(keys) : true);
+          const keys = (v: Json): boolean =>
+            Array.isArray(v) ? v.every(keys) : v && typeof v === 'object' ? Object.values(v).every(keys) : true;
           try {
             expect(codec.decodeMessage(m)).toEqual(want);
           } catch (e) {
@@ -205,21 +294,61 @@ describe('field policy: the object API', () => {
     const p = codec.encodeMessage({
       jsonrpc: '2.0',
       method: 'x',
-      params: { progressToken: q, requestId: q, protocolVersion: q, cursor: q, taskId: q, elicitationId: q, nextCursor: q, other: q, _meta: { progressToken: q, x: [q] } },
+      params: {
+        progressToken: q,
+        requestId: q,
+        protocolVersion: q,
+        cursor: q,
+        taskId: q,
+        elicitationId: q,
+        nextCursor: q,
+        other: q,
+        _meta: { progressToken: q, x: [q] },
+      },
     });
-    expect(p.params).toEqual({ progressToken: q, requestId: q, protocolVersion: q, cursor: q, taskId: q, elicitationId: q, nextCursor: e, other: e, _meta: { progressToken: q, x: [q] } });
+    expect(p.params).toEqual({
+      progressToken: q,
+      requestId: q,
+      protocolVersion: q,
+      cursor: q,
+      taskId: q,
+      elicitationId: q,
+      nextCursor: e,
+      other: e,
+      _meta: { progressToken: q, x: [q] },
+    });
     const r = codec.encodeMessage({
       jsonrpc: '2.0',
       id: q,
-      result: { protocolVersion: q, nextCursor: q, taskId: q, cursor: q, task: { taskId: q, statusMessage: q }, tasks: [{ taskId: q, status: q }], deep: { taskId: q } },
+      result: {
+        protocolVersion: q,
+        nextCursor: q,
+        taskId: q,
+        cursor: q,
+        task: { taskId: q, statusMessage: q },
+        tasks: [{ taskId: q, status: q }],
+        deep: { taskId: q },
+      },
     });
     expect(r).toEqual({
       jsonrpc: '2.0',
       id: q,
-      result: { protocolVersion: q, nextCursor: q, taskId: q, cursor: e, task: { taskId: q, statusMessage: e }, tasks: [{ taskId: q, status: e }], deep: { taskId: e } },
+      result: {
+        protocolVersion: q,
+        nextCursor: q,
+        taskId: q,
+        cursor: e,
+        task: { taskId: q, statusMessage: e },
+        tasks: [{ taskId: q, status: e }],
+        deep: { taskId: e },
+      },
     });
     // error has no protocol fields; a bare value has only _meta and the opaque ones
-    expect(codec.encodeMessage({ jsonrpc: '2.0', id: 1, error: { code: 1, message: q, data: { taskId: q } } }).error).toEqual({ code: 1, message: e, data: { taskId: e } });
+    expect(codec.encodeMessage({ jsonrpc: '2.0', id: 1, error: { code: 1, message: q, data: { taskId: q } } }).error).toEqual({
+      code: 1,
+      message: e,
+      data: { taskId: e },
+    });
     expect(codec.encodeValue({ progressToken: q, _meta: { q } })).toEqual({ progressToken: e, _meta: { q } });
   });
 
@@ -246,26 +375,49 @@ describe('field policy: the object API', () => {
   });
 
   it('recognises data: URIs exactly as the definition says', () => {
-    for (const s of ['data:;base64,', 'DATA:image/png;BASE64,qwen==', 'data:a;b=c;base64,-_', 'data:image/svg+xml;base64,qwen']) expect(isBase64DataUri(s)).toBe(true);
-    for (const s of ['data:image/png;base64,qw en', 'data:image/png,qwen', 'data:a b;base64,qwen', 'data:x;base64,qwen===', ' data:;base64,', 'data:x;base64,a=b', 'data:é;base64,', 'data:x;base64x,']) expect(isBase64DataUri(s)).toBe(false);
+    for (const s of ['data:;base64,', 'DATA:image/png;BASE64,qwen==', 'data:a;b=c;base64,-_', 'data:image/svg+xml;base64,qwen'])
+      expect(isBase64DataUri(s)).toBe(true);
+    for (const s of [
+      'data:image/png;base64,qw en',
+      'data:image/png,qwen',
+      'data:a b;base64,qwen',
+      'data:x;base64,qwen===',
+      ' data:;base64,',
+      'data:x;base64,a=b',
+      'data:é;base64,',
+      'data:x;base64x,',
+    ])
+      expect(isBase64DataUri(s)).toBe(false);
   });
 });
 
 describe('field policy: maxLength widening keeps encoded values valid', () => {
-  const options = fc.record({ prefix: fc.constantFrom('__mcp_ref_', '__cuaf_', '<<', '§'.replace('§', '@@')), suffix: fc.constantFrom('__', '>>', '_Z'), terms: fc.constant(undefined) });
+  const options = fc.record({
+    prefix: fc.constantFrom('__mcp_ref_', '__cuaf_', '<<', '§'.replace('§', '@@')),
+    suffix: fc.constantFrom('__', '>>', '_Z'),
+    terms: fc.constant(undefined),
+  });
   it('no string of n code points encodes to more than n x the factor', () => {
     fc.assert(
-      fc.property(options, fc.array(fc.oneof(fragmentString(6), fc.constantFrom('通', '阿里', 'qwen', '__mcp_ref_', '__cuaf_', '😀')), { maxLength: 8 }), (o, parts) => {
-        let codec;
-        try {
-          codec = createCodec({ prefix: o.prefix, suffix: o.suffix });
-        } catch {
-          return; // (options the codec refuses)
-        }
-        const widen = schemaWidening(expandPatterns(codec.options.terms, codec.options.prefix), codec.options.prefix, codec.options.suffix);
-        const s = parts.join('');
-        expect([...codec.encodeText(s)].length).toBeLessThanOrEqual([...s].length * widen);
-      }),
+      fc.property(
+        options,
+        fc.array(fc.oneof(fragmentString(6), fc.constantFrom('通', '阿里', 'qwen', '__mcp_ref_', '__cuaf_', '😀')), { maxLength: 8 }),
+        (o, parts) => {
+          let codec;
+          try {
+            codec = createCodec({ prefix: o.prefix, suffix: o.suffix });
+          } catch {
+            return; // (options the codec refuses)
+          }
+          const widen = schemaWidening(
+            expandPatterns(codec.options.terms, codec.options.prefix),
+            codec.options.prefix,
+            codec.options.suffix,
+          );
+          const s = parts.join('');
+          expect([...codec.encodeText(s)].length).toBeLessThanOrEqual([...s].length * widen);
+        },
+      ),
       runs(500),
     );
   });
@@ -273,7 +425,9 @@ describe('field policy: maxLength widening keeps encoded values valid', () => {
   it('the worst case is reached: a term of the set is as long as the bound allows, rounded', () => {
     const codec = createCodec();
     const widen = schemaWidening(expandPatterns(codec.options.terms, codec.options.prefix), codec.options.prefix, codec.options.suffix);
-    const worst = Math.max(...expandPatterns(codec.options.terms, codec.options.prefix).map((p) => encodeText(p.text).length / [...p.text].length));
+    const worst = Math.max(
+      ...expandPatterns(codec.options.terms, codec.options.prefix).map((p) => encodeText(p.text).length / [...p.text].length),
+    );
     expect(widen).toBe(Math.ceil(worst));
     expect(widen).toBeGreaterThan(1);
   });
@@ -284,9 +438,13 @@ describe('field policy: the streams agree with the object API', () => {
     for (const mode of ['encode', 'decode'] as const) {
       it(`${mode} (${JSON.stringify(options)}), however the input is written and split`, () => {
         fc.assert(
-          fc.property(fc.array(fc.tuple(traffic, choices), { minLength: 1, maxLength: 3 }), fc.array(fc.nat(3000), { maxLength: 10 }), (items, cuts) => {
-            streamAgreesWithObjectApi(mode, options, items.map(([m, c]) => writeJson(m, c) + '\n').join(''), cuts);
-          }),
+          fc.property(
+            fc.array(fc.tuple(traffic, choices), { minLength: 1, maxLength: 3 }),
+            fc.array(fc.nat(3000), { maxLength: 10 }),
+            (items, cuts) => {
+              streamAgreesWithObjectApi(mode, options, items.map(([m, c]) => writeJson(m, c) + '\n').join(''), cuts);
+            },
+          ),
           runs(300),
         );
       });
@@ -305,11 +463,13 @@ describe('field policy: the streams agree with the object API', () => {
   it('widens maxLength written as digits (and .0), and leaves other numbers as written', () => {
     const codec = createCodec();
     const widen = schemaWidening(expandPatterns(codec.options.terms, codec.options.prefix), codec.options.prefix, codec.options.suffix);
-    const m = (n: string) => `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":"string","maxLength":${n}}}}}]}}\n`;
+    const m = (n: string) =>
+      `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":"string","maxLength":${n}}}}}]}}\n`;
     expect(transformChunks('encode', {}, [bytes(m('12'))])).toBe(m(String(12 * widen)));
     expect(transformChunks('encode', {}, [bytes(m('0'))])).toBe(m('0'));
     expect(transformChunks('encode', {}, [bytes(m('12.000'))])).toBe(m(String(12 * widen)));
-    for (const n of ['-1', '12.5', '1e2', '123456789012345678901234567890', String(2 ** 53)]) expect(transformChunks('encode', {}, [bytes(m(n))])).toBe(m(n));
+    for (const n of ['-1', '12.5', '1e2', '123456789012345678901234567890', String(2 ** 53)])
+      expect(transformChunks('encode', {}, [bytes(m(n))])).toBe(m(n));
     expect(transformChunks('decode', {}, [bytes(m('12'))])).toBe(m('12')); // decoding never narrows
   });
 });

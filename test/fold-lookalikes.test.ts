@@ -1,7 +1,7 @@
 // The lookalike families of the issue: encoded with fold 'nfkc', untouched with the default
 // fold (whose wire format does not change), and what 'nfkc' deliberately does not catch.
 import { describe, expect, it } from 'vitest';
-import { createCodec, decodeText, DEFAULT_TERMS, encodeText } from '../src/index.ts';
+import { createCodec, DEFAULT_TERMS, decodeText, encodeText } from '../src/index.ts';
 import { createDecodeStream, createEncodeStream } from '../src/stream/index.ts';
 import { foldedOccurrences, foldedPatterns, refFold } from './fold-reference.ts';
 import { bytes, run, text } from './stream-helpers.ts';
@@ -48,10 +48,13 @@ describe('fold nfkc: lookalike families', () => {
     expect(nfkc.decodeText(token)).toBe(s);
   });
 
-  it.each(CAUGHT.filter(([, s]) => refFold(s) !== s.toLowerCase() || /\p{Default_Ignorable_Code_Point}/u.test(s)))('leaves %s alone with the default fold', (_, s) => {
-    expect(ascii.encodeText(s)).toBe(s);
-    expect(encodeText(s)).toBe(s);
-  });
+  it.each(CAUGHT.filter(([, s]) => refFold(s) !== s.toLowerCase() || /\p{Default_Ignorable_Code_Point}/u.test(s)))(
+    'leaves %s alone with the default fold',
+    (_, s) => {
+      expect(ascii.encodeText(s)).toBe(s);
+      expect(encodeText(s)).toBe(s);
+    },
+  );
 
   it('folds exact terms too: a Kangxi radical is its ideograph', () => {
     const codec = createCodec({ fold: 'nfkc', terms: { exact: ['里'] } });
@@ -117,7 +120,8 @@ describe('fold option', () => {
   });
 
   it('flows into the streams', async () => {
-    const line = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'ｑｗｅｎ and ali\u00A0cloud' }] } }) + '\n';
+    const line =
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'ｑｗｅｎ and ali\u00A0cloud' }] } }) + '\n';
     // Escaped in the JSON text as well: the transducer folds what the escapes stand for.
     const escaped = line.replace('ｑ', '\\uff51').replace('\u00A0', '\\u00a0');
     for (const input of [line, escaped]) {

@@ -13,8 +13,18 @@ import { foldedOccurrences, foldedPatterns, foldMap, lookalikeText, refFold, tok
 const CUSTOM = { ascii: ['tel', 'fin', 'in-x', 'kpa'], exact: ['⾥⾥', 'Ｔｍａｌｌ'], pairs: [['ok', 'go']] as [string, string][] };
 
 const sets = [
-  { name: 'default terms', terms: DEFAULT_TERMS, codec: createCodec({ fold: 'nfkc' }), widen: compile(resolveOptions({ fold: 'nfkc' })).widen },
-  { name: 'letters that fold to several', terms: CUSTOM, codec: createCodec({ fold: 'nfkc', terms: CUSTOM }), widen: compile(resolveOptions({ fold: 'nfkc', terms: CUSTOM })).widen },
+  {
+    name: 'default terms',
+    terms: DEFAULT_TERMS,
+    codec: createCodec({ fold: 'nfkc' }),
+    widen: compile(resolveOptions({ fold: 'nfkc' })).widen,
+  },
+  {
+    name: 'letters that fold to several',
+    terms: CUSTOM,
+    codec: createCodec({ fold: 'nfkc', terms: CUSTOM }),
+    widen: compile(resolveOptions({ fold: 'nfkc', terms: CUSTOM })).widen,
+  },
 ];
 
 // Over 64 code units a string goes through the WASM core (and its SIMD prefilter), under it
@@ -41,34 +51,52 @@ describe.each(sets)('fold nfkc, $name', ({ terms, codec, widen }) => {
     let end = 0;
     for (const [from, to] of found) {
       const where = `${JSON.stringify(s)} [${from}, ${to})`;
-      expect(spans.some(([x, y]) => x < to && from < y), where).toBe(true);
+      expect(
+        spans.some(([x, y]) => x < to && from < y),
+        where,
+      ).toBe(true);
       if (from < end) continue;
-      expect(spans.some(([x, y]) => x <= from && to <= y), where).toBe(true);
+      expect(
+        spans.some(([x, y]) => x <= from && to <= y),
+        where,
+      ).toBe(true);
       end = to;
     }
   };
 
   it('encodes every span whose fold holds a term, leaves none, and round-trips (short strings, in JS)', () => {
-    fc.assert(fc.property(strings, (s) => check(s)), runs(1500));
+    fc.assert(
+      fc.property(strings, (s) => check(s)),
+      runs(1500),
+    );
   });
 
   it('does the same through the core (long strings)', () => {
-    fc.assert(fc.property(strings, fc.boolean(), (s, after) => check(after ? s + PAD : PAD + s)), runs(1000));
+    fc.assert(
+      fc.property(strings, fc.boolean(), (s, after) => check(after ? s + PAD : PAD + s)),
+      runs(1000),
+    );
   });
 
   it('grows no match by more than the maxLength widening factor (in code points)', () => {
-    fc.assert(fc.property(strings, (s) => {
-      const encoded = codec.encodeText(s);
-      const tokens = encoded.match(/__mcp_ref_(?:[0-9a-f]{2})+__/g) ?? [];
-      tokenSpans(encoded).forEach(([from, to], k) => {
-        expect(tokens[k]!.length).toBeLessThanOrEqual(widen * [...s.slice(from, to)].length);
-      });
-    }), runs(1000));
+    fc.assert(
+      fc.property(strings, (s) => {
+        const encoded = codec.encodeText(s);
+        const tokens = encoded.match(/__mcp_ref_(?:[0-9a-f]{2})+__/g) ?? [];
+        tokenSpans(encoded).forEach(([from, to], k) => {
+          expect(tokens[k]!.length).toBeLessThanOrEqual(widen * [...s.slice(from, to)].length);
+        });
+      }),
+      runs(1000),
+    );
   });
 
   it('round-trips any string', () => {
-    fc.assert(fc.property(anyString(300), (s) => {
-      expect(codec.decodeText(codec.encodeText(s))).toBe(s);
-    }), runs(1000));
+    fc.assert(
+      fc.property(anyString(300), (s) => {
+        expect(codec.decodeText(codec.encodeText(s))).toBe(s);
+      }),
+      runs(1000),
+    );
   });
 });

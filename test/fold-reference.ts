@@ -100,12 +100,21 @@ const lookalike = (c: string) => fc.constantFrom(c, ...(probe.inverse.get(c) ?? 
 
 /** A term written with random lookalikes, ignorables between its characters, and any separator. */
 export function lookalikeTerm(terms: Terms): fc.Arbitrary<string> {
-  const spell = (t: string) => fc.tuple(...[...refFold(t)].map((c) => fc.tuple(lookalike(c), fc.constantFrom('', '', '', ...probe.ignorables.slice(0, 40), '\u{E0041}')))).map((cs) => cs.map(([c, ig]) => c + ig).join(''));
+  const spell = (t: string) =>
+    fc
+      .tuple(
+        ...[...refFold(t)].map((c) => fc.tuple(lookalike(c), fc.constantFrom('', '', '', ...probe.ignorables.slice(0, 40), '\u{E0041}'))),
+      )
+      .map((cs) => cs.map(([c, ig]) => c + ig).join(''));
   const words = [...(terms.ascii ?? []), ...(terms.exact ?? [])];
   const arbs: fc.Arbitrary<string>[] = [];
   if (words.length > 0) arbs.push(fc.constantFrom(...words).chain(spell));
   if ((terms.pairs ?? []).length > 0) {
-    arbs.push(fc.tuple(fc.constantFrom(...terms.pairs!), fc.constantFrom('', '-', ' ', '_', ...probe.separators, '\u00A0', '\u3000', '\u2014')).chain(([[a, b], sep]) => fc.tuple(spell(a), spell(b)).map(([x, y]) => x + sep + y)));
+    arbs.push(
+      fc
+        .tuple(fc.constantFrom(...terms.pairs!), fc.constantFrom('', '-', ' ', '_', ...probe.separators, '\u00A0', '\u3000', '\u2014'))
+        .chain(([[a, b], sep]) => fc.tuple(spell(a), spell(b)).map(([x, y]) => x + sep + y)),
+    );
   }
   return fc.oneof(...arbs);
 }
@@ -118,7 +127,9 @@ function relevantMulti(terms: Terms): string[] {
   const patterns = foldedPatterns(terms);
   return probe.multi.filter((ch) => {
     const f = refFold(ch);
-    return patterns.some((p) => f.startsWith(p.at(-1)!) || f.endsWith(p[0]!) || [...p].some((_, i) => i > 0 && f.includes(p.slice(i - 1, i + 1))));
+    return patterns.some(
+      (p) => f.startsWith(p.at(-1)!) || f.endsWith(p[0]!) || [...p].some((_, i) => i > 0 && f.includes(p.slice(i - 1, i + 1))),
+    );
   });
 }
 
@@ -132,7 +143,25 @@ export function lookalikeText(terms: Terms = DEFAULT_TERMS, maxPieces = 12): fc.
     lookalikeTerm(terms).chain((t) => fc.nat(t.length).map((k) => t.slice(k))),
     fc.constantFrom(...probe.multi),
     fc.constantFrom(...probe.ignorables.slice(0, 60)),
-    fc.constantFrom(' ', '-', 'a', 'Q', '\u0301', '\u0307', 'ı', 'İ', 'Σ', '\uD800', '\uDC00', '😀', '中文', '__mcp_ref_', '__MCP_ref_71__', '7177656e', '_'),
+    fc.constantFrom(
+      ' ',
+      '-',
+      'a',
+      'Q',
+      '\u0301',
+      '\u0307',
+      'ı',
+      'İ',
+      'Σ',
+      '\uD800',
+      '\uDC00',
+      '😀',
+      '中文',
+      '__mcp_ref_',
+      '__MCP_ref_71__',
+      '7177656e',
+      '_',
+    ),
     fc.string({ unit: 'binary', maxLength: 3 }),
   );
   return fc.array(piece, { maxLength: maxPieces }).map((ps) => ps.join(''));

@@ -1,7 +1,8 @@
 // The committed tables are what scripts/gen-fold.mjs makes from this engine's Unicode data:
 // if the engine's Unicode version moves, this fails until the tables are generated again.
-import { describe, expect, it } from 'vitest';
+
 import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs script without types
 import { render } from '../scripts/gen-fold.mjs';
 import { foldData, foldText } from '../src/fold/unicode.ts';

@@ -2,8 +2,8 @@
 // schemas) at every list_changed; equal schemas compile once, the cache stays bounded, and a
 // schema id reused with new content is not a conflict.
 import { describe, expect, it } from 'vitest';
-import { ToolCallGuard } from '../src/mcp/index.ts';
 import { schemaCacheStats } from '../src/mcp/guard-schema.ts';
+import { ToolCallGuard } from '../src/mcp/index.ts';
 
 const schemaOf = (n: number, id?: string) => ({
   ...(id ? { $id: id } : {}),
@@ -25,7 +25,10 @@ describe('the tool guard schema cache', () => {
     const guard = new ToolCallGuard();
     const before = schemaCacheStats().compilations;
     for (let round = 0; round < 200; round++) {
-      list(guard, [0, 1, 2].map((n) => ({ name: `t${n}`, inputSchema: schemaOf(n) })));
+      list(
+        guard,
+        [0, 1, 2].map((n) => ({ name: `t${n}`, inputSchema: schemaOf(n) })),
+      );
       expect(guard.check('t1', { p1: 'ab' })).toBeUndefined();
       expect(guard.check('t2', { p1: 'ab' })?.path).toBe('/p2');
     }

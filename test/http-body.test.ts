@@ -2,9 +2,9 @@
 // streams passed on in whole events only, against small references, however the bytes are split.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeMessage, encodeMessage, encodeText, PayloadKeyCollisionError } from '../src/index.js';
 import { createJsonBodyStream } from '../src/http/index.js';
 import { wholeEvents } from '../src/http/sse-events.js';
+import { decodeMessage, encodeMessage, encodeText, PayloadKeyCollisionError } from '../src/index.js';
 import { createEncodeStream } from '../src/stream/index.js';
 import { fragmentString, runs } from './arbitraries.js';
 import { bytes, run, split, text } from './stream-helpers.js';
@@ -12,7 +12,10 @@ import { bytes, run, split, text } from './stream-helpers.js';
 const message = fc.record({
   jsonrpc: fc.constant('2.0'),
   id: fc.oneof(fc.nat(), fragmentString(4)),
-  result: fc.record({ content: fc.array(fc.record({ type: fc.constant('text'), text: fragmentString() }), { maxLength: 3 }), meta: fc.dictionary(fragmentString(3), fragmentString(6), { maxKeys: 3 }) }),
+  result: fc.record({
+    content: fc.array(fc.record({ type: fc.constant('text'), text: fragmentString() }), { maxLength: 3 }),
+    meta: fc.dictionary(fragmentString(3), fragmentString(6), { maxKeys: 3 }),
+  }),
 });
 const messages = fc.oneof(message, fc.array(message, { minLength: 1, maxLength: 3 }));
 const indent = fc.constantFrom(undefined, 2, '\t', '\r\n ');
@@ -68,19 +71,28 @@ describe('createJsonBodyStream', () => {
 
   it('errors on a body cut short and on a body over maxMessageBytes', async () => {
     await expect(run(createJsonBodyStream('encode'), [bytes('{"jsonrpc":"2.0","id":1,"result":{')])).rejects.toThrow(/ends before/);
-    await expect(run(createJsonBodyStream('encode', { maxMessageBytes: 10 }), [bytes('{"jsonrpc":"2.0","id":1}')])).rejects.toThrow(/maxMessageBytes/);
+    await expect(run(createJsonBodyStream('encode', { maxMessageBytes: 10 }), [bytes('{"jsonrpc":"2.0","id":1}')])).rejects.toThrow(
+      /maxMessageBytes/,
+    );
   });
 });
 
 // Event streams: lines of any kind, any line ends, cut anywhere.
 const line = fc.oneof(
-  fc.constantFrom('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"Qwen 通义"}}', 'id: 7', 'event: message', ': keep-alive', 'retry: 10', 'data:'),
+  fc.constantFrom(
+    'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"Qwen 通义"}}',
+    'id: 7',
+    'event: message',
+    ': keep-alive',
+    'retry: 10',
+    'data:',
+  ),
   fc.string({ unit: fc.constantFrom('a', ' ', ':', 'é', 'x'), maxLength: 8 }),
 );
 const ending = fc.constantFrom('\n', '\r\n', '\r');
-const eventStream = fc.array(fc.tuple(fc.array(fc.tuple(line, ending), { maxLength: 4 }), ending), { maxLength: 6 }).map((events) =>
-  events.map(([lines, end]) => lines.map(([l, e]) => l + e).join('') + end).join(''),
-);
+const eventStream = fc
+  .array(fc.tuple(fc.array(fc.tuple(line, ending), { maxLength: 4 }), ending), { maxLength: 6 })
+  .map((events) => events.map(([lines, end]) => lines.map(([l, e]) => l + e).join('') + end).join(''));
 
 /** What an SSE reader has seen whole in `s`: up to the end of its last blank line. */
 function wholePrefix(s: string): string {
@@ -99,14 +111,17 @@ function wholePrefix(s: string): string {
 
 function source(chunks: Uint8Array[], fail: boolean): ReadableStream<Uint8Array> {
   let i = 0;
-  return new ReadableStream({
-    // (erroring a stream discards what is queued: the failure comes after the last chunk is read)
-    pull(c) {
-      if (i < chunks.length) c.enqueue(chunks[i++]!);
-      else if (fail) c.error(new Error('connection reset'));
-      else c.close();
+  return new ReadableStream(
+    {
+      // (erroring a stream discards what is queued: the failure comes after the last chunk is read)
+      pull(c) {
+        if (i < chunks.length) c.enqueue(chunks[i++]!);
+        else if (fail) c.error(new Error('connection reset'));
+        else c.close();
+      },
     },
-  }, { highWaterMark: 0 });
+    { highWaterMark: 0 },
+  );
 }
 
 /** Byte for byte (a cut may fall inside a character). */
@@ -146,6 +161,8 @@ describe('wholeEvents', () => {
   });
 
   it('refuses an event over the bound instead of holding it', async () => {
-    await expect(collect(wholeEvents(source([bytes('data: ' + 'x'.repeat(100))], false), 50))).rejects.toThrow(/larger than maxMessageBytes/);
+    await expect(collect(wholeEvents(source([bytes('data: ' + 'x'.repeat(100))], false), 50))).rejects.toThrow(
+      /larger than maxMessageBytes/,
+    );
   });
 });

@@ -3,7 +3,7 @@
 // connect, an SDK stdio server for serve). A blocked call is answered by the command with a
 // tool result the model can read, encoded, and never reaches the server; --max-message-bytes
 // is honoured by all three.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -63,7 +63,12 @@ async function through(command: Command, flags: string[]) {
       stderr = s.stderr;
       await client.connect(new StreamableHTTPClientTransport(new URL(s.url)), TIMEOUT);
     } else {
-      const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'connect', up.url, ...flags], cwd: ROOT, stderr: 'pipe' });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [MAIN, 'connect', up.url, ...flags],
+        cwd: ROOT,
+        stderr: 'pipe',
+      });
       let err = '';
       transport.stderr!.on('data', (d: Buffer) => (err += d.toString()));
       stderr = () => err;
@@ -75,7 +80,8 @@ async function through(command: Command, flags: string[]) {
 }
 
 const blockedPrefix = (tool: string) => `MCP tool call ${JSON.stringify(tool)} was blocked before it reached the server: `;
-const call = (client: Client, name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }, undefined, TIMEOUT);
+const call = (client: Client, name: string, args: Record<string, unknown>) =>
+  client.callTool({ name, arguments: args }, undefined, TIMEOUT);
 
 describe.each<Command>(['proxy', 'connect', 'serve'])('%s --guard', (command) => {
   it('blocks unknown tools, schema-invalid arguments and U+FFFD; answers are encoded tool results; good calls pass', async () => {
@@ -90,7 +96,11 @@ describe.each<Command>(['proxy', 'connect', 'serve'])('%s --guard', (command) =>
     // Arguments that fail the schema (text must be a string).
     const invalid = await call(client, 'echo', { text: 5 });
     expect(invalid.isError).toBe(true);
-    expect(decodeText(textOf(invalid))).toMatch(new RegExp(`^${blockedPrefix('echo').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}arguments do not match the tool's inputSchema: /text must be string`));
+    expect(decodeText(textOf(invalid))).toMatch(
+      new RegExp(
+        `^${blockedPrefix('echo').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}arguments do not match the tool's inputSchema: /text must be string`,
+      ),
+    );
     // U+FFFD in an argument: blocked, the reason names the place, never the text.
     const damaged = await call(client, 'echo', { text: `${encodeText('Qwen')} broken \uFFFD` });
     expect(damaged.isError).toBe(true);
@@ -127,7 +137,12 @@ describe('--max-message-bytes on the HTTP commands', () => {
   const LIMIT = 2048;
   const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   // An initialize request of about 4 KB (padding in a field the server ignores).
-  const big = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' }, pad: 'x'.repeat(2 * LIMIT) } });
+  const big = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' }, pad: 'x'.repeat(2 * LIMIT) },
+  });
 
   it.each<Command>(['proxy', 'serve'])('%s answers 413 to a body over the limit, and not without the flag', async (command) => {
     const start = async (flags: string[]) => {

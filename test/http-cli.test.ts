@@ -1,6 +1,6 @@
 // proxy, connect and serve as processes: argument parsing, the URL on stderr, signals, and a
 // real stdio host (the SDK's StdioClientTransport) for connect.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -74,7 +74,12 @@ describe('HTTP commands as processes', () => {
   it('connect is a stdio server for a stdio host, and ends the session when the host leaves', async () => {
     const up = await upstream();
     const client = new Client({ name: 'host', version: '1.0.0' });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'connect', up.url, '--header', 'Authorization: Bearer t0ken'], cwd: ROOT, stderr: 'ignore' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MAIN, 'connect', up.url, '--header', 'Authorization: Bearer t0ken'],
+      cwd: ROOT,
+      stderr: 'ignore',
+    });
     await client.connect(transport, TIMEOUT);
     const result = await client.callTool({ name: 'echo', arguments: { text: encodeText('Qwen') } }, undefined, TIMEOUT);
     expect((result.content as { text: string }[])[0]!.text).toBe(encodeText('echo: Qwen'));
@@ -85,7 +90,16 @@ describe('HTTP commands as processes', () => {
   });
 
   it('serve prints its URL, serves a stdio server, and exits 0 on SIGINT', async () => {
-    const { p, url } = await listening(['serve', '--port', '0', '--session-idle', '5m', '--', process.execPath, 'test/fixtures/http-stdio-server.mjs']);
+    const { p, url } = await listening([
+      'serve',
+      '--port',
+      '0',
+      '--session-idle',
+      '5m',
+      '--',
+      process.execPath,
+      'test/fixtures/http-stdio-server.mjs',
+    ]);
     const client = new Client({ name: 'host', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)), TIMEOUT);
     const { tools } = await client.listTools(undefined, TIMEOUT);

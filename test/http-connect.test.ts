@@ -6,12 +6,12 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { LoggingMessageNotificationSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { encodeText } from '../src/index.js';
 import { runConnect } from '../src/cli/connect.js';
+import { encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
-import { TIMEOUT, textOf, expectEncodedListAndEcho, expectProgressBeforeResult, expectFirstEventBeforeEnd } from './http-helpers.ts';
+import { expectEncodedListAndEcho, expectFirstEventBeforeEnd, expectProgressBeforeResult, TIMEOUT, textOf } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
 
@@ -20,7 +20,10 @@ class LineTransport implements Transport {
   onmessage?: (m: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (e: Error) => void;
-  constructor(private readonly toServer: PassThrough, private readonly fromServer: PassThrough) {}
+  constructor(
+    private readonly toServer: PassThrough,
+    private readonly fromServer: PassThrough,
+  ) {}
   async start() {
     let buffer = '';
     this.fromServer.setEncoding('utf8');
@@ -59,7 +62,6 @@ async function start(mode: 'stateful' | 'stateless', headers: string[] = []) {
   return { client, done, seen, logs, up };
 }
 
-
 describe.each(['stateful', 'stateless'] as const)('connect to a %s server', (mode) => {
   it('lists and results arrive encoded, arguments decoded, notifications before the result; headers pass', async () => {
     const { client, seen, up, done } = await start(mode, ['Authorization: Bearer s3cret']);
@@ -73,7 +75,9 @@ describe.each(['stateful', 'stateless'] as const)('connect to a %s server', (mod
   it('answers a colliding request -32602 without it reaching the server', async () => {
     const { client, up } = await start(mode);
     const before = up.hits.length;
-    await expect(client.callTool({ name: 'echo', arguments: { text: 'x', Qwen: 1, [encodeText('Qwen')]: 2 } }, undefined, TIMEOUT)).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      client.callTool({ name: 'echo', arguments: { text: 'x', Qwen: 1, [encodeText('Qwen')]: 2 } }, undefined, TIMEOUT),
+    ).rejects.toMatchObject({ code: -32602 });
     expect(up.hits.slice(before).filter((h) => h.method === 'POST')).toEqual([]);
     await client.close();
   });
@@ -116,13 +120,21 @@ describe('connect: resumption', () => {
         lastEventIds.push(req.headers['last-event-id'] as string | undefined);
         if (req.headers['last-event-id'] !== 'e1') return void res.writeHead(405).end();
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        return void res.end(`id: e2\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: pendingId, result: { content: [{ type: 'text', text: 'Qwen resumed' }] } })}\n\n`);
+        return void res.end(
+          `id: e2\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: pendingId, result: { content: [{ type: 'text', text: 'Qwen resumed' }] } })}\n\n`,
+        );
       }
       if (req.method === 'DELETE') return void res.writeHead(200).end();
       const m = JSON.parse(text);
       if (m.method === 'initialize') {
         res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess' });
-        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } }));
+        return void res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: m.id,
+            result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } },
+          }),
+        );
       }
       if (m.id === undefined) return void res.writeHead(202).end();
       pendingId = m.id;

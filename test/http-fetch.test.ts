@@ -4,10 +4,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { encodeText } from '../src/index.js';
 import { createFilteringFetch } from '../src/http/index.js';
+import { encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
-import { TIMEOUT, textOf, expectProgressBeforeResult } from './http-helpers.ts';
+import { expectProgressBeforeResult, TIMEOUT, textOf } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
 let up: Upstream | undefined;
@@ -28,7 +28,6 @@ async function connect(mode: 'stateful' | 'stateless', options = {}) {
   await client.connect(transport, TIMEOUT);
   return { client, transport, seen, up };
 }
-
 
 describe.each(['stateful', 'stateless'] as const)('createFilteringFetch, %s server', (mode) => {
   it('tool lists arrive encoded; tool arguments arrive decoded; results arrive encoded', async () => {

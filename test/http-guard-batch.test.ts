@@ -15,7 +15,12 @@ afterEach(async () => {
 });
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
 
 async function upstream(json: boolean): Promise<Upstream> {
   const up = await startUpstream('stateful', { json });
@@ -29,7 +34,12 @@ async function messages(res: Response): Promise<{ id?: unknown; result?: { conte
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     return text
       .split(/\n\n/)
-      .flatMap((e) => e.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)))
+      .flatMap((e) =>
+        e
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6)),
+      )
       .filter((d) => d.trim())
       .flatMap((d) => JSON.parse(d));
   }
@@ -91,7 +101,9 @@ describe.each(ways)('guard through %s, upstream answering %s', (way, form) => {
   it('a batch blocked whole, and a single blocked call, are answered here', async () => {
     const { up, post } = await start();
     const before = up.hits.length;
-    const single = await messages(await post({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x\uFFFD' } } }));
+    const single = await messages(
+      await post({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x\uFFFD' } } }),
+    );
     expect(single).toHaveLength(1);
     expect(single[0]!.result!.isError).toBe(true);
     const batch = await post([

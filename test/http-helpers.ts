@@ -31,7 +31,8 @@ export async function expectProgressBeforeResult(client: Client, seen: Seen[], s
   });
   seen.push({ kind: 'result', text: textOf(result) });
   const want: Seen[] = [];
-  for (let i = 1; i <= steps; i++) want.push({ kind: 'progress', text: encodeText(`Qwen step ${i}`) }, { kind: 'log', text: encodeText(`dashscope log ${i}`) });
+  for (let i = 1; i <= steps; i++)
+    want.push({ kind: 'progress', text: encodeText(`Qwen step ${i}`) }, { kind: 'log', text: encodeText(`dashscope log ${i}`) });
   expect(seen).toEqual([...want, { kind: 'result', text: encodeText('Qwen done') }]);
 }
 

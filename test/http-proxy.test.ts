@@ -5,12 +5,12 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { encodeMessage, encodeText } from '../src/index.js';
-import { runProxy } from '../src/cli/proxy.js';
 import { listen } from '../src/cli/node-http.js';
+import { runProxy } from '../src/cli/proxy.js';
 import { createFilteringProxy } from '../src/http/index.js';
+import { encodeMessage, encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
-import { TIMEOUT, expectEncodedListAndEcho, expectProgressBeforeResult, connectHost, expectFirstEventBeforeEnd } from './http-helpers.ts';
+import { connectHost, expectEncodedListAndEcho, expectFirstEventBeforeEnd, expectProgressBeforeResult, TIMEOUT } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
 const cleanup: (() => Promise<unknown> | void)[] = [];
@@ -67,7 +67,12 @@ function raw(url: string, init: { method?: string; headers?: Record<string, stri
   });
 }
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+};
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 describe.each(['stateful', 'stateless'] as const)('proxy in front of a %s SDK server', (mode) => {
@@ -84,7 +89,9 @@ describe.each(['stateful', 'stateless'] as const)('proxy in front of a %s SDK se
     const { url, logs } = await proxyTo(up.url);
     const { client } = await connect(url);
     const before = up.hits.length;
-    await expect(client.callTool({ name: 'echo', arguments: { text: 'x', Qwen: 1, [encodeText('Qwen')]: 2 } }, undefined, TIMEOUT)).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      client.callTool({ name: 'echo', arguments: { text: 'x', Qwen: 1, [encodeText('Qwen')]: 2 } }, undefined, TIMEOUT),
+    ).rejects.toMatchObject({ code: -32602 });
     expect(up.hits.slice(before).filter((h) => h.method === 'POST')).toEqual([]); // (the GET stream may open meanwhile)
     expect(logs.join('\n')).not.toMatch(/Qwen/);
   });
@@ -113,12 +120,21 @@ describe('proxy: sessions and security', () => {
     const { url } = await proxyTo(up.url);
     const port = new URL(url).port;
     const body = JSON.stringify(initialize);
-    for (const headers of <Record<string, string>[]>[{ origin: 'http://evil.example' }, { origin: 'null' }, { host: `evil.example:${port}` }, { host: `localhost.evil.example:${port}` }]) {
+    for (const headers of <Record<string, string>[]>[
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+      { host: `evil.example:${port}` },
+      { host: `localhost.evil.example:${port}` },
+    ]) {
       const res = await raw(url, { headers: { ...JSON_HEADERS, ...headers }, body });
       expect(res.status, JSON.stringify(headers)).toBe(403);
     }
     expect(up.hits).toEqual([]);
-    for (const headers of <Record<string, string>[]>[{ origin: 'http://localhost:5173' }, { host: `localhost:${port}` }, { host: `127.0.0.1:${port}` }]) {
+    for (const headers of <Record<string, string>[]>[
+      { origin: 'http://localhost:5173' },
+      { host: `localhost:${port}` },
+      { host: `127.0.0.1:${port}` },
+    ]) {
       const res = await raw(url, { headers: { ...JSON_HEADERS, ...headers }, body });
       expect(res.status, JSON.stringify(headers)).toBe(200);
     }
@@ -128,7 +144,9 @@ describe('proxy: sessions and security', () => {
     const up = await upstream('stateless');
     const { url } = await proxyTo(up.url, { allowedOrigins: ['https://app.example'], allowedHosts: ['proxy.internal'] });
     const body = JSON.stringify(initialize);
-    expect((await raw(url, { headers: { ...JSON_HEADERS, host: 'proxy.internal:1', origin: 'https://app.example' }, body })).status).toBe(200);
+    expect((await raw(url, { headers: { ...JSON_HEADERS, host: 'proxy.internal:1', origin: 'https://app.example' }, body })).status).toBe(
+      200,
+    );
     expect((await raw(url, { headers: { ...JSON_HEADERS, host: 'proxy.internal', origin: 'http://localhost' }, body })).status).toBe(403);
     expect((await raw(url, { headers: { ...JSON_HEADERS, origin: 'https://app.example' }, body })).status).toBe(403); // (Host 127.0.0.1 no longer listed)
   });
@@ -164,12 +182,18 @@ describe('proxy as a plain fetch handler (no Node server)', () => {
   it('answers Web-standard Requests: a tools/list comes back encoded', async () => {
     const up = await upstream('stateless');
     const handler = createFilteringProxy({ upstream: up.url });
-    const post = (body: unknown) => handler(new Request('http://localhost/mcp', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body) }));
+    const post = (body: unknown) =>
+      handler(new Request('http://localhost/mcp', { method: 'POST', headers: JSON_HEADERS, body: JSON.stringify(body) }));
     expect((await post(initialize)).status).toBe(200);
     const res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     const text = await res.text();
-    const data = text.split('\n').find((l) => l.startsWith('data: '))!.slice(6);
-    expect(JSON.parse(data).result.tools.find((t: { name: string }) => t.name === 'echo').description).toBe(encodeText('Echoes text, for Qwen and 通义千问 users'));
+    const data = text
+      .split('\n')
+      .find((l) => l.startsWith('data: '))!
+      .slice(6);
+    expect(JSON.parse(data).result.tools.find((t: { name: string }) => t.name === 'echo').description).toBe(
+      encodeText('Echoes text, for Qwen and 通义千问 users'),
+    );
     expect((await handler(new Request('http://evil.example/mcp', { method: 'POST', headers: JSON_HEADERS, body: '{}' }))).status).toBe(403);
   });
 });
@@ -180,11 +204,20 @@ describe('proxy: bodies and headers', () => {
     const up = await rawServer((req, res) => {
       if (req.method === 'GET') return void res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('no Qwen here');
       const body = gzipSync(JSON.stringify(message, null, 2));
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(body.length), 'set-cookie': ['a=1', 'b=2'], 'mcp-session-id': 'qwen-session' });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': String(body.length),
+        'set-cookie': ['a=1', 'b=2'],
+        'mcp-session-id': 'qwen-session',
+      });
       res.end(body);
     });
     const { url } = await proxyTo(up);
-    const res = await raw(url, { headers: JSON_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } }) });
+    const res = await raw(url, {
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } }),
+    });
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toEqual(encodeMessage(message));
     expect(res.body).toContain('\n  '); // (its whitespace kept)
@@ -199,8 +232,10 @@ describe('proxy: bodies and headers', () => {
 });
 
 describe('proxy: streams', () => {
-  const event = (id: number, text: string) => `id: ${id}\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } })}\n\n`;
-  const encodedEvent = (id: number, text: string) => `id: ${id}\ndata: ${JSON.stringify(encodeMessage({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } }))}\n\n`;
+  const event = (id: number, text: string) =>
+    `id: ${id}\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } })}\n\n`;
+  const encodedEvent = (id: number, text: string) =>
+    `id: ${id}\ndata: ${JSON.stringify(encodeMessage({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } }))}\n\n`;
 
   it.each(['ends', 'resets'] as const)('ends cleanly at the last whole event when the upstream %s mid-event', async (how) => {
     const up = await rawServer((_req, res) => {
@@ -237,14 +272,20 @@ describe('proxy: streams', () => {
     const total = 64 * 1024 * 1024;
     const chunk = new TextEncoder().encode(event(1, 'Qwen '.repeat(1000)));
     let pulled = 0;
-    const upstream = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulled += chunk.length;
-        controller.enqueue(chunk.slice());
-        if (pulled >= total) controller.close();
+    const upstream = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulled += chunk.length;
+          controller.enqueue(chunk.slice());
+          if (pulled >= total) controller.close();
+        },
       },
-    }, { highWaterMark: 0 });
-    const handler = createFilteringProxy({ upstream: 'http://127.0.0.1:1/mcp', fetch: async () => new Response(upstream, { headers: { 'content-type': 'text/event-stream' } }) });
+      { highWaterMark: 0 },
+    );
+    const handler = createFilteringProxy({
+      upstream: 'http://127.0.0.1:1/mcp',
+      fetch: async () => new Response(upstream, { headers: { 'content-type': 'text/event-stream' } }),
+    });
     const { server, url } = await listen(handler, '127.0.0.1', 0, () => {});
     cleanup.push(() => {
       server.closeAllConnections();

@@ -1,9 +1,15 @@
-
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { encodeText } from '../src/index.js';
 import { BoundedEventStore } from '../src/cli/event-store.js';
 import { runServe, type ServeCommandOptions } from '../src/cli/serve.js';
-import { TIMEOUT, textOf, expectEncodedListAndEcho, expectProgressBeforeResult, connectHost, expectFirstEventBeforeEnd } from './http-helpers.ts';
+import { encodeText } from '../src/index.js';
+import {
+  connectHost,
+  expectEncodedListAndEcho,
+  expectFirstEventBeforeEnd,
+  expectProgressBeforeResult,
+  TIMEOUT,
+  textOf,
+} from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 20_000 }); // (a hang fails fast)
 const SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
@@ -26,7 +32,6 @@ async function connect(url: string) {
   return session;
 }
 
-
 describe('serve', () => {
   it('lists and results arrive encoded, arguments decoded, notifications before the result', async () => {
     const { url } = await serve();
@@ -39,7 +44,9 @@ describe('serve', () => {
   it('answers a colliding request -32602 without it reaching the server', async () => {
     const { url } = await serve();
     const { client } = await connect(url);
-    await expect(client.callTool({ name: 'echo', arguments: { text: 'x', Qwen: 1, [encodeText('Qwen')]: 2 } }, undefined, TIMEOUT)).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      client.callTool({ name: 'echo', arguments: { text: 'x', Qwen: 1, [encodeText('Qwen')]: 2 } }, undefined, TIMEOUT),
+    ).rejects.toMatchObject({ code: -32602 });
     expect(textOf(await client.callTool({ name: 'calls', arguments: {} }, undefined, TIMEOUT))).toBe('0');
   });
 
@@ -72,7 +79,11 @@ describe('serve', () => {
     const id = a.transport.sessionId!;
     await a.transport.terminateSession();
     expect(logs).toContain('session ended (DELETE); 1 open');
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    });
     expect(res.status).toBe(404);
     await connect(url); // (room again)
   });
@@ -86,7 +97,11 @@ describe('serve', () => {
 
   it('answers 403 to a foreign Origin', async () => {
     const { url } = await serve();
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'http://evil.example' }, body: '{}' });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'http://evil.example' },
+      body: '{}',
+    });
     expect(res.status).toBe(403);
   });
 });

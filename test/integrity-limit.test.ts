@@ -4,11 +4,18 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { growth, LINEAR_BOUND } from './scaling.ts';
-import { ArgumentIntegrityError, assertNoReplacementCharacters, DEFAULT_PATH_BUDGET, DEFAULT_REPORT_LIMIT, findReplacementCharacters, type IntegrityReport } from '../src/index.ts';
+import {
+  ArgumentIntegrityError,
+  assertNoReplacementCharacters,
+  DEFAULT_PATH_BUDGET,
+  DEFAULT_REPORT_LIMIT,
+  findReplacementCharacters,
+  type IntegrityReport,
+} from '../src/index.ts';
 import { IntegrityGuardTransport } from '../src/mcp/index.ts';
 import { runs } from './arbitraries.ts';
 import { referenceReports } from './reference-integrity.ts';
+import { growth, LINEAR_BOUND } from './scaling.ts';
 
 /** The documented size of a path: one per key or index, plus one per key character. */
 const pathSize = (p: readonly (string | number)[]) => p.reduce<number>((n, x) => n + 1 + (typeof x === 'string' ? x.length : 0), 0);
@@ -41,7 +48,14 @@ describe('findReplacementCharacters limits', () => {
       const small = deep(25_000, shape);
       const big = deep(100_000, shape);
       // Building every path (the old cost) is 16x, and runs out of memory first.
-      expect(growth(() => findReplacementCharacters(small), () => findReplacementCharacters(big), 2), shape).toBeLessThan(LINEAR_BOUND);
+      expect(
+        growth(
+          () => findReplacementCharacters(small),
+          () => findReplacementCharacters(big),
+          2,
+        ),
+        shape,
+      ).toBeLessThan(LINEAR_BOUND);
     }
   });
 
@@ -55,7 +69,9 @@ describe('findReplacementCharacters limits', () => {
     }
     // Shallow first: the budget lets the whole default limit through.
     const keyFirst = findReplacementCharacters(deep(100_000, 'keyFirst'));
-    expect(keyFirst.length).toBe(referenceBounded(referenceReports(deep(300, 'keyFirst')), DEFAULT_REPORT_LIMIT, DEFAULT_PATH_BUDGET).length);
+    expect(keyFirst.length).toBe(
+      referenceBounded(referenceReports(deep(300, 'keyFirst')), DEFAULT_REPORT_LIMIT, DEFAULT_PATH_BUDGET).length,
+    );
   });
 
   it('keeps `total` out of enumeration and JSON, and takes limit 0 as "count only"', () => {
@@ -75,7 +91,13 @@ describe('findReplacementCharacters limits', () => {
   it('returns the first `limit` reports of the unbounded reference, within the budget, and the reference count', () => {
     const withFffd = fc.string({ unit: fc.constantFrom('a', '汉', '\uFFFD', '😀', 'é'), maxLength: 6 });
     const value = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, withFffd, fc.integer(), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(withFffd, tie('v'), { maxKeys: 4 })),
+      v: fc.oneof(
+        { depthSize: 'small' },
+        withFffd,
+        fc.integer(),
+        fc.array(tie('v'), { maxLength: 4 }),
+        fc.dictionary(withFffd, tie('v'), { maxKeys: 4 }),
+      ),
     })).v;
     const count = fc.oneof(fc.nat(8), fc.constant(Infinity));
     fc.assert(
@@ -136,7 +158,9 @@ describe('bounded errors and replies', () => {
     expect(error!.message).toContain('(2000 characters)');
     expect(error!.message.length).toBeLessThan(600);
     const short = new ArgumentIntegrityError(findReplacementCharacters({ content: 'ok\uFFFD' }), 'w');
-    expect(short.message).toBe('MCP tool argument "content" of tool "w" contains 1 invalid UTF-8 replacement character(s) (U+FFFD); the call was blocked before it reached the MCP server. First UTF-8 byte offset: 2.');
+    expect(short.message).toBe(
+      'MCP tool argument "content" of tool "w" contains 1 invalid UTF-8 replacement character(s) (U+FFFD); the call was blocked before it reached the MCP server. First UTF-8 byte offset: 2.',
+    );
     expect(short.total).toBe(1);
   });
 
@@ -151,7 +175,12 @@ describe('bounded errors and replies', () => {
     await far.start();
     for (const shape of ['valueLast', 'keyFirst'] as const) {
       got.length = 0;
-      await guard.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'w', arguments: { content: deep(100_000, shape) } } } as JSONRPCMessage);
+      await guard.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'w', arguments: { content: deep(100_000, shape) } },
+      } as JSONRPCMessage);
       for (let waited = 0; got.length === 0 && waited < 2000; waited += 5) await new Promise((r) => setTimeout(r, 5));
       const reply = got[0] as { error: { message: string; data: { reports: IntegrityReport[]; total: number } } };
       expect(reply.error.data.total).toBe(100_001);

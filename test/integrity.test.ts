@@ -1,7 +1,13 @@
 // U+FFFD reports: positions and counts, document order, and never the content.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ArgumentIntegrityError, assertNoReplacementCharacters, findReplacementBytes, findReplacementCharacters, isFilterEnabled } from '../src/index.ts';
+import {
+  ArgumentIntegrityError,
+  assertNoReplacementCharacters,
+  findReplacementBytes,
+  findReplacementCharacters,
+  isFilterEnabled,
+} from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { referenceReports } from './reference-integrity.ts';
 
@@ -10,7 +16,14 @@ describe('findReplacementCharacters', () => {
     const content = '汉'.repeat(2607) + '\uFFFD\uFFFD\uFFFD' + '字';
     const [r, ...rest] = findReplacementCharacters({ path: '/notes.md', content });
     expect(rest).toEqual([]);
-    expect(r).toEqual({ path: ['content'], parameterName: 'content', location: 'value', replacementCharacterCount: 3, characterOffset: 2607, utf8ByteOffset: 7821 });
+    expect(r).toEqual({
+      path: ['content'],
+      parameterName: 'content',
+      location: 'value',
+      replacementCharacterCount: 3,
+      characterOffset: 2607,
+      utf8ByteOffset: 7821,
+    });
   });
 
   it('reports keys, nested strings and bare strings in document order', () => {
@@ -23,13 +36,21 @@ describe('findReplacementCharacters', () => {
     const long = '汉'.repeat(30000) + 'a😀'.repeat(10) + '\uD800\uFFFD';
     expect(findReplacementCharacters([long])).toEqual(referenceReports([long]));
     expect(findReplacementCharacters([long])[0]).toMatchObject({ characterOffset: 30031, utf8ByteOffset: 90053 });
-    expect(findReplacementCharacters('ab\uFFFD')).toEqual([{ path: [], parameterName: '', location: 'value', replacementCharacterCount: 1, characterOffset: 2, utf8ByteOffset: 2 }]);
+    expect(findReplacementCharacters('ab\uFFFD')).toEqual([
+      { path: [], parameterName: '', location: 'value', replacementCharacterCount: 1, characterOffset: 2, utf8ByteOffset: 2 },
+    ]);
   });
 
   it('agrees with the reference on arbitrary JSON values', () => {
     const withFffd = fc.string({ unit: fc.constantFrom('a', '汉', '\uFFFD', '😀', '\uD800', 'é'), maxLength: 12 });
     const value = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, withFffd, fc.integer(), fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(withFffd, tie('v'), { maxKeys: 4 })),
+      v: fc.oneof(
+        { depthSize: 'small' },
+        withFffd,
+        fc.integer(),
+        fc.array(tie('v'), { maxLength: 4 }),
+        fc.dictionary(withFffd, tie('v'), { maxKeys: 4 }),
+      ),
     })).v;
     fc.assert(
       fc.property(value, (v) => {
@@ -99,7 +120,7 @@ describe('findReplacementBytes', () => {
   const reference = (b: Uint8Array) => {
     let count = 0;
     let first = -1;
-    for (let i = 0; i + 2 < b.length; i++) if (b[i] === 0xef && b[i + 1] === 0xbf && b[i + 2] === 0xbd) (first < 0 && (first = i), count++);
+    for (let i = 0; i + 2 < b.length; i++) if (b[i] === 0xef && b[i + 1] === 0xbf && b[i + 2] === 0xbd) first < 0 && (first = i), count++;
     return { replacementCharacterCount: count, utf8ByteOffset: first };
   };
 

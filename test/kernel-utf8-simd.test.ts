@@ -18,7 +18,10 @@ const enc = new TextEncoder();
 const special = (b: number) => b < 0x20 || b === 0x22 || b === 0x5c;
 const BLOCK = 16;
 
-for (const [what, head] of [['envelope', '{"method":"'], ['payload', '{"result":"']] as const) {
+for (const [what, head] of [
+  ['envelope', '{"method":"'],
+  ['payload', '{"result":"'],
+] as const) {
   describe(`UTF-8 validation, ${what} strings`, () => {
     const t = new Transducer({ desc: compiled.desc, mode: 'encode', expansion: compiled.expansion });
     // Millions of refusals: errors without stack traces keep each case to a few microseconds.
@@ -72,7 +75,8 @@ for (const [what, head] of [['envelope', '{"method":"'], ['payload', '{"result":
           m.set(bytes, at);
           const want = bad < 0 ? -1 : at + bad;
           const got = verdict(m);
-          if (got !== want && wrong.length < 10) wrong.push(`[${Array.from(bytes, (b) => b.toString(16)).join(' ')}] at lane ${lane}: core ${got}, reference ${want}`);
+          if (got !== want && wrong.length < 10)
+            wrong.push(`[${Array.from(bytes, (b) => b.toString(16)).join(' ')}] at lane ${lane}: core ${got}, reference ${want}`);
         }
       }
       return wrong;
@@ -119,8 +123,22 @@ for (const [what, head] of [['envelope', '{"method":"'], ['payload', '{"result":
         for (let a = 0x20; a < 256; a++) for (const b of edges) if (!special(a)) yield [a, b];
       };
       expect(check(seqs(), 2, [], true)).toEqual([]);
-      expect(check(leads.map((a) => [0x61, a]), 2, [], true)).toEqual([]);
-      expect(check(leads.flatMap((a) => edges.map((b) => [a, b, 0x80])), 3, [], true)).toEqual([]);
+      expect(
+        check(
+          leads.map((a) => [0x61, a]),
+          2,
+          [],
+          true,
+        ),
+      ).toEqual([]);
+      expect(
+        check(
+          leads.flatMap((a) => edges.map((b) => [a, b, 0x80])),
+          3,
+          [],
+          true,
+        ),
+      ).toEqual([]);
     });
 
     it('agrees with the reference after a multi-byte character that ends just before the sequence', () => {

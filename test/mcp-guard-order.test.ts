@@ -6,14 +6,23 @@ import { describe, expect, it } from 'vitest';
 import { schemaCompilerLoaded } from '../src/mcp/guard-schema.ts';
 import { guardWithTools } from './mcp-guard-helpers.ts';
 
-const call = (id: number, n: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't', arguments: { n } } }) as JSONRPCMessage;
+const call = (id: number, n: unknown) =>
+  ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't', arguments: { n } } }) as JSONRPCMessage;
 
 describe('ToolCallGuardTransport while ajv loads', () => {
   it('validates the first calls and keeps the order of everything sent', async () => {
-    const { guarded, got, farGot } = await guardWithTools([{ name: 't', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }]);
+    const { guarded, got, farGot } = await guardWithTools([
+      { name: 't', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } },
+    ]);
     expect(schemaCompilerLoaded()).toBe(false); // (else this test would prove nothing)
     const note = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9 } } as JSONRPCMessage;
-    await Promise.all([guarded.send(call(2, 'x')), guarded.send(call(3, 1)), guarded.send(note), guarded.send(call(4, 'y')), guarded.send(call(5, 2))]);
+    await Promise.all([
+      guarded.send(call(2, 'x')),
+      guarded.send(call(3, 1)),
+      guarded.send(note),
+      guarded.send(call(4, 'y')),
+      guarded.send(call(5, 2)),
+    ]);
     expect(schemaCompilerLoaded()).toBe(true);
     await new Promise((r) => setTimeout(r, 10));
     expect(farGot.slice(1)).toEqual([call(3, 1), note, call(5, 2)]);

@@ -19,7 +19,11 @@ function createServer(events: string[]) {
   server.registerTool('slow', { description: 'Reports progress', inputSchema: {} }, async (_args, extra) => {
     const token = extra._meta?.progressToken;
     for (let step = 1; step <= 3; step++) {
-      if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, total: 3, message: `qwen step ${step}` } });
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: token, progress: step, total: 3, message: `qwen step ${step}` },
+        });
     }
     return { content: [{ type: 'text', text: 'done with qwen' }], _meta: META };
   });
@@ -36,7 +40,8 @@ function createServer(events: string[]) {
   return server;
 }
 
-const noTerm = (s: string) => !DEFAULT_TERMS.ascii.some((t) => s.toLowerCase().includes(t)) && !DEFAULT_TERMS.exact.some((t) => s.includes(t));
+const noTerm = (s: string) =>
+  !DEFAULT_TERMS.ascii.some((t) => s.toLowerCase().includes(t)) && !DEFAULT_TERMS.exact.some((t) => s.includes(t));
 
 describe('protocol fields through PayloadFilteringTransport (real SDK client and server)', () => {
   it('the host gets every progress notification under its own string token holding a term', async () => {
@@ -48,8 +53,14 @@ describe('protocol fields through PayloadFilteringTransport (real SDK client and
     client.setNotificationHandler(ProgressNotificationSchema, (n) => void progress.push(n.params));
     await client.connect(clientSide);
     const token = 'qwen-task-1';
-    const result = await client.request({ method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: token } } }, CallToolResultSchema, TIMEOUT);
-    expect(progress).toEqual([1, 2, 3].map((step) => ({ progressToken: token, progress: step, total: 3, message: encodeText(`qwen step ${step}`) })));
+    const result = await client.request(
+      { method: 'tools/call', params: { name: 'slow', arguments: {}, _meta: { progressToken: token } } },
+      CallToolResultSchema,
+      TIMEOUT,
+    );
+    expect(progress).toEqual(
+      [1, 2, 3].map((step) => ({ progressToken: token, progress: step, total: 3, message: encodeText(`qwen step ${step}`) })),
+    );
     expect(result._meta).toEqual(META); // byte for byte, terms and all
     expect(result.content).toEqual([{ type: 'text', text: encodeText('done with qwen') }]);
     await client.close();
@@ -84,7 +95,12 @@ describe('protocol fields through PayloadFilteringTransport (real SDK client and
     hostSide.onmessage = (m) => void received.push(m);
     await hostSide.start();
     const send = (m: object) => hostSide.send(m as JSONRPCMessage);
-    await send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } } });
+    await send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
+    });
     await send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     // A host that had the model's text in its ids: the id travels untouched, so must the citation.
     const id = `${encodeText('qwen')}-7`;

@@ -26,16 +26,25 @@ export function createTestServer(seen: Seen = { calls: [] }): McpServer {
   );
   server.registerTool('screenshot', { description: 'Takes a screenshot', inputSchema: {} }, async () => {
     seen.calls.push({ tool: 'screenshot', args: {} });
-    return { content: [{ type: 'image', data: 'qwenQWENcXdlbg==', mimeType: 'image/png' }, { type: 'text', text: 'Qwen — 通义千问 window' }] };
+    return {
+      content: [
+        { type: 'image', data: 'qwenQWENcXdlbg==', mimeType: 'image/png' },
+        { type: 'text', text: 'Qwen — 通义千问 window' },
+      ],
+    };
   });
   server.registerTool('crash', { description: 'Fails', inputSchema: {} }, async () => {
     seen.calls.push({ tool: 'crash', args: {} });
     return { isError: true, content: [{ type: 'text', text: 'Qwen crashed (dashscope timeout)' }] };
   });
-  server.registerTool('write_file', { description: 'Writes a file', inputSchema: { path: z.string(), content: z.string() } }, async (args) => {
-    seen.calls.push({ tool: 'write_file', args });
-    return { content: [{ type: 'text', text: `wrote ${args.content.length} characters` }] };
-  });
+  server.registerTool(
+    'write_file',
+    { description: 'Writes a file', inputSchema: { path: z.string(), content: z.string() } },
+    async (args) => {
+      seen.calls.push({ tool: 'write_file', args });
+      return { content: [{ type: 'text', text: `wrote ${args.content.length} characters` }] };
+    },
+  );
   return server;
 }
 

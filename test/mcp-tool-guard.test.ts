@@ -3,11 +3,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError, type JSONRPCMessage, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, McpError, type MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { encodeText } from '../src/index.ts';
-import { PayloadFilteringTransport, ToolCallGuardTransport, TransportWrapper, type BlockedCall, type ToolCallGuardOptions } from '../src/mcp/index.ts';
+import {
+  type BlockedCall,
+  PayloadFilteringTransport,
+  type ToolCallGuardOptions,
+  ToolCallGuardTransport,
+  TransportWrapper,
+} from '../src/mcp/index.ts';
 import { guardWithTools, termsIn } from './mcp-guard-helpers.ts';
 import { quick } from './mcp-sdk.ts';
 
@@ -35,7 +41,11 @@ async function setup(options: ToolCallGuardOptions = {}, wrap?: (t: Transport) =
     calls.push({ tool, args });
     return { content: [{ type: 'text' as const, text: 'ok' }] };
   };
-  const move = server.registerTool('move', { inputSchema: { target: z.object({ x: z.number(), y: z.number() }), note: z.string().optional() } }, handler('move'));
+  const move = server.registerTool(
+    'move',
+    { inputSchema: { target: z.object({ x: z.number(), y: z.number() }), note: z.string().optional() } },
+    handler('move'),
+  );
   server.registerTool('pick', { inputSchema: { app: z.enum(['Qwen', 'Safari']) } }, handler('pick'));
   server.registerTool('delete_all', { inputSchema: {} }, handler('delete_all'));
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -57,7 +67,10 @@ async function blockedText(p: Promise<unknown>): Promise<string> {
 }
 
 async function blockedError(p: Promise<unknown>): Promise<string> {
-  const e = await p.then(() => null, (x: unknown) => x);
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
   expect(e).toBeInstanceOf(McpError);
   expect((e as McpError).code).toBe(-32602);
   return (e as McpError).message;
@@ -82,7 +95,9 @@ describe('ToolCallGuardTransport', () => {
   it('answers an unknown tool with a result the model can read, and lets valid calls reach the server unchanged', async () => {
     const { client, calls, blocked } = await setup();
     await client.listTools();
-    expect(await blockedText(client.callTool({ name: 'teleport', arguments: {} }))).toMatch(/^MCP tool call "teleport" was blocked before it reached the server: tool "teleport" is not in the server's current tool list$/);
+    expect(await blockedText(client.callTool({ name: 'teleport', arguments: {} }))).toMatch(
+      /^MCP tool call "teleport" was blocked before it reached the server: tool "teleport" is not in the server's current tool list$/,
+    );
     await client.callTool({ name: 'move', arguments: { target: { x: 1, y: 2 }, note: 'n' } });
     expect(calls).toEqual([{ tool: 'move', args: { target: { x: 1, y: 2 }, note: 'n' } }]);
     expect(blocked).toEqual([{ toolName: 'teleport', reason: expect.stringContaining('current tool list') }]);
@@ -108,10 +123,17 @@ describe('ToolCallGuardTransport', () => {
   });
 
   it("reply: 'error' answers JSON-RPC error -32602 instead (the SDK's callTool throws)", async () => {
-    const { client, calls } = await setup({ reply: 'error', policy: (name) => (name === 'delete_all' ? { allow: false, reason: 'no' } : { allow: true }) });
+    const { client, calls } = await setup({
+      reply: 'error',
+      policy: (name) => (name === 'delete_all' ? { allow: false, reason: 'no' } : { allow: true }),
+    });
     await client.listTools();
-    expect(await blockedError(client.callTool({ name: 'teleport', arguments: {} }))).toMatch(/"teleport" was blocked .* not in the server's current tool list/);
-    expect(await blockedError(client.callTool({ name: 'move', arguments: { target: { x: 'SECRET', y: 2 } } }))).toMatch(/\/target\/x must be number \(rule "type"\)/);
+    expect(await blockedError(client.callTool({ name: 'teleport', arguments: {} }))).toMatch(
+      /"teleport" was blocked .* not in the server's current tool list/,
+    );
+    expect(await blockedError(client.callTool({ name: 'move', arguments: { target: { x: 'SECRET', y: 2 } } }))).toMatch(
+      /\/target\/x must be number \(rule "type"\)/,
+    );
     expect(await blockedError(client.callTool({ name: 'delete_all', arguments: {} }))).toMatch(/blocked by policy: no/);
     expect(calls).toEqual([]);
   });
@@ -125,7 +147,9 @@ describe('ToolCallGuardTransport', () => {
     expect(ok.isError).toBeFalsy();
     await client.callTool({ name: 'zoom', arguments: { factor: 2 } }); // new: the guard cannot know; the server answers
     // Still checked against its last schema while the list is stale:
-    expect(await blockedText(client.callTool({ name: 'pick', arguments: { app: 'Chrome' } }))).toMatch(/\/app must be equal to one of the allowed values/);
+    expect(await blockedText(client.callTool({ name: 'pick', arguments: { app: 'Chrome' } }))).toMatch(
+      /\/app must be equal to one of the allowed values/,
+    );
     move.remove();
     // A removed tool still in the last list passes to the server, which answers.
     const gone = await client.callTool({ name: 'move', arguments: { target: { x: 1, y: 2 } } }).then(
@@ -139,13 +163,19 @@ describe('ToolCallGuardTransport', () => {
     ]);
     // Listed again: the guard knows the new list.
     await client.listTools();
-    expect(await blockedText(client.callTool({ name: 'move', arguments: { target: { x: 1, y: 2 } } }))).toMatch(/"move" is not in the server's current tool list/);
+    expect(await blockedText(client.callTool({ name: 'move', arguments: { target: { x: 1, y: 2 } } }))).toMatch(
+      /"move" is not in the server's current tool list/,
+    );
     expect(await blockedText(client.callTool({ name: 'zoom', arguments: { factor: 'big' } }))).toMatch(/\/factor must be number/);
   });
 
   it('applies the host policy', async () => {
-    const { client, calls } = await setup({ policy: (name) => (name === 'delete_all' ? { allow: false, reason: 'needs a confirmation nobody can give' } : { allow: true }) });
-    expect(await blockedText(client.callTool({ name: 'delete_all', arguments: {} }))).toMatch(/blocked by policy: needs a confirmation nobody can give/);
+    const { client, calls } = await setup({
+      policy: (name) => (name === 'delete_all' ? { allow: false, reason: 'needs a confirmation nobody can give' } : { allow: true }),
+    });
+    expect(await blockedText(client.callTool({ name: 'delete_all', arguments: {} }))).toMatch(
+      /blocked by policy: needs a confirmation nobody can give/,
+    );
     await client.callTool({ name: 'pick', arguments: { app: 'Safari' } });
     expect(calls).toEqual([{ tool: 'pick', args: { app: 'Safari' } }]);
   });
@@ -157,7 +187,9 @@ describe('ToolCallGuardTransport', () => {
     expect(calls).toEqual([{ tool: 'pick', args: { app: 'Qwen' } }]);
     const text = await blockedText(client.callTool({ name: encodeText('qwen_alibaba_tongyi'), arguments: {} }));
     expect(text).toContain(`tool "${encodeText('qwen_alibaba_tongyi')}" is not in`);
-    expect(await blockedText(client.callTool({ name: 'pick', arguments: { app: encodeText('Dashscope') } }))).toMatch(/\/app must be equal to one of the allowed values/);
+    expect(await blockedText(client.callTool({ name: 'pick', arguments: { app: encodeText('Dashscope') } }))).toMatch(
+      /\/app must be equal to one of the allowed values/,
+    );
     expect(termsIn(JSON.stringify(got))).toEqual([]);
     expect(calls).toHaveLength(1);
   });
@@ -165,8 +197,15 @@ describe('ToolCallGuardTransport', () => {
 
 describe('ToolCallGuardTransport with a batch (an SDK older than 2025-06-18 could send one)', () => {
   it('checks every request: the blocked ones are answered locally, the rest go on as a batch', async () => {
-    const { guarded, got, farGot } = await guardWithTools([{ name: 't', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }]);
-    const call = (id: number, name: string, args: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+    const { guarded, got, farGot } = await guardWithTools([
+      { name: 't', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } },
+    ]);
+    const call = (id: number, name: string, args: unknown) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
     await guarded.send([call(2, 't', { n: 'x' }), call(3, 't', { n: 1 }), call(4, 'nope', {})] as unknown as JSONRPCMessage);
     await new Promise((r) => setTimeout(r, 20));
     expect(farGot.slice(1)).toEqual([[call(3, 't', { n: 1 })]]);

@@ -6,7 +6,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.ts';
 import { filterTransportIfEnabled, IntegrityGuardTransport, PayloadFilteringTransport } from '../src/mcp/index.ts';
-import { createTestServer, type Seen, quick } from './mcp-sdk.ts';
+import { createTestServer, quick, type Seen } from './mcp-sdk.ts';
 
 // A hang fails in seconds: every SDK request of these clients times out after 3 s (the SDK's
 // default is 60 s), and no test here may take more than 10 s.
@@ -24,7 +24,13 @@ async function connect(wrapServer: (t: Transport) => Transport, wrapClient: (t: 
   return { client, seen, close: () => client.close() };
 }
 
-const rejection = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a rejection'); }, (e: unknown) => e);
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (e: unknown) => e,
+  );
 
 describe('PayloadFilteringTransport, server side', () => {
   it('initializes, and lists tools with aliased descriptions', async () => {
@@ -49,7 +55,10 @@ describe('PayloadFilteringTransport, server side', () => {
   it('keeps image data byte for byte, and encodes tool error results', async () => {
     const { client, close } = await connect((t) => new PayloadFilteringTransport(t));
     const shot = await client.callTool({ name: 'screenshot', arguments: {} });
-    expect(shot.content).toEqual([{ type: 'image', data: 'qwenQWENcXdlbg==', mimeType: 'image/png' }, { type: 'text', text: encodeText('Qwen — 通义千问 window') }]);
+    expect(shot.content).toEqual([
+      { type: 'image', data: 'qwenQWENcXdlbg==', mimeType: 'image/png' },
+      { type: 'text', text: encodeText('Qwen — 通义千问 window') },
+    ]);
     const crash = await client.callTool({ name: 'crash', arguments: {} });
     expect(crash.isError).toBe(true);
     expect(crash.content).toEqual([{ type: 'text', text: encodeText('Qwen crashed (dashscope timeout)') }]);
@@ -105,7 +114,10 @@ describe('PayloadFilteringTransport, server side', () => {
 
 describe('PayloadFilteringTransport, client side', () => {
   it('protects the host: server output arrives encoded, the host’s tokens go out decoded', async () => {
-    const { client, seen, close } = await connect((t) => t, (t) => new PayloadFilteringTransport(t, { side: 'client' }));
+    const { client, seen, close } = await connect(
+      (t) => t,
+      (t) => new PayloadFilteringTransport(t, { side: 'client' }),
+    );
     const result = await client.callTool({ name: 'open_app', arguments: { app: Q } });
     expect(seen.calls).toEqual([{ tool: 'open_app', args: { app: 'Qwen' } }]);
     expect(JSON.stringify(result)).not.toMatch(/qwen|alibaba/i);
@@ -118,11 +130,16 @@ describe('IntegrityGuardTransport', () => {
 
   it('client side: a call with U+FFFD is answered locally with a result the model can read, and never reaches the server', async () => {
     const blocked: unknown[] = [];
-    const { client, seen, close } = await connect((t) => t, (t) => new IntegrityGuardTransport(t, { onblock: (e) => blocked.push(e.reports) }));
+    const { client, seen, close } = await connect(
+      (t) => t,
+      (t) => new IntegrityGuardTransport(t, { onblock: (e) => blocked.push(e.reports) }),
+    );
     const result = await client.callTool({ name: 'write_file', arguments: { path: '/notes.md', content: damaged } });
     expect(result.isError).toBe(true);
     const text = (result.content as { type: string; text: string }[])[0]!.text;
-    expect(text).toMatch(/argument "content" of tool "write_file" contains 3 invalid UTF-8 replacement character\(s\).*First UTF-8 byte offset: 7821/);
+    expect(text).toMatch(
+      /argument "content" of tool "write_file" contains 3 invalid UTF-8 replacement character\(s\).*First UTF-8 byte offset: 7821/,
+    );
     expect(JSON.stringify(result)).not.toContain('汉');
     expect(seen.calls).toEqual([]);
     expect(blocked).toHaveLength(1);
@@ -138,7 +155,9 @@ describe('IntegrityGuardTransport', () => {
       const error = await rejection(client.callTool({ name: 'write_file', arguments: { path: '/notes.md', content: damaged } }));
       expect(error).toBeInstanceOf(McpError);
       expect((error as McpError).code).toBe(-32602);
-      expect((error as McpError).message).toMatch(/argument "content" of tool "write_file" contains 3 invalid UTF-8 replacement character\(s\)/);
+      expect((error as McpError).message).toMatch(
+        /argument "content" of tool "write_file" contains 3 invalid UTF-8 replacement character\(s\)/,
+      );
       expect((error as McpError).message).not.toContain('汉');
       expect(seen.calls).toEqual([]);
       await close();

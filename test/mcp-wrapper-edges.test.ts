@@ -42,12 +42,16 @@ describe('PayloadFilteringTransport edges', () => {
     await until(() => errors.length > 0 && got.length > 0);
     expect(errors).toHaveLength(1);
     expect(errors[0]!.name).toBe('PayloadKeyCollisionError');
-    expect(got).toEqual([{ jsonrpc: '2.0', id: 5, error: { code: -32602, message: expect.stringContaining('rejected rather than merged') } }]);
+    expect(got).toEqual([
+      { jsonrpc: '2.0', id: 5, error: { code: -32602, message: expect.stringContaining('rejected rather than merged') } },
+    ]);
   });
 
   it('client side: sending a message whose keys collide when decoded rejects', async () => {
     const { wrapped, farGot } = await pair((t) => new PayloadFilteringTransport(t, { side: 'client' }));
-    await expect(wrapped.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { arguments: colliding } } as JSONRPCMessage)).rejects.toThrow(/rejected rather than merged/);
+    await expect(
+      wrapped.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { arguments: colliding } } as JSONRPCMessage),
+    ).rejects.toThrow(/rejected rather than merged/);
     await tick();
     expect(farGot).toEqual([]);
   });
@@ -63,7 +67,10 @@ describe('PayloadFilteringTransport edges', () => {
       setProtocolVersion: (v: string) => void calls.push(`version ${v}`),
       terminateSession: async () => void calls.push('terminate'),
     } as unknown as Transport;
-    const wrapped = new PayloadFilteringTransport(inner) as PayloadFilteringTransport & { terminateSession?: () => Promise<void>; finishAuth?: unknown };
+    const wrapped = new PayloadFilteringTransport(inner) as PayloadFilteringTransport & {
+      terminateSession?: () => Promise<void>;
+      finishAuth?: unknown;
+    };
     expect(wrapped.sessionId).toBe('abc');
     expect(wrapped.protocolVersion).toBe('2025-06-18');
     wrapped.setProtocolVersion!('2025-11-25');
@@ -76,11 +83,25 @@ describe('PayloadFilteringTransport edges', () => {
 describe('IntegrityGuardTransport edges', () => {
   it('puts the reports in error.data, without content', async () => {
     const { wrapped, got, farGot } = await pair((t) => new IntegrityGuardTransport(t, { reply: 'error' }));
-    await wrapped.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'w', arguments: { content: 'secret\uFFFD' } } } as JSONRPCMessage);
+    await wrapped.send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'w', arguments: { content: 'secret\uFFFD' } },
+    } as JSONRPCMessage);
     await until(() => got.length > 0);
     expect(farGot).toEqual([]);
     const reply = got[0] as { error: { data: { reports: unknown[] } } };
-    expect(reply.error.data.reports).toEqual([{ path: ['content'], parameterName: 'content', location: 'value', replacementCharacterCount: 1, characterOffset: 6, utf8ByteOffset: 6 }]);
+    expect(reply.error.data.reports).toEqual([
+      {
+        path: ['content'],
+        parameterName: 'content',
+        location: 'value',
+        replacementCharacterCount: 1,
+        characterOffset: 6,
+        utf8ByteOffset: 6,
+      },
+    ]);
     expect(JSON.stringify(reply)).not.toContain('secret');
   });
 });
@@ -89,7 +110,11 @@ describe('ToolCallGuard edges', () => {
   it('learns a tool list that comes in pages', () => {
     const guard = new ToolCallGuard();
     guard.outgoing({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } as JSONRPCMessage);
-    guard.incoming({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'a', inputSchema: { type: 'object' } }], nextCursor: 'p2' } } as JSONRPCMessage);
+    guard.incoming({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { tools: [{ name: 'a', inputSchema: { type: 'object' } }], nextCursor: 'p2' },
+    } as JSONRPCMessage);
     expect(guard.check('b', {})).toBeUndefined(); // the list is not complete yet: calls pass
     guard.outgoing({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { cursor: 'p2' } } as JSONRPCMessage);
     guard.incoming({ jsonrpc: '2.0', id: 2, result: { tools: [{ name: 'b', inputSchema: { type: 'object' } }] } } as JSONRPCMessage);
@@ -101,7 +126,11 @@ describe('ToolCallGuard edges', () => {
   it('validates draft 2020-12 schemas too', () => {
     const guard = new ToolCallGuard();
     guard.outgoing({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } as JSONRPCMessage);
-    const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { items: { type: 'array', prefixItems: [{ type: 'number' }] } } };
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: { items: { type: 'array', prefixItems: [{ type: 'number' }] } },
+    };
     guard.incoming({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 't', inputSchema: schema }] } } as JSONRPCMessage);
     expect(guard.check('t', { items: [1, 'x'] })).toBeUndefined();
     expect(guard.check('t', { items: ['x'] })).toMatchObject({ path: '/items/0' });

@@ -2,10 +2,10 @@
 // are bounded however many codecs a process makes, and a cancelled stream returns its block.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCodec } from '../src/index.ts';
-import { allocate, free, heapStats } from '../src/core/memory.ts';
 import { core } from '../src/core/instance.ts';
-import { createEncodeStream, createDecodeStream } from '../src/stream/index.ts';
+import { allocate, free, heapStats } from '../src/core/memory.ts';
+import { createCodec } from '../src/index.ts';
+import { createDecodeStream, createEncodeStream } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { bytes } from './stream-helpers.ts';
 

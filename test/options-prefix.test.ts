@@ -3,7 +3,7 @@
 // could hold a term, in any ASCII case, and accepts the rest.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCodec, type CodecOptions } from '../src/index.ts';
+import { type CodecOptions, createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { lookalikeTerm } from './fold-reference.ts';
 
@@ -71,7 +71,10 @@ describe('createCodec refuses terms that tokens could contain', () => {
     [{ prefix: '_x', terms: { ascii: ['ok', '_X'] } }, /term "_X" is the prefix/],
     [{ terms: { pairs: [['__mcp', 'ref_']] } }, /term "__mcp_ref_" is the prefix/],
     [{ terms: { exact: ['__mcp_ref_'] } }, /term "__mcp_ref_"/],
-    [{ fold: 'nfkc', terms: { exact: ['＿＿ｍｃｐ＿ｒｅｆ＿'] } }, /term "＿＿ｍｃｐ＿ｒｅｆ＿" is the prefix \(terms match under the NFKC case fold\)/],
+    [
+      { fold: 'nfkc', terms: { exact: ['＿＿ｍｃｐ＿ｒｅｆ＿'] } },
+      /term "＿＿ｍｃｐ＿ｒｅｆ＿" is the prefix \(terms match under the NFKC case fold\)/,
+    ],
     [{ fold: 'nfkc', terms: { exact: ['__MCP_\u00ADREF_'] } }, /is the prefix \(terms match under the NFKC case fold\)/],
     [{ fold: 'nfkc', prefix: '__cuaf_', terms: { exact: ['__ⅽuaf_'] } }, /is the prefix/],
     [{ hexCase: 'upper', terms: { ascii: ['CAFE'] } }, /term "CAFE" could appear/],
@@ -118,15 +121,17 @@ describe('createCodec refuses terms that tokens could contain', () => {
     });
     // Now and then a term spelt like the prefix (in some case), as a term or a pair: a random
     // word would hardly ever hit it.
-    const options = fc.tuple(base, fc.nat(3), fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), fc.nat(4)).map(([o, kind, upper, cut]) => {
-      const spelt = [...o.prefix].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join('');
-      if (kind === 1) return { ...o, terms: { ...o.terms, ascii: [...o.terms.ascii, spelt] } };
-      if (kind === 2 && o.prefix.length > 1) {
-        const at = 1 + (cut % (o.prefix.length - 1));
-        return { ...o, terms: { ...o.terms, pairs: [...o.terms.pairs, [spelt.slice(0, at), spelt.slice(at)] as [string, string]] } };
-      }
-      return o;
-    });
+    const options = fc
+      .tuple(base, fc.nat(3), fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), fc.nat(4))
+      .map(([o, kind, upper, cut]) => {
+        const spelt = [...o.prefix].map((c, i) => (upper[i] ? c.toUpperCase() : c.toLowerCase())).join('');
+        if (kind === 1) return { ...o, terms: { ...o.terms, ascii: [...o.terms.ascii, spelt] } };
+        if (kind === 2 && o.prefix.length > 1) {
+          const at = 1 + (cut % (o.prefix.length - 1));
+          return { ...o, terms: { ...o.terms, pairs: [...o.terms.pairs, [spelt.slice(0, at), spelt.slice(at)] as [string, string]] } };
+        }
+        return o;
+      });
     const text = fc.string({ unit: fc.constantFrom(...alphabet, ' ', 'B', 'C', '汉'), maxLength: 24 });
     const seen = { accepted: 0, refusedForTerm: 0, refusedAsPrefix: 0 };
     fc.assert(
@@ -153,7 +158,9 @@ describe('createCodec refuses terms that tokens could contain', () => {
               expect(evidence).toBeDefined();
               const [p, w] = evidence!;
               expect(occursIn(w!.text, p)).toBe(true);
-              expect(w!.token).toMatch(new RegExp(`^.{${o.prefix.length}}(?:${o.hexCase === 'lower' ? '[0-9a-f]' : '[0-9A-F]'}{2})+.{${o.suffix.length}}$`, 's'));
+              expect(w!.token).toMatch(
+                new RegExp(`^.{${o.prefix.length}}(?:${o.hexCase === 'lower' ? '[0-9a-f]' : '[0-9A-F]'}{2})+.{${o.suffix.length}}$`, 's'),
+              );
               expect(w!.token.startsWith(o.prefix) && w!.token.endsWith(o.suffix)).toBe(true);
             }
             seen.refusedForTerm++;

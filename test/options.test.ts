@@ -1,8 +1,8 @@
 // Options that would break the round trip (or leave terms in encoded text) are refused up front.
 import { describe, expect, it } from 'vitest';
+import { compile } from '../src/compiled.ts';
 import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
 import { checkTermsAgainstTokens, resolveOptions } from '../src/options.ts';
-import { compile } from '../src/compiled.ts';
 import { expandPatterns } from '../src/terms.ts';
 
 describe('createCodec options', () => {
@@ -59,7 +59,9 @@ describe('createCodec options', () => {
     for (const prefix of ['__mcp_ref_', '__cuaf_']) {
       expect(() => checkTermsAgainstTokens(expandPatterns(DEFAULT_TERMS, prefix), prefix, '__')).not.toThrow();
     }
-    expect(() => checkTermsAgainstTokens(expandPatterns({ ascii: ['cafe'], exact: [], pairs: [] }, '__mcp_ref_'), '__mcp_ref_', '__')).toThrow(TypeError);
+    expect(() =>
+      checkTermsAgainstTokens(expandPatterns({ ascii: ['cafe'], exact: [], pairs: [] }, '__mcp_ref_'), '__mcp_ref_', '__'),
+    ).toThrow(TypeError);
   });
 
   it('compiles equal options once: codecs share the automaton', () => {
@@ -69,10 +71,16 @@ describe('createCodec options', () => {
   });
 
   it('accepts custom terms of every kind and round-trips them', () => {
-    const codec = createCodec({ prefix: '<<ref:', suffix: '>>', terms: { ascii: ['acme'], exact: ['Zed', '株式会社'], pairs: [['big', 'corp']] } });
+    const codec = createCodec({
+      prefix: '<<ref:',
+      suffix: '>>',
+      terms: { ascii: ['acme'], exact: ['Zed', '株式会社'], pairs: [['big', 'corp']] },
+    });
     const text = 'ACME, zed, Zed, 株式会社, big-corp, BigCorp, big  corp';
     const encoded = codec.encodeText(text);
-    expect(encoded).toBe('<<ref:41434d45>>, zed, <<ref:5a6564>>, <<ref:e6a0aae5bc8fe4bc9ae7a4be>>, <<ref:6269672d636f7270>>, <<ref:426967436f7270>>, big  corp');
+    expect(encoded).toBe(
+      '<<ref:41434d45>>, zed, <<ref:5a6564>>, <<ref:e6a0aae5bc8fe4bc9ae7a4be>>, <<ref:6269672d636f7270>>, <<ref:426967436f7270>>, big  corp',
+    );
     expect(codec.decodeText(encoded)).toBe(text);
     expect(codec.options.terms.exact).toEqual(['Zed', '株式会社']);
   });

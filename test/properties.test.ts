@@ -15,15 +15,21 @@ describe.each(formats)('$name', ({ codec, ref }) => {
   const strings = fc.oneof(anyString(), fragmentString());
 
   it('encodes exactly like the reference', () => {
-    fc.assert(fc.property(strings, (s) => {
-      expect(codec.encodeText(s)).toBe(referenceEncode(s, ref));
-    }), runs(3000));
+    fc.assert(
+      fc.property(strings, (s) => {
+        expect(codec.encodeText(s)).toBe(referenceEncode(s, ref));
+      }),
+      runs(3000),
+    );
   });
 
   it('decodes exactly like the reference, on any text', () => {
-    fc.assert(fc.property(strings, (s) => {
-      expect(codec.decodeText(s)).toBe(referenceDecode(s, ref));
-    }), runs(3000));
+    fc.assert(
+      fc.property(strings, (s) => {
+        expect(codec.decodeText(s)).toBe(referenceDecode(s, ref));
+      }),
+      runs(3000),
+    );
   });
 
   it('round-trips every string, and leaves no term behind', () => {

@@ -9,7 +9,16 @@ export function referenceReports(value: unknown, path: Path = []): IntegrityRepo
   const one = (s: string, p: Path, location: 'value' | 'key'): IntegrityReport[] => {
     const i = s.indexOf('\uFFFD');
     if (i < 0) return [];
-    return [{ path: p, parameterName: p.length ? String(p[0]) : '', location, replacementCharacterCount: s.split('\uFFFD').length - 1, characterOffset: i, utf8ByteOffset: Buffer.byteLength(s.slice(0, i)) }];
+    return [
+      {
+        path: p,
+        parameterName: p.length ? String(p[0]) : '',
+        location,
+        replacementCharacterCount: s.split('\uFFFD').length - 1,
+        characterOffset: i,
+        utf8ByteOffset: Buffer.byteLength(s.slice(0, i)),
+      },
+    ];
   };
   if (typeof value === 'string') return one(value, path, 'value');
   if (Array.isArray(value)) return value.flatMap((v, i) => referenceReports(v, [...path, i]));

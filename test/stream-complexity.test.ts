@@ -86,21 +86,31 @@ describe('long token candidates keep their meaning', () => {
   it('decode as decodeText decodes the same string, however split', () => {
     const hex = fc.constantFrom('0', '7', 'a', 'F', 'e9', '71', 'c3', '80');
     const candidate = fc
-      .tuple(fc.constantFrom('__mcp_ref_', '__MCP_REF_', '__mcp_ref_7'), fc.array(hex, { maxLength: 600 }), fc.constantFrom('', '__', '_', 'x', '__mcp_ref_71__'), fc.nat(600))
+      .tuple(
+        fc.constantFrom('__mcp_ref_', '__MCP_REF_', '__mcp_ref_7'),
+        fc.array(hex, { maxLength: 600 }),
+        fc.constantFrom('', '__', '_', 'x', '__mcp_ref_71__'),
+        fc.nat(600),
+      )
       .map(([p, digits, end, repeat]) => p + digits.join('').repeat(1 + (repeat % 40)) + end);
     fc.assert(
       // Small chunks: every chunk boundary is a point where a candidate stays undecided.
-      fc.property(fc.array(candidate, { minLength: 1, maxLength: 3 }), fc.boolean(), fc.integer({ min: 1, max: 97 }), (parts, escaped, chunk) => {
-        const s = parts.join(' ');
-        let json = JSON.stringify({ params: { x: s } });
-        if (escaped) json = json.replace(/[0-9]/g, (d) => `\\u003${d}`);
-        const input = bytes(json + '\n');
-        const out: Uint8Array[] = [];
-        const t = createByteTransformer('decode', {}, (b) => void out.push(b.slice()));
-        for (let i = 0; i < input.length; i += chunk) t.push(input.subarray(i, i + chunk));
-        t.close();
-        expect(JSON.parse(text(Buffer.concat(out))).params.x).toBe(codec.decodeText(s));
-      }),
+      fc.property(
+        fc.array(candidate, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        fc.integer({ min: 1, max: 97 }),
+        (parts, escaped, chunk) => {
+          const s = parts.join(' ');
+          let json = JSON.stringify({ params: { x: s } });
+          if (escaped) json = json.replace(/[0-9]/g, (d) => `\\u003${d}`);
+          const input = bytes(json + '\n');
+          const out: Uint8Array[] = [];
+          const t = createByteTransformer('decode', {}, (b) => void out.push(b.slice()));
+          for (let i = 0; i < input.length; i += chunk) t.push(input.subarray(i, i + chunk));
+          t.close();
+          expect(JSON.parse(text(Buffer.concat(out))).params.x).toBe(codec.decodeText(s));
+        },
+      ),
       runs(60),
     );
   });
@@ -120,8 +130,12 @@ describe('deferred values keep their meaning', () => {
         } catch (e) {
           expected = e;
         }
-        const decoded = await run(createDecodeStream(), split(line, cuts)).then((o) => JSON.parse(text(o)), (e: unknown) => e);
-        if (expected instanceof PayloadKeyCollisionError) expect(decoded).toMatchObject({ name: 'PayloadKeyCollisionError', messageNumber: 1, id: 3 });
+        const decoded = await run(createDecodeStream(), split(line, cuts)).then(
+          (o) => JSON.parse(text(o)),
+          (e: unknown) => e,
+        );
+        if (expected instanceof PayloadKeyCollisionError)
+          expect(decoded).toMatchObject({ name: 'PayloadKeyCollisionError', messageNumber: 1, id: 3 });
         else expect(decoded).toEqual(expected);
       }),
       runs(300),

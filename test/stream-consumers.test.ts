@@ -4,7 +4,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { core } from '../src/core/instance.ts';
-import { createByteTransformer, createDecodeStream, createEncodeStream, PayloadStreamError, type ByteTransformer, type StreamOptions } from '../src/stream/index.ts';
+import {
+  type ByteTransformer,
+  createByteTransformer,
+  createDecodeStream,
+  createEncodeStream,
+  PayloadStreamError,
+  type StreamOptions,
+} from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { bytes, run } from './stream-helpers.ts';
 
@@ -25,11 +32,21 @@ async function throughByteStream(stream: ReadableStream<Uint8Array>): Promise<Ui
 const source = (input: Uint8Array) => new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(input), c.close()) });
 
 describe('stream consumers', () => {
-  const messages = Array.from({ length: 40 }, (_, i) => `{"jsonrpc":"2.0","id":${i},"result":{"app":"Qwen ${i}","content":[{"data":"qwen","type":"text"}]}}`);
+  const messages = Array.from(
+    { length: 40 },
+    (_, i) => `{"jsonrpc":"2.0","id":${i},"result":{"app":"Qwen ${i}","content":[{"data":"qwen","type":"text"}]}}`,
+  );
   const cases: [string, StreamOptions, string][] = [
     ['ndjson', {}, messages.join('\n') + '\n'],
     // Two data lines per event: the pipe's output for one event holds a newline and is split.
-    ['sse', { framing: 'sse' }, messages.map((m) => m.split(',"result"')).map(([a, b]) => `event: message\ndata: ${a}\ndata: ,"result"${b}\n\n`).join('')],
+    [
+      'sse',
+      { framing: 'sse' },
+      messages
+        .map((m) => m.split(',"result"'))
+        .map(([a, b]) => `event: message\ndata: ${a}\ndata: ,"result"${b}\n\n`)
+        .join(''),
+    ],
     ['content-length', { framing: 'content-length' }, messages.map((m) => `Content-Length: ${bytes(m).length}\r\n\r\n${m}`).join('')],
   ];
 
@@ -83,9 +100,14 @@ describe('stream consumers', () => {
   });
 
   it('gives one chunk per input chunk (up to 1 MiB), and what was made before an error', async () => {
-    const small = Array.from({ length: 300 }, (_, i) => `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${i},"message":"Qwen"}}\n`).join('');
+    const small = Array.from(
+      { length: 300 },
+      (_, i) => `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${i},"message":"Qwen"}}\n`,
+    ).join('');
     const chunks: Uint8Array[] = [];
-    await source(bytes(small)).pipeThrough(createEncodeStream()).pipeTo(new WritableStream({ write: (c) => void chunks.push(c) }));
+    await source(bytes(small))
+      .pipeThrough(createEncodeStream())
+      .pipeTo(new WritableStream({ write: (c) => void chunks.push(c) }));
     expect(chunks.length).toBe(1);
     expect(Buffer.from(chunks[0]!).toString()).toBe(small.replaceAll('"Qwen"', '"__mcp_ref_5177656e__"'));
 
@@ -120,7 +142,12 @@ describe('stream consumers', () => {
     // Pushes of any size, small ones most (wrap pushes a message at a time); every chunk is
     // compared with a copy taken when it was emitted, once all pushes are done.
     const line = fc.oneof(
-      fc.constantFrom('{"result":"Qwen"}', '{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"ali cloud"}}', '   ', ''),
+      fc.constantFrom(
+        '{"result":"Qwen"}',
+        '{"jsonrpc":"2.0","method":"notifications/progress","params":{"message":"ali cloud"}}',
+        '   ',
+        '',
+      ),
       fc.nat(100_000).map((n) => `{"result":"${'q'.repeat(n)}wen"}`),
     );
     fc.assert(
@@ -138,8 +165,16 @@ describe('stream consumers', () => {
 
   it('runs onCollision after the messages before the dropped one went out', () => {
     const order: string[] = [];
-    const t = createByteTransformer('decode', { onCollision: (e) => void order.push(`dropped ${String(e.id)}`) }, (b) => void order.push(Buffer.from(b).toString()));
-    t.push(bytes('{"id":1,"params":{"a":"__mcp_ref_7177656e__"}}\n{"id":2,"params":{"qwen":1,"__mcp_ref_7177656e__":2}}\n{"id":3,"params":{}}\n'));
+    const t = createByteTransformer(
+      'decode',
+      { onCollision: (e) => void order.push(`dropped ${String(e.id)}`) },
+      (b) => void order.push(Buffer.from(b).toString()),
+    );
+    t.push(
+      bytes(
+        '{"id":1,"params":{"a":"__mcp_ref_7177656e__"}}\n{"id":2,"params":{"qwen":1,"__mcp_ref_7177656e__":2}}\n{"id":3,"params":{}}\n',
+      ),
+    );
     t.close();
     expect(order).toEqual(['{"id":1,"params":{"a":"qwen"}}\n', 'dropped 2', '{"id":3,"params":{}}\n']);
   });

@@ -58,10 +58,17 @@ describe('Content-Length: ambiguous header blocks', () => {
   });
 
   it('names the reason', async () => {
-    const fail = (s: string) => run(createEncodeStream({ framing: 'content-length' }), oneByteChunks(bytes(s))).catch((e: Error) => e.message);
-    expect(await fail('Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}')).toBe('more than one Content-Length header (ambiguous) in message 1 at byte 0');
-    expect(await fail('Content-Length: 2\r\n\r\n{}Content-Length: 2\rX: 1\r\n\r\n{}')).toBe('a bare CR in the header block (ambiguous) in message 2 at byte 0');
-    expect(await fail('Content-Length: 2\nX: 1\r\n\r\n{}')).toBe('LF and CRLF line endings mixed in the header block (ambiguous) in message 1 at byte 0');
+    const fail = (s: string) =>
+      run(createEncodeStream({ framing: 'content-length' }), oneByteChunks(bytes(s))).catch((e: Error) => e.message);
+    expect(await fail('Content-Length: 2\r\nContent-Length: 2\r\n\r\n{}')).toBe(
+      'more than one Content-Length header (ambiguous) in message 1 at byte 0',
+    );
+    expect(await fail('Content-Length: 2\r\n\r\n{}Content-Length: 2\rX: 1\r\n\r\n{}')).toBe(
+      'a bare CR in the header block (ambiguous) in message 2 at byte 0',
+    );
+    expect(await fail('Content-Length: 2\nX: 1\r\n\r\n{}')).toBe(
+      'LF and CRLF line endings mixed in the header block (ambiguous) in message 1 at byte 0',
+    );
   });
 });
 
@@ -69,14 +76,19 @@ describe('Content-Length: onInvalidMessage', () => {
   it('drops an invalid or oversize body whole (no header), the others pass, any chunking', async () => {
     const body = fc.oneof(
       message.map((m) => ({ text: JSON.stringify(m), valid: m as unknown })),
-      fc.constantFrom('Server started', '{"a":', '{"a":1}x', `{"result":"${'Qwen'.repeat(100)}"}`, '{"a":"\u0001"}').map((t) => ({ text: t, valid: undefined })),
+      fc
+        .constantFrom('Server started', '{"a":', '{"a":1}x', `{"result":"${'Qwen'.repeat(100)}"}`, '{"a":"\u0001"}')
+        .map((t) => ({ text: t, valid: undefined })),
     );
     await fc.assert(
       fc.asyncProperty(fc.array(body, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(3000), { maxLength: 8 }), async (items, cuts) => {
         const frame = (t: string) => `Content-Length: ${bytes(t).length}\r\n\r\n${t}`;
         const input = bytes(items.map((b) => frame(b.text)).join(''));
         const errors: PayloadStreamError[] = [];
-        const out = await run(createEncodeStream({ framing: 'content-length', maxMessageBytes: 300, onInvalidMessage: (e) => void errors.push(e) }), split(input, cuts));
+        const out = await run(
+          createEncodeStream({ framing: 'content-length', maxMessageBytes: 300, onInvalidMessage: (e) => void errors.push(e) }),
+          split(input, cuts),
+        );
         const valid = items.filter((b) => b.valid !== undefined);
         const expected = valid.map((b) => frame(JSON.stringify(codec.encodeMessage(b.valid)))).join('');
         // (JSON.stringify writes the same text as the stream for these compact bodies)

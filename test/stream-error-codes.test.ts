@@ -1,10 +1,15 @@
 // Every kind of bad input a stream refuses has a code to branch on (and a reason and place to
 // read), whichever part of the stream finds it.
 import { describe, expect, it } from 'vitest';
-import { createByteTransformer, PayloadStreamError, type Framing, type PayloadStreamErrorCode } from '../src/stream/index.ts';
+import { createByteTransformer, type Framing, PayloadStreamError, type PayloadStreamErrorCode } from '../src/stream/index.ts';
 import { bytes } from './stream-helpers.ts';
 
-function failure(input: string | Uint8Array, framing: Framing = 'ndjson', mode: 'encode' | 'decode' = 'encode', maxMessageBytes?: number): PayloadStreamError {
+function failure(
+  input: string | Uint8Array,
+  framing: Framing = 'ndjson',
+  mode: 'encode' | 'decode' = 'encode',
+  maxMessageBytes?: number,
+): PayloadStreamError {
   const t = createByteTransformer(mode, { framing, ...(maxMessageBytes ? { maxMessageBytes } : {}) }, () => {});
   try {
     t.push(typeof input === 'string' ? bytes(input) : input);

@@ -36,7 +36,11 @@ describe('Content-Length framing', () => {
     for (let pad = 200; pad < 800; pad += 7) {
       for (const eol of ['\r\n', '\n']) {
         const head = (n: number) => `X-Pad: ${'p'.repeat(pad)}${eol}Content-Length: ${n}${eol}${eol}`;
-        const out = text(await run(createEncodeStream({ framing: 'content-length' }), [bytes(head(bytes(body).length) + body + head(bytes(body).length) + body)]));
+        const out = text(
+          await run(createEncodeStream({ framing: 'content-length' }), [
+            bytes(head(bytes(body).length) + body + head(bytes(body).length) + body),
+          ]),
+        );
         expect(out).toBe(head(bytes(encoded).length) + encoded + head(bytes(encoded).length) + encoded);
       }
     }
@@ -50,7 +54,9 @@ describe('Content-Length framing', () => {
   });
 
   it('errors when the body runs past the end of the stream, or a header is missing', async () => {
-    const short = await run(createEncodeStream({ framing: 'content-length' }), [bytes('Content-Length: 50\r\n\r\n{"result":1}')]).catch((e: unknown) => e);
+    const short = await run(createEncodeStream({ framing: 'content-length' }), [bytes('Content-Length: 50\r\n\r\n{"result":1}')]).catch(
+      (e: unknown) => e,
+    );
     expect(short).toBeInstanceOf(PayloadStreamError);
     expect((short as Error).message).toMatch(/Content-Length runs past the end of the stream .* in message 1 at byte 12/);
     const missing = await run(createEncodeStream({ framing: 'content-length' }), [bytes('X: 1\r\n\r\n{}')]).catch((e: unknown) => e);
@@ -118,7 +124,9 @@ describe('framing around dropped messages and split line ends', () => {
 
   it('Content-Length: a dropped message writes no header at all', async () => {
     const frame = (b: string) => `Content-Length: ${bytes(b).length}\r\n\r\n${b}`;
-    const out = text(await run(createDecodeStream({ framing: 'content-length', onCollision: () => {} }), [bytes(frame(colliding) + frame(ok(2)))]));
+    const out = text(
+      await run(createDecodeStream({ framing: 'content-length', onCollision: () => {} }), [bytes(frame(colliding) + frame(ok(2)))]),
+    );
     const dec = '{"jsonrpc":"2.0","id":2,"params":{"a":"qwen"}}';
     expect(out).toBe(frame(dec));
   });

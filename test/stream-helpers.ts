@@ -54,7 +54,8 @@ export function writeJson(value: unknown, choices: number[]): string {
       else if (ch.length === 1 && ch >= '\uD800' && ch <= '\uDFFF') out += `\\u${c.toString(16).padStart(4, '0')}`;
       else if (r === 0) {
         // escape the UTF-16 code units of this character
-        for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`.replace(/[a-f]/g, (x) => (next() % 2 ? x.toUpperCase() : x));
+        for (let i = 0; i < ch.length; i++)
+          out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`.replace(/[a-f]/g, (x) => (next() % 2 ? x.toUpperCase() : x));
       } else if (r === 1 && ch === '/') out += '\\/';
       else out += ch;
     }
@@ -63,7 +64,10 @@ export function writeJson(value: unknown, choices: number[]): string {
   const write = (v: unknown): string => {
     if (typeof v === 'string') return str(v);
     if (Array.isArray(v)) return `[${ws()}${v.map((x) => write(x)).join(`${ws()},${ws()}`)}${ws()}]`;
-    if (v && typeof v === 'object') return `{${ws()}${Object.entries(v).map(([key, x]) => `${str(key)}${ws()}:${ws()}${write(x)}`).join(`,${ws()}`)}${ws()}}`;
+    if (v && typeof v === 'object')
+      return `{${ws()}${Object.entries(v)
+        .map(([key, x]) => `${str(key)}${ws()}:${ws()}${write(x)}`)
+        .join(`,${ws()}`)}${ws()}}`;
     return JSON.stringify(v);
   };
   return write(value);
@@ -80,7 +84,11 @@ export function transformChunks(mode: 'encode' | 'decode', options: object, chun
   return text(Buffer.concat(out));
 }
 
-const lines = (ndjson: string) => ndjson.split('\n').slice(0, -1).map((l) => JSON.parse(l) as unknown);
+const lines = (ndjson: string) =>
+  ndjson
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => JSON.parse(l) as unknown);
 
 /**
  * The property the streams are held to (field policy, fuzz regressions): NDJSON `input`, cut at

@@ -14,8 +14,16 @@ const MAX = 300;
 const str = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('Qwen', 'q"w\\en', '通义', 'aliyun cloud', '😀'));
 const message = fc.oneof(
   fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), method: str, params: fc.dictionary(str, str, { maxKeys: 3 }) }),
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), result: fc.record({ content: fc.array(fc.record({ type: fc.constant('text'), text: str }), { maxLength: 3 }) }) }),
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), result: fc.record({ content: fc.array(fc.record({ data: str, type: fc.constantFrom('image', 'text') }), { maxLength: 2 }) }) }),
+  fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.integer(),
+    result: fc.record({ content: fc.array(fc.record({ type: fc.constant('text'), text: str }), { maxLength: 3 }) }),
+  }),
+  fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.integer(),
+    result: fc.record({ content: fc.array(fc.record({ data: str, type: fc.constantFrom('image', 'text') }), { maxLength: 2 }) }),
+  }),
 );
 
 type Line = { valid: unknown } | { garbage: Uint8Array; silent: boolean };
@@ -94,19 +102,37 @@ async function check(mode: 'encode' | 'decode', s: { lines: Line[]; crlf: boolea
 
 describe('onInvalidMessage, NDJSON', () => {
   it('encode: drops and reports each invalid line once, whatever the chunking', async () => {
-    await fc.assert(fc.asyncProperty(scenario((m) => JSON.stringify(m)), (s) => check('encode', s)), runs(150));
+    await fc.assert(
+      fc.asyncProperty(
+        scenario((m) => JSON.stringify(m)),
+        (s) => check('encode', s),
+      ),
+      runs(150),
+    );
   });
 
   it('decode: drops and reports each invalid line once, whatever the chunking', async () => {
-    await fc.assert(fc.asyncProperty(scenario((m) => JSON.stringify(codec.encodeMessage(m))), (s) => check('decode', s)), runs(150));
+    await fc.assert(
+      fc.asyncProperty(
+        scenario((m) => JSON.stringify(codec.encodeMessage(m))),
+        (s) => check('decode', s),
+      ),
+      runs(150),
+    );
   });
 
   it('pins the wire: a line invalid from its start vanishes; a written part is spoiled and ended', async () => {
     const errors: string[] = [];
     const opts = { onInvalidMessage: (e: PayloadStreamError) => void errors.push(e.message) };
-    const out = await run(createEncodeStream(opts), [bytes('Server started on port 3000\n{"id":1,"result":"Qwen"}\n{"id":2}x\n{"id":3,"result":{\n')]);
+    const out = await run(createEncodeStream(opts), [
+      bytes('Server started on port 3000\n{"id":1,"result":"Qwen"}\n{"id":2}x\n{"id":3,"result":{\n'),
+    ]);
     expect(new TextDecoder().decode(out)).toBe(`{"id":1,"result":"${codec.encodeText('Qwen')}"}\n{"id":2},\n{"id":3,"result":{\n`);
-    expect(errors).toEqual(['invalid JSON in message 1 at byte 0', 'invalid JSON in message 3 at byte 8', 'the message ends before its JSON value does in message 4 at byte 18']);
+    expect(errors).toEqual([
+      'invalid JSON in message 1 at byte 0',
+      'invalid JSON in message 3 at byte 8',
+      'the message ends before its JSON value does in message 4 at byte 18',
+    ]);
   });
 
   it('without the option the stream still errors', async () => {

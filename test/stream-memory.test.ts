@@ -33,7 +33,10 @@ function feed(mode: 'encode' | 'decode', type: string, size: number) {
 }
 
 describe('held output goes out in bounded chunks', () => {
-  for (const [mode, type] of [['encode', 'image'], ['decode', 'text']] as const) {
+  for (const [mode, type] of [
+    ['encode', 'image'],
+    ['decode', 'text'],
+  ] as const) {
     it(`${mode}: a 64 MiB data value before its type (${type}) comes out in chunks of at most 1 MiB`, () => {
       const { sizes, sum, mismatch, inputLength } = feed(mode, type, 64 * MiB);
       expect(mismatch).toBe(-1);
@@ -53,7 +56,10 @@ describe('held bytes across their 64 KiB chunks', () => {
     for (let pad = 65_480; pad < 65_560; pad += 3) {
       // The keys (and the id after them) straddle the boundary for some of these pads.
       const bad = `{"jsonrpc":"2.0","params":{"p":"${'x'.repeat(pad)}","qwen":1,"__mcp_ref_7177656e__":2},"id":"r${pad}"}\n`;
-      const e = await run(createDecodeStream(), [bytes(bad)]).then(() => null, (x: unknown) => x);
+      const e = await run(createDecodeStream(), [bytes(bad)]).then(
+        () => null,
+        (x: unknown) => x,
+      );
       expect(e).toMatchObject({ name: 'PayloadKeyCollisionError', id: `r${pad}` });
       const good = `{"jsonrpc":"2.0","params":{"p":"${'x'.repeat(pad)}","o":{"data":"__mcp_ref_7177656e__ ${'y'.repeat(pad % 97)}","type":"text"},"__mcp_ref_7177656e__":2},"id":"r${pad}"}\n`;
       const out = JSON.parse(text(await run(createDecodeStream(), [bytes(good)])));

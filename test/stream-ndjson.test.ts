@@ -9,7 +9,16 @@ import { bytes, choices, oneByteChunks, run, split, text, writeJson } from './st
 const codec = createCodec();
 const str = fc.oneof(fragmentString(6), fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom('Qwen', 'q"w\\en', '通义\n', 'a/b'));
 const json = fc.letrec((tie) => ({
-  v: fc.oneof({ depthSize: 'small' }, str, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(str, tie('v'), { maxKeys: 3 })),
+  v: fc.oneof(
+    { depthSize: 'small' },
+    str,
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('v'), { maxLength: 3 }),
+    fc.dictionary(str, tie('v'), { maxKeys: 3 }),
+  ),
 })).v;
 const block = fc.oneof(
   fc.record({ type: fc.constant('text'), text: str }),
@@ -18,8 +27,17 @@ const block = fc.oneof(
   fc.record({ data: json, meta: json }),
 );
 const message = fc.oneof(
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.integer(), str), method: str, params: fc.dictionary(str, json, { maxKeys: 3 }) }),
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), result: fc.record({ content: fc.array(block, { maxLength: 3 }), structuredContent: json }) }),
+  fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.oneof(fc.integer(), str),
+    method: str,
+    params: fc.dictionary(str, json, { maxKeys: 3 }),
+  }),
+  fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.integer(),
+    result: fc.record({ content: fc.array(block, { maxLength: 3 }), structuredContent: json }),
+  }),
   fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), error: fc.record({ code: fc.integer(), message: str, data: json }) }),
 );
 const batch = fc.oneof(message, fc.array(message, { minLength: 1, maxLength: 3 }));
@@ -41,11 +59,15 @@ describe('NDJSON encode stream', () => {
 
   it('gives the same bytes however the input is split', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(batch, choices), { minLength: 1, maxLength: 3 }), fc.array(fc.nat(4000), { maxLength: 12 }), async (items, cuts) => {
-        const input = bytes(items.map(([m, c]) => writeJson(m, c)).join('\r\n'));
-        const whole = await run(createEncodeStream(), [input]);
-        expect(await run(createEncodeStream(), split(input, cuts))).toEqual(whole);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(batch, choices), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.nat(4000), { maxLength: 12 }),
+        async (items, cuts) => {
+          const input = bytes(items.map(([m, c]) => writeJson(m, c)).join('\r\n'));
+          const whole = await run(createEncodeStream(), [input]);
+          expect(await run(createEncodeStream(), split(input, cuts))).toEqual(whole);
+        },
+      ),
       runs(200),
     );
   });
@@ -61,7 +83,8 @@ describe('NDJSON encode stream', () => {
   });
 
   it('keeps a message with nothing to change byte for byte, and bytes outside strings always', async () => {
-    const clean = '{ "jsonrpc" : "2.0", "id" : 7,\t"result" : { "n" : 1.50e3, "list" : [ true , null , -0.0 ], "s" : "Safari \\u00e9\\/" } }\n';
+    const clean =
+      '{ "jsonrpc" : "2.0", "id" : 7,\t"result" : { "n" : 1.50e3, "list" : [ true , null , -0.0 ], "s" : "Safari \\u00e9\\/" } }\n';
     expect(text(await run(createEncodeStream(), [bytes(clean)]))).toBe(clean);
     const dirty = '{ "jsonrpc" : "2.0", "id" : 7,\t"result" : { "n" : 1.50e3, "app" : "Qwen" } }\n';
     expect(text(await run(createEncodeStream(), [bytes(dirty)]))).toBe(dirty.replace('Qwen', '__mcp_ref_5177656e__'));
@@ -69,7 +92,9 @@ describe('NDJSON encode stream', () => {
 
   it('never touches jsonrpc, id or method', async () => {
     const m = '{"jsonrpc":"2.0","id":"Qwen","method":"qwen/open","params":{"app":"Qwen"}}\n';
-    expect(text(await run(createEncodeStream(), [bytes(m)]))).toBe('{"jsonrpc":"2.0","id":"Qwen","method":"qwen/open","params":{"app":"__mcp_ref_5177656e__"}}\n');
+    expect(text(await run(createEncodeStream(), [bytes(m)]))).toBe(
+      '{"jsonrpc":"2.0","id":"Qwen","method":"qwen/open","params":{"app":"__mcp_ref_5177656e__"}}\n',
+    );
   });
 
   it('keeps blank lines and a last line without a newline', async () => {
@@ -86,12 +111,16 @@ describe('NDJSON encode stream', () => {
 describe('NDJSON decode stream', () => {
   it('means what decodeMessage means, and round-trips the encode stream', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(batch, choices), { minLength: 1, maxLength: 3 }), fc.array(fc.nat(3000), { maxLength: 6 }), async (items, cuts) => {
-        const input = items.map(([m, c]) => writeJson(m, c) + '\n').join('');
-        const encoded = await run(createEncodeStream(), [bytes(input)]);
-        const decoded = lines(await run(createDecodeStream(), split(encoded, cuts)));
-        items.forEach(([m], i) => expect(JSON.parse(decoded[i]!)).toEqual(JSON.parse(JSON.stringify(m))));
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(batch, choices), { minLength: 1, maxLength: 3 }),
+        fc.array(fc.nat(3000), { maxLength: 6 }),
+        async (items, cuts) => {
+          const input = items.map(([m, c]) => writeJson(m, c) + '\n').join('');
+          const encoded = await run(createEncodeStream(), [bytes(input)]);
+          const decoded = lines(await run(createDecodeStream(), split(encoded, cuts)));
+          items.forEach(([m], i) => expect(JSON.parse(decoded[i]!)).toEqual(JSON.parse(JSON.stringify(m))));
+        },
+      ),
       runs(200),
     );
   });
@@ -100,24 +129,37 @@ describe('NDJSON decode stream', () => {
     const key = fc.constantFrom('qwen', 'Qwen', '__mcp_ref_7177656e__', '__mcp_ref_5177656e__', 'a');
     const value = fc.constantFrom('x', '__mcp_ref_7177656e__', '__mcp_ref_e9809ae4b989__ __mcp_ref_71__');
     // Deferred `data` values change length when decoded, moving the keys written after them.
-    const obj = fc.tuple(value, fc.uniqueArray(key, { maxLength: 3 }), fc.constantFrom('text', 'image'), fc.boolean()).map(([data, keys, type, dataFirst]) => {
-      const rest = Object.fromEntries(keys.map((k, i) => [k, i]));
-      return dataFirst ? { data, ...rest, type } : { ...rest, type, data };
-    });
+    const obj = fc
+      .tuple(value, fc.uniqueArray(key, { maxLength: 3 }), fc.constantFrom('text', 'image'), fc.boolean())
+      .map(([data, keys, type, dataFirst]) => {
+        const rest = Object.fromEntries(keys.map((k, i) => [k, i]));
+        return dataFirst ? { data, ...rest, type } : { ...rest, type, data };
+      });
     await fc.assert(
-      fc.asyncProperty(fc.array(obj, { minLength: 1, maxLength: 3 }), fc.dictionary(key, value, { maxKeys: 3 }), fc.boolean(), async (content, extra, idLast) => {
-        // An id written after the result moves when deferred values before it change length.
-        const m = idLast ? { jsonrpc: '2.0', result: { content, ...extra }, id: 5 } : { jsonrpc: '2.0', id: 5, result: { content, ...extra } };
-        let expected: unknown;
-        try {
-          expected = codec.decodeMessage(m);
-        } catch (e) {
-          expected = e;
-        }
-        const out = await run(createDecodeStream(), [bytes(JSON.stringify(m) + '\n')]).then((o) => JSON.parse(text(o)), (e: unknown) => e);
-        if (expected instanceof PayloadKeyCollisionError) expect(out).toMatchObject({ name: 'PayloadKeyCollisionError', messageNumber: 1, id: 5 });
-        else expect(out).toEqual(expected);
-      }),
+      fc.asyncProperty(
+        fc.array(obj, { minLength: 1, maxLength: 3 }),
+        fc.dictionary(key, value, { maxKeys: 3 }),
+        fc.boolean(),
+        async (content, extra, idLast) => {
+          // An id written after the result moves when deferred values before it change length.
+          const m = idLast
+            ? { jsonrpc: '2.0', result: { content, ...extra }, id: 5 }
+            : { jsonrpc: '2.0', id: 5, result: { content, ...extra } };
+          let expected: unknown;
+          try {
+            expected = codec.decodeMessage(m);
+          } catch (e) {
+            expected = e;
+          }
+          const out = await run(createDecodeStream(), [bytes(JSON.stringify(m) + '\n')]).then(
+            (o) => JSON.parse(text(o)),
+            (e: unknown) => e,
+          );
+          if (expected instanceof PayloadKeyCollisionError)
+            expect(out).toMatchObject({ name: 'PayloadKeyCollisionError', messageNumber: 1, id: 5 });
+          else expect(out).toEqual(expected);
+        },
+      ),
       runs(300),
     );
   });
@@ -137,8 +179,12 @@ describe('NDJSON decode stream', () => {
   });
 
   it('errors on colliding keys with the message number and id, never the content', async () => {
-    const input = '{"jsonrpc":"2.0","id":1,"method":"m","params":{}}\n{"jsonrpc":"2.0","id":"req-2","method":"tools/call","params":{"arguments":{"Qwen":"secret","__mcp_ref_5177656e__":"secret"}}}\n';
-    const error = await run(createDecodeStream(), [bytes(input)]).then(() => null, (e: unknown) => e);
+    const input =
+      '{"jsonrpc":"2.0","id":1,"method":"m","params":{}}\n{"jsonrpc":"2.0","id":"req-2","method":"tools/call","params":{"arguments":{"Qwen":"secret","__mcp_ref_5177656e__":"secret"}}}\n';
+    const error = await run(createDecodeStream(), [bytes(input)]).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(PayloadKeyCollisionError);
     expect(error).toMatchObject({ messageNumber: 2, id: 'req-2' });
     expect(String(error)).not.toMatch(/secret|Qwen/);
@@ -146,7 +192,8 @@ describe('NDJSON decode stream', () => {
 
   it('with onCollision, drops the colliding message and goes on', async () => {
     const seen: unknown[] = [];
-    const input = '{"id":1,"params":{"a":"__mcp_ref_7177656e__"}}\n{"id":2,"params":{"qwen":1,"__MCP_REF_7177656E__":2}}\n{"id":3,"params":{}}\n';
+    const input =
+      '{"id":1,"params":{"a":"__mcp_ref_7177656e__"}}\n{"id":2,"params":{"qwen":1,"__MCP_REF_7177656E__":2}}\n{"id":3,"params":{}}\n';
     const out = text(await run(createDecodeStream({ onCollision: (e) => seen.push(e.id) }), [bytes(input)]));
     expect(out).toBe('{"id":1,"params":{"a":"qwen"}}\n{"id":3,"params":{}}\n');
     expect(seen).toEqual([2]);
@@ -170,7 +217,10 @@ describe('escaped text', () => {
 
 describe('bad input', () => {
   const failure = async (input: string | Uint8Array, options = {}) => {
-    const error = await run(createEncodeStream(options), [typeof input === 'string' ? bytes(input) : input]).then(() => null, (e: unknown) => e);
+    const error = await run(createEncodeStream(options), [typeof input === 'string' ? bytes(input) : input]).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(PayloadStreamError);
     return error as PayloadStreamError;
   };
@@ -189,7 +239,11 @@ describe('bad input', () => {
     expect((await failure('{"result":"abc\n')).reason).toBe('the message ends before its JSON value does');
     expect((await failure('{"result":[1,2}\n')).reason).toBe('invalid JSON');
     expect((await failure('{"result":1}{"result":2}\n')).reason).toBe('invalid JSON');
-    expect(await failure('{"result":[1,2]')).toMatchObject({ reason: 'the message ends before its JSON value does', messageNumber: 1, byteOffset: 15 });
+    expect(await failure('{"result":[1,2]')).toMatchObject({
+      reason: 'the message ends before its JSON value does',
+      messageNumber: 1,
+      byteOffset: 15,
+    });
     expect((await failure('{"result":tru}\n')).reason).toBe('invalid JSON');
     expect((await failure('{"result":01}\n')).reason).toBe('invalid JSON');
   });
@@ -208,7 +262,10 @@ describe('bad input', () => {
 // Messages that are almost right: each case once went wrong, and is named after what must hold.
 describe('cut characters, colliding and nested deferred values, blank lines', () => {
   const fails = async (input: Uint8Array, reason: string) => {
-    const e = await run(createEncodeStream(), [input]).then(() => null, (x: unknown) => x);
+    const e = await run(createEncodeStream(), [input]).then(
+      () => null,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(PayloadStreamError);
     expect((e as PayloadStreamError).reason).toBe(reason);
   };
@@ -223,7 +280,8 @@ describe('cut characters, colliding and nested deferred values, blank lines', ()
 
   it('with onCollision, drops a message whose deferred data value collides, and goes on', async () => {
     const seen: unknown[] = [];
-    const input = '{"jsonrpc":"2.0","id":7,"params":{"data":{"qwen":1,"__mcp_ref_7177656e__":2},"type":"text"}}\n{"id":8,"params":{"x":"__mcp_ref_7177656e__"}}\n';
+    const input =
+      '{"jsonrpc":"2.0","id":7,"params":{"data":{"qwen":1,"__mcp_ref_7177656e__":2},"type":"text"}}\n{"id":8,"params":{"x":"__mcp_ref_7177656e__"}}\n';
     const out = text(await run(createDecodeStream({ onCollision: (e) => seen.push([e.messageNumber, e.id]) }), [bytes(input)]));
     expect(out).toBe('{"id":8,"params":{"x":"qwen"}}\n');
     expect(seen).toEqual([[1, 7]]);
@@ -231,7 +289,10 @@ describe('cut characters, colliding and nested deferred values, blank lines', ()
 
   it('names the colliding request of a batch, and all ids of the batch', async () => {
     const input = '[{"jsonrpc":"2.0","id":"A","params":{"qwen":1,"__mcp_ref_7177656e__":2}},{"jsonrpc":"2.0","id":"B","params":{}}]\n';
-    const e = await run(createDecodeStream(), [bytes(input)]).then(() => null, (x: unknown) => x);
+    const e = await run(createDecodeStream(), [bytes(input)]).then(
+      () => null,
+      (x: unknown) => x,
+    );
     expect(e).toMatchObject({ id: 'A', batchIds: ['A', 'B'] });
   });
 
@@ -239,20 +300,28 @@ describe('cut characters, colliding and nested deferred values, blank lines', ()
     const reason = 'two "type" keys that disagree in one object (image/audio or not)';
     await fails(bytes('{"result":{"type":"text","data":"qwen","type":"image"}}\n'), reason);
     await fails(bytes('{"result":{"data":"qwen","type":"image","type":"text"}}\n'), reason);
-    expect(text(await run(createEncodeStream(), [bytes('{"result":{"type":"image","type":"image","data":"qwen"}}\n')]))).toContain('"data":"qwen"');
+    expect(text(await run(createEncodeStream(), [bytes('{"result":{"type":"image","type":"image","data":"qwen"}}\n')]))).toContain(
+      '"data":"qwen"',
+    );
   });
 
   it('refuses data values before their type nested deeper than its limit, without recursion trouble', async () => {
     const nest = (n: number) => '{"data":'.repeat(n) + '"qwen"' + ',"type":"text"}'.repeat(n);
     const ok = text(await run(createEncodeStream(), [bytes(`{"result":${nest(20)}}\n`)]));
     expect(JSON.parse(ok)).toEqual(codec.encodeMessage(JSON.parse(`{"result":${nest(20)}}`)));
-    const e = await run(createEncodeStream(), [bytes(`{"result":${nest(2000)}}\n`)]).then(() => null, (x: unknown) => x);
+    const e = await run(createEncodeStream(), [bytes(`{"result":${nest(2000)}}\n`)]).then(
+      () => null,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(PayloadStreamError);
     expect(String(e)).toMatch(/nested more than 32 deep/);
   });
 
   it('does not count whitespace-only lines as messages', async () => {
-    const e = await run(createEncodeStream(), [bytes('\r\n{"id":1}\n{"id":2 x}\n')]).then(() => null, (x: unknown) => x);
+    const e = await run(createEncodeStream(), [bytes('\r\n{"id":1}\n{"id":2 x}\n')]).then(
+      () => null,
+      (x: unknown) => x,
+    );
     expect(e).toMatchObject({ messageNumber: 2 });
   });
 });

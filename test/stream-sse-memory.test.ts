@@ -2,9 +2,9 @@
 // comment is never held); what an event holds is bounded by maxMessageBytes with a clear error;
 // events with many data lines cost linear time.
 import { describe, expect, it } from 'vitest';
-import { growth, LINEAR_BOUND } from './scaling.ts';
-import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
 import { createCodec } from '../src/index.ts';
+import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
+import { growth, LINEAR_BOUND } from './scaling.ts';
 import { bytes } from './stream-helpers.ts';
 
 const codec = createCodec();
@@ -36,7 +36,12 @@ describe('SSE: lines stream, held bytes are bounded', () => {
   });
 
   it('refuses an event holding more than maxMessageBytes, data or not, with a clear error', () => {
-    const cases = ['data: {"a":1}\n: ' + 'c'.repeat(2000) + '\n\n', 'data: "' + 'd'.repeat(2000) + '"\n\n', 'event: endpoint\ndata: /' + 'e'.repeat(2000) + '\n\n', 'data: 1\n' + 'data\n'.repeat(600) + '\n'];
+    const cases = [
+      'data: {"a":1}\n: ' + 'c'.repeat(2000) + '\n\n',
+      'data: "' + 'd'.repeat(2000) + '"\n\n',
+      'event: endpoint\ndata: /' + 'e'.repeat(2000) + '\n\n',
+      'data: 1\n' + 'data\n'.repeat(600) + '\n',
+    ];
     for (const input of cases) {
       const { t } = transformer({ maxMessageBytes: 1000 });
       let error: unknown;
@@ -92,13 +97,19 @@ describe('SSE: large events', () => {
     t.close();
     const out = text();
     expect(out.slice(0, passing.length)).toBe(passing);
-    const data = out.slice(passing.length).split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+    const data = out
+      .slice(passing.length)
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => l.slice(6))
+      .join('\n');
     expect(JSON.parse(data)).toEqual(codec.encodeMessage(JSON.parse(json)));
   });
 });
 
 describe('SSE: time is linear in the number of data lines', () => {
-  const input = (lines: number) => bytes(`data: [\n${Array.from({ length: lines }, (_, i) => `data: "Qwen ${i}",\n: c`).join('\n')}\ndata: 0]\n\n`);
+  const input = (lines: number) =>
+    bytes(`data: [\n${Array.from({ length: lines }, (_, i) => `data: "Qwen ${i}",\n: c`).join('\n')}\ndata: 0]\n\n`);
   const once = (data: Uint8Array, mode: 'encode' | 'decode') => () => {
     const { t } = transformer({}, mode);
     for (let at = 0; at < data.length; at += 64 * 1024) t.push(data.subarray(at, at + 64 * 1024));

@@ -6,7 +6,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import { createEncodeStream, PayloadStreamError } from '../src/stream/index.ts';
+import { createEncodeStream, type PayloadStreamError } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { bytes, oneByteChunks, run, split } from './stream-helpers.ts';
 
@@ -33,7 +33,11 @@ const isMessage = (e: EventSourceMessage) => !e.event || e.event === 'message';
 
 const str = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('Qwen', '通义', 'aliyun', 'a\nb', '😀 dashscope'));
 const message = fc.oneof(
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), result: fc.record({ content: fc.array(fc.record({ type: fc.constant('text'), text: str }), { maxLength: 2 }) }) }),
+  fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.integer(),
+    result: fc.record({ content: fc.array(fc.record({ type: fc.constant('text'), text: str }), { maxLength: 2 }) }),
+  }),
   fc.record({ jsonrpc: fc.constant('2.0'), method: str, params: fc.dictionary(str, str, { maxKeys: 2 }) }),
 );
 // A message's JSON as data lines: compact, or pretty (its newlines fall between tokens).
@@ -41,15 +45,35 @@ const dataLines = fc.tuple(message, fc.constantFrom(0, 1, 2)).map(([m, indent]) 
 const otherData = fc.constantFrom<string[]>(['/messages?session=Qwen'], ['not json', 'Qwen'], [''], ['  '], ['{"a":'], ['12', '3']);
 const prefix = fc.constantFrom('data:', 'data: ', 'data:  ');
 const field = fc.constantFrom(
-  ': keep-alive Qwen', ':', 'retry: 1000', 'retry: x', 'foo: bar', 'foo', 'Event: endpoint', 'DATA: {"x":1}', 'data ',
-  'event: message', 'event:message', 'event:', 'event: ', 'event', 'event: endpoint', 'event:endpoint', 'event: Message', 'event: messages',
+  ': keep-alive Qwen',
+  ':',
+  'retry: 1000',
+  'retry: x',
+  'foo: bar',
+  'foo',
+  'Event: endpoint',
+  'DATA: {"x":1}',
+  'data ',
+  'event: message',
+  'event:message',
+  'event:',
+  'event: ',
+  'event',
+  'event: endpoint',
+  'event:endpoint',
+  'event: Message',
+  'event: messages',
 );
 const ending = fc.constantFrom('\n', '\r', '\r\n');
 
 /** An event: data lines (a message or other text) with fields anywhere among them. */
 const event = fc
   .record({
-    data: fc.oneof({ weight: 3, arbitrary: dataLines }, { weight: 1, arbitrary: otherData }, { weight: 1, arbitrary: fc.constant([] as string[]) }),
+    data: fc.oneof(
+      { weight: 3, arbitrary: dataLines },
+      { weight: 1, arbitrary: otherData },
+      { weight: 1, arbitrary: fc.constant([] as string[]) },
+    ),
     fields: fc.array(fc.tuple(field, fc.nat(20)), { maxLength: 3 }),
     prefixes: fc.array(prefix, { minLength: 1, maxLength: 4 }),
     bareData: fc.boolean(), // an empty data line written as just `data`
@@ -87,7 +111,10 @@ describe('SSE as eventsource-parser reads it', () => {
       fc.asyncProperty(stream, async (s) => {
         const input = render(s);
         const errors: PayloadStreamError[] = [];
-        const out = await run(createEncodeStream({ framing: 'sse', onInvalidMessage: (e) => void errors.push(e) }), s.oneByte ? oneByteChunks(input) : split(input, s.cuts));
+        const out = await run(
+          createEncodeStream({ framing: 'sse', onInvalidMessage: (e) => void errors.push(e) }),
+          s.oneByte ? oneByteChunks(input) : split(input, s.cuts),
+        );
         const before = parse(input);
         const after = parse(out);
         expect(after.retries).toEqual(before.retries);
@@ -148,7 +175,11 @@ describe('SSE as eventsource-parser reads it', () => {
       ['event: endpoint\ndata: /x?Qwen\n\n', 'event: endpoint\ndata: /x?Qwen\n\n'],
     ];
     for (const [input, expected] of cases) {
-      expect(new TextDecoder('utf-8', { ignoreBOM: true }).decode(await run(createEncodeStream({ framing: 'sse' }), oneByteChunks(bytes(input))))).toBe(expected);
+      expect(
+        new TextDecoder('utf-8', { ignoreBOM: true }).decode(
+          await run(createEncodeStream({ framing: 'sse' }), oneByteChunks(bytes(input))),
+        ),
+      ).toBe(expected);
     }
   });
 });

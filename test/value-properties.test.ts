@@ -30,8 +30,21 @@ const block = fc.oneof(
 );
 /** MCP-shaped traffic: tools/call requests and results with content blocks and structuredContent. */
 const message = fc.oneof(
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.integer(), text), method: fc.constant('tools/call'), params: fc.record({ name: text, arguments: fc.dictionary(text, value, { maxKeys: 4 }) }) }),
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), result: fc.record({ content: fc.array(block, { maxLength: 4 }), structuredContent: fc.dictionary(text, value, { maxKeys: 3 }), isError: fc.boolean() }) }),
+  fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.oneof(fc.integer(), text),
+    method: fc.constant('tools/call'),
+    params: fc.record({ name: text, arguments: fc.dictionary(text, value, { maxKeys: 4 }) }),
+  }),
+  fc.record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.integer(),
+    result: fc.record({
+      content: fc.array(block, { maxLength: 4 }),
+      structuredContent: fc.dictionary(text, value, { maxKeys: 3 }),
+      isError: fc.boolean(),
+    }),
+  }),
   fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), error: fc.record({ code: fc.integer(), message: text, data: value }) }),
 );
 
@@ -43,7 +56,13 @@ function referenceMap(v: unknown, f: (s: string) => string): unknown {
     const o = v as Record<string, unknown>;
     const media = o.type === 'image' || o.type === 'audio';
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(o)) Object.defineProperty(out, f(k), { value: media && k === 'data' ? x : referenceMap(x, f), enumerable: true, writable: true, configurable: true });
+    for (const [k, x] of Object.entries(o))
+      Object.defineProperty(out, f(k), {
+        value: media && k === 'data' ? x : referenceMap(x, f),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     return out;
   }
   return v;

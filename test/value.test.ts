@@ -1,6 +1,14 @@
 // JSON values and JSON-RPC messages: what is transformed, what never is, and what is shared.
 import { describe, expect, it } from 'vitest';
-import { decodeMessage, decodeValue, encodeMessage, encodeText, encodeValue, findReplacementCharacters, PayloadKeyCollisionError } from '../src/index.ts';
+import {
+  decodeMessage,
+  decodeValue,
+  encodeMessage,
+  encodeText,
+  encodeValue,
+  findReplacementCharacters,
+  PayloadKeyCollisionError,
+} from '../src/index.ts';
 
 const q = encodeText('Qwen'); // '__mcp_ref_5177656e__'
 
@@ -157,7 +165,10 @@ describe('encodeMessage / decodeMessage', () => {
   });
 
   it('names the batch index and field in a collision path', () => {
-    const batch = [{ jsonrpc: '2.0', id: 1, result: {} }, { jsonrpc: '2.0', id: 2, method: 'x', params: { Qwen: 1, [q]: 2 } }];
+    const batch = [
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 2, method: 'x', params: { Qwen: 1, [q]: 2 } },
+    ];
     expect(() => decodeMessage(batch)).toThrow(expect.objectContaining({ path: [1, 'params'] }));
   });
 

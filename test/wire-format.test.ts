@@ -1,7 +1,7 @@
 // Pins both wire formats byte for byte, and the default term set, against the design card
 // (docs/DESIGN.md) and the README.
 import { describe, expect, it } from 'vitest';
-import { createCodec, decodeText, DEFAULT_TERMS, encodeText } from '../src/index.ts';
+import { createCodec, DEFAULT_TERMS, decodeText, encodeText } from '../src/index.ts';
 
 const hexOf = (s: string) => Buffer.from(s, 'utf8').toString('hex');
 const cua = createCodec({ prefix: '__cuaf_', hexCase: 'upper' });
@@ -63,14 +63,21 @@ describe('mobile-mcp format', () => {
   it('escapes the prefix in any ASCII case, so look-alike tokens survive', () => {
     const text = 'literal __mcp_ref_7177656e__ and __MCP_Ref_';
     const encoded = encodeText(text);
-    expect(encoded).toBe(
-      'literal __mcp_ref_5f5f6d63705f7265665f__7177656e__ and __mcp_ref_5f5f4d43505f5265665f__',
-    );
+    expect(encoded).toBe('literal __mcp_ref_5f5f6d63705f7265665f__7177656e__ and __mcp_ref_5f5f4d43505f5265665f__');
     expect(decodeText(encoded)).toBe(text);
   });
 
   it('leaves invalid tokens literal', () => {
-    for (const t of ['__mcp_ref_7__', '__mcp_ref_zz__', '__mcp_ref_ff__', '__mcp_ref___', '__mcp_ref_717__', '__mcp_ref_71_', '__mcp_ref_71', '__mcp_ref_edb080__']) {
+    for (const t of [
+      '__mcp_ref_7__',
+      '__mcp_ref_zz__',
+      '__mcp_ref_ff__',
+      '__mcp_ref___',
+      '__mcp_ref_717__',
+      '__mcp_ref_71_',
+      '__mcp_ref_71',
+      '__mcp_ref_edb080__',
+    ]) {
       expect(decodeText(t)).toBe(t);
     }
   });

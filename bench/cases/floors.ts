@@ -1,8 +1,8 @@
 // Floors: what the engine's native primitives do with the same bytes (no ratio: references),
 // and the U+FFFD byte scan against Buffer.indexOf.
 import { findReplacementBytes } from '../../src/index.ts';
-import { cjkText, ndjsonTraffic } from '../corpus.ts';
 import type { BenchCase } from '../case.ts';
+import { cjkText, ndjsonTraffic } from '../corpus.ts';
 
 export function floorCases(): BenchCase[] {
   const traffic = ndjsonTraffic(21, 8 * 1024 * 1024);
@@ -17,10 +17,13 @@ export function floorCases(): BenchCase[] {
     { group: 'floor', name: "Buffer.indexOf('qwen') (8 MiB NDJSON)", bytes: traffic.length, ours: () => buf.indexOf('qwen', 0) },
     { group: 'floor', name: 'Buffer.indexOf(U+FFFD) (8 MiB CJK, one hit at the end)', bytes: cjk.length, ours: () => cjk.indexOf(fffd) },
     {
-      group: 'U+FFFD scan', name: 'bytes, 8 MiB CJK text (findReplacementBytes)', bytes: cjk.length,
+      group: 'U+FFFD scan',
+      name: 'bytes, 8 MiB CJK text (findReplacementBytes)',
+      bytes: cjk.length,
       ours: () => findReplacementBytes(cjk).replacementCharacterCount,
       // What a JS program does with bytes: decode, then search the string.
-      baselineName: 'TextDecoder + indexOf', baseline: () => {
+      baselineName: 'TextDecoder + indexOf',
+      baseline: () => {
         const s = new TextDecoder().decode(cjk);
         let n = 0;
         for (let i = s.indexOf('\uFFFD'); i >= 0; i = s.indexOf('\uFFFD', i + 1)) n++;

@@ -1,8 +1,8 @@
 // fold: 'nfkc' against the default fold on the same text: the cost of catching lookalikes
 // where there are none (the target), and the figures where there are many.
 import { createCodec } from '../../src/index.ts';
-import { cjkText, cleanText, mixedText, ndjsonTraffic, shortStrings } from '../corpus.ts';
 import type { BenchCase } from '../case.ts';
+import { cjkText, cleanText, mixedText, ndjsonTraffic, shortStrings } from '../corpus.ts';
 import { feed } from './streams.ts';
 
 const folded = createCodec({ fold: 'nfkc' });
@@ -13,19 +13,38 @@ const atMost15PercentSlower = { ratio: 0.85 };
 
 /** The text with every term written in lookalikes (fullwidth letters, a zero-width space inside). */
 function disguised(s: string): string {
-  return s.replace(/qwen|alibaba|aliyun|dashscope|taobao/gi, (t) => [...t].map((c, i) => String.fromCodePoint(c.toLowerCase().codePointAt(0)! + 0xfee0) + (i === 1 ? '\u200B' : '')).join(''));
+  return s.replace(/qwen|alibaba|aliyun|dashscope|taobao/gi, (t) =>
+    [...t].map((c, i) => String.fromCodePoint(c.toLowerCase().codePointAt(0)! + 0xfee0) + (i === 1 ? '\u200B' : '')).join(''),
+  );
 }
 
 const TERMS = /qwen|alibaba|aliyun|dashscope|taobao/i;
 
 function pair(name: string, input: string, target?: BenchCase['target'], same = true): BenchCase {
   return {
-    group: 'fold nfkc', name, bytes: bytes(input),
-    ours: () => folded.encodeText(input), baselineName: "fold 'ascii' (default)", baseline: () => plain.encodeText(input), target,
+    group: 'fold nfkc',
+    name,
+    bytes: bytes(input),
+    ours: () => folded.encodeText(input),
+    baselineName: "fold 'ascii' (default)",
+    baseline: () => plain.encodeText(input),
+    target,
     // Without lookalikes both folds find the same spans; with them, 'nfkc' leaves none behind.
     check: same
       ? () => folded.encodeText(input) === plain.encodeText(input)
-      : () => !TERMS.test(folded.encodeText(input).normalize('NFKC').replace(/\u200B/g, '')) && TERMS.test(plain.encodeText(input).normalize('NFKC').replace(/\u200B/g, '')),
+      : () =>
+          !TERMS.test(
+            folded
+              .encodeText(input)
+              .normalize('NFKC')
+              .replace(/\u200B/g, ''),
+          ) &&
+          TERMS.test(
+            plain
+              .encodeText(input)
+              .normalize('NFKC')
+              .replace(/\u200B/g, ''),
+          ),
   };
 }
 
@@ -40,13 +59,20 @@ export function foldCases(): BenchCase[] {
     pair('CJK-heavy text 256 KiB', cjkText(2, 256 * 1024)),
     pair('mixed text 256 KiB, every term in lookalikes', disguised(mixed), undefined, false),
     {
-      group: 'fold nfkc', name: `${shorts.length} short strings (< 64 chars)`, bytes: shorts.reduce((n, s) => n + bytes(s), 0),
-      ours: () => shorts.map(folded.encodeText), baselineName: "fold 'ascii' (default)", baseline: () => shorts.map(plain.encodeText),
+      group: 'fold nfkc',
+      name: `${shorts.length} short strings (< 64 chars)`,
+      bytes: shorts.reduce((n, s) => n + bytes(s), 0),
+      ours: () => shorts.map(folded.encodeText),
+      baselineName: "fold 'ascii' (default)",
+      baseline: () => shorts.map(plain.encodeText),
     },
     {
-      group: 'fold nfkc', name: 'NDJSON encode stream, 4 MiB', bytes: traffic.length,
+      group: 'fold nfkc',
+      name: 'NDJSON encode stream, 4 MiB',
+      bytes: traffic.length,
       ours: () => feed('encode', traffic, (b) => void (sink += b.length), { fold: 'nfkc' }),
-      baselineName: "fold 'ascii' (default)", baseline: () => feed('encode', traffic, (b) => void (sink += b.length)),
+      baselineName: "fold 'ascii' (default)",
+      baseline: () => feed('encode', traffic, (b) => void (sink += b.length)),
       target: atMost15PercentSlower,
     },
   ];

@@ -4,7 +4,7 @@
 // directly and through the proxy (the CLI, a child process). Latency of small sequential
 // calls (rounds taking turns, as the wrap rows), throughput of one large SSE result, and the
 // proxy process's peak RSS while a 256 MiB event stream passes through it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -71,7 +71,8 @@ async function latencyRows(direct: string, proxied: string, quick: boolean): Pro
   const p = await client(proxied);
   try {
     const [a, b] = [await call(d), await call(p)];
-    if (isDeepStrictEqual(a, b) || !isDeepStrictEqual(a, asResult(b))) throw new Error('proxy: the reply through the proxy is not the direct one encoded');
+    if (isDeepStrictEqual(a, b) || !isDeepStrictEqual(a, asResult(b)))
+      throw new Error('proxy: the reply through the proxy is not the direct one encoded');
     for (const c of [d, p]) await round(c, quick ? 50 : 300, []);
     const lat = { d: [] as number[], p: [] as number[] };
     const ratios: number[] = [];
@@ -94,11 +95,22 @@ async function latencyRows(direct: string, proxied: string, quick: boolean): Pro
     const name = `${calls.toLocaleString('en-US')} sequential tools/call over Streamable HTTP`;
     return [
       {
-        group: 'proxy', name: `${name}: p50 / p99 latency`, bytes: 0,
-        figure: `${ms(percentile(lat.p, 50))} / ${ms(percentile(lat.p, 99))}`, baselineName: 'direct',
-        baselineFigure: `${ms(percentile(lat.d, 50))} / ${ms(percentile(lat.d, 99))}`, ratio: median(ratios),
+        group: 'proxy',
+        name: `${name}: p50 / p99 latency`,
+        bytes: 0,
+        figure: `${ms(percentile(lat.p, 50))} / ${ms(percentile(lat.p, 99))}`,
+        baselineName: 'direct',
+        baselineFigure: `${ms(percentile(lat.d, 50))} / ${ms(percentile(lat.d, 99))}`,
+        ratio: median(ratios),
       },
-      { group: 'proxy', name: `${name}: added at p50 (median over rounds)`, bytes: 0, figure: ms(addedMs), target: `<= ${MAX_ADDED_MS} ms`, met: addedMs <= MAX_ADDED_MS },
+      {
+        group: 'proxy',
+        name: `${name}: added at p50 (median over rounds)`,
+        bytes: 0,
+        figure: ms(addedMs),
+        target: `<= ${MAX_ADDED_MS} ms`,
+        met: addedMs <= MAX_ADDED_MS,
+      },
     ];
   } finally {
     await Promise.allSettled([d.close(), p.close()]);
@@ -107,20 +119,39 @@ async function latencyRows(direct: string, proxied: string, quick: boolean): Pro
 
 /** A raw session (initialize, initialized) at `url`; returns a function that calls `big` and reads the whole SSE body. */
 async function rawSession(url: string, bytes: number): Promise<() => Promise<Uint8Array>> {
-  const init = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) });
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
+  });
   await init.arrayBuffer();
   const headers = { ...HEADERS, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
-  await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).arrayBuffer();
+  await (
+    await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+  ).arrayBuffer();
   let id = 1;
   return async () => {
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'big', arguments: { bytes } } }) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'big', arguments: { bytes } } }),
+    });
     return new Uint8Array(await res.arrayBuffer());
   };
 }
 
 /** The JSON-RPC message in an SSE body of one message event. */
 const sseMessage = (body: Uint8Array) => {
-  const data = new TextDecoder().decode(body).split(/\r?\n/).filter((l) => l.startsWith('data:')).map((l) => l.slice(5).replace(/^ /, ''));
+  const data = new TextDecoder()
+    .decode(body)
+    .split(/\r?\n/)
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.slice(5).replace(/^ /, ''));
   const m = JSON.parse(data.filter((d) => d.trim()).join('\n')) as { id?: unknown };
   delete m.id; // (ids differ from call to call)
   return m;
@@ -131,12 +162,20 @@ async function throughputRow(direct: string, proxied: string, quick: boolean): P
   const d = await rawSession(direct, size);
   const p = await rawSession(proxied, size);
   const [a, b] = [await d(), await p()];
-  if (!isDeepStrictEqual(sseMessage(a), decodeMessage(sseMessage(b) as never))) throw new Error('proxy: the large result through the proxy is not the direct one encoded');
+  if (!isDeepStrictEqual(sseMessage(a), decodeMessage(sseMessage(b) as never)))
+    throw new Error('proxy: the large result through the proxy is not the direct one encoded');
   const pair = await timePair(p, d, { unit: 'MB/s', bytes: a.length }, quick ? QUICK : FULL);
   return {
-    group: 'proxy', name: `a large SSE result (${size / MiB} MiB of mixed text in a tools/call result, one event)`, bytes: a.length,
-    ours: pair.ours, baselineName: 'direct', baseline: pair.baseline, ratio: pair.ratio,
-    target: `>= ${MIN_THROUGHPUT_RATIO}x direct`, targetRatio: MIN_THROUGHPUT_RATIO, met: pair.ratio >= MIN_THROUGHPUT_RATIO,
+    group: 'proxy',
+    name: `a large SSE result (${size / MiB} MiB of mixed text in a tools/call result, one event)`,
+    bytes: a.length,
+    ours: pair.ours,
+    baselineName: 'direct',
+    baseline: pair.baseline,
+    ratio: pair.ratio,
+    target: `>= ${MIN_THROUGHPUT_RATIO}x direct`,
+    targetRatio: MIN_THROUGHPUT_RATIO,
+    met: pair.ratio >= MIN_THROUGHPUT_RATIO,
   };
 }
 
@@ -174,8 +213,12 @@ async function rssRow(up: string, quick: boolean): Promise<CaseResult> {
   const growth = median(growths);
   const mbps = runs.find((r) => r.growth === growth)!.mbps;
   return {
-    group: 'proxy', name: `a ${mib} MiB SSE response (1 MiB events) through the proxy: its peak RSS growth (median of ${runs.length}, worst)`, bytes: mib * MiB,
-    figure: `${growth.toFixed(1)} MiB, worst ${Math.max(...growths).toFixed(1)} (${mbps.toFixed(0)} MB/s)`, target: `< ${MAX_RSS_GROWTH_MIB} MiB`, met: growth < MAX_RSS_GROWTH_MIB,
+    group: 'proxy',
+    name: `a ${mib} MiB SSE response (1 MiB events) through the proxy: its peak RSS growth (median of ${runs.length}, worst)`,
+    bytes: mib * MiB,
+    figure: `${growth.toFixed(1)} MiB, worst ${Math.max(...growths).toFixed(1)} (${mbps.toFixed(0)} MB/s)`,
+    target: `< ${MAX_RSS_GROWTH_MIB} MiB`,
+    met: growth < MAX_RSS_GROWTH_MIB,
   };
 }
 

@@ -4,8 +4,8 @@
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../../src/stream/index.ts';
 import { concat } from '../../src/stream/pipe.ts';
 import { createWalkCodec } from '../baseline-walk.ts';
-import { MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from '../corpus.ts';
 import type { BenchCase } from '../case.ts';
+import { MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from '../corpus.ts';
 
 const walker = createWalkCodec();
 const CHUNK = 64 * 1024;
@@ -42,7 +42,9 @@ async function throughStream(mode: 'encode' | 'decode', input: Uint8Array, colle
 function reframe(ndjson: Uint8Array, framing: 'content-length' | 'sse'): Uint8Array {
   const enc = new TextEncoder();
   const lines = new TextDecoder().decode(ndjson).split('\n').filter(Boolean);
-  const framed = lines.map((l) => (framing === 'sse' ? `event: message\ndata: ${l}\n\n` : `Content-Length: ${enc.encode(l).length}\r\n\r\n${l}`));
+  const framed = lines.map((l) =>
+    framing === 'sse' ? `event: message\ndata: ${l}\n\n` : `Content-Length: ${enc.encode(l).length}\r\n\r\n${l}`,
+  );
   return enc.encode(framed.join(''));
 }
 
@@ -76,40 +78,87 @@ export function streamCases(): BenchCase[] {
     const input = ndjsonOf(make, 2 * 1024 * 1024);
     const encodedKind = transformBytes('encode', input);
     return [
-      { group: 'stream', name: `NDJSON encode: ${kind}`, bytes: input.length, ours: () => countBytes('encode', input), baselineName: 'split+parse+walk+stringify', baseline: () => pipeline('encode', input).length, check: () => same(encodedKind, pipeline('encode', input)) },
-      { group: 'stream', name: `NDJSON decode: ${kind}`, bytes: encodedKind.length, ours: () => countBytes('decode', encodedKind), baselineName: 'split+parse+walk+stringify', baseline: () => pipeline('decode', encodedKind).length, check: () => same(transformBytes('decode', encodedKind), pipeline('decode', encodedKind)) },
+      {
+        group: 'stream',
+        name: `NDJSON encode: ${kind}`,
+        bytes: input.length,
+        ours: () => countBytes('encode', input),
+        baselineName: 'split+parse+walk+stringify',
+        baseline: () => pipeline('encode', input).length,
+        check: () => same(encodedKind, pipeline('encode', input)),
+      },
+      {
+        group: 'stream',
+        name: `NDJSON decode: ${kind}`,
+        bytes: encodedKind.length,
+        ours: () => countBytes('decode', encodedKind),
+        baselineName: 'split+parse+walk+stringify',
+        baseline: () => pipeline('decode', encodedKind).length,
+        check: () => same(transformBytes('decode', encodedKind), pipeline('decode', encodedKind)),
+      },
     ];
   });
   return [
     {
-      group: 'stream', name: 'Content-Length encode (8 MiB mixed traffic)', bytes: contentLength.length, ours: () => countBytes('encode', contentLength, { framing: 'content-length' }),
-      baselineName: 'split+parse+walk+stringify', baseline: () => reframe(pipeline('encode', traffic), 'content-length').length, check: () => sameMessages(contentLength, 'content-length'),
+      group: 'stream',
+      name: 'Content-Length encode (8 MiB mixed traffic)',
+      bytes: contentLength.length,
+      ours: () => countBytes('encode', contentLength, { framing: 'content-length' }),
+      baselineName: 'split+parse+walk+stringify',
+      baseline: () => reframe(pipeline('encode', traffic), 'content-length').length,
+      check: () => sameMessages(contentLength, 'content-length'),
     },
     {
-      group: 'stream', name: 'SSE encode (8 MiB mixed traffic)', bytes: sse.length, ours: () => countBytes('encode', sse, { framing: 'sse' }),
-      baselineName: 'split+parse+walk+stringify', baseline: () => reframe(pipeline('encode', traffic), 'sse').length, check: () => sameMessages(sse, 'sse'),
+      group: 'stream',
+      name: 'SSE encode (8 MiB mixed traffic)',
+      bytes: sse.length,
+      ours: () => countBytes('encode', sse, { framing: 'sse' }),
+      baselineName: 'split+parse+walk+stringify',
+      baseline: () => reframe(pipeline('encode', traffic), 'sse').length,
+      check: () => sameMessages(sse, 'sse'),
     },
     {
-      group: 'stream', name: 'NDJSON encode (8 MiB mixed traffic)', bytes: traffic.length, ours: () => countBytes('encode', traffic), baselineName: 'split+parse+walk+stringify', baseline: () => pipeline('encode', traffic).length, target,
+      group: 'stream',
+      name: 'NDJSON encode (8 MiB mixed traffic)',
+      bytes: traffic.length,
+      ours: () => countBytes('encode', traffic),
+      baselineName: 'split+parse+walk+stringify',
+      baseline: () => pipeline('encode', traffic).length,
+      target,
       check: () => same(transformBytes('encode', traffic), pipeline('encode', traffic)),
     },
     {
-      group: 'stream', name: 'NDJSON decode (8 MiB mixed traffic)', bytes: encoded.length, ours: () => countBytes('decode', encoded), baselineName: 'split+parse+walk+stringify', baseline: () => pipeline('decode', encoded).length, target,
+      group: 'stream',
+      name: 'NDJSON decode (8 MiB mixed traffic)',
+      bytes: encoded.length,
+      ours: () => countBytes('decode', encoded),
+      baselineName: 'split+parse+walk+stringify',
+      baseline: () => pipeline('decode', encoded).length,
+      target,
       check: () => same(transformBytes('decode', encoded), pipeline('decode', encoded)),
     },
     {
       // The bar the issue sets: streaming encode as fast as merely parsing the same messages.
       // JSON.parse alone: on the lines already decoded and split, nothing else.
-      group: 'stream', name: 'NDJSON encode (8 MiB mixed traffic) vs JSON.parse alone', bytes: traffic.length, ours: () => countBytes('encode', traffic),
-      baselineName: 'JSON.parse of each line', baseline: () => lines.map((l) => JSON.parse(l)).length, target: { ratio: 1 },
+      group: 'stream',
+      name: 'NDJSON encode (8 MiB mixed traffic) vs JSON.parse alone',
+      bytes: traffic.length,
+      ours: () => countBytes('encode', traffic),
+      baselineName: 'JSON.parse of each line',
+      baseline: () => lines.map((l) => JSON.parse(l)).length,
+      target: { ratio: 1 },
       // Not the same output by design: check that both see every message.
       check: () => new TextDecoder().decode(transformBytes('encode', traffic)).split('\n').filter(Boolean).length === lines.length,
     },
     ...(['encode', 'decode'] as const).map((mode): BenchCase => {
       const input = mode === 'encode' ? traffic : encoded;
       return {
-        group: 'stream', name: `NDJSON ${mode} through ${mode === 'encode' ? 'createEncodeStream' : 'createDecodeStream'} (TransformStream)`, bytes: input.length,
-        ours: () => throughStream(mode, input), baselineName: 'split+parse+walk+stringify', baseline: () => pipeline(mode, input).length,
+        group: 'stream',
+        name: `NDJSON ${mode} through ${mode === 'encode' ? 'createEncodeStream' : 'createDecodeStream'} (TransformStream)`,
+        bytes: input.length,
+        ours: () => throughStream(mode, input),
+        baselineName: 'split+parse+walk+stringify',
+        baseline: () => pipeline(mode, input).length,
         check: async () => {
           const parts: Uint8Array[] = [];
           await throughStream(mode, input, parts);

@@ -20,19 +20,41 @@ export function systemResults(quick: boolean): CaseResult[] {
   const growth = median(growths);
   const mem = runs.find((r) => r.peakRssGrowthBytes / MiB === growth)!;
   const worst = Math.max(...growths);
-  const fig = (group: string, name: string, figure: string, target: string, met: boolean, bytes = 0): CaseResult =>
-    ({ group, name, bytes, figure, target, met });
+  const fig = (group: string, name: string, figure: string, target: string, met: boolean, bytes = 0): CaseResult => ({
+    group,
+    name,
+    bytes,
+    figure,
+    target,
+    met,
+  });
   const bundles = JSON.parse(readFileSync('dist/sizes.json', 'utf8')) as Record<string, { raw: number; gzip: number }>;
   const bundleRows = Object.entries(bundles).map(([file, b]) =>
-    fig('system', `ESM bundle ${file} with its chunks (raw / gzip)`, `${(b.raw / 1024).toFixed(1)} / ${(b.gzip / 1024).toFixed(1)} KiB`, '–', true));
+    fig(
+      'system',
+      `ESM bundle ${file} with its chunks (raw / gzip)`,
+      `${(b.raw / 1024).toFixed(1)} / ${(b.gzip / 1024).toFixed(1)} KiB`,
+      '–',
+      true,
+    ),
+  );
   return [
     ...bundleRows.map((r) => ({ ...r, target: undefined, met: undefined })),
     fig('system', 'cold start: import + first encodeText (median)', `${cold.toFixed(1)} ms`, '< 20 ms', cold < 20),
-    fig('system', 'WASM size (SIMD / scalar)', `${(simd / 1024).toFixed(1)} / ${(scalar / 1024).toFixed(1)} KiB`, '< 64 KiB', simd < 64 * 1024),
     fig(
-      'stream', `one ${size / MiB} MiB NDJSON message: peak RSS growth (median of ${runs.length}, worst)`,
-      `${growth.toFixed(1)} MiB, worst ${worst.toFixed(1)} (${((mem.inputBytes / 1e6) / mem.seconds).toFixed(0)} MB/s)`,
-      '< 64 MiB', growth < 64, mem.inputBytes,
+      'system',
+      'WASM size (SIMD / scalar)',
+      `${(simd / 1024).toFixed(1)} / ${(scalar / 1024).toFixed(1)} KiB`,
+      '< 64 KiB',
+      simd < 64 * 1024,
+    ),
+    fig(
+      'stream',
+      `one ${size / MiB} MiB NDJSON message: peak RSS growth (median of ${runs.length}, worst)`,
+      `${growth.toFixed(1)} MiB, worst ${worst.toFixed(1)} (${(mem.inputBytes / 1e6 / mem.seconds).toFixed(0)} MB/s)`,
+      '< 64 MiB',
+      growth < 64,
+      mem.inputBytes,
     ),
   ];
 }

@@ -38,11 +38,20 @@ export function wrapWorkCases(): BenchCase[] {
   };
   const call = proxy(sink);
   // What a parse/walk/stringify proxy does with the same two lines.
-  const pipeline = () => [JSON.stringify(walker.decodeMessage(JSON.parse(REQUEST))), JSON.stringify(walker.encodeMessage(JSON.parse(REPLY)))];
+  const pipeline = () => [
+    JSON.stringify(walker.decodeMessage(JSON.parse(REQUEST))),
+    JSON.stringify(walker.encodeMessage(JSON.parse(REPLY))),
+  ];
   return [
     {
-      group: 'wrap', name: "wrap's own work per call (decode the request, encode the reply; in process)", bytes: request.length + reply.length, unit: 'µs/msg', messages: 1,
-      ours: call, baselineName: 'parse+walk+stringify', baseline: pipeline,
+      group: 'wrap',
+      name: "wrap's own work per call (decode the request, encode the reply; in process)",
+      bytes: request.length + reply.length,
+      unit: 'µs/msg',
+      messages: 1,
+      ours: call,
+      baselineName: 'parse+walk+stringify',
+      baseline: pipeline,
       check: () => {
         out = '';
         proxy(capture)();

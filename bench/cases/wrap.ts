@@ -3,9 +3,10 @@
 // bare Node process that only copies bytes (the floor: what any Node proxy adds, two more pipe
 // hops and wake-ups per call), in rounds that take turns (the order rotating), so all see the
 // same machine.
+
+import { isDeepStrictEqual } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { isDeepStrictEqual } from 'node:util';
 import { decodeMessage } from '../../src/index.ts';
 import { median } from '../harness.ts';
 import type { CaseResult } from '../report.ts';
@@ -57,7 +58,8 @@ export async function wrapResults(quick: boolean): Promise<CaseResult[]> {
   try {
     // Equal work: the same reply either way, once decoded (wrap encodes what the client is shown).
     const [a, b] = [await call(direct), await call(wrapped)];
-    if (isDeepStrictEqual(a, b) || !isDeepStrictEqual(a, asResult(b))) throw new Error('wrap: the reply through wrap is not the direct one encoded');
+    if (isDeepStrictEqual(a, b) || !isDeepStrictEqual(a, asResult(b)))
+      throw new Error('wrap: the reply through wrap is not the direct one encoded');
     if (!isDeepStrictEqual(a, await call(bare))) throw new Error('wrap: the pass-through changed the reply');
     const sides = [direct, wrapped, bare];
     for (const c of sides) await round(c, warmup, []);
@@ -86,19 +88,32 @@ export async function wrapResults(quick: boolean): Promise<CaseResult[]> {
     const name = `${calls.toLocaleString('en-US')} sequential tools/call`;
     return [
       {
-        group: 'wrap', name: `${name}: p50 / p99 latency`, bytes: 0,
-        figure: `${ms(w.p50)} / ${ms(w.p99)}`, baselineName: 'direct', baselineFigure: `${ms(d.p50)} / ${ms(d.p99)}`, ratio: median(ratios),
+        group: 'wrap',
+        name: `${name}: p50 / p99 latency`,
+        bytes: 0,
+        figure: `${ms(w.p50)} / ${ms(w.p99)}`,
+        baselineName: 'direct',
+        baselineFigure: `${ms(d.p50)} / ${ms(d.p99)}`,
+        ratio: median(ratios),
       },
       {
-        group: 'wrap', name: `${name}: added at p50 (median over rounds)`, bytes: 0,
-        figure: ms(addedWrap), target: `<= ${MAX_ADDED_MS} ms`, met: addedWrap <= MAX_ADDED_MS,
+        group: 'wrap',
+        name: `${name}: added at p50 (median over rounds)`,
+        bytes: 0,
+        figure: ms(addedWrap),
+        target: `<= ${MAX_ADDED_MS} ms`,
+        met: addedWrap <= MAX_ADDED_MS,
       },
       {
-        group: 'wrap', name: `${name}: added at p50 by a bare Node pass-through (the floor of any Node proxy)`, bytes: 0,
+        group: 'wrap',
+        name: `${name}: added at p50 by a bare Node pass-through (the floor of any Node proxy)`,
+        bytes: 0,
         figure: ms(addedBare),
       },
       {
-        group: 'wrap', name: `${name}: added at p50 beyond the bare pass-through (what is wrap's own)`, bytes: 0,
+        group: 'wrap',
+        name: `${name}: added at p50 beyond the bare pass-through (what is wrap's own)`,
+        bytes: 0,
         figure: ms(beyondBare),
       },
     ];

@@ -10,7 +10,20 @@
 // `--` ends our options anywhere.
 import { UsageError } from './usage-error.js';
 
-export const VALUE_OPTIONS = ['framing', 'prefix', 'suffix', 'hex-case', 'fold', 'terms', 'max-message-bytes', 'upstream', 'port', 'host', 'session-idle', 'max-sessions'] as const;
+export const VALUE_OPTIONS = [
+  'framing',
+  'prefix',
+  'suffix',
+  'hex-case',
+  'fold',
+  'terms',
+  'max-message-bytes',
+  'upstream',
+  'port',
+  'host',
+  'session-idle',
+  'max-sessions',
+] as const;
 /** Options that take a value and may be given again, each time adding one. */
 export const LIST_OPTIONS = ['header', 'allowed-host', 'allowed-origin'] as const;
 export const FLAG_OPTIONS = ['guard', 'guard-tools-only', 'help'] as const;
@@ -95,7 +108,9 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       }
     } else {
       // Not ours: a typo, or a child command that starts with '-' (put -- before it).
-      throw new UsageError(`unknown option ${JSON.stringify(arg.slice(0, eq < 0 ? undefined : eq))} (see --help; put -- before a command that starts with -)`);
+      throw new UsageError(
+        `unknown option ${JSON.stringify(arg.slice(0, eq < 0 ? undefined : eq))} (see --help; put -- before a command that starts with -)`,
+      );
     }
   }
   return line;

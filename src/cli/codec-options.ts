@@ -44,6 +44,7 @@ export function framing({ values }: CommandLine): Framing {
 export function maxMessageBytes({ values }: CommandLine): number | undefined {
   const value = values['max-message-bytes'];
   if (value === undefined) return undefined;
-  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value))) throw new UsageError('--max-message-bytes must be a positive whole number of bytes');
+  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new UsageError('--max-message-bytes must be a positive whole number of bytes');
   return Number(value);
 }

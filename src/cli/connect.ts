@@ -4,16 +4,16 @@
 // session id and protocol version, opens the GET stream when the server offers one, ends the
 // session with DELETE when the host closes stdin.
 import type { Readable, Writable } from 'node:stream';
-import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
-import type { CodecOptions } from '../options.js';
 import type { GuardMode } from '../http/call-guard.js';
+import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
+import { errorResponse, type Id, isId, PARSE_ERROR, SERVER_ERROR } from '../jsonrpc.js';
+import type { CodecOptions } from '../options.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CommandLine } from './args.js';
 import type { StreamCommandOptions } from './http-args.js';
-import { SseReader } from './sse-reader.js';
-import { errorResponse, isId, PARSE_ERROR, SERVER_ERROR, type Id } from '../jsonrpc.js';
-import { UsageError } from './usage-error.js';
 import { ndjsonLines } from './ndjson-lines.js';
+import { SseReader } from './sse-reader.js';
+import { UsageError } from './usage-error.js';
 
 export interface ConnectCommandOptions extends CodecOptions {
   url: string;
@@ -86,7 +86,12 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
   };
 
   /** Writes each message of a body or stream; ids answered are taken out of `pending`. */
-  const relay = async (response: Response, pending: Set<Id>, onMessage?: (m: Record<string, unknown>) => void, reader?: SseReader): Promise<void> => {
+  const relay = async (
+    response: Response,
+    pending: Set<Id>,
+    onMessage?: (m: Record<string, unknown>) => void,
+    reader?: SseReader,
+  ): Promise<void> => {
     const seen = (text: string) => {
       try {
         const value = JSON.parse(text) as unknown;

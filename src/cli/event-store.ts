@@ -24,7 +24,8 @@ export class BoundedEventStore implements EventStore {
     this.events.push({ id, streamId, message, size });
     this.bytes += size;
     let drop = 0;
-    while (drop < this.events.length && (this.events.length - drop > this.max || this.bytes > this.maxBytes)) this.bytes -= this.events[drop++]!.size;
+    while (drop < this.events.length && (this.events.length - drop > this.max || this.bytes > this.maxBytes))
+      this.bytes -= this.events[drop++]!.size;
     if (drop) this.events.splice(0, drop);
     return id;
   }
@@ -33,7 +34,10 @@ export class BoundedEventStore implements EventStore {
     return this.events.find((e) => e.id === eventId)?.streamId;
   }
 
-  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
+  async replayEventsAfter(
+    lastEventId: string,
+    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<string> {
     const at = this.events.findIndex((e) => e.id === lastEventId);
     if (at < 0) throw new Error('that event is no longer stored');
     const streamId = this.events[at]!.streamId;

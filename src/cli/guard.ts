@@ -13,13 +13,13 @@
 // A check may wait for the schema compiler to load (on first need): lines from the client
 // then wait behind it, in order; none skips a check.
 import type { Codec } from '../codec.js';
-import { integrityReply, damagedCall } from '../mcp/integrity-guard.js';
+import { isId } from '../jsonrpc.js';
+import { damagedCall, integrityReply } from '../mcp/integrity-guard.js';
 import { ToolCallGuard } from '../mcp/tool-guard.js';
-import { isRequest, type Message, type MaybePromise } from '../mcp/wrapper.js';
+import { isRequest, type MaybePromise, type Message } from '../mcp/wrapper.js';
 import { concat } from '../stream/pipe.js';
 import { LineSplitter } from './lines.js';
 import type { Reply } from './replies.js';
-import { isId } from '../jsonrpc.js';
 
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
@@ -67,7 +67,6 @@ interface PartialBatch {
   answers: Message[];
 }
 
-
 export class WrapGuard {
   private readonly tools: ToolCallGuard | undefined;
   /** Ids of tools/list requests not yet answered: while any is, every server line is read. */
@@ -91,7 +90,9 @@ export class WrapGuard {
     private readonly io: WrapGuardIo,
     private readonly options: WrapGuardOptions = { tools: true, integrity: true },
   ) {
-    this.tools = options.tools ? new ToolCallGuard({ onblock: (b) => io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`) }) : undefined;
+    this.tools = options.tools
+      ? new ToolCallGuard({ onblock: (b) => io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`) })
+      : undefined;
     this.requests = new LineSplitter((line) => {
       if (this.waiting) this.queue.push(line);
       else this.take(line);
@@ -196,7 +197,8 @@ export class WrapGuard {
     }
     // Only requests are answered (a client's responses to the server's requests are not).
     const ids = new Set(rest.flatMap((m) => (isRequest(m) ? [m.id] : [])));
-    if (ids.size === 0) this.io.reply(given); // nothing the server will answer
+    if (ids.size === 0)
+      this.io.reply(given); // nothing the server will answer
     else this.partials.push({ ids, answers: given });
     if (rest.length) this.passed.push(utf8Encoder.encode(JSON.stringify(rest)), NEWLINE);
   }

@@ -75,7 +75,12 @@ async function send(response: Response, res: ServerResponse): Promise<void> {
 }
 
 /** Serves `handler` on host:port (port 0: any free port); resolves once listening. */
-export async function listen(handler: Handler, host: string, port: number, onError: (line: string) => void): Promise<{ server: Server; url: string }> {
+export async function listen(
+  handler: Handler,
+  host: string,
+  port: number,
+  onError: (line: string) => void,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const controller = new AbortController();
     res.once('close', () => {

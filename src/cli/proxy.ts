@@ -1,11 +1,11 @@
 // `mcp-payload-codec proxy --upstream URL [--port N] [--host H]`: the filtering proxy on a
 // local port, in front of a remote Streamable HTTP server.
 import type { Server } from 'node:http';
-import { createFilteringProxy } from '../http/proxy.js';
 import type { GuardMode } from '../http/call-guard.js';
+import { createFilteringProxy } from '../http/proxy.js';
 import type { CodecOptions } from '../options.js';
 import type { CommandLine } from './args.js';
-import { port as portFlag, untilSignal, type StreamCommandOptions } from './http-args.js';
+import { port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
 import { UsageError } from './usage-error.js';
 

@@ -3,11 +3,11 @@
 import { createReadStream } from 'node:fs';
 import { formatPath, type JsonPath } from '../errors.js';
 import { findReplacementCharacters, type IntegrityReport } from '../integrity.js';
+import { isId } from '../jsonrpc.js';
 import { PAYLOAD_FIELDS } from '../payload.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { UsageError } from './usage-error.js';
-import { isId } from '../jsonrpc.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 
 const FFFD = '\uFFFD';
 const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
@@ -36,7 +36,9 @@ function safePath(root: unknown, path: JsonPath): string {
 }
 
 function describe(r: IntegrityReport, root: unknown, base: JsonPath): string {
-  const name = r.parameterName.includes(FFFD) ? `parameter ${keyPosition(root, r.parameterName)} (its name is damaged)` : `parameter ${JSON.stringify(r.parameterName)}`;
+  const name = r.parameterName.includes(FFFD)
+    ? `parameter ${keyPosition(root, r.parameterName)} (its name is damaged)`
+    : `parameter ${JSON.stringify(r.parameterName)}`;
   const where = r.path.length > 1 ? ` at ${formatPath(base) + safePath(root, r.path).slice(1)}` : '';
   return `${name}${where}${r.location === 'key' ? ' (key)' : ''}: ${r.replacementCharacterCount} x U+FFFD, first at character ${r.characterOffset}, UTF-8 byte ${r.utf8ByteOffset}`;
 }

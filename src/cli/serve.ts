@@ -3,7 +3,7 @@
 // on DELETE, after --session-idle without a request, or when it exits. The HTTP side is the
 // SDK's WebStandardStreamableHTTPServerTransport (loaded when serve starts: the SDK is an
 // optional peer dependency), so sessions, SSE and resumption follow the SDK exactly.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { Readable } from 'node:stream';
@@ -12,17 +12,17 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createCodec } from '../codec.js';
 import { PayloadKeyCollisionError } from '../errors.js';
 import { BodyTooLargeError, readBounded } from '../http/body.js';
+import { CallGuard, type GuardMode } from '../http/call-guard.js';
 import { hostAllowed, originAllowed } from '../http/guard.js';
-import { collisionReplies, errorResponse, INVALID_PARAMS, INVALID_REQUEST, isId, PARSE_ERROR, SERVER_ERROR, type Id } from '../jsonrpc.js';
+import { collisionReplies, errorResponse, type Id, INVALID_PARAMS, INVALID_REQUEST, isId, PARSE_ERROR, SERVER_ERROR } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
-import { BoundedEventStore } from './event-store.js';
-import { CallGuard, type GuardMode } from '../http/call-guard.js';
 import type { CommandLine } from './args.js';
-import { duration, port as portFlag, positiveInt, untilSignal, type StreamCommandOptions } from './http-args.js';
+import { BoundedEventStore } from './event-store.js';
+import { duration, port as portFlag, positiveInt, type StreamCommandOptions, untilSignal } from './http-args.js';
+import { ndjsonLines } from './ndjson-lines.js';
 import { listen } from './node-http.js';
 import { UsageError } from './usage-error.js';
-import { ndjsonLines } from './ndjson-lines.js';
 
 export interface ServeCommandOptions extends CodecOptions {
   command: string[];
@@ -53,7 +53,18 @@ interface Session {
 }
 
 export async function runServe(options: ServeCommandOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
-  const { command, host = '127.0.0.1', port = 0, sessionIdleMs = 10 * 60_000, maxSessions = 32, allowedHosts, allowedOrigins, guard: guardMode, log: _log, ...codecOptions } = options;
+  const {
+    command,
+    host = '127.0.0.1',
+    port = 0,
+    sessionIdleMs = 10 * 60_000,
+    maxSessions = 32,
+    allowedHosts,
+    allowedOrigins,
+    guard: guardMode,
+    log: _log,
+    ...codecOptions
+  } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`));
   const [file, ...args] = command;
   if (!file) throw new TypeError('serve needs a command after --');
@@ -125,14 +136,17 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
           (e: unknown) => {
             log(`the guard failed (${(e as Error).name}): message not delivered`);
             const id = (message as { id?: unknown }).id;
-            if (typeof (message as { method?: unknown }).method === 'string' && isId(id)) route(session, codec.encodeMessage(errorResponse(id, SERVER_ERROR, 'The tool call guard failed')) as JSONRPCMessage);
+            if (typeof (message as { method?: unknown }).method === 'string' && isId(id))
+              route(session, codec.encodeMessage(errorResponse(id, SERVER_ERROR, 'The tool call guard failed')) as JSONRPCMessage);
           },
         );
     };
     // Child to host: encoded on bytes, then routed: a response to its request's stream, a
     // progress notification to the request that asked for it, anything else to the latest
     // request in flight (as the SDK relates what a handler sends), or the GET stream.
-    const lines = (Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>).pipeThrough(createEncodeStream({ ...codecOptions, framing: 'ndjson' }));
+    const lines = (Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>).pipeThrough(
+      createEncodeStream({ ...codecOptions, framing: 'ndjson' }),
+    );
     void (async () => {
       const decoder = new TextDecoder();
       try {
@@ -181,7 +195,10 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
 
   const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    if (!hostAllowed(request.headers.get('host') ?? url.host, allowedHosts) || !originAllowed(request.headers.get('origin'), allowedOrigins)) {
+    if (
+      !hostAllowed(request.headers.get('host') ?? url.host, allowedHosts) ||
+      !originAllowed(request.headers.get('origin'), allowedOrigins)
+    ) {
       return json(403, errorResponse(null, SERVER_ERROR, 'Forbidden: Host or Origin not allowed'));
     }
     if (url.pathname !== '/mcp') return new Response('Not Found', { status: 404 });
@@ -208,7 +225,10 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         if (!(e instanceof PayloadKeyCollisionError)) throw e;
         // Answered here, never forwarded; a batch has every request answered.
         const items = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]) as { id?: unknown; method?: unknown }[];
-        const replies = collisionReplies(items.filter((m) => typeof m?.method === 'string').map((m) => m.id), e.message);
+        const replies = collisionReplies(
+          items.filter((m) => typeof m?.method === 'string').map((m) => m.id),
+          e.message,
+        );
         if (!replies.length) return json(400, errorResponse(null, INVALID_PARAMS, e.message));
         return json(200, Array.isArray(parsedBody) ? replies : replies[0]);
       }
@@ -219,8 +239,11 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       touch(sessionId);
       return s.transport.handleRequest(request, { parsedBody });
     }
-    const initialize = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]).some((m) => (m as { method?: unknown })?.method === 'initialize');
-    if (request.method !== 'POST' || !initialize) return json(400, errorResponse(null, SERVER_ERROR, 'Bad Request: no session (send initialize first)'));
+    const initialize = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]).some(
+      (m) => (m as { method?: unknown })?.method === 'initialize',
+    );
+    if (request.method !== 'POST' || !initialize)
+      return json(400, errorResponse(null, SERVER_ERROR, 'Bad Request: no session (send initialize first)'));
     if (sessions.size + starting >= maxSessions) {
       log(`refused a session: ${maxSessions} open (503)`);
       return json(503, errorResponse(null, SERVER_ERROR, `Too many sessions (${maxSessions})`), { 'retry-after': '5' });
@@ -251,7 +274,6 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     },
   };
 }
-
 
 export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdio MCP server over Streamable HTTP at
                                          http://HOST:PORT/mcp, filtered. One child per MCP

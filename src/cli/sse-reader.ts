@@ -41,7 +41,8 @@ export class SseReader {
     if (!/[\r\n]/.test(text)) {
       // (No line ends here: the buffer is split only when one arrives, so a long line costs
       // its length once, not once per piece.)
-      if (this.buffer.length + this.dataLength > this.maxEventChars) throw new Error(`an event larger than maxMessageBytes (${this.maxEventChars})`);
+      if (this.buffer.length + this.dataLength > this.maxEventChars)
+        throw new Error(`an event larger than maxMessageBytes (${this.maxEventChars})`);
       return;
     }
     const lines = this.buffer.split(/\r\n|\r|\n/);
@@ -49,7 +50,8 @@ export class SseReader {
     // A CR at the very end may be half of a CRLF: its line is done, an LF next is skipped.
     if (/\r$/.test(text) && this.buffer === '') this.pendingCR = true;
     for (const line of lines) this.line(line);
-    if (this.buffer.length + this.dataLength > this.maxEventChars) throw new Error(`an event larger than maxMessageBytes (${this.maxEventChars})`);
+    if (this.buffer.length + this.dataLength > this.maxEventChars)
+      throw new Error(`an event larger than maxMessageBytes (${this.maxEventChars})`);
   }
 
   private line(line: string): void {

@@ -6,15 +6,15 @@
 // goes on. How it ends: see exit-status.ts.
 import { spawn } from 'node:child_process';
 import { createCodec } from '../codec.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { createByteTransformer, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
 import { ExitStatus, raise } from './exit-status.js';
 import { WrapGuard } from './guard.js';
 import { HeldLines } from './held-lines.js';
 import { LineWriter } from './line-writer.js';
-import { replyLine, type Reply } from './replies.js';
+import { type Reply, replyLine } from './replies.js';
 import { UsageError } from './usage-error.js';
-import { collisionReplies, errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
 
 export interface WrapOptions {
   stream: CodecOptions & Pick<StreamOptions, 'maxMessageBytes'>;
@@ -29,7 +29,8 @@ const KILL_GRACE_MS = 3000;
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** Where and why, never what: `message 3 (invalid JSON at byte 0; blank lines not counted)`. */
-const describeInvalid = (e: PayloadStreamError) => `message ${e.messageNumber} (${e.reason} at byte ${e.byteOffset}; blank lines not counted)`;
+const describeInvalid = (e: PayloadStreamError) =>
+  `message ${e.messageNumber} (${e.reason} at byte ${e.byteOffset}; blank lines not counted)`;
 const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`);
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
 
@@ -90,7 +91,10 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
     {
       ...options,
       onInvalidMessage: (e) => {
-        const fate = held.takeBack() === 'streamed' ? 'its first MiB had already gone out: the client gets it cut short, spoiled so no JSON parser accepts it' : 'not forwarded';
+        const fate =
+          held.takeBack() === 'streamed'
+            ? 'its first MiB had already gone out: the client gets it cut short, spoiled so no JSON parser accepts it'
+            : 'not forwarded';
         log(`from the server: skipped ${describeInvalid(e)}: ${fate}; the session goes on`);
       },
     },
@@ -122,8 +126,16 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
       giveUp(where, e);
     }
   };
-  const fromServer = direction('from the server', () => serverSideOpen, () => (serverSideOpen = false));
-  const fromClient = direction('from the client', () => clientSideOpen, () => (clientSideOpen = false));
+  const fromServer = direction(
+    'from the server',
+    () => serverSideOpen,
+    () => (serverSideOpen = false),
+  );
+  const fromClient = direction(
+    'from the client',
+    () => clientSideOpen,
+    () => (clientSideOpen = false),
+  );
 
   process.stdout.on('error', (e) => {
     serverSideOpen = false;

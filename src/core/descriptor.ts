@@ -6,8 +6,22 @@
 // compiled.ts is bounded too).
 import { latin1Bytes, lowerAscii } from '../ascii.js';
 import {
-  D_ACCEPT, D_CLASSES, D_GRAM_MASK, D_GRAMS, D_HEX, D_MATCHES, D_NCLASSES, D_PREFIX, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX,
-  D_SUFFIX_LEN, D_TEDDY, D_TRANS, D_WIDEN, DESCRIPTOR_SIZE,
+  D_ACCEPT,
+  D_CLASSES,
+  D_GRAM_MASK,
+  D_GRAMS,
+  D_HEX,
+  D_MATCHES,
+  D_NCLASSES,
+  D_PREFIX,
+  D_PREFIX_LEN,
+  D_PREFIX_OUT,
+  D_SUFFIX,
+  D_SUFFIX_LEN,
+  D_TEDDY,
+  D_TRANS,
+  D_WIDEN,
+  DESCRIPTOR_SIZE,
 } from './abi.js';
 import { allocate, free, heap, heap32 } from './memory.js';
 

@@ -157,10 +157,15 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
 export function encodeString(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES): string | undefined {
   let out = '';
   let from = 0; // s[0, from) is in `out`
-  const count = scanString(job, s, (start, stop) => {
-    out += s.slice(from, start) + job.replace(s.slice(start, stop));
-    from = stop;
-  }, chunkBytes);
+  const count = scanString(
+    job,
+    s,
+    (start, stop) => {
+      out += s.slice(from, start) + job.replace(s.slice(start, stop));
+      from = stop;
+    },
+    chunkBytes,
+  );
   if (count === NOT_WELL_FORMED) return undefined;
   return count === 0 ? s : out + s.slice(from);
 }

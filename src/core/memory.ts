@@ -82,7 +82,8 @@ export function free(ptr: number, size: number): void {
     freeStarts.splice(lo, 1);
     freeSizes.splice(lo, 1);
   }
-  if (start + n === top) top = start; // (the end of the heap is simply lowered)
+  if (start + n === top)
+    top = start; // (the end of the heap is simply lowered)
   else {
     freeStarts.splice(lo, 0, start);
     freeSizes.splice(lo, 0, n);
@@ -118,8 +119,10 @@ export function workspace(input: number, output: number): Workspace {
     free(c.output, c.outputCapacity);
   }
   current = {
-    input: allocate(inputCapacity), inputCapacity,
-    output: allocate(outputCapacity), outputCapacity,
+    input: allocate(inputCapacity),
+    inputCapacity,
+    output: allocate(outputCapacity),
+    outputCapacity,
   };
   return current;
 }

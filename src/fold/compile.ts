@@ -9,7 +9,7 @@
 // they admit every byte string the DFA can start a match with (sound by construction).
 import type { Automaton } from '../compile/dfa.js';
 import { determinize, packDfa } from '../compile/subsets.js';
-import { byteTree, LOOP, mergeTrees, type ByteTree } from './byte-tree.js';
+import { type ByteTree, byteTree, LOOP, mergeTrees } from './byte-tree.js';
 import { patternGraph } from './graph.js';
 import { startSetFromDfa, teddyFromDfa } from './prefilter.js';
 import { foldData } from './unicode.js';
@@ -87,7 +87,11 @@ function byteNfa(patterns: readonly string[]): { accept: boolean[]; edges: Map<n
     const out = new Map<number, number[]>();
     for (const b of [...tree.keys()].sort((x, y) => x - y)) {
       const sub = tree.get(b)!;
-      if (Array.isArray(sub)) out.set(b, [...new Set(sub.map((t) => (t === LOOP ? loop : t)))].sort((x, y) => x - y));
+      if (Array.isArray(sub))
+        out.set(
+          b,
+          [...new Set(sub.map((t) => (t === LOOP ? loop : t)))].sort((x, y) => x - y),
+        );
       else {
         let id = memo.get(sub);
         if (id === undefined) memo.set(sub, (id = intern(emit(sub, loop, memo))));
@@ -117,10 +121,15 @@ function byteNfa(patterns: readonly string[]): { accept: boolean[]; edges: Map<n
 
 export function compileFoldAutomaton(patterns: readonly string[]): Automaton & { readonly minMatchCodePoints: number } {
   const nfa = byteNfa(patterns);
-  const { rows, accepting } = determinize([0], (s, edge) => {
-    for (const [b, targets] of nfa.edges[s]!) for (const t of targets) edge(b, t);
-    return nfa.accept[s]!;
-  }, true, " for fold 'nfkc'");
+  const { rows, accepting } = determinize(
+    [0],
+    (s, edge) => {
+      for (const [b, targets] of nfa.edges[s]!) for (const t of targets) edge(b, t);
+      return nfa.accept[s]!;
+    },
+    true,
+    " for fold 'nfkc'",
+  );
   const minPatternBytes = shortest(rows, accepting, () => 1);
   const gram = startSetFromDfa(rows, minPatternBytes);
   return {

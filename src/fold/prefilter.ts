@@ -2,7 +2,7 @@
 // (stage 1) and the hashed set of match starts (stage 2). Both admit every byte string a
 // match can start with, so the core never skips a position where one could start.
 import { keyMask, startSet } from '../compile/start-set.js';
-import { addByte, admitAll, admitted, emptyFingerprint, placeInBuckets, bucketMasks, type Fingerprint } from '../compile/teddy.js';
+import { addByte, admitAll, admitted, bucketMasks, emptyFingerprint, type Fingerprint, placeInBuckets } from '../compile/teddy.js';
 
 const ASCII = 0;
 const OTHER = 1;
@@ -76,7 +76,10 @@ export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly n
   // ASCII, then a byte >= 0x80 at position 1 or 2: one bucket, whose position 2 holds only
   // bytes >= 0x80 either way (a continuation byte, or a lead byte).
   const start = new Set([1]);
-  for (const kinds of [[ASCII, OTHER], [ASCII, ASCII, OTHER]]) {
+  for (const kinds of [
+    [ASCII, OTHER],
+    [ASCII, ASCII, OTHER],
+  ]) {
     const bucket = 7;
     const fp = emptyFingerprint();
     if (follow(start, 0, kinds, fp)) {

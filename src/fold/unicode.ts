@@ -4,7 +4,10 @@ import { FOLDS, SEPARATORS, UNSAFE } from './tables.js';
 
 /** The reference fold of a string: NFKC, then lower case, then default-ignorables removed. */
 export function foldText(s: string): string {
-  return s.normalize('NFKC').toLowerCase().replace(/\p{Default_Ignorable_Code_Point}/gu, '');
+  return s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\p{Default_Ignorable_Code_Point}/gu, '');
 }
 
 export interface FoldData {

@@ -1,8 +1,8 @@
 // Request bodies: read whole up to a bound (the decoder holds a message whole anyway, and a
 // colliding one must be answered, not half sent), then decoded.
-import { PayloadKeyCollisionError } from '../errors.js';
+import type { PayloadKeyCollisionError } from '../errors.js';
 import { concat } from '../stream/pipe.js';
-import { createJsonBodyStream, type BodyOptions } from './json-body.js';
+import { type BodyOptions, createJsonBodyStream } from './json-body.js';
 
 export class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';

@@ -2,10 +2,11 @@
 // on each decoded message on its way to the server (U+FFFD in tools/call arguments, then the
 // tool list and schemas), and tool lists learnt from what the server answers. Message-level:
 // each caller feeds it messages and sends the answers it gives in its own way.
+
+import { type Id, isId } from '../jsonrpc.js';
 import { damagedCall, integrityReply } from '../mcp/integrity-guard.js';
 import { ToolCallGuard } from '../mcp/tool-guard.js';
-import { isRequest, type Message, type MaybePromise } from '../mcp/wrapper.js';
-import { isId, type Id } from '../jsonrpc.js';
+import { isRequest, type MaybePromise, type Message } from '../mcp/wrapper.js';
 
 /** 'all': both guards (--guard); 'tools': tool names and schemas only (--guard-tools-only). */
 export type GuardMode = 'all' | 'tools';

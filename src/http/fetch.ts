@@ -3,11 +3,11 @@
 // StreamableHTTPClientTransport through its `fetch` option.
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { decodeBytes, readBounded } from './body.js';
+import { CallGuard, type GuardMode } from './call-guard.js';
+import { guardRequest, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { collisionOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType } from './response.js';
-import { CallGuard, type GuardMode } from './call-guard.js';
-import { guardRequest, withAnswers } from './guarded.js';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -61,7 +61,10 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
       // Not sent: answered here, as the server would answer an invalid request.
       const outcome = await collisionOutcome(original, decoded.collision, codec);
       if (outcome.reply) {
-        return new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, { status: outcome.reply.status, headers: { 'content-type': 'application/json' } });
+        return new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, {
+          status: outcome.reply.status,
+          headers: { 'content-type': 'application/json' },
+        });
       }
       body = outcome.forward!;
     }

@@ -6,7 +6,7 @@
 import type { Message } from '../mcp/wrapper.js';
 import { concat } from '../stream/pipe.js';
 import { encodeBytes, readBounded } from './body.js';
-import { screen, type CallGuard } from './call-guard.js';
+import { type CallGuard, screen } from './call-guard.js';
 import type { BodyOptions } from './json-body.js';
 
 const utf8 = new TextDecoder();
@@ -23,7 +23,10 @@ export interface GuardedRequest {
 
 /** A JSON 200 response with `value` encoded. */
 export async function jsonReply(value: unknown, options: BodyOptions): Promise<Response> {
-  return new Response((await encodeBytes(toBytes(value), options)) as Uint8Array<ArrayBuffer>, { status: 200, headers: { 'content-type': 'application/json' } });
+  return new Response((await encodeBytes(toBytes(value), options)) as Uint8Array<ArrayBuffer>, {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /** Screens a decoded POST body (JSON that is not JSON-RPC passes untouched). */
@@ -48,7 +51,9 @@ export async function withAnswers(response: Response, answers: Message[], option
   const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
   if (type === 'text/event-stream') {
-    const encoded = await Promise.all(answers.map(async (a) => `event: message\ndata: ${utf8.decode(await encodeBytes(toBytes(a), options))}\n\n`));
+    const encoded = await Promise.all(
+      answers.map(async (a) => `event: message\ndata: ${utf8.decode(await encodeBytes(toBytes(a), options))}\n\n`),
+    );
     const head = new TextEncoder().encode(encoded.join(''));
     const reader = response.body.getReader();
     const body = new ReadableStream<Uint8Array>(

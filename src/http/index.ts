@@ -1,6 +1,6 @@
 // mcp-payload-codec/http: filtering for MCP's Streamable HTTP transport, on Web-standard
 // Request, Response, fetch and streams only (Node 20+, browsers, Deno, Bun, edge workers).
 export { createFilteringFetch, type FetchLike, type FilteringFetchOptions } from './fetch.js';
-export { createFilteringProxy, type FilteringProxyOptions } from './proxy.js';
 export { LOCAL_HOSTS, type OriginPolicy } from './guard.js';
 export { createJsonBodyStream } from './json-body.js';
+export { createFilteringProxy, type FilteringProxyOptions } from './proxy.js';

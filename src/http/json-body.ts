@@ -26,10 +26,8 @@ export function createJsonBodyStream(mode: 'encode' | 'decode', options: BodyOpt
   const transformer: Transformer<Uint8Array, Uint8Array> & { cancel(): void } = {
     start(controller) {
       batch = new OutputBatch((b) => controller.enqueue(b));
-      pipe = new MessagePipe(
-        { desc: compiled.desc, mode, expansion: compiled.expansion },
-        { maxMessageBytes, onCollision },
-        (b) => batch!.add(b),
+      pipe = new MessagePipe({ desc: compiled.desc, mode, expansion: compiled.expansion }, { maxMessageBytes, onCollision }, (b) =>
+        batch!.add(b),
       );
     },
     transform(chunk) {

@@ -2,17 +2,17 @@
 // Web-standard fetch handler. Requests are decoded on their way up, responses encoded on their
 // way down, as they stream (pipeThrough: a slow reader slows the upstream).
 import { createCodec } from '../codec.js';
+import { SERVER_ERROR } from '../jsonrpc.js';
+import type { Message } from '../mcp/wrapper.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { BodyTooLargeError, decodeBytes, readBounded } from './body.js';
+import { CallGuard } from './call-guard.js';
 import type { FetchLike, FilteringFetchOptions } from './fetch.js';
-import { hostAllowed, originAllowed, type OriginPolicy } from './guard.js';
+import { hostAllowed, type OriginPolicy, originAllowed } from './guard.js';
+import { guardRequest, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { collisionOutcome, errorReplies, parseShape } from './replies.js';
 import { encodeResponse, isJson, mediaType } from './response.js';
-import { SERVER_ERROR } from '../jsonrpc.js';
-import { CallGuard } from './call-guard.js';
-import { guardRequest, withAnswers } from './guarded.js';
-import type { Message } from '../mcp/wrapper.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy {
   /** The upstream MCP endpoint, e.g. https://example.com/mcp. */
@@ -31,7 +31,17 @@ export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPoli
 const GUARDED_SESSIONS = 1024;
 
 /** Headers that belong to one connection, not to the message (RFC 9110 7.6.1). */
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate'];
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-authenticate',
+];
 
 function withoutHopByHop(source: Headers): Headers {
   const headers = new Headers(source);
@@ -40,9 +50,18 @@ function withoutHopByHop(source: Headers): Headers {
   return headers;
 }
 
-
 export function createFilteringProxy(options: FilteringProxyOptions): (request: Request) => Promise<Response> {
-  const { upstream: upstreamOption, path = '/mcp', onLog, allowedHosts, allowedOrigins, fetch: inner, guard: mode, onGuardLog, ...codec } = options;
+  const {
+    upstream: upstreamOption,
+    path = '/mcp',
+    onLog,
+    allowedHosts,
+    allowedOrigins,
+    fetch: inner,
+    guard: mode,
+    onGuardLog,
+    ...codec
+  } = options;
   const upstream = new URL(upstreamOption);
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new TypeError('upstream must be an http: or https: URL');
   createCodec(codec); // (refuses bad codec options now, not at the first request)
@@ -126,7 +145,10 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
           const outcome = await collisionOutcome(original, decoded.collision, bodyOptions);
           if (outcome.reply) {
             log(`${request.method} answered here: keys collide after decoding (-32602)`);
-            return new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, { status: outcome.reply.status, headers: { 'content-type': 'application/json' } });
+            return new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, {
+              status: outcome.reply.status,
+              headers: { 'content-type': 'application/json' },
+            });
           }
           body = outcome.forward!;
         } else if (guard) {
@@ -145,13 +167,24 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     try {
       // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
       // Node's fetch writes them with the headers at once, where a Blob costs a write per part.
-      response = await base(target(url), { method: request.method, headers, body: body as Uint8Array<ArrayBuffer> | undefined, signal: request.signal, redirect: 'manual' });
+      response = await base(target(url), {
+        method: request.method,
+        headers,
+        body: body as Uint8Array<ArrayBuffer> | undefined,
+        signal: request.signal,
+        redirect: 'manual',
+      });
     } catch (e) {
       if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left
       const code = (e as { cause?: { code?: unknown } }).cause?.code;
       const reason = typeof code === 'string' ? ` (${code})` : '';
       log(`${request.method} failed: upstream unreachable${reason} (502)`);
-      const { body: replies } = await errorReplies(original ? parseShape(original) : { batch: false, items: [] }, SERVER_ERROR, `Cannot reach the upstream MCP server at ${upstream.host}${reason}`, bodyOptions);
+      const { body: replies } = await errorReplies(
+        original ? parseShape(original) : { batch: false, items: [] },
+        SERVER_ERROR,
+        `Cannot reach the upstream MCP server at ${upstream.host}${reason}`,
+        bodyOptions,
+      );
       return new Response(replies as Uint8Array<ArrayBuffer>, { status: 502, headers: { 'content-type': 'application/json' } });
     }
     if (reply) {

@@ -2,7 +2,7 @@
 // is unreachable): requests are answered with JSON-RPC errors, as the stdio proxy does. All of
 // it goes through the encoder before anyone sees it.
 import type { PayloadKeyCollisionError } from '../errors.js';
-import { collisionReplies, errorResponse, INVALID_PARAMS, isId, type Id } from '../jsonrpc.js';
+import { collisionReplies, errorResponse, type Id, INVALID_PARAMS, isId } from '../jsonrpc.js';
 import { encodeBytes } from './body.js';
 import type { BodyOptions } from './json-body.js';
 
@@ -41,13 +41,24 @@ export interface Outcome {
 const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
 
 /** Encoded: `replies` (a batch for a batch), or one error with id null when there are none. */
-async function answer(shape: Parsed, replies: unknown[], code: number, message: string, options: BodyOptions): Promise<{ answered: boolean; body: Uint8Array }> {
+async function answer(
+  shape: Parsed,
+  replies: unknown[],
+  code: number,
+  message: string,
+  options: BodyOptions,
+): Promise<{ answered: boolean; body: Uint8Array }> {
   const value = shape.batch && replies.length ? replies : replies.length ? replies[0] : errorResponse(null, code, message);
   return { answered: replies.length > 0, body: await encodeBytes(json(value), options) };
 }
 
 /** Error responses for the requests in `shape`, encoded (see `answer`). */
-export function errorReplies(shape: Parsed, code: number, message: string, options: BodyOptions): Promise<{ answered: boolean; body: Uint8Array }> {
+export function errorReplies(
+  shape: Parsed,
+  code: number,
+  message: string,
+  options: BodyOptions,
+): Promise<{ answered: boolean; body: Uint8Array }> {
   const replies = shape.items.filter((m) => m.request).map((m) => errorResponse(m.id!, code, message));
   return answer(shape, replies, code, message, options);
 }
@@ -61,7 +72,10 @@ export async function collisionOutcome(original: Uint8Array, e: PayloadKeyCollis
     return { forward: json(errorResponse(single.id, INVALID_PARAMS, e.message)) };
   }
   // A batch goes whole: every request in it is answered. A notification alone gets 400.
-  const replies = collisionReplies(shape.items.filter((m) => m.request).map((m) => m.id), e.message);
+  const replies = collisionReplies(
+    shape.items.filter((m) => m.request).map((m) => m.id),
+    e.message,
+  );
   const { answered, body } = await answer(shape, replies, INVALID_PARAMS, e.message, options);
   return { reply: { status: answered ? 200 : 400, body } };
 }

@@ -3,11 +3,11 @@
 import { createCodec } from '../codec.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { readBounded } from './body.js';
+import type { CallGuard } from './call-guard.js';
+import { observeEvents, observeJson } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { createJsonBodyStream } from './json-body.js';
 import { wholeEvents } from './sse-events.js';
-import type { CallGuard } from './call-guard.js';
-import { observeEvents, observeJson } from './guarded.js';
 
 /** Statuses whose responses have no body (Response refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -36,7 +36,9 @@ export async function encodeResponse(response: Response, options: ResponseFilter
     const events = wholeEvents(response.body, max, onTruncated);
     body = (guard ? events.pipeThrough(observeEvents(guard)) : events).pipeThrough(createEncodeStream({ ...codecOptions, framing: 'sse' }));
   } else if (isJson(type)) {
-    body = (guard ? response.body.pipeThrough(observeJson(guard, max)) : response.body).pipeThrough(createJsonBodyStream('encode', codecOptions));
+    body = (guard ? response.body.pipeThrough(observeJson(guard, max)) : response.body).pipeThrough(
+      createJsonBodyStream('encode', codecOptions),
+    );
   } else if (type.startsWith('text/') || type === '') {
     body = await encodeText(response.body, max, codecOptions);
   } else return response; // binary: nothing a model reads as text

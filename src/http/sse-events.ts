@@ -56,7 +56,11 @@ class EventBoundaries {
   }
 }
 
-export function wholeEvents(body: ReadableStream<Uint8Array>, maxEventBytes: number, onTruncated?: (error: unknown) => void): ReadableStream<Uint8Array> {
+export function wholeEvents(
+  body: ReadableStream<Uint8Array>,
+  maxEventBytes: number,
+  onTruncated?: (error: unknown) => void,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const boundaries = new EventBoundaries();
   let held: Uint8Array[] = [];

@@ -1,15 +1,14 @@
 // PayloadFilteringTransport: term aliasing on the MCP SDK's Transport interface.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { createCodec, type Codec } from '../codec.js';
+import { type Codec, createCodec } from '../codec.js';
 import { PayloadKeyCollisionError } from '../errors.js';
+import { errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
 import { isFilterEnabled } from '../opt-in.js';
 import type { CodecOptions } from '../options.js';
-import { errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
-import { isRequest, TransportWrapper, type Message } from './wrapper.js';
+import { isRequest, type Message, TransportWrapper } from './wrapper.js';
 
 export { INVALID_PARAMS };
-
 
 export interface FilterOptions extends CodecOptions {
   /**
@@ -59,6 +58,10 @@ export class PayloadFilteringTransport extends TransportWrapper {
 }
 
 /** Wraps only when MCP_MODEL_PAYLOAD_FILTER is exactly "1"; otherwise returns `transport`. */
-export function filterTransportIfEnabled<T extends Transport>(transport: T, options?: FilterOptions, env?: Record<string, string | undefined>): T | PayloadFilteringTransport {
+export function filterTransportIfEnabled<T extends Transport>(
+  transport: T,
+  options?: FilterOptions,
+  env?: Record<string, string | undefined>,
+): T | PayloadFilteringTransport {
   return isFilterEnabled(env) ? new PayloadFilteringTransport(transport, options) : transport;
 }

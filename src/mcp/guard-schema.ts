@@ -18,7 +18,8 @@ function validatorOf(schema: Record<string, unknown>, compile: Compile): Validat
   if (validate) return validate;
   const text = JSON.stringify(schema);
   validate = byText.get(text);
-  if (validate) byText.delete(text); // re-inserted below as the most recent
+  if (validate)
+    byText.delete(text); // re-inserted below as the most recent
   else {
     validate = compile(schema);
     compilations++;
@@ -52,6 +53,7 @@ export function schemaProblem(schema: Record<string, unknown>, args: Record<stri
   const validate = validatorOf(schema, compile);
   if (validate(args)) return undefined;
   const e = validate.errors![0]!;
-  const path = e.keyword === 'required' ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}` : e.instancePath || '/';
+  const path =
+    e.keyword === 'required' ? `${e.instancePath}/${(e.params as { missingProperty: string }).missingProperty}` : e.instancePath || '/';
   return { path, text: `${path} ${e.message} (rule "${e.keyword}")` };
 }

@@ -4,7 +4,7 @@ import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { ArgumentIntegrityError } from '../errors.js';
 import { findReplacementCharacters } from '../integrity.js';
 import { blockedReply, type GuardReply } from './guard-reply.js';
-import { isRequest, TransportWrapper, type Message } from './wrapper.js';
+import { isRequest, type Message, TransportWrapper } from './wrapper.js';
 
 export interface IntegrityGuardOptions {
   /**
@@ -28,7 +28,9 @@ export function damagedCall(message: Message): ArgumentIntegrityError | undefine
   // Reports are bounded (count and path budget), so the error and the reply stay small
   // however deep and however damaged the arguments are.
   const reports = findReplacementCharacters(params.arguments ?? {});
-  return reports.total ? new ArgumentIntegrityError(reports, typeof params.name === 'string' ? params.name : undefined, reports.total) : undefined;
+  return reports.total
+    ? new ArgumentIntegrityError(reports, typeof params.name === 'string' ? params.name : undefined, reports.total)
+    : undefined;
 }
 
 /** The answer to a damaged call, in the form asked for. */
@@ -39,7 +41,10 @@ export function integrityReply(id: string | number, error: ArgumentIntegrityErro
 export class IntegrityGuardTransport extends TransportWrapper {
   private readonly side: 'client' | 'server';
 
-  constructor(inner: Transport, private readonly options: IntegrityGuardOptions = {}) {
+  constructor(
+    inner: Transport,
+    private readonly options: IntegrityGuardOptions = {},
+  ) {
     super(inner);
     this.side = options.side ?? 'client';
   }

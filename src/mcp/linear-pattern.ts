@@ -63,7 +63,8 @@ function translate(p: string): string {
         if (!/^[A-Z][a-z]?$/.test(name)) fail();
         out += `\\${e}{${name}}`;
         i = end + 1;
-      } else if (/[1-9k]/.test(e)) fail(); // backreference
+      } else if (/[1-9k]/.test(e))
+        fail(); // backreference
       else out += `\\${e}`; // an escaped syntax character (or `-` in a class): literal in both
     } else if (inClass) {
       if (c === ']') inClass = false;
@@ -130,7 +131,19 @@ type Schema = Record<string, Json>;
 
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'];
 const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
-const SCHEMAS = ['additionalProperties', 'items', 'additionalItems', 'contains', 'propertyNames', 'if', 'then', 'else', 'not', 'unevaluatedProperties', 'unevaluatedItems'];
+const SCHEMAS = [
+  'additionalProperties',
+  'items',
+  'additionalItems',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'not',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+];
 
 const isObject = (v: Json): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 

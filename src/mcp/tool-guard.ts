@@ -7,7 +7,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { blockedReply, type GuardReply } from './guard-reply.js';
 import { loadSchemaCompiler, schemaCompilerLoaded, schemaProblem } from './guard-schema.js';
-import { isNotification, isRequest, TransportWrapper, type Message, type MaybePromise } from './wrapper.js';
+import { isNotification, isRequest, type MaybePromise, type Message, TransportWrapper } from './wrapper.js';
 
 export interface BlockedCall {
   readonly toolName: string;
@@ -30,11 +30,12 @@ interface Tool {
   inputSchema?: Record<string, unknown>;
 }
 
-
-const hasSchema = (tool: Tool | undefined): tool is Tool & { inputSchema: Record<string, unknown> } => typeof tool?.inputSchema === 'object' && tool.inputSchema !== null;
+const hasSchema = (tool: Tool | undefined): tool is Tool & { inputSchema: Record<string, unknown> } =>
+  typeof tool?.inputSchema === 'object' && tool.inputSchema !== null;
 
 /** The text a blocked call is answered with. */
-export const blockedText = (b: BlockedCall) => `MCP tool call ${JSON.stringify(b.toolName)} was blocked before it reached the server: ${b.reason}`;
+export const blockedText = (b: BlockedCall) =>
+  `MCP tool call ${JSON.stringify(b.toolName)} was blocked before it reached the server: ${b.reason}`;
 
 /** The guard's state and checks, independent of any transport (the CLI proxy uses it too). */
 export class ToolCallGuard {
@@ -68,7 +69,8 @@ export class ToolCallGuard {
     // holds for the tools in it (checked against their last schema); a tool not in it may be
     // new, so it passes and the server answers. A stale list never strands a session.
     const tool = this.tools?.get(name);
-    if (this.tools && !tool && !this.stale) return { toolName: name, reason: `tool ${JSON.stringify(name)} is not in the server's current tool list` };
+    if (this.tools && !tool && !this.stale)
+      return { toolName: name, reason: `tool ${JSON.stringify(name)} is not in the server's current tool list` };
     if (hasSchema(tool) && !schemaCompilerLoaded()) return loadSchemaCompiler().then(() => this.verdict(name, args));
     const problem = hasSchema(tool) ? schemaProblem(tool.inputSchema, args) : undefined;
     if (problem) return { toolName: name, reason: `arguments do not match the tool's inputSchema: ${problem.text}`, path: problem.path };

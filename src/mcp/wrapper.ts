@@ -2,6 +2,7 @@
 // what happens to messages on the way out (`outgoing`) and on the way in (`incoming`).
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+
 export { errorResponse } from '../jsonrpc.js';
 
 /** Optional members of newer transports, forwarded when the inner transport has them. */

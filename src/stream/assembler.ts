@@ -7,8 +7,17 @@
 // (RESOLVE_*); its b, and EV_DEFER_START's, is the kind of deferral (DEFER_*: an object's
 // `data`, its `blob`, a string that began like a data: URI).
 import {
-  EV_DEFER_END, EV_DEFER_START, EV_ID, EV_KEY, EV_KEY_CHANGED, EV_MSG_END, EV_OBJ_CLOSE, EV_OBJ_OPEN, EV_RESOLVE,
-  RESOLVE_STRING, RESOLVE_TRANSFORM,
+  EV_DEFER_END,
+  EV_DEFER_START,
+  EV_ID,
+  EV_KEY,
+  EV_KEY_CHANGED,
+  EV_MSG_END,
+  EV_OBJ_CLOSE,
+  EV_OBJ_OPEN,
+  EV_RESOLVE,
+  RESOLVE_STRING,
+  RESOLVE_TRANSFORM,
 } from '../core/abi.js';
 import { PayloadKeyCollisionError } from '../errors.js';
 import { HeldBytes } from './held-bytes.js';

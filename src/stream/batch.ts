@@ -47,7 +47,9 @@ export class OutputBatch {
       const need = this.size + n;
       if (!this.buf || need > this.buf.length) {
         // After a full chunk more is likely to follow: start the next one full size.
-        const grown = new Uint8Array(Math.max(need, full || this.spilled ? MAX_BATCH : Math.min(MAX_BATCH, this.buf ? this.buf.length * 2 : FIRST_CAPACITY)));
+        const grown = new Uint8Array(
+          Math.max(need, full || this.spilled ? MAX_BATCH : Math.min(MAX_BATCH, this.buf ? this.buf.length * 2 : FIRST_CAPACITY)),
+        );
         if (this.buf) grown.set(this.buf.subarray(0, this.size));
         this.buf = grown;
       }

@@ -53,7 +53,6 @@ function digits(n: number): Uint8Array {
   return out;
 }
 
-
 export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Framer {
   const body = new HeldBytes(); // the transformed body, held until its new length is known
   let skipping = false; // a body over maxMessageBytes, refused: skipped, never held
@@ -99,7 +98,8 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           headerLength += take;
           const end = headerEnd(header, headerLength, before);
           if (end < 0) {
-            if (headerLength > MAX_HEADER_BYTES) throw new PayloadStreamError('too-large', 'header block too large', messageNumber + 1, MAX_HEADER_BYTES);
+            if (headerLength > MAX_HEADER_BYTES)
+              throw new PayloadStreamError('too-large', 'header block too large', messageNumber + 1, MAX_HEADER_BYTES);
             at += take;
             continue;
           }
@@ -137,9 +137,15 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
     },
     close() {
       if (remaining > 0) {
-        throw new PayloadStreamError('incomplete', `Content-Length runs past the end of the stream (${remaining} bytes missing)`, messageNumber, pipe.offset);
+        throw new PayloadStreamError(
+          'incomplete',
+          `Content-Length runs past the end of the stream (${remaining} bytes missing)`,
+          messageNumber,
+          pipe.offset,
+        );
       }
-      if (headerLength > 0) throw new PayloadStreamError('incomplete', 'the stream ends inside a header block', messageNumber + 1, headerLength);
+      if (headerLength > 0)
+        throw new PayloadStreamError('incomplete', 'the stream ends inside a header block', messageNumber + 1, headerLength);
     },
     output: (bytes) => body.push(bytes), // (a view, valid only for the call: copied)
   };

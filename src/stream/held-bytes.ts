@@ -53,7 +53,8 @@ export class HeldBytes {
   /** The bytes of [start, end) in one array (short spans: keys, ids). */
   read(start: number, end: number): Uint8Array {
     const k = start >>> CHUNK_BITS;
-    if (k === (end - 1) >>> CHUNK_BITS && end > start) return this.chunks[k]!.subarray(start & (CHUNK - 1), (start & (CHUNK - 1)) + end - start);
+    if (k === (end - 1) >>> CHUNK_BITS && end > start)
+      return this.chunks[k]!.subarray(start & (CHUNK - 1), (start & (CHUNK - 1)) + end - start);
     const out = new Uint8Array(Math.max(0, end - start));
     let at = 0;
     this.forEach(start, end, (v) => {

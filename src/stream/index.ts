@@ -1,11 +1,11 @@
 // mcp-payload-codec/stream: WHATWG TransformStreams that filter JSON-RPC traffic on bytes.
 import { compile } from '../compiled.js';
-import { resolveOptions, type CodecOptions } from '../options.js';
 import type { PayloadKeyCollisionError } from '../errors.js';
+import { type CodecOptions, resolveOptions } from '../options.js';
+import { OutputBatch } from './batch.js';
 import { contentLengthFramer } from './content-length.js';
 import type { Framer } from './framer.js';
 import { ndjsonFramer } from './ndjson.js';
-import { OutputBatch } from './batch.js';
 import { MessagePipe } from './pipe.js';
 import { sseFramer } from './sse.js';
 
@@ -67,14 +67,18 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
     { desc: compiled.desc, mode, expansion: compiled.expansion },
     {
       maxMessageBytes,
-      onCollision: onCollision && ((e) => {
-        batch.flush(); // the messages before the dropped one go out first, as they came
-        onCollision(e);
-      }),
-      onInvalidMessage: onInvalidMessage && ((e) => {
-        batch.flush(); // the messages before the invalid one go out first, as they came
-        onInvalidMessage(e);
-      }),
+      onCollision:
+        onCollision &&
+        ((e) => {
+          batch.flush(); // the messages before the dropped one go out first, as they came
+          onCollision(e);
+        }),
+      onInvalidMessage:
+        onInvalidMessage &&
+        ((e) => {
+          batch.flush(); // the messages before the invalid one go out first, as they came
+          onInvalidMessage(e);
+        }),
     },
     (b) => framer!.output(b),
   );

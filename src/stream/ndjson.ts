@@ -3,9 +3,10 @@
 // Blank lines pass through. A last line without '\n' is a message too. An invalid message taken
 // by onInvalidMessage loses its line, unless part of it was already written: that part is ended
 // with '\n' (the pipe made sure it does not parse), so the receiver drops it too.
+
+import { byteFinder } from './find-byte.js';
 import type { Framer } from './framer.js';
 import type { MessagePipe } from './pipe.js';
-import { byteFinder } from './find-byte.js';
 
 const NEWLINE = new Uint8Array([0x0a]); // (copied into the output batch, never handed out)
 const CR_BYTE = new Uint8Array([0x0d]);

@@ -49,7 +49,11 @@ export class MessagePipe {
       emit(b);
     };
     this.values = new ValueTransformer(job, () => this.messageNumber);
-    this.assembler = new MessageAssembler({ holdAll: job.mode === 'decode', emit: out, transformValue: (pieces, into, text) => this.values.transform(pieces, into, 1, text) });
+    this.assembler = new MessageAssembler({
+      holdAll: job.mode === 'decode',
+      emit: out,
+      transformValue: (pieces, into, text) => this.values.transform(pieces, into, 1, text),
+    });
   }
 
   private start(): void {
@@ -75,7 +79,14 @@ export class MessagePipe {
     }
     const counted = bytes.length - framing;
     if (this.counted + counted > this.options.maxMessageBytes) {
-      this.invalidate(new PayloadStreamError('too-large', `message larger than maxMessageBytes (${this.options.maxMessageBytes})`, this.messageNumber, this.offset + this.options.maxMessageBytes - this.counted));
+      this.invalidate(
+        new PayloadStreamError(
+          'too-large',
+          `message larger than maxMessageBytes (${this.options.maxMessageBytes})`,
+          this.messageNumber,
+          this.offset + this.options.maxMessageBytes - this.counted,
+        ),
+      );
       this.offset += bytes.length;
       return;
     }
@@ -165,12 +176,21 @@ class ValueTransformer {
   transform(pieces: (Uint8Array | undefined)[], into: HeldBytes, level: number, text: boolean): Uint8Array[] | null {
     const messageNumber = this.messageNumber();
     if (level > MAX_DEFERRED_NESTING) {
-      throw new PayloadStreamError('too-deep', `"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`, messageNumber, 0);
+      throw new PayloadStreamError(
+        'too-deep',
+        `"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`,
+        messageNumber,
+        0,
+      );
     }
     const l = (this.levels[level - 1] ??= {
       t: new Transducer(this.job, true),
       text: new Transducer(this.job, 'text'),
-      a: new MessageAssembler({ holdAll: true, emit: () => {}, transformValue: (inner, innerInto, innerText) => this.transform(inner, innerInto, level + 1, innerText) }),
+      a: new MessageAssembler({
+        holdAll: true,
+        emit: () => {},
+        transformValue: (inner, innerInto, innerText) => this.transform(inner, innerInto, level + 1, innerText),
+      }),
     });
     const { a } = l;
     const t = text ? l.text : l.t;

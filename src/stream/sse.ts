@@ -10,8 +10,8 @@
 // (comments, `id:`, `event:`, unknown fields before any data) stream out as they arrive. Every
 // byte is kept, line endings included, except the transformed JSON.
 import { byteFinder } from './find-byte.js';
-import { HeldBytes } from './held-bytes.js';
 import type { Framer } from './framer.js';
+import { HeldBytes } from './held-bytes.js';
 import type { EndResult, MessagePipe } from './pipe.js';
 
 const LF = 0x0a;
@@ -33,7 +33,6 @@ const MESSAGE = [0x6d, 0x65, 0x73, 0x73, 0x61, 0x67, 0x65]; // 'message'
 const BOM = [0xef, 0xbb, 0xbf];
 
 type Kind = 'head' | 'data' | 'event' | 'other';
-
 
 const startsWith = (head: number[], prefix: number[]) => prefix.every((b, i) => head[i] === b);
 const isPrefixOf = (head: number[], word: number[]) => head.length < word.length && head.every((b, i) => word[i] === b);
@@ -185,7 +184,10 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
           valueStart = c[5] === 0x20 ? 6 : 5;
           return begin('data', chunk);
         }
-        return begin(c[0] === 0x65 && c[1] === 0x76 && c[2] === 0x65 && c[3] === 0x6e && c[4] === 0x74 && c[5] === 0x3a ? 'event' : 'other', chunk);
+        return begin(
+          c[0] === 0x65 && c[1] === 0x76 && c[2] === 0x65 && c[3] === 0x6e && c[4] === 0x74 && c[5] === 0x3a ? 'event' : 'other',
+          chunk,
+        );
       }
     }
     let i = 0;
@@ -359,7 +361,8 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         if (bom.length === 3) {
           emit(Uint8Array.from(bom));
           bom = null;
-        } else if (i === chunk.length) return; // (all of it may still be a BOM)
+        } else if (i === chunk.length)
+          return; // (all of it may still be a BOM)
         else {
           const before = Uint8Array.from(bom);
           bom = null;
@@ -388,4 +391,3 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     output: route,
   };
 }
-

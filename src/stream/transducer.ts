@@ -4,10 +4,48 @@
 // offsets (J_*) and every other number the core reads or writes come from src/core/abi.ts,
 // generated from the core.
 import {
-  D_PREFIX_LEN, D_SUFFIX_LEN, E_CONTROL, E_DEPTH, E_ESCAPE, E_INCOMPLETE, E_NEED_MEMORY, E_SYNTAX, E_TYPE_CONFLICT, E_UTF8,
-  EV_SIZE, J_DEC, J_DEC_CAP, J_DEC_LEN, J_DEPTH, J_DESC, J_ERROR, J_EV_COUNT, J_EVENTS, J_MODE, J_OUT_LEN, J_PHASE, J_RAW,
-  J_RAW_CAP, J_RAW_LEN, J_REC, J_AUX, J_ROOT_PAYLOAD, J_SIZE, J_STACK, J_STACK_CAP, JSON_DECODE, JSON_ENCODE,
-  MATCH_RECORD_SIZE, P_DONE, P_SCALAR, P_VALUE, ROOT_MESSAGE, ROOT_PAYLOAD, ROOT_TEXT, STACK_ENTRY_SIZE, TOKEN_RECORD_SIZE,
+  D_PREFIX_LEN,
+  D_SUFFIX_LEN,
+  E_CONTROL,
+  E_DEPTH,
+  E_ESCAPE,
+  E_INCOMPLETE,
+  E_NEED_MEMORY,
+  E_SYNTAX,
+  E_TYPE_CONFLICT,
+  E_UTF8,
+  EV_SIZE,
+  J_AUX,
+  J_DEC,
+  J_DEC_CAP,
+  J_DEC_LEN,
+  J_DEPTH,
+  J_DESC,
+  J_ERROR,
+  J_EV_COUNT,
+  J_EVENTS,
+  J_MODE,
+  J_OUT_LEN,
+  J_PHASE,
+  J_RAW,
+  J_RAW_CAP,
+  J_RAW_LEN,
+  J_REC,
+  J_ROOT_PAYLOAD,
+  J_SIZE,
+  J_STACK,
+  J_STACK_CAP,
+  JSON_DECODE,
+  JSON_ENCODE,
+  MATCH_RECORD_SIZE,
+  P_DONE,
+  P_SCALAR,
+  P_VALUE,
+  ROOT_MESSAGE,
+  ROOT_PAYLOAD,
+  ROOT_TEXT,
+  STACK_ENTRY_SIZE,
+  TOKEN_RECORD_SIZE,
 } from '../core/abi.js';
 import type { Descriptor } from '../core/descriptor.js';
 import { core } from '../core/instance.js';
@@ -90,7 +128,17 @@ export class Transducer {
       recCap = TOKEN_RECORD_SIZE * Math.ceil(window / shortest) + 64;
       auxCap = (window >> 1) + 64;
     }
-    const sizes = [J_SIZE, STACK_DEPTH * STACK_ENTRY_SIZE, window, window, recCap, auxCap, SLICE * EVENTS_PER_BYTE * EV_SIZE + 64, outCap, SLICE];
+    const sizes = [
+      J_SIZE,
+      STACK_DEPTH * STACK_ENTRY_SIZE,
+      window,
+      window,
+      recCap,
+      auxCap,
+      SLICE * EVENTS_PER_BYTE * EV_SIZE + 64,
+      outCap,
+      SLICE,
+    ];
     const size = sizes.reduce((a, b) => a + ((b + 15) & ~15), 0);
     const block = allocate(size);
     const at: number[] = [];
@@ -99,7 +147,17 @@ export class Transducer {
       at.push(p);
       p += (s + 15) & ~15;
     }
-    const [state, stack, raw, dec, rec, aux, events, out, input] = at as [number, number, number, number, number, number, number, number, number];
+    const [state, stack, raw, dec, rec, aux, events, out, input] = at as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     const w = heap32();
     if (this.block !== 0) {
       // Growing: keep the state, the stack and what the windows hold.
@@ -209,4 +267,3 @@ export class Transducer {
     this.block = 0;
   }
 }
-

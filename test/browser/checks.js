@@ -2,7 +2,12 @@
 // way an application would and reports what they did.
 export async function root() {
   const m = await import('/dist/index.js');
-  const samples = ['Open Qwen in 阿里 Cloud', 'lone \uD800 high, lone \uDC00 low, pair 😀', '__mcp_ref_7177656e__ looks like a token', '\uFEFFbom'];
+  const samples = [
+    'Open Qwen in 阿里 Cloud',
+    'lone \uD800 high, lone \uDC00 low, pair 😀',
+    '__mcp_ref_7177656e__ looks like a token',
+    '\uFEFFbom',
+  ];
   return {
     hasProcess: typeof globalThis.process !== 'undefined',
     encoded: m.encodeText('Open Qwen in 阿里 Cloud'),
@@ -25,7 +30,16 @@ export async function stream() {
 export async function http() {
   const { createFilteringFetch } = await import('/dist/http.js');
   const filtered = createFilteringFetch();
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'open', arguments: { app: '__mcp_ref_5177656e__' } } });
-  const response = await filtered('/echo-sse', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'open', arguments: { app: '__mcp_ref_5177656e__' } },
+  });
+  const response = await filtered('/echo-sse', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body,
+  });
   return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
 }
