@@ -3,17 +3,17 @@
 // Buffer hex. This is what the library is measured against, never what it runs.
 import { DEFAULT_TERMS, type TermSet } from '../src/index.ts';
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export function createRegexCodec(prefix = '__mcp_ref_', suffix = '__', terms: TermSet = DEFAULT_TERMS, upper = false) {
   const alternatives = [
-    ...terms.ascii.map((t) => ({ source: escape(t), max: t.length })),
-    ...terms.exact.map((t) => ({ source: escape(t), max: t.length })),
-    ...terms.pairs.map(([a, b]) => ({ source: `${escape(a)}[-_ ]?${escape(b)}`, max: a.length + b.length + 1 })),
-    { source: escape(prefix), max: prefix.length },
+    ...terms.ascii.map((t) => ({ source: escapeRegex(t), max: t.length })),
+    ...terms.exact.map((t) => ({ source: escapeRegex(t), max: t.length })),
+    ...terms.pairs.map(([a, b]) => ({ source: `${escapeRegex(a)}[-_ ]?${escapeRegex(b)}`, max: a.length + b.length + 1 })),
+    { source: escapeRegex(prefix), max: prefix.length },
   ].sort((x, y) => y.max - x.max);
   const termRe = new RegExp(alternatives.map((a) => a.source).join('|'), 'gi');
-  const tokenRe = new RegExp(`${escape(prefix)}((?:[0-9a-f]{2})+)${escape(suffix)}`, 'gi');
+  const tokenRe = new RegExp(`${escapeRegex(prefix)}((?:[0-9a-f]{2})+)${escapeRegex(suffix)}`, 'gi');
   const toHex = (m: string) => {
     const h = Buffer.from(m, 'utf8').toString('hex');
     return prefix + (upper ? h.toUpperCase() : h) + suffix;

@@ -62,6 +62,11 @@ async function run(bytes: number): Promise<number> {
     },
   });
   let total = 0;
-  await source.pipeThrough(createEncodeStream()).pipeTo(new WritableStream({ write: (b) => void (total += b.length) }));
+  const sink = new WritableStream<Uint8Array>({
+    write(b) {
+      total += b.length;
+    },
+  });
+  await source.pipeThrough(createEncodeStream()).pipeTo(sink);
   return total;
 }

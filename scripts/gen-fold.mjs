@@ -4,7 +4,6 @@
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
 const SEPARATOR = /^[\p{Space_Separator}\p{Dash}]$/u;
 
 /** The reference fold of a string: NFKC, then lower case, then default-ignorables removed. */

@@ -14,6 +14,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -215,13 +216,12 @@ function mutantsOfLine(line) {
     for (const op of ['||', '&&']) {
       const spans = operands(code, open + 1, close, op);
       if (spans.length < 2) continue;
-      spans.forEach(([s, e], k) => {
+      spans.forEach((_, k) => {
         const rest = spans
           .filter((_, j) => j !== k)
           .map(([a, b]) => line.slice(a, b))
           .join(` ${op} `);
         add('condition', open + 1, close - open - 1, rest);
-        void s, void e;
       });
     }
   }
@@ -393,7 +393,7 @@ async function main() {
       if (r.timedOut) status = 'timeout';
       else if (r.code !== 0) {
         status = 'killed';
-        detail = (/FAIL .*/.exec(r.out.replace(/\x1b\[[0-9;]*m/g, '')) ?? [''])[0].slice(0, 160);
+        detail = (/FAIL .*/.exec(stripVTControlCharacters(r.out)) ?? [''])[0].slice(0, 160);
       } else status = 'survived';
     }
     writeFileSync(path, original);

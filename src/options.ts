@@ -49,9 +49,13 @@ function resolveTerms(input: TermSetInput | undefined): TermSet {
   if (input === undefined) return DEFAULT_TERMS;
   if (input === null || typeof input !== 'object') fail('terms must be an object { ascii, exact, pairs }');
   const ascii = stringList(input.ascii, 'ascii');
-  ascii.forEach((t, i) => PRINTABLE_ASCII.test(t) || fail(`terms.ascii[${i}] must be printable ASCII`));
+  ascii.forEach((t, i) => {
+    if (!PRINTABLE_ASCII.test(t)) fail(`terms.ascii[${i}] must be printable ASCII`);
+  });
   const exact = stringList(input.exact, 'exact');
-  exact.forEach((t, i) => t.isWellFormed() || fail(`terms.exact[${i}] contains a lone surrogate`));
+  exact.forEach((t, i) => {
+    if (!t.isWellFormed()) fail(`terms.exact[${i}] contains a lone surrogate`);
+  });
   if (input.pairs !== undefined && !Array.isArray(input.pairs)) fail('terms.pairs must be an array');
   const pairs = (input.pairs ?? []).map((pair, i): [string, string] => {
     if (!Array.isArray(pair) || pair.length !== 2) fail(`terms.pairs[${i}] must be a [first, second] pair`);

@@ -128,8 +128,12 @@ function expandFolded(terms: TermSet, prefix: string): Pattern[] {
     }
     return f;
   };
-  terms.ascii.forEach((t, i) => add(folded(t, `terms.ascii[${i}]`)));
-  terms.exact.forEach((t, i) => add(folded(t, `terms.exact[${i}]`)));
+  terms.ascii.forEach((t, i) => {
+    add(folded(t, `terms.ascii[${i}]`));
+  });
+  terms.exact.forEach((t, i) => {
+    add(folded(t, `terms.exact[${i}]`));
+  });
   terms.pairs.forEach(([a, b], i) => {
     const [fa, fb] = [folded(a, `terms.pairs[${i}]`), folded(b, `terms.pairs[${i}]`)];
     for (const sep of [...PAIR_SEPARATORS, ...separators]) add(fa + sep + fb);

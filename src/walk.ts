@@ -58,7 +58,10 @@ export type StringVisitor = (s: string, path: () => JsonPath, location: 'value' 
 
 /** Calls `visit` for every string and key in document order (a key before its value). */
 export function walkStrings(root: unknown, visit: StringVisitor): void {
-  if (typeof root === 'string') return visit(root, () => [], 'value', 0);
+  if (typeof root === 'string') {
+    visit(root, () => [], 'value', 0);
+    return;
+  }
   if (!isContainer(root)) return;
   const stack: ReadFrame[] = [readFrame(root, undefined)];
   const guard = new CycleGuard();

@@ -3,7 +3,7 @@
 // after decoding, and no reply carries a term.
 import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import { CliSession, cli, fixture } from './fixtures/cli-session.ts';
+import { CliSession, cli, fixture, type Reply } from './fixtures/cli-session.ts';
 import { termsIn } from './mcp-guard-helpers.ts';
 
 /** A JSON-RPC server that answers a batch with a batch (or, given "single", line by line). */
@@ -40,7 +40,7 @@ const call = (id: number, name: string, args: Record<string, unknown>) => ({
   params: { name, arguments: args },
 });
 const list = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list', params: {} });
-const isBlocked = (m: Record<string, any> | undefined) => m?.result?.isError === true && typeof m.result.content[0].text === 'string';
+const isBlocked = (m: Reply | undefined) => m?.result?.isError === true && typeof m.result.content[0]?.text === 'string';
 
 async function listed(args: string[]) {
   const s = new CliSession(args);
@@ -63,16 +63,16 @@ describe('wrap --guard: batches', () => {
     await s.response(3);
     const ended = await s.end();
     const lines = s.messages();
-    const batches = lines.filter((m) => Array.isArray(m)) as Record<string, any>[][];
+    const batches = lines.filter((m) => Array.isArray(m)) as Reply[][];
     expect(batches).toHaveLength(1);
     expect(lines).toHaveLength(2); // the list, and one batch response
     const byId = new Map(batches[0]!.map((m) => [m.id, m]));
     expect([...byId.keys()].sort()).toEqual([2, 3, 4]);
-    expect(byId.get(3)!.result.content[0].text).toBe('echo got {"text":"hi"}');
+    expect(byId.get(3)!.result.content[0]!.text).toBe('echo got {"text":"hi"}');
     expect(isBlocked(byId.get(2))).toBe(true);
-    expect(byId.get(2)!.result.content[0].text).toMatch(/"echo" was blocked .*\/text must be string \(rule "type"\)/);
+    expect(byId.get(2)!.result.content[0]!.text).toMatch(/"echo" was blocked .*\/text must be string \(rule "type"\)/);
     expect(isBlocked(byId.get(4))).toBe(true);
-    expect(byId.get(4)!.result.content[0].text).toMatch(
+    expect(byId.get(4)!.result.content[0]!.text).toMatch(
       /argument "content" of tool "write_file" contains 1 invalid UTF-8 replacement character/,
     );
     expect(ended.stderr.match(/server saw \d+/g)).toEqual(['server saw 3']);
@@ -109,14 +109,14 @@ describe('wrap --guard: U+FFFD and terms', () => {
     const decoded = s
       .messages()
       .flat()
-      .map((m) => createCodec().decodeMessage(m as Record<string, any>)) as Record<string, any>[];
+      .map((m) => createCodec().decodeMessage(m as Reply));
     const byId = new Map(decoded.map((m) => [m.id, m]));
     expect(isBlocked(byId.get(2))).toBe(true);
-    expect(byId.get(2)!.result.content[0].text).toMatch(
+    expect(byId.get(2)!.result.content[0]!.text).toMatch(
       /^MCP tool argument "通义_path" of tool "qwen_tool" contains 1 invalid UTF-8 replacement character\(s\) \(U\+FFFD\); the call was blocked before it reached the MCP server\. First UTF-8 byte offset: \d+\.$/,
     );
-    expect(byId.get(3)!.result.content[0].text).toBe('echo got {"text": "ok"}');
-    expect(byId.get(5)!.result.content[0].text).toContain('tool "alibaba_nope" is not in');
+    expect(byId.get(3)!.result.content[0]!.text).toBe('echo got {"text": "ok"}');
+    expect(byId.get(5)!.result.content[0]!.text).toContain('tool "alibaba_nope" is not in');
     expect(s.messages().filter((m) => Array.isArray(m))).toHaveLength(1);
     expect(ended.stderr.match(/server saw/g)).toHaveLength(1);
     expect(ended.stderr).toMatch(/blocked tools\/call "qwen_tool": MCP tool argument/);
@@ -129,7 +129,7 @@ describe('wrap --guard: U+FFFD and terms', () => {
     const passed = await s.response(2);
     const blocked = await s.response(3);
     const ended = await s.end();
-    expect(passed.result.content[0].text).toBe('echo got {"text": "x\uFFFD"}');
+    expect(passed.result.content[0]!.text).toBe('echo got {"text": "x\uFFFD"}');
     expect(isBlocked(blocked)).toBe(true);
     expect(ended.stderr.match(/server saw/g)).toHaveLength(1);
   }, 30_000);

@@ -59,7 +59,9 @@ describe('long lines cost their length once (connect and serve read hosts and se
     const read = (n: number) => () => {
       const reader = new SseReader(1 << 30);
       let got = 0;
-      reader.onEvent = (e) => void (got = e.data.length);
+      reader.onEvent = (e) => {
+        got = e.data.length;
+      };
       reader.push('data: ');
       for (const p of pieces(n, 'x'.repeat(1024))) reader.push(p);
       reader.push('\n\n');

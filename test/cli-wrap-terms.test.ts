@@ -3,7 +3,7 @@
 // that are not JSON, in either direction, are dropped with a note and the session goes on.
 import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import { CliSession, fixture } from './fixtures/cli-session.ts';
+import { CliSession, fixture, type Reply } from './fixtures/cli-session.ts';
 import { termsIn } from './mcp-guard-helpers.ts';
 
 const SERVER = fixture('cli-terms-server.py');
@@ -50,7 +50,7 @@ async function guardedSession(codecArgs: string[]) {
     s
       .messages()
       .flat()
-      .map((m) => [(m as { id: number }).id, codec.decodeMessage(m as Record<string, any>)]),
+      .map((m) => [(m as { id: number }).id, codec.decodeMessage(m as Reply)]),
   );
   return { ended, byId, s };
 }
@@ -70,13 +70,16 @@ describe('wrap --guard: nothing the proxy writes carries a term', () => {
       expect(ended.code).toBe(0);
       // Decoded with the same codec options, the answers say what happened.
       // A block is a tool result the model can read (isError: true).
-      const message = (id: number) => (expect(byId.get(id)?.result.isError).toBe(true), byId.get(id)?.result.content[0].text as string);
+      const message = (id: number) => {
+        expect(byId.get(id)?.result.isError).toBe(true);
+        return byId.get(id)?.result.content[0]?.text as string;
+      };
       expect(message(3)).toContain('tool "qwen_missing" is not in the server\'s current tool list');
       expect(message(4)).toContain('tool "Qwen_Raw" is not in');
       expect(message(5)).toContain("/通义_path must have required property '通义_path'");
       expect(message(6)).toContain('/通义_path must match pattern "^__mcp_ref_qwen[a-z]+$"');
       expect(message(7)).toContain('/alibaba_mode must be equal to one of the allowed values');
-      expect(byId.get(8)?.result.content[0].text).toBe('qwen_tool got {"通义_path": "__mcp_ref_qwenabc"}');
+      expect(byId.get(8)?.result.content[0]?.text).toBe('qwen_tool got {"通义_path": "__mcp_ref_qwenabc"}');
       expect(byId.get(9)?.error.code).toBe(-32602);
       expect(message(10)).toContain('tool "qwen_missing" is not in');
       expect(message(11)).toContain('tool "Qwen_Raw" is not in');
@@ -113,7 +116,7 @@ describe('wrap --guard learns tools only from what the client is shown', () => {
     const reply = await s.response(2);
     const ended = await s.end();
     expect(s.messages().filter((m) => (m as { id?: number }).id === 1)).toHaveLength(1);
-    expect(reply.result.content[0].text).toBe('echo got {"text": "hi"}');
+    expect(reply.result.content[0]!.text).toBe('echo got {"text": "hi"}');
     expect(ended.stderr).toMatch(/from the server: skipped message 1 \(invalid UTF-8/);
   }, 30_000);
 });

@@ -3,7 +3,7 @@
 // terms, prefixes and suffixes collide with each other as often as possible.
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { type CodecOptions, createCodec } from '../src/index.ts';
+import { type Codec, type CodecOptions, createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { type ReferenceOptions, referenceDecode, referenceEncode, termPositions } from './reference.ts';
 
@@ -33,7 +33,7 @@ it('accepted custom options keep every promise', () => {
         hexCase: o.upper ? 'upper' : 'lower',
         terms: { ascii: o.ascii, exact: o.exact, pairs: o.pairs },
       };
-      let codec;
+      let codec: Codec;
       try {
         codec = createCodec(codecOptions);
       } catch (e) {

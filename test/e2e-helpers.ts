@@ -174,7 +174,7 @@ export function modelVisibleStrings(value: unknown): VisibleString[] {
     if (typeof v === 'string') {
       if (!isBase64DataUri(v)) out.push({ path, text: v });
     } else if (Array.isArray(v)) {
-      v.forEach((x, i) => stack.push([x, `${path}[${i}]`]));
+      for (const [i, x] of v.entries()) stack.push([x, `${path}[${i}]`]);
     } else if (typeof v === 'object' && v !== null) {
       const o = v as Record<string, unknown>;
       for (const [k, x] of Object.entries(o)) {
@@ -207,5 +207,8 @@ export function termLeaks(value: unknown): string[] {
 /** A stable stand-in for random bytes: the same sequence on every run. */
 export function pseudoRandomBytes(length: number, seed: number): Uint8Array {
   let x = seed >>> 0;
-  return Uint8Array.from({ length }, () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 24);
+  return Uint8Array.from({ length }, () => {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    return x >>> 24;
+  });
 }

@@ -3,7 +3,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ProgressNotificationSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type AudioContent,
+  type BlobResourceContents,
+  type ImageContent,
+  ProgressNotificationSchema,
+  type ResourceLink,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeText } from '../src/index.ts';
 import {
@@ -87,13 +94,11 @@ describe('a misbehaving server through wrap', () => {
         arguments: { [encodeText('qwenModel')]: encodeText('qwen-plus'), query: encodeText('Alibaba Cloud 通义') },
       });
       expect(r.direct.isError).toBeUndefined(); // the server got `qwenModel: qwen-plus`
-      expect
-        .soft(r.wrapped.structuredContent)
-        .toEqual({
-          [encodeText('qwenModel')]: encodeText('qwen-plus'),
-          vendor: encodeText('Alibaba'),
-          hits: [encodeText('Alibaba Cloud 通义')],
-        });
+      expect.soft(r.wrapped.structuredContent).toEqual({
+        [encodeText('qwenModel')]: encodeText('qwen-plus'),
+        vendor: encodeText('Alibaba'),
+        hits: [encodeText('Alibaba Cloud 通义')],
+      });
       expect.soft(r.wrapped._meta).toEqual(D.meta);
       const seen = '"args":{"qwenModel":"qwen-plus","query":"Alibaba Cloud 通义"}';
       expect(await wrapped.s.stderrWith(seen)).toContain(seen);
@@ -120,8 +125,9 @@ describe('a misbehaving server through wrap', () => {
     'image and audio data, blobs and data: URI icons arrive byte for byte; resources list and read',
     async () => {
       const media = await check(callTool, { name: 'media', arguments: {} });
-      const [image, audio, resource, link] = media.wrapped.content as Record<string, any>[];
-      expect([image!.data, audio!.data, resource!.resource.blob, resource!.resource._meta, link!.icons]).toEqual([
+      type Media = [ImageContent, AudioContent, { resource: BlobResourceContents }, ResourceLink];
+      const [image, audio, resource, link] = media.wrapped.content as Media;
+      expect([image.data, audio.data, resource.resource.blob, resource.resource._meta, link.icons]).toEqual([
         D.image,
         D.audio,
         D.blob,

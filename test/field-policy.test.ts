@@ -4,7 +4,7 @@
 // object API, on generated MCP messages with terms in every field.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createCodec, DEFAULT_TERMS, encodeText, PayloadKeyCollisionError } from '../src/index.ts';
+import { type Codec, createCodec, DEFAULT_TERMS, encodeText, PayloadKeyCollisionError } from '../src/index.ts';
 import { isBase64DataUri, schemaWidening } from '../src/protocol-fields.ts';
 import { expandPatterns } from '../src/terms.ts';
 import { fragmentString, runs } from './arbitraries.ts';
@@ -403,7 +403,7 @@ describe('field policy: maxLength widening keeps encoded values valid', () => {
         options,
         fc.array(fc.oneof(fragmentString(6), fc.constantFrom('通', '阿里', 'qwen', '__mcp_ref_', '__cuaf_', '😀')), { maxLength: 8 }),
         (o, parts) => {
-          let codec;
+          let codec: Codec;
           try {
             codec = createCodec({ prefix: o.prefix, suffix: o.suffix });
           } catch {

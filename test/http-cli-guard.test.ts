@@ -18,7 +18,7 @@ vi.setConfig({ testTimeout: 30_000 });
 const ROOT = resolve(__dirname, '..');
 const MAIN = resolve(ROOT, 'bin/mcp-payload-codec.js');
 const STDIO_SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
-const cleanup: (() => Promise<unknown> | void)[] = [];
+const cleanup: (() => Promise<unknown> | undefined)[] = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });

@@ -15,7 +15,7 @@ vi.setConfig({ testTimeout: 30_000 });
 const ROOT = resolve(__dirname, '..');
 // The real command, as users run it (npm test builds dist/ first).
 const MAIN = resolve(ROOT, 'bin/mcp-payload-codec.js');
-const cleanup: (() => Promise<unknown> | void)[] = [];
+const cleanup: (() => Promise<unknown> | undefined)[] = [];
 
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();

@@ -9,7 +9,7 @@ import { decodeText, encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
 
 vi.setConfig({ testTimeout: 15_000 });
-const cleanup: (() => Promise<unknown> | void)[] = [];
+const cleanup: (() => Promise<unknown> | undefined)[] = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });

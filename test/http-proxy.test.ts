@@ -13,7 +13,7 @@ import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
 import { connectHost, expectEncodedListAndEcho, expectFirstEventBeforeEnd, expectProgressBeforeResult, TIMEOUT } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
-const cleanup: (() => Promise<unknown> | void)[] = [];
+const cleanup: (() => Promise<unknown> | undefined)[] = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });

@@ -13,7 +13,7 @@ import {
 
 vi.setConfig({ testTimeout: 20_000 }); // (a hang fails fast)
 const SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
-const cleanup: (() => Promise<unknown> | void)[] = [];
+const cleanup: (() => Promise<unknown> | undefined)[] = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });

@@ -120,7 +120,12 @@ describe('findReplacementBytes', () => {
   const reference = (b: Uint8Array) => {
     let count = 0;
     let first = -1;
-    for (let i = 0; i + 2 < b.length; i++) if (b[i] === 0xef && b[i + 1] === 0xbf && b[i + 2] === 0xbd) first < 0 && (first = i), count++;
+    for (let i = 0; i + 2 < b.length; i++) {
+      if (b[i] === 0xef && b[i + 1] === 0xbf && b[i + 2] === 0xbd) {
+        if (first < 0) first = i;
+        count++;
+      }
+    }
     return { replacementCharacterCount: count, utf8ByteOffset: first };
   };
 

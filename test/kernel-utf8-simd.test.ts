@@ -26,7 +26,9 @@ for (const [what, head] of [
     const t = new Transducer({ desc: compiled.desc, mode: 'encode', expansion: compiled.expansion });
     // Millions of refusals: errors without stack traces keep each case to a few microseconds.
     const limit = Error.stackTraceLimit;
-    beforeAll(() => void (Error.stackTraceLimit = 0));
+    beforeAll(() => {
+      Error.stackTraceLimit = 0;
+    });
     afterAll(() => {
       Error.stackTraceLimit = limit;
       t.release();

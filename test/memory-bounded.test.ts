@@ -39,10 +39,10 @@ describe('the allocator', () => {
     const sizes = [100, 5000, 65_536, 17, 300_000];
     const first = sizes.map((n) => allocate(n));
     const top = heapStats().top;
-    sizes.forEach((n, i) => free(first[i]!, n));
+    for (const [i, n] of sizes.entries()) free(first[i]!, n);
     const again = [...sizes].reverse().map((n) => allocate(n));
     expect(heapStats().top).toBeLessThanOrEqual(top);
-    [...sizes].reverse().forEach((n, i) => free(again[i]!, n));
+    for (const [i, n] of [...sizes].reverse().entries()) free(again[i]!, n);
   });
 });
 

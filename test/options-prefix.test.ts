@@ -3,7 +3,7 @@
 // could hold a term, in any ASCII case, and accepts the rest.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type CodecOptions, createCodec } from '../src/index.ts';
+import { type Codec, type CodecOptions, createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { lookalikeTerm } from './fold-reference.ts';
 
@@ -137,7 +137,7 @@ describe('createCodec refuses terms that tokens could contain', () => {
     fc.assert(
       fc.property(options, fc.array(text, { minLength: 1, maxLength: 4 }), (o, texts) => {
         const patterns = referencePatterns(o.terms);
-        let codec;
+        let codec: Codec;
         try {
           codec = createCodec(o);
         } catch (e) {

@@ -29,7 +29,13 @@ async function throughByteStream(stream: ReadableStream<Uint8Array>): Promise<Ui
   return new Uint8Array(await new Response(byteStream).arrayBuffer());
 }
 
-const source = (input: Uint8Array) => new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(input), c.close()) });
+const source = (input: Uint8Array) =>
+  new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(input);
+      c.close();
+    },
+  });
 
 describe('stream consumers', () => {
   const messages = Array.from(

@@ -31,7 +31,10 @@ type Line = { valid: unknown } | { garbage: Uint8Array; silent: boolean };
 const cat = (...parts: Uint8Array[]) => {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
-  for (const p of parts) out.set(p, at), (at += p.length);
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
   return out;
 };
 

@@ -51,7 +51,7 @@ describe('NDJSON encode stream', () => {
         const input = items.map(([m, c]) => writeJson(m, c) + '\n').join('');
         const out = lines(await run(createEncodeStream(), [bytes(input)]));
         expect(out.length).toBe(items.length);
-        items.forEach(([m], i) => expect(JSON.parse(out[i]!)).toEqual(codec.encodeMessage(JSON.parse(JSON.stringify(m)))));
+        for (const [i, [m]] of items.entries()) expect(JSON.parse(out[i]!)).toEqual(codec.encodeMessage(JSON.parse(JSON.stringify(m))));
       }),
       runs(300),
     );
@@ -118,7 +118,7 @@ describe('NDJSON decode stream', () => {
           const input = items.map(([m, c]) => writeJson(m, c) + '\n').join('');
           const encoded = await run(createEncodeStream(), [bytes(input)]);
           const decoded = lines(await run(createDecodeStream(), split(encoded, cuts)));
-          items.forEach(([m], i) => expect(JSON.parse(decoded[i]!)).toEqual(JSON.parse(JSON.stringify(m))));
+          for (const [i, [m]] of items.entries()) expect(JSON.parse(decoded[i]!)).toEqual(JSON.parse(JSON.stringify(m)));
         },
       ),
       runs(200),

@@ -47,8 +47,11 @@ function plainScan(v: unknown, path: (string | number)[] = [], out: unknown[] = 
     if (count) out.push({ path: p, count, first, utf8: Buffer.byteLength(s.slice(0, first)) });
   };
   if (typeof v === 'string') one(v, path);
-  else if (Array.isArray(v)) v.forEach((x, i) => plainScan(x, [...path, i], out));
-  else if (typeof v === 'object' && v !== null)
+  else if (Array.isArray(v)) {
+    v.forEach((x, i) => {
+      plainScan(x, [...path, i], out);
+    });
+  } else if (typeof v === 'object' && v !== null)
     for (const [k, x] of Object.entries(v)) {
       one(k, [...path, k]);
       plainScan(x, [...path, k], out);

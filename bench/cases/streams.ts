@@ -18,9 +18,12 @@ export function feed(mode: 'encode' | 'decode', input: Uint8Array, emit: (b: Uin
 }
 
 /** Output bytes only counted, as a consumer writing chunks on would see them. */
-function countBytes(mode: 'encode' | 'decode', input: Uint8Array, options: StreamOptions = {}): number {
+export function countBytes(mode: 'encode' | 'decode', input: Uint8Array, options: StreamOptions = {}): number {
   let total = 0;
-  feed(mode, input, (b) => void (total += b.length), options);
+  const count = (b: Uint8Array) => {
+    total += b.length;
+  };
+  feed(mode, input, count, options);
   return total;
 }
 
@@ -33,7 +36,12 @@ async function throughStream(mode: 'encode' | 'decode', input: Uint8Array, colle
       c.close();
     },
   });
-  const sink = new WritableStream<Uint8Array>({ write: (b) => void ((total += b.length), collect?.push(b)) });
+  const sink = new WritableStream<Uint8Array>({
+    write(b) {
+      total += b.length;
+      collect?.push(b);
+    },
+  });
   await source.pipeThrough(mode === 'encode' ? createEncodeStream() : createDecodeStream()).pipeTo(sink);
   return total;
 }

@@ -131,9 +131,13 @@ export class WrapGuard {
     try {
       verdict = this.check(line);
     } catch (e) {
-      return this.fail(e);
+      this.fail(e);
+      return;
     }
-    if (!(verdict instanceof Promise)) return verdict();
+    if (!(verdict instanceof Promise)) {
+      verdict();
+      return;
+    }
     this.waiting = true;
     this.io.busy(true);
     verdict.then(

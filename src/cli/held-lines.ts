@@ -34,7 +34,10 @@ export class HeldLines {
     }
     if (b.length === 0) return;
     const last = lastNewline(b);
-    if (last < 0) return this.hold(b);
+    if (last < 0) {
+      this.hold(b);
+      return;
+    }
     // Up to the last '\n' are whole lines: out in one write.
     const whole = b.subarray(0, last + 1);
     this.out(this.length ? concat([...this.parts, whole]) : whole);

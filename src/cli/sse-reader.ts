@@ -55,7 +55,10 @@ export class SseReader {
   }
 
   private line(line: string): void {
-    if (line === '') return this.dispatch();
+    if (line === '') {
+      this.dispatch();
+      return;
+    }
     if (line.startsWith(':')) return;
     const colon = line.indexOf(':');
     const name = colon < 0 ? line : line.slice(0, colon);

@@ -11,7 +11,10 @@ export function byteTree(items: readonly [Uint8Array, readonly number[]][]): Byt
     let node = root;
     for (let j = 0; j < bytes.length - 1; j++) {
       let next = node.get(bytes[j]!);
-      if (next === undefined) node.set(bytes[j]!, (next = new Map()));
+      if (next === undefined) {
+        next = new Map();
+        node.set(bytes[j]!, next);
+      }
       node = next as ByteTree; // (UTF-8 is prefix-free: never a leaf here)
     }
     const leaf = (node.get(bytes[bytes.length - 1]!) as number[] | undefined) ?? [];
@@ -31,7 +34,10 @@ function shareSubtrees(tree: ByteTree, seen: Map<string, ByteTree>): ByteTree {
       const shared = shareSubtrees(sub, seen);
       tree.set(b, shared);
       let id = ids.get(shared);
-      if (id === undefined) ids.set(shared, (id = String(treeId(shared))));
+      if (id === undefined) {
+        id = String(treeId(shared));
+        ids.set(shared, id);
+      }
       parts.push(`${b}>${id}`);
     }
   }
@@ -46,7 +52,10 @@ const treeIds = new WeakMap<ByteTree, number>();
 let nextTreeId = 0;
 function treeId(tree: ByteTree): number {
   let id = treeIds.get(tree);
-  if (id === undefined) treeIds.set(tree, (id = nextTreeId++));
+  if (id === undefined) {
+    id = nextTreeId++;
+    treeIds.set(tree, id);
+  }
   return id;
 }
 

@@ -94,7 +94,10 @@ function byteNfa(patterns: readonly string[]): { accept: boolean[]; edges: Map<n
         );
       else {
         let id = memo.get(sub);
-        if (id === undefined) memo.set(sub, (id = intern(emit(sub, loop, memo))));
+        if (id === undefined) {
+          id = intern(emit(sub, loop, memo));
+          memo.set(sub, id);
+        }
         out.set(b, [id]);
       }
     }

@@ -5,7 +5,7 @@ import { createCodec } from '../codec.js';
 import { SERVER_ERROR } from '../jsonrpc.js';
 import type { Message } from '../mcp/wrapper.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
-import { BodyTooLargeError, decodeBytes, readBounded } from './body.js';
+import { BodyTooLargeError, type Decoded, decodeBytes, readBounded } from './body.js';
 import { CallGuard } from './call-guard.js';
 import type { FetchLike, FilteringFetchOptions } from './fetch.js';
 import { hostAllowed, type OriginPolicy, originAllowed } from './guard.js';
@@ -133,7 +133,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
         throw e;
       }
       if (request.method === 'POST' && isJson(mediaType(request.headers.get('content-type')))) {
-        let decoded;
+        let decoded: Decoded;
         try {
           decoded = await decodeBytes(original, bodyOptions);
         } catch (e) {

@@ -36,7 +36,10 @@ export class PayloadFilteringTransport extends TransportWrapper {
   }
 
   protected incoming(message: Message, extra?: MessageExtraInfo): void {
-    if (this.side === 'client') return this.deliver(this.codec.encodeMessage(message), extra);
+    if (this.side === 'client') {
+      this.deliver(this.codec.encodeMessage(message), extra);
+      return;
+    }
     let decoded: Message;
     try {
       decoded = this.codec.decodeMessage(message);

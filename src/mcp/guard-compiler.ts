@@ -11,11 +11,21 @@ const AJV_OPTIONS = { allErrors: false, strict: false, validateFormats: false, c
 let ajv: Ajv | undefined;
 let ajv2020: Ajv2020 | undefined;
 
+/** One ajv per draft, made the first time a schema of that draft comes. */
+function ajvFor(is2020: boolean): Ajv | Ajv2020 {
+  if (is2020) {
+    ajv2020 ??= new Ajv2020(AJV_OPTIONS);
+    return ajv2020;
+  }
+  ajv ??= new Ajv(AJV_OPTIONS);
+  return ajv;
+}
+
 export function compileSchema(schema: Record<string, unknown>): ValidateFunction {
   const is2020 = typeof schema.$schema === 'string' && schema.$schema.includes('2020-12');
   const { $schema: _ignored, ...rest } = schema;
   const checkable = neutralisePatternProperties(is2020 ? schema : rest) as Record<string, unknown>;
-  const instance = is2020 ? (ajv2020 ??= new Ajv2020(AJV_OPTIONS)) : (ajv ??= new Ajv(AJV_OPTIONS));
+  const instance = ajvFor(is2020);
   const validate = instance.compile(checkable);
   // ajv keeps every schema it compiled, keyed by the object; guard-schema.ts caches the validators
   // (bounded), so ajv's copy would only grow.

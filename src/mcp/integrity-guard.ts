@@ -63,7 +63,10 @@ export class IntegrityGuardTransport extends TransportWrapper {
   }
 
   protected incoming(message: Message, extra?: MessageExtraInfo): void {
-    if (this.side !== 'server') return this.deliver(message, extra);
+    if (this.side !== 'server') {
+      this.deliver(message, extra);
+      return;
+    }
     const batch = Array.isArray(message) ? (message as Message[]) : undefined;
     const rest: Message[] = [];
     for (const m of batch ?? [message]) {

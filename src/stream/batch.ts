@@ -57,7 +57,8 @@ export class OutputBatch {
       this.size = need;
       at += n;
       if (this.size >= MAX_BATCH) {
-        (full ??= []).push(this.buf);
+        full ??= [];
+        full.push(this.buf);
         this.buf = null;
         this.size = 0;
       }

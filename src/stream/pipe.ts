@@ -183,15 +183,19 @@ class ValueTransformer {
         0,
       );
     }
-    const l = (this.levels[level - 1] ??= {
-      t: new Transducer(this.job, true),
-      text: new Transducer(this.job, 'text'),
-      a: new MessageAssembler({
-        holdAll: true,
-        emit: () => {},
-        transformValue: (inner, innerInto, innerText) => this.transform(inner, innerInto, level + 1, innerText),
-      }),
-    });
+    let l = this.levels[level - 1];
+    if (l === undefined) {
+      l = {
+        t: new Transducer(this.job, true),
+        text: new Transducer(this.job, 'text'),
+        a: new MessageAssembler({
+          holdAll: true,
+          emit: () => {},
+          transformValue: (inner, innerInto, innerText) => this.transform(inner, innerInto, level + 1, innerText),
+        }),
+      };
+      this.levels[level - 1] = l;
+    }
     const { a } = l;
     const t = text ? l.text : l.t;
     t.begin();

@@ -118,7 +118,10 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     if (kind === 'event' && eventHead.length < 16) eventHead.push(...b.subarray(0, 16 - eventHead.length));
     const before = lineLength;
     lineLength += b.length;
-    if (skipping && kind === 'data') return void (dropped = true);
+    if (skipping && kind === 'data') {
+      dropped = true;
+      return;
+    }
     if (!lineHeld) return void emit(b);
     // A data line's value is the message's; its field name and everything else held have a
     // bound of their own.
@@ -144,7 +147,10 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     kind = k;
     if (k === 'data') holding = true;
     lineHeld = holding && !skipping;
-    if (lineHeld && linesLength >= FREE_LINES * STRIDE && (otherBytes += LINE_COST) > max) refuse(tooManyOther, 0); // (ends lineHeld)
+    if (lineHeld && linesLength >= FREE_LINES * STRIDE) {
+      otherBytes += LINE_COST;
+      if (otherBytes > max) refuse(tooManyOther, 0); // (ends lineHeld)
+    }
     if (lineHeld) {
       if (k === 'data' && hasData) {
         if (joined.length + 1 > max) return refuse(`message larger than maxMessageBytes (${max})`, max);
