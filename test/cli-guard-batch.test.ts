@@ -139,4 +139,33 @@ describe('wrap --guard on random batches', () => {
       runs(200),
     );
   });
+
+  it('sends what passes of a batch as the client wrote it: big ids, number spellings and spacing kept', () => {
+    const codec = createCodec();
+    const toServer: Uint8Array[] = [];
+    const guard = new WrapGuard(
+      codec,
+      {
+        toServer: (b) => toServer.push(b),
+        toClient: () => {},
+        reply: () => {},
+        log: () => {},
+        fail: (e) => {
+          throw e;
+        },
+        busy: () => {},
+      },
+      { tools: true, integrity: true },
+    );
+    guard.fromClient(line({ jsonrpc: '2.0', id: 0, method: 'tools/list', params: {} }));
+    guard.toClient(line({ jsonrpc: '2.0', id: 0, result: { tools: TOOLS } }));
+    const kept = [
+      '{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a","n":12345678901234567891,"x":1.50}}}',
+      '{ "jsonrpc" : "2.0", "method" : "notifications/progress", "params" : { "s": "]\\"," } }',
+    ];
+    const blocked = '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nope","arguments":{}}}';
+    const before = toServer.length;
+    guard.fromClient(utf8.encode(`[ ${kept[0]} ,\r${blocked}, ${kept[1]}\t]\n`));
+    expect(text.decode(Buffer.concat(toServer.slice(before)))).toBe(`[${kept.join(',')}]\n`);
+  });
 });

@@ -1,0 +1,35 @@
+// Where the elements of a JSON array are in its bytes, so that a batch can be cut into pieces
+// without parsing and printing it again (which would change big numbers and their spelling).
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+
+/**
+ * [start, end) of each top-level element of the JSON array in `bytes`, whitespace trimmed.
+ * `bytes` must be valid JSON whose value is an array (the caller has parsed it already).
+ */
+export function arrayElementSpans(bytes: Uint8Array): [number, number][] {
+  const spans: [number, number][] = [];
+  let i = bytes.indexOf(0x5b) + 1; // after '['
+  let depth = 0;
+  let start = -1;
+  let end = -1; // after the last non-space byte of the element being read
+  for (; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d) continue;
+    if (start < 0 && b !== 0x5d) start = i;
+    if (b === QUOTE) {
+      for (i++; i < bytes.length && bytes[i] !== QUOTE; i++) if (bytes[i] === BACKSLASH) i++;
+    } else if (b === 0x5b || b === 0x7b) depth++;
+    else if (depth > 0 && (b === 0x5d || b === 0x7d)) depth--;
+    else if (depth === 0 && (b === COMMA || b === 0x5d)) {
+      if (start >= 0) spans.push([start, end]);
+      if (b === 0x5d) break;
+      start = -1;
+      continue;
+    }
+    end = i + 1;
+  }
+  return spans;
+}
