@@ -87,7 +87,7 @@ describe('serve, a host that leaves a request', () => {
       await leaveSlowCall(url, session, how);
       // No GET stream yet: the message cannot be delivered now, and a line says so.
       await (await post(url, call(8, 'notify_later'), session)).text();
-      while (!logs.some((l) => l.includes('waits for the host to open its GET stream'))) await sleep(20);
+      while (!logs.some((l) => l.includes('wait for the host to open its GET stream'))) await sleep(20);
       const get = collect(await fetch(url, { headers: { ...HEADERS, accept: 'text/event-stream', 'mcp-session-id': session } }));
       await (await post(url, call(10, 'notify_later'), session)).text();
       await get.has(encodeText('Qwen later'));
@@ -112,29 +112,36 @@ describe('serve, a server that prints lines that are not JSON', () => {
   });
 });
 
+const MIB = 48; // the flood server writes this many 1 MiB messages for one call
+
+/** A flood server behind serve, and a host that sent it a call and reads none of the answer (yet). */
+async function flooded(options: Partial<ServeCommandOptions> = {}) {
+  const record = join(tmpdir(), `serve-flood-${process.pid}-${Date.now()}`);
+  const written = () => Number(readFileSync(record, { encoding: 'utf8', flag: 'a+' }) || 0);
+  cleanup.push(() => rmSync(record, { force: true }));
+  const served = await serve({ command: [...RAW_SERVER, 'flood', String(MIB), record], ...options });
+  const session = await initialize(served.url);
+  const target = new URL(served.url);
+  const res = await new Promise<http.IncomingMessage>((resolve) => {
+    const headers = { ...HEADERS, 'mcp-session-id': session };
+    http
+      .request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers }, resolve)
+      .end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'say', arguments: { text: 'x' } } }));
+  });
+  res.pause();
+  cleanup.push(() => res.destroy());
+  // Until the server is held back (its count stands still), or has written everything.
+  let last = -1;
+  while (written() !== last && written() < MIB) {
+    last = written();
+    await sleep(700);
+  }
+  return { ...served, res, written };
+}
+
 describe('serve, a host that reads nothing', () => {
   it('stops reading the server beyond what it holds for the host, and loses nothing once the host reads', async () => {
-    const MIB = 48; // the server writes this many 1 MiB messages for one call
-    const record = join(tmpdir(), `serve-flood-${process.pid}-${Date.now()}`);
-    const written = () => Number(readFileSync(record, { encoding: 'utf8', flag: 'a+' }) || 0);
-    cleanup.push(() => rmSync(record, { force: true }));
-    const { url } = await serve({ command: [...RAW_SERVER, 'flood', String(MIB), record] });
-    const session = await initialize(url);
-    const target = new URL(url);
-    const res = await new Promise<http.IncomingMessage>((resolve) => {
-      const headers = { ...HEADERS, 'mcp-session-id': session };
-      http
-        .request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers }, resolve)
-        .end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'say', arguments: { text: 'x' } } }));
-    });
-    res.pause();
-    cleanup.push(() => res.destroy());
-    // Wait until the server is held back (its count stands still), or has written everything.
-    let last = -1;
-    while (written() !== last && written() < MIB) {
-      last = written();
-      await sleep(700);
-    }
+    const { res, written } = await flooded();
     // What serve holds, plus the pipe's, the socket's and the (paused) client's buffers.
     expect(written()).toBeLessThan(SERVE_HOLD_BYTES / 2 ** 20 + 16);
     const chunks: Buffer[] = [];
@@ -145,5 +152,11 @@ describe('serve, a host that reads nothing', () => {
     expect(body.split('"method":"notifications/message"').length - 1).toBe(MIB);
     expect(body).toContain(encodeText('Qwen said x'));
     expect(written()).toBe(MIB);
+  });
+
+  it('ends the session once the host has read nothing for --session-idle', async () => {
+    const { logs, written } = await flooded({ sessionIdleMs: 1500 });
+    expect(written()).toBeLessThan(MIB);
+    while (!logs.includes('session ended (idle: the host reads nothing); 0 open')) await sleep(50);
   });
 });

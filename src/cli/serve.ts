@@ -56,6 +56,10 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   child: ChildProcess;
   idle?: ReturnType<typeof setTimeout>;
+  /** Since when the child waits for the host to read what it was sent (see SERVE_HOLD_BYTES). */
+  heldSince?: number;
+  /** The host was told (once) that messages wait for its GET stream. */
+  toldNoGet?: boolean;
   /** Requests sent to the child and not yet answered, in order (server messages relate to the latest). */
   inFlight: (string | number)[];
   progress: Map<string | number, string | number>;
@@ -107,8 +111,13 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     const s = sessions.get(id);
     if (!s) return;
     clearTimeout(s.idle);
-    // (A request still being answered is activity: a long tool call does not end its session.)
-    s.idle = setTimeout(() => (s.inFlight.length ? touch(id) : end(id, 'idle')), sessionIdleMs);
+    // (A request still being answered is activity: a long tool call does not end its session;
+    // unless the host has read nothing of its answer for as long.)
+    s.idle = setTimeout(() => {
+      if (s.heldSince !== undefined && Date.now() - s.heldSince >= sessionIdleMs) end(id, 'idle: the host reads nothing');
+      else if (s.inFlight.length) touch(id);
+      else end(id, 'idle');
+    }, sessionIdleMs);
     s.idle.unref?.();
   };
 
@@ -196,8 +205,11 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
           }
           await route(session, message);
           // Backpressure: while the host has not read what it was sent, the child waits.
-          while (session.streams.waiting(session.inFlight) > SERVE_HOLD_BYTES && !closed(session))
+          while (session.streams.waiting(session.inFlight) > SERVE_HOLD_BYTES && !closed(session)) {
+            session.heldSince ??= Date.now();
             await new Promise((r) => setTimeout(r, 20));
+          }
+          session.heldSince = undefined;
         }
       } catch (e) {
         log(`from the server: ${(e as Error).message}`);
@@ -231,8 +243,11 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       const token = m.method === 'notifications/progress' ? m.params?.progressToken : undefined;
       related = isId(token) ? s.progress.get(token) : undefined;
       if (related === undefined || !s.streams.reachable(related)) related = s.inFlight.findLast((id) => s.streams.reachable(id));
-      if (related === undefined && !s.streams.reachable('GET'))
-        log('a message from the server outside any request waits for the host to open its GET stream (kept for Last-Event-ID)');
+      if (related !== undefined || s.streams.reachable('GET')) s.toldNoGet = false;
+      else if (!s.toldNoGet) {
+        s.toldNoGet = true; // (once until the host opens one: a chatty server does not flood the log)
+        log('messages from the server outside any request wait for the host to open its GET stream (kept for Last-Event-ID)');
+      }
     }
     if (s.guard?.wants(message)) {
       try {
@@ -353,6 +368,9 @@ export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdi
     --allowed-host, --allowed-origin     as for proxy (default: localhost only; others 403)
     --max-message-bytes N                bigger request bodies get 413, a bigger message from
                                          the server ends its session (default 536870912)
+                                         (A line from the server that is not JSON is skipped
+                                         with a note on stderr. Beyond 8 MiB not yet read by
+                                         the host, serve stops reading the server's stdout.)
     --guard, --guard-tools-only          check tool calls as wrap does (below)
 `;
 
