@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine, VALUE_OPTIONS } from '../src/cli/args.ts';
+import { FLAG_OPTIONS, LIST_OPTIONS, parseCommandLine, VALUE_OPTIONS } from '../src/cli/args.ts';
 import { UsageError } from '../src/cli/usage-error.ts';
 import { createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
@@ -13,8 +13,14 @@ import { CLI, cli, fixture, ROOT } from './fixtures/cli-session.ts';
 // Arguments that look like ours, mixed into values and the child's command line.
 const tricky = fc.oneof(fc.string(), fc.constantFrom('--guard', '--prefix', '--prefix=x', '--', '-', '-h', '--help', '--unknown', 'wrap'));
 
+/** Reference: an argument that names an option of ours (given on its own as a value, it is refused). */
+const namesOurs = (arg: string) =>
+  arg === '-h' || [...VALUE_OPTIONS, ...LIST_OPTIONS, ...FLAG_OPTIONS].some((n) => arg === `--${n}` || arg.startsWith(`--${n}=`));
+
 const ownOption = fc.oneof(
-  fc.record({ name: fc.constantFrom(...VALUE_OPTIONS), value: tricky, joined: fc.boolean() }),
+  fc
+    .record({ name: fc.constantFrom(...VALUE_OPTIONS), value: tricky, joined: fc.boolean() })
+    .filter((o) => o.joined || !namesOurs(o.value)),
   fc.record({ name: fc.constant('guard') }),
 );
 const render = (o: { name: string; value?: string; joined?: boolean }) =>
@@ -57,6 +63,26 @@ describe('parseCommandLine', () => {
     refused(['wrap', '--guard=yes', 'server']);
     refused(['wrap', '--gaurd', 'server']);
     refused(['wrap', '-x', 'server']);
+  });
+
+  it('refuses a separate value that names an option of ours, for every command, and takes it joined', () => {
+    const option = fc.constantFrom(...VALUE_OPTIONS, ...LIST_OPTIONS);
+    const ours = fc.oneof(
+      fc.constantFrom(...VALUE_OPTIONS, ...LIST_OPTIONS, ...FLAG_OPTIONS).map((n) => `--${n}`),
+      fc.tuple(fc.constantFrom(...VALUE_OPTIONS, ...LIST_OPTIONS), fc.string()).map(([n, v]) => `--${n}=${v}`),
+      fc.constant('-h'),
+    );
+    const command = fc.constantFrom('wrap', 'serve', 'proxy', 'connect', 'encode', 'decode', 'scan');
+    fc.assert(
+      fc.property(command, option, ours, (cmd, name, value) => {
+        expect(() => parseCommandLine([cmd, `--${name}`, value, 'server'])).toThrow(`write --${name}=${value}`);
+        const joined = parseCommandLine([cmd, `--${name}=${value}`, 'server']);
+        expect((LIST_OPTIONS as readonly string[]).includes(name) ? joined.lists : joined.values).toEqual({
+          [name]: (LIST_OPTIONS as readonly string[]).includes(name) ? [value] : value,
+        });
+      }),
+      runs(200),
+    );
   });
 
   it('other commands: options anywhere before --, positionals kept', () => {
@@ -125,6 +151,7 @@ describe('the CLI', () => {
       ['wrap', '--'],
       ['wrap', '--guard'],
       ['wrap', '--prefix'],
+      ['wrap', '--prefix', '--guard', 'true'], // (taken as the prefix, the guard would be off)
       ['wrap', '--guard=1', 'true'],
       ['wrap', '--gaurd', 'true'],
       ['wrap', '--suffix', 'a', '--suffix', 'b', 'true'],

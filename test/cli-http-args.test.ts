@@ -5,6 +5,8 @@ import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LIST_OPTIONS, parseCommandLine } from '../src/cli/args.ts';
+import { duration, MAX_DURATION_MS } from '../src/cli/http-args.ts';
+import { UsageError } from '../src/cli/usage-error.ts';
 import { runs } from './arbitraries.ts';
 import { CLI, ROOT } from './fixtures/cli-session.ts';
 
@@ -43,6 +45,24 @@ describe('parseCommandLine for proxy, connect and serve', () => {
   });
 });
 
+describe('duration', () => {
+  it('takes s, m, h or seconds up to the longest timer Node keeps, and refuses longer', () => {
+    const unit = { s: 1000, m: 60_000, h: 3_600_000, '': 1000 };
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3_000_000 }), fc.constantFrom('s', 'm', 'h', '') as fc.Arbitrary<keyof typeof unit>, (n, u) => {
+        const ms = n * unit[u];
+        if (ms <= 2 ** 31 - 1) expect(duration(`${n}${u}`, '--x', 0)).toBe(ms);
+        else expect(() => duration(`${n}${u}`, '--x', 0)).toThrow(UsageError);
+      }),
+      runs(300),
+    );
+    expect(duration('596h', '--x', 0)).toBe(596 * 3_600_000);
+    expect(duration('2147483', '--x', 0)).toBe(2_147_483_000);
+    expect(() => duration('597h', '--x', 0)).toThrow('--x must be at most 596h');
+    expect(MAX_DURATION_MS).toBe(2 ** 31 - 1);
+  });
+});
+
 describe('HTTP command options as processes', () => {
   const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: ROOT, timeout: 10_000 });
   it.each([
@@ -55,6 +75,10 @@ describe('HTTP command options as processes', () => {
     [['serve', '--max-message-bytes', 'lots', 'true'], /--max-message-bytes must be/],
     [['connect', 'http://x/mcp', '--fold', 'nfkd'], /--fold must be/],
     [['proxy', '--upstream', 'ftp://y'], /--upstream must be an http/],
+    // (Node keeps no timer past 2^31-1 ms: a longer one would end every session at once.)
+    [['serve', '--session-idle', '597h', 'true'], /--session-idle must be at most 596h/],
+    [['serve', '--session-idle', '2147484', 'true'], /--session-idle must be at most 596h/],
+    [['serve', '--prefix', '--guard', 'true'], /--prefix needs a value, and --guard is an option; .* write --prefix=--guard/],
   ])('%j is a usage error (exit 2, one line)', (args, message) => {
     const r = cli(args);
     expect(r.status).toBe(2);

@@ -4,7 +4,8 @@
 //
 // Rules: every option of ours either always takes a value (`--prefix X` or `--prefix=X`) or
 // never does (`--guard`); none takes an optional one, so no argument's meaning depends on the
-// next. Options may come before or after the command name. For a command that runs a child
+// next, except that a separate value may not be one of our options (`--prefix --guard` is
+// refused; `--prefix=--guard` gives that prefix). Options may come before or after the command name. For a command that runs a child
 // (`wrap`, `serve`), the first argument that is not an option of ours starts the
 // child's command line, and everything from there on is the child's, even `--guard` or `--`.
 // `--` ends our options anywhere.
@@ -53,6 +54,15 @@ const isValueOption = (name: string): name is ValueOption => (VALUE_OPTIONS as r
 const isFlagOption = (name: string): name is FlagOption => (FLAG_OPTIONS as readonly string[]).includes(name);
 const isListOption = (name: string): name is ListOption => (LIST_OPTIONS as readonly string[]).includes(name);
 
+/** The option of ours that `arg` names (`--guard`, `--prefix=x`, `-h`), or undefined. */
+function optionNamed(arg: string): string | undefined {
+  if (Object.hasOwn(SHORT, arg)) return arg;
+  if (!arg.startsWith('--')) return undefined;
+  const eq = arg.indexOf('=');
+  const name = arg.slice(2, eq < 0 ? undefined : eq);
+  return isFlagOption(name) || isValueOption(name) || isListOption(name) ? `--${name}` : undefined;
+}
+
 export function parseCommandLine(argv: readonly string[]): CommandLine {
   const line: CommandLine = { command: undefined, values: {}, lists: {}, flags: {}, positionals: [], child: undefined };
   const seen = new Set<string>();
@@ -99,8 +109,14 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
     } else if (isValueOption(name) || isListOption(name)) {
       let value: string;
       if (eq >= 0) value = arg.slice(eq + 1);
-      else if (i + 1 < argv.length) value = argv[++i]!;
-      else throw new UsageError(`--${name} needs a value`);
+      else if (i + 1 < argv.length) {
+        value = argv[++i]!;
+        // `--prefix --guard` is more likely a forgotten value than a prefix: taken as one, the
+        // guard would be silently off. Such a value must come joined, which cannot be a slip.
+        const ours = optionNamed(value);
+        if (ours)
+          throw new UsageError(`--${name} needs a value, and ${ours} is an option; to give it as the value, write --${name}=${value}`);
+      } else throw new UsageError(`--${name} needs a value`);
       if (isListOption(name)) line.lists[name] = [...(line.lists[name] ?? []), value];
       else {
         once(name);

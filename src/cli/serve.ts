@@ -16,13 +16,25 @@ import { CallGuard, type GuardMode } from '../http/call-guard.js';
 import { hostAllowed, originAllowed } from '../http/guard.js';
 import { collisionReplies, errorResponse, type Id, INVALID_PARAMS, INVALID_REQUEST, isId, PARSE_ERROR, SERVER_ERROR } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
-import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
+import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError } from '../stream/index.js';
 import type { CommandLine } from './args.js';
 import { BoundedEventStore } from './event-store.js';
+import { HeldStreams } from './held-streams.js';
 import { duration, port as portFlag, positiveInt, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { listen } from './node-http.js';
 import { UsageError } from './usage-error.js';
+
+/**
+ * Bytes a session may hold that its host has not read yet (plus the message being sent): beyond
+ * them serve stops reading the server's stdout until the host catches up (the SDK transport
+ * would queue without limit).
+ */
+export const SERVE_HOLD_BYTES = 8 * 1024 * 1024;
+
+/** Where and why, never what: `message 3 (invalid JSON at byte 0; blank lines not counted)`. */
+const describeInvalid = (e: PayloadStreamError) =>
+  `message ${e.messageNumber} (${e.reason} at byte ${e.byteOffset}; blank lines not counted)`;
 
 export interface ServeCommandOptions extends CodecOptions {
   command: string[];
@@ -44,9 +56,15 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   child: ChildProcess;
   idle?: ReturnType<typeof setTimeout>;
+  /** Since when the child waits for the host to read what it was sent (see SERVE_HOLD_BYTES). */
+  heldSince?: number;
+  /** The host was told (once) that messages wait for its GET stream. */
+  toldNoGet?: boolean;
   /** Requests sent to the child and not yet answered, in order (server messages relate to the latest). */
   inFlight: (string | number)[];
   progress: Map<string | number, string | number>;
+  /** The response streams handed to the host: which it left, and what waits in them. */
+  streams: HeldStreams;
   /** --guard: this session's tool list and checks; messages from the host pass it in order. */
   guard?: CallGuard;
   checks: Promise<void>;
@@ -93,15 +111,27 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     const s = sessions.get(id);
     if (!s) return;
     clearTimeout(s.idle);
-    // (A request still being answered is activity: a long tool call does not end its session.)
-    s.idle = setTimeout(() => (s.inFlight.length ? touch(id) : end(id, 'idle')), sessionIdleMs);
+    // (A request still being answered is activity: a long tool call does not end its session;
+    // unless the host has read nothing of its answer for as long.)
+    s.idle = setTimeout(() => {
+      if (s.heldSince !== undefined && Date.now() - s.heldSince >= sessionIdleMs) end(id, 'idle: the host reads nothing');
+      else if (s.inFlight.length) touch(id);
+      else end(id, 'idle');
+    }, sessionIdleMs);
     s.idle.unref?.();
   };
 
   /** A child and a transport for a new session (registered once initialize is handled). */
   const open = async (): Promise<Session> => {
     const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-    const session: Session = { child, inFlight: [], progress: new Map(), transport: undefined!, checks: Promise.resolve() };
+    const session: Session = {
+      child,
+      inFlight: [],
+      progress: new Map(),
+      streams: new HeldStreams(),
+      transport: undefined!,
+      checks: Promise.resolve(),
+    };
     if (guardMode) session.guard = new CallGuard(guardMode, log);
     const transport = new sdk.WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -117,11 +147,14 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     // Host to child: already decoded (below); one message per line. With --guard, a blocked
     // call is answered as if by the child (encoded, on the stream of its request), never sent.
     const deliver = (message: JSONRPCMessage) => {
-      const m = message as { id?: unknown; method?: unknown; params?: { _meta?: { progressToken?: unknown } } };
+      const m = message as { id?: unknown; method?: unknown; params?: { _meta?: { progressToken?: unknown }; requestId?: unknown } };
       if (typeof m.method === 'string' && isId(m.id)) {
         session.inFlight.push(m.id);
         const token = m.params?._meta?.progressToken;
         if (isId(token)) session.progress.set(token, m.id);
+      } else if (m.method === 'notifications/cancelled' && isId(m.params?.requestId)) {
+        // (The server sends no answer to a cancelled request: it is no longer in flight.)
+        forget(session, m.params.requestId);
       }
       child.stdin!.write(JSON.stringify(message) + '\n');
     };
@@ -144,21 +177,45 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     // Child to host: encoded on bytes, then routed: a response to its request's stream, a
     // progress notification to the request that asked for it, anything else to the latest
     // request in flight (as the SDK relates what a handler sends), or the GET stream.
+    // A line that is not a message (a banner, a stray log line) is skipped with a note, as
+    // wrap does; one over maxMessageBytes still ends the session (its request would wait forever).
     const lines = (Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>).pipeThrough(
-      createEncodeStream({ ...codecOptions, framing: 'ndjson' }),
+      createEncodeStream({
+        ...codecOptions,
+        framing: 'ndjson',
+        onInvalidMessage: (e) => {
+          if (e.code === 'too-large') throw e;
+          log(`from the server: skipped ${describeInvalid(e)}: not forwarded; the session goes on`);
+        },
+      }),
     );
     void (async () => {
       const decoder = new TextDecoder();
+      let why = 'the server exited';
       try {
-        // (Each line is a whole message the encoder wrote, within maxMessageBytes.)
+        // (Each line is a message the encoder wrote whole, or the spoiled start of one it refused.)
         for await (const bytes of ndjsonLines(lines as unknown as AsyncIterable<Uint8Array>)) {
           const line = decoder.decode(bytes);
-          if (line.trim()) await route(session, JSON.parse(line) as JSONRPCMessage);
+          if (!line.trim()) continue;
+          let message: JSONRPCMessage;
+          try {
+            message = JSON.parse(line) as JSONRPCMessage;
+          } catch {
+            continue; // (the encoder spoiled it on purpose and has logged why)
+          }
+          await route(session, message);
+          // Backpressure: while the host has not read what it was sent, the child waits.
+          while (session.streams.waiting(session.inFlight) > SERVE_HOLD_BYTES && !closed(session)) {
+            session.heldSince ??= Date.now();
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          session.heldSince = undefined;
         }
       } catch (e) {
         log(`from the server: ${(e as Error).message}`);
+        why = 'a message from the server could not be read';
       }
-      if (transport.sessionId) end(transport.sessionId, 'the server exited');
+      if (transport.sessionId) end(transport.sessionId, why);
       else void transport.close().catch(() => {});
     })();
     child.on('error', (e) => log(`cannot start ${file}: ${e.message}`));
@@ -167,15 +224,31 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     return session;
   };
 
+  const closed = (s: Session) => !s.transport.sessionId || sessions.get(s.transport.sessionId) !== s;
+  /** Request `id` is answered or cancelled. */
+  const forget = (s: Session, id: Id) => {
+    s.inFlight = s.inFlight.filter((x) => x !== id);
+    for (const [token, x] of s.progress) if (x === id) s.progress.delete(token);
+  };
+
   const route = async (s: Session, message: JSONRPCMessage) => {
     const m = message as { id?: unknown; method?: unknown; params?: { progressToken?: unknown } };
     let related: Id | undefined;
     if (typeof m.method !== 'string' && isId(m.id)) {
       related = m.id;
-      s.inFlight = s.inFlight.filter((id) => id !== m.id);
-      for (const [token, id] of s.progress) if (id === m.id) s.progress.delete(token);
-    } else if (m.method === 'notifications/progress' && isId(m.params?.progressToken)) related = s.progress.get(m.params.progressToken);
-    else related = s.inFlight[s.inFlight.length - 1];
+      forget(s, m.id);
+    } else {
+      // Progress to the request that asked for it, anything else to the latest request in
+      // flight, while the host still reads that request's stream; else the GET stream.
+      const token = m.method === 'notifications/progress' ? m.params?.progressToken : undefined;
+      related = isId(token) ? s.progress.get(token) : undefined;
+      if (related === undefined || !s.streams.reachable(related)) related = s.inFlight.findLast((id) => s.streams.reachable(id));
+      if (related !== undefined || s.streams.reachable('GET')) s.toldNoGet = false;
+      else if (!s.toldNoGet) {
+        s.toldNoGet = true; // (once until the host opens one: a chatty server does not flood the log)
+        log('messages from the server outside any request wait for the host to open its GET stream (kept for Last-Event-ID)');
+      }
+    }
     if (s.guard?.wants(message)) {
       try {
         s.guard.learn(codec.decodeMessage(message));
@@ -188,6 +261,13 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     } catch (e) {
       log(`dropped a message from the server: ${(e as Error).message.split(':')[0]}`); // (the host left that stream)
     }
+  };
+
+  /** What a response's stream carries: a POST's requests, or (a GET without Last-Event-ID) messages outside any request. */
+  const carried = (request: Request, body: unknown): Id[] | 'GET' => {
+    if (request.method === 'GET') return request.headers.has('last-event-id') ? [] : 'GET';
+    const items = (Array.isArray(body) ? body : [body]) as { id?: unknown; method?: unknown }[];
+    return items.filter((m) => typeof m?.method === 'string' && isId(m.id)).map((m) => m.id as Id);
   };
 
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -237,7 +317,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       const s = sessions.get(sessionId);
       if (!s) return json(404, errorResponse(null, SERVER_ERROR - 1, 'Session not found'));
       touch(sessionId);
-      return s.transport.handleRequest(request, { parsedBody });
+      return s.streams.watch(await s.transport.handleRequest(request, { parsedBody }), carried(request, parsedBody), s.inFlight);
     }
     const initialize = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]).some(
       (m) => (m as { method?: unknown })?.method === 'initialize',
@@ -251,7 +331,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     starting++;
     try {
       const s = await open();
-      const response = await s.transport.handleRequest(request, { parsedBody });
+      const response = s.streams.watch(await s.transport.handleRequest(request, { parsedBody }), carried(request, parsedBody), s.inFlight);
       if (!s.transport.sessionId) {
         s.child.kill('SIGTERM'); // initialize failed: no session
         void s.transport.close().catch(() => {});
@@ -288,6 +368,9 @@ export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdi
     --allowed-host, --allowed-origin     as for proxy (default: localhost only; others 403)
     --max-message-bytes N                bigger request bodies get 413, a bigger message from
                                          the server ends its session (default 536870912)
+                                         (A line from the server that is not JSON is skipped
+                                         with a note on stderr. Beyond 8 MiB not yet read by
+                                         the host, serve stops reading the server's stdout.)
     --guard, --guard-tools-only          check tool calls as wrap does (below)
 `;
 

@@ -1,0 +1,162 @@
+// serve against hosts and servers that misbehave: a host that cancels or abandons a request,
+// a host that reads nothing, a server that prints lines that are not JSON. Real children, real sockets.
+import { readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runServe, SERVE_HOLD_BYTES, type ServeCommandOptions } from '../src/cli/serve.js';
+import { encodeText } from '../src/index.js';
+import { connectHost, TIMEOUT, textOf } from './http-helpers.ts';
+
+vi.setConfig({ testTimeout: 20_000 }); // (a hang fails fast)
+const SDK_SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
+const RAW_SERVER = [process.execPath, 'test/fixtures/serve-raw-child.mjs'];
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function serve(options: Partial<ServeCommandOptions>) {
+  const logs: string[] = [];
+  const served = await runServe({ command: SDK_SERVER, port: 0, log: (l) => void logs.push(l), ...options });
+  cleanup.push(() => served.close());
+  return { ...served, logs };
+}
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+const post = (url: string, body: unknown, session?: string, signal?: AbortSignal) =>
+  fetch(url, {
+    method: 'POST',
+    signal,
+    headers: { ...HEADERS, ...(session ? { 'mcp-session-id': session } : {}) },
+    body: JSON.stringify(body),
+  });
+const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+
+/** A raw host: initialized, its session id. */
+async function initialize(url: string): Promise<string> {
+  const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+  const res = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params });
+  await res.text();
+  const session = res.headers.get('mcp-session-id')!;
+  await (await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+  return session;
+}
+
+/** Everything a response body brings, as it comes; `has` waits until it holds `text`. */
+function collect(res: Response) {
+  let got = '';
+  const decoder = new TextDecoder();
+  void (async () => {
+    for await (const piece of res.body as unknown as AsyncIterable<Uint8Array>) got += decoder.decode(piece, { stream: true });
+  })().catch(() => {});
+  return {
+    has: async (text: string) => {
+      while (!got.includes(text)) await sleep(20);
+    },
+  };
+}
+
+/** Starts `slow` (id 7) and waits for its first event; then the host cancels it, or just leaves. */
+async function leaveSlowCall(url: string, session: string, how: 'cancelled' | 'abandoned') {
+  const aborter = new AbortController();
+  await collect(await post(url, call(7, 'slow'), session, aborter.signal)).has(encodeText('Qwen started'));
+  if (how === 'cancelled') {
+    await (await post(url, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } }, session)).text();
+  }
+  aborter.abort();
+}
+
+describe('serve, a host that leaves a request', () => {
+  it('still ends the session for idleness once the host cancelled its only call', async () => {
+    const { url, logs } = await serve({ sessionIdleMs: 1500 });
+    const session = await initialize(url);
+    await leaveSlowCall(url, session, 'cancelled');
+    // (The child's handler ends now; the SDK server sends no answer to a cancelled request.)
+    await (await post(url, call(9, 'release'), session)).text();
+    while (!logs.some((l) => l.startsWith('session ended (idle)'))) await sleep(50);
+  });
+
+  it.each(['cancelled', 'abandoned'] as const)(
+    'sends what the server says outside any request on the GET stream once a call was %s',
+    async (how) => {
+      const { url, logs } = await serve({});
+      const session = await initialize(url);
+      await leaveSlowCall(url, session, how);
+      // No GET stream yet: the message cannot be delivered now, and a line says so.
+      await (await post(url, call(8, 'notify_later'), session)).text();
+      while (!logs.some((l) => l.includes('wait for the host to open its GET stream'))) await sleep(20);
+      const get = collect(await fetch(url, { headers: { ...HEADERS, accept: 'text/event-stream', 'mcp-session-id': session } }));
+      await (await post(url, call(10, 'notify_later'), session)).text();
+      await get.has(encodeText('Qwen later'));
+      expect(logs.join('\n')).not.toMatch(/Qwen/); // (no payload in the log)
+    },
+  );
+});
+
+describe('serve, a server that prints lines that are not JSON', () => {
+  it('skips them with a note naming the message, and the session goes on', async () => {
+    const { url, logs } = await serve({ command: [...RAW_SERVER, 'noisy'] });
+    const { client } = await connectHost(url);
+    cleanup.push(() => client.close().catch(() => {}));
+    for (const text of ['a', 'b']) {
+      const result = await client.callTool({ name: 'say', arguments: { text } }, undefined, TIMEOUT);
+      expect(textOf(result)).toBe(encodeText(`Qwen said ${text}`));
+    }
+    const skipped = logs.filter((l) => /^from the server: skipped message \d+ \(invalid JSON at byte 0; .*the session goes on$/.test(l));
+    expect(skipped).toHaveLength(3); // the banner and one line per call
+    expect(logs.join('\n')).not.toMatch(/Qwen|Starting/);
+    expect(logs.some((l) => l.startsWith('session ended'))).toBe(false);
+  });
+});
+
+const MIB = 48; // the flood server writes this many 1 MiB messages for one call
+
+/** A flood server behind serve, and a host that sent it a call and reads none of the answer (yet). */
+async function flooded(options: Partial<ServeCommandOptions> = {}) {
+  const record = join(tmpdir(), `serve-flood-${process.pid}-${Date.now()}`);
+  const written = () => Number(readFileSync(record, { encoding: 'utf8', flag: 'a+' }) || 0);
+  cleanup.push(() => rmSync(record, { force: true }));
+  const served = await serve({ command: [...RAW_SERVER, 'flood', String(MIB), record], ...options });
+  const session = await initialize(served.url);
+  const target = new URL(served.url);
+  const res = await new Promise<http.IncomingMessage>((resolve) => {
+    const headers = { ...HEADERS, 'mcp-session-id': session };
+    http
+      .request({ host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers }, resolve)
+      .end(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'say', arguments: { text: 'x' } } }));
+  });
+  res.pause();
+  cleanup.push(() => res.destroy());
+  // Until the server is held back (its count stands still), or has written everything.
+  let last = -1;
+  while (written() !== last && written() < MIB) {
+    last = written();
+    await sleep(700);
+  }
+  return { ...served, res, written };
+}
+
+describe('serve, a host that reads nothing', () => {
+  it('stops reading the server beyond what it holds for the host, and loses nothing once the host reads', async () => {
+    const { res, written } = await flooded();
+    // What serve holds, plus the pipe's, the socket's and the (paused) client's buffers.
+    expect(written()).toBeLessThan(SERVE_HOLD_BYTES / 2 ** 20 + 16);
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => void chunks.push(c));
+    res.resume();
+    await new Promise((r) => res.once('end', r));
+    const body = Buffer.concat(chunks).toString();
+    expect(body.split('"method":"notifications/message"').length - 1).toBe(MIB);
+    expect(body).toContain(encodeText('Qwen said x'));
+    expect(written()).toBe(MIB);
+  });
+
+  it('ends the session once the host has read nothing for --session-idle', async () => {
+    const { logs, written } = await flooded({ sessionIdleMs: 1500 });
+    expect(written()).toBeLessThan(MIB);
+    while (!logs.includes('session ended (idle: the host reads nothing); 0 open')) await sleep(50);
+  });
+});
