@@ -88,16 +88,16 @@ export async function withAnswers(response: Response, answers: Message[], option
 
 const LIST_CHANGED = new TextEncoder().encode('list_changed');
 
-/** Passes whole events on (see sse-events.ts), showing the guard the messages it wants. */
-export function observeEvents(guard: CallGuard): TransformStream<Uint8Array, Uint8Array> {
-  return new TransformStream({
-    transform(chunk, controller) {
-      if (guard.awaitingList || indexOfBytes(chunk, LIST_CHANGED) >= 0) {
-        for (const data of eventData(utf8.decode(chunk))) learnText(guard, data);
-      }
-      controller.enqueue(chunk);
-    },
-  });
+/**
+ * For wholeEvents: shows the guard the messages it wants in a run of whole events (however the
+ * upstream cut them; the run is bounded by maxMessageBytes there).
+ */
+export function eventObserver(guard: CallGuard): (pieces: readonly Uint8Array[]) => void {
+  return (pieces) => {
+    if (!guard.awaitingList && !containsAcross(pieces, LIST_CHANGED)) return;
+    const text = utf8.decode(pieces.length === 1 ? pieces[0]! : concat(pieces));
+    for (const data of eventData(text)) learnText(guard, data);
+  };
 }
 
 /** Passes a JSON body on, showing the guard its messages when a tools/list answer is awaited. */
@@ -149,6 +149,19 @@ function eventData(text: string): string[] {
     else if (field === 'event') type = value;
   }
   return out;
+}
+
+/** Whether `needle` occurs in the bytes of `pieces` joined (without joining them). */
+function containsAcross(pieces: readonly Uint8Array[], needle: Uint8Array): boolean {
+  const keep = needle.length - 1;
+  let carry = new Uint8Array(0); // (the last `keep` bytes before the piece)
+  for (const piece of pieces) {
+    if (indexOfBytes(piece, needle) >= 0) return true;
+    if (indexOfBytes(concat([carry, piece.subarray(0, keep)]), needle) >= 0) return true;
+    const joined = piece.length >= keep ? piece : concat([carry, piece]);
+    carry = joined.slice(Math.max(0, joined.length - keep));
+  }
+  return false;
 }
 
 /** Byte search without node:buffer (this entry is portable). */

@@ -4,7 +4,7 @@ import { createCodec } from '../codec.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { readBounded } from './body.js';
 import type { CallGuard } from './call-guard.js';
-import { observeEvents, observeJson } from './guarded.js';
+import { eventObserver, observeJson } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { createJsonBodyStream } from './json-body.js';
 import { wholeEvents } from './sse-events.js';
@@ -33,8 +33,8 @@ export async function encodeResponse(response: Response, options: ResponseFilter
   const { onTruncated, guard, ...codecOptions } = options;
   let body: ReadableStream<Uint8Array> | Uint8Array;
   if (type === 'text/event-stream') {
-    const events = wholeEvents(response.body, max, onTruncated);
-    body = (guard ? events.pipeThrough(observeEvents(guard)) : events).pipeThrough(createEncodeStream({ ...codecOptions, framing: 'sse' }));
+    const events = wholeEvents(response.body, max, onTruncated, guard && eventObserver(guard));
+    body = events.pipeThrough(createEncodeStream({ ...codecOptions, framing: 'sse' }));
   } else if (isJson(type)) {
     body = (guard ? response.body.pipeThrough(observeJson(guard, max)) : response.body).pipeThrough(
       createJsonBodyStream('encode', codecOptions),
