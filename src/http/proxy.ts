@@ -83,8 +83,9 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     return guard;
   };
 
+  const isEndpoint = (url: URL) => url.pathname === path || url.pathname === upstream.pathname;
   const target = (url: URL): URL => {
-    if (url.pathname === path || url.pathname === upstream.pathname) {
+    if (isEndpoint(url)) {
       const t = new URL(upstream);
       if (url.search) t.search = url.search;
       return t;
@@ -195,6 +196,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     const encoded = await encodeResponse(response, {
       ...bodyOptions,
       guard,
+      endpoint: isEndpoint(url),
       onTruncated: () => log(`${request.method} upstream event stream ended inside an event; ended at the last whole event`),
     });
     const filtered = await withAnswers(encoded, answers, bodyOptions, max);
