@@ -98,7 +98,7 @@ describe.each<Way>(['fetch', 'proxy'])('upstream bodies on the MCP endpoint, thr
         fc.array(fc.oneof(fc.constantFrom('Qwen', '通义千问', ' gateway ', '<p>', '\uFEFF'), fc.string({ maxLength: 8 })), {
           maxLength: 8,
         }),
-        fc.array(fc.integer({ min: 0x80, max: 0xff }), { maxLength: 3 }),
+        fc.array(fc.integer({ min: 0x80, max: 0xff }), { maxLength: 4 }),
         fc.constantFrom(200, 404, 500),
         async (type, parts, bad, status) => {
           const page = utf8.encode(parts.join(''));

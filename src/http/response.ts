@@ -80,7 +80,8 @@ export async function encodeResponse(response: Response, options: ResponseFilter
   return new Response(body as BodyInit, { status: response.status, statusText: response.statusText, headers });
 }
 
-// Not fatal: bytes that are not UTF-8 become U+FFFD. A BOM is kept (it is text too).
+// A BOM is kept (it is text too); bytes that are not UTF-8 become U+FFFD in the lenient one.
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
@@ -88,11 +89,16 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
  * reader). Bytes that are not UTF-8 are replaced by U+FFFD first: a term can hide among them.
  */
 function encodeText(bytes: Uint8Array, options: BodyOptions): Uint8Array {
-  const text = utf8.decode(bytes);
+  let text: string;
+  let valid = true;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    text = utf8.decode(bytes);
+    valid = false;
+  }
   const encoded = createCodec(options).encodeText(text);
-  // (unchanged text that was UTF-8 keeps its bytes)
-  const out = new TextEncoder().encode(encoded);
-  return encoded === text && out.length === bytes.length ? bytes : out;
+  return valid && encoded === text ? bytes : new TextEncoder().encode(encoded); // (unchanged text keeps its bytes)
 }
 
 const isRpc = (m: unknown) => typeof m === 'object' && m !== null && !Array.isArray(m) && (m as { jsonrpc?: unknown }).jsonrpc === '2.0';
