@@ -138,7 +138,7 @@ async function rawUpstream(type: string, body: (id: unknown) => string) {
     for await (const c of req) text += c;
     if (req.method !== 'POST') return void res.writeHead(405).end();
     const { id } = JSON.parse(text) as { id?: unknown };
-    res.writeHead(200, { 'content-type': type });
+    res.writeHead(type ? 200 : 202, type ? { 'content-type': type } : {});
     res.end(body(id));
   });
   server.listen(0, '127.0.0.1');
@@ -188,6 +188,13 @@ describe('connect: only JSON and event streams reach the host', () => {
       expect(logs.join('\n')).not.toContain('Alibaba');
     },
   );
+
+  it('an empty body of no type (a 202 to a notification) is no answer: nothing written, nothing logged', async () => {
+    const url = await rawUpstream('', () => '');
+    const { out, logs } = await connectWith(url, ['{"jsonrpc":"2.0","method":"notifications/initialized"}']);
+    expect(out).toBe('');
+    expect(logs.filter((l) => /Content-Type/.test(l))).toEqual([]);
+  });
 
   it('a line over --max-message-bytes names its line number', async () => {
     const { error } = await connectWith(

@@ -109,8 +109,24 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     };
     const type = mediaType(response.headers.get('content-type'));
     if (response.body && type !== 'text/event-stream' && !isJsonResponse(type)) {
-      // Not a message: the host reads only JSON-RPC, and nothing may reach it unencoded.
-      await response.body.cancel().catch(() => {});
+      // Not a message: the host reads only JSON-RPC, and nothing may reach it unencoded. (An
+      // empty body, a 202 without a type say, is no answer at all: nothing to tell.)
+      const reader = response.body.getReader();
+      let empty = true;
+      try {
+        for (;;) {
+          const next = await reader.read();
+          if (next.done) break;
+          if (next.value.length) {
+            empty = false;
+            break;
+          }
+        }
+      } catch {
+        // (a body that fails is no answer either)
+      }
+      await reader.cancel().catch(() => {});
+      if (empty) return;
       const shown = /^[\w.+-]+\/[\w.+-]+$/.test(type) ? type : type ? 'an unusual one' : 'none';
       log(`answered with Content-Type ${shown.slice(0, 100)}, neither JSON nor an event stream: not passed on`);
       fail(pending, `The MCP server answered with Content-Type ${type || 'none'}, neither JSON nor an event stream`);
