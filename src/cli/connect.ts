@@ -4,8 +4,10 @@
 // session id and protocol version, opens the GET stream when the server offers one, ends the
 // session with DELETE when the host closes stdin.
 import type { Readable, Writable } from 'node:stream';
+import { createCodec } from '../codec.js';
 import type { GuardMode } from '../http/call-guard.js';
 import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
+import { isJsonResponse, mediaType } from '../http/response.js';
 import { errorResponse, type Id, isId, PARSE_ERROR, SERVER_ERROR } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
@@ -64,6 +66,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
   const extra = parseHeaders(headerLines);
   const max = rest.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const fetch = createFilteringFetch({ ...rest, fetch: inner, onGuardLog: log });
+  const codec = createCodec(rest);
   const closing = new AbortController();
   let sessionId: string | undefined;
   let protocolVersion: string | undefined;
@@ -75,7 +78,8 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     if (!output.write(text.replace(/[\r\n]/g, ' ') + '\n')) await new Promise((r) => output.once('drain', r));
   };
   const fail = (ids: Iterable<Id>, message: string) => {
-    for (const id of ids) void write(JSON.stringify(errorResponse(id, SERVER_ERROR, message)));
+    // Encoded like everything the host reads (a message may quote what the server sent).
+    for (const id of ids) void write(JSON.stringify(codec.encodeMessage(errorResponse(id, SERVER_ERROR, message))));
   };
   const headers = (accept: string) => {
     const h = new Headers(extra);
@@ -103,7 +107,32 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
         // (not JSON: the host's parser reports it)
       }
     };
-    const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    const type = mediaType(response.headers.get('content-type'));
+    if (response.body && type !== 'text/event-stream' && !isJsonResponse(type)) {
+      // Not a message: the host reads only JSON-RPC, and nothing may reach it unencoded. (An
+      // empty body, a 202 without a type say, is no answer at all: nothing to tell.)
+      const reader = response.body.getReader();
+      let empty = true;
+      try {
+        for (;;) {
+          const next = await reader.read();
+          if (next.done) break;
+          if (next.value.length) {
+            empty = false;
+            break;
+          }
+        }
+      } catch {
+        // (a body that fails is no answer either)
+      }
+      await reader.cancel().catch(() => {});
+      if (empty) return;
+      const shown = /^[\w.+-]+\/[\w.+-]+$/.test(type) ? type : type ? 'an unusual one' : 'none';
+      log(`answered with Content-Type ${shown.slice(0, 100)}, neither JSON nor an event stream: not passed on`);
+      fail(pending, `The MCP server answered with Content-Type ${type || 'none'}, neither JSON nor an event stream`);
+      pending.clear();
+      return;
+    }
     if (type === 'text/event-stream' && response.body) {
       const queue: string[] = [];
       const sse = reader ?? new SseReader(max);
@@ -229,8 +258,10 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
   log(`forwarding stdio to ${endpoint.origin}${endpoint.pathname}`);
   // Lines from the host, each posted as it comes (a long call must not hold up a cancellation).
   const decoder = new TextDecoder();
+  let lines = 0;
   try {
     for await (const bytes of ndjsonLines(input as AsyncIterable<Uint8Array | string>, max)) {
+      lines++;
       const line = decoder.decode(bytes);
       if (line.trim() === '') continue;
       const p = post(line).catch((e: Error) => log(`internal error: ${e.name}`));
@@ -239,7 +270,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     }
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    throw new Error(`a line from the host is larger than maxMessageBytes (${max})`);
+    throw new Error(`line ${lines + 1} from the host is larger than maxMessageBytes (${max})`);
   }
   // The host is done: let answers in flight finish, then end the session.
   await Promise.allSettled([...inFlight]);

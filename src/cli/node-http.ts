@@ -30,7 +30,7 @@ function drainOrClose(res: ServerResponse): Promise<void> {
   });
 }
 
-async function send(response: Response, res: ServerResponse): Promise<void> {
+async function send(response: Response, res: ServerResponse, onError: (line: string) => void): Promise<void> {
   const headers: [string, string][] = [];
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') headers.push([name, value]);
@@ -67,8 +67,9 @@ async function send(response: Response, res: ServerResponse): Promise<void> {
     }
     coalesce();
     res.end();
-  } catch {
-    res.destroy(); // the body failed: the client sees the connection end, not a clean end
+  } catch (e) {
+    onError(`response body failed: ${(e as Error).name}`);
+    res.destroy(); // the client sees the connection end, not a clean end
   } finally {
     res.off('close', left);
   }
@@ -94,7 +95,7 @@ export async function listen(
       return;
     }
     handler(request)
-      .then((response) => send(response, res))
+      .then((response) => send(response, res, onError))
       .catch((e: unknown) => {
         onError(`request failed: ${(e as Error).name}`);
         if (!res.headersSent) res.writeHead(500).end();

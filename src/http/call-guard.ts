@@ -72,6 +72,8 @@ export interface Screened {
   answers: Message[];
   /** The messages that pass (all of them when nothing was blocked). */
   rest: unknown[];
+  /** Their positions in the batch. */
+  passed: number[];
   /** Whether any message that passes asks for an answer. */
   restHasRequests: boolean;
 }
@@ -81,7 +83,8 @@ export async function screen(guard: CallGuard, body: unknown): Promise<Screened>
   const batch = Array.isArray(body);
   const messages = batch ? (body as unknown[]) : [body];
   const verdicts = await Promise.all(messages.map((m) => guard.answer(m)));
-  const rest = messages.filter((_, i) => verdicts[i] === undefined);
+  const passed = messages.flatMap((_, i) => (verdicts[i] === undefined ? [i] : []));
+  const rest = passed.map((i) => messages[i]);
   const restHasRequests = rest.some((m) => isRequest(m as Message));
-  return { batch, answers: verdicts.filter((a): a is Message => a !== undefined), rest, restHasRequests };
+  return { batch, answers: verdicts.filter((a): a is Message => a !== undefined), rest, passed, restHasRequests };
 }

@@ -45,14 +45,19 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
   const max = codec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   const guard = mode ? new CallGuard(mode, onGuardLog) : undefined;
-  const responseOptions = { ...codec, guard };
   return async (input, init) => {
     // Looked at without building a Request first: that would lock a stream body we pass on.
     const given = input instanceof Request ? input : undefined;
     const method = (init?.method ?? given?.method ?? 'GET').toUpperCase();
-    const type = mediaType(new Headers(init?.headers ?? given?.headers).get('content-type'));
+    const sent = new Headers(init?.headers ?? given?.headers);
+    const type = mediaType(sent.get('content-type'));
     const hasBody = init?.body != null || (init?.body === undefined && given?.body != null);
-    if (!(method === 'POST' && hasBody && isJson(type))) return encodeResponse(await base(input, init), responseOptions);
+    const rpc = method === 'POST' && hasBody && isJson(type);
+    // The MCP endpoint: what the transport sends there (OAuth requests accept JSON only, and
+    // carry no session).
+    const endpoint = rpc || (sent.get('accept') ?? '').includes('text/event-stream') || sent.has('mcp-session-id');
+    const responseOptions = { ...codec, guard, endpoint };
+    if (!rpc) return encodeResponse(await base(input, init), responseOptions);
     const request = new Request(input, init); // (a normalised view: headers, body)
     const original = await readBounded(request.body, max);
     const decoded = await decodeBytes(original, codec);

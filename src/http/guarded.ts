@@ -39,7 +39,8 @@ export async function guardRequest(guard: CallGuard, decoded: Uint8Array, option
   }
   const s = await screen(guard, body);
   if (!s.answers.length) return { forward: decoded, answers: [] };
-  const forward = s.rest.length ? toBytes(s.batch ? s.rest : s.rest[0]) : undefined;
+  // What passes goes as the client wrote it (its bytes, not re-serialised: numbers keep their spelling).
+  const forward = !s.rest.length ? undefined : s.batch ? keepElements(decoded, s.passed) : decoded;
   // Nothing that passes waits for an answer: the client's answer is made here.
   if (!s.restHasRequests) return { forward, reply: await jsonReply(s.batch ? s.answers : s.answers[0], options), answers: [] };
   return { forward, answers: s.answers };
@@ -56,12 +57,20 @@ export async function withAnswers(response: Response, answers: Message[], option
     );
     const head = new TextEncoder().encode(encoded.join(''));
     const reader = response.body.getReader();
+    let started = false;
     const body = new ReadableStream<Uint8Array>(
       {
-        start(controller) {
-          controller.enqueue(head);
-        },
         async pull(controller) {
+          if (!started) {
+            started = true;
+            // A BOM may only open the stream: the answers go after it, not before.
+            const first = await leadingBytes(reader, BOM.length);
+            const bom = startsWith(first, BOM) ? BOM.length : 0;
+            if (bom) controller.enqueue(BOM);
+            controller.enqueue(head);
+            if (first.length > bom) controller.enqueue(first.subarray(bom));
+            return;
+          }
           const { done, value } = await reader.read();
           if (done) controller.close();
           else controller.enqueue(value);
@@ -74,30 +83,93 @@ export async function withAnswers(response: Response, answers: Message[], option
     );
     return new Response(body, init);
   }
-  // A JSON batch response: held (bounded) to add to it.
-  const text = utf8.decode(await readBounded(response.body, maxBytes));
-  let parsed: unknown;
+  // A JSON batch response: held (bounded) to add to, its bytes as they are.
+  const bytes = await readBounded(response.body, maxBytes);
+  const text = utf8.decode(bytes);
   try {
-    parsed = JSON.parse(text);
+    JSON.parse(text);
   } catch {
-    return new Response(text, init);
+    return new Response(bytes as Uint8Array<ArrayBuffer>, init);
   }
-  const own = JSON.parse(utf8.decode(await encodeBytes(toBytes(answers), options))) as unknown[];
-  return new Response(JSON.stringify([...(Array.isArray(parsed) ? parsed : [parsed]), ...own]), init);
+  const own = utf8.decode(await encodeBytes(toBytes(answers), options));
+  const ownItems = own.slice(own.indexOf('[') + 1, own.lastIndexOf(']'));
+  const trimmed = text.trim();
+  let joined: string;
+  if (trimmed.startsWith('[')) {
+    const items = trimmed.slice(1, -1);
+    joined = `[${items.trim() ? `${items},` : ''}${ownItems}]`;
+  } else joined = `[${trimmed},${ownItems}]`;
+  return new Response(joined, init);
+}
+
+const BOM = new Uint8Array([0xef, 0xbb, 0xbf]);
+const startsWith = (bytes: Uint8Array, prefix: Uint8Array) => prefix.every((b, i) => bytes[i] === b);
+
+/** Reads until at least `n` bytes (or the end) are in; returns them all. */
+async function leadingBytes(reader: ReadableStreamDefaultReader<Uint8Array>, n: number): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  while (size < n) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    size += value.length;
+  }
+  return concat(parts.length ? parts : [new Uint8Array(0)]);
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+
+/** A JSON array (valid: JSON.parse read it) with only the elements at `keep`, each as its own bytes. */
+function keepElements(array: Uint8Array, keep: readonly number[]): Uint8Array {
+  const spans: [number, number][] = [];
+  let depth = 0;
+  let inString = false;
+  let start = -1;
+  for (let i = 0; i < array.length; i++) {
+    const b = array[i]!;
+    if (inString) {
+      if (b === BACKSLASH) i++;
+      else if (b === QUOTE) inString = false;
+      continue;
+    }
+    if (b === QUOTE) inString = true;
+    else if (b === 0x5b || b === 0x7b) {
+      // [ {
+      if (depth++ === 0) {
+        start = i + 1;
+        continue;
+      }
+    } else if (b === 0x5d || b === 0x7d) depth--;
+    if (depth === 0 || (depth === 1 && b === COMMA)) {
+      // The end of an element (a comma, or the closing bracket).
+      if (start >= 0 && start < i) spans.push([start, i]);
+      start = i + 1;
+    }
+  }
+  const parts: Uint8Array[] = [new Uint8Array([0x5b])];
+  keep.forEach((k, j) => {
+    if (j) parts.push(new Uint8Array([COMMA]));
+    parts.push(array.subarray(spans[k]![0], spans[k]![1]));
+  });
+  parts.push(new Uint8Array([0x5d]));
+  return concat(parts);
 }
 
 const LIST_CHANGED = new TextEncoder().encode('list_changed');
 
-/** Passes whole events on (see sse-events.ts), showing the guard the messages it wants. */
-export function observeEvents(guard: CallGuard): TransformStream<Uint8Array, Uint8Array> {
-  return new TransformStream({
-    transform(chunk, controller) {
-      if (guard.awaitingList || indexOfBytes(chunk, LIST_CHANGED) >= 0) {
-        for (const data of eventData(utf8.decode(chunk))) learnText(guard, data);
-      }
-      controller.enqueue(chunk);
-    },
-  });
+/**
+ * For wholeEvents: shows the guard the messages it wants in a run of whole events (however the
+ * upstream cut them; the run is bounded by maxMessageBytes there).
+ */
+export function eventObserver(guard: CallGuard): (pieces: readonly Uint8Array[]) => void {
+  return (pieces) => {
+    if (!guard.awaitingList && !containsAcross(pieces, LIST_CHANGED)) return;
+    const text = utf8.decode(pieces.length === 1 ? pieces[0]! : concat(pieces));
+    for (const data of eventData(text)) learnText(guard, data);
+  };
 }
 
 /** Passes a JSON body on, showing the guard its messages when a tools/list answer is awaited. */
@@ -149,6 +221,19 @@ function eventData(text: string): string[] {
     else if (field === 'event') type = value;
   }
   return out;
+}
+
+/** Whether `needle` occurs in the bytes of `pieces` joined (without joining them). */
+function containsAcross(pieces: readonly Uint8Array[], needle: Uint8Array): boolean {
+  const keep = needle.length - 1;
+  let carry = new Uint8Array(0); // (the last `keep` bytes before the piece)
+  for (const piece of pieces) {
+    if (indexOfBytes(piece, needle) >= 0) return true;
+    if (indexOfBytes(concat([carry, piece.subarray(0, keep)]), needle) >= 0) return true;
+    const joined = piece.length >= keep ? piece : concat([carry, piece]);
+    carry = joined.slice(Math.max(0, joined.length - keep));
+  }
+  return false;
 }
 
 /** Byte search without node:buffer (this entry is portable). */

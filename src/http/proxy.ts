@@ -83,8 +83,9 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     return guard;
   };
 
+  const isEndpoint = (url: URL) => url.pathname === path || url.pathname === upstream.pathname;
   const target = (url: URL): URL => {
-    if (url.pathname === path || url.pathname === upstream.pathname) {
+    if (isEndpoint(url)) {
       const t = new URL(upstream);
       if (url.search) t.search = url.search;
       return t;
@@ -195,6 +196,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     const encoded = await encodeResponse(response, {
       ...bodyOptions,
       guard,
+      endpoint: isEndpoint(url),
       onTruncated: () => log(`${request.method} upstream event stream ended inside an event; ended at the last whole event`),
     });
     const filtered = await withAnswers(encoded, answers, bodyOptions, max);
@@ -202,6 +204,65 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     // fetch has decompressed every body, passed-through ones too; the server frames the length.
     down.delete('content-encoding');
     down.delete('content-length');
-    return new Response(filtered.body, { status: filtered.status, statusText: filtered.statusText, headers: down });
+    const refused = (e: unknown) => {
+      // (encoder errors name the message and byte, never its content)
+      log(`${request.method} upstream response refused: ${(e as Error).name}: ${(e as Error).message}`);
+    };
+    const sse = mediaType(filtered.headers.get('content-type')) === 'text/event-stream';
+    const settled = await settle(filtered.body, !sse, refused);
+    if (settled === 'failed') {
+      const { body: replies } = await errorReplies(
+        original ? parseShape(original) : { batch: false, items: [] },
+        SERVER_ERROR,
+        'The upstream MCP server sent a response that cannot be passed on',
+        bodyOptions,
+      );
+      return new Response(replies as Uint8Array<ArrayBuffer>, { status: 502, headers: { 'content-type': 'application/json' } });
+    }
+    return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: down });
   };
+}
+
+/**
+ * A body whose failure is told to `onError` and ends it cleanly, instead of cutting the client
+ * off. With `first`, its first chunk is read before the answer starts: if that fails, 'failed'
+ * (the caller answers 502 instead; nothing was sent). Event streams start at once (headers go
+ * out before the first event, however late).
+ */
+async function settle(
+  body: ReadableStream<Uint8Array> | null,
+  first: boolean,
+  onError: (e: unknown) => void,
+): Promise<ReadableStream<Uint8Array> | null | 'failed'> {
+  if (!body) return body;
+  const reader = body.getReader();
+  let head: ReadableStreamReadResult<Uint8Array> | undefined;
+  if (first) {
+    try {
+      head = await reader.read();
+    } catch (e) {
+      onError(e);
+      return 'failed';
+    }
+  }
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let next: ReadableStreamReadResult<Uint8Array>;
+        try {
+          next = head ?? (await reader.read());
+        } catch (e) {
+          onError(e);
+          return controller.close();
+        }
+        head = undefined;
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }

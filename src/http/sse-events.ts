@@ -56,10 +56,15 @@ class EventBoundaries {
   }
 }
 
+/**
+ * `observe`, when given, sees each run of whole events (in pieces, from an event's start to an
+ * event's end) before any of it goes on: a reader of the stream never gets an event before it.
+ */
 export function wholeEvents(
   body: ReadableStream<Uint8Array>,
   maxEventBytes: number,
   onTruncated?: (error: unknown) => void,
+  observe?: (pieces: readonly Uint8Array[]) => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const boundaries = new EventBoundaries();
@@ -98,6 +103,7 @@ export function wholeEvents(
           }
           // The held pieces go on as they are, not joined: a large event is not copied again.
           held.push(chunk.subarray(0, end));
+          observe?.(held);
           for (const h of held) if (h.length) controller.enqueue(h);
           held = end < chunk.length ? [chunk.slice(end)] : [];
           heldBytes = end < chunk.length ? chunk.length - end : 0;
