@@ -1,5 +1,6 @@
 // Where the elements of a JSON array are in its bytes, so that a batch can be cut into pieces
 // without parsing and printing it again (which would change big numbers and their spelling).
+import { concat } from './stream/pipe.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -32,4 +33,15 @@ export function arrayElementSpans(bytes: Uint8Array): [number, number][] {
     end = i + 1;
   }
   return spans;
+}
+
+const OPEN = new Uint8Array([0x5b]);
+const CLOSE = new Uint8Array([0x5d]);
+const SEPARATOR = new Uint8Array([COMMA]);
+
+/** The JSON array in `bytes` (valid) with only the elements at the indexes `keep`, each as its own bytes. */
+export function keepElements(bytes: Uint8Array, keep: readonly number[]): Uint8Array {
+  const spans = arrayElementSpans(bytes);
+  const parts = keep.flatMap((k, j) => [j ? SEPARATOR : OPEN, bytes.subarray(spans[k]![0], spans[k]![1])]);
+  return concat([...(parts.length ? parts : [OPEN]), CLOSE]);
 }

@@ -13,7 +13,7 @@
 // A check may wait for the schema compiler to load (on first need): lines from the client
 // then wait behind it, in order; none skips a check.
 import type { Codec } from '../codec.js';
-import { arrayElementSpans } from '../json-spans.js';
+import { keepElements } from '../json-spans.js';
 import { isId } from '../jsonrpc.js';
 import { damagedCall, integrityReply } from '../mcp/integrity-guard.js';
 import { ToolCallGuard } from '../mcp/tool-guard.js';
@@ -27,9 +27,6 @@ const utf8Encoder = new TextEncoder();
 const NEWLINE = new Uint8Array([0x0a]);
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
-const OPEN = new Uint8Array([OPEN_BRACKET]);
-const CLOSE = new Uint8Array([CLOSE_BRACKET]);
-const COMMA = new Uint8Array([0x2c]);
 
 function parse(line: Uint8Array): unknown {
   try {
@@ -211,9 +208,8 @@ export class WrapGuard {
     if (rest.length) {
       // The requests that pass go as the client wrote them (a big id or number printed again
       // would change): their bytes, cut out of the line.
-      const spans = arrayElementSpans(line).filter((_, i) => answers[i] === undefined);
-      const parts = spans.flatMap(([s, e], i) => [i ? COMMA : OPEN, line.subarray(s, e)]);
-      this.passed.push(concat([...parts, CLOSE]), NEWLINE);
+      const keep = answers.flatMap((a, i) => (a === undefined ? [i] : []));
+      this.passed.push(keepElements(line, keep), NEWLINE);
     }
   }
 

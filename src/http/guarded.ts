@@ -3,6 +3,7 @@
 // batch go on, the answers join the upstream's answer to it (as events before its events, or
 // added to its JSON array). Tool lists are learnt from the upstream's responses as they pass,
 // before encoding (real values; the guard reads only tools/list answers and list changes).
+import { keepElements } from '../json-spans.js';
 import type { Message } from '../mcp/wrapper.js';
 import { concat } from '../stream/pipe.js';
 import { encodeBytes, readBounded } from './body.js';
@@ -116,46 +117,6 @@ async function leadingBytes(reader: ReadableStreamDefaultReader<Uint8Array>, n: 
     size += value.length;
   }
   return concat(parts.length ? parts : [new Uint8Array(0)]);
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-
-/** A JSON array (valid: JSON.parse read it) with only the elements at `keep`, each as its own bytes. */
-function keepElements(array: Uint8Array, keep: readonly number[]): Uint8Array {
-  const spans: [number, number][] = [];
-  let depth = 0;
-  let inString = false;
-  let start = -1;
-  for (let i = 0; i < array.length; i++) {
-    const b = array[i]!;
-    if (inString) {
-      if (b === BACKSLASH) i++;
-      else if (b === QUOTE) inString = false;
-      continue;
-    }
-    if (b === QUOTE) inString = true;
-    else if (b === 0x5b || b === 0x7b) {
-      // [ {
-      if (depth++ === 0) {
-        start = i + 1;
-        continue;
-      }
-    } else if (b === 0x5d || b === 0x7d) depth--;
-    if (depth === 0 || (depth === 1 && b === COMMA)) {
-      // The end of an element (a comma, or the closing bracket).
-      if (start >= 0 && start < i) spans.push([start, i]);
-      start = i + 1;
-    }
-  }
-  const parts: Uint8Array[] = [new Uint8Array([0x5b])];
-  keep.forEach((k, j) => {
-    if (j) parts.push(new Uint8Array([COMMA]));
-    parts.push(array.subarray(spans[k]![0], spans[k]![1]));
-  });
-  parts.push(new Uint8Array([0x5d]));
-  return concat(parts);
 }
 
 const LIST_CHANGED = new TextEncoder().encode('list_changed');
