@@ -3,42 +3,19 @@
 // connect, an SDK stdio server for serve). A blocked call is answered by the command with a
 // tool result the model can read, encoded, and never reaches the server; --max-message-bytes
 // is honoured by all three.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { decodeText, encodeText } from '../src/index.js';
 import { startUpstream } from './fixtures/http-upstream.js';
+import { cleanup, listening, MAIN, ROOT } from './http-cli-helpers.ts';
 import { TIMEOUT, textOf } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
-const ROOT = resolve(__dirname, '..');
-const MAIN = resolve(ROOT, 'bin/mcp-payload-codec.js');
 const STDIO_SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
-const cleanup: (() => Promise<unknown> | undefined)[] = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
-});
-
-/** Starts a listening command; resolves with its URL (printed on stderr) and its stderr so far. */
-async function listening(args: string[]): Promise<{ p: ChildProcess; url: string; stderr: () => string }> {
-  const p = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  cleanup.push(() => void p.kill('SIGKILL'));
-  let err = '';
-  p.stderr!.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    p.stderr!.on('data', (chunk: string) => {
-      err += chunk;
-      const m = /(?:listening on|on) (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    p.on('exit', () => reject(new Error(`exited early: ${err}`)));
-  });
-  return { p, url, stderr: () => err };
-}
 
 type Command = 'proxy' | 'connect' | 'serve';
 

@@ -1,42 +1,17 @@
 // proxy, connect and serve as processes: argument parsing, the URL on stderr, signals, and a
 // real stdio host (the SDK's StdioClientTransport) for connect.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createCodec, encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
+import { cleanup, listening, MAIN, ROOT } from './http-cli-helpers.ts';
 import { TIMEOUT } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
-const ROOT = resolve(__dirname, '..');
-// The real command, as users run it (npm test builds dist/ first).
-const MAIN = resolve(ROOT, 'bin/mcp-payload-codec.js');
-const cleanup: (() => Promise<unknown> | undefined)[] = [];
-
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
-});
-
-/** Starts a command; resolves with the process and the URL it printed on stderr. */
-async function listening(args: string[]): Promise<{ p: ChildProcess; url: string; stderr: () => string }> {
-  const p = spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  cleanup.push(() => void p.kill('SIGKILL'));
-  let err = '';
-  p.stderr!.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    p.stderr!.on('data', (chunk: string) => {
-      err += chunk;
-      const m = /(?:listening on|on) (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    p.on('exit', () => reject(new Error(`exited early: ${err}`)));
-  });
-  return { p, url, stderr: () => err };
-}
 
 async function upstream(): Promise<Upstream> {
   const up = await startUpstream('stateful');

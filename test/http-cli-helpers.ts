@@ -1,0 +1,30 @@
+// The HTTP commands as processes: start one, wait for the URL it prints on stderr, and end
+// everything a test started after it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterEach } from 'vitest';
+import { CLI, ROOT } from './e2e-helpers.ts';
+
+export { CLI as MAIN, ROOT };
+
+/** What to close after each test, last first. */
+export const cleanup: (() => Promise<unknown> | undefined)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+/** Starts a listening command; resolves with its URL (printed on stderr) and its stderr so far. */
+export async function listening(args: string[]): Promise<{ p: ChildProcess; url: string; stderr: () => string }> {
+  const p = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  cleanup.push(() => void p.kill('SIGKILL'));
+  let err = '';
+  p.stderr!.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    p.stderr!.on('data', (chunk: string) => {
+      err += chunk;
+      const m = /(?:listening on|on) (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    p.on('exit', () => reject(new Error(`exited early: ${err}`)));
+  });
+  return { p, url, stderr: () => err };
+}
