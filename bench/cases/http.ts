@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeMessage } from '../../src/index.ts';
 import { FULL, median, QUICK, timePair } from '../harness.ts';
+import { asResult, call, latencyRows, percentile, timedCalls } from '../latency.ts';
 import type { CaseResult } from '../report.ts';
 
 const CLI = 'bin/mcp-payload-codec.js';
@@ -46,25 +47,7 @@ async function client(url: string): Promise<Client> {
   return c;
 }
 
-const call = (c: Client) => c.callTool({ name: 'open_app', arguments: { app: 'Qwen' } });
-const asResult = (r: unknown) => (decodeMessage({ jsonrpc: '2.0', id: 1, result: r }) as { result: unknown }).result;
-const percentile = (xs: readonly number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const ms = (x: number) => `${x.toFixed(3)} ms`;
-
-async function round(c: Client, n: number, into: number[]): Promise<number> {
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await call(c);
-    into.push(performance.now() - t);
-  }
-  return performance.now() - t0;
-}
-
-async function latencyRows(direct: string, proxied: string, quick: boolean): Promise<CaseResult[]> {
+async function proxyLatency(direct: string, proxied: string, quick: boolean): Promise<CaseResult[]> {
   const calls = quick ? 200 : 2000;
   const perRound = quick ? 50 : 100;
   const d = await client(direct);
@@ -73,7 +56,7 @@ async function latencyRows(direct: string, proxied: string, quick: boolean): Pro
     const [a, b] = [await call(d), await call(p)];
     if (isDeepStrictEqual(a, b) || !isDeepStrictEqual(a, asResult(b)))
       throw new Error('proxy: the reply through the proxy is not the direct one encoded');
-    for (const c of [d, p]) await round(c, quick ? 50 : 300, []);
+    for (const c of [d, p]) await timedCalls(c, quick ? 50 : 300, []);
     const lat = { d: [] as number[], p: [] as number[] };
     const ratios: number[] = [];
     const added: number[] = [];
@@ -82,36 +65,18 @@ async function latencyRows(direct: string, proxied: string, quick: boolean): Pro
       let td: number;
       let tp: number;
       if (r % 2 === 0) {
-        td = await round(d, perRound, lat.d);
-        tp = await round(p, perRound, lat.p);
+        td = await timedCalls(d, perRound, lat.d);
+        tp = await timedCalls(p, perRound, lat.p);
       } else {
-        tp = await round(p, perRound, lat.p);
-        td = await round(d, perRound, lat.d);
+        tp = await timedCalls(p, perRound, lat.p);
+        td = await timedCalls(d, perRound, lat.d);
       }
       ratios.push(td / tp);
       added.push(percentile(lat.p.slice(np), 50) - percentile(lat.d.slice(nd), 50));
     }
     const addedMs = median(added);
     const name = `${calls.toLocaleString('en-US')} sequential tools/call over Streamable HTTP`;
-    return [
-      {
-        group: 'proxy',
-        name: `${name}: p50 / p99 latency`,
-        bytes: 0,
-        figure: `${ms(percentile(lat.p, 50))} / ${ms(percentile(lat.p, 99))}`,
-        baselineName: 'direct',
-        baselineFigure: `${ms(percentile(lat.d, 50))} / ${ms(percentile(lat.d, 99))}`,
-        ratio: median(ratios),
-      },
-      {
-        group: 'proxy',
-        name: `${name}: added at p50 (median over rounds)`,
-        bytes: 0,
-        figure: ms(addedMs),
-        target: `<= ${MAX_ADDED_MS} ms`,
-        met: addedMs <= MAX_ADDED_MS,
-      },
-    ];
+    return latencyRows('proxy', name, lat.p, lat.d, median(ratios), addedMs, MAX_ADDED_MS);
   } finally {
     await Promise.allSettled([d.close(), p.close()]);
   }
@@ -227,7 +192,7 @@ export async function httpResults(quick: boolean): Promise<CaseResult[]> {
   const px = await proxy(up.url);
   try {
     const direct = `${up.url}/mcp`;
-    return [...(await latencyRows(direct, px.url, quick)), await throughputRow(direct, px.url, quick), await rssRow(up.url, quick)];
+    return [...(await proxyLatency(direct, px.url, quick)), await throughputRow(direct, px.url, quick), await rssRow(up.url, quick)];
   } finally {
     px.child.kill('SIGTERM');
     up.child.kill('SIGTERM');

@@ -7,8 +7,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { decodeMessage } from '../../src/index.ts';
 import { median } from '../harness.ts';
+import { asResult, call, latencyRows, ms, percentile, timedCalls } from '../latency.ts';
 import type { CaseResult } from '../report.ts';
 
 const SERVER = ['test/fixtures/sdk-server.mjs'];
@@ -26,27 +26,6 @@ async function connect(args: string[]): Promise<Client> {
 }
 
 // A term in the argument, so wrap really decodes it on the way in and encodes the reply.
-const call = (c: Client) => c.callTool({ name: 'open_app', arguments: { app: 'Qwen' } });
-
-/** Latencies (ms) of `n` sequential calls; the total ms. */
-async function round(c: Client, n: number, into: number[]): Promise<number> {
-  const t0 = performance.now();
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await call(c);
-    into.push(performance.now() - t);
-  }
-  return performance.now() - t0;
-}
-
-/** The reply decoded as the message it came in (the field policy goes by the message's paths). */
-const asResult = (r: unknown) => (decodeMessage({ jsonrpc: '2.0', id: 1, result: r }) as { result: unknown }).result;
-
-const percentile = (xs: readonly number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const ms = (x: number) => `${x.toFixed(3)} ms`;
 
 export async function wrapResults(quick: boolean): Promise<CaseResult[]> {
   const calls = quick ? 200 : 2000;
@@ -62,7 +41,7 @@ export async function wrapResults(quick: boolean): Promise<CaseResult[]> {
       throw new Error('wrap: the reply through wrap is not the direct one encoded');
     if (!isDeepStrictEqual(a, await call(bare))) throw new Error('wrap: the pass-through changed the reply');
     const sides = [direct, wrapped, bare];
-    for (const c of sides) await round(c, warmup, []);
+    for (const c of sides) await timedCalls(c, warmup, []);
     const lat = sides.map(() => [] as number[]);
     const ratios: number[] = [];
     const added: number[][] = [[], [], []]; // per round (p50): wrapped - direct, pass-through - direct, wrapped - pass-through
@@ -71,7 +50,7 @@ export async function wrapResults(quick: boolean): Promise<CaseResult[]> {
       const before = lat.map((l) => l.length);
       for (let k = 0; k < sides.length; k++) {
         const s = (r + k) % sides.length;
-        took[s] = await round(sides[s]!, perRound, lat[s]!);
+        took[s] = await timedCalls(sides[s]!, perRound, lat[s]!);
       }
       ratios.push(took[0]! / took[1]!);
       const p50 = lat.map((l, s) => percentile(l.slice(before[s]), 50));
@@ -79,31 +58,12 @@ export async function wrapResults(quick: boolean): Promise<CaseResult[]> {
       added[1]!.push(p50[2]! - p50[0]!);
       added[2]!.push(p50[1]! - p50[2]!);
     }
-    const p = (xs: number[]) => ({ p50: percentile(xs, 50), p99: percentile(xs, 99) });
-    const d = p(lat[0]!);
-    const w = p(lat[1]!);
     // Like the ratios, the added time is judged round by round (the median of the rounds'
     // p50 differences), so a slow spell on the host does not land on one side only.
     const [addedWrap, addedBare, beyondBare] = added.map(median) as [number, number, number];
     const name = `${calls.toLocaleString('en-US')} sequential tools/call`;
     return [
-      {
-        group: 'wrap',
-        name: `${name}: p50 / p99 latency`,
-        bytes: 0,
-        figure: `${ms(w.p50)} / ${ms(w.p99)}`,
-        baselineName: 'direct',
-        baselineFigure: `${ms(d.p50)} / ${ms(d.p99)}`,
-        ratio: median(ratios),
-      },
-      {
-        group: 'wrap',
-        name: `${name}: added at p50 (median over rounds)`,
-        bytes: 0,
-        figure: ms(addedWrap),
-        target: `<= ${MAX_ADDED_MS} ms`,
-        met: addedWrap <= MAX_ADDED_MS,
-      },
+      ...latencyRows('wrap', name, lat[1]!, lat[0]!, median(ratios), addedWrap, MAX_ADDED_MS),
       {
         group: 'wrap',
         name: `${name}: added at p50 by a bare Node pass-through (the floor of any Node proxy)`,
