@@ -28,15 +28,7 @@ const message = fc.oneof(
 
 type Line = { valid: unknown } | { garbage: Uint8Array; silent: boolean };
 
-const cat = (...parts: Uint8Array[]) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
+const cat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
 
 /** Garbage built from a message's JSON text `t`; `silent`: nothing of it may be written out. */
 const garbage = (t: string, cut: number): fc.Arbitrary<{ garbage: Uint8Array; silent: boolean }> =>
