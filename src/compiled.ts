@@ -101,7 +101,4 @@ function encodeDirection(job: StringJob, short: (s: string) => string | undefine
 }
 
 /** Keys are memoised only when short: long keys are rare and would crowd the cache. */
-function memoiseShort(f: (s: string) => string): (s: string) => string {
-  const cached = memoise(f, 2048);
-  return (s) => (s.length > SHORT_STRING ? f(s) : cached(s));
-}
+const memoiseShort = (f: (s: string) => string) => memoise(f, 2048, SHORT_STRING);

@@ -4,17 +4,26 @@ import { memoise } from './memoise.js';
 
 export const HEX_DIGITS = { lower: '0123456789abcdef', upper: '0123456789ABCDEF' } as const;
 
-/** Tokens are memoised: terms repeat, so most lookups hit. */
+/** Tokens are memoised: terms repeat, so most lookups hit. Longer matches (a term spread by
+ * ignorables under fold 'nfkc' has no length limit) are not kept. */
 const CACHE_LIMIT = 4096;
+const CACHED_TEXT = 256;
 
 const encoder = new TextEncoder();
 
 /** The token for a matched text. */
 export function compileTokenEncode(prefix: string, suffix: string, hexCase: keyof typeof HEX_DIGITS): (text: string) => string {
   const digits = HEX_DIGITS[hexCase];
-  return memoise((text) => {
-    let hex = '';
-    for (const b of encoder.encode(text)) hex += digits[b >> 4]! + digits[b & 15]!;
-    return prefix + hex + suffix;
-  }, CACHE_LIMIT);
+  const pairs = Array.from({ length: 256 }, (_, b) => digits[b >> 4]! + digits[b & 15]!);
+  return memoise(
+    (text) => {
+      // Joined once, not grown a pair at a time: a long match (fold 'nfkc') stays linear.
+      const bytes = encoder.encode(text);
+      const hex = new Array<string>(bytes.length);
+      for (let i = 0; i < bytes.length; i++) hex[i] = pairs[bytes[i]!]!;
+      return prefix + hex.join('') + suffix;
+    },
+    CACHE_LIMIT,
+    CACHED_TEXT,
+  );
 }

@@ -7,6 +7,7 @@ import { listen } from '../src/cli/node-http.js';
 import { createFilteringFetch, createFilteringProxy } from '../src/http/index.js';
 import { decodeText, encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
+import { closer } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
 const cleanup: (() => Promise<unknown> | undefined)[] = [];
@@ -72,10 +73,7 @@ describe.each(ways)('guard through %s, upstream answering %s', (way, form) => {
     if (way === 'proxy') {
       const handler = createFilteringProxy({ upstream: up.url, guard: 'all' });
       const { server, url } = await listen(handler, '127.0.0.1', 0, () => {});
-      cleanup.push(() => {
-        server.closeAllConnections();
-        server.close();
-      });
+      cleanup.push(closer(server));
       return { up, post: await session(fetch, `${url}/mcp`) };
     }
     return { up, post: await session(createFilteringFetch({ guard: 'all' }) as typeof fetch, up.url) };

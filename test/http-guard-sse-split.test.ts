@@ -2,9 +2,7 @@
 // every cut of the answer, and random multi-cuts of list answers and list changes, through
 // createFilteringFetch and createFilteringProxy; then the proxy and connect on real sockets,
 // with the answer written in two writes apart in time. A schema-invalid call must be blocked.
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +10,7 @@ import { runConnect } from '../src/cli/connect.js';
 import { runProxy } from '../src/cli/proxy.js';
 import { createFilteringFetch, createFilteringProxy, type FetchLike } from '../src/http/index.js';
 import { runs } from './arbitraries.js';
+import { closer, onLoopback } from './http-helpers.ts';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -171,23 +170,14 @@ async function splitUpstream() {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: body.method === 'initialize' ? {} : { content: [] } }));
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  cleanup.push(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, reached };
+  return { url: await onLoopback(server, cleanup), reached };
 }
 
 describe('--guard on real sockets, the list answer in two writes', () => {
   it('proxy: the bad call is blocked', async () => {
     const up = await splitUpstream();
     const { server, url } = await runProxy({ upstream: up.url, port: 0, guard: 'all', log: () => {} });
-    cleanup.push(() => {
-      server.closeAllConnections();
-      server.close();
-    });
+    cleanup.push(closer(server));
     const post = (body: unknown) => fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify(body) });
     await (await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).text();
     const answer = (await (await post(badCall)).json()) as { result?: { isError?: boolean } };

@@ -1,4 +1,8 @@
-// What every HTTP path (fetch wrapper, proxy, connect, serve) must show a host, checked one way.
+// What every HTTP path (fetch wrapper, proxy, connect, serve) must show a host, checked one way,
+// and the loopback servers the tests stand up.
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -58,4 +62,20 @@ export async function expectFirstEventBeforeEnd(client: Client, seen: Seen[], re
   await first;
   await release();
   expect(textOf(await call)).toBe(encodeText('Qwen finished'));
+}
+
+/** Closes a test server at once, open connections included. */
+export const closer =
+  (server: Server) =>
+  (): undefined => {
+    server.closeAllConnections();
+    server.close();
+  };
+
+/** Listens on a free loopback port, closed by `cleanup`; resolves with its /mcp URL. */
+export async function onLoopback(server: Server, cleanup: (() => unknown)[]): Promise<string> {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanup.push(closer(server));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
 }

@@ -1,8 +1,6 @@
 // The filtering proxy (createFilteringProxy behind the CLI's Node adapter) in front of the SDK's
 // Streamable HTTP server, and in front of small raw servers that misbehave, on real sockets.
-import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { listen } from '../src/cli/node-http.js';
@@ -10,7 +8,15 @@ import { runProxy } from '../src/cli/proxy.js';
 import { createFilteringProxy } from '../src/http/index.js';
 import { encodeMessage, encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
-import { connectHost, expectEncodedListAndEcho, expectFirstEventBeforeEnd, expectProgressBeforeResult, TIMEOUT } from './http-helpers.ts';
+import {
+  closer,
+  connectHost,
+  expectEncodedListAndEcho,
+  expectFirstEventBeforeEnd,
+  expectProgressBeforeResult,
+  onLoopback,
+  TIMEOUT,
+} from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
 const cleanup: (() => Promise<unknown> | undefined)[] = [];
@@ -21,10 +27,7 @@ afterEach(async () => {
 async function proxyTo(upstream: string, options: Partial<Parameters<typeof runProxy>[0]> = {}) {
   const logs: string[] = [];
   const { server, url } = await runProxy({ upstream, port: 0, log: (l) => void logs.push(l), ...options });
-  cleanup.push(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  cleanup.push(closer(server));
   return { url, logs };
 }
 
@@ -44,13 +47,7 @@ async function connect(url: string) {
 /** A raw HTTP server for misbehaviour, on 127.0.0.1. */
 async function rawServer(handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
   const server: Server = createServer(handle);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  cleanup.push(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  return onLoopback(server, cleanup);
 }
 
 /** One raw request, with any headers (Host included); resolves with status, headers and body. */
@@ -287,10 +284,7 @@ describe('proxy: streams', () => {
       fetch: async () => new Response(upstream, { headers: { 'content-type': 'text/event-stream' } }),
     });
     const { server, url } = await listen(handler, '127.0.0.1', 0, () => {});
-    cleanup.push(() => {
-      server.closeAllConnections();
-      server.close();
-    });
+    cleanup.push(closer(server));
     const res = await fetch(`${url}/mcp`, { headers: { accept: 'text/event-stream' } });
     const reader = res.body!.getReader();
     await reader.read(); // one chunk, then nothing

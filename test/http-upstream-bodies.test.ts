@@ -3,9 +3,7 @@
 // scripts, YAML...) with or without valid UTF-8, unknown types; only media passes as it is.
 // Off the endpoint (OAuth metadata) bodies pass as before. connect never writes a body it
 // cannot read as JSON or an event stream: the host gets an encoded error naming the type.
-import { once } from 'node:events';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +11,7 @@ import { runConnect } from '../src/cli/connect.js';
 import { createFilteringFetch, createFilteringProxy, type FetchLike } from '../src/http/index.js';
 import { decodeMessage, decodeText, decodeValue, encodeText } from '../src/index.js';
 import { runs } from './arbitraries.js';
+import { onLoopback } from './http-helpers.ts';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -141,13 +140,7 @@ async function rawUpstream(type: string, body: (id: unknown) => string) {
     res.writeHead(type ? 200 : 202, type ? { 'content-type': type } : {});
     res.end(body(id));
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  cleanup.push(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  return onLoopback(server, cleanup);
 }
 
 /** Runs connect with `lines` from the host; resolves with what it wrote and logged, and how it ended. */

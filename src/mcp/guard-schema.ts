@@ -11,12 +11,20 @@ let loading: Promise<Compile> | undefined;
 const byObject = new WeakMap<object, ValidateFunction>();
 const byText = new Map<string, ValidateFunction>();
 const MAX_SCHEMAS = 256;
+const MAX_CACHED_TEXT = 64 * 1024;
 let compilations = 0;
 
 function validatorOf(schema: Record<string, unknown>, compile: Compile): ValidateFunction {
   let validate = byObject.get(schema);
   if (validate) return validate;
   const text = JSON.stringify(schema);
+  if (text.length > MAX_CACHED_TEXT) {
+    // (A server sizes its schemas: huge ones are not held by their text, only by the object.)
+    validate = compile(schema);
+    compilations++;
+    byObject.set(schema, validate);
+    return validate;
+  }
   validate = byText.get(text);
   if (validate)
     byText.delete(text); // re-inserted below as the most recent
