@@ -65,12 +65,10 @@ export async function expectFirstEventBeforeEnd(client: Client, seen: Seen[], re
 }
 
 /** Closes a test server at once, open connections included. */
-export const closer =
-  (server: Server) =>
-  (): undefined => {
-    server.closeAllConnections();
-    server.close();
-  };
+export const closer = (server: Server) => (): undefined => {
+  server.closeAllConnections();
+  server.close();
+};
 
 /** Listens on a free loopback port, closed by `cleanup`; resolves with its /mcp URL. */
 export async function onLoopback(server: Server, cleanup: (() => unknown)[]): Promise<string> {

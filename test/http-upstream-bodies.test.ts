@@ -118,6 +118,18 @@ describe.each<Way>(['fetch', 'proxy'])('upstream bodies on the MCP endpoint, thr
       expect((await received(way, respond(bytes, type, 200))).bytes).toEqual(bytes);
     }
   });
+
+  it('an error whose type says media is read as text, and its status text is encoded', async () => {
+    const reply = () => new Response('Qwen failed', { status: 500, statusText: 'Qwen down', headers: { 'content-type': 'image/png' } });
+    const inner: FetchLike = async () => reply();
+    const res =
+      way === 'fetch'
+        ? await createFilteringFetch({ fetch: inner })('http://up.test/mcp', { method: 'POST', headers: HEADERS, body: ping })
+        : await createFilteringProxy({ upstream: 'http://up.test/mcp', fetch: inner })(
+            new Request('http://localhost/mcp', { method: 'POST', headers: { ...HEADERS, host: 'localhost' }, body: ping }),
+          );
+    expect([res.status, res.statusText, await res.text()]).toEqual([500, `${encodeText('Qwen')} down`, `${encodeText('Qwen')} failed`]);
+  });
 });
 
 describe('off the MCP endpoint (OAuth metadata), as before', () => {

@@ -5,7 +5,14 @@ import { memoise } from '../src/memoise.ts';
 describe('memoise', () => {
   it('caches keys up to maxKeyLength, computes longer ones every time, and drops the cache when full', () => {
     let calls = 0;
-    const f = memoise((k) => (calls++, k.toUpperCase()), 3, 4);
+    const f = memoise(
+      (k) => {
+        calls++;
+        return k.toUpperCase();
+      },
+      3,
+      4,
+    );
     expect([f('abcd'), f('abcd')]).toEqual(['ABCD', 'ABCD']);
     expect(calls).toBe(1);
     expect([f('abcde'), f('abcde')]).toEqual(['ABCDE', 'ABCDE']);

@@ -69,18 +69,28 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   const log = (line: string) => onLog?.(line);
   const bodyOptions: BodyOptions = codec;
-  // One guard per MCP session (its own tool list), the sessions without an id sharing one;
-  // the oldest is forgotten past GUARDED_SESSIONS, and a session's on DELETE.
+  // One guard per MCP session (its own tool list), the sessions without an id sharing one.
+  // A session's guard is made when the upstream issues its id (an id a client makes up gets a
+  // guard of its own that is not kept, so it cannot push a live session out), kept in LRU
+  // order up to GUARDED_SESSIONS, and dropped when the upstream accepts its DELETE.
   const guards = new Map<string, CallGuard>();
   const guardFor = (session: string | null): CallGuard | undefined => {
     if (!mode) return undefined;
     const key = session ?? '';
-    let guard = guards.get(key);
-    if (guard) return guard;
-    guard = new CallGuard(mode, onGuardLog ?? log);
-    guards.set(key, guard);
+    const guard = guards.get(key);
+    if (guard) {
+      guards.delete(key);
+      guards.set(key, guard);
+      return guard;
+    }
+    const made = new CallGuard(mode, onGuardLog ?? log);
+    if (session === null) guards.set(key, made);
+    return made;
+  };
+  const sessionIssued = (id: string) => {
+    if (!mode || guards.has(id)) return;
+    guards.set(id, new CallGuard(mode, onGuardLog ?? log));
     if (guards.size > GUARDED_SESSIONS) guards.delete(guards.keys().next().value!);
-    return guard;
   };
 
   const isEndpoint = (url: URL) => url.pathname === path || url.pathname === upstream.pathname;
@@ -111,7 +121,6 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     }
     // (after the Host and Origin checks: a refused request makes no guard)
     const session = request.headers.get('mcp-session-id');
-    if (request.method === 'DELETE' && session) guards.delete(session);
     const guard = request.method === 'DELETE' ? undefined : guardFor(session);
     const tooLarge = () => {
       log(`${request.method} refused: body over ${max} bytes (413)`);
@@ -187,6 +196,11 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
         bodyOptions,
       );
       return new Response(replies as Uint8Array<ArrayBuffer>, { status: 502, headers: { 'content-type': 'application/json' } });
+    }
+    if (response.ok) {
+      const issued = response.headers.get('mcp-session-id');
+      if (!session && issued) sessionIssued(issued);
+      if (request.method === 'DELETE' && session) guards.delete(session);
     }
     if (reply) {
       // (what passed needs no answer: notifications, or responses to the server's requests)

@@ -31,12 +31,13 @@ const MEDIA = /^(?:image|audio|video|font)\//;
 
 /**
  * How a body is encoded: 'sse' and 'json' as they stream, 'text' whole; 'binary' passes. On the
- * MCP endpoint nothing passes but media: a body of any other type is read as text.
+ * MCP endpoint nothing passes but the media of a success: a body of any other type is read as text.
  */
-export function bodyKind(type: string, endpoint: boolean): 'sse' | 'json' | 'text' | 'binary' {
+function bodyKind(type: string, endpoint: boolean, ok: boolean): 'sse' | 'json' | 'text' | 'binary' {
   if (type === 'text/event-stream') return 'sse';
   if (isJsonResponse(type)) return 'json';
-  if (MEDIA.test(type)) return 'binary';
+  // (an error is read as text whatever its type says: a client shows an error's body)
+  if (MEDIA.test(type) && (ok || !endpoint)) return 'binary';
   if (type === '' || type.startsWith('text/') || TEXTUAL.test(type)) return 'text';
   return endpoint ? 'text' : 'binary';
 }
@@ -60,7 +61,7 @@ export async function encodeResponse(response: Response, options: ResponseFilter
   const type = mediaType(response.headers.get('content-type'));
   const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const { onTruncated, guard, endpoint = true, ...codecOptions } = options;
-  const kind = bodyKind(type, endpoint);
+  const kind = bodyKind(type, endpoint, response.ok);
   let body: ReadableStream<Uint8Array> | Uint8Array;
   if (kind === 'sse') {
     const events = wholeEvents(response.body, max, onTruncated, guard && eventObserver(guard));
@@ -77,7 +78,9 @@ export async function encodeResponse(response: Response, options: ResponseFilter
   const headers = new Headers(response.headers);
   headers.delete('content-length'); // (a new length, unknown while streaming)
   headers.delete('content-encoding'); // (fetch has already decompressed the body)
-  return new Response(body as BodyInit, { status: response.status, statusText: response.statusText, headers });
+  // (the status text is the upstream's words, and a client may show them: encoded too)
+  const statusText = createCodec(codecOptions).encodeText(response.statusText);
+  return new Response(body as BodyInit, { status: response.status, statusText, headers });
 }
 
 // A BOM is kept (it is text too); bytes that are not UTF-8 become U+FFFD in the lenient one.

@@ -164,9 +164,9 @@ const MAX_DEFERRED_NESTING = 32;
  * result is appended to `into`; a large one is returned as pieces.
  */
 class ValueTransformer {
-  // Per level: a transducer for JSON values, one for strings known not to be data: URIs, and
-  // the assembler they share.
-  private readonly levels: { t: Transducer; text: Transducer; a: MessageAssembler }[] = [];
+  // Per level: a transducer for JSON values, one for strings known not to be data: URIs (each
+  // made when first needed: one holds about 1 MB of WASM memory), and the assembler they share.
+  private readonly levels: { t?: Transducer; text?: Transducer; a: MessageAssembler }[] = [];
 
   constructor(
     private readonly job: TransducerJob,
@@ -186,8 +186,6 @@ class ValueTransformer {
     let l = this.levels[level - 1];
     if (l === undefined) {
       l = {
-        t: new Transducer(this.job, true),
-        text: new Transducer(this.job, 'text'),
         a: new MessageAssembler({
           holdAll: true,
           emit: () => {},
@@ -197,7 +195,9 @@ class ValueTransformer {
       this.levels[level - 1] = l;
     }
     const { a } = l;
-    const t = text ? l.text : l.t;
+    if (text) l.text ??= new Transducer(this.job, 'text');
+    else l.t ??= new Transducer(this.job, true);
+    const t = (text ? l.text : l.t)!;
     t.begin();
     a.begin();
     let offset = 0;
@@ -213,8 +213,8 @@ class ValueTransformer {
 
   release(): void {
     for (const { t, text } of this.levels) {
-      t.release();
-      text.release();
+      t?.release();
+      text?.release();
     }
     this.levels.length = 0;
   }
