@@ -109,8 +109,9 @@ describe('encodeValue / decodeValue', () => {
       const shared = wrap('Qwen \uFFFD', depth);
       const value = { a: shared, b: wrap(shared, depth), c: [shared, shared] };
       const e = encodeValue(value) as { a: unknown; b: unknown };
-      expect(e.a).toEqual(encodeValue(shared));
-      expect(decodeValue(e)).toEqual(value);
+      // (compared as JSON text: a recursive deep-equal of 3,000 levels can overflow the stack)
+      expect(JSON.stringify(e.a)).toBe(JSON.stringify(encodeValue(shared)));
+      expect(JSON.stringify(decodeValue(e))).toBe(JSON.stringify(value));
       expect(findReplacementCharacters(value).total).toBe(4); // (the reports themselves stop at the path budget)
     }
   });
