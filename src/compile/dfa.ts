@@ -3,8 +3,9 @@
 // without matching each other's spellings), with byte classes and both filter stages.
 import type { CoreTables } from '../core/descriptor.js';
 import type { Pattern } from '../terms.js';
+import { patternClasses } from './byte-classes.js';
 import { patternStartSet } from './start-set.js';
-import { determinize, packDfa } from './subsets.js';
+import { determinize } from './subsets.js';
 import { patternTeddy } from './teddy.js';
 
 /** The core's tables of a term set, and what the host derives from the patterns. */
@@ -27,23 +28,32 @@ function patternBytes(p: Pattern): number[][] {
 
 export function compilePatternDfa(patterns: readonly Pattern[]): Automaton {
   const seqs = patterns.map(patternBytes);
+  const { classes, classCount } = patternClasses(seqs);
+  // Each position's edges once per class (a letter's two cases may share one).
+  const edges = seqs.map((seq) => seq.map((alts) => [...new Set(alts.map((b) => classes[b]!))]));
   // A DFA state is a set of NFA positions (pattern index, bytes matched), encoded p * stride + k.
   const stride = Math.max(...seqs.map((s) => s.length)) + 1;
   const start = seqs.map((_, p) => p * stride);
   const { rows, accepting } = determinize(
     start,
     (pos, edge) => {
-      const seq = seqs[Math.floor(pos / stride)]!;
+      const seq = edges[Math.floor(pos / stride)]!;
       const k = pos % stride;
       if (k === seq.length) return true;
-      for (const b of seq[k]!) edge(b, pos + 1);
+      for (const c of seq[k]!) edge(c, pos + 1);
       return false;
     },
     false,
     '',
+    classCount,
   );
+  const transitions = new Uint16Array(rows.length * classCount);
+  for (let s = 0; s < rows.length; s++) transitions.set(rows[s]!, s * classCount);
   return {
-    ...packDfa(rows, accepting),
+    transitions,
+    classes,
+    classCount,
+    accepting: Uint8Array.from(accepting),
     ...patternStartSet(seqs),
     teddy: patternTeddy(seqs),
     minPatternBytes: Math.min(...seqs.map((s) => s.length)),

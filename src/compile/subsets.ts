@@ -12,29 +12,31 @@ export type NfaStep = (pos: number, edge: (byte: number, next: number) => void) 
 /**
  * The DFA of a byte NFA from `start`. `normalise` sorts and deduplicates each position set
  * (needed when several positions lead to the same one); `what` names the term set in the error
- * for one that is too large.
+ * for one that is too large. Rows have `width` columns: 256 bytes, or byte classes known in
+ * advance (then `step` gives each position's edges once per class).
  */
 export function determinize(
   start: readonly number[],
   step: NfaStep,
   normalise: boolean,
   what: string,
+  width = 256,
 ): { rows: Uint16Array[]; accepting: number[] } {
   const states: number[][] = [[], [...start]];
   const ids = new Map<string, number>([
     ['', 0],
     [start.join(','), 1],
   ]);
-  const rows: Uint16Array[] = [new Uint16Array(256)];
+  const rows: Uint16Array[] = [new Uint16Array(width)];
   const accepting: number[] = [0];
-  const nexts: number[][] = Array.from({ length: 256 }, () => []);
+  const nexts: number[][] = Array.from({ length: width }, () => []);
   let touched: number[] = [];
   const edge = (b: number, next: number) => {
     if (nexts[b]!.length === 0) touched.push(b);
     nexts[b]!.push(next);
   };
   for (let id = 1; id < states.length; id++) {
-    const row = new Uint16Array(256);
+    const row = new Uint16Array(width);
     let accept = 0;
     touched = [];
     for (const pos of states[id]!) if (step(pos, edge)) accept = 1;
