@@ -3,9 +3,8 @@
 // and `--help`. Each run is a fresh process; the median is shown. ajv loads only when a guard
 // first validates, so none of these pay for it.
 import { execFileSync } from 'node:child_process';
+import { median } from '../harness.ts';
 import type { CaseResult } from '../report.ts';
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** Runs in a child: spawns the CLI, writes one line at once, times the first byte back. */
 const MEASURE = `

@@ -2,10 +2,10 @@
 // through a stream. Each measured in a fresh child process, so nothing else skews it.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
+import { median } from '../harness.ts';
 import type { CaseResult } from '../report.ts';
 
 const MiB = 1024 * 1024;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const node = (args: string[]) => JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8' }).trim().split('\n').pop()!);
 
 export function systemResults(quick: boolean): CaseResult[] {
