@@ -23,37 +23,46 @@ export function admitAll(fp: Fingerprint, from: number): void {
   for (let j = from; j < 3; j++) fp.lo[j] = fp.hi[j] = 0xffff;
 }
 
+/** Set bits of a 16-bit mask. */
 const bits = (x: number) => {
-  let n = 0;
-  for (; x; x &= x - 1) n++;
-  return n;
+  const a = x - ((x >> 1) & 0x5555);
+  const b = (a & 0x3333) + ((a >> 2) & 0x3333);
+  const c = (b + (b >> 4)) & 0x0f0f;
+  return (c + (c >> 8)) & 0x1f;
 };
 
-/** How many byte triples a fingerprint admits (what mixing patterns in one bucket multiplies). */
-export const admitted = (fp: Fingerprint): number => fp.lo.reduce((acc, l, j) => acc * Math.max(1, bits(l) * bits(fp.hi[j]!)), 1);
+/** How many byte triples the union of x and y admits (y may be x); no union is built. */
+function admittedUnion(x: Fingerprint, y: Fingerprint): number {
+  let acc = 1;
+  for (let j = 0; j < 3; j++) acc *= Math.max(1, bits(x.lo[j]! | y.lo[j]!) * bits(x.hi[j]! | y.hi[j]!));
+  return acc;
+}
 
-const union = (x: Fingerprint, y: Fingerprint): Fingerprint => ({
-  lo: x.lo.map((l, j) => l | y.lo[j]!),
-  hi: x.hi.map((h, j) => h | y.hi[j]!),
-});
+/** How many byte triples a fingerprint admits (what mixing patterns in one bucket multiplies). */
+export const admitted = (fp: Fingerprint): number => admittedUnion(fp, fp);
 
 /**
  * Greedy: each fingerprint, in the order given (the caller puts the largest first), goes to the
  * bucket in [from, to) where it adds the fewest admitted triples. Returns the bucket of each.
+ * (Plain loops without allocation: this runs once per codec, mostly before any JIT.)
  */
 export function placeInBuckets(fps: readonly Fingerprint[], buckets: Fingerprint[], from: number, to: number): number[] {
   return fps.map((fp) => {
     let best = from;
     let bestCost = Infinity;
     for (let k = from; k < to; k++) {
-      const before = buckets[k]!.lo[0] ? admitted(buckets[k]!) : 0;
-      const cost = admitted(union(buckets[k]!, fp)) - before;
+      const bucket = buckets[k]!;
+      const cost = admittedUnion(bucket, fp) - (bucket.lo[0] ? admitted(bucket) : 0);
       if (cost < bestCost) {
         bestCost = cost;
         best = k;
       }
     }
-    buckets[best] = union(buckets[best]!, fp);
+    const bucket = buckets[best]!;
+    for (let j = 0; j < 3; j++) {
+      bucket.lo[j]! |= fp.lo[j]!;
+      bucket.hi[j]! |= fp.hi[j]!;
+    }
     return best;
   });
 }
