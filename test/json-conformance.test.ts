@@ -3,7 +3,8 @@
 //   - bare: a JSON value whose strings are all payload (the Transducer and MessageAssembler that
 //     src/stream/pipe.ts runs for deferred values; no public API streams a bare value);
 //   - embedded: as the `params` of a JSON-RPC request, through the NDJSON stream (Content-Length
-//     framing for documents holding a raw newline, which NDJSON would cut).
+//     framing for documents holding a raw newline, which NDJSON would cut), and through the
+//     Content-Length stream.
 // Each is encoded and decoded. The judge is test/json-strict-reference.ts (RFC 8259 on bytes,
 // strict UTF-8, no BOM), itself held to the suite's y_/n_ verdicts:
 //   - accepted: with terms that match nothing, the output is the input, byte for byte; with
@@ -97,7 +98,8 @@ const REASONS: Record<string, RegExp> = {
   'too-deep': /^JSON nested deeper than \d+ levels$/,
 };
 
-type Way = 'bare' | 'embedded';
+/** A bare value, or the `params` of a message in a stream (NDJSON falls back to Content-Length for a raw newline). */
+type Way = 'bare' | 'ndjson' | 'content-length';
 type Mode = 'encode' | 'decode';
 /** What a run gives: the output bytes, a blank (no value at all), or the error it threw. */
 type Outcome = { out: Uint8Array } | { blank: true } | { error: unknown };
@@ -171,9 +173,10 @@ afterAll(() => {
 });
 
 /** The message the stream carries for a document: NDJSON, or Content-Length when it holds a raw newline. */
-function framed(doc: Uint8Array): { input: Uint8Array; bodyAt: number; framing: 'ndjson' | 'content-length' } {
+function framed(doc: Uint8Array, way: Way): { input: Uint8Array; bodyAt: number; framing: 'ndjson' | 'content-length' } {
   const body = envelope(doc);
-  if (!doc.includes(0x0a)) return { input: new Uint8Array(Buffer.concat([body, Buffer.from('\n')])), bodyAt: 0, framing: 'ndjson' };
+  if (way === 'ndjson' && !doc.includes(0x0a))
+    return { input: new Uint8Array(Buffer.concat([body, Buffer.from('\n')])), bodyAt: 0, framing: 'ndjson' };
   const header = Buffer.from(`Content-Length: ${body.length}\r\n\r\n`);
   return { input: new Uint8Array(Buffer.concat([header, body])), bodyAt: header.length, framing: 'content-length' };
 }
@@ -194,7 +197,7 @@ function unframe(out: Uint8Array, framing: 'ndjson' | 'content-length'): Uint8Ar
 /** Runs `subject` (a document, or for decoding an encoded one) one way, cut at `cuts` (offsets in the document). */
 function transform(way: Way, mode: Mode, options: object, doc: Uint8Array, cuts: readonly number[] = []): Outcome {
   if (way === 'bare') return bareRunner(mode, options).run(split(doc, cuts));
-  const { input, bodyAt, framing } = framed(doc);
+  const { input, bodyAt, framing } = framed(doc, way);
   const at = bodyAt + ENVELOPE_HEAD.length;
   const out: Uint8Array[] = [];
   try {
@@ -386,7 +389,7 @@ function documentOf(way: Way, out: Uint8Array): Uint8Array {
   return out.subarray(ENVELOPE_HEAD.length, -ENVELOPE_TAIL.length);
 }
 
-describe.each(['bare', 'embedded'] as const)('%s', (way) => {
+describe.each(['bare', 'ndjson', 'content-length'] as const)('%s', (way) => {
   it.each(docs)('$name: verdict and meaning, encoding and decoding', ({ name, bytes: doc }) => {
     const subjectBytes = subject(way, doc);
     const verdict = strictJson(subjectBytes, limit());
