@@ -1,5 +1,5 @@
 // JSON conformance (issue #17): every document of JSONTestSuite's test_parsing/ (vendored byte
-// for byte in test/fixtures/json-test-suite/) through the byte transducer, both ways it is used:
+// for byte in test/fixtures/json-test-suite/) through the byte transducer, in each way it is used:
 //   - bare: a JSON value whose strings are all payload (the Transducer and MessageAssembler that
 //     src/stream/pipe.ts runs for deferred values; no public API streams a bare value);
 //   - embedded: as the `params` of a JSON-RPC request, through the NDJSON stream (Content-Length
@@ -16,10 +16,12 @@
 //   - split at every byte boundary (documents up to SMALL bytes) or at random ones (larger):
 //     the same output, or the same error at the same offset.
 //
-// Verdicts (both ways, both directions, both WASM builds):
+// Verdicts (the same in every way, both directions, both WASM builds):
 //   y_  95 documents: 95 accepted,  0 refused
 //   n_ 188 documents:  0 accepted, 188 refused (2 of them, empty and a space, are no value at all:
-//                      the bare transducer reports a blank, which the stream skips as a blank line)
+//                      the bare transducer reports a blank, which a stream passes on as a blank
+//                      line or body; embedded, they are errors like the rest)
+// Error codes and offsets are the reference's for every refusal, but for the KNOWN list below.
 //   i_  35 documents: 21 accepted, 14 refused
 // The i_ choices, all those of strict RFC 8259 on strict UTF-8:
 //   - accepted: numbers past double precision (10 documents: the bytes are kept, never parsed);
