@@ -4,6 +4,11 @@
 const CHUNK_BITS = 16;
 const CHUNK = 1 << CHUNK_BITS;
 const FIRST_CHUNK = 1024;
+/**
+ * Chunks kept for the next message when it empties (a fresh buffer costs more than copying
+ * into a warm one; messages of a few hundred KiB, screenshots, come one after another).
+ */
+const KEEP_CHUNKS = 4;
 
 /**
  * Bytes held, append-only, in chunks addressed by offset: copied in once and never moved (a
@@ -71,23 +76,23 @@ export class HeldBytes {
 
   /**
    * Hands all of it to `emit`, which must copy what it keeps, chunk by chunk, letting go of each
-   * chunk once written but the first (kept for reuse), and empties.
+   * chunk once written but the first KEEP_CHUNKS (kept for reuse), and empties.
    */
   drain(emit: (bytes: Uint8Array) => void): void {
     const { chunks, length } = this;
-    this.chunks = chunks.length ? [chunks[0]!] : [];
+    if (chunks.length > KEEP_CHUNKS) this.chunks = chunks.slice(0, KEEP_CHUNKS);
     this.length = 0;
     for (let k = 0; k * CHUNK < length; k++) {
       const c = chunks[k]!;
-      if (k > 0) chunks[k] = null; // (written: it may go now)
+      if (k >= KEEP_CHUNKS) chunks[k] = null; // (written: it may go now)
       emit(c.subarray(0, Math.min(CHUNK, length - k * CHUNK)));
     }
   }
 
-  /** Empties it; keeps the first chunk for reuse unless its chunks were handed out. */
+  /** Empties it; keeps the first KEEP_CHUNKS chunks for reuse unless its chunks were handed out. */
   reset(handedOut = false): void {
     this.length = 0;
     if (handedOut) this.chunks = [];
-    else if (this.chunks.length > 1) this.chunks.length = 1;
+    else if (this.chunks.length > KEEP_CHUNKS) this.chunks.length = KEEP_CHUNKS;
   }
 }
