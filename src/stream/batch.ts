@@ -1,37 +1,45 @@
 // The output of one push goes out as one chunk (up to a bound): a TransformStream's enqueue
 // costs more than transforming a small message, and messages arrive many to a chunk. Pieces
-// are copied in as they come (they may be views into WASM memory, valid only for the call)
-// into a buffer the batch keeps; a flush copies them out into a chunk of exactly their size,
-// with a buffer of its own (a consumer may keep or transfer it). Allocating a buffer is what
-// costs (the allocator often hands out fresh pages: tens of microseconds per 64 KiB here), so
-// each push allocates once, the bytes it hands out and no more: no guessed size, no growing,
-// no trimming copy. The second copy is cheap (the kept buffer is warm in cache).
+// are copied in as they come (they may be views into WASM memory, valid only for the call), so
+// the chunk handed out owns its buffer (a consumer may keep or transfer it).
+//
+// A new buffer is what costs (the allocator often hands out fresh pages: tens of microseconds
+// per 64 KiB here, more than copying it), so each push allocates once, about what it hands out:
+// a push's output gathers in a buffer the batch keeps, and a flush copies it out into a chunk of
+// exactly its size. Output too large for the kept buffer gathers in a buffer made for it, which
+// goes out as it is when it is about full (a second copy of a large output costs more).
 
 /** Output is let through once this much has gathered, so a huge input chunk is not doubled. */
 const MAX_BATCH = 1024 * 1024;
 const FIRST_CAPACITY = 4 * 1024;
-/** The kept buffer stays up to this size; past it, it goes at the flush (an idle stream holds little). */
+/** The kept buffer's largest size (an idle stream holds this much at most). */
 const KEEP = 256 * 1024;
 
 export class OutputBatch {
+  /** Where output gathers: `kept`, or a larger buffer made for this push's output. */
   private buf: Uint8Array | null = null;
+  /** The buffer kept from push to push: copied out of, never handed out. */
+  private kept: Uint8Array | null = null;
   private size = 0;
+  /** A chunk went out full during this push: more is likely to follow, in full chunks. */
+  private spilled = false;
 
   constructor(private readonly emit: (bytes: Uint8Array) => void) {}
 
   /** Makes room for about the output of `inputBytes` (tokens make it longer), so adding rarely grows. */
   reserve(inputBytes: number): void {
-    if (this.size === 0) this.room(Math.min(KEEP, inputBytes + (inputBytes >> 3) + 1024));
+    if (this.size === 0) this.room(Math.min(MAX_BATCH, inputBytes + (inputBytes >> 3) + 1024));
   }
 
-  /** Grows the kept buffer to hold `need` bytes (at most MAX_BATCH), keeping what it holds. */
+  /** A buffer holding what has gathered with room for `need` bytes in all (at most MAX_BATCH). */
   private room(need: number): Uint8Array {
-    const buf = this.buf;
-    if (buf && need <= buf.length) return buf;
-    const grown = new Uint8Array(Math.min(MAX_BATCH, Math.max(need, FIRST_CAPACITY, buf ? buf.length * 2 : 0)));
+    const buf = this.buf ?? this.kept;
+    if (buf && need <= buf.length) return (this.buf = buf);
+    const capacity = this.spilled ? MAX_BATCH : Math.min(MAX_BATCH, Math.max(need, FIRST_CAPACITY, buf ? buf.length * 2 : 0));
+    const grown = new Uint8Array(capacity);
     if (buf && this.size > 0) grown.set(buf.subarray(0, this.size));
-    this.buf = grown;
-    return grown;
+    if (capacity <= KEEP) this.kept = grown;
+    return (this.buf = grown);
   }
 
   /**
@@ -50,25 +58,32 @@ export class OutputBatch {
       if (this.size >= MAX_BATCH) {
         full ??= [];
         full.push(this.take());
+        this.spilled = true;
       }
     }
     if (full) for (const chunk of full) this.emit(chunk);
   };
 
-  /** What has gathered, in a buffer of its own size; the batch is empty afterwards. */
+  /** What has gathered, as a chunk with a buffer of its own; the batch is empty afterwards. */
   private take(): Uint8Array {
     const buf = this.buf!;
-    const out = new Uint8Array(this.size);
-    out.set(this.size === buf.length ? buf : buf.subarray(0, this.size));
+    const size = this.size;
     this.size = 0;
+    if (buf !== this.kept) {
+      this.buf = null; // (handed out, or too large to keep idle)
+      // About full: it goes as it is. A chunk much smaller than its buffer gets a buffer of its
+      // own size: a consumer that queues chunks must not hold many times the bytes it counts.
+      if (buf.length - size <= Math.max(256, size >> 2)) return size === buf.length ? buf : buf.subarray(0, size);
+    }
+    const out = new Uint8Array(size);
+    out.set(size === buf.length ? buf : buf.subarray(0, size));
     return out;
   }
 
   /** Emits what has gathered, as one chunk with a buffer of its own. */
   flush(): void {
+    this.spilled = false;
     if (this.size === 0) return;
-    const out = this.take();
-    if (this.buf!.length > KEEP) this.buf = null; // (a burst's buffer is not held while idle)
-    this.emit(out);
+    this.emit(this.take());
   }
 }
