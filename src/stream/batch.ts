@@ -34,12 +34,16 @@ export class OutputBatch {
   /** A buffer holding what has gathered with room for `need` bytes in all (at most MAX_BATCH). */
   private room(need: number): Uint8Array {
     const buf = this.buf ?? this.kept;
-    if (buf && need <= buf.length) return (this.buf = buf);
+    if (buf && need <= buf.length) {
+      this.buf = buf;
+      return buf;
+    }
     const capacity = this.spilled ? MAX_BATCH : Math.min(MAX_BATCH, Math.max(need, FIRST_CAPACITY, buf ? buf.length * 2 : 0));
     const grown = new Uint8Array(capacity);
     if (buf && this.size > 0) grown.set(buf.subarray(0, this.size));
     if (capacity <= KEEP) this.kept = grown;
-    return (this.buf = grown);
+    this.buf = grown;
+    return grown;
   }
 
   /**
