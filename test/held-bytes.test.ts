@@ -47,8 +47,8 @@ describe('HeldBytes reusing its chunks', () => {
       { weight: 1, arbitrary: fc.constantFrom('reset', 'handed-out', 'drain') },
     );
     fc.assert(
-      fc.property(fc.array(op, { maxLength: 16 }), (ops) => {
-        const held = new HeldBytes();
+      fc.property(fc.array(op, { maxLength: 16 }), fc.integer({ min: 1, max: 4 }), (ops, keep) => {
+        const held = new HeldBytes(keep);
         let flat: Uint8Array[] = [];
         const handedOut: [Uint8Array, Uint8Array][] = []; // [view, its copy when handed out]
         for (const o of ops) {

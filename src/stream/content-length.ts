@@ -97,7 +97,8 @@ function digits(n: number): Uint8Array {
 }
 
 export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Framer {
-  const body = new HeldBytes(); // the transformed body, held until its new length is known
+  // The transformed body, held until its new length is known; 256 KiB of it kept for the next.
+  const body = new HeldBytes(4);
   let skipping = false; // a body over maxMessageBytes, refused: skipped, never held
   let header = new Uint8Array(1024);
   let headerLength = 0;

@@ -4,11 +4,6 @@
 const CHUNK_BITS = 16;
 const CHUNK = 1 << CHUNK_BITS;
 const FIRST_CHUNK = 1024;
-/**
- * Chunks kept for the next message when it empties (a fresh buffer costs more than copying
- * into a warm one; messages of a few hundred KiB, screenshots, come one after another).
- */
-const KEEP_CHUNKS = 4;
 
 /**
  * Bytes held, append-only, in chunks addressed by offset: copied in once and never moved (a
@@ -17,6 +12,13 @@ const KEEP_CHUNKS = 4;
 export class HeldBytes {
   private chunks: (Uint8Array | null)[] = [];
   length = 0;
+
+  /**
+   * `keepChunks`: how many chunks are kept for the next message when it empties. A fresh buffer
+   * costs more than copying into a warm one, and messages of a few hundred KiB (screenshots)
+   * come one after another; but every chunk kept is held while the stream idles.
+   */
+  constructor(private readonly keepChunks = 1) {}
 
   push(b: Uint8Array): void {
     let at = 0;
@@ -76,23 +78,24 @@ export class HeldBytes {
 
   /**
    * Hands all of it to `emit`, which must copy what it keeps, chunk by chunk, letting go of each
-   * chunk once written but the first KEEP_CHUNKS (kept for reuse), and empties.
+   * chunk once written but the first `keepChunks` (kept for reuse), and empties.
    */
   drain(emit: (bytes: Uint8Array) => void): void {
     const { chunks, length } = this;
-    if (chunks.length > KEEP_CHUNKS) this.chunks = chunks.slice(0, KEEP_CHUNKS);
+    const keep = this.keepChunks;
+    if (chunks.length > keep) this.chunks = chunks.slice(0, keep);
     this.length = 0;
     for (let k = 0; k * CHUNK < length; k++) {
       const c = chunks[k]!;
-      if (k >= KEEP_CHUNKS) chunks[k] = null; // (written: it may go now)
+      if (k >= keep) chunks[k] = null; // (written: it may go now)
       emit(c.subarray(0, Math.min(CHUNK, length - k * CHUNK)));
     }
   }
 
-  /** Empties it; keeps the first KEEP_CHUNKS chunks for reuse unless its chunks were handed out. */
+  /** Empties it; keeps the first `keepChunks` chunks for reuse unless its chunks were handed out. */
   reset(handedOut = false): void {
     this.length = 0;
     if (handedOut) this.chunks = [];
-    else if (this.chunks.length > KEEP_CHUNKS) this.chunks.length = KEEP_CHUNKS;
+    else if (this.chunks.length > this.keepChunks) this.chunks.length = this.keepChunks;
   }
 }

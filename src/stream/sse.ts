@@ -68,8 +68,9 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let eventIsMessage = true;
   let holding = false; // a data line was seen: the rest of the event is held
   let skipping = false; // the event was refused (too large): its data lines are dropped
-  const held = new HeldBytes(); // its lines but for data values
-  const joined = new HeldBytes(); // its data values joined by '\n': the message, as the spec builds it
+  // (256 KiB of each kept for the next event.)
+  const held = new HeldBytes(4); // its lines but for data values
+  const joined = new HeldBytes(4); // its data values joined by '\n': the message, as the spec builds it
   // Per held line (STRIDE numbers): start, end of the field name and ':' (-1: not a data line),
   // start and end of its line ending in `held`; the span of its value in `joined`.
   let lines = new Float64Array(STRIDE * 64);
