@@ -39,3 +39,39 @@ describe('HeldBytes', () => {
     );
   });
 });
+
+describe('HeldBytes reusing its chunks', () => {
+  it('shows no bytes of an earlier message after a reset or a drain, and never reuses chunks handed out', () => {
+    const op = fc.oneof(
+      { weight: 4, arbitrary: piece.map((p) => ({ push: p })) },
+      { weight: 1, arbitrary: fc.constantFrom('reset', 'handed-out', 'drain') },
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 16 }), fc.integer({ min: 1, max: 4 }), (ops, keep) => {
+        const held = new HeldBytes(keep);
+        let flat: Uint8Array[] = [];
+        const handedOut: [Uint8Array, Uint8Array][] = []; // [view, its copy when handed out]
+        for (const o of ops) {
+          if (typeof o !== 'string') {
+            held.push(o.push);
+            flat.push(o.push);
+          } else if (o === 'drain') {
+            const drained: Uint8Array[] = [];
+            held.drain((v) => void drained.push(v.slice()));
+            expect(same(concat(drained), concat(flat))).toBe(true);
+            flat = [];
+          } else {
+            if (o === 'handed-out') for (const v of held.range(0, held.length)) handedOut.push([v, v.slice()]);
+            held.reset(o === 'handed-out');
+            flat = [];
+          }
+          const all = concat(flat);
+          expect(held.length).toBe(all.length);
+          expect(same(held.read(0, all.length), all)).toBe(true);
+        }
+        for (const [v, copy] of handedOut) expect(same(v, copy)).toBe(true);
+      }),
+      runs(60),
+    );
+  });
+});

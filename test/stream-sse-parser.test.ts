@@ -63,6 +63,13 @@ const field = fc.constantFrom(
   'event:endpoint',
   'event: Message',
   'event: messages',
+  // Near misses of "message", one byte off at either end, or spaced.
+  'event: messagf',
+  'event:messagX',
+  'event: xessage',
+  'event: mess',
+  'event:  message',
+  'event: message ',
 );
 const ending = fc.constantFrom('\n', '\r', '\r\n');
 

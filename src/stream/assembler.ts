@@ -72,7 +72,9 @@ const KEPT = -1; // a deferred value that goes out as it is
 // offset), but recorded as a replacement that goes out in its place. Deferrals live in flat
 // number arrays: a message may hold many thousands.
 export class MessageAssembler {
-  private readonly held = new HeldBytes();
+  // (256 KiB kept for the next message: decoding holds each message whole. A nested level keeps
+  // them only when a large held value came out small, else hands them out with its result.)
+  private readonly held = new HeldBytes(4);
   /** Transformed deferred values, back to back. */
   private readonly replaced = new HeldBytes();
   /** Large transformed values, as pieces. */

@@ -1,38 +1,49 @@
 // The output of one push goes out as one chunk (up to a bound): a TransformStream's enqueue
 // costs more than transforming a small message, and messages arrive many to a chunk. Pieces
 // are copied in as they come (they may be views into WASM memory, valid only for the call), so
-// the chunk handed out is the only copy, and it owns its buffer (a consumer may transfer it).
+// the chunk handed out owns its buffer (a consumer may keep or transfer it).
+//
+// A new buffer is what costs (the allocator often hands out fresh pages: tens of microseconds
+// per 64 KiB here, more than copying it), so each push allocates once, about what it hands out:
+// a push's output gathers in a buffer the batch keeps, and a flush copies it out into a chunk of
+// exactly its size. Output too large for the kept buffer gathers in a buffer made for it, which
+// goes out as it is when it is about full (a second copy of a large output costs more).
 
 /** Output is let through once this much has gathered, so a huge input chunk is not doubled. */
 const MAX_BATCH = 1024 * 1024;
 const FIRST_CAPACITY = 4 * 1024;
-/**
- * A buffer up to this size whose bytes were copied out at a flush is kept for the next push:
- * allocating an ArrayBuffer costs microseconds, more than a small message's whole transform
- * (wrap pushes one message at a time). Never handed out, so reusing it changes no chunk.
- */
-const KEEP = 64 * 1024;
+/** The kept buffer's largest size (an idle stream holds this much at most). */
+const KEEP = 256 * 1024;
 
 export class OutputBatch {
+  /** Where output gathers: `kept`, or a larger buffer made for this push's output. */
   private buf: Uint8Array | null = null;
+  /** The buffer kept from push to push: copied out of, never handed out. */
+  private kept: Uint8Array | null = null;
   private size = 0;
-  /** Output bytes per input byte, as the last chunks went (tokens make output longer). */
-  private ratio = 1.1;
-  /** Input bytes of the push the current chunk was sized for (0: none). */
-  private reserved = 0;
-  /** The last chunk went out full, in the middle of a push. */
+  /** A chunk went out full during this push: more is likely to follow, in full chunks. */
   private spilled = false;
 
   constructor(private readonly emit: (bytes: Uint8Array) => void) {}
 
-  /**
-   * Sizes the next chunk for the output of `inputBytes`, so it rarely grows (a copy); `flush`
-   * learns the ratio.
-   */
+  /** Makes room for about the output of `inputBytes` (tokens make it longer), so adding rarely grows. */
   reserve(inputBytes: number): void {
-    this.reserved = inputBytes;
-    const want = Math.min(MAX_BATCH, Math.max(Math.ceil(inputBytes * this.ratio) + 1024, FIRST_CAPACITY));
-    if (!this.buf || (this.size === 0 && this.buf.length < want)) this.buf = new Uint8Array(want);
+    if (this.size === 0) this.room(Math.min(MAX_BATCH, inputBytes + (inputBytes >> 3) + 1024));
+  }
+
+  /** A buffer holding what has gathered with room for `need` bytes in all (at most MAX_BATCH). */
+  private room(need: number): Uint8Array {
+    const buf = this.buf ?? this.kept;
+    if (buf && need <= buf.length) {
+      this.buf = buf;
+      return buf;
+    }
+    const capacity = this.spilled ? MAX_BATCH : Math.min(MAX_BATCH, Math.max(need, FIRST_CAPACITY, buf ? buf.length * 2 : 0));
+    const grown = new Uint8Array(capacity);
+    if (buf && this.size > 0) grown.set(buf.subarray(0, this.size));
+    if (capacity <= KEEP) this.kept = grown;
+    this.buf = grown;
+    return grown;
   }
 
   /**
@@ -44,49 +55,39 @@ export class OutputBatch {
     let at = 0;
     while (at < bytes.length) {
       const n = Math.min(bytes.length - at, MAX_BATCH - this.size);
-      const need = this.size + n;
-      if (!this.buf || need > this.buf.length) {
-        // After a full chunk more is likely to follow: start the next one full size.
-        const grown = new Uint8Array(
-          Math.max(need, full || this.spilled ? MAX_BATCH : Math.min(MAX_BATCH, this.buf ? this.buf.length * 2 : FIRST_CAPACITY)),
-        );
-        if (this.buf) grown.set(this.buf.subarray(0, this.size));
-        this.buf = grown;
-      }
-      this.buf.set(n === bytes.length ? bytes : bytes.subarray(at, at + n), this.size);
-      this.size = need;
+      const buf = this.room(this.size + n);
+      buf.set(n === bytes.length ? bytes : bytes.subarray(at, at + n), this.size);
+      this.size += n;
       at += n;
       if (this.size >= MAX_BATCH) {
         full ??= [];
-        full.push(this.buf);
-        this.buf = null;
-        this.size = 0;
+        full.push(this.take());
+        this.spilled = true;
       }
     }
-    if (!full) return;
-    const [rest, restSize] = [this.buf, this.size];
-    for (const chunk of full) {
-      this.buf = chunk;
-      this.size = chunk.length;
-      this.flush();
-    }
-    [this.buf, this.size] = [rest, restSize];
-    this.spilled = true;
+    if (full) for (const chunk of full) this.emit(chunk);
   };
+
+  /** What has gathered, as a chunk with a buffer of its own; the batch is empty afterwards. */
+  private take(): Uint8Array {
+    const buf = this.buf!;
+    const size = this.size;
+    this.size = 0;
+    if (buf !== this.kept) {
+      this.buf = null; // (handed out, or too large to keep idle)
+      // About full: it goes as it is. A chunk much smaller than its buffer gets a buffer of its
+      // own size: a consumer that queues chunks must not hold many times the bytes it counts.
+      if (buf.length - size <= Math.max(256, size >> 2)) return size === buf.length ? buf : buf.subarray(0, size);
+    }
+    const out = new Uint8Array(size);
+    out.set(size === buf.length ? buf : buf.subarray(0, size));
+    return out;
+  }
 
   /** Emits what has gathered, as one chunk with a buffer of its own. */
   flush(): void {
-    if (!this.buf || this.size === 0) return;
-    // A chunk much smaller than its buffer gets a buffer of its own size: a consumer that
-    // queues chunks must not hold many times the bytes it counts.
-    const spare = this.buf.length - this.size;
-    const copied = spare > Math.max(256, this.size >> 2);
-    const out = copied ? this.buf.slice(0, this.size) : this.buf.subarray(0, this.size);
-    if (this.reserved > 0) this.ratio = Math.min(2, Math.max(1, (this.ratio + this.size / this.reserved) / 2 + 0.05));
-    this.reserved = 0;
     this.spilled = false;
-    if (!copied || this.buf.length > KEEP) this.buf = null; // (handed out, or too large to keep idle)
-    this.size = 0;
-    this.emit(out);
+    if (this.size === 0) return;
+    this.emit(this.take());
   }
 }

@@ -14,9 +14,12 @@ const MAX_HEADER_BYTES = 64 * 1024;
 const HEADER_STEP = 256;
 const latin1 = new TextDecoder('latin1');
 
-/** Where the header block ends (just past its blank line), or -1; bytes before `from` were searched. */
-function headerEnd(b: Uint8Array, length: number, from: number): number {
-  for (let i = Math.max(0, from - 2); i < length; i++) {
+/**
+ * Where the header block in b[start, length) ends (just past its blank line), or -1; bytes
+ * before `from` were searched.
+ */
+function headerEnd(b: Uint8Array, start: number, length: number, from: number): number {
+  for (let i = Math.max(start, from - 2); i < length; i++) {
     if (b[i] !== 0x0a) continue;
     if (b[i + 1] === 0x0a && i + 1 < length) return i + 2;
     if (b[i + 1] === 0x0d && b[i + 2] === 0x0a && i + 2 < length) return i + 3;
@@ -24,11 +27,19 @@ function headerEnd(b: Uint8Array, length: number, from: number): number {
   return -1;
 }
 
-const CONTENT_LENGTH = /^(content-length[ \t]*:[ \t]*)(\d+)([ \t]*)$/im;
-const CONTENT_LENGTH_NAME = /^content-length[ \t]*:/gim;
+const NAME = [0x63, 0x6f, 0x6e, 0x74, 0x65, 0x6e, 0x74, 0x2d, 0x6c, 0x65, 0x6e, 0x67, 0x74, 0x68]; // 'content-length'
+const isBlank = (c: number | undefined) => c === 0x20 || c === 0x09;
 
-/** Why a header block (its bytes, up to its end) is ambiguous, or null. */
-function ambiguity(b: Uint8Array, end: number, text: string): string | null {
+/** The Content-Length value of the last header block read: its digits' span, and its number. */
+const parsed = { digitsStart: 0, digitsEnd: 0, length: 0 };
+
+/**
+ * Reads a header block, b[0, end): null, with `parsed` set, or why it is refused. A line matches
+ * `content-length[ \t]*:` (ASCII case ignored) to be a Content-Length header, and its value
+ * must be `[ \t]*\d+[ \t]*` to the line's end (before its CR, if CRLF). Read byte by byte: no
+ * text decoded, no regular expression run, per message.
+ */
+function readHeader(b: Uint8Array, end: number): string | null {
   let crlf = 0;
   let lf = 0;
   for (let i = 0; i < end; i++) {
@@ -40,21 +51,54 @@ function ambiguity(b: Uint8Array, end: number, text: string): string | null {
     }
   }
   if (crlf !== 0 && crlf !== lf) return 'LF and CRLF line endings mixed in the header block (ambiguous)';
-  CONTENT_LENGTH_NAME.lastIndex = 0;
-  if (CONTENT_LENGTH_NAME.exec(text) && CONTENT_LENGTH_NAME.exec(text)) return 'more than one Content-Length header (ambiguous)';
-  return null;
+  // Every CR now ends a line with the LF after it.
+  let names = 0;
+  let value = false;
+  for (let at = 0; at < end; ) {
+    let lineEnd = b.indexOf(0x0a, at);
+    const next = lineEnd + 1;
+    if (lineEnd > at && b[lineEnd - 1] === 0x0d) lineEnd--;
+    let i = at;
+    at = next;
+    if (lineEnd - i <= NAME.length) continue;
+    let k = 0;
+    while (k < NAME.length && (b[i + k]! | 0x20) === NAME[k]) k++;
+    if (k < NAME.length) continue;
+    i += k;
+    while (isBlank(b[i]) && i < lineEnd) i++;
+    if (b[i] !== 0x3a || i >= lineEnd) continue;
+    if (++names > 1) return 'more than one Content-Length header (ambiguous)';
+    i++;
+    while (isBlank(b[i]) && i < lineEnd) i++;
+    const digitsStart = i;
+    let n = 0;
+    while (i < lineEnd && b[i]! >= 0x30 && b[i]! <= 0x39) n = n * 10 + b[i++]! - 0x30;
+    const digitsEnd = i;
+    while (isBlank(b[i]) && i < lineEnd) i++;
+    if (digitsEnd === digitsStart || i !== lineEnd) continue;
+    value = true;
+    parsed.digitsStart = digitsStart;
+    parsed.digitsEnd = digitsEnd;
+    // (Past 15 digits a sum of digits is not the nearest double: read as text.)
+    parsed.length = digitsEnd - digitsStart <= 15 ? n : Number(latin1.decode(b.subarray(digitsStart, digitsEnd)));
+  }
+  return value ? null : 'no valid Content-Length header';
 }
 
-/** ASCII digits of n. */
+/** ASCII digits of n (a safe integer), in a buffer reused for the next (the output batch copies them). */
+const lengthDigits = new Uint8Array(16);
 function digits(n: number): Uint8Array {
-  const s = String(n);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
+  let i = lengthDigits.length;
+  do {
+    lengthDigits[--i] = 0x30 + (n % 10);
+    n = Math.floor(n / 10);
+  } while (n > 0);
+  return lengthDigits.subarray(i);
 }
 
 export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Framer {
-  const body = new HeldBytes(); // the transformed body, held until its new length is known
+  // The transformed body, held until its new length is known; 256 KiB of it kept for the next.
+  const body = new HeldBytes(4);
   let skipping = false; // a body over maxMessageBytes, refused: skipped, never held
   let header = new Uint8Array(1024);
   let headerLength = 0;
@@ -85,33 +129,44 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       let at = 0;
       while (at < chunk.length) {
         if (remaining < 0) {
-          // Headers: accumulate until the blank line, a little at a time (header blocks are
-          // short; copying the rest of a large chunk per message would cost more than its body).
-          const take = Math.min(chunk.length - at, HEADER_STEP, MAX_HEADER_BYTES + 4 - headerLength);
-          if (headerLength + take > header.length) {
-            const grown = new Uint8Array(Math.max(header.length * 2, headerLength + take));
-            grown.set(header.subarray(0, headerLength));
-            header = grown;
+          let end = -1;
+          let before = headerLength;
+          if (headerLength === 0) {
+            // The usual case: the whole block is in this chunk. Found in place, copied once.
+            const limit = Math.min(chunk.length, at + MAX_HEADER_BYTES + 4);
+            const stop = headerEnd(chunk, at, limit, at);
+            if (stop >= 0) {
+              end = stop - at;
+              if (end > header.length) header = new Uint8Array(Math.max(header.length * 2, end));
+              header.set(chunk.subarray(at, stop));
+            }
           }
-          header.set(chunk.subarray(at, at + take), headerLength);
-          const before = headerLength;
-          headerLength += take;
-          const end = headerEnd(header, headerLength, before);
           if (end < 0) {
-            if (headerLength > MAX_HEADER_BYTES)
-              throw new PayloadStreamError('too-large', 'header block too large', messageNumber + 1, MAX_HEADER_BYTES);
-            at += take;
-            continue;
+            // A block split between chunks: accumulate until the blank line, a little at a time
+            // (copying the rest of a large chunk per message would cost more than its body).
+            const take = Math.min(chunk.length - at, HEADER_STEP, MAX_HEADER_BYTES + 4 - headerLength);
+            if (headerLength + take > header.length) {
+              const grown = new Uint8Array(Math.max(header.length * 2, headerLength + take));
+              grown.set(header.subarray(0, headerLength));
+              header = grown;
+            }
+            header.set(chunk.subarray(at, at + take), headerLength);
+            before = headerLength;
+            headerLength += take;
+            end = headerEnd(header, 0, headerLength, before);
+            if (end < 0) {
+              if (headerLength > MAX_HEADER_BYTES)
+                throw new PayloadStreamError('too-large', 'header block too large', messageNumber + 1, MAX_HEADER_BYTES);
+              at += take;
+              continue;
+            }
           }
           messageNumber++;
-          const headerText = latin1.decode(header.subarray(0, end));
-          const ambiguous = ambiguity(header, end, headerText);
-          if (ambiguous) throw new PayloadStreamError('framing', ambiguous, messageNumber, 0);
-          const match = CONTENT_LENGTH.exec(headerText);
-          if (!match) throw new PayloadStreamError('framing', 'no valid Content-Length header', messageNumber, 0);
-          remaining = Number(match[2]);
-          digitsStart = match.index + match[1]!.length;
-          digitsEnd = digitsStart + match[2]!.length;
+          const refused = readHeader(header, end);
+          if (refused) throw new PayloadStreamError('framing', refused, messageNumber, 0);
+          remaining = parsed.length;
+          digitsStart = parsed.digitsStart;
+          digitsEnd = parsed.digitsEnd;
           blockEnd = end;
           at += end - before;
           headerLength = 0;

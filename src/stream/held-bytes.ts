@@ -13,6 +13,13 @@ export class HeldBytes {
   private chunks: (Uint8Array | null)[] = [];
   length = 0;
 
+  /**
+   * `keepChunks`: how many chunks are kept for the next message when it empties. A fresh buffer
+   * costs more than copying into a warm one, and messages of a few hundred KiB (screenshots)
+   * come one after another; but every chunk kept is held while the stream idles.
+   */
+  constructor(private readonly keepChunks = 1) {}
+
   push(b: Uint8Array): void {
     let at = 0;
     while (at < b.length) {
@@ -71,23 +78,24 @@ export class HeldBytes {
 
   /**
    * Hands all of it to `emit`, which must copy what it keeps, chunk by chunk, letting go of each
-   * chunk once written but the first (kept for reuse), and empties.
+   * chunk once written but the first `keepChunks` (kept for reuse), and empties.
    */
   drain(emit: (bytes: Uint8Array) => void): void {
     const { chunks, length } = this;
-    this.chunks = chunks.length ? [chunks[0]!] : [];
+    const keep = this.keepChunks;
+    if (chunks.length > keep) this.chunks = chunks.slice(0, keep);
     this.length = 0;
     for (let k = 0; k * CHUNK < length; k++) {
       const c = chunks[k]!;
-      if (k > 0) chunks[k] = null; // (written: it may go now)
+      if (k >= keep) chunks[k] = null; // (written: it may go now)
       emit(c.subarray(0, Math.min(CHUNK, length - k * CHUNK)));
     }
   }
 
-  /** Empties it; keeps the first chunk for reuse unless its chunks were handed out. */
+  /** Empties it; keeps the first `keepChunks` chunks for reuse unless its chunks were handed out. */
   reset(handedOut = false): void {
     this.length = 0;
     if (handedOut) this.chunks = [];
-    else if (this.chunks.length > 1) this.chunks.length = 1;
+    else if (this.chunks.length > this.keepChunks) this.chunks.length = this.keepChunks;
   }
 }

@@ -61,14 +61,16 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let lineHeld = false; // its bytes go to `held` (else they are written as they come)
   let lineLength = 0;
   let valueStart = 0; // data lines: where the value begins
-  let eventHead: number[] = []; // event lines: their first bytes (enough to tell "message")
+  const eventHead = new Uint8Array(16); // event lines: their first bytes (enough to tell "message")
+  let eventHeadLength = 0;
 
   // The event being read.
   let eventIsMessage = true;
   let holding = false; // a data line was seen: the rest of the event is held
   let skipping = false; // the event was refused (too large): its data lines are dropped
-  const held = new HeldBytes(); // its lines but for data values
-  const joined = new HeldBytes(); // its data values joined by '\n': the message, as the spec builds it
+  // (256 KiB of each kept for the next event.)
+  const held = new HeldBytes(4); // its lines but for data values
+  const joined = new HeldBytes(4); // its data values joined by '\n': the message, as the spec builds it
   // Per held line (STRIDE numbers): start, end of the field name and ':' (-1: not a data line),
   // start and end of its line ending in `held`; the span of its value in `joined`.
   let lines = new Float64Array(STRIDE * 64);
@@ -115,7 +117,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   /** Bytes of the current line, after its field is known. */
   const lineBytes = (b: Uint8Array) => {
     if (b.length === 0) return;
-    if (kind === 'event' && eventHead.length < 16) eventHead.push(...b.subarray(0, 16 - eventHead.length));
+    if (kind === 'event') for (let i = 0; i < b.length && eventHeadLength < 16; i++) eventHead[eventHeadLength++] = b[i]!;
     const before = lineLength;
     lineLength += b.length;
     if (skipping && kind === 'data') {
@@ -209,10 +211,9 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     if (kind === 'head') classify(true);
     if (kind === 'event') {
       // The value: after 'event:' and one space; only "" and "message" are message events.
-      let v = eventHead.length > 6 && eventHead[6] === 0x20 ? 7 : 6;
+      let v = eventHeadLength > 6 && eventHead[6] === 0x20 ? 7 : 6;
       v = Math.min(v, lineLength);
-      const value = eventHead.slice(v, lineLength);
-      eventIsMessage = lineLength - v === 0 || (lineLength - v === MESSAGE.length && value.every((b, k) => b === MESSAGE[k]));
+      eventIsMessage = lineLength - v === 0 || (lineLength - v === MESSAGE.length && MESSAGE.every((b, k) => eventHead[v + k] === b));
     }
     if (lineHeld) {
       lines[linesLength - 4] = held.length;
@@ -225,7 +226,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     lineEmpty = true;
     lineHeld = false;
     lineLength = 0;
-    if (eventHead.length) eventHead = [];
+    eventHeadLength = 0;
   };
 
   /** The held event is complete: transform its data, or let it pass. */
