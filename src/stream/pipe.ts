@@ -13,6 +13,11 @@ export interface PipeOptions {
   readonly onCollision?: (error: PayloadKeyCollisionError) => void;
   /** Called instead of erroring when a message is invalid; the rest of it is skipped. */
   readonly onInvalidMessage?: (error: PayloadStreamError) => void;
+  /**
+   * Internal (tests compare the two): false turns `lines`, the NDJSON fast lane, off, so every
+   * line goes the per-message way. Default true.
+   */
+  readonly lines?: boolean;
 }
 
 /** How a message ended: 'invalid' means onInvalidMessage took it (`written` tells if part of it went out). */
@@ -37,6 +42,8 @@ export class MessagePipe {
   invalid = false;
   /** Bytes of the current message written out so far. */
   written = 0;
+  /** maxMessageBytes as the core compares line sizes with it (a u32; lines are far shorter). */
+  private readonly linesLimit: number;
 
   constructor(
     job: TransducerJob,
@@ -44,6 +51,7 @@ export class MessagePipe {
     private readonly emit: (bytes: Uint8Array) => void,
   ) {
     this.transducer = new Transducer(job);
+    this.linesLimit = options.lines === false ? -1 : Math.min(Math.floor(options.maxMessageBytes), 0xffffffff);
     const out = (b: Uint8Array) => {
       this.written += b.length;
       emit(b);
@@ -97,6 +105,25 @@ export class MessagePipe {
     }
     this.offset += bytes.length;
     this.counted += counted;
+  }
+
+  /**
+   * NDJSON: with no message in progress, transforms the whole lines of `chunk` from `from` that
+   * need no per-message work (no error, no deferral, no changed key, within maxMessageBytes) in
+   * the core, a slice of lines per call, and numbers their messages. Returns where it stopped:
+   * the next line goes the per-message way (feed, end), which reports and checks it as always.
+   * Output goes to the framing's emit directly (each line with its '\n').
+   */
+  lines(chunk: Uint8Array, from: number): number {
+    if (this.linesLimit < 0 || this.active) return from;
+    const at = this.transducer.lines(chunk, from, this.linesLimit, this.emit);
+    this.messageNumber += this.transducer.linesTaken;
+    return at;
+  }
+
+  /** A new chunk: what `lines` copied of the last one is stale (its owner may reuse it). */
+  newChunk(): void {
+    this.transducer.forgetLines();
   }
 
   get maxMessageBytes(): number {
