@@ -65,7 +65,7 @@ const line = fc.oneof(
   },
   // Keys that collide once decoded (encoding takes them as any keys).
   {
-    weight: 1,
+    weight: 2,
     arbitrary: fc
       .tuple(fc.integer(), fc.constantFrom('Qwen', '__MCP_REF_5177656E__', 'qwen'), choices)
       .map(([id, other, c]) => bytes(writeJson({ jsonrpc: '2.0', id, result: { list: [{ __mcp_ref_5177656e__: 1, [other]: 2 }] } }, c))),
@@ -80,14 +80,18 @@ const scenario = fc.record({
   crlf: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
   lastEnded: fc.boolean(),
   // maxMessageBytes: the default, small, or exactly some line's size (or one less).
-  limit: fc.oneof(fc.constant(undefined), fc.constantFrom(40, 200), fc.tuple(fc.nat(), fc.constantFrom(0, -1))),
+  limit: fc.oneof(
+    { weight: 2, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.constantFrom(40, 200) },
+    { weight: 1, arbitrary: fc.tuple(fc.nat(), fc.constantFrom(0, -1)) },
+  ),
   onInvalid: fc.boolean(),
   onCollision: fc.boolean(),
   // Chunks: cut at random, one byte each, or one reused buffer of a fixed size.
   chunking: fc.oneof(
-    fc.record({ cuts: fc.array(fc.nat(60000), { maxLength: 10 }) }),
-    fc.constant({ oneByte: true }),
-    fc.record({ reuse: fc.integer({ min: 8, max: 400 }) }),
+    { weight: 4, arbitrary: fc.record({ cuts: fc.array(fc.nat(60000), { maxLength: 10 }) }) },
+    { weight: 1, arbitrary: fc.constant({ oneByte: true }) },
+    { weight: 1, arbitrary: fc.record({ reuse: fc.integer({ min: 8, max: 400 }) }) },
   ),
 });
 type Scenario = typeof scenario extends fc.Arbitrary<infer S> ? S : never;

@@ -36,8 +36,14 @@ export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): 
         pipe.feed(CR_BYTE, chunk[0] === 0x0a ? 1 : 0);
       }
       for (;;) {
-        start = pipe.lines(chunk, start);
-        const nl = find(0x0a, start);
+        let nl = find(0x0a, start);
+        if (nl >= 0 && !pipe.active) {
+          const at = pipe.lines(chunk, start, nl);
+          if (at !== start) {
+            start = at;
+            nl = find(0x0a, start);
+          }
+        }
         if (nl < 0) {
           let end = chunk.length;
           if (chunk[end - 1] === 0x0d) {

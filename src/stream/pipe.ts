@@ -27,6 +27,9 @@ export type EndResult = 'message' | 'blank' | 'dropped' | 'invalid';
 // JSON value by itself (`{"a":1}` of `{"a":1}x`): with it, no JSON parser accepts the line.
 const SPOIL = new Uint8Array([0x2c]); // ','
 
+/** Most lines that skip the NDJSON lane after it refused the first line it was given. */
+const LINES_BACKOFF = 64;
+
 export class MessagePipe {
   private readonly transducer: Transducer;
   private readonly assembler: MessageAssembler;
@@ -44,6 +47,12 @@ export class MessagePipe {
   written = 0;
   /** maxMessageBytes as the core compares line sizes with it (a u32; lines are far shorter). */
   private readonly linesLimit: number;
+  // When the lane refuses the first line it is given, that line is transformed twice; a run of
+  // such lines (every message deferring a value, say) would cost up to twice as much. So each
+  // such refusal doubles the number of lines that skip the lane (up to LINES_BACKOFF), and a
+  // line taken ends the backoff.
+  private linesBackoff = 0;
+  private linesSkip = 0;
 
   constructor(
     job: TransducerJob,
@@ -112,12 +121,23 @@ export class MessagePipe {
    * need no per-message work (no error, no deferral, no changed key, within maxMessageBytes) in
    * the core, a slice of lines per call, and numbers their messages. Returns where it stopped:
    * the next line goes the per-message way (feed, end), which reports and checks it as always.
-   * Output goes to the framing's emit directly (each line with its '\n').
+   * Output goes to the framing's emit directly (each line with its '\n'). `firstEnd`: where the
+   * first line's '\n' is.
    */
-  lines(chunk: Uint8Array, from: number): number {
+  lines(chunk: Uint8Array, from: number, firstEnd: number): number {
     if (this.linesLimit < 0 || this.active) return from;
-    const at = this.transducer.lines(chunk, from, this.linesLimit, this.emit);
-    this.messageNumber += this.transducer.linesTaken;
+    if (this.linesSkip > 0) {
+      this.linesSkip--;
+      return from;
+    }
+    const t = this.transducer;
+    const at = t.lines(chunk, from, firstEnd, this.linesLimit, this.emit);
+    this.messageNumber += t.linesTaken;
+    if (at !== from) this.linesBackoff = 0;
+    else if (t.linesRefused) {
+      this.linesBackoff = Math.min(LINES_BACKOFF, this.linesBackoff * 2 || 1);
+      this.linesSkip = this.linesBackoff;
+    }
     return at;
   }
 

@@ -113,6 +113,8 @@ export class Transducer {
   private linesLength = 0;
   /** Messages (not blank lines) among the lines the last `lines` call took. */
   linesTaken = 0;
+  /** The last `lines` call stopped at a line it refused (not at the end of the whole lines). */
+  linesRefused = false;
 
   constructor(
     private readonly job: TransducerJob,
@@ -256,11 +258,15 @@ export class Transducer {
    * giving their output (each line with its '\n') to `emit`. Returns where it stopped: at the
    * first line that must go the per-message way (refused: any error, counted bytes over
    * `maxBytes`, a deferral, a changed key), one not whole in the chunk, or one longer than the
-   * region. Sets `linesTaken`.
+   * region. `firstEnd` is where the first line ends (its '\n'): a first line too long for the
+   * region costs no copy. Sets `linesTaken`.
    */
-  lines(chunk: Uint8Array, from: number, maxBytes: number, emit: (bytes: Uint8Array) => void): number {
+  lines(chunk: Uint8Array, from: number, firstEnd: number, maxBytes: number, emit: (bytes: Uint8Array) => void): number {
     let at = from;
     let taken = 0;
+    this.linesTaken = 0;
+    this.linesRefused = false;
+    if (firstEnd - from >= LINES) return from;
     for (;;) {
       if (this.linesChunk !== chunk || at < this.linesFrom || at >= this.linesFrom + this.linesLength) {
         const n = Math.min(LINES, chunk.length - at);
@@ -280,7 +286,10 @@ export class Transducer {
       taken += w[(state + J_LINES_MESSAGES) >> 2]!;
       const refused = w[(state + J_LINES_STOP) >> 2] === LINES_REFUSED;
       if (len > 0) emit(heap().subarray(out, out + len));
-      if (refused) break;
+      if (refused) {
+        this.linesRefused = true;
+        break;
+      }
       // No whole line left in the region: the next one is cut by the chunk's end, or longer than
       // the region (it goes the per-message way), or starts in the region and ends after it.
       const end = this.linesFrom + this.linesLength;
