@@ -112,6 +112,5 @@ export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxByt
   set(J_LINES_MESSAGES, messages);
   set(J_LINES_BLANK, blank);
   set(J_LINES_STOP, stop);
-  set(J_ERROR, 0);
   return i;
 }
