@@ -229,6 +229,31 @@ describe('the NDJSON fast lane', () => {
     }
   });
 
+  it('backs off a run of lines it refuses, so each is not transformed twice', () => {
+    // `data` before `type`: every line defers a value, which the lane leaves to the per-message path.
+    const line = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"data":"aGk=","type":"image"}]}}\n';
+    const input = bytes(line.repeat(1000));
+    const proto = Transducer.prototype;
+    const { lines: lane } = proto;
+    let tried = 0;
+    proto.lines = function (...a) {
+      tried++;
+      return lane.apply(this, a);
+    };
+    let out = 0;
+    try {
+      const t = createByteTransformer('encode', {}, (b) => {
+        out += b.length;
+      });
+      t.push(input);
+      t.close();
+    } finally {
+      proto.lines = lane;
+    }
+    expect(out).toBe(input.length);
+    expect(tried).toBeLessThan(1000 / 64 + 10); // (without the backoff: 1000)
+  });
+
   it('reads a chunk buffer its owner reuses as it is now, not as the lane copied it last time', () => {
     const out: Uint8Array[] = [];
     const t = createByteTransformer('encode', {}, (b) => void out.push(b.slice()));
