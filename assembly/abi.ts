@@ -93,7 +93,13 @@ export const J_URI_FED: usize = 240; // decoded window bytes the data: URI recog
 // and hex digits (a long candidate stays in the windows until it is decided; this keeps each
 // flush from scanning it again).
 export const J_CAND_KNOWN: usize = 244;
-export const J_SIZE: usize = 256;
+// jsonLines (json/lines.ts) results: input bytes of the lines taken, messages and blank lines
+// among them, and why it stopped (LINES_*). Its output length is J_OUT_LEN.
+export const J_LINES_IN: usize = 248;
+export const J_LINES_MESSAGES: usize = 252;
+export const J_LINES_BLANK: usize = 256;
+export const J_LINES_STOP: usize = 260;
+export const J_SIZE: usize = 272;
 
 export const STACK_ENTRY_SIZE: usize = 2; // u16
 
@@ -133,6 +139,10 @@ export const RESOLVE_STRING: u32 = 2; // a string's text and closing quote, to t
 export const DEFER_DATA: u32 = 0; // its object's `type`
 export const DEFER_BLOB: u32 = 1; // its object's `uri`, or the object's end
 export const DEFER_STRING: u32 = 2; // its own end (a string that begins like a data: URI)
+
+// J_LINES_STOP: why jsonLines stopped (always at a line start).
+export const LINES_END: u32 = 0; // no whole line left in its input
+export const LINES_REFUSED: u32 = 1; // the next line needs the per-message path (error, size, events)
 
 // J_ERROR, and jsonFinish's result.
 export const E_SYNTAX: u32 = 1;

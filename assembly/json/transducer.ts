@@ -32,6 +32,11 @@ import { flushString } from './windows';
 /** Starts a message: clears everything but the buffers the host laid out. */
 export function jsonReset(state: usize): void {
   attach(state);
+  resetMessage();
+}
+
+/** jsonReset on the attached state (lines.ts starts each line with it). */
+@inline export function resetMessage(): void {
   set(J_PHASE, P_VALUE);
   set(J_DEPTH, 0);
   set(J_STR, 0);

@@ -11,6 +11,8 @@ export interface CoreExports {
   jsonReset(state: number): void;
   jsonStep(state: number, inp: number, len: number, out: number): number;
   jsonFinish(state: number, out: number): number;
+  /** Whole NDJSON lines that need no host, in one call (results in the state: J_LINES_*). */
+  jsonLines(state: number, inp: number, len: number, out: number, maxBytes: number): number;
   /** U+FFFD (EF BF BD) count and first offset in bytes, written as u32 + i32 at result. */
   countReplacement(ptr: number, len: number, result: number): void;
 }

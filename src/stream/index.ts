@@ -53,7 +53,13 @@ export interface ByteTransformer {
  * `emit` gets the output of each push (or close) as one chunk at a time, at most about 1 MiB,
  * each with an ArrayBuffer of its own.
  */
-export function createByteTransformer(mode: 'encode' | 'decode', options: StreamOptions, emit: (b: Uint8Array) => void): ByteTransformer {
+export function createByteTransformer(
+  mode: 'encode' | 'decode',
+  options: StreamOptions,
+  emit: (b: Uint8Array) => void,
+  /** @internal For tests: `lines: false` turns the NDJSON fast lane off (it changes no output). */
+  internal: { readonly lines?: boolean } = {},
+): ByteTransformer {
   const framing = options.framing ?? 'ndjson';
   const makeFramer = FRAMERS[framing];
   if (!makeFramer) throw new TypeError(`framing must be 'ndjson', 'content-length' or 'sse'`);
@@ -67,6 +73,7 @@ export function createByteTransformer(mode: 'encode' | 'decode', options: Stream
     { desc: compiled.desc, mode, expansion: compiled.expansion },
     {
       maxMessageBytes,
+      lines: internal.lines,
       onCollision:
         onCollision &&
         ((e) => {

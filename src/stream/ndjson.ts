@@ -3,6 +3,10 @@
 // Blank lines pass through. A last line without '\n' is a message too. An invalid message taken
 // by onInvalidMessage loses its line, unless part of it was already written: that part is ended
 // with '\n' (the pipe made sure it does not parse), so the receiver drops it too.
+//
+// Between messages, the lines that need no per-message work go through the pipe's fast lane
+// (many lines per core call); the first one it refuses, and a line cut by the chunk's end, go
+// the per-message way below, which reports errors and runs the callbacks as always.
 
 import { byteFinder } from './find-byte.js';
 import type { Framer } from './framer.js';
@@ -26,12 +30,20 @@ export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): 
       if (chunk.length === 0) return;
       const find = byteFinder(chunk);
       let start = 0;
+      pipe.newChunk();
       if (pendingCR) {
         pendingCR = false;
         pipe.feed(CR_BYTE, chunk[0] === 0x0a ? 1 : 0);
       }
       for (;;) {
-        const nl = find(0x0a, start);
+        let nl = find(0x0a, start);
+        if (nl >= 0 && !pipe.active) {
+          const at = pipe.lines(chunk, start, nl);
+          if (at !== start) {
+            start = at;
+            nl = find(0x0a, start);
+          }
+        }
         if (nl < 0) {
           let end = chunk.length;
           if (chunk[end - 1] === 0x0d) {

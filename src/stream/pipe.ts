@@ -13,6 +13,11 @@ export interface PipeOptions {
   readonly onCollision?: (error: PayloadKeyCollisionError) => void;
   /** Called instead of erroring when a message is invalid; the rest of it is skipped. */
   readonly onInvalidMessage?: (error: PayloadStreamError) => void;
+  /**
+   * Internal (tests compare the two): false turns `lines`, the NDJSON fast lane, off, so every
+   * line goes the per-message way. Default true.
+   */
+  readonly lines?: boolean;
 }
 
 /** How a message ended: 'invalid' means onInvalidMessage took it (`written` tells if part of it went out). */
@@ -21,6 +26,9 @@ export type EndResult = 'message' | 'blank' | 'dropped' | 'invalid';
 // Written after the part of an invalid message already sent, when that part could parse as a
 // JSON value by itself (`{"a":1}` of `{"a":1}x`): with it, no JSON parser accepts the line.
 const SPOIL = new Uint8Array([0x2c]); // ','
+
+/** Most lines that skip the NDJSON lane after it refused the first line it was given. */
+const LINES_BACKOFF = 64;
 
 export class MessagePipe {
   private readonly transducer: Transducer;
@@ -37,6 +45,14 @@ export class MessagePipe {
   invalid = false;
   /** Bytes of the current message written out so far. */
   written = 0;
+  /** maxMessageBytes as the core compares line sizes with it (a u32; lines are far shorter). */
+  private readonly linesLimit: number;
+  // When the lane refuses the first line it is given, that line is transformed twice; a run of
+  // such lines (every message deferring a value, say) would cost up to twice as much. So each
+  // such refusal doubles the number of lines that skip the lane (up to LINES_BACKOFF), and a
+  // line taken ends the backoff.
+  private linesBackoff = 0;
+  private linesSkip = 0;
 
   constructor(
     job: TransducerJob,
@@ -44,6 +60,7 @@ export class MessagePipe {
     private readonly emit: (bytes: Uint8Array) => void,
   ) {
     this.transducer = new Transducer(job);
+    this.linesLimit = options.lines === false ? -1 : Math.min(Math.floor(options.maxMessageBytes), 0xffffffff);
     const out = (b: Uint8Array) => {
       this.written += b.length;
       emit(b);
@@ -97,6 +114,36 @@ export class MessagePipe {
     }
     this.offset += bytes.length;
     this.counted += counted;
+  }
+
+  /**
+   * NDJSON: with no message in progress, transforms the whole lines of `chunk` from `from` that
+   * need no per-message work (no error, no deferral, no changed key, within maxMessageBytes) in
+   * the core, a slice of lines per call, and numbers their messages. Returns where it stopped:
+   * the next line goes the per-message way (feed, end), which reports and checks it as always.
+   * Output goes to the framing's emit directly (each line with its '\n'). `firstEnd`: where the
+   * first line's '\n' is.
+   */
+  lines(chunk: Uint8Array, from: number, firstEnd: number): number {
+    if (this.linesLimit < 0 || this.active) return from;
+    if (this.linesSkip > 0) {
+      this.linesSkip--;
+      return from;
+    }
+    const t = this.transducer;
+    const at = t.lines(chunk, from, firstEnd, this.linesLimit, this.emit);
+    this.messageNumber += t.linesTaken;
+    if (at !== from) this.linesBackoff = 0;
+    else if (t.linesRefused) {
+      this.linesBackoff = Math.min(LINES_BACKOFF, this.linesBackoff * 2 || 1);
+      this.linesSkip = this.linesBackoff;
+    }
+    return at;
+  }
+
+  /** A new chunk: what `lines` copied of the last one is stale (its owner may reuse it). */
+  newChunk(): void {
+    this.transducer.forgetLines();
   }
 
   get maxMessageBytes(): number {

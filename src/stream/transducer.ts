@@ -24,6 +24,8 @@ import {
   J_ERROR,
   J_EV_COUNT,
   J_EVENTS,
+  J_LINES_MESSAGES,
+  J_LINES_STOP,
   J_MODE,
   J_OUT_LEN,
   J_PHASE,
@@ -37,6 +39,7 @@ import {
   J_STACK_CAP,
   JSON_DECODE,
   JSON_ENCODE,
+  LINES_REFUSED,
   MATCH_RECORD_SIZE,
   P_DONE,
   P_SCALAR,
@@ -54,6 +57,8 @@ import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.
 
 /** Most input bytes handed to the core per call. */
 const SLICE = 16 * 1024;
+/** The NDJSON lines region (`lines`): longer lines go the per-message way. At most SLICE (the output is sized for it). */
+const LINES = SLICE;
 const STACK_DEPTH = 1 << 16;
 const WINDOW = 16 * 1024;
 
@@ -99,6 +104,17 @@ export class Transducer {
   private ptrs = { state: 0, out: 0, input: 0 };
   /** The events of the last call, copied out (a nested transducer may grow WASM memory). */
   private events = new Uint32Array(96);
+  // `lines`' own input region (made on first use), and which bytes of which chunk it holds: a
+  // line it refuses goes through `write` (the other input region), then `lines` goes on from
+  // the next line without copying the rest again.
+  private linesRegion = 0;
+  private linesChunk: Uint8Array | null = null;
+  private linesFrom = 0;
+  private linesLength = 0;
+  /** Messages (not blank lines) among the lines the last `lines` call took. */
+  linesTaken = 0;
+  /** The last `lines` call stopped at a line it refused (not at the end of the whole lines). */
+  linesRefused = false;
 
   constructor(
     private readonly job: TransducerJob,
@@ -237,6 +253,59 @@ export class Transducer {
   }
 
   /**
+   * NDJSON fast lane: transforms the whole lines of `chunk` from `from` (a line start, no message
+   * in progress) that need nothing of the host, in as few core calls as the lines region allows,
+   * giving their output (each line with its '\n') to `emit`. Returns where it stopped: at the
+   * first line that must go the per-message way (refused: any error, counted bytes over
+   * `maxBytes`, a deferral, a changed key), one not whole in the chunk, or one longer than the
+   * region. `firstEnd` is where the first line ends (its '\n'): a first line too long for the
+   * region costs no copy. Sets `linesTaken`.
+   */
+  lines(chunk: Uint8Array, from: number, firstEnd: number, maxBytes: number, emit: (bytes: Uint8Array) => void): number {
+    let at = from;
+    let taken = 0;
+    this.linesTaken = 0;
+    this.linesRefused = false;
+    if (firstEnd - from >= LINES) return from;
+    for (;;) {
+      if (this.linesChunk !== chunk || at < this.linesFrom || at >= this.linesFrom + this.linesLength) {
+        const n = Math.min(LINES, chunk.length - at);
+        if (n <= 0) break;
+        if (this.linesRegion === 0) this.linesRegion = allocate(LINES);
+        heap().set(chunk.subarray(at, at + n), this.linesRegion);
+        this.linesChunk = chunk;
+        this.linesFrom = at;
+        this.linesLength = n;
+      }
+      const skip = at - this.linesFrom;
+      this.useTables();
+      const { state, out } = this.ptrs;
+      at += core.jsonLines(state, this.linesRegion + skip, this.linesLength - skip, out, maxBytes);
+      const w = heap32();
+      const len = w[(state + J_OUT_LEN) >> 2]!;
+      taken += w[(state + J_LINES_MESSAGES) >> 2]!;
+      const refused = w[(state + J_LINES_STOP) >> 2] === LINES_REFUSED;
+      if (len > 0) emit(heap().subarray(out, out + len));
+      if (refused) {
+        this.linesRefused = true;
+        break;
+      }
+      // No whole line left in the region: the next one is cut by the chunk's end, or longer than
+      // the region (it goes the per-message way), or starts in the region and ends after it.
+      const end = this.linesFrom + this.linesLength;
+      if (end === chunk.length || at === this.linesFrom) break;
+      this.linesChunk = null;
+    }
+    this.linesTaken = taken;
+    return at;
+  }
+
+  /** The chunk `lines` last read may be changed by its owner once the push returns. */
+  forgetLines(): void {
+    this.linesChunk = null;
+  }
+
+  /**
    * True when the output so far might itself parse as a JSON value: the root value is complete,
    * or is a scalar still being read (`12` of `123x`). Else it is an unclosed string or container.
    */
@@ -265,5 +334,8 @@ export class Transducer {
   release(): void {
     if (this.block !== 0) free(this.block, this.blockSize);
     this.block = 0;
+    if (this.linesRegion !== 0) free(this.linesRegion, LINES);
+    this.linesRegion = 0;
+    this.linesChunk = null;
   }
 }

@@ -1,0 +1,116 @@
+// NDJSON lines in one call: a chunk of many small messages costs one host call, not three or
+// more per message. Each whole line is transformed as the per-message path would (reset, step,
+// finish) and written with its '\n'; the first line that needs the host (an error, a size over
+// the limit, a deferred value, a decoded key that changed and so may collide) stops the call
+// before anything of it is kept, and the host takes that line the per-message way, which
+// reports, defers and checks as always.
+import {
+  EV_ID, EV_KEY, EV_MSG_END, EV_OBJ_CLOSE, EV_OBJ_OPEN, EV_SIZE, J_DEPTH, J_ERROR, J_EV_COUNT, J_EVENTS, J_LINES_BLANK, J_LINES_IN,
+  J_LINES_MESSAGES, J_LINES_STOP, J_MODE, J_OUT_LEN, J_PHASE, JSON_DECODE, LINES_END, LINES_REFUSED, P_VALUE,
+} from '../abi';
+import { CR, LF } from '../bytes';
+import { attach, get, set } from './state';
+import { jsonFinish, jsonStep, resetMessage } from './transducer';
+
+// The events a taken line may have, as bits by kind: they only matter to the host when a
+// collision is found, and a collision needs a changed key (EV_KEY_CHANGED) or a deferral.
+const ENCODE_EVENTS: u32 = 1 << EV_ID;
+const DECODE_EVENTS: u32 = (1 << EV_ID) | (1 << EV_KEY) | (1 << EV_OBJ_OPEN) | (1 << EV_OBJ_CLOSE) | (1 << EV_MSG_END);
+
+/** Index of the first '\n' in [i, end), or -1. */
+function findLF(inp: usize, i: i32, end: i32): i32 {
+  let j = i;
+  if (ASC_FEATURE_SIMD) {
+    const lf = i8x16.splat(<i8>LF);
+    while (j + 16 <= end) {
+      const m = i8x16.bitmask(i8x16.eq(v128.load(inp + <usize>j), lf));
+      if (m != 0) return j + ctz(m);
+      j += 16;
+    }
+  } else {
+    // Eight bytes at a time: a zero byte of x ^ 0x0a0a... is a '\n' (exact for the first one).
+    while (j + 8 <= end) {
+      const x = load<u64>(inp + <usize>j) ^ 0x0a0a0a0a0a0a0a0a;
+      const z = (x - 0x0101010101010101) & ~x & 0x8080808080808080;
+      if (z != 0) return j + <i32>(ctz(z) >> 3);
+      j += 8;
+    }
+  }
+  while (j < end) {
+    if (<u32>load<u8>(inp + <usize>j) == LF) return j;
+    j++;
+  }
+  return -1;
+}
+
+/** True when the events of the last call are all of the kinds in `allowed`; clears them. */
+function eventsAllowed(allowed: u32): bool {
+  const n = get(J_EV_COUNT);
+  const ev = get(J_EVENTS) as usize;
+  set(J_EV_COUNT, 0);
+  for (let k: u32 = 0; k < n; k++) {
+    if (((1 << load<u32>(ev + <usize>(k * EV_SIZE))) & allowed) == 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Transforms the whole lines at the start of `inp` (len bytes) into `out`, each with its '\n',
+ * and stops at a line start: at the end of the whole lines (LINES_END) or before the first line
+ * that must go the per-message way (LINES_REFUSED). A line is taken when its bytes less a CR
+ * before its '\n' are at most maxBytes, it is one complete JSON value or only whitespace (a
+ * blank line: no message), nothing went wrong, and its events need no host. Results: J_LINES_*,
+ * and J_OUT_LEN for the output. The host sizes `out` for len input bytes, as for jsonStep.
+ */
+export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxBytes: u32): i32 {
+  attach(state);
+  const allowed = get(J_MODE) == JSON_DECODE ? DECODE_EVENTS : ENCODE_EVENTS;
+  let i: i32 = 0;
+  let o = out;
+  let messages: u32 = 0;
+  let blank: u32 = 0;
+  let stop = LINES_END;
+  while (i < len) {
+    const nl = findLF(inp, i, len);
+    if (nl < 0) break;
+    const n = nl - i;
+    const counted = n > 0 && <u32>load<u8>(inp + <usize>(nl - 1)) == CR ? n - 1 : n;
+    if (<u32>counted > maxBytes) {
+      stop = LINES_REFUSED;
+      break;
+    }
+    attach(state);
+    resetMessage();
+    let w = o;
+    if (n > 0) {
+      jsonStep(state, inp + <usize>i, n, w);
+      w += <usize>get(J_OUT_LEN);
+      if (get(J_ERROR) != 0 || !eventsAllowed(allowed)) {
+        stop = LINES_REFUSED;
+        break;
+      }
+    }
+    const code = jsonFinish(state, w);
+    w += <usize>get(J_OUT_LEN);
+    if (!eventsAllowed(allowed)) {
+      stop = LINES_REFUSED;
+      break;
+    }
+    if (code == 0) messages++;
+    else if (get(J_PHASE) == P_VALUE && get(J_DEPTH) == 0) blank++;
+    else {
+      stop = LINES_REFUSED;
+      break;
+    }
+    store<u8>(w, <u8>LF);
+    o = w + 1;
+    i = nl + 1;
+  }
+  // (A refused line's output is left behind `o`, never counted.)
+  set(J_OUT_LEN, <u32>(o - out));
+  set(J_LINES_IN, <u32>i);
+  set(J_LINES_MESSAGES, messages);
+  set(J_LINES_BLANK, blank);
+  set(J_LINES_STOP, stop);
+  return i;
+}
