@@ -168,8 +168,11 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
 export function jsonFinish(state: usize, out: usize): i32 {
   begin(state, out);
   if (get(J_PHASE) == P_SCALAR && !scalarEnd()) {
+    // Every prefix of a number or literal (`-`, `1.`, `1e`, `tru`) can still be completed:
+    // the message ended too soon, it is not malformed where it stopped.
+    set(J_ERROR, E_INCOMPLETE);
     done();
-    return <i32>get(J_ERROR);
+    return <i32>E_INCOMPLETE;
   }
   done();
   if (get(J_PHASE) != P_DONE) {
