@@ -93,13 +93,12 @@ export const J_URI_FED: usize = 240; // decoded window bytes the data: URI recog
 // and hex digits (a long candidate stays in the windows until it is decided; this keeps each
 // flush from scanning it again).
 export const J_CAND_KNOWN: usize = 244;
-// jsonLines (json/lines.ts) results: input bytes of the lines taken, messages and blank lines
-// among them, and why it stopped (LINES_*). Its output length is J_OUT_LEN.
-export const J_LINES_IN: usize = 248;
-export const J_LINES_MESSAGES: usize = 252;
-export const J_LINES_BLANK: usize = 256;
-export const J_LINES_STOP: usize = 260;
-export const J_SIZE: usize = 272;
+// jsonLines (json/lines.ts) results besides its return value (input bytes of the lines taken)
+// and J_OUT_LEN (their output): messages among them (blank lines are none), and why it
+// stopped (LINES_*).
+export const J_LINES_MESSAGES: usize = 248;
+export const J_LINES_STOP: usize = 252;
+export const J_SIZE: usize = 256;
 
 export const STACK_ENTRY_SIZE: usize = 2; // u16
 

@@ -5,8 +5,8 @@
 // before anything of it is kept, and the host takes that line the per-message way, which
 // reports, defers and checks as always.
 import {
-  EV_ID, EV_KEY, EV_MSG_END, EV_OBJ_CLOSE, EV_OBJ_OPEN, EV_SIZE, J_DEPTH, J_ERROR, J_EV_COUNT, J_EVENTS, J_LINES_BLANK, J_LINES_IN,
-  J_LINES_MESSAGES, J_LINES_STOP, J_MODE, J_OUT_LEN, J_PHASE, JSON_DECODE, LINES_END, LINES_REFUSED, P_VALUE,
+  EV_ID, EV_KEY, EV_MSG_END, EV_OBJ_CLOSE, EV_OBJ_OPEN, EV_SIZE, J_DEPTH, J_ERROR, J_EV_COUNT, J_EVENTS, J_LINES_MESSAGES,
+  J_LINES_STOP, J_MODE, J_OUT_LEN, J_PHASE, JSON_DECODE, LINES_END, LINES_REFUSED, P_VALUE,
 } from '../abi';
 import { CR, LF } from '../bytes';
 import { attach, get, set } from './state';
@@ -59,8 +59,8 @@ function eventsAllowed(allowed: u32): bool {
  * and stops at a line start: at the end of the whole lines (LINES_END) or before the first line
  * that must go the per-message way (LINES_REFUSED). A line is taken when its bytes less a CR
  * before its '\n' are at most maxBytes, it is one complete JSON value or only whitespace (a
- * blank line: no message), nothing went wrong, and its events need no host. Results: J_LINES_*,
- * and J_OUT_LEN for the output. The host sizes `out` for len input bytes, as for jsonStep.
+ * blank line: no message), nothing went wrong, and its events need no host. Returns the input
+ * bytes taken; J_LINES_* and J_OUT_LEN (the output) say the rest. The host sizes `out` for len input bytes, as for jsonStep.
  */
 export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxBytes: u32): i32 {
   attach(state);
@@ -68,7 +68,6 @@ export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxByt
   let i: i32 = 0;
   let o = out;
   let messages: u32 = 0;
-  let blank: u32 = 0;
   let stop = LINES_END;
   while (i < len) {
     const nl = findLF(inp, i, len);
@@ -96,9 +95,9 @@ export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxByt
       stop = LINES_REFUSED;
       break;
     }
+    // A line that is only whitespace (still expecting a value at depth 0) is passed on, no message.
     if (code == 0) messages++;
-    else if (get(J_PHASE) == P_VALUE && get(J_DEPTH) == 0) blank++;
-    else {
+    else if (get(J_PHASE) != P_VALUE || get(J_DEPTH) != 0) {
       stop = LINES_REFUSED;
       break;
     }
@@ -108,9 +107,7 @@ export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxByt
   }
   // (A refused line's output is left behind `o`, never counted.)
   set(J_OUT_LEN, <u32>(o - out));
-  set(J_LINES_IN, <u32>i);
   set(J_LINES_MESSAGES, messages);
-  set(J_LINES_BLANK, blank);
   set(J_LINES_STOP, stop);
   return i;
 }
