@@ -82,13 +82,18 @@ export function stringStart(key: bool): bool {
     }
     if ((v & V_TYPE) != 0) flags |= STR_COLLECT;
   }
-  set(J_URI, 0);
-  set(J_URI_FED, 0);
+  // Only what the string's flags will read is reset.
+  if ((flags & STR_URI_CHECK) != 0) {
+    set(J_URI, 0);
+    set(J_URI_FED, 0);
+  }
+  if ((flags & STR_TRANSFORM) != 0) {
+    set(J_RAW_ESCAPES, 0);
+    set(J_STR_CHANGED, 0);
+  }
+  if ((flags & STR_COLLECT) != 0) set(J_SMALL_LEN, 0);
   set(J_STR, flags);
-  set(J_RAW_ESCAPES, 0);
-  set(J_SMALL_LEN, 0);
   set(J_STR_START, outPos());
-  set(J_STR_CHANGED, 0);
   set(J_PHASE, P_STRING);
   return true;
 }
