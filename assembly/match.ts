@@ -94,10 +94,15 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
           v = v128.load(inp + <usize>base);
           keep = ~((1 << max(b - base, 0)) - 1);
         } else {
+          // Lanes from len on are dropped (keep), so the bytes past the input may be anything:
+          // loaded in place when memory goes on that far (no copy to wait for), else copied.
           base = 0;
-          v128.store(SCRATCH, zero);
-          copyBytes(SCRATCH, inp, <usize>len);
-          v = v128.load(SCRATCH);
+          if (inp + 16 <= (<usize>memory.size() << 16)) v = v128.load(inp);
+          else {
+            v128.store(SCRATCH, zero);
+            copyBytes(SCRATCH, inp, <usize>len);
+            v = v128.load(SCRATCH);
+          }
           keep = (1 << len) - 1;
         }
       }
@@ -122,7 +127,7 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
     }
     if (!gStop) b = max(len - 2, blocksEnd - 2); // fingerprints that would end past the input
   }
-  if (!gStop) scalar(b, len, len, final);
+  if (!gStop && b <= gLast) scalar(b, len, len, final);
   finish();
   return gConsumed;
 }
