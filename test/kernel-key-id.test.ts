@@ -120,7 +120,7 @@ describe('keyId', () => {
     const key = fc.oneof(fc.uint8Array({ maxLength: 20 }), fromKeys, fc.constantFrom(...KEYS).map(bytesOf));
     fc.assert(
       fc.property(key, fc.integer({ min: 0, max: 255 }), (b, stray) => keyId(b, b.length, stray) === reference(b, b.length)),
-      { numRuns: runs(2000) },
+      runs(2000),
     );
   });
 });

@@ -80,7 +80,7 @@ describe('scalars', () => {
         const cuts = cutsAt.filter((c) => c > 0 && c < v.length).sort((a, b) => a - b);
         expect(through(v, cuts)).toBe(parses(v) ? v : null);
       }),
-      { numRuns: runs(300) },
+      runs(300),
     );
   });
 });
