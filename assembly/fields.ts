@@ -78,23 +78,39 @@ const TABLE = memory.data<u8>([
   0,
 ]);
 
+// keyId's index: a perfect hash of (first two bytes, last two bytes, length) into 64 slots,
+// each holding the address of its TABLE entry (0: none), filled from TABLE at instantiation.
+// KEY_HASH was searched for so that no two keys share a slot; adding a key that collides traps
+// at instantiation (test/kernel-key-id.test.ts then fails: search another multiplier).
+const KEY_HASH: u32 = 0xcc26d371;
+const KEY_SLOTS = memory.data(64 * 4);
+
+@inline function keySlot(p: usize, n: u32): usize {
+  const x = (<u32>load<u16>(p) | (<u32>load<u16>(p + <usize>n - 2) << 16)) + n;
+  return KEY_SLOTS + (<usize>((x * KEY_HASH) >> 26) << 2);
+}
+
+for (let e = TABLE; load<u8>(e) != 0; e += 2 + <usize>load<u8>(e, 1)) {
+  const slot = keySlot(e + 2, <u32>load<u8>(e, 1));
+  if (load<u32>(slot) != 0) unreachable();
+  store<u32>(slot, <u32>e);
+}
+
 /** The id of the decoded key at p (n bytes; only its first LONGEST_KEY were kept), or KEY_OTHER. */
 export function keyId(p: usize, n: u32): u32 {
   if (n < 2 || n > LONGEST_KEY) return KEY_OTHER;
-  let e = TABLE;
-  let id = <u32>load<u8>(e);
-  while (id != 0) {
-    const len = <u32>load<u8>(e, 1);
-    if (len == n && sameBytes(p, e + 2, n)) return id;
-    e += 2 + <usize>len;
-    id = <u32>load<u8>(e);
-  }
-  return KEY_OTHER;
+  const e = <usize>load<u32>(keySlot(p, n));
+  if (e == 0 || <u32>load<u8>(e, 1) != n || !sameBytes(p, e + 2, n)) return KEY_OTHER;
+  return <u32>load<u8>(e);
 }
 
-function sameBytes(a: usize, b: usize, n: u32): bool {
-  for (let k: usize = 0; k < <usize>n; k++) if (load<u8>(a + k) != load<u8>(b + k)) return false;
-  return true;
+/** n (2 to LONGEST_KEY) bytes equal, compared with overlapping wide loads (none past n). */
+@inline function sameBytes(a: usize, b: usize, n: u32): bool {
+  const m = <usize>n;
+  if (m < 4) return load<u16>(a) == load<u16>(b) && load<u16>(a + m - 2) == load<u16>(b + m - 2);
+  if (m < 8) return load<u32>(a) == load<u32>(b) && load<u32>(a + m - 4) == load<u32>(b + m - 4);
+  if (m > 16 && load<u64>(a + 8) != load<u64>(b + 8)) return false;
+  return load<u64>(a) == load<u64>(b) && load<u64>(a + m - 8) == load<u64>(b + m - 8);
 }
 
 /** Members of `params` that are protocol (PARAMS_RULE). */

@@ -10,3 +10,4 @@ export { countReplacement } from './fffd';
 export function heapBase(): usize {
   return __heap_base;
 }
+export { keyId } from './fields'; // (for test/kernel-key-id.test.ts)

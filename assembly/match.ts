@@ -2,7 +2,7 @@
 //  - MODE_RECORDS: [start, end) in UTF-16 units, so the host builds the result from slices of
 //    its own string (no UTF-8 decoding on the way out);
 //  - MODE_BYTE_RECORDS: [start, end) in bytes (the JSON transducer writes the tokens itself).
-import { D_ACCEPT, D_CLASSES, D_MATCHES, D_NCLASSES, D_TEDDY, D_TRANS, MODE_BYTE_RECORDS } from './abi';
+import { D_ACCEPT, D_CLASSES, D_GRAM_MASK, D_MATCHES, D_NCLASSES, D_TEDDY, D_TRANS, MODE_BYTE_RECORDS } from './abi';
 import { CASE_BIT } from './bytes';
 import { copyBytes } from './copy';
 import { gramMayStart } from './filter';
@@ -22,7 +22,16 @@ let gStop: bool = false;
 const SCRATCH = memory.data(16);
 
 let gSkip: i32 = 0; // no match may start before this (the end of the previous one)
+let gLast: i32 = 0; // nor after this
 let gConsumed: i32 = 0;
+
+/**
+ * A lower bound of the shortest match's length: the bytes the start set hashes, which are at
+ * most that many (src/compile/start-set.ts, src/fold/prefilter.ts).
+ */
+@inline function shortestMatch(desc: usize): i32 {
+  return (35 - <i32>clz(load<u32>(desc + D_GRAM_MASK))) >> 3;
+}
 
 /**
  * Scans `len` bytes at `inp`. Returns how many input bytes are final: unless `final`, a
@@ -40,6 +49,14 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
   gStop = false;
   gSkip = 0;
   gConsumed = len;
+  // In final input no match starts where the shortest would run past the end: a short string
+  // (most keys and names) is done here, and the SIMD loop's fingerprints that would run past
+  // the end need no scalar pass (those that can match lie within the input).
+  gLast = final ? len - shortestMatch(desc) : len - 1;
+  if (gLast < 0) {
+    finish();
+    return len;
+  }
   let b: i32 = 0;
   if (ASC_FEATURE_SIMD && len >= 3) {
     const t = load<u32>(desc + D_TEDDY) as usize;
@@ -77,10 +94,15 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
           v = v128.load(inp + <usize>base);
           keep = ~((1 << max(b - base, 0)) - 1);
         } else {
+          // Lanes from len on are dropped (keep), so the bytes past the input may be anything:
+          // loaded in place when memory goes on that far (no copy to wait for), else copied.
           base = 0;
-          v128.store(SCRATCH, zero);
-          copyBytes(SCRATCH, inp, <usize>len);
-          v = v128.load(SCRATCH);
+          if (inp + 16 <= (<usize>memory.size() << 16)) v = v128.load(inp);
+          else {
+            v128.store(SCRATCH, zero);
+            copyBytes(SCRATCH, inp, <usize>len);
+            v = v128.load(SCRATCH);
+          }
           keep = (1 << len) - 1;
         }
       }
@@ -105,7 +127,7 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
     }
     if (!gStop) b = max(len - 2, blocksEnd - 2); // fingerprints that would end past the input
   }
-  if (!gStop) scalar(b, len, len, final);
+  if (!gStop && b <= gLast) scalar(b, len, len, final);
   finish();
   return gConsumed;
 }
@@ -121,6 +143,7 @@ function scalar(b: i32, end: i32, len: i32, final: i32): i32 {
   const classes = load<u32>(desc + D_CLASSES) as usize;
   const row = <usize>load<u32>(desc + D_NCLASSES); // start state 1
   if (b < gSkip) b = gSkip;
+  if (end > gLast + 1) end = gLast + 1;
   while (b < end) {
     const cls = <usize>load<u8>(classes + <usize>load<u8>(inp + <usize>b));
     if (load<u16>(trans + ((row + cls) << 1)) != 0 && (b + 4 > len || gramMayStart(desc, inp + <usize>b))) {
@@ -145,6 +168,7 @@ function scalar(b: i32, end: i32, len: i32, final: i32): i32 {
   while (mask != 0) {
     const c = base + ctz(mask) - 2;
     mask &= mask - 1;
+    if (c > gLast) break;
     if (c < gSkip) continue;
     if (c + 4 <= len && !gramMayStart(gDesc, gInp + <usize>c)) continue;
     const end = tryMatch(c, len, final);

@@ -25,7 +25,7 @@ function filterTables(teddy: Uint8Array, allowed: readonly boolean[]): CoreTable
     accepting: Uint8Array.from([0, 0, 1]),
     teddy,
     grams: new Uint8Array(4096).fill(0xff),
-    gramMask: 0xffffffff,
+    gramMask: 0xff, // one byte, as long as the shortest match (the core takes that bound from it)
   };
 }
 

@@ -15,7 +15,7 @@ import { valueFlags } from './envelope';
 import { defer, resolveMedia } from './media';
 import { writeMaxLength } from './rewrite';
 import {
-  error, event, get, K_BLOB_PENDING, K_FIRST, K_MEDIA_SHIFT, K_NAME_MAP, K_OBJ, K_PAYLOAD, K_PENDING, K_URI, MEDIA_UNKNOWN, MEDIA_YES, outPos, put, set,
+  emit, error, event, get, K_BLOB_PENDING, K_FIRST, K_MEDIA_SHIFT, K_NAME_MAP, K_OBJ, K_PAYLOAD, K_PENDING, K_URI, MEDIA_UNKNOWN, MEDIA_YES, outPos, put, set,
   setTop, st, top, V_BLOB, V_DATA, V_ID, V_MAX_LENGTH, V_NAME_MAP, V_PAYLOAD, V_SCHEMA, V_SKIP, V_TYPE,
 } from './state';
 import { stringStart } from './strings';
@@ -150,29 +150,47 @@ export function valueEnd(): bool {
   return true;
 }
 
-export function scalarByte(b: u32): bool {
-  const s = get(J_SCALAR);
-  const digit = b >= DIGIT_0 && b <= DIGIT_9;
-  let next: u32 = 0;
+/** The number state after byte b (a JSON number's grammar), or 0 where the number cannot go on. */
+@inline function numberNext(s: u32, b: u32): u32 {
+  const digit = b - DIGIT_0 < 10;
+  const e = (b | CASE_BIT) == LOWER_E;
+  if (s == S_INT || s == S_FRACTION) return digit ? s : b == DOT && s == S_INT ? S_DOT : e ? S_E : 0;
+  if (s == S_EXPONENT || s == S_DOT || s == S_E_SIGN) return digit ? (s == S_DOT ? S_FRACTION : S_EXPONENT) : 0;
+  if (s == S_MINUS) return b == DIGIT_0 ? S_ZERO : digit ? S_INT : 0;
+  if (s == S_ZERO) return b == DOT ? S_DOT : e ? S_E : 0;
+  if (s == S_E) return digit ? S_EXPONENT : b == PLUS || b == MINUS ? S_E_SIGN : 0;
+  return 0;
+}
+
+/**
+ * Reads the bytes of the current scalar from i on, in one loop with its state in locals, and
+ * writes them out. Returns where it stopped: a byte that does not continue it (the scalar
+ * ends there), or len (it may go on in the next chunk).
+ */
+export function scalarRun(inp: usize, i: i32, len: i32): i32 {
+  let s = get(J_SCALAR);
+  let j = i;
   if (s == S_LITERAL) {
-    const pos = get(J_LIT_POS);
-    if (pos < get(J_LIT_LEN) && b == <u32>load<u8>((get(J_LIT) as usize) + <usize>pos)) {
-      set(J_LIT_POS, pos + 1);
-      return true;
+    const lit = get(J_LIT) as usize;
+    const n = get(J_LIT_LEN);
+    let pos = get(J_LIT_POS);
+    while (j < len && pos < n && load<u8>(inp + <usize>j) == load<u8>(lit + <usize>pos)) {
+      pos++;
+      j++;
     }
-    return false;
+    set(J_LIT_POS, pos);
+  } else {
+    while (j < len) {
+      const next = numberNext(s, <u32>load<u8>(inp + <usize>j));
+      if (next == 0) break;
+      s = next;
+      j++;
+    }
+    set(J_SCALAR, s);
   }
-  if (s == S_MINUS) next = b == DIGIT_0 ? S_ZERO : digit ? S_INT : 0;
-  else if (s == S_ZERO) next = b == DOT ? S_DOT : (b | CASE_BIT) == LOWER_E ? S_E : 0;
-  else if (s == S_INT) next = digit ? S_INT : b == DOT ? S_DOT : (b | CASE_BIT) == LOWER_E ? S_E : 0;
-  else if (s == S_DOT) next = digit ? S_FRACTION : 0;
-  else if (s == S_FRACTION) next = digit ? S_FRACTION : (b | CASE_BIT) == LOWER_E ? S_E : 0;
-  else if (s == S_E) next = digit ? S_EXPONENT : b == PLUS || b == MINUS ? S_E_SIGN : 0;
-  else if (s == S_E_SIGN) next = digit ? S_EXPONENT : 0;
-  else if (s == S_EXPONENT) next = digit ? S_EXPONENT : 0;
-  if (next == 0) return false;
-  set(J_SCALAR, next);
-  return true;
+  if (get(J_NUM_LEN) == 0) emit(inp + <usize>i, <usize>(j - i));
+  else for (let k = i; k < j; k++) scalarOut(<u32>load<u8>(inp + <usize>k));
+  return j;
 }
 
 /** A byte of a scalar goes out, or into J_NUM while a maxLength number is held. */

@@ -93,6 +93,11 @@ export function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, 
     ? scan(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS)
     : decode(desc, dec, decLen, rec, final ? 1 : 0, aux, known);
   const count = <i32>load<u32>(desc + D_MATCHES);
+  if (count == 0 && final) {
+    // Nothing found (most strings): written as it came.
+    emit(raw, <usize>rawLen);
+    return consumed;
+  }
   cursorStart(noEscapes);
   let emitted: i32 = 0;
   let a = aux;

@@ -9,6 +9,7 @@ import {
   EV_RESOLVE, ROOT_TEXT,
 } from '../abi';
 import { BACKSLASH, BS, CR, FF, FIRST_PRINTABLE, LF, LONE_SURROGATE, LOWER_B, LOWER_F, LOWER_N, LOWER_R, LOWER_T, LOWER_U, QUOTE, SLASH, TAB } from '../bytes';
+import { copyBytes } from '../copy';
 import { uriComplete, uriStep } from '../data-uri';
 import { hexValue } from '../decode';
 import { LONGEST_KEY } from '../fields';
@@ -82,13 +83,18 @@ export function stringStart(key: bool): bool {
     }
     if ((v & V_TYPE) != 0) flags |= STR_COLLECT;
   }
-  set(J_URI, 0);
-  set(J_URI_FED, 0);
+  // Only what the string's flags will read is reset.
+  if ((flags & STR_URI_CHECK) != 0) {
+    set(J_URI, 0);
+    set(J_URI_FED, 0);
+  }
+  if ((flags & STR_TRANSFORM) != 0) {
+    set(J_RAW_ESCAPES, 0);
+    set(J_STR_CHANGED, 0);
+  }
+  if ((flags & STR_COLLECT) != 0) set(J_SMALL_LEN, 0);
   set(J_STR, flags);
-  set(J_RAW_ESCAPES, 0);
-  set(J_SMALL_LEN, 0);
   set(J_STR_START, outPos());
-  set(J_STR_CHANGED, 0);
   set(J_PHASE, P_STRING);
   return true;
 }
@@ -140,7 +146,7 @@ export function decodeShortEscapes(inp: usize, i: i32, j: i32, len: i32): i32 {
 /** Keeps the first decoded bytes of a key (or `type` value) for comparisons; counts the rest. */
 export function collect(p: usize, n: u32): void {
   const have = get(J_SMALL_LEN);
-  for (let k: u32 = 0; k < n && have + k < LONGEST_KEY; k++) store<u8>(st + J_SMALL + <usize>(have + k), load<u8>(p + <usize>k));
+  if (have < LONGEST_KEY) copyBytes(st + J_SMALL + <usize>have, p, <usize>min(n, LONGEST_KEY - have));
   set(J_SMALL_LEN, have + n);
 }
 

@@ -22,7 +22,7 @@ import {
 } from '../abi';
 import { BACKSLASH, QUOTE } from '../bytes';
 import { uriRun } from '../data-uri';
-import { scalarByte, scalarEnd, scalarOut, structuralByte } from './lexer';
+import { scalarEnd, scalarRun, structuralByte } from './lexer';
 import { keptAsUri } from './media';
 import { transformSpan } from './rewrite';
 import { attach, begin, done, emit, fail, get, set, STR_COLLECT, STR_TRANSFORM, STR_URI } from './state';
@@ -148,12 +148,8 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
       continue;
     }
     if (phase == P_SCALAR) {
-      if (scalarByte(b)) {
-        scalarOut(b);
-        i++;
-        continue;
-      }
-      if (!scalarEnd()) return fail(i);
+      i = scalarRun(inp, i, len);
+      if (i < len && !scalarEnd()) return fail(i);
       continue; // the delimiter is handled in the new phase
     }
     if (!structuralByte(b)) return fail(i);

@@ -112,12 +112,14 @@ function countEscapes(raw: usize, n: i32): u32 {
  * stays: a long undecided candidate is neither scanned nor moved again.
  */
 export function flushString(final: bool): void {
-  if ((get(J_STR) & STR_URI_CHECK) != 0 && !uriCheck(final)) return;
-  const raw = get(J_RAW) as usize;
+  // Empty windows (a string matched in place, as most are): nothing to decide or write, and
+  // nothing new for the data: URI check.
   const rawLen = <i32>get(J_RAW_LEN);
-  const dec = get(J_DEC) as usize;
   const decLen = <i32>get(J_DEC_LEN);
   if (decLen == 0 && rawLen == 0) return;
+  if ((get(J_STR) & STR_URI_CHECK) != 0 && !uriCheck(final)) return;
+  const raw = get(J_RAW) as usize;
+  const dec = get(J_DEC) as usize;
   forgetCandidate();
   const consumed = transformSpan(raw, rawLen, dec, decLen, final, get(J_RAW_ESCAPES) == 0, <i32>get(J_CAND_KNOWN));
   set(J_CAND_KNOWN, final ? 0 : <u32>candidateKnown);
