@@ -29,23 +29,24 @@ function* sequences(alphabet: string[], length: number): Generator<string> {
   for (const head of sequences(alphabet, length - 1)) for (const f of alphabet) yield head + f;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The string through the transducer as one JSON string, whole: its value. */
+function encodedBy(t: Transducer, s: string): string {
+  const message = new TextEncoder().encode(JSON.stringify(s));
+  const parts: Uint8Array[] = [];
+  const sink = (b: Uint8Array) => void parts.push(b.slice());
+  t.begin();
+  t.write(message, sink, 1, 0);
+  t.finish(sink, 1, message.length);
+  return JSON.parse(utf8.decode(Buffer.concat(parts))) as string;
+}
+
 describe.each(SETS)('short final strings, %s', (_name, terms, fragments) => {
   const compiled = compile(resolveOptions({ terms }));
   const t = new Transducer({ desc: compiled.desc, mode: 'encode', expansion: compiled.expansion }, 'text');
   afterAll(() => t.release());
   const ref = { prefix: PREFIX, suffix: '__', upper: false, terms };
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-  /** The string through the transducer as one JSON string, whole: its value. */
-  function encoded(s: string): string {
-    const message = new TextEncoder().encode(JSON.stringify(s));
-    const parts: Uint8Array[] = [];
-    const sink = (b: Uint8Array) => void parts.push(b.slice());
-    t.begin();
-    t.write(message, sink, 1, 0);
-    t.finish(sink, 1, message.length);
-    return JSON.parse(utf8.decode(Buffer.concat(parts))) as string;
-  }
 
   it('every sequence of up to three fragments, at the end of strings of every length', () => {
     const wrong: string[] = [];
@@ -54,7 +55,7 @@ describe.each(SETS)('short final strings, %s', (_name, terms, fragments) => {
         for (let lead = 0; lead <= 33; lead++) {
           const s = FILLER.repeat(lead) + seq;
           const want = referenceEncode(s, ref);
-          const got = encoded(s);
+          const got = encodedBy(t, s);
           if (got !== want && wrong.length < 10)
             wrong.push(`${JSON.stringify(s)}: core ${JSON.stringify(got)}, reference ${JSON.stringify(want)}`);
         }
@@ -72,7 +73,6 @@ describe('short final strings, fold nfkc', () => {
   const codec = createCodec({ fold: 'nfkc' });
   const t = new Transducer({ desc: compiled.desc, mode: 'encode', expansion: compiled.expansion }, 'text');
   afterAll(() => t.release());
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
   const fragments = ['ｑ', 'ｗｅｎ', 'q\u200B', 'wen', 'ali\u00A0', 'cloud', '⽀', '付宝', 'ﬁ', 'Q'];
 
   it('every sequence of up to two fragments, at the end of strings of many lengths', () => {
@@ -81,13 +81,7 @@ describe('short final strings, fold nfkc', () => {
       for (const seq of sequences(fragments, n)) {
         for (let lead = 0; lead <= 33; lead += 3) {
           const s = FILLER.repeat(lead) + seq;
-          const message = new TextEncoder().encode(JSON.stringify(s));
-          const parts: Uint8Array[] = [];
-          const sink = (b: Uint8Array) => void parts.push(b.slice());
-          t.begin();
-          t.write(message, sink, 1, 0);
-          t.finish(sink, 1, message.length);
-          const got = JSON.parse(utf8.decode(Buffer.concat(parts))) as string;
+          const got = encodedBy(t, s);
           const want = codec.encodeText(s);
           if (got !== want && wrong.length < 10)
             wrong.push(`${JSON.stringify(s)}: core ${JSON.stringify(got)}, encodeText ${JSON.stringify(want)}`);
