@@ -1,8 +1,9 @@
 // Byte streams against the pipeline people write today: split lines, JSON.parse, regex walk,
 // JSON.stringify. Most rows time the synchronous core the TransformStreams run on; two time the
 // TransformStreams themselves.
+
+import { concat } from '../../src/concat.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../../src/stream/index.ts';
-import { concat } from '../../src/stream/pipe.ts';
 import { createWalkCodec } from '../baseline-walk.ts';
 import type { BenchCase } from '../case.ts';
 import { MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from '../corpus.ts';

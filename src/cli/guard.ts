@@ -13,12 +13,12 @@
 // A check may wait for the schema compiler to load (on first need): lines from the client
 // then wait behind it, in order; none skips a check.
 import type { Codec } from '../codec.js';
+import { concat } from '../concat.js';
 import { keepElements } from '../json-spans.js';
 import { isId } from '../jsonrpc.js';
 import { damagedCall, integrityReply } from '../mcp/integrity-guard.js';
 import { ToolCallGuard } from '../mcp/tool-guard.js';
 import { isRequest, type MaybePromise, type Message } from '../mcp/wrapper.js';
-import { concat } from '../stream/pipe.js';
 import { LineSplitter } from './lines.js';
 import type { Reply } from './replies.js';
 

@@ -1,7 +1,8 @@
 // Request bodies: read whole up to a bound (the decoder holds a message whole anyway, and a
 // colliding one must be answered, not half sent), then decoded.
+
+import { concat } from '../concat.js';
 import type { PayloadKeyCollisionError } from '../errors.js';
-import { concat } from '../stream/pipe.js';
 import { type BodyOptions, createJsonBodyStream } from './json-body.js';
 
 export class BodyTooLargeError extends Error {

@@ -3,9 +3,10 @@
 // batch go on, the answers join the upstream's answer to it (as events before its events, or
 // added to its JSON array). Tool lists are learnt from the upstream's responses as they pass,
 // before encoding (real values; the guard reads only tools/list answers and list changes).
+
+import { concat } from '../concat.js';
 import { keepElements } from '../json-spans.js';
 import type { Message } from '../mcp/wrapper.js';
-import { concat } from '../stream/pipe.js';
 import { encodeBytes, readBounded } from './body.js';
 import { type CallGuard, screen } from './call-guard.js';
 import type { BodyOptions } from './json-body.js';

@@ -2,7 +2,7 @@
 // middle of an event, the stream ends cleanly after the last whole event, as an SSE reader
 // would have seen it (a reader drops an event without its blank line). Pull-based: nothing is
 // read before the consumer asks, so a slow reader slows the upstream instead of filling memory.
-import { concat } from '../stream/pipe.js';
+import { concat } from '../concat.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
