@@ -5,14 +5,18 @@
 //   byte-classes.ts bytes that behave alike share a class
 //   teddy.ts        stage 1 filter: three-byte fingerprints in 8 buckets
 //   start-set.ts    stage 2 filter: hashed set of the first four bytes
+//   default-tables  the default terms' tables, compiled ahead of time (default-automaton.ts)
 import { compileFoldAutomaton } from '../fold/compile.js';
 import type { Pattern } from '../terms.js';
+import { defaultAutomaton } from './default-tables.js';
 import { type Automaton, compilePatternDfa } from './dfa.js';
+import { patternsKey } from './patterns-key.js';
 
 export type { Automaton } from './dfa.js';
 
 export function compileAutomaton(patterns: readonly Pattern[]): Automaton {
   // fold: 'nfkc' (every pattern is folded): the same tables, built from the fold's alternatives.
   if (patterns.some((p) => p.folded)) return compileFoldAutomaton(patterns.map((p) => p.text));
-  return compilePatternDfa(patterns);
+  // The default terms' tables were compiled ahead of time (scripts/gen-default-automaton.ts).
+  return defaultAutomaton(patternsKey(patterns)) ?? compilePatternDfa(patterns);
 }

@@ -1,0 +1,5 @@
+import type { Pattern } from '../terms.js';
+
+/** A pattern list as one string (equal lists, equal keys; JSON, so no two lists share one). */
+export const patternsKey = (patterns: readonly Pattern[]): string =>
+  JSON.stringify(patterns.map((p) => [p.text, p.ignoreCase, p.folded === true]));
