@@ -5,21 +5,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { byteClasses } from '../src/compile/byte-classes.ts';
-import { compilePatternDfa } from '../src/compile/dfa.ts';
+import { compilePatternDfa, patternBytes } from '../src/compile/dfa.ts';
 import { determinize } from '../src/compile/subsets.ts';
 import { DEFAULT_TERMS, expandPatterns, type Pattern } from '../src/terms.ts';
 import { runs } from './arbitraries.ts';
 
-const utf8 = new TextEncoder();
-
 /** The DFA over 256 bytes, packed by column equality: the construction before classes came first. */
 function reference(patterns: readonly Pattern[]) {
-  const seqs = patterns.map((p) =>
-    Array.from(utf8.encode(p.text), (b) => {
-      const lower = b | 0x20;
-      return p.ignoreCase && lower >= 0x61 && lower <= 0x7a ? [lower, lower & ~0x20] : [b];
-    }),
-  );
+  const seqs = patterns.map(patternBytes);
   const stride = Math.max(...seqs.map((s) => s.length)) + 1;
   const { rows, accepting } = determinize(
     seqs.map((_, p) => p * stride),

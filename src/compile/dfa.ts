@@ -18,7 +18,7 @@ export interface Automaton extends CoreTables {
 const utf8 = new TextEncoder();
 
 /** Byte alternatives per position: [lower, upper] for cased ASCII letters. */
-function patternBytes(p: Pattern): number[][] {
+export function patternBytes(p: Pattern): number[][] {
   return Array.from(utf8.encode(p.text), (b) => {
     const lower = b | 0x20;
     if (p.ignoreCase && lower >= 0x61 && lower <= 0x7a) return [lower, lower & ~0x20];
