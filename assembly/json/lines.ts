@@ -1,21 +1,12 @@
 // NDJSON lines in one call: a chunk of many small messages costs one host call, not three or
-// more per message. Each whole line is transformed as the per-message path would (reset, step,
-// finish) and written with its '\n'; the first line that needs the host (an error, a size over
-// the limit, a deferred value, a decoded key that changed and so may collide) stops the call
-// before anything of it is kept, and the host takes that line the per-message way, which
+// more per message. Each whole line is one whole message (whole.ts), written with its '\n'; the
+// first line that needs the host (over the size limit, or refused by wholeMessage) stops the
+// call before anything of it is kept, and the host takes that line the per-message way, which
 // reports, defers and checks as always.
-import {
-  EV_ID, EV_KEY, EV_MSG_END, EV_OBJ_CLOSE, EV_OBJ_OPEN, EV_SIZE, J_DEPTH, J_ERROR, J_EV_COUNT, J_EVENTS, J_LINES_MESSAGES,
-  J_LINES_STOP, J_MODE, J_OUT_LEN, J_PHASE, JSON_DECODE, LINES_END, LINES_REFUSED, P_VALUE,
-} from '../abi';
+import { J_LINES_MESSAGES, J_LINES_STOP, J_OUT_LEN, LINES_END, LINES_REFUSED } from '../abi';
 import { CR, LF } from '../bytes';
-import { attach, get, set } from './state';
-import { jsonFinish, jsonStep, resetMessage } from './transducer';
-
-// The events a taken line may have, as bits by kind: they only matter to the host when a
-// collision is found, and a collision needs a changed key (EV_KEY_CHANGED) or a deferral.
-const ENCODE_EVENTS: u32 = 1 << EV_ID;
-const DECODE_EVENTS: u32 = (1 << EV_ID) | (1 << EV_KEY) | (1 << EV_OBJ_OPEN) | (1 << EV_OBJ_CLOSE) | (1 << EV_MSG_END);
+import { attach, set } from './state';
+import { WHOLE_REFUSED, wholeMessage, wholeWasMessage } from './whole';
 
 /** Index of the first '\n' in [i, end), or -1. */
 function findLF(inp: usize, i: i32, end: i32): i32 {
@@ -43,17 +34,6 @@ function findLF(inp: usize, i: i32, end: i32): i32 {
   return -1;
 }
 
-/** True when the events of the last call are all of the kinds in `allowed`; clears them. */
-function eventsAllowed(allowed: u32): bool {
-  const n = get(J_EV_COUNT);
-  const ev = get(J_EVENTS) as usize;
-  set(J_EV_COUNT, 0);
-  for (let k: u32 = 0; k < n; k++) {
-    if (((1 << load<u32>(ev + <usize>(k * EV_SIZE))) & allowed) == 0) return false;
-  }
-  return true;
-}
-
 /**
  * Transforms the whole lines at the start of `inp` (len bytes) into `out`, each with its '\n',
  * and stops at a line start: at the end of the whole lines (LINES_END) or before the first line
@@ -64,7 +44,6 @@ function eventsAllowed(allowed: u32): bool {
  */
 export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxBytes: u32): i32 {
   attach(state);
-  const allowed = get(J_MODE) == JSON_DECODE ? DECODE_EVENTS : ENCODE_EVENTS;
   let i: i32 = 0;
   let o = out;
   let messages: u32 = 0;
@@ -78,29 +57,13 @@ export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxByt
       stop = LINES_REFUSED;
       break;
     }
-    attach(state);
-    resetMessage();
-    let w = o;
-    if (n > 0) {
-      jsonStep(state, inp + <usize>i, n, w);
-      w += <usize>get(J_OUT_LEN);
-      if (get(J_ERROR) != 0 || !eventsAllowed(allowed)) {
-        stop = LINES_REFUSED;
-        break;
-      }
-    }
-    const code = jsonFinish(state, w);
-    w += <usize>get(J_OUT_LEN);
-    if (!eventsAllowed(allowed)) {
+    const written = wholeMessage(state, inp + <usize>i, n, o);
+    if (written == WHOLE_REFUSED) {
       stop = LINES_REFUSED;
       break;
     }
-    // A line that is only whitespace (still expecting a value at depth 0) is passed on, no message.
-    if (code == 0) messages++;
-    else if (get(J_PHASE) != P_VALUE || get(J_DEPTH) != 0) {
-      stop = LINES_REFUSED;
-      break;
-    }
+    if (wholeWasMessage) messages++;
+    const w = o + <usize>written;
     store<u8>(w, <u8>LF);
     o = w + 1;
     i = nl + 1;
