@@ -5,6 +5,7 @@ export * from './abi';
 export { scan } from './match';
 export { jsonFinish, jsonReset, jsonStep } from './json/transducer';
 export { jsonLines } from './json/lines';
+export { indexedPath } from './json/whole'; // (for tests: the indexed path against the per-message one)
 export { countReplacement } from './fffd';
 
 export function heapBase(): usize {

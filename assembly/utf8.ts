@@ -23,6 +23,30 @@ export function utf8SequenceAt(p: usize, j: i32, end: i32): i32 {
   return n;
 }
 
+/** Writes code point cp (not a surrogate) at p as UTF-8; returns its length. */
+export function utf8Encode(p: usize, cp: u32): i32 {
+  if (cp < 0x80) {
+    store<u8>(p, <u8>cp);
+    return 1;
+  }
+  if (cp < 0x800) {
+    store<u8>(p, <u8>(0xc0 | (cp >> 6)));
+    store<u8>(p, <u8>(0x80 | (cp & 63)), 1);
+    return 2;
+  }
+  if (cp < 0x10000) {
+    store<u8>(p, <u8>(0xe0 | (cp >> 12)));
+    store<u8>(p, <u8>(0x80 | ((cp >> 6) & 63)), 1);
+    store<u8>(p, <u8>(0x80 | (cp & 63)), 2);
+    return 3;
+  }
+  store<u8>(p, <u8>(0xf0 | (cp >> 18)));
+  store<u8>(p, <u8>(0x80 | ((cp >> 12) & 63)), 1);
+  store<u8>(p, <u8>(0x80 | ((cp >> 6) & 63)), 2);
+  store<u8>(p, <u8>(0x80 | (cp & 63)), 3);
+  return 4;
+}
+
 export function isValidUtf8(p: usize, n: i32): bool {
   let i: i32 = 0;
   while (i < n) {

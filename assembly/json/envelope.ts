@@ -29,17 +29,31 @@ export function valueFlags(): u32 {
 
 /** A key ended (its text at `end` in the output): what its value will be. */
 export function keyEnd(end: u32): bool {
+  const v = keyRules(st + J_SMALL, get(J_SMALL_LEN));
+  if (get(J_DEPTH) != get(J_MSG_LEVEL) && (top() & K_PAYLOAD) != 0 && get(J_MODE) == JSON_DECODE) {
+    event(get(J_STR_CHANGED) != 0 ? EV_KEY_CHANGED : EV_KEY, get(J_STR_START), end);
+  }
+  set(J_VALUE, v);
+  set(J_PHASE, P_COLON);
+  return true;
+}
+
+/**
+ * What the value of the key just read (its decoded bytes at p, n of them; only the first
+ * LONGEST_KEY need be there) will be, by its path; notes an envelope member and a `uri`.
+ */
+export function keyRules(p: usize, n: u32): u32 {
   const depth = get(J_DEPTH);
   const level = get(J_MSG_LEVEL);
   const k = top();
   let v: u32 = 0;
   if (depth == level) {
-    const id = keyId(st + J_SMALL, get(J_SMALL_LEN));
+    const id = keyId(p, n);
     const payload = id == KEY_PARAMS || id == KEY_RESULT || id == KEY_ERROR;
     set(J_ENV, payload ? id : 0);
     v = payload ? V_PAYLOAD : id == KEY_ID ? V_ID : 0;
   } else if ((k & K_PAYLOAD) != 0) {
-    const id = keyId(st + J_SMALL, get(J_SMALL_LEN));
+    const id = keyId(p, n);
     v = V_PAYLOAD;
     if (id == KEY_META) v = 0; // metadata for software, wherever it nests
     else if (id == KEY_TYPE) v |= V_TYPE;
@@ -48,11 +62,8 @@ export function keyEnd(end: u32): bool {
     else if (id == KEY_URI) sawUri();
     if (level != 0 && depth > level) v = envelopeRules(v, id, depth, level);
     if (get(J_SCHEMA_AT) != 0) v = schemaRules(v, id, depth, k);
-    if (get(J_MODE) == JSON_DECODE) event(get(J_STR_CHANGED) != 0 ? EV_KEY_CHANGED : EV_KEY, get(J_STR_START), end);
   }
-  set(J_VALUE, v);
-  set(J_PHASE, P_COLON);
-  return true;
+  return v;
 }
 
 /** The protocol fields of PARAMS_RULE and RESULT_RULE (src/protocol-fields.ts), by path. */

@@ -21,17 +21,17 @@ import {
 import { stringStart } from './strings';
 
 // J_SCALAR: where a number is (a JSON number's grammar as states), or in a literal.
-const S_MINUS: u32 = 1;
-const S_ZERO: u32 = 2; // a leading 0
-const S_INT: u32 = 3;
+export const S_MINUS: u32 = 1;
+export const S_ZERO: u32 = 2; // a leading 0
+export const S_INT: u32 = 3;
 const S_DOT: u32 = 4;
-const S_FRACTION: u32 = 5;
+export const S_FRACTION: u32 = 5;
 const S_E: u32 = 6;
 const S_E_SIGN: u32 = 7;
-const S_EXPONENT: u32 = 8;
+export const S_EXPONENT: u32 = 8;
 const S_LITERAL: u32 = 10; // true, false or null: J_LIT, J_LIT_POS, J_LIT_LEN
 
-const LITERALS = memory.data<u8>([0x74, 0x72, 0x75, 0x65, 0x66, 0x61, 0x6c, 0x73, 0x65, 0x6e, 0x75, 0x6c, 0x6c]); // true false null
+export const LITERALS = memory.data<u8>([0x74, 0x72, 0x75, 0x65, 0x66, 0x61, 0x6c, 0x73, 0x65, 0x6e, 0x75, 0x6c, 0x6c]); // true false null
 
 @inline function isWs(b: u32): bool { return b == SPACE || b == LF || b == CR || b == TAB; }
 
@@ -91,11 +91,7 @@ export function valueStart(b: u32): bool {
     if (depth + 1 >= get(J_STACK_CAP)) return error(E_DEPTH);
     put(b);
     const obj = b == BRACE_OPEN;
-    if (depth == 0 && get(J_ROOT_PAYLOAD) == ROOT_MESSAGE) set(J_MSG_LEVEL, obj ? 1 : 2);
-    set(J_DEPTH, depth + 1);
-    setTop((obj ? K_OBJ : 0) | ((v & V_PAYLOAD) != 0 ? K_PAYLOAD : 0) | K_FIRST | ((v & V_NAME_MAP) != 0 ? K_NAME_MAP : 0));
-    if ((v & V_SCHEMA) != 0) set(J_SCHEMA_AT, depth + 2);
-    if ((v & V_SKIP) != 0) set(J_SKIP_AT, depth + 2);
+    enterContainer(obj, v, depth);
     if (obj && (v & V_PAYLOAD) != 0 && get(J_MODE) == JSON_DECODE) event(EV_OBJ_OPEN, 0, 0);
     set(J_PHASE, obj ? P_KEY : P_VALUE);
     return true;
@@ -120,11 +116,25 @@ export function valueStart(b: u32): bool {
   return true;
 }
 
+/** A container with value flags v opens at `depth` (its entry goes on the stack; limit checked). */
+export function enterContainer(obj: bool, v: u32, depth: u32): void {
+  if (depth == 0 && get(J_ROOT_PAYLOAD) == ROOT_MESSAGE) set(J_MSG_LEVEL, obj ? 1 : 2);
+  set(J_DEPTH, depth + 1);
+  setTop((obj ? K_OBJ : 0) | ((v & V_PAYLOAD) != 0 ? K_PAYLOAD : 0) | K_FIRST | ((v & V_NAME_MAP) != 0 ? K_NAME_MAP : 0));
+  if ((v & V_SCHEMA) != 0) set(J_SCHEMA_AT, depth + 2);
+  if ((v & V_SKIP) != 0) set(J_SKIP_AT, depth + 2);
+}
+
+/** The container at `depth` (the current one) is closing: the schema regions it holds end. */
+export function leaveContainer(depth: u32): void {
+  if (get(J_SCHEMA_AT) == depth + 1) set(J_SCHEMA_AT, 0);
+  if (get(J_SKIP_AT) == depth + 1) set(J_SKIP_AT, 0);
+}
+
 function closeContainer(b: u32): bool {
   const k = top();
   const depth = get(J_DEPTH);
-  if (get(J_SCHEMA_AT) == depth + 1) set(J_SCHEMA_AT, 0);
-  if (get(J_SKIP_AT) == depth + 1) set(J_SKIP_AT, 0);
+  leaveContainer(depth);
   if ((k & K_OBJ) != 0) {
     if ((k & K_PENDING) != 0) resolveMedia(false); // no `type`: not media
     if ((k & K_BLOB_PENDING) != 0) event(EV_RESOLVE, RESOLVE_TRANSFORM, DEFER_BLOB); // no `uri`: text
@@ -151,7 +161,7 @@ export function valueEnd(): bool {
 }
 
 /** The number state after byte b (a JSON number's grammar), or 0 where the number cannot go on. */
-@inline function numberNext(s: u32, b: u32): u32 {
+@inline export function numberNext(s: u32, b: u32): u32 {
   const digit = b - DIGIT_0 < 10;
   const e = (b | CASE_BIT) == LOWER_E;
   if (s == S_INT || s == S_FRACTION) return digit ? s : b == DOT && s == S_INT ? S_DOT : e ? S_E : 0;
@@ -211,10 +221,15 @@ export function scalarOut(b: u32): void {
   set(J_NUM_LEN, n + 1);
 }
 
+/** Whether a number may end in state s. */
+@inline export function numberComplete(s: u32): bool {
+  return s == S_ZERO || s == S_INT || s == S_FRACTION || s == S_EXPONENT;
+}
+
 /** The scalar ended (a delimiter or the end of the message): it must be complete. */
 export function scalarEnd(): bool {
   const s = get(J_SCALAR);
-  const ok = s == S_LITERAL ? get(J_LIT_POS) == get(J_LIT_LEN) : s == S_ZERO || s == S_INT || s == S_FRACTION || s == S_EXPONENT;
+  const ok = s == S_LITERAL ? get(J_LIT_POS) == get(J_LIT_LEN) : numberComplete(s);
   if (!ok) return error(E_SYNTAX);
   if (get(J_NUM_LEN) != 0) writeMaxLength();
   set(J_SCALAR, 0);

@@ -56,10 +56,14 @@ export function resolveMedia(media: bool): bool {
  * data: URI is written as it is; returns false to have it transformed.
  */
 export function keptAsUri(flags: u32, raw: usize, rawLen: i32, dec: usize, decLen: i32): bool {
-  if ((flags & STR_URI_CHECK) == 0 || (<u32>load<u8>(dec) | CASE_BIT) != LOWER_D) return false; // 'd' or 'D'
-  if (!uriComplete(uriRun(0, dec, <usize>decLen))) return false;
+  if ((flags & STR_URI_CHECK) == 0 || !isWholeDataUri(dec, decLen)) return false;
   emit(raw, <usize>rawLen);
   return true;
+}
+
+/** Whether the decoded string at dec (n bytes, at least one readable) is a whole base64 data: URI. */
+export function isWholeDataUri(dec: usize, n: i32): bool {
+  return (<u32>load<u8>(dec) | CASE_BIT) == LOWER_D && uriComplete(uriRun(0, dec, <usize>n)); // 'd' or 'D'
 }
 
 /**
@@ -101,11 +105,15 @@ const AUDIO = memory.data<u8>([0x61, 0x75, 0x64, 0x69, 0x6f]); // audio
 
 /** Whether the collected start of the current string (a `type` value) is `image` or `audio`. */
 export function collectedIsMedia(): bool {
-  return smallIs(IMAGE, 5) || smallIs(AUDIO, 5);
+  return isMediaType(st + J_SMALL, get(J_SMALL_LEN));
 }
 
-function smallIs(word: usize, n: u32): bool {
-  if (get(J_SMALL_LEN) != n) return false;
-  for (let k: u32 = 0; k < n; k++) if (load<u8>(st + J_SMALL + <usize>k) != load<u8>(word + <usize>k)) return false;
+/** Whether the decoded `type` value at p (n bytes) is `image` or `audio`. */
+export function isMediaType(p: usize, n: u32): bool {
+  return n == 5 && (sameWord(p, IMAGE) || sameWord(p, AUDIO));
+}
+
+@inline function sameWord(p: usize, word: usize): bool {
+  for (let k: usize = 0; k < 5; k++) if (load<u8>(p + k) != load<u8>(word + k)) return false;
   return true;
 }

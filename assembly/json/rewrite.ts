@@ -71,6 +71,11 @@ function putEscaped(p: usize, n: i32): void {
   }
 }
 
+/** The length of the shortest token: prefix, two hex digits, suffix. */
+@inline export function shortestToken(desc: usize): i32 {
+  return <i32>(load<u32>(desc + D_PREFIX_LEN) + load<u32>(desc + D_SUFFIX_LEN)) + 2;
+}
+
 /**
  * Runs the matcher over decoded bytes and writes the decided part of the raw text: raw bytes
  * between matches, a replacement per match. Returns how many decoded bytes were decided; the
@@ -82,8 +87,7 @@ export function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, 
   const rec = get(J_REC) as usize;
   const aux = get(J_AUX) as usize;
   const encoding = get(J_MODE) == JSON_ENCODE;
-  const shortest = <i32>(load<u32>(desc + D_PREFIX_LEN) + load<u32>(desc + D_SUFFIX_LEN)) + 2; // an empty token
-  if (final && !encoding && decLen < shortest) {
+  if (final && !encoding && decLen < shortestToken(desc)) {
     // Too short to hold a token (most keys and names): nothing to decode.
     emit(raw, <usize>rawLen);
     cursorAt(rawLen);
@@ -98,9 +102,22 @@ export function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, 
     emit(raw, <usize>rawLen);
     return consumed;
   }
+  writeMatches(raw, rawLen, dec, count, consumed, final, noEscapes);
+  return consumed;
+}
+
+/**
+ * Writes the raw text with the `count` matches (or tokens) the last scan (or decode) recorded
+ * replaced, up to `consumed` decoded bytes (all of it when `final`); the raw offset where that
+ * ends is left in gCurRaw.
+ */
+export function writeMatches(raw: usize, rawLen: i32, dec: usize, count: i32, consumed: i32, final: bool, noEscapes: bool): void {
+  const desc = get(J_DESC) as usize;
+  const rec = get(J_REC) as usize;
+  const encoding = get(J_MODE) == JSON_ENCODE;
   cursorStart(noEscapes);
   let emitted: i32 = 0;
-  let a = aux;
+  let a = get(J_AUX) as usize;
   const stride: usize = encoding ? MATCH_RECORD_SIZE : TOKEN_RECORD_SIZE;
   for (let k: i32 = 0; k < count; k++) {
     const r = rec + <usize>k * stride;
@@ -121,7 +138,6 @@ export function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, 
   advance(raw, rawLen, consumed);
   const upTo = final ? rawLen : gCurRaw;
   emit(raw + <usize>emitted, <usize>(upTo - emitted));
-  return consumed;
 }
 
 /** prefix + hex + suffix (the options forbid '"' and '\' in them, so no escaping is needed). */

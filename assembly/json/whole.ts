@@ -6,6 +6,7 @@ import {
   EV_ID, EV_KEY, EV_MSG_END, EV_OBJ_CLOSE, EV_OBJ_OPEN, EV_SIZE, J_DEPTH, J_ERROR, J_EV_COUNT, J_EVENTS, J_MODE, J_OUT_LEN, J_PHASE,
   JSON_DECODE, P_VALUE,
 } from '../abi';
+import { INDEXED_REFUSED, indexedMessage } from './indexed';
 import { attach, get, set } from './state';
 import { jsonFinish, jsonStep, resetMessage } from './transducer';
 
@@ -19,6 +20,17 @@ export const WHOLE_REFUSED: i32 = -1;
 
 /** Whether the last message wholeMessage took was one (false: only whitespace). */
 export let wholeWasMessage = false;
+
+// The indexed path (indexed.ts) is tried first; tests turn it off to compare it with the
+// per-message path, and count the messages it took.
+let gIndexed = true;
+let gIndexedTaken: u32 = 0;
+
+/** Tests: turns the indexed path on or off; returns how many messages it has taken. */
+export function indexedPath(on: i32): u32 {
+  gIndexed = on != 0;
+  return gIndexedTaken;
+}
 
 /** True when the events of the last call are all of the kinds in `allowed`; clears them. */
 function eventsAllowed(allowed: u32): bool {
@@ -36,6 +48,14 @@ function eventsAllowed(allowed: u32): bool {
  * bytes written, or WHOLE_REFUSED. `out` is sized for n input bytes, as for jsonStep.
  */
 export function wholeMessage(state: usize, inp: usize, n: i32, out: usize): i32 {
+  if (gIndexed) {
+    const written = indexedMessage(state, inp, n, out);
+    if (written != INDEXED_REFUSED) {
+      wholeWasMessage = true;
+      gIndexedTaken++;
+      return written;
+    }
+  }
   attach(state);
   const allowed = get(J_MODE) == JSON_DECODE ? DECODE_EVENTS : ENCODE_EVENTS;
   resetMessage();

@@ -86,7 +86,7 @@ export function advance(raw: usize, rawLen: i32, target: i32): void {
 }
 
 /** Index of the first backslash in raw[from, limit), or `limit`. */
-function findBackslash(raw: usize, from: i32, limit: i32): i32 {
+export function findBackslash(raw: usize, from: i32, limit: i32): i32 {
   let j = from;
   if (ASC_FEATURE_SIMD) {
     while (j + 16 <= limit) {

@@ -13,6 +13,8 @@ export interface CoreExports {
   jsonFinish(state: number, out: number): number;
   /** Whole NDJSON lines that need no host, in one call (results in the state: J_LINES_*). */
   jsonLines(state: number, inp: number, len: number, out: number, maxBytes: number): number;
+  /** Tests: the indexed path on (1) or off (0), for whole messages; returns how many it has taken. */
+  indexedPath(on: number): number;
   /** U+FFFD (EF BF BD) count and first offset in bytes, written as u32 + i32 at result. */
   countReplacement(ptr: number, len: number, result: number): void;
 }

@@ -1,0 +1,272 @@
+// Stage 2 of the indexed path: a whole message transformed by visiting its structure and its
+// strings, not each byte. Stage 1 (structural.ts) hands over the strings' delimiting quotes;
+// the few bytes between strings (structure, whitespace, numbers, literals) are read here with
+// the parser's state in locals; what a key or a value means to MCP is asked of the same rules
+// the byte-by-byte transducer asks (envelope.ts, media.ts), once per key and value. The output
+// is the input copied in long runs, broken only where a string changes.
+//
+// It takes the common case and refuses the rest before anything is kept, and the per-message
+// path takes that message (whole.ts): anything that is not valid JSON (that path reports where),
+// strings with escapes, values the host must hold (a `data` before its `type`, a `blob` before
+// its `uri`), a tool schema's maxLength to widen, and, decoding, a key that decoding changes.
+import {
+  D_MATCHES, J_AUX, J_DEC, J_DEC_CAP, J_DEPTH, J_DESC, J_MODE, J_REC, J_ROOT_PAYLOAD, J_STACK_CAP, J_VALUE, JSON_ENCODE, MODE_BYTE_RECORDS, P_AFTER, P_COLON,
+  P_DONE, P_KEY, P_VALUE, ROOT_TEXT,
+} from '../abi';
+import {
+  BACKSLASH, BRACE_CLOSE, LONE_SURROGATE, LOWER_U, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, CR, DIGIT_0, DIGIT_9, LF, LOWER_F, LOWER_N, LOWER_T,
+  MINUS, QUOTE, SPACE, TAB,
+} from '../bytes';
+import { decode, hexValue } from '../decode';
+import { utf8Encode } from '../utf8';
+import { scan } from '../match';
+import { keyRules, valueFlags } from './envelope';
+import { enterContainer, LITERALS, leaveContainer, numberComplete, numberNext, S_INT, S_MINUS, S_ZERO } from './lexer';
+import { isMediaType, isWholeDataUri, resolveMedia } from './media';
+import { shortestToken, writeMatches } from './rewrite';
+import { begin, done, emit, get, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, o, set, setTop, top } from './state';
+import { V_BLOB, V_DATA, V_MAX_LENGTH, V_PAYLOAD, V_TYPE } from './state';
+import { gLastBackslash, gUnfit, indexStart, nextQuote } from './structural';
+import { shortEscape } from './strings';
+import { resetMessage } from './transducer';
+import { findBackslash } from './windows';
+
+/** indexedMessage's answer when the message must go the per-message way. */
+export const INDEXED_REFUSED: i32 = -1;
+
+let gIn: usize = 0;
+let gCopied: i32 = 0; // input before this is written out (or replaced)
+
+@inline function isWs(b: u32): bool {
+  return b == SPACE || b == LF || b == CR || b == TAB;
+}
+
+/**
+ * Transforms the n bytes at `inp` (one whole message) into `out`, as the per-message path would
+ * and with the same state left for the rules; returns the bytes written, or INDEXED_REFUSED.
+ */
+export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i32 {
+  begin(state, out);
+  resetMessage();
+  indexStart(inp, n);
+  gIn = inp;
+  gCopied = 0;
+  const encoding = get(J_MODE) == JSON_ENCODE;
+  let i: i32 = 0;
+  let phase = P_VALUE;
+  let depth: u32 = 0;
+  while (true) {
+    let b: u32 = 0;
+    while (i < n) {
+      b = <u32>load<u8>(inp + <usize>i);
+      if (!isWs(b)) break;
+      i++;
+    }
+    if (i >= n) break;
+    let closes = false;
+    if (phase == P_VALUE) {
+      if (b == BRACKET_CLOSE && depth > 0 && (top() & (K_OBJ | K_FIRST)) == K_FIRST) closes = true;
+      else {
+        let v = valueFlags();
+        if (depth > 0) setTop(top() & ~K_FIRST);
+        if ((v & V_DATA) != 0) {
+          const media = (top() >> K_MEDIA_SHIFT) & 3;
+          if (media == MEDIA_UNKNOWN) return INDEXED_REFUSED; // the host holds it until the type is known
+          if (media == MEDIA_YES) v &= ~V_PAYLOAD;
+        } else if ((v & V_BLOB) != 0) {
+          if ((top() & K_URI) == 0) return INDEXED_REFUSED; // held until the object's `uri` is known
+          v &= ~V_PAYLOAD;
+        }
+        if ((v & V_TYPE) != 0 && b != QUOTE && !resolveMedia(false)) return INDEXED_REFUSED;
+        set(J_VALUE, v);
+        if (b == BRACE_OPEN || b == BRACKET_OPEN) {
+          if (depth + 1 >= get(J_STACK_CAP)) return INDEXED_REFUSED;
+          const obj = b == BRACE_OPEN;
+          enterContainer(obj, v, depth);
+          depth++;
+          phase = obj ? P_KEY : P_VALUE;
+          i++;
+          continue;
+        }
+        if (b == QUOTE) {
+          const e = stringEnd(i);
+          if (e < 0 || !decodeText(i + 1, e)) return INDEXED_REFUSED;
+          if ((v & V_PAYLOAD) != 0) {
+            // (A bare string the host already knows is not a data: URI is not looked at again.)
+            const uriCheck = depth > 0 || get(J_ROOT_PAYLOAD) != ROOT_TEXT;
+            if (!(uriCheck && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, e);
+          }
+          if ((v & V_TYPE) != 0 && !resolveMedia(isMediaType(gDec, <u32>gDecLen))) return INDEXED_REFUSED;
+          i = e + 1;
+        } else if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) {
+          if ((v & V_MAX_LENGTH) != 0) return INDEXED_REFUSED; // widened the per-message way
+          let s = b == MINUS ? S_MINUS : b == DIGIT_0 ? S_ZERO : S_INT;
+          i++;
+          while (i < n) {
+            const next = numberNext(s, <u32>load<u8>(inp + <usize>i));
+            if (next == 0) break;
+            s = next;
+            i++;
+          }
+          if (!numberComplete(s)) return INDEXED_REFUSED;
+        } else {
+          const lit: i32 = b == LOWER_T ? 0 : b == LOWER_F ? 4 : b == LOWER_N ? 9 : -1;
+          const litLen: i32 = b == LOWER_F ? 5 : 4;
+          if (lit < 0 || i + litLen > n) return INDEXED_REFUSED;
+          for (let k: i32 = 1; k < litLen; k++) {
+            if (load<u8>(inp + <usize>(i + k)) != load<u8>(LITERALS + <usize>(lit + k))) return INDEXED_REFUSED;
+          }
+          i += litLen;
+        }
+        set(J_VALUE, 0);
+        phase = depth == 0 ? P_DONE : P_AFTER;
+        continue;
+      }
+    } else if (phase == P_KEY) {
+      if (b == BRACE_CLOSE && (top() & K_FIRST) != 0) closes = true;
+      else {
+        if (b != QUOTE) return INDEXED_REFUSED;
+        const e = stringEnd(i);
+        if (e < 0 || !decodeText(i + 1, e)) return INDEXED_REFUSED;
+        // A key that decoding changes may collide with another: the host checks it.
+        if ((top() & K_PAYLOAD) != 0 && transformText(i + 1, e) && !encoding) return INDEXED_REFUSED;
+        set(J_VALUE, keyRules(gDec, <u32>gDecLen));
+        phase = P_COLON;
+        i = e + 1;
+        continue;
+      }
+    } else if (phase == P_COLON) {
+      if (b != COLON) return INDEXED_REFUSED;
+      phase = P_VALUE;
+      i++;
+      continue;
+    } else if (phase == P_AFTER) {
+      const obj = (top() & K_OBJ) != 0;
+      if (b == COMMA) {
+        phase = obj ? P_KEY : P_VALUE;
+        i++;
+        continue;
+      }
+      if (b != (obj ? BRACE_CLOSE : BRACKET_CLOSE)) return INDEXED_REFUSED;
+      closes = true;
+    } else return INDEXED_REFUSED; // P_DONE: only whitespace may follow the value
+    if (!closes) return INDEXED_REFUSED;
+    // (No `data` or `blob` of this object waits: those were refused.)
+    leaveContainer(depth);
+    depth--;
+    set(J_DEPTH, depth);
+    set(J_VALUE, 0);
+    phase = depth == 0 ? P_DONE : P_AFTER;
+    i++;
+  }
+  if (phase != P_DONE) return INDEXED_REFUSED; // incomplete, or only whitespace
+  emit(inp + <usize>gCopied, <usize>(n - gCopied));
+  done();
+  return <i32>(o - out);
+}
+
+/**
+ * The closing quote of the string whose opening quote is at i, or -1 when stage 2 does not take
+ * the string: not delimited as the index says, or with a byte stage 1 found unfit. Notes whether
+ * it holds escapes.
+ */
+function stringEnd(i: i32): i32 {
+  if (nextQuote() != i) return -1;
+  const e = nextQuote();
+  if (e < 0 || gUnfit) return -1;
+  gFirstEscape = gLastBackslash > i ? findBackslash(gIn, i + 1, e) : e;
+  gEscapes = gFirstEscape < e;
+  return e;
+}
+
+// The decoded text of the current string: the input itself, or the decoded window when it has
+// escapes.
+let gEscapes = false;
+let gFirstEscape: i32 = 0;
+let gDec: usize = 0;
+let gDecLen: i32 = 0;
+
+/** Decodes the string text at [a, e) of the input; false (refused) for an escape that is not valid. */
+function decodeText(a: i32, e: i32): bool {
+  if (!gEscapes) {
+    gDec = gIn + <usize>a;
+    gDecLen = e - a;
+    return true;
+  }
+  const dec = get(J_DEC) as usize;
+  if (e - a > <i32>get(J_DEC_CAP) - 8) return false; // (decoded text is never longer than raw)
+  let n = <usize>(gFirstEscape - a);
+  memory.copy(dec, gIn + <usize>a, n);
+  let high: u32 = 0; // a high surrogate escape waiting for its low half
+  let k = gFirstEscape;
+  while (k < e) {
+    if (load<u8>(gIn + <usize>k) != BACKSLASH) {
+      if (high != 0) {
+        store<u8>(dec + n++, <u8>LONE_SURROGATE);
+        high = 0;
+      }
+      const run = findBackslash(gIn, k, e) - k;
+      memory.copy(dec + n, gIn + <usize>k, <usize>run);
+      n += <usize>run;
+      k += run;
+      continue;
+    }
+    const x = <u32>load<u8>(gIn + <usize>(k + 1)); // (a backslash is never last: the quote after it would be escaped)
+    if (x != LOWER_U) {
+      const d = shortEscape(x);
+      if (d < 0) return false;
+      if (high != 0) {
+        store<u8>(dec + n++, <u8>LONE_SURROGATE);
+        high = 0;
+      }
+      store<u8>(dec + n++, <u8>d);
+      k += 2;
+      continue;
+    }
+    if (k + 6 > e) return false;
+    let u: u32 = 0;
+    for (let h = k + 2; h < k + 6; h++) {
+      const v = hexValue(<u32>load<u8>(gIn + <usize>h));
+      if (v < 0) return false;
+      u = (u << 4) | <u32>v;
+    }
+    k += 6;
+    if (high != 0 && u >= 0xdc00 && u <= 0xdfff) {
+      n += <usize>utf8Encode(dec + n, 0x10000 + ((high - 0xd800) << 10) + (u - 0xdc00));
+      high = 0;
+      continue;
+    }
+    if (high != 0) {
+      store<u8>(dec + n++, <u8>LONE_SURROGATE);
+      high = 0;
+    }
+    if (u >= 0xd800 && u <= 0xdbff) high = u;
+    else if (u >= 0xdc00 && u <= 0xdfff) store<u8>(dec + n++, <u8>LONE_SURROGATE);
+    else n += <usize>utf8Encode(dec + n, u);
+  }
+  if (high != 0) store<u8>(dec + n++, <u8>LONE_SURROGATE);
+  gDec = dec;
+  gDecLen = <i32>n;
+  return true;
+}
+
+/**
+ * Runs the matcher (or the token decoder) over the decoded text of the string at [a, e) of the
+ * input and, where it finds something, writes the output up to the string and the string
+ * rewritten (its raw bytes, escapes kept, between the replacements). Returns whether it changed.
+ */
+function transformText(a: i32, e: i32): bool {
+  const raw = gIn + <usize>a;
+  const desc = get(J_DESC) as usize;
+  if (get(J_MODE) == JSON_ENCODE) scan(desc, gDec, gDecLen, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);
+  else {
+    if (gDecLen < shortestToken(desc)) return false; // too short to hold a token (most keys and names)
+    decode(desc, gDec, gDecLen, get(J_REC) as usize, 1, get(J_AUX) as usize, 0);
+  }
+  const count = <i32>load<u32>(desc + D_MATCHES);
+  if (count == 0) return false;
+  emit(gIn + <usize>gCopied, <usize>(a - gCopied));
+  writeMatches(raw, e - a, gDec, count, gDecLen, true, !gEscapes);
+  gCopied = e;
+  return true;
+}

@@ -1,0 +1,157 @@
+// Stage 1 of the indexed path (indexed.ts): the string delimiters of a whole message, found 64
+// bytes at a time as bitmasks (16 bytes per SIMD compare; 8 at a time without SIMD), the way
+// simdjson's stage 1 does: quotes, backslashes (a quote after an odd run of them is escaped),
+// in-string regions (a prefix XOR of the quotes) and, checked on the way, control bytes inside
+// strings and bytes that are not UTF-8. Between blocks it carries a few bits: inside a string or
+// not, and whether the next byte is escaped. Stage 2 takes the quotes one by one.
+import { BACKSLASH, FIRST_PRINTABLE, QUOTE } from '../bytes';
+import { isValidUtf8 } from '../utf8';
+import { sequenceStart, utf8BlockErrors } from '../utf8-simd';
+
+const BLOCK: i32 = 64;
+// The last, partial block, copied with zeros after it (no load may read past the message).
+const TAIL = memory.data(BLOCK + 16);
+
+let gInp: usize = 0;
+let gLen: i32 = 0;
+let gBase: i32 = 0; // where the block whose quotes are in gQuotes starts
+let gQuotes: u64 = 0; // its quotes not yet taken
+let gNext: i32 = 0; // where the next block starts
+let gInString: u64 = 0; // all ones when the next block starts inside a string
+let gEscaped: u64 = 0; // 1 when the next block's first byte is escaped
+
+/** A byte stage 2 must not take: a control byte in a string, or not UTF-8 (the old path reports it). */
+export let gUnfit = false;
+/** The last backslash seen in the blocks indexed so far (-1: none): a string ending before it may hold one. */
+export let gLastBackslash: i32 = -1;
+
+/** Starts indexing the n bytes at inp. */
+export function indexStart(inp: usize, n: i32): void {
+  gInp = inp;
+  gLen = n;
+  gBase = 0;
+  gQuotes = 0;
+  gNext = 0;
+  gInString = 0;
+  gEscaped = 0;
+  gLastBackslash = -1;
+  // Without SIMD the UTF-8 check is one pass over the message (the blocks only classify bytes).
+  gUnfit = !ASC_FEATURE_SIMD && !isValidUtf8(inp, n);
+  if (ASC_FEATURE_SIMD && n > 0 && sequenceStart(inp, 0, n) != n) gUnfit = true; // the last character cut off
+}
+
+/** The next quote that delimits a string (unescaped), or -1 at the end of the message. */
+export function nextQuote(): i32 {
+  while (gQuotes == 0) {
+    if (gNext >= gLen) return -1;
+    indexBlock();
+  }
+  const at = gBase + <i32>ctz(gQuotes);
+  gQuotes &= gQuotes - 1;
+  return at;
+}
+
+/** Indexes the block at gNext. */
+function indexBlock(): void {
+  const j = gNext;
+  let p = gInp + <usize>j;
+  const n = min(BLOCK, gLen - j);
+  if (n < BLOCK) {
+    memory.fill(TAIL, 0, <usize>(BLOCK + 16));
+    memory.copy(TAIL + 16, p, <usize>n);
+    // (The 16 bytes before it, for the UTF-8 check across the boundary.)
+    if (ASC_FEATURE_SIMD && j >= 16) memory.copy(TAIL, p - 16, 16);
+    p = TAIL + 16;
+  }
+  let quotes: u64 = 0;
+  let backslashes: u64 = 0;
+  let controls: u64 = 0;
+  if (ASC_FEATURE_SIMD) {
+    let prev = j >= 16 ? v128.load(p - 16) : i8x16.splat(0);
+    let bad: bool = false;
+    for (let k: i32 = 0; k < BLOCK; k += 16) {
+      const v = v128.load(p + <usize>k);
+      const quote = i8x16.eq(v, i8x16.splat(<i8>QUOTE));
+      const backslash = i8x16.eq(v, i8x16.splat(<i8>BACKSLASH));
+      const control = i8x16.lt_u(v, i8x16.splat(<i8>FIRST_PRINTABLE));
+      // (Inside a long string most vectors hold none of the three: one test skips them.)
+      if (v128.any_true(v128.or(v128.or(quote, backslash), control))) {
+        quotes |= <u64>i8x16.bitmask(quote) << <u64>k;
+        backslashes |= <u64>i8x16.bitmask(backslash) << <u64>k;
+        controls |= <u64>i8x16.bitmask(control) << <u64>k;
+      }
+      if (!bad && (i8x16.bitmask(v) | i8x16.bitmask(prev)) != 0) bad = v128.any_true(utf8BlockErrors(prev, v));
+      prev = v;
+    }
+    // (In a partial block, the zeros after the message end a character cut off there: that
+    // error is the message's own, found by indexStart.)
+    if (bad) gUnfit = true;
+  } else {
+    for (let k: i32 = 0; k < BLOCK; k += 8) {
+      const x = load<u64>(p + <usize>k);
+      quotes |= <u64>zeroBytes(x ^ 0x2222222222222222) << <u64>k;
+      backslashes |= <u64>zeroBytes(x ^ 0x5c5c5c5c5c5c5c5c) << <u64>k;
+      controls |= <u64>belowBytes(x) << <u64>k;
+    }
+  }
+  if (n < BLOCK) {
+    const valid = (<u64>1 << <u64>n) - 1;
+    quotes &= valid;
+    backslashes &= valid;
+    controls &= valid;
+  }
+  if (backslashes != 0 || gEscaped != 0) {
+    const escaped = escapedBytes(backslashes);
+    quotes &= ~escaped;
+    if (backslashes != 0) gLastBackslash = j + 63 - <i32>clz(backslashes);
+  }
+  // Inside a string: from an opening quote up to (not with) its closing one.
+  let x = quotes;
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  const inString = x ^ gInString;
+  gInString = 0 - (inString >> 63);
+  if ((controls & inString) != 0) gUnfit = true;
+  gBase = j;
+  gQuotes = quotes;
+  gNext = j + BLOCK;
+}
+
+/** Bytes escaped by a backslash (not itself escaped), in the block; sets the carry for the next. */
+function escapedBytes(backslashes: u64): u64 {
+  let escaped = gEscaped;
+  let carry: u64 = 0;
+  let m = backslashes;
+  while (m != 0) {
+    const i = ctz(m);
+    m &= m - 1;
+    const bit = <u64>1 << i;
+    if ((escaped & bit) != 0) continue; // an escaped backslash escapes nothing
+    if (i == 63) carry = 1;
+    else escaped |= bit << 1;
+  }
+  gEscaped = carry;
+  return escaped;
+}
+
+/** A bit per byte of x (8 bytes, little-endian) that is zero. */
+@inline function zeroBytes(x: u64): u32 {
+  // Exact: (x & 0x7f..) + 0x7f.. sets each byte's top bit unless it is 0 (no carries between bytes).
+  const y = ~(((x & 0x7f7f7f7f7f7f7f7f) + 0x7f7f7f7f7f7f7f7f) | x) & 0x8080808080808080;
+  return movemask(y);
+}
+
+/** A bit per byte of x below FIRST_PRINTABLE (0x20). */
+@inline function belowBytes(x: u64): u32 {
+  // A byte is below 0x20 when its top three bits are zero.
+  return zeroBytes(x & 0xe0e0e0e0e0e0e0e0);
+}
+
+/** The top bit of each of 8 bytes, gathered into 8 bits. */
+@inline function movemask(y: u64): u32 {
+  return <u32>(((y >> 7) * 0x0102040810204080) >> 56);
+}

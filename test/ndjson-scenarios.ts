@@ -1,0 +1,163 @@
+// Random NDJSON streams for the tests that hold a fast path to the per-message one (the lane,
+// stream-ndjson-lane.test.ts; the indexed path, stream-indexed.test.ts): valid and invalid
+// lines, blank lines, CRLF, lines over or at maxMessageBytes, token keys that collide when
+// decoding, deferred `data`, `blob` and data: URIs, batches, lines longer than the lane's
+// region, a last line without '\n'; cut at random. `trace` is what a stream did with one.
+import fc from 'fast-check';
+import { PayloadKeyCollisionError } from '../src/errors.ts';
+import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
+import { fragmentString } from './arbitraries.ts';
+import { bytes, choices, writeJson } from './stream-helpers.ts';
+
+export const str = fc.oneof(
+  fragmentString(8),
+  fc.constantFrom('image', 'text', 'audio', 'data:image/png;base64,UXdlbg==', 'data:text/plain;base64,', 'Qwen'),
+);
+const key = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('type', 'data', 'uri', 'blob', 'text', 'Qwen', '__mcp_ref_5177656e__', '__MCP_REF_5177656E__') },
+  { weight: 1, arbitrary: fragmentString(4) },
+);
+const leaf = fc.oneof(str, fc.integer(), fc.boolean(), fc.constant(null));
+const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaf,
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+  ),
+}));
+const content = fc.array(
+  fc.dictionary(fc.constantFrom('type', 'data', 'text', 'uri', 'blob', 'mimeType', '_meta'), value, { maxKeys: 4 }),
+  {
+    maxLength: 3,
+  },
+);
+export const message = fc.oneof(
+  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.integer(), str), method: str, params: value }),
+  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), result: fc.oneof(value, fc.record({ content })) }),
+  fc.record({ jsonrpc: fc.constant('2.0'), method: fc.constant('notifications/progress'), params: value }),
+  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), error: fc.record({ code: fc.integer(), message: str, data: value }) }),
+);
+export const written = fc
+  .tuple(fc.oneof({ weight: 4, arbitrary: message }, { weight: 1, arbitrary: fc.array(message, { maxLength: 3 }) }), choices)
+  .map(([m, c]) => bytes(writeJson(m, c)));
+
+export const cat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+
+// A line (without its ending): mostly messages, and the unusual.
+export const line = fc.oneof(
+  { weight: 8, arbitrary: written },
+  { weight: 1, arbitrary: fc.constantFrom('', ' ', '\t', ' \r ', '\r').map(bytes) }, // blank
+  {
+    weight: 2,
+    arbitrary: fc.tuple(written, fc.nat(), fc.constantFrom(0, 1, 2, 3, 4)).map(([w, at, how]) => {
+      const cut = at % Math.max(1, w.length);
+      if (how === 0) return w.subarray(0, cut); // cut short
+      if (how === 1) return cat(w, bytes('x')); // junk after a value
+      if (how === 2) return cat(w.subarray(0, cut), new Uint8Array([0xff]), w.subarray(cut)); // bad UTF-8
+      if (how === 3) return cat(w.subarray(0, cut), new Uint8Array([0x01]), w.subarray(cut)); // a control byte
+      return bytes('Server started on port 3000');
+    }),
+  },
+  // Keys that collide once decoded (encoding takes them as any keys).
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.integer(), fc.constantFrom('Qwen', '__MCP_REF_5177656E__', 'qwen'), choices)
+      .map(([id, other, c]) => bytes(writeJson({ jsonrpc: '2.0', id, result: { list: [{ __mcp_ref_5177656e__: 1, [other]: 2 }] } }, c))),
+  },
+  // Longer than the lane's region (16 KiB): it goes the per-message way.
+  { weight: 1, arbitrary: fc.constantFrom(17000, 40000).map((n) => bytes(`{"jsonrpc":"2.0","id":1,"result":"${'Qwen '.repeat(n / 5)}"}`)) },
+);
+
+/** A stream of lines drawn from `lines`, in a mode, with limits, callbacks and chunks. */
+export const scenarioOf = (lines: fc.Arbitrary<Uint8Array>) =>
+  fc.record({
+    mode: fc.constantFrom('encode' as const, 'decode' as const),
+    lines: fc.array(lines, { minLength: 1, maxLength: 12 }),
+    crlf: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
+    lastEnded: fc.boolean(),
+    // maxMessageBytes: the default, small, or exactly some line's size (or one less).
+    limit: fc.oneof(
+      { weight: 2, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.constantFrom(40, 200) },
+      { weight: 1, arbitrary: fc.tuple(fc.nat(), fc.constantFrom(0, -1)) },
+    ),
+    onInvalid: fc.boolean(),
+    onCollision: fc.boolean(),
+    // Chunks: cut at random, one byte each, or one reused buffer of a fixed size.
+    chunking: fc.oneof(
+      { weight: 4, arbitrary: fc.record({ cuts: fc.array(fc.nat(60000), { maxLength: 10 }) }) },
+      { weight: 1, arbitrary: fc.constant({ oneByte: true }) },
+      { weight: 1, arbitrary: fc.record({ reuse: fc.integer({ min: 8, max: 400 }) }) },
+    ),
+  });
+export const scenario = scenarioOf(line);
+export type Scenario = typeof scenario extends fc.Arbitrary<infer S> ? S : never;
+
+export function render(s: Scenario): Uint8Array {
+  const parts = s.lines.map((l, i) => {
+    const last = i === s.lines.length - 1;
+    return last && !s.lastEnded ? l : cat(l, bytes(s.crlf[i] ? '\r\n' : '\n'));
+  });
+  return cat(...parts);
+}
+
+/** Pushes `input` in the scenario's chunks; calls `push` with each (a reused buffer: the same object). */
+export function pushChunks(s: Scenario, input: Uint8Array, push: (chunk: Uint8Array) => void): void {
+  const c = s.chunking;
+  if ('oneByte' in c) {
+    for (const b of input) push(new Uint8Array([b]));
+  } else if ('reuse' in c) {
+    const buffer = new Uint8Array(c.reuse);
+    for (let at = 0; at < input.length; at += c.reuse) {
+      const piece = input.subarray(at, at + c.reuse);
+      if (piece.length < c.reuse) push(piece.slice());
+      else {
+        buffer.set(piece);
+        push(buffer); // (its owner overwrites it for the next push)
+      }
+    }
+  } else {
+    const points = [...new Set(c.cuts.map((p) => Math.min(p, input.length)))].sort((a, b) => a - b);
+    let from = 0;
+    for (const p of [...points, input.length]) {
+      if (p > from) push(input.slice(from, p));
+      from = p;
+    }
+  }
+}
+
+/** What a stream did: output between callbacks (as hex), callbacks, and the error it threw. */
+export function trace(s: Scenario, input: Uint8Array, lines: boolean): unknown[] {
+  const log: unknown[] = [];
+  const out = (b: Uint8Array) => {
+    const hex = Buffer.from(b).toString('hex');
+    if (typeof log.at(-1) === 'string') log[log.length - 1] += hex;
+    else log.push(hex);
+  };
+  const what = (e: unknown) =>
+    e instanceof PayloadStreamError
+      ? ['stream', e.message, e.code, e.messageNumber, e.byteOffset]
+      : e instanceof PayloadKeyCollisionError
+        ? ['collision', e.message, e.messageNumber, e.id, e.batchIds, e.keyIndexes]
+        : ['other', String(e)];
+  let maxMessageBytes: number | undefined;
+  if (Array.isArray(s.limit)) {
+    const l = s.lines[s.limit[0] % s.lines.length]!;
+    maxMessageBytes = Math.max(1, l.length + s.limit[1]);
+  } else maxMessageBytes = s.limit;
+  const options: StreamOptions = {
+    maxMessageBytes,
+    onInvalidMessage: s.onInvalid ? (e) => void log.push(['invalid', ...what(e)]) : undefined,
+    onCollision: s.onCollision ? (e) => void log.push(['dropped', ...what(e)]) : undefined,
+  };
+  const t = createByteTransformer(s.mode, options, out, { lines });
+  try {
+    pushChunks(s, input, (c) => t.push(c));
+    t.close();
+  } catch (e) {
+    log.push(['threw', ...what(e)]);
+  }
+  return log;
+}

@@ -1,0 +1,178 @@
+// The indexed path (assembly/json/structural.ts finds the strings 64 bytes at a time,
+// indexed.ts visits them) changes nothing but speed: random NDJSON streams give the same
+// output, callbacks and errors with it on and off (off, whole messages go through the
+// byte-by-byte transducer, the path it must equal). The lines aim at what the index must get
+// right: backslash runs and quotes at every offset around its 64-byte blocks, every escape
+// (pairs, lone surrogates, invalid ones), control bytes and bad UTF-8 inside and outside
+// strings, multi-byte characters cut at block edges, nesting, and the MCP shapes it leaves to
+// the per-message path. And it does take the messages it should.
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { core } from '../src/core/instance.ts';
+import { createByteTransformer } from '../src/stream/index.ts';
+import { fragmentString, runs } from './arbitraries.ts';
+import { cat, line, message, render, scenarioOf, trace, written } from './ndjson-scenarios.ts';
+import { bytes, choices, writeJson } from './stream-helpers.ts';
+
+/** Messages the indexed path has taken so far (and turns it on). */
+const takenSoFar = () => core.indexedPath(1);
+
+afterEach(() => {
+  core.indexedPath(1);
+});
+
+// Text whose JSON form has backslash runs and quotes: each character escaped or not, some raw.
+const tricky = fc
+  .array(fc.constantFrom('a', '\\', '"', '/', '\n', '\t', '\u0001', 'é', '中', '😀', '\uD800', '\uDC00', 'Qwen', '__mcp_ref_71__'), {
+    maxLength: 40,
+  })
+  .map((a) => a.join(''));
+
+// A string placed at any offset from a block edge (the padding moves it), written with escapes.
+const shifted = fc
+  .tuple(fc.nat(70), fc.oneof(tricky, fragmentString(6)), choices, fc.boolean())
+  .map(([pad, s, c, inKey]) =>
+    bytes(writeJson({ jsonrpc: '2.0', id: 1, result: inKey ? { ['x'.repeat(pad)]: 1, [s]: s } : { pad: 'p'.repeat(pad), text: s } }, c)),
+  );
+
+// Raw text that no JSON writer would produce: broken escapes, raw bytes, quotes out of place.
+const raw = fc
+  .tuple(
+    fc.nat(80),
+    fc.constantFrom(
+      '"\\x"',
+      '"\\u12"',
+      '"\\u12G4"',
+      '"\\uD800\\u0041"',
+      '"\\uDC00"',
+      '"\\uD83D\\uDE00"',
+      '"\\uD83D"',
+      '"a\\',
+      '"\\\\"',
+      '"\\\\\\""',
+      '"\t"',
+      '"\u0000"',
+      '"\\"',
+      '\\"',
+      '""',
+      '"a"b"',
+    ),
+    fc.constantFrom('', 'x', '\u00ff', '\u0001'),
+  )
+  .map(([pad, s, tail]) => {
+    const head = `{"jsonrpc":"2.0","id":1,"result":{"p":"${'q'.repeat(pad)}","v":`;
+    const b = bytes(`${head}${s}}}`);
+    if (tail === '\u00ff') return cat(b.subarray(0, head.length + 2), new Uint8Array([0xff]), b.subarray(head.length + 2));
+    return tail === '' ? b : bytes(`${head}${s}${tail}}}`);
+  });
+
+// Multi-byte characters, some cut off or broken, across block edges.
+const utf8 = fc.tuple(fc.nat(70), fc.constantFrom('é', '中', '😀'), fc.constantFrom(0, 1, 2, 3)).map(([pad, ch, how]) => {
+  const b = bytes(`{"jsonrpc":"2.0","id":1,"result":"${'a'.repeat(pad)}${ch}${ch}"}`);
+  const at = 34 + pad;
+  if (how === 1) return cat(b.subarray(0, at + 1), b.subarray(at + 2)); // a continuation byte gone
+  if (how === 2) return b.subarray(0, at + 1); // cut off at the end of the line
+  if (how === 3) return cat(b.subarray(0, at), bytes('a'), b.subarray(at + 1)); // a stray continuation
+  return b;
+});
+
+// Tool schemas (maxLength to widen), nesting, numbers and literals as written.
+const shapes = fc.oneof(
+  fc.tuple(fc.integer({ min: 0, max: 1e6 }), choices).map(([n, c]) =>
+    bytes(
+      writeJson(
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          result: { tools: [{ name: 'Qwen', inputSchema: { type: 'object', properties: { app: { type: 'string', maxLength: n } } } }] },
+        },
+        c,
+      ),
+    ),
+  ),
+  fc.nat(80).map((d) => bytes(`{"jsonrpc":"2.0","id":1,"result":${'['.repeat(d)}"Qwen"${']'.repeat(d)}}`)),
+  fc
+    .constantFrom('-0', '1e5', '1.5E-3', '-', '01', '1.', 'tru', 'nul', 'true', 'falsey', '[]', '{}', '[,]', '{"a"}', '{"a":}')
+    .map((v) => bytes(`{"jsonrpc":"2.0","id":1,"result":{"v":${v}}}`)),
+);
+
+// Near misses of the words the MCP rules read, as keys and values: `image` with a lone
+// surrogate after it is not `image`; a base64 data: URI whose text holds a term is kept whole.
+const word = fc
+  .tuple(
+    fc.constantFrom('image', 'audio', 'type', 'data', 'uri', 'blob', 'text', 'data:text/plain;base64,QwenQwen', 'data:;base64,Qwen'),
+    fc.constantFrom('', '', '\uD800', '\uDC00', '\uD83D\uDE00', 'é', 'Qwen'),
+  )
+  .map(([w, tail]) => w + tail);
+const nearMiss = fc
+  .tuple(fc.array(fc.tuple(word, fc.oneof(word, fc.constant('Qwen'), fc.constant(1))), { maxLength: 4 }), choices)
+  .map(([members, c]) => bytes(writeJson({ jsonrpc: '2.0', id: 1, result: { content: [Object.fromEntries(members)] } }, c)));
+
+const aimed = fc.oneof(
+  { weight: 2, arbitrary: nearMiss },
+  { weight: 3, arbitrary: written },
+  { weight: 3, arbitrary: shifted },
+  { weight: 2, arbitrary: raw },
+  { weight: 1, arbitrary: utf8 },
+  { weight: 1, arbitrary: shapes },
+  { weight: 1, arbitrary: line },
+);
+
+describe('the indexed path', () => {
+  it('changes no output, callback or error: on and off agree on random streams cut at random', () => {
+    fc.assert(
+      fc.property(scenarioOf(aimed), (s) => {
+        const input = render(s);
+        core.indexedPath(1);
+        const on = trace(s, input, true);
+        core.indexedPath(0);
+        const off = trace(s, input, true);
+        expect(on).toEqual(off);
+      }),
+      runs(300),
+    );
+  });
+
+  it('takes valid messages with escapes, any characters and nesting, and leaves what the host must see', () => {
+    const taken = (mode: 'encode' | 'decode', lines: string[]) => {
+      const before = takenSoFar();
+      const t = createByteTransformer(mode, { onInvalidMessage: () => {} }, () => {});
+      t.push(bytes(lines.map((l) => `${l}\n`).join('')));
+      t.close();
+      return takenSoFar() - before;
+    };
+    fc.assert(
+      fc.property(fc.array(fc.tuple(message, choices), { minLength: 1, maxLength: 8 }), (ms) => {
+        // Without `data`/`blob` keys (deferred) or tokens in keys, every message is taken.
+        const plain = ms.filter(([m]) => !/"(data|blob)"/.test(JSON.stringify(m)) && !/__mcp_ref_/i.test(JSON.stringify(m)));
+        expect(
+          taken(
+            'encode',
+            plain.map(([m, c]) => writeJson(m, c)),
+          ),
+        ).toBe(plain.length);
+      }),
+      runs(100),
+    );
+    const ok = [
+      '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Qwen\\n\\u00e9\\ud83d\\ude00 \\"x\\" \\\\"}]}}',
+      '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"image","data":"aGk=","mimeType":"image/png"}]}}',
+      '{"jsonrpc":"2.0","id":3,"result":{"contents":[{"uri":"file:///a","blob":"aGk="}]}}',
+      '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5,"message":"Qwen"}}',
+      ' [ {"jsonrpc":"2.0","id":4,"result":{"a":[true,false,null,-1.5e3]}} ] ',
+    ];
+    expect(taken('encode', ok)).toBe(ok.length);
+    expect(taken('decode', ok)).toBe(ok.length);
+    const refused = [
+      '{"jsonrpc":"2.0","id":1,"result":{"content":[{"data":"aGk=","type":"image"}]}}', // data before type
+      '{"jsonrpc":"2.0","id":1,"result":{"contents":[{"blob":"aGk=","uri":"file:///a"}]}}', // blob before uri
+      '{"jsonrpc":"2.0","id":1,"result":{"text":"\\x"}}', // invalid escape
+      '{"jsonrpc":"2.0","id":1,"result":{"text":"a"}} x', // junk after the value
+      '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"inputSchema":{"properties":{"a":{"maxLength":5}}}}]}}', // widened
+    ];
+    for (const l of refused) expect(taken('encode', [l])).toBe(0);
+    // Decoding, a key that decoding changes is the host's to check for collisions.
+    expect(taken('decode', ['{"jsonrpc":"2.0","id":1,"result":{"__mcp_ref_5177656e__":1}}'])).toBe(0);
+    expect(taken('encode', ['{"jsonrpc":"2.0","id":1,"result":{"Qwen":1}}'])).toBe(1);
+  });
+});
