@@ -175,6 +175,25 @@ export function streamCases(): BenchCase[] {
         },
       };
     }),
+    // Issue #17's bar: each TransformStream within 15% of the synchronous core it runs on. Sampled
+    // in turn with that core: rows timed apart differ by more than 15% on a shared host.
+    ...(['encode', 'decode'] as const).map((mode): BenchCase => {
+      const input = mode === 'encode' ? traffic : encoded;
+      return {
+        group: 'stream',
+        name: `NDJSON ${mode} through ${mode === 'encode' ? 'createEncodeStream' : 'createDecodeStream'} vs the core it runs on`,
+        bytes: input.length,
+        ours: () => throughStream(mode, input),
+        baselineName: 'createByteTransformer',
+        baseline: () => countBytes(mode, input),
+        target: { ratio: 0.85 },
+        check: async () => {
+          const parts: Uint8Array[] = [];
+          await throughStream(mode, input, parts);
+          return same(concat(parts), transformBytes(mode, input));
+        },
+      };
+    }),
     ...byKind,
   ];
 }
