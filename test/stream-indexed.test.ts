@@ -90,6 +90,28 @@ const shapes = fc.oneof(
       ),
     ),
   ),
+  // maxLength as written: counts, fractions, signs, exponents, and lengths around the 24 bytes held.
+  fc
+    .tuple(
+      fc.constantFrom(
+        '5',
+        '5.0',
+        '-3',
+        '1e2',
+        '0.5',
+        '9'.repeat(23),
+        '9'.repeat(24),
+        '9'.repeat(25),
+        `1${'0'.repeat(16)}`,
+        `5.${'0'.repeat(22)}`,
+      ),
+      fc.boolean(),
+    )
+    .map(([n, skip]) =>
+      bytes(
+        `{"jsonrpc":"2.0","id":3,"result":{"tools":[{"inputSchema":{"type":"object","properties":{"a":{"maxLength":${n}}}${skip ? `,"const":{"maxLength":${n}}` : ''}}}]}}`,
+      ),
+    ),
   fc.nat(80).map((d) => bytes(`{"jsonrpc":"2.0","id":1,"result":${'['.repeat(d)}"Qwen"${']'.repeat(d)}}`)),
   fc
     .constantFrom('-0', '1e5', '1.5E-3', '-', '01', '1.', 'tru', 'nul', 'true', 'falsey', '[]', '{}', '[,]', '{"a"}', '{"a":}')
@@ -160,6 +182,7 @@ describe('the indexed path', () => {
       '{"jsonrpc":"2.0","id":3,"result":{"contents":[{"uri":"file:///a","blob":"aGk="}]}}',
       '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5,"message":"Qwen"}}',
       ' [ {"jsonrpc":"2.0","id":4,"result":{"a":[true,false,null,-1.5e3]}} ] ',
+      '{"jsonrpc":"2.0","id":5,"result":{"tools":[{"inputSchema":{"properties":{"a":{"maxLength":5.0}},"default":{"maxLength":7}}}]}}',
     ];
     expect(taken('encode', ok)).toBe(ok.length);
     expect(taken('decode', ok)).toBe(ok.length);
@@ -168,7 +191,6 @@ describe('the indexed path', () => {
       '{"jsonrpc":"2.0","id":1,"result":{"contents":[{"blob":"aGk=","uri":"file:///a"}]}}', // blob before uri
       '{"jsonrpc":"2.0","id":1,"result":{"text":"\\x"}}', // invalid escape
       '{"jsonrpc":"2.0","id":1,"result":{"text":"a"}} x', // junk after the value
-      '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"inputSchema":{"properties":{"a":{"maxLength":5}}}}]}}', // widened
     ];
     for (const l of refused) expect(taken('encode', [l])).toBe(0);
     // Decoding, a key that decoding changes is the host's to check for collisions.

@@ -7,10 +7,10 @@
 //
 // It takes the common case and refuses the rest before anything is kept, and the per-message
 // path takes that message (whole.ts): anything that is not valid JSON (that path reports where),
-// strings with escapes, values the host must hold (a `data` before its `type`, a `blob` before
-// its `uri`), a tool schema's maxLength to widen, and, decoding, a key that decoding changes.
+// values the host must hold (a `data` before its `type`, a `blob` before its `uri`), and,
+// decoding, a key that decoding changes.
 import {
-  D_MATCHES, J_AUX, J_DEC, J_DEC_CAP, J_DEPTH, J_DESC, J_MODE, J_REC, J_ROOT_PAYLOAD, J_STACK_CAP, J_VALUE, JSON_ENCODE, MODE_BYTE_RECORDS, P_AFTER, P_COLON,
+  D_MATCHES, J_AUX, J_DEC, J_DEC_CAP, J_DEPTH, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_NUM_SIZE, J_REC, J_ROOT_PAYLOAD, J_STACK_CAP, J_VALUE, JSON_ENCODE, MODE_BYTE_RECORDS, P_AFTER, P_COLON,
   P_DONE, P_KEY, P_VALUE, ROOT_TEXT,
 } from '../abi';
 import {
@@ -23,8 +23,8 @@ import { scan } from '../match';
 import { keyRules, valueFlags } from './envelope';
 import { enterContainer, LITERALS, leaveContainer, numberComplete, numberNext, S_INT, S_MINUS, S_ZERO } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
-import { shortestToken, writeMatches } from './rewrite';
-import { begin, done, emit, get, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, o, set, setTop, top } from './state';
+import { shortestToken, writeMatches, writeMaxLength } from './rewrite';
+import { begin, done, emit, get, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, o, set, setTop, st, top } from './state';
 import { V_BLOB, V_DATA, V_MAX_LENGTH, V_PAYLOAD, V_TYPE } from './state';
 import { gLastBackslash, gUnfit, indexStart, nextQuote } from './structural';
 import { shortEscape } from './strings';
@@ -99,7 +99,7 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
           if ((v & V_TYPE) != 0 && !resolveMedia(isMediaType(gDec, <u32>gDecLen))) return INDEXED_REFUSED;
           i = e + 1;
         } else if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) {
-          if ((v & V_MAX_LENGTH) != 0) return INDEXED_REFUSED; // widened the per-message way
+          const start = i;
           let s = b == MINUS ? S_MINUS : b == DIGIT_0 ? S_ZERO : S_INT;
           i++;
           while (i < n) {
@@ -109,6 +109,14 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
             i++;
           }
           if (!numberComplete(s)) return INDEXED_REFUSED;
+          // A tool schema's maxLength, written widened (as lexer.ts holds one: up to J_NUM_SIZE bytes).
+          if ((v & V_MAX_LENGTH) != 0 && b != MINUS && i - start <= <i32>J_NUM_SIZE) {
+            emit(inp + <usize>gCopied, <usize>(start - gCopied));
+            memory.copy(st + J_NUM, inp + <usize>start, <usize>(i - start));
+            set(J_NUM_LEN, <u32>(i - start + 1));
+            writeMaxLength();
+            gCopied = i;
+          }
         } else {
           const lit: i32 = b == LOWER_T ? 0 : b == LOWER_F ? 4 : b == LOWER_N ? 9 : -1;
           const litLen: i32 = b == LOWER_F ? 5 : 4;
