@@ -20,10 +20,13 @@ let gNext: i32 = 0; // where the next block starts
 let gInString: u64 = 0; // all ones when the next block starts inside a string
 let gEscaped: u64 = 0; // 1 when the next block's first byte is escaped
 
+let gBackslashes: u64 = 0; // the backslashes of the block at gBase
+let gBackslashesBefore: u32 = 0; // how many come before it
+
 /** A byte stage 2 must not take: a control byte in a string, or not UTF-8 (the old path reports it). */
 export let gUnfit = false;
-/** The last backslash seen in the blocks indexed so far (-1: none): a string ending before it may hold one. */
-export let gLastBackslash: i32 = -1;
+/** How many backslashes come before the quote nextQuote returned last: a string holds escapes when this grows from its opening quote to its closing one. */
+export let gBackslashesBeforeQuote: u32 = 0;
 
 /** Starts indexing the n bytes at inp. */
 export function indexStart(inp: usize, n: i32): void {
@@ -34,7 +37,8 @@ export function indexStart(inp: usize, n: i32): void {
   gNext = 0;
   gInString = 0;
   gEscaped = 0;
-  gLastBackslash = -1;
+  gBackslashes = 0;
+  gBackslashesBefore = 0;
   // Without SIMD the UTF-8 check is one pass over the message (the blocks only classify bytes).
   gUnfit = !ASC_FEATURE_SIMD && !isValidUtf8(inp, n);
   if (ASC_FEATURE_SIMD && n > 0 && sequenceStart(inp, 0, n) != n) gUnfit = true; // the last character cut off
@@ -46,9 +50,10 @@ export function nextQuote(): i32 {
     if (gNext >= gLen) return -1;
     indexBlock();
   }
-  const at = gBase + <i32>ctz(gQuotes);
+  const bit = ctz(gQuotes);
   gQuotes &= gQuotes - 1;
-  return at;
+  gBackslashesBeforeQuote = gBackslashesBefore + <u32>popcnt(gBackslashes & ((<u64>1 << bit) - 1));
+  return gBase + <i32>bit;
 }
 
 /** Indexes the block at gNext. */
@@ -100,11 +105,7 @@ function indexBlock(): void {
     backslashes &= valid;
     controls &= valid;
   }
-  if (backslashes != 0 || gEscaped != 0) {
-    const escaped = escapedBytes(backslashes);
-    quotes &= ~escaped;
-    if (backslashes != 0) gLastBackslash = j + 63 - <i32>clz(backslashes);
-  }
+  if (backslashes != 0 || gEscaped != 0) quotes &= ~escapedBytes(backslashes);
   // Inside a string: from an opening quote up to (not with) its closing one.
   let x = quotes;
   x ^= x << 1;
@@ -116,6 +117,8 @@ function indexBlock(): void {
   const inString = x ^ gInString;
   gInString = 0 - (inString >> 63);
   if ((controls & inString) != 0) gUnfit = true;
+  gBackslashesBefore += <u32>popcnt(gBackslashes);
+  gBackslashes = backslashes;
   gBase = j;
   gQuotes = quotes;
   gNext = j + BLOCK;

@@ -94,6 +94,14 @@ export function findBackslash(raw: usize, from: i32, limit: i32): i32 {
       if (m != 0) return j + ctz(m);
       j += 16;
     }
+  } else {
+    // Eight bytes at a time: a zero byte of x ^ 0x5c5c... is a backslash (exact for the first one).
+    while (j + 8 <= limit) {
+      const x = load<u64>(raw + <usize>j) ^ 0x5c5c5c5c5c5c5c5c;
+      const z = (x - 0x0101010101010101) & ~x & 0x8080808080808080;
+      if (z != 0) return j + <i32>(ctz(z) >> 3);
+      j += 8;
+    }
   }
   while (j < limit && load<u8>(raw + <usize>j) != BACKSLASH) j++;
   return j;
