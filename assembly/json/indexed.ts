@@ -178,7 +178,7 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
  * the string: not delimited as the index says, or with a byte stage 1 found unfit. Notes whether
  * it holds escapes.
  */
-function stringEnd(i: i32): i32 {
+@inline function stringEnd(i: i32): i32 {
   if (nextQuote() != i) return -1;
   const before = gBackslashesBeforeQuote;
   const e = nextQuote();

@@ -45,7 +45,7 @@ export function indexStart(inp: usize, n: i32): void {
 }
 
 /** The next quote that delimits a string (unescaped), or -1 at the end of the message. */
-export function nextQuote(): i32 {
+@inline export function nextQuote(): i32 {
   while (gQuotes == 0) {
     if (gNext >= gLen) return -1;
     indexBlock();
