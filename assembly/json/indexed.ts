@@ -10,24 +10,26 @@
 // values the host must hold (a `data` before its `type`, a `blob` before its `uri`), and,
 // decoding, a key that decoding changes.
 import {
-  D_MATCHES, J_AUX, J_DEC, J_DEC_CAP, J_DEPTH, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_NUM_SIZE, J_REC, J_ROOT_PAYLOAD, J_STACK_CAP, J_VALUE, JSON_ENCODE, MODE_BYTE_RECORDS, P_AFTER, P_COLON,
-  P_DONE, P_KEY, P_VALUE, ROOT_TEXT,
+  D_MATCHES, J_AUX, J_DEC, J_DEC_CAP, J_DEPTH, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_NUM_SIZE, J_REC, J_ROOT_PAYLOAD, J_STACK_CAP,
+  J_VALUE, JSON_ENCODE, MODE_BYTE_RECORDS, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE, ROOT_TEXT,
 } from '../abi';
 import {
-  BACKSLASH, BRACE_CLOSE, LONE_SURROGATE, LOWER_U, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, CR, DIGIT_0, DIGIT_9, LF, LOWER_F, LOWER_N, LOWER_T,
-  MINUS, QUOTE, SPACE, TAB,
+  BACKSLASH, BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, LONE_SURROGATE, LOWER_U, MINUS,
+  QUOTE,
 } from '../bytes';
 import { decode, hexValue } from '../decode';
-import { utf8Encode } from '../utf8';
 import { scan } from '../match';
+import { utf8Encode } from '../utf8';
 import { keyRules, valueFlags } from './envelope';
-import { enterContainer, LITERALS, leaveContainer, numberComplete, numberNext, S_INT, S_MINUS, S_ZERO } from './lexer';
+import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
 import { shortestToken, writeMatches, writeMaxLength } from './rewrite';
-import { begin, done, emit, get, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, o, set, setTop, st, top } from './state';
-import { V_BLOB, V_DATA, V_MAX_LENGTH, V_PAYLOAD, V_TYPE } from './state';
-import { gBackslashesBeforeQuote, gUnfit, indexStart, nextQuote } from './structural';
+import {
+  begin, done, emit, get, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, o, set, setTop, st, top, V_BLOB,
+  V_DATA, V_MAX_LENGTH, V_PAYLOAD, V_TYPE,
+} from './state';
 import { shortEscape } from './strings';
+import { gBackslashesBeforeQuote, gUnfit, indexStart, nextQuote } from './structural';
 import { resetMessage } from './transducer';
 import { findBackslash } from './windows';
 
@@ -36,10 +38,6 @@ export const INDEXED_REFUSED: i32 = -1;
 
 let gIn: usize = 0;
 let gCopied: i32 = 0; // input before this is written out (or replaced)
-
-@inline function isWs(b: u32): bool {
-  return b == SPACE || b == LF || b == CR || b == TAB;
-}
 
 /**
  * Transforms the n bytes at `inp` (one whole message) into `out`, as the per-message path would
@@ -100,7 +98,7 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
           i = e + 1;
         } else if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) {
           const start = i;
-          let s = b == MINUS ? S_MINUS : b == DIGIT_0 ? S_ZERO : S_INT;
+          let s = numberStart(b);
           i++;
           while (i < n) {
             const next = numberNext(s, <u32>load<u8>(inp + <usize>i));
@@ -118,8 +116,8 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
             gCopied = i;
           }
         } else {
-          const lit: i32 = b == LOWER_T ? 0 : b == LOWER_F ? 4 : b == LOWER_N ? 9 : -1;
-          const litLen: i32 = b == LOWER_F ? 5 : 4;
+          const lit = literalAt(b);
+          const litLen = <i32>literalLength(b);
           if (lit < 0 || i + litLen > n) return INDEXED_REFUSED;
           for (let k: i32 = 1; k < litLen; k++) {
             if (load<u8>(inp + <usize>(i + k)) != load<u8>(LITERALS + <usize>(lit + k))) return INDEXED_REFUSED;

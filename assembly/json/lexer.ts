@@ -21,19 +21,26 @@ import {
 import { stringStart } from './strings';
 
 // J_SCALAR: where a number is (a JSON number's grammar as states), or in a literal.
-export const S_MINUS: u32 = 1;
-export const S_ZERO: u32 = 2; // a leading 0
-export const S_INT: u32 = 3;
+const S_MINUS: u32 = 1;
+const S_ZERO: u32 = 2; // a leading 0
+const S_INT: u32 = 3;
 const S_DOT: u32 = 4;
-export const S_FRACTION: u32 = 5;
+const S_FRACTION: u32 = 5;
 const S_E: u32 = 6;
 const S_E_SIGN: u32 = 7;
-export const S_EXPONENT: u32 = 8;
+const S_EXPONENT: u32 = 8;
 const S_LITERAL: u32 = 10; // true, false or null: J_LIT, J_LIT_POS, J_LIT_LEN
 
 export const LITERALS = memory.data<u8>([0x74, 0x72, 0x75, 0x65, 0x66, 0x61, 0x6c, 0x73, 0x65, 0x6e, 0x75, 0x6c, 0x6c]); // true false null
 
-@inline function isWs(b: u32): bool { return b == SPACE || b == LF || b == CR || b == TAB; }
+@inline export function isWs(b: u32): bool { return b == SPACE || b == LF || b == CR || b == TAB; }
+
+/** The literal (true, false, null) that starts with b, in LITERALS, or -1; and its length. */
+@inline export function literalAt(b: u32): i32 { return b == LOWER_T ? 0 : b == LOWER_F ? 4 : b == LOWER_N ? 9 : -1; }
+@inline export function literalLength(b: u32): u32 { return b == LOWER_F ? 5 : 4; }
+
+/** The number state after its first byte (a '-' or a digit). */
+@inline export function numberStart(b: u32): u32 { return b == MINUS ? S_MINUS : b == DIGIT_0 ? S_ZERO : S_INT; }
 
 export function structuralByte(b: u32): bool {
   const phase = get(J_PHASE);
@@ -98,19 +105,19 @@ export function valueStart(b: u32): bool {
   }
   if (b == QUOTE) return stringStart(false);
   if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) {
-    set(J_SCALAR, b == MINUS ? S_MINUS : b == DIGIT_0 ? S_ZERO : S_INT);
+    set(J_SCALAR, numberStart(b));
     set(J_NUM_LEN, 0);
     if ((v & V_MAX_LENGTH) != 0 && b != MINUS) set(J_NUM_LEN, 1); // held until it ends, then widened
     scalarOut(b);
     set(J_PHASE, P_SCALAR);
     return true;
   }
-  const lit: i32 = b == LOWER_T ? 0 : b == LOWER_F ? 4 : b == LOWER_N ? 9 : -1;
+  const lit = literalAt(b);
   if (lit < 0) return error(E_SYNTAX);
   set(J_SCALAR, S_LITERAL);
   set(J_LIT, <u32>(LITERALS + <usize>lit));
   set(J_LIT_POS, 1);
-  set(J_LIT_LEN, b == LOWER_F ? 5 : 4);
+  set(J_LIT_LEN, literalLength(b));
   put(b);
   set(J_PHASE, P_SCALAR);
   return true;

@@ -5,33 +5,14 @@
 // reports, defers and checks as always.
 import { J_LINES_MESSAGES, J_LINES_STOP, J_OUT_LEN, LINES_END, LINES_REFUSED } from '../abi';
 import { CR, LF } from '../bytes';
+import { findByte } from '../find';
 import { attach, set } from './state';
 import { WHOLE_REFUSED, wholeMessage, wholeWasMessage } from './whole';
 
 /** Index of the first '\n' in [i, end), or -1. */
-function findLF(inp: usize, i: i32, end: i32): i32 {
-  let j = i;
-  if (ASC_FEATURE_SIMD) {
-    const lf = i8x16.splat(<i8>LF);
-    while (j + 16 <= end) {
-      const m = i8x16.bitmask(i8x16.eq(v128.load(inp + <usize>j), lf));
-      if (m != 0) return j + ctz(m);
-      j += 16;
-    }
-  } else {
-    // Eight bytes at a time: a zero byte of x ^ 0x0a0a... is a '\n' (exact for the first one).
-    while (j + 8 <= end) {
-      const x = load<u64>(inp + <usize>j) ^ 0x0a0a0a0a0a0a0a0a;
-      const z = (x - 0x0101010101010101) & ~x & 0x8080808080808080;
-      if (z != 0) return j + <i32>(ctz(z) >> 3);
-      j += 8;
-    }
-  }
-  while (j < end) {
-    if (<u32>load<u8>(inp + <usize>j) == LF) return j;
-    j++;
-  }
-  return -1;
+@inline function findLF(inp: usize, i: i32, end: i32): i32 {
+  const at = findByte(inp, i, end, <u8>LF);
+  return at < end ? at : -1;
 }
 
 /**

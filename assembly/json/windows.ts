@@ -5,6 +5,7 @@
 import { J_CAND_KNOWN, J_DEC, J_DEC_LEN, J_RAW, J_RAW_ESCAPES, J_RAW_LEN, J_STR } from '../abi';
 import { BACKSLASH, LOWER_U } from '../bytes';
 import { candidateKnown, forgetCandidate, hexValue } from '../decode';
+import { findByte } from '../find';
 import { uriCheck } from './media';
 import { transformSpan } from './rewrite';
 import { get, STR_URI_CHECK, set } from './state';
@@ -86,25 +87,8 @@ export function advance(raw: usize, rawLen: i32, target: i32): void {
 }
 
 /** Index of the first backslash in raw[from, limit), or `limit`. */
-export function findBackslash(raw: usize, from: i32, limit: i32): i32 {
-  let j = from;
-  if (ASC_FEATURE_SIMD) {
-    while (j + 16 <= limit) {
-      const m = i8x16.bitmask(i8x16.eq(v128.load(raw + <usize>j), i8x16.splat(<i8>BACKSLASH)));
-      if (m != 0) return j + ctz(m);
-      j += 16;
-    }
-  } else {
-    // Eight bytes at a time: a zero byte of x ^ 0x5c5c... is a backslash (exact for the first one).
-    while (j + 8 <= limit) {
-      const x = load<u64>(raw + <usize>j) ^ 0x5c5c5c5c5c5c5c5c;
-      const z = (x - 0x0101010101010101) & ~x & 0x8080808080808080;
-      if (z != 0) return j + <i32>(ctz(z) >> 3);
-      j += 8;
-    }
-  }
-  while (j < limit && load<u8>(raw + <usize>j) != BACKSLASH) j++;
-  return j;
+@inline export function findBackslash(raw: usize, from: i32, limit: i32): i32 {
+  return findByte(raw, from, limit, <u8>BACKSLASH);
 }
 
 function countEscapes(raw: usize, n: i32): u32 {
