@@ -19,6 +19,7 @@ export const D_SUFFIX_LEN: usize = 36; // u32
 export const D_HEX: usize = 40; //       u32 ptr: 16 hex digits in the configured case
 export const D_WIDEN: usize = 44; //     u32: factor of maxLength in encoded tool schemas
 export const D_MATCHES: usize = 48; //   u32 result: matches or tokens found by the last call
+export const D_QUOTE_FREE: usize = 52; // u32: 1 when no match can hold a '"' (none leaves a JSON string)
 export const D_GRAMS: usize = 56; //     u32 ptr: 32768-bit set of hashed folded pattern starts
 export const D_GRAM_MASK: usize = 60; // u32: which of the 4 loaded bytes the start hash uses
 export const DESCRIPTOR_SIZE: usize = 64;

@@ -6,6 +6,7 @@ export { scan } from './match';
 export { jsonFinish, jsonReset, jsonStep } from './json/transducer';
 export { jsonLines } from './json/lines';
 export { indexedPath } from './json/whole'; // (for tests: the indexed path against the per-message one)
+export { wholeScans } from './json/indexed'; // (for tests: messages matched in one pass)
 export { countReplacement } from './fffd';
 
 export function heapBase(): usize {

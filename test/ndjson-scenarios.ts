@@ -128,8 +128,8 @@ export function pushChunks(s: Scenario, input: Uint8Array, push: (chunk: Uint8Ar
   }
 }
 
-/** What a stream did: output between callbacks (as hex), callbacks, and the error it threw. */
-export function trace(s: Scenario, input: Uint8Array, lines: boolean): unknown[] {
+/** What a stream did (with `codec`'s terms, if any): output between callbacks (as hex), callbacks, and the error it threw. */
+export function trace(s: Scenario, input: Uint8Array, lines: boolean, codec: StreamOptions = {}): unknown[] {
   const log: unknown[] = [];
   const out = (b: Uint8Array) => {
     const hex = Buffer.from(b).toString('hex');
@@ -148,6 +148,7 @@ export function trace(s: Scenario, input: Uint8Array, lines: boolean): unknown[]
     maxMessageBytes = Math.max(1, l.length + s.limit[1]);
   } else maxMessageBytes = s.limit;
   const options: StreamOptions = {
+    ...codec,
     maxMessageBytes,
     onInvalidMessage: s.onInvalid ? (e) => void log.push(['invalid', ...what(e)]) : undefined,
     onCollision: s.onCollision ? (e) => void log.push(['dropped', ...what(e)]) : undefined,

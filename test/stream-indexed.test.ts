@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { core } from '../src/core/instance.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
+import type { TermSetInput } from '../src/terms.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 import { cat, line, message, render, scenarioOf, trace, written } from './ndjson-scenarios.ts';
 import { bytes, choices, writeJson } from './stream-helpers.ts';
@@ -140,6 +141,40 @@ const aimed = fc.oneof(
   { weight: 1, arbitrary: line },
 );
 
+// Long messages with no escapes (the one-pass matcher's case): app lists whose keys and values
+// hold terms, with terms in protocol fields and `_meta` too (matched, then left alone).
+// (No quote, backslash or control character: JSON.stringify writes them unescaped. `xa` then `bx`
+// puts `a","b` between two strings, which a term holding a quote would match.)
+const vocabulary = ['Qwen', 'qwen', 'Safari', 'app', 'ion', 'xa', 'bx', 'Tongyi', '通义', 'x', '/Applications/', ''];
+const entry = fc.dictionary(fc.constantFrom(...vocabulary, 'name', 'path'), fc.oneof(fc.constantFrom(...vocabulary), fc.integer()), {
+  maxKeys: 5,
+});
+const longLine = fc
+  .tuple(
+    fc.array(entry, { minLength: 30, maxLength: 80 }),
+    fc.constantFrom(...vocabulary),
+    fc.constantFrom(...vocabulary),
+    // One member with an escape that a match spans (`\u0065` is `e`, `\t` a tab), or none.
+    fc.constantFrom('', '"escaped":"Qw\\u0065n",', '"escaped":"x\\ty Qwen",'),
+  )
+  .map(([apps, meta, cursor, escaped]) =>
+    bytes(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { _meta: { note: meta }, nextCursor: cursor, structuredContent: { apps } } }).replace(
+        '"structuredContent":{',
+        `"structuredContent":{${escaped}`,
+      ),
+    ),
+  );
+// Term sets: the default; terms that hold a quote or a tab (no longer safe to match across a
+// whole message, or matching between strings); terms that overlap.
+const termSets = fc.constantFrom<TermSetInput | undefined>(
+  undefined,
+  { exact: ['a","b', 'Qwen'] },
+  { ascii: ['a"b', 'x'] },
+  { exact: ['\t', 'x'] },
+  { ascii: ['app', 'ion', 'pp', 'Safari'], exact: ['通义'] },
+);
+
 describe('the indexed path', () => {
   it('changes no output, callback or error: on and off agree on random streams cut at random', () => {
     fc.assert(
@@ -153,6 +188,24 @@ describe('the indexed path', () => {
       }),
       runs(300),
     );
+  });
+
+  it('matches a long message in one pass as it would string by string, under any terms', () => {
+    const before = core.wholeScans();
+    fc.assert(
+      // (Half the streams in one chunk: a long line cut by a chunk's end goes the per-message way.)
+      fc.property(scenarioOf(fc.oneof(longLine, aimed)), fc.boolean(), termSets, (cut, whole, terms) => {
+        const s = whole ? { ...cut, chunking: { cuts: [] } } : cut;
+        const input = render(s);
+        const codec = terms ? { terms } : {};
+        core.indexedPath(1);
+        const on = trace(s, input, true, codec);
+        core.indexedPath(0);
+        expect(on).toEqual(trace(s, input, true, codec));
+      }),
+      runs(150),
+    );
+    expect(core.wholeScans()).toBeGreaterThan(before); // (the one-pass branch ran)
   });
 
   it('takes valid messages with escapes, any characters and nesting, and leaves what the host must see', () => {

@@ -10,20 +10,21 @@
 // values the host must hold (a `data` before its `type`, a `blob` before its `uri`), and,
 // decoding, a key that decoding changes.
 import {
-  D_MATCHES, J_AUX, J_DEC, J_DEC_CAP, J_DEPTH, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_NUM_SIZE, J_REC, J_ROOT_PAYLOAD, J_STACK_CAP,
-  J_VALUE, JSON_ENCODE, MODE_BYTE_RECORDS, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE, ROOT_TEXT,
+  D_MATCHES, D_QUOTE_FREE, J_AUX, J_DEC, J_DEC_CAP, J_DEPTH, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_NUM_SIZE, J_REC, J_ROOT_PAYLOAD, J_STACK_CAP,
+  J_VALUE, JSON_ENCODE, MATCH_RECORD_SIZE, MODE_BYTE_RECORDS, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE, ROOT_TEXT,
 } from '../abi';
 import {
   BACKSLASH, BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, LONE_SURROGATE, LOWER_U, MINUS,
   QUOTE,
 } from '../bytes';
 import { decode, hexValue } from '../decode';
+import { findByte } from '../find';
 import { scan } from '../match';
 import { utf8Encode } from '../utf8';
 import { keyRules, valueFlags } from './envelope';
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
-import { shortestToken, writeMatches, writeMaxLength } from './rewrite';
+import { shortestToken, writeMatches, writeMaxLength, writeToken } from './rewrite';
 import {
   begin, done, emit, get, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, o, set, setTop, st, top, V_BLOB,
   V_DATA, V_MAX_LENGTH, V_PAYLOAD, V_TYPE,
@@ -50,6 +51,7 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
   gIn = inp;
   gCopied = 0;
   const encoding = get(J_MODE) == JSON_ENCODE;
+  gRecords = encoding && wholeScan(inp, n);
   let i: i32 = 0;
   let phase = P_VALUE;
   let depth: u32 = 0;
@@ -277,12 +279,65 @@ function copyToBackslash(src: usize, n: i32, dst: usize): i32 {
   return end;
 }
 
+// One matcher pass over the whole message, when encoding a long message with no escapes under
+// terms that cannot hold a quote: every match then lies inside one string (or between strings,
+// where it is ignored), as it would if each string were scanned alone, and the per-call cost is
+// paid once. (Measured against one call per string, same process: app lists 1.11x; short
+// messages and escaped text lose, so they keep the per-string calls.)
+const WHOLE_SCAN_MIN: i32 = 1024;
+let gRecords = false; // the whole message's matches are in J_REC
+let gRecCount: i32 = 0;
+let gRecNext: i32 = 0; // the first not yet written or passed
+let gWholeScans: u32 = 0;
+
+/** Tests: how many messages were matched in one pass. */
+export function wholeScans(): u32 {
+  return gWholeScans;
+}
+
+function wholeScan(inp: usize, n: i32): bool {
+  const desc = get(J_DESC) as usize;
+  // (Records: one per byte at most, and the host makes room for a window's worth.)
+  if (n < WHOLE_SCAN_MIN || n > <i32>get(J_DEC_CAP) || load<u32>(desc + D_QUOTE_FREE) == 0) return false;
+  if (findByte(inp, 0, n, <u8>BACKSLASH) < n) return false;
+  scan(desc, inp, n, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);
+  gRecCount = <i32>load<u32>(desc + D_MATCHES);
+  gRecNext = 0;
+  gWholeScans++;
+  return true;
+}
+
+/** Writes the string at [a, e) with the whole message's matches inside it replaced; false if none. */
+function writeRecords(a: i32, e: i32): bool {
+  const rec = get(J_REC) as usize;
+  let k = gRecNext;
+  while (k < gRecCount && <i32>load<u32>(rec + <usize>k * MATCH_RECORD_SIZE) < a) k++; // (in strings not transformed)
+  const first = k;
+  while (k < gRecCount && <i32>load<u32>(rec + <usize>k * MATCH_RECORD_SIZE) < e) k++;
+  gRecNext = k;
+  if (k == first) return false;
+  const desc = get(J_DESC) as usize;
+  let emitted = gCopied;
+  for (let r = first; r < k; r++) {
+    const at = rec + <usize>r * MATCH_RECORD_SIZE;
+    const start = <i32>load<u32>(at);
+    const end = <i32>load<u32>(at, 4);
+    emit(gIn + <usize>emitted, <usize>(start - emitted));
+    writeToken(desc, gIn + <usize>start, end - start);
+    emitted = end;
+  }
+  emit(gIn + <usize>emitted, <usize>(e - emitted));
+  gCopied = e;
+  return true;
+}
+
 /**
  * Runs the matcher (or the token decoder) over the decoded text of the string at [a, e) of the
  * input and, where it finds something, writes the output up to the string and the string
  * rewritten (its raw bytes, escapes kept, between the replacements). Returns whether it changed.
  */
 function transformText(a: i32, e: i32): bool {
+  if (gRecords) return writeRecords(a, e);
   const raw = gIn + <usize>a;
   const desc = get(J_DESC) as usize;
   if (get(J_MODE) == JSON_ENCODE) scan(desc, gDec, gDecLen, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);

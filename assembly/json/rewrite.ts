@@ -141,7 +141,7 @@ export function writeMatches(raw: usize, rawLen: i32, dec: usize, count: i32, co
 }
 
 /** prefix + hex + suffix (the options forbid '"' and '\' in them, so no escaping is needed). */
-function writeToken(desc: usize, src: usize, n: i32): void {
+export function writeToken(desc: usize, src: usize, n: i32): void {
   let p = o;
   const pl = <usize>load<u32>(desc + D_PREFIX_LEN);
   copyBytes(p, load<u32>(desc + D_PREFIX_OUT) as usize, pl);

@@ -13,6 +13,7 @@ export const D_SUFFIX_LEN = 36;
 export const D_HEX = 40;
 export const D_WIDEN = 44;
 export const D_MATCHES = 48;
+export const D_QUOTE_FREE = 52;
 export const D_GRAMS = 56;
 export const D_GRAM_MASK = 60;
 export const DESCRIPTOR_SIZE = 64;

@@ -12,6 +12,7 @@ import {
   D_GRAMS,
   D_HEX,
   D_MATCHES,
+  D_QUOTE_FREE,
   D_NCLASSES,
   D_PREFIX,
   D_PREFIX_LEN,
@@ -121,6 +122,14 @@ export function writeDescriptor(a: CoreTables, prefix: string, suffix: string, h
       [D_SUFFIX_LEN, suffix.length],
       [D_WIDEN, widen],
       [D_GRAM_MASK, a.gramMask],
+      [D_QUOTE_FREE, quoteFree(a) ? 1 : 0],
     ],
   );
+}
+
+/** Whether every state dies on '"': then no match holds one, so none runs from one JSON string into the next. */
+function quoteFree(a: CoreTables): boolean {
+  const column = a.classes[0x22]!;
+  for (let at = column; at < a.transitions.length; at += a.classCount) if (a.transitions[at] !== 0) return false;
+  return true;
 }

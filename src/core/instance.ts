@@ -15,6 +15,8 @@ export interface CoreExports {
   jsonLines(state: number, inp: number, len: number, out: number, maxBytes: number): number;
   /** Tests: the indexed path on (1) or off (0), for whole messages; returns how many it has taken. */
   indexedPath(on: number): number;
+  /** Tests: how many messages the indexed path matched in one pass. */
+  wholeScans(): number;
   /** U+FFFD (EF BF BD) count and first offset in bytes, written as u32 + i32 at result. */
   countReplacement(ptr: number, len: number, result: number): void;
 }
