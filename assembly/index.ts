@@ -5,6 +5,7 @@ export * from './abi';
 export { scan } from './match';
 export { jsonFinish, jsonReset, jsonStep } from './json/transducer';
 export { jsonLines } from './json/lines';
+export { jsonMessages } from './json/framed';
 export { countReplacement } from './fffd';
 
 export function heapBase(): usize {

@@ -13,6 +13,8 @@ export interface CoreExports {
   jsonFinish(state: number, out: number): number;
   /** Whole NDJSON lines that need no host, in one call (results in the state: J_LINES_*). */
   jsonLines(state: number, inp: number, len: number, out: number, maxBytes: number): number;
+  /** Whole message bodies the host framed, in one call (a frame table: FRAME_SIZE, F_*). */
+  jsonMessages(state: number, inp: number, frames: number, count: number, out: number): number;
   /** U+FFFD (EF BF BD) count and first offset in bytes, written as u32 + i32 at result. */
   countReplacement(ptr: number, len: number, result: number): void;
 }

@@ -9,6 +9,7 @@ import type { Framer } from './framer.js';
 import { HeldBytes } from './held-bytes.js';
 import type { MessagePipe } from './pipe.js';
 import { PayloadStreamError } from './stream-error.js';
+import { FRAMED, FRAMES } from './transducer.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 const HEADER_STEP = 256;
@@ -34,27 +35,27 @@ const isBlank = (c: number | undefined) => c === 0x20 || c === 0x09;
 const parsed = { digitsStart: 0, digitsEnd: 0, length: 0 };
 
 /**
- * Reads a header block, b[0, end): null, with `parsed` set, or why it is refused. A line matches
- * `content-length[ \t]*:` (ASCII case ignored) to be a Content-Length header, and its value
- * must be `[ \t]*\d+[ \t]*` to the line's end (before its CR, if CRLF). Read byte by byte: no
- * text decoded, no regular expression run, per message.
+ * Reads a header block, b[start, end): null, with `parsed` set (offsets in b), or why it is
+ * refused. A line matches `content-length[ \t]*:` (ASCII case ignored) to be a Content-Length
+ * header, and its value must be `[ \t]*\d+[ \t]*` to the line's end (before its CR, if CRLF).
+ * Read byte by byte: no text decoded, no regular expression run, per message.
  */
-function readHeader(b: Uint8Array, end: number): string | null {
+function readHeader(b: Uint8Array, start: number, end: number): string | null {
   let crlf = 0;
   let lf = 0;
-  for (let i = 0; i < end; i++) {
+  for (let i = start; i < end; i++) {
     if (b[i] === 0x0d) {
       if (b[i + 1] !== 0x0a || i + 1 >= end) return 'a bare CR in the header block (ambiguous)';
     } else if (b[i] === 0x0a) {
       lf++;
-      if (i > 0 && b[i - 1] === 0x0d) crlf++;
+      if (i > start && b[i - 1] === 0x0d) crlf++;
     }
   }
   if (crlf !== 0 && crlf !== lf) return 'LF and CRLF line endings mixed in the header block (ambiguous)';
   // Every CR now ends a line with the LF after it.
   let names = 0;
   let value = false;
-  for (let at = 0; at < end; ) {
+  for (let at = start; at < end; ) {
     let lineEnd = b.indexOf(0x0a, at);
     const next = lineEnd + 1;
     if (lineEnd > at && b[lineEnd - 1] === 0x0d) lineEnd--;
@@ -110,6 +111,62 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   let remaining = -1; // body bytes still expected; -1 while reading headers
   let messageNumber = 0;
 
+  // Frames gathered for the core's batch entry (chunk offsets): per frame, where its header
+  // block starts, its Content-Length digits' span and its body's end; per body, start and length.
+  const frames = new Float64Array(FRAMES * 4);
+  const bodies = new Float64Array(FRAMES * 2);
+
+  /**
+   * At a header block's start, nothing held: the frames from `at` whole in `chunk` (header and
+   * body), each body within maxMessageBytes, are transformed in the core, up to FRAMED bytes of
+   * bodies per call, and written with their new Content-Length. Returns where it stopped, at a
+   * frame start: that frame (refused, cut by the chunk's end, too large, or a header the
+   * per-frame way refuses) goes the per-frame way, which reports and checks it as always.
+   */
+  const takeFrames = (chunk: Uint8Array, at: number): number => {
+    for (;;) {
+      let n = 0;
+      let from = -1;
+      let p = at;
+      let full = false;
+      while (n < FRAMES) {
+        const stop = headerEnd(chunk, p, Math.min(chunk.length, p + MAX_HEADER_BYTES + 4), p);
+        if (stop < 0 || readHeader(chunk, p, stop) !== null) break;
+        const length = parsed.length;
+        if (length > pipe.maxMessageBytes || stop + length > chunk.length) break;
+        if (from < 0) from = stop;
+        if (stop + length - from > FRAMED) {
+          full = n > 0;
+          break;
+        }
+        frames[4 * n] = p;
+        frames[4 * n + 1] = parsed.digitsStart;
+        frames[4 * n + 2] = parsed.digitsEnd;
+        frames[4 * n + 3] = stop;
+        bodies[2 * n] = stop;
+        bodies[2 * n + 1] = length;
+        n++;
+        p = stop + length;
+      }
+      if (n === 0) return at;
+      const taken = pipe.framed(chunk, from, p, bodies, n);
+      let written = at; // (the chunk's bytes before it are out: a body's end is the next header's start)
+      for (let k = 0; k < taken; k++) {
+        // (Views into WASM memory are taken again after each write: a consumer may grow it.)
+        const length = pipe.framedOutput(k).length;
+        emit(chunk.subarray(written, frames[4 * k + 1]));
+        emit(digits(length));
+        emit(chunk.subarray(frames[4 * k + 2]!, frames[4 * k + 3]));
+        emit(pipe.framedOutput(k));
+        written = bodies[2 * k]! + bodies[2 * k + 1]!;
+      }
+      messageNumber += taken;
+      if (taken < n) return frames[4 * taken]!;
+      at = p;
+      if (!full && n < FRAMES) return at;
+    }
+  };
+
   const endBody = () => {
     remaining = -1;
     const result = pipe.end();
@@ -129,6 +186,10 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       let at = 0;
       while (at < chunk.length) {
         if (remaining < 0) {
+          if (headerLength === 0 && pipe.framedReady()) {
+            at = takeFrames(chunk, at);
+            if (at === chunk.length) break;
+          }
           let end = -1;
           let before = headerLength;
           if (headerLength === 0) {
@@ -162,7 +223,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
             }
           }
           messageNumber++;
-          const refused = readHeader(header, end);
+          const refused = readHeader(header, 0, end);
           if (refused) throw new PayloadStreamError('framing', refused, messageNumber, 0);
           remaining = parsed.length;
           digitsStart = parsed.digitsStart;
