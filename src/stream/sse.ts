@@ -13,6 +13,7 @@ import { byteFinder } from './find-byte.js';
 import type { Framer } from './framer.js';
 import { HeldBytes } from './held-bytes.js';
 import type { EndResult, MessagePipe } from './pipe.js';
+import { FRAMED, FRAMES } from './transducer.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -30,6 +31,8 @@ const STRIDE = 6;
 const LINE_COST = STRIDE * Float64Array.BYTES_PER_ELEMENT;
 const FREE_LINES = 1024;
 const MESSAGE = [0x6d, 0x65, 0x73, 0x73, 0x61, 0x67, 0x65]; // 'message'
+/** Most lines of an event the core's batch takes (the rest go the per-line way). */
+const BATCH_LINES = 64;
 const BOM = [0xef, 0xbb, 0xbf];
 
 type Kind = 'head' | 'data' | 'event' | 'other';
@@ -65,6 +68,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let eventHeadLength = 0;
 
   // The event being read.
+  let fresh = true; // no line of it seen yet (the batch may take it from here)
   let eventIsMessage = true;
   let holding = false; // a data line was seen: the rest of the event is held
   let skipping = false; // the event was refused (too large): its data lines are dropped
@@ -183,6 +187,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   const content = (chunk: Uint8Array) => {
     if (chunk.length === 0) return;
     lineEmpty = false;
+    fresh = false;
     if (kind === 'head' && head.length === 0) {
       // (The usual case: the field name is all in this chunk, or its first byte tells.)
       const c = chunk;
@@ -310,6 +315,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   };
 
   const resetEvent = () => {
+    fresh = true;
     holding = false;
     skipping = false;
     eventIsMessage = true;
@@ -324,6 +330,121 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     flushEvent();
     emit(ending);
     resetEvent();
+  };
+
+  // Events gathered for the core's batch entry (chunk offsets): per event, its start, its data
+  // value's span (-1: no data line) and its end (past its blank line); per body, start and length.
+  const events = new Float64Array(FRAMES * 4);
+  const bodies = new Float64Array(FRAMES * 2);
+
+  /**
+   * At an event's start, nothing held: the events from `at` whole in `chunk` whose data is one
+   * `data:` line of a message event (the common case), within the limits, have their data
+   * transformed in the core, up to FRAMED bytes of it per call, and are written as the per-line
+   * way writes them (the data value replaced, every other byte kept); events without data
+   * pass. Returns where it stopped, at an event start: that event (refused by the core, cut by
+   * the chunk's end, of another type, with several data lines or many lines) goes the per-line
+   * way, which reports and checks it as always.
+   */
+  const takeEvents = (chunk: Uint8Array, at: number): number => {
+    const find = byteFinder(chunk);
+    const length = chunk.length;
+    let nextLF = -2;
+    let nextCR = -2;
+    for (;;) {
+      let n = 0; // events
+      let m = 0; // bodies
+      let from = -1;
+      let p = at;
+      let full = false;
+      gather: while (n < FRAMES) {
+        const start = p;
+        let valueStart = -1;
+        let valueEnd = -1;
+        let isMessage = true;
+        let other = 0; // what the per-line way counts against the limit besides the data
+        let lines = 0;
+        for (;;) {
+          if (nextLF !== -1 && nextLF < p) nextLF = find(LF, p);
+          if (nextCR !== -1 && nextCR < p) nextCR = find(CR, p);
+          const e = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
+          if (e < 0 || ++lines > BATCH_LINES) break gather;
+          let ending = 1;
+          if (chunk[e] === CR) {
+            if (e + 1 === length) break gather; // (CR or CRLF: the next chunk tells)
+            if (chunk[e + 1] === LF) ending = 2;
+          }
+          const n0 = e - p;
+          const next = e + ending;
+          if (n0 === 0) {
+            p = next;
+            break; // the blank line: the event ends
+          }
+          const c = chunk[p];
+          if (
+            c === 0x64 &&
+            chunk[p + 1] === 0x61 &&
+            chunk[p + 2] === 0x74 &&
+            chunk[p + 3] === 0x61 &&
+            (n0 === 4 || chunk[p + 4] === 0x3a)
+          ) {
+            if (valueStart >= 0) break gather; // several data lines
+            const v = n0 > 5 && chunk[p + 5] === 0x20 ? 6 : Math.min(5, n0);
+            valueStart = p + v;
+            valueEnd = e;
+            other += v + ending;
+          } else {
+            if (
+              c === 0x65 &&
+              chunk[p + 1] === 0x76 &&
+              chunk[p + 2] === 0x65 &&
+              chunk[p + 3] === 0x6e &&
+              chunk[p + 4] === 0x74 &&
+              (n0 === 5 || chunk[p + 5] === 0x3a)
+            ) {
+              const v = Math.min(n0 > 6 && chunk[p + 6] === 0x20 ? 7 : 6, n0);
+              isMessage = n0 - v === 0 || (n0 - v === MESSAGE.length && MESSAGE.every((b, k) => chunk[p + v + k] === b));
+            }
+            if (valueStart >= 0) other += n0 + ending; // (held after the data line)
+          }
+          p = next;
+        }
+        if (valueStart >= 0) {
+          if (!isMessage || valueEnd - valueStart > max || other > max) break;
+          if (from < 0) from = valueStart;
+          if (valueEnd - from > FRAMED) {
+            full = m > 0;
+            break;
+          }
+          bodies[2 * m] = valueStart;
+          bodies[2 * m + 1] = valueEnd - valueStart;
+          m++;
+        }
+        events[4 * n] = start;
+        events[4 * n + 1] = valueStart;
+        events[4 * n + 2] = valueEnd;
+        events[4 * n + 3] = p;
+        n++;
+      }
+      if (n === 0) return at;
+      const taken = m === 0 ? 0 : pipe.framed(chunk, from, bodies[2 * m - 2]! + bodies[2 * m - 1]!, bodies, m);
+      let written = at; // (what is before it is out: events follow each other)
+      let k = 0;
+      let e = 0;
+      for (; e < n; e++) {
+        const valueStart = events[4 * e + 1]!;
+        if (valueStart < 0) continue;
+        if (k === taken) break;
+        emit(chunk.subarray(written, valueStart));
+        emit(pipe.framedOutput(k++));
+        written = events[4 * e + 2]!;
+      }
+      const end = e === n ? events[4 * n - 1]! : events[4 * e]!;
+      emit(chunk.subarray(written, end));
+      if (e < n) return end;
+      at = end;
+      if (!full && n < FRAMES) return at;
+    }
   };
 
   const feedLines = (chunk: Uint8Array) => {
@@ -341,6 +462,10 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     let nextLF = -2;
     let nextCR = -2;
     while (at < chunk.length) {
+      if (fresh && pipe.framedReady()) {
+        at = takeEvents(chunk, at);
+        if (at === chunk.length) return;
+      }
       if (nextLF !== -1 && nextLF < at) nextLF = find(LF, at);
       if (nextCR !== -1 && nextCR < at) nextCR = find(CR, at);
       let i = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
