@@ -352,6 +352,16 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
     }
   });
 
+  it('reads an event too large for one batch from its start, after a batch of smaller ones', () => {
+    // (The batch reads the large event's lines, finds it does not fit, and must read it again.)
+    const big = `{"jsonrpc":"2.0","id":2,"result":"${'Qwen '.repeat(4000)}"}`;
+    const small = (id: number) => `{"jsonrpc":"2.0","id":${id},"result":"Qwen"}`;
+    const input = bytes(`data: ${small(1)}\n\n: c\ndata: ${big}\n\ndata: ${small(3)}\n\n`);
+    const on = transform('encode', { framing: 'sse' }, input, true);
+    expect(on.toString()).not.toContain('Qwen');
+    expect(on.equals(transform('encode', { framing: 'sse' }, input, false))).toBe(true);
+  });
+
   it('backs off a run of messages it refuses, so each is not transformed twice', () => {
     // `data` before `type`: every message defers a value, which the batch leaves to the per-message path.
     const json = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"data":"aGk=","type":"image"}]}}';

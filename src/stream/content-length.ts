@@ -5,6 +5,8 @@
 // Content-Length recomputed (every other header, and the line endings, kept). A header block
 // that parsers could read differently is refused: two Content-Length headers (even equal ones),
 // a bare CR, or LF and CRLF line endings mixed (a CRLF-only parser would read other lines).
+
+import { FramedWriter } from './framed-writer.js';
 import type { Framer } from './framer.js';
 import { HeldBytes } from './held-bytes.js';
 import type { MessagePipe } from './pipe.js';
@@ -86,6 +88,40 @@ function readHeader(b: Uint8Array, start: number, end: number): string | null {
   return value ? null : 'no valid Content-Length header';
 }
 
+/**
+ * The usual header block, read in one pass: `Content-Length` (ASCII case ignored), blanks, ':',
+ * blanks, at most 15 digits, blanks, then CRLF CRLF or LF LF, all in b before `limit`. Returns
+ * its end, with `parsed` set, or -1 (then headerEnd and readHeader decide, as for any block):
+ * such a block is what they read it to be.
+ */
+function usualHeader(b: Uint8Array, at: number, limit: number): number {
+  let i = at;
+  for (let k = 0; k < NAME.length; k++, i++) if ((b[i]! | 0x20) !== NAME[k] || i >= limit) return -1;
+  while (isBlank(b[i]) && i < limit) i++;
+  if (b[i] !== 0x3a) return -1;
+  i++;
+  while (isBlank(b[i]) && i < limit) i++;
+  const digitsStart = i;
+  let n = 0;
+  while (i < limit && b[i]! >= 0x30 && b[i]! <= 0x39) n = n * 10 + b[i++]! - 0x30;
+  const digitsEnd = i;
+  if (digitsEnd === digitsStart || digitsEnd - digitsStart > 15) return -1;
+  while (isBlank(b[i]) && i < limit) i++;
+  let end: number;
+  if (b[i] === 0x0d) {
+    if (b[i + 1] !== 0x0a || b[i + 2] !== 0x0d || b[i + 3] !== 0x0a) return -1;
+    end = i + 4;
+  } else {
+    if (b[i] !== 0x0a || b[i + 1] !== 0x0a) return -1;
+    end = i + 2;
+  }
+  if (end > limit) return -1;
+  parsed.digitsStart = digitsStart;
+  parsed.digitsEnd = digitsEnd;
+  parsed.length = n;
+  return end;
+}
+
 /** ASCII digits of n (a safe integer), in a buffer reused for the next (the output batch copies them). */
 const lengthDigits = new Uint8Array(16);
 function digits(n: number): Uint8Array {
@@ -112,9 +148,10 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   let messageNumber = 0;
 
   // Frames gathered for the core's batch entry (chunk offsets): per frame, where its header
-  // block starts, its Content-Length digits' span and its body's end; per body, start and length.
-  const frames = new Float64Array(FRAMES * 4);
+  // block starts and its Content-Length digits' span; per body, start and length.
+  const frames = new Float64Array(FRAMES * 3);
   const bodies = new Float64Array(FRAMES * 2);
+  const out = new FramedWriter();
 
   /**
    * At a header block's start, nothing held: the frames from `at` whole in `chunk` (header and
@@ -130,8 +167,11 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       let p = at;
       let full = false;
       while (n < FRAMES) {
-        const stop = headerEnd(chunk, p, Math.min(chunk.length, p + MAX_HEADER_BYTES + 4), p);
-        if (stop < 0 || readHeader(chunk, p, stop) !== null) break;
+        let stop = usualHeader(chunk, p, chunk.length);
+        if (stop < 0) {
+          stop = headerEnd(chunk, p, Math.min(chunk.length, p + MAX_HEADER_BYTES + 4), p);
+          if (stop < 0 || readHeader(chunk, p, stop) !== null) break;
+        }
         const length = parsed.length;
         if (length > pipe.maxMessageBytes || stop + length > chunk.length) break;
         if (from < 0) from = stop;
@@ -139,10 +179,9 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           full = n > 0;
           break;
         }
-        frames[4 * n] = p;
-        frames[4 * n + 1] = parsed.digitsStart;
-        frames[4 * n + 2] = parsed.digitsEnd;
-        frames[4 * n + 3] = stop;
+        frames[3 * n] = p;
+        frames[3 * n + 1] = parsed.digitsStart;
+        frames[3 * n + 2] = parsed.digitsEnd;
         bodies[2 * n] = stop;
         bodies[2 * n + 1] = length;
         n++;
@@ -150,18 +189,21 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       }
       if (n === 0) return at;
       const taken = pipe.framed(chunk, from, p, bodies, n);
+      const output = pipe.framedOutput(); // (copied into `out` before anything is written)
       let written = at; // (the chunk's bytes before it are out: a body's end is the next header's start)
+      let made = 0;
       for (let k = 0; k < taken; k++) {
-        // (Views into WASM memory are taken again after each write: a consumer may grow it.)
-        const length = pipe.framedOutput(k).length;
-        emit(chunk.subarray(written, frames[4 * k + 1]));
-        emit(digits(length));
-        emit(chunk.subarray(frames[4 * k + 2]!, frames[4 * k + 3]));
-        emit(pipe.framedOutput(k));
+        const end = pipe.framedEnd(k);
+        out.bytes(chunk, written, frames[3 * k + 1]!);
+        out.digits(end - made);
+        out.bytes(chunk, frames[3 * k + 2]!, bodies[2 * k]!);
+        out.bytes(output, made, end);
+        made = end;
         written = bodies[2 * k]! + bodies[2 * k + 1]!;
       }
+      out.flush(emit);
       messageNumber += taken;
-      if (taken < n) return frames[4 * taken]!;
+      if (taken < n) return frames[3 * taken]!;
       at = p;
       if (!full && n < FRAMES) return at;
     }

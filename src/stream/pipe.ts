@@ -161,7 +161,8 @@ export class MessagePipe {
    * maxMessageBytes; `bodies` holds start and length pairs, inside [from, to), at most FRAMED
    * bytes) in one core call, and numbers their messages. Returns how many were taken: the next
    * goes the per-message way (feed, end), which reports and checks it as always. Nothing is
-   * emitted: `framedOutput(k)` is body k's output, for the framing to write inside its frame.
+   * emitted: `framedOutput` and `framedEnd` give the output, for the framing to write inside
+   * its frames.
    * After a refused first body the batch steps aside, as the NDJSON lane does.
    */
   framed(chunk: Uint8Array, from: number, to: number, bodies: ArrayLike<number>, count: number): number {
@@ -176,9 +177,14 @@ export class MessagePipe {
     return taken;
   }
 
-  /** Body k's output from the last `framed` call (a view into WASM memory: write it at once). */
-  framedOutput(k: number): Uint8Array {
-    return this.transducer.framedOutput(k);
+  /** The taken bodies' output from the last `framed` call (a view into WASM memory: copy it at once). */
+  framedOutput(): Uint8Array {
+    return this.transducer.framedOutput();
+  }
+
+  /** Where body k's output ends in `framedOutput()` (it starts where body k - 1's ends, or at 0). */
+  framedEnd(k: number): number {
+    return this.transducer.framedEnd(k);
   }
 
   /** A new chunk: what `lines` copied of the last one is stale (its owner may reuse it). */

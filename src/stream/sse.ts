@@ -10,6 +10,7 @@
 // (comments, `id:`, `event:`, unknown fields before any data) stream out as they arrive. Every
 // byte is kept, line endings included, except the transformed JSON.
 import { byteFinder } from './find-byte.js';
+import { FramedWriter } from './framed-writer.js';
 import type { Framer } from './framer.js';
 import { HeldBytes } from './held-bytes.js';
 import type { EndResult, MessagePipe } from './pipe.js';
@@ -336,6 +337,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   // value's span (-1: no data line) and its end (past its blank line); per body, start and length.
   const events = new Float64Array(FRAMES * 4);
   const bodies = new Float64Array(FRAMES * 2);
+  const out = new FramedWriter();
 
   /**
    * At an event's start, nothing held: the events from `at` whole in `chunk` whose data is one
@@ -349,9 +351,12 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   const takeEvents = (chunk: Uint8Array, at: number): number => {
     const find = byteFinder(chunk);
     const length = chunk.length;
-    let nextLF = -2;
-    let nextCR = -2;
+    let nextLF: number;
+    let nextCR: number;
     for (;;) {
+      // Next LF and CR from p, remembered until passed (reset: a full batch's last event is read again).
+      nextLF = -2;
+      nextCR = -2;
       let n = 0; // events
       let m = 0; // bodies
       let from = -1;
@@ -428,19 +433,24 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       }
       if (n === 0) return at;
       const taken = m === 0 ? 0 : pipe.framed(chunk, from, bodies[2 * m - 2]! + bodies[2 * m - 1]!, bodies, m);
+      const output = pipe.framedOutput(); // (copied into `out` before anything is written)
       let written = at; // (what is before it is out: events follow each other)
+      let made = 0;
       let k = 0;
       let e = 0;
       for (; e < n; e++) {
         const valueStart = events[4 * e + 1]!;
         if (valueStart < 0) continue;
         if (k === taken) break;
-        emit(chunk.subarray(written, valueStart));
-        emit(pipe.framedOutput(k++));
+        const end = pipe.framedEnd(k++);
+        out.bytes(chunk, written, valueStart);
+        out.bytes(output, made, end);
+        made = end;
         written = events[4 * e + 2]!;
       }
       const end = e === n ? events[4 * n - 1]! : events[4 * e]!;
-      emit(chunk.subarray(written, end));
+      out.bytes(chunk, written, end);
+      out.flush(emit);
       if (e < n) return end;
       at = end;
       if (!full && n < FRAMES) return at;

@@ -319,7 +319,7 @@ export class Transducer {
    * `bodies` holds each body's start and length in `chunk`, all inside [from, to), which is at
    * most FRAMED bytes (copied once); count is at most FRAMES. Returns how many were taken: all,
    * or those before the first that must go the per-message way (any error, a deferral, a
-   * changed key). `framedOutput(k)` is the output of body k; sets `framedMessages`.
+   * changed key). `framedOutput` and `framedEnd` give their output; sets `framedMessages`.
    */
   framed(chunk: Uint8Array, from: number, to: number, bodies: ArrayLike<number>, count: number): number {
     if (this.framedRegion === 0) this.framedRegion = allocate(FRAMED + FRAMES * FRAME_SIZE);
@@ -340,16 +340,17 @@ export class Transducer {
   }
 
   /**
-   * The output of body k of the last `framed` call: a view into WASM memory, valid until the
-   * memory grows (take it again after anything that may grow it).
+   * The output of the last `framed` call, the taken bodies' back to back: a view into WASM
+   * memory, valid until the memory grows (copy it before anything that may grow it).
    */
-  framedOutput(k: number): Uint8Array {
-    const w = heap32();
-    const f = (this.framedRegion + FRAMED) >> 2;
-    const start = k === 0 ? 0 : w[f + (((k - 1) * FRAME_SIZE + F_OUT_END) >> 2)]!;
-    const end = w[f + ((k * FRAME_SIZE + F_OUT_END) >> 2)]!;
+  framedOutput(): Uint8Array {
     const out = this.ptrs.out;
-    return heap().subarray(out + start, out + end);
+    return heap().subarray(out, out + this.field(J_OUT_LEN));
+  }
+
+  /** Where body k's output ends in `framedOutput()` (it starts where body k - 1's ends, or at 0). */
+  framedEnd(k: number): number {
+    return heap32()[(this.framedRegion + FRAMED + k * FRAME_SIZE + F_OUT_END) >> 2]!;
   }
 
   /** The chunk `lines` last read may be changed by its owner once the push returns. */
