@@ -333,6 +333,28 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     resetEvent();
   };
 
+  // Line ends in the chunk being read: the next LF and the next CR at or after a position, each
+  // found natively and kept while it answers (a search from p answers for any position from p to
+  // what it found: the batch reads its last event again from its start).
+  const noSearch = () => -1;
+  let search: (byte: number, from: number) => number = noSearch;
+  let lfFrom = 0;
+  let lfAt = -2;
+  let crFrom = 0;
+  let crAt = -2;
+  /** Where the line from p ends (its LF or CR), or -1: none in the chunk. */
+  const lineEnd = (p: number): number => {
+    if (lfAt === -2 || p < lfFrom || (lfAt >= 0 && lfAt < p)) {
+      lfAt = search(LF, p);
+      lfFrom = p;
+    }
+    if (crAt === -2 || p < crFrom || (crAt >= 0 && crAt < p)) {
+      crAt = search(CR, p);
+      crFrom = p;
+    }
+    return lfAt < 0 ? crAt : crAt < 0 ? lfAt : Math.min(lfAt, crAt);
+  };
+
   // Events gathered for the core's batch entry (chunk offsets): per event, its start, its data
   // value's span (-1: no data line) and its end (past its blank line); per body, start and length.
   const events = new Float64Array(FRAMES * 4);
@@ -349,14 +371,8 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
    * way, which reports and checks it as always.
    */
   const takeEvents = (chunk: Uint8Array, at: number): number => {
-    const find = byteFinder(chunk);
     const length = chunk.length;
-    let nextLF: number;
-    let nextCR: number;
     for (;;) {
-      // Next LF and CR from p, remembered until passed (reset: a full batch's last event is read again).
-      nextLF = -2;
-      nextCR = -2;
       let n = 0; // events
       let m = 0; // bodies
       let from = -1;
@@ -370,9 +386,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         let other = 0; // what the per-line way counts against the limit besides the data
         let lines = 0;
         for (;;) {
-          if (nextLF !== -1 && nextLF < p) nextLF = find(LF, p);
-          if (nextCR !== -1 && nextCR < p) nextCR = find(CR, p);
-          const e = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
+          const e = lineEnd(p);
           if (e < 0 || ++lines > BATCH_LINES) break gather;
           let ending = 1;
           if (chunk[e] === CR) {
@@ -467,18 +481,15 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         at = 1;
       } else endLine(ENDINGS.cr);
     }
-    // Next LF and next CR, found natively and remembered until passed.
-    const find = byteFinder(chunk);
-    let nextLF = -2;
-    let nextCR = -2;
+    search = byteFinder(chunk);
+    lfAt = -2;
+    crAt = -2;
     while (at < chunk.length) {
       if (fresh && pipe.framedReady()) {
         at = takeEvents(chunk, at);
         if (at === chunk.length) return;
       }
-      if (nextLF !== -1 && nextLF < at) nextLF = find(LF, at);
-      if (nextCR !== -1 && nextCR < at) nextCR = find(CR, at);
-      let i = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
+      let i = lineEnd(at);
       if (i < 0) i = chunk.length;
       content(chunk.subarray(at, i));
       if (i === chunk.length) return;
@@ -513,6 +524,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         chunk = chunk.subarray(i);
       }
       feedLines(chunk);
+      search = noSearch; // (the chunk is its owner's again)
     },
     close() {
       if (bom?.length) feedLines(Uint8Array.from(bom));
