@@ -189,7 +189,8 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       }
       if (n === 0) return at;
       const taken = pipe.framed(chunk, from, p, bodies, n);
-      const output = pipe.framedOutput(); // (copied into `out` before anything is written)
+      // (The outputs are copied before anything is written; a new length takes at most 16 digits.)
+      out.load(pipe.framedOutput(), p - at + 16 * n);
       let written = at; // (the chunk's bytes before it are out: a body's end is the next header's start)
       let made = 0;
       for (let k = 0; k < taken; k++) {
@@ -197,7 +198,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
         out.bytes(chunk, written, frames[3 * k + 1]!);
         out.digits(end - made);
         out.bytes(chunk, frames[3 * k + 2]!, bodies[2 * k]!);
-        out.bytes(output, made, end);
+        out.output(made, end);
         made = end;
         written = bodies[2 * k]! + bodies[2 * k + 1]!;
       }

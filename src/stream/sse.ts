@@ -447,7 +447,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       }
       if (n === 0) return at;
       const taken = m === 0 ? 0 : pipe.framed(chunk, from, bodies[2 * m - 2]! + bodies[2 * m - 1]!, bodies, m);
-      const output = pipe.framedOutput(); // (copied into `out` before anything is written)
+      out.load(pipe.framedOutput(), events[4 * n - 1]! - at); // (copied before anything is written)
       let written = at; // (what is before it is out: events follow each other)
       let made = 0;
       let k = 0;
@@ -458,7 +458,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         if (k === taken) break;
         const end = pipe.framedEnd(k++);
         out.bytes(chunk, written, valueStart);
-        out.bytes(output, made, end);
+        out.output(made, end);
         made = end;
         written = events[4 * e + 2]!;
       }
