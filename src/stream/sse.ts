@@ -32,6 +32,7 @@ const STRIDE = 6;
 const LINE_COST = STRIDE * Float64Array.BYTES_PER_ELEMENT;
 const FREE_LINES = 1024;
 const MESSAGE = [0x6d, 0x65, 0x73, 0x73, 0x61, 0x67, 0x65]; // 'message'
+const NO_BYTES = new Uint8Array(0);
 /** Most lines of an event the core's batch takes (the rest go the per-line way). */
 const BATCH_LINES = 64;
 const BOM = [0xef, 0xbb, 0xbf];
@@ -447,7 +448,8 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       }
       if (n === 0) return at;
       const taken = m === 0 ? 0 : pipe.framed(chunk, from, bodies[2 * m - 2]! + bodies[2 * m - 1]!, bodies, m);
-      out.load(pipe.framedOutput(), events[4 * n - 1]! - at); // (copied before anything is written)
+      // (The outputs are copied before anything is written; none when no event had data.)
+      out.load(m === 0 ? NO_BYTES : pipe.framedOutput(), events[4 * n - 1]! - at);
       let written = at; // (what is before it is out: events follow each other)
       let made = 0;
       let k = 0;
