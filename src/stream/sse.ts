@@ -39,6 +39,11 @@ const BOM = [0xef, 0xbb, 0xbf];
 
 type Kind = 'head' | 'data' | 'event' | 'other';
 
+/** Whether b holds `word` at `at`. */
+function spells(b: Uint8Array, at: number, word: number[]): boolean {
+  for (let k = 0; k < word.length; k++) if (b[at + k] !== word[k]) return false;
+  return true;
+}
 const startsWith = (head: number[], prefix: number[]) => prefix.every((b, i) => head[i] === b);
 const isPrefixOf = (head: number[], word: number[]) => head.length < word.length && head.every((b, i) => word[i] === b);
 
@@ -423,7 +428,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
               (n0 === 5 || chunk[p + 5] === 0x3a)
             ) {
               const v = Math.min(n0 > 6 && chunk[p + 6] === 0x20 ? 7 : 6, n0);
-              isMessage = n0 - v === 0 || (n0 - v === MESSAGE.length && MESSAGE.every((b, k) => chunk[p + v + k] === b));
+              isMessage = n0 - v === 0 || (n0 - v === MESSAGE.length && spells(chunk, p + v, MESSAGE));
             }
             if (valueStart >= 0) other += n0 + ending; // (held after the data line)
           }
