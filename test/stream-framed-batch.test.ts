@@ -9,6 +9,7 @@
 // may: a chunk of small framed messages costs no per-message call.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import * as abi from '../src/core/abi.ts';
 import { PayloadKeyCollisionError } from '../src/errors.ts';
 import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
 import { Transducer } from '../src/stream/transducer.ts';
@@ -303,6 +304,14 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
       }),
       runs(300),
     );
+  });
+
+  it('lays out the frame table: four u32 fields, apart, inside FRAME_SIZE', () => {
+    const fields = [abi.F_OFFSET, abi.F_LENGTH, abi.F_OUT_END, abi.F_MESSAGE].sort((a, b) => a - b);
+    for (const [k, at] of fields.entries()) {
+      expect(at % 4).toBe(0);
+      expect(at + 4).toBeLessThanOrEqual(fields[k + 1] ?? abi.FRAME_SIZE);
+    }
   });
 
   it('takes a chunk of small Content-Length messages in the core, with no per-message call', () => {
