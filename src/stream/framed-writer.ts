@@ -5,11 +5,13 @@
 // there to its place (no view per message).
 
 const FIRST = 64 * 1024;
+/** The largest buffer kept between batches (a batch of many tokens may need more, once). */
+const KEEP = 128 * 1024;
 /** Shorter pieces are copied byte by byte (a view to copy from costs more). */
 const SHORT = 48;
 
 export class FramedWriter {
-  private buf = new Uint8Array(FIRST);
+  private buf = new Uint8Array(0); // (made at the first batch)
   private size = 0;
   /** Where the loaded outputs are. */
   private source = 0;
@@ -32,7 +34,7 @@ export class FramedWriter {
     this.size = 0;
     this.source = framing + outputs.length;
     const need = this.source + outputs.length;
-    if (need > this.buf.length) this.buf = new Uint8Array(Math.max(this.buf.length * 2, need));
+    if (need > this.buf.length) this.buf = new Uint8Array(Math.max(FIRST, this.buf.length * 2, need));
     this.buf.set(outputs, this.source);
   }
 
@@ -68,6 +70,6 @@ export class FramedWriter {
   flush(emit: (bytes: Uint8Array) => void): void {
     if (this.size > 0) emit(this.buf.subarray(0, this.size));
     this.size = 0;
-    if (this.buf.length > 4 * FIRST) this.buf = new Uint8Array(FIRST); // (a rare large batch's goes)
+    if (this.buf.length > KEEP) this.buf = new Uint8Array(0); // (a rare large batch's goes)
   }
 }
