@@ -153,3 +153,10 @@ export const E_DEPTH: u32 = 5;
 export const E_INCOMPLETE: u32 = 6;
 export const E_NEED_MEMORY: u32 = 7; // not an error: the string windows must grow, then the rest is fed again
 export const E_TYPE_CONFLICT: u32 = 8;
+
+// ---- jsonMessages (json/framed.ts): the frame table, FRAME_SIZE bytes per message body ----
+export const FRAME_SIZE: u32 = 16;
+export const F_OFFSET: u32 = 0; // u32, written by the host: where the body starts in the input
+export const F_LENGTH: u32 = 4; // u32, written by the host: its bytes
+export const F_OUT_END: u32 = 8; // u32, written by the core: where its output ends, from `out`
+export const F_MESSAGE: u32 = 12; // u32, written by the core: 1, or 0 for a body of only whitespace

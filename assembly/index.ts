@@ -7,6 +7,7 @@ export { jsonFinish, jsonReset, jsonStep } from './json/transducer';
 export { jsonLines } from './json/lines';
 export { indexedPath } from './json/whole'; // (for tests: the indexed path against the per-message one)
 export { wholeScans } from './json/indexed'; // (for tests: messages matched in one pass)
+export { jsonMessages } from './json/framed';
 export { countReplacement } from './fffd';
 
 export function heapBase(): usize {

@@ -82,6 +82,21 @@ export function streamCases(): BenchCase[] {
   const sse = reframe(traffic, 'sse');
   const sameMessages = (framed: Uint8Array, framing: 'content-length' | 'sse') =>
     same(transformBytes('encode', framed, { framing }), reframe(pipeline('encode', traffic), framing));
+  // Small framed messages: what a host pays per message around the core (issue #17: the host
+  // sees events, not messages).
+  const progress = ndjsonOf(MESSAGE_KINDS['progress notifications'], 2 * 1024 * 1024);
+  const smallFramed = (['content-length', 'sse'] as const).map((framing): BenchCase => {
+    const input = reframe(progress, framing);
+    return {
+      group: 'stream',
+      name: `${framing === 'sse' ? 'SSE' : 'Content-Length'} encode: progress notifications`,
+      bytes: input.length,
+      ours: () => countBytes('encode', input, { framing }),
+      baselineName: 'split+parse+walk+stringify',
+      baseline: () => reframe(pipeline('encode', progress), framing).length,
+      check: () => same(transformBytes('encode', input, { framing }), reframe(pipeline('encode', progress), framing)),
+    };
+  });
   // The mix by kind of message, to show what pulls it down.
   const byKind = Object.entries(MESSAGE_KINDS).flatMap(([kind, make]): BenchCase[] => {
     const input = ndjsonOf(make, 2 * 1024 * 1024);
@@ -126,6 +141,7 @@ export function streamCases(): BenchCase[] {
       baseline: () => reframe(pipeline('encode', traffic), 'sse').length,
       check: () => sameMessages(sse, 'sse'),
     },
+    ...smallFramed,
     {
       group: 'stream',
       name: 'NDJSON encode (8 MiB mixed traffic)',

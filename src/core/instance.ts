@@ -17,6 +17,8 @@ export interface CoreExports {
   indexedPath(on: number): number;
   /** Tests: how many messages the indexed path matched in one pass. */
   wholeScans(): number;
+  /** Whole message bodies the host framed, in one call (a frame table: FRAME_SIZE, F_*). */
+  jsonMessages(state: number, inp: number, frames: number, count: number, out: number): number;
   /** U+FFFD (EF BF BD) count and first offset in bytes, written as u32 + i32 at result. */
   countReplacement(ptr: number, len: number, result: number): void;
 }

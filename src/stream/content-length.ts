@@ -5,10 +5,13 @@
 // Content-Length recomputed (every other header, and the line endings, kept). A header block
 // that parsers could read differently is refused: two Content-Length headers (even equal ones),
 // a bare CR, or LF and CRLF line endings mixed (a CRLF-only parser would read other lines).
+
+import { FramedWriter } from './framed-writer.js';
 import type { Framer } from './framer.js';
 import { HeldBytes } from './held-bytes.js';
 import type { MessagePipe } from './pipe.js';
 import { PayloadStreamError } from './stream-error.js';
+import { FRAMED, FRAMES } from './transducer.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 const HEADER_STEP = 256;
@@ -34,27 +37,27 @@ const isBlank = (c: number | undefined) => c === 0x20 || c === 0x09;
 const parsed = { digitsStart: 0, digitsEnd: 0, length: 0 };
 
 /**
- * Reads a header block, b[0, end): null, with `parsed` set, or why it is refused. A line matches
- * `content-length[ \t]*:` (ASCII case ignored) to be a Content-Length header, and its value
- * must be `[ \t]*\d+[ \t]*` to the line's end (before its CR, if CRLF). Read byte by byte: no
- * text decoded, no regular expression run, per message.
+ * Reads a header block, b[start, end): null, with `parsed` set (offsets in b), or why it is
+ * refused. A line matches `content-length[ \t]*:` (ASCII case ignored) to be a Content-Length
+ * header, and its value must be `[ \t]*\d+[ \t]*` to the line's end (before its CR, if CRLF).
+ * Read byte by byte: no text decoded, no regular expression run, per message.
  */
-function readHeader(b: Uint8Array, end: number): string | null {
+function readHeader(b: Uint8Array, start: number, end: number): string | null {
   let crlf = 0;
   let lf = 0;
-  for (let i = 0; i < end; i++) {
+  for (let i = start; i < end; i++) {
     if (b[i] === 0x0d) {
       if (b[i + 1] !== 0x0a || i + 1 >= end) return 'a bare CR in the header block (ambiguous)';
     } else if (b[i] === 0x0a) {
       lf++;
-      if (i > 0 && b[i - 1] === 0x0d) crlf++;
+      if (i > start && b[i - 1] === 0x0d) crlf++;
     }
   }
   if (crlf !== 0 && crlf !== lf) return 'LF and CRLF line endings mixed in the header block (ambiguous)';
   // Every CR now ends a line with the LF after it.
   let names = 0;
   let value = false;
-  for (let at = 0; at < end; ) {
+  for (let at = start; at < end; ) {
     let lineEnd = b.indexOf(0x0a, at);
     const next = lineEnd + 1;
     if (lineEnd > at && b[lineEnd - 1] === 0x0d) lineEnd--;
@@ -85,6 +88,40 @@ function readHeader(b: Uint8Array, end: number): string | null {
   return value ? null : 'no valid Content-Length header';
 }
 
+/**
+ * The usual header block, read in one pass: `Content-Length` (ASCII case ignored), blanks, ':',
+ * blanks, at most 15 digits, blanks, then CRLF CRLF or LF LF, all in b before `limit`. Returns
+ * its end, with `parsed` set, or -1 (then headerEnd and readHeader decide, as for any block):
+ * such a block is what they read it to be.
+ */
+function usualHeader(b: Uint8Array, at: number, limit: number): number {
+  let i = at;
+  for (let k = 0; k < NAME.length; k++, i++) if ((b[i]! | 0x20) !== NAME[k] || i >= limit) return -1;
+  while (isBlank(b[i]) && i < limit) i++;
+  if (b[i] !== 0x3a) return -1;
+  i++;
+  while (isBlank(b[i]) && i < limit) i++;
+  const digitsStart = i;
+  let n = 0;
+  while (i < limit && b[i]! >= 0x30 && b[i]! <= 0x39) n = n * 10 + b[i++]! - 0x30;
+  const digitsEnd = i;
+  if (digitsEnd === digitsStart || digitsEnd - digitsStart > 15) return -1;
+  while (isBlank(b[i]) && i < limit) i++;
+  let end: number;
+  if (b[i] === 0x0d) {
+    if (b[i + 1] !== 0x0a || b[i + 2] !== 0x0d || b[i + 3] !== 0x0a) return -1;
+    end = i + 4;
+  } else {
+    if (b[i] !== 0x0a || b[i + 1] !== 0x0a) return -1;
+    end = i + 2;
+  }
+  if (end > limit) return -1;
+  parsed.digitsStart = digitsStart;
+  parsed.digitsEnd = digitsEnd;
+  parsed.length = n;
+  return end;
+}
+
 /** ASCII digits of n (a safe integer), in a buffer reused for the next (the output batch copies them). */
 const lengthDigits = new Uint8Array(16);
 function digits(n: number): Uint8Array {
@@ -110,6 +147,69 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   let remaining = -1; // body bytes still expected; -1 while reading headers
   let messageNumber = 0;
 
+  // Frames gathered for the core's batch entry (chunk offsets): per frame, where its header
+  // block starts and its Content-Length digits' span; per body, start and length.
+  const frames = new Float64Array(FRAMES * 3);
+  const bodies = new Float64Array(FRAMES * 2);
+  const out = new FramedWriter();
+
+  /**
+   * At a header block's start, nothing held: the frames from `at` whole in `chunk` (header and
+   * body), each body within maxMessageBytes, are transformed in the core, up to FRAMED bytes of
+   * bodies per call, and written with their new Content-Length. Returns where it stopped, at a
+   * frame start: that frame (refused, cut by the chunk's end, too large, or a header the
+   * per-frame way refuses) goes the per-frame way, which reports and checks it as always.
+   */
+  const takeFrames = (chunk: Uint8Array, at: number): number => {
+    for (;;) {
+      let n = 0;
+      let from = -1;
+      let p = at;
+      let full = false;
+      while (n < FRAMES) {
+        let stop = usualHeader(chunk, p, chunk.length);
+        if (stop < 0) {
+          stop = headerEnd(chunk, p, Math.min(chunk.length, p + MAX_HEADER_BYTES + 4), p);
+          if (stop < 0 || readHeader(chunk, p, stop) !== null) break;
+        }
+        const length = parsed.length;
+        if (length > pipe.maxMessageBytes || stop + length > chunk.length) break;
+        if (from < 0) from = stop;
+        if (stop + length - from > FRAMED) {
+          full = n > 0;
+          break;
+        }
+        frames[3 * n] = p;
+        frames[3 * n + 1] = parsed.digitsStart;
+        frames[3 * n + 2] = parsed.digitsEnd;
+        bodies[2 * n] = stop;
+        bodies[2 * n + 1] = length;
+        n++;
+        p = stop + length;
+      }
+      if (n === 0) return at;
+      const taken = pipe.framed(chunk, from, p, bodies, n);
+      // (The outputs are copied before anything is written; a new length takes at most 16 digits.)
+      out.load(pipe.framedOutput(), p - at + 16 * n);
+      let written = at; // (the chunk's bytes before it are out: a body's end is the next header's start)
+      let made = 0;
+      for (let k = 0; k < taken; k++) {
+        const end = pipe.framedEnd(k);
+        out.bytes(chunk, written, frames[3 * k + 1]!);
+        out.digits(end - made);
+        out.bytes(chunk, frames[3 * k + 2]!, bodies[2 * k]!);
+        out.output(made, end);
+        made = end;
+        written = bodies[2 * k]! + bodies[2 * k + 1]!;
+      }
+      out.flush(emit);
+      messageNumber += taken;
+      if (taken < n) return frames[3 * taken]!;
+      at = p;
+      if (!full && n < FRAMES) return at;
+    }
+  };
+
   const endBody = () => {
     remaining = -1;
     const result = pipe.end();
@@ -129,6 +229,10 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       let at = 0;
       while (at < chunk.length) {
         if (remaining < 0) {
+          if (headerLength === 0 && pipe.framedReady()) {
+            at = takeFrames(chunk, at);
+            if (at === chunk.length) break;
+          }
           let end = -1;
           let before = headerLength;
           if (headerLength === 0) {
@@ -162,7 +266,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
             }
           }
           messageNumber++;
-          const refused = readHeader(header, end);
+          const refused = readHeader(header, 0, end);
           if (refused) throw new PayloadStreamError('framing', refused, messageNumber, 0);
           remaining = parsed.length;
           digitsStart = parsed.digitsStart;

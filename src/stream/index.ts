@@ -57,7 +57,7 @@ export function createByteTransformer(
   mode: 'encode' | 'decode',
   options: StreamOptions,
   emit: (b: Uint8Array) => void,
-  /** @internal For tests: `lines: false` turns the NDJSON fast lane off (it changes no output). */
+  /** @internal For tests: `lines: false` turns the core's batch entries off (NDJSON lines, Content-Length and SSE messages; they change no output). */
   internal: { readonly lines?: boolean } = {},
 ): ByteTransformer {
   const framing = options.framing ?? 'ndjson';

@@ -14,8 +14,9 @@ export interface PipeOptions {
   /** Called instead of erroring when a message is invalid; the rest of it is skipped. */
   readonly onInvalidMessage?: (error: PayloadStreamError) => void;
   /**
-   * Internal (tests compare the two): false turns `lines`, the NDJSON fast lane, off, so every
-   * line goes the per-message way. Default true.
+   * Internal (tests compare the two): false turns the core's batch entries off (`lines`, the
+   * NDJSON fast lane, and `framed`, for Content-Length and SSE), so every message goes the
+   * per-message way. Default true.
    */
   readonly lines?: boolean;
 }
@@ -139,6 +140,51 @@ export class MessagePipe {
       this.linesSkip = this.linesBackoff;
     }
     return at;
+  }
+
+  /**
+   * Content-Length and SSE, at a frame boundary with no message in progress: whether to gather
+   * the frames ahead for `framed` (false while the batch steps aside after a refusal; each
+   * call counts one frame skipped).
+   */
+  framedReady(): boolean {
+    if (this.linesLimit < 0 || this.active) return false;
+    if (this.linesSkip > 0) {
+      this.linesSkip--;
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Transforms `count` whole message bodies the framing found in `chunk` (each within
+   * maxMessageBytes; `bodies` holds start and length pairs, inside [from, to), at most FRAMED
+   * bytes) in one core call, and numbers their messages. Returns how many were taken: the next
+   * goes the per-message way (feed, end), which reports and checks it as always. Nothing is
+   * emitted: `framedOutput` and `framedEnd` give the output, for the framing to write inside
+   * its frames.
+   * After a refused first body the batch steps aside, as the NDJSON lane does.
+   */
+  framed(chunk: Uint8Array, from: number, to: number, bodies: ArrayLike<number>, count: number): number {
+    const t = this.transducer;
+    const taken = t.framed(chunk, from, to, bodies, count);
+    this.messageNumber += t.framedMessages;
+    if (taken > 0) this.linesBackoff = 0;
+    else if (count > 0) {
+      this.linesBackoff = Math.min(LINES_BACKOFF, this.linesBackoff * 2 || 1);
+      this.linesSkip = this.linesBackoff;
+    }
+    return taken;
+  }
+
+  /** The taken bodies' output from the last `framed` call (a view into WASM memory: copy it at once). */
+  framedOutput(): Uint8Array {
+    return this.transducer.framedOutput();
+  }
+
+  /** Where body k's output ends in `framedOutput()` (it starts where body k - 1's ends, or at 0). */
+  framedEnd(k: number): number {
+    return this.transducer.framedEnd(k);
   }
 
   /** A new chunk: what `lines` copied of the last one is stale (its owner may reuse it). */

@@ -10,9 +10,11 @@
 // (comments, `id:`, `event:`, unknown fields before any data) stream out as they arrive. Every
 // byte is kept, line endings included, except the transformed JSON.
 import { byteFinder } from './find-byte.js';
+import { FramedWriter } from './framed-writer.js';
 import type { Framer } from './framer.js';
 import { HeldBytes } from './held-bytes.js';
 import type { EndResult, MessagePipe } from './pipe.js';
+import { FRAMED, FRAMES } from './transducer.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -30,10 +32,18 @@ const STRIDE = 6;
 const LINE_COST = STRIDE * Float64Array.BYTES_PER_ELEMENT;
 const FREE_LINES = 1024;
 const MESSAGE = [0x6d, 0x65, 0x73, 0x73, 0x61, 0x67, 0x65]; // 'message'
+const NO_BYTES = new Uint8Array(0);
+/** Most lines of an event the core's batch takes (the rest go the per-line way). */
+const BATCH_LINES = 64;
 const BOM = [0xef, 0xbb, 0xbf];
 
 type Kind = 'head' | 'data' | 'event' | 'other';
 
+/** Whether b holds `word` at `at`. */
+function spells(b: Uint8Array, at: number, word: number[]): boolean {
+  for (let k = 0; k < word.length; k++) if (b[at + k] !== word[k]) return false;
+  return true;
+}
 const startsWith = (head: number[], prefix: number[]) => prefix.every((b, i) => head[i] === b);
 const isPrefixOf = (head: number[], word: number[]) => head.length < word.length && head.every((b, i) => word[i] === b);
 
@@ -65,6 +75,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let eventHeadLength = 0;
 
   // The event being read.
+  let fresh = true; // no line of it seen yet (the batch may take it from here)
   let eventIsMessage = true;
   let holding = false; // a data line was seen: the rest of the event is held
   let skipping = false; // the event was refused (too large): its data lines are dropped
@@ -183,6 +194,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   const content = (chunk: Uint8Array) => {
     if (chunk.length === 0) return;
     lineEmpty = false;
+    fresh = false;
     if (kind === 'head' && head.length === 0) {
       // (The usual case: the field name is all in this chunk, or its first byte tells.)
       const c = chunk;
@@ -310,6 +322,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   };
 
   const resetEvent = () => {
+    fresh = true;
     holding = false;
     skipping = false;
     eventIsMessage = true;
@@ -326,6 +339,145 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     resetEvent();
   };
 
+  // Line ends in the chunk being read: the next LF and the next CR at or after a position, each
+  // found natively and kept while it answers (a search from p answers for any position from p to
+  // what it found: the batch reads its last event again from its start).
+  const noSearch = () => -1;
+  let search: (byte: number, from: number) => number = noSearch;
+  let lfFrom = 0;
+  let lfAt = -2;
+  let crFrom = 0;
+  let crAt = -2;
+  /** Where the line from p ends (its LF or CR), or -1: none in the chunk. */
+  const lineEnd = (p: number): number => {
+    if (lfAt === -2 || p < lfFrom || (lfAt >= 0 && lfAt < p)) {
+      lfAt = search(LF, p);
+      lfFrom = p;
+    }
+    if (crAt === -2 || p < crFrom || (crAt >= 0 && crAt < p)) {
+      crAt = search(CR, p);
+      crFrom = p;
+    }
+    return lfAt < 0 ? crAt : crAt < 0 ? lfAt : Math.min(lfAt, crAt);
+  };
+
+  // Events gathered for the core's batch entry (chunk offsets): per event, its start, its data
+  // value's span (-1: no data line) and its end (past its blank line); per body, start and length.
+  const events = new Float64Array(FRAMES * 4);
+  const bodies = new Float64Array(FRAMES * 2);
+  const out = new FramedWriter();
+
+  /**
+   * At an event's start, nothing held: the events from `at` whole in `chunk` whose data is one
+   * `data:` line of a message event (the common case), within the limits, have their data
+   * transformed in the core, up to FRAMED bytes of it per call, and are written as the per-line
+   * way writes them (the data value replaced, every other byte kept); events without data
+   * pass. Returns where it stopped, at an event start: that event (refused by the core, cut by
+   * the chunk's end, of another type, with several data lines or many lines) goes the per-line
+   * way, which reports and checks it as always.
+   */
+  const takeEvents = (chunk: Uint8Array, at: number): number => {
+    const length = chunk.length;
+    for (;;) {
+      let n = 0; // events
+      let m = 0; // bodies
+      let from = -1;
+      let p = at;
+      let full = false;
+      gather: while (n < FRAMES) {
+        const start = p;
+        let valueStart = -1;
+        let valueEnd = -1;
+        let isMessage = true;
+        let other = 0; // what the per-line way counts against the limit besides the data
+        let lines = 0;
+        for (;;) {
+          const e = lineEnd(p);
+          if (e < 0 || ++lines > BATCH_LINES) break gather;
+          let ending = 1;
+          if (chunk[e] === CR) {
+            if (e + 1 === length) break gather; // (CR or CRLF: the next chunk tells)
+            if (chunk[e + 1] === LF) ending = 2;
+          }
+          const n0 = e - p;
+          const next = e + ending;
+          if (n0 === 0) {
+            p = next;
+            break; // the blank line: the event ends
+          }
+          const c = chunk[p];
+          if (
+            c === 0x64 &&
+            chunk[p + 1] === 0x61 &&
+            chunk[p + 2] === 0x74 &&
+            chunk[p + 3] === 0x61 &&
+            (n0 === 4 || chunk[p + 4] === 0x3a)
+          ) {
+            if (valueStart >= 0) break gather; // several data lines
+            const v = n0 > 5 && chunk[p + 5] === 0x20 ? 6 : Math.min(5, n0);
+            valueStart = p + v;
+            valueEnd = e;
+            other += v + ending;
+          } else {
+            if (
+              c === 0x65 &&
+              chunk[p + 1] === 0x76 &&
+              chunk[p + 2] === 0x65 &&
+              chunk[p + 3] === 0x6e &&
+              chunk[p + 4] === 0x74 &&
+              (n0 === 5 || chunk[p + 5] === 0x3a)
+            ) {
+              const v = Math.min(n0 > 6 && chunk[p + 6] === 0x20 ? 7 : 6, n0);
+              isMessage = n0 - v === 0 || (n0 - v === MESSAGE.length && spells(chunk, p + v, MESSAGE));
+            }
+            if (valueStart >= 0) other += n0 + ending; // (held after the data line)
+          }
+          p = next;
+        }
+        if (valueStart >= 0) {
+          if (!isMessage || valueEnd - valueStart > max || other > max) break;
+          if (from < 0) from = valueStart;
+          if (valueEnd - from > FRAMED) {
+            full = m > 0;
+            break;
+          }
+          bodies[2 * m] = valueStart;
+          bodies[2 * m + 1] = valueEnd - valueStart;
+          m++;
+        }
+        events[4 * n] = start;
+        events[4 * n + 1] = valueStart;
+        events[4 * n + 2] = valueEnd;
+        events[4 * n + 3] = p;
+        n++;
+      }
+      if (n === 0) return at;
+      const taken = m === 0 ? 0 : pipe.framed(chunk, from, bodies[2 * m - 2]! + bodies[2 * m - 1]!, bodies, m);
+      // (The outputs are copied before anything is written; none when no event had data.)
+      out.load(m === 0 ? NO_BYTES : pipe.framedOutput(), events[4 * n - 1]! - at);
+      let written = at; // (what is before it is out: events follow each other)
+      let made = 0;
+      let k = 0;
+      let e = 0;
+      for (; e < n; e++) {
+        const valueStart = events[4 * e + 1]!;
+        if (valueStart < 0) continue;
+        if (k === taken) break;
+        const end = pipe.framedEnd(k++);
+        out.bytes(chunk, written, valueStart);
+        out.output(made, end);
+        made = end;
+        written = events[4 * e + 2]!;
+      }
+      const end = e === n ? events[4 * n - 1]! : events[4 * e]!;
+      out.bytes(chunk, written, end);
+      out.flush(emit);
+      if (e < n) return end;
+      at = end;
+      if (!full && n < FRAMES) return at;
+    }
+  };
+
   const feedLines = (chunk: Uint8Array) => {
     if (chunk.length === 0) return; // (a CR at the end of the last chunk is still pending)
     let at = 0;
@@ -336,14 +488,15 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         at = 1;
       } else endLine(ENDINGS.cr);
     }
-    // Next LF and next CR, found natively and remembered until passed.
-    const find = byteFinder(chunk);
-    let nextLF = -2;
-    let nextCR = -2;
+    search = byteFinder(chunk);
+    lfAt = -2;
+    crAt = -2;
     while (at < chunk.length) {
-      if (nextLF !== -1 && nextLF < at) nextLF = find(LF, at);
-      if (nextCR !== -1 && nextCR < at) nextCR = find(CR, at);
-      let i = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
+      if (fresh && pipe.framedReady()) {
+        at = takeEvents(chunk, at);
+        if (at === chunk.length) return;
+      }
+      let i = lineEnd(at);
       if (i < 0) i = chunk.length;
       content(chunk.subarray(at, i));
       if (i === chunk.length) return;
@@ -378,6 +531,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         chunk = chunk.subarray(i);
       }
       feedLines(chunk);
+      search = noSearch; // (the chunk is its owner's again)
     },
     close() {
       if (bom?.length) feedLines(Uint8Array.from(bom));

@@ -15,6 +15,11 @@ import {
   E_TYPE_CONFLICT,
   E_UTF8,
   EV_SIZE,
+  F_LENGTH,
+  F_MESSAGE,
+  F_OFFSET,
+  F_OUT_END,
+  FRAME_SIZE,
   J_AUX,
   J_DEC,
   J_DEC_CAP,
@@ -59,6 +64,10 @@ import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.
 const SLICE = 16 * 1024;
 /** The NDJSON lines region (`lines`): longer lines go the per-message way. At most SLICE (the output is sized for it). */
 const LINES = SLICE;
+/** Most bodies per `framed` call (its frame table). */
+export const FRAMES = 1024;
+/** The framed bodies' region (`framed`): at most SLICE, as for `lines`. */
+export const FRAMED = SLICE;
 const STACK_DEPTH = 1 << 16;
 const WINDOW = 16 * 1024;
 
@@ -115,6 +124,10 @@ export class Transducer {
   linesTaken = 0;
   /** The last `lines` call stopped at a line it refused (not at the end of the whole lines). */
   linesRefused = false;
+  // `framed`'s input region (FRAMED bytes) and frame table after it (made on first use).
+  private framedRegion = 0;
+  /** Messages (not bodies of only whitespace) among the bodies the last `framed` call took. */
+  framedMessages = 0;
 
   constructor(
     private readonly job: TransducerJob,
@@ -300,6 +313,46 @@ export class Transducer {
     return at;
   }
 
+  /**
+   * Content-Length and SSE: transforms `count` whole message bodies that the framing found in
+   * `chunk`, in one core call, each exactly as write and finish would (no message in progress).
+   * `bodies` holds each body's start and length in `chunk`, all inside [from, to), which is at
+   * most FRAMED bytes (copied once); count is at most FRAMES. Returns how many were taken: all,
+   * or those before the first that must go the per-message way (any error, a deferral, a
+   * changed key). `framedOutput` and `framedEnd` give their output; sets `framedMessages`.
+   */
+  framed(chunk: Uint8Array, from: number, to: number, bodies: ArrayLike<number>, count: number): number {
+    if (this.framedRegion === 0) this.framedRegion = allocate(FRAMED + FRAMES * FRAME_SIZE);
+    this.useTables(); // (may grow the memory: before any view)
+    const region = this.framedRegion;
+    const table = region + FRAMED;
+    heap().set(chunk.subarray(from, to), region);
+    const w = heap32();
+    for (let k = 0, f = table >> 2; k < count; k++, f += FRAME_SIZE >> 2) {
+      w[f + (F_OFFSET >> 2)] = bodies[2 * k]! - from;
+      w[f + (F_LENGTH >> 2)] = bodies[2 * k + 1]!;
+    }
+    const taken = core.jsonMessages(this.ptrs.state, region, table, count, this.ptrs.out);
+    let messages = 0;
+    for (let k = 0, f = table >> 2; k < taken; k++, f += FRAME_SIZE >> 2) messages += w[f + (F_MESSAGE >> 2)]!;
+    this.framedMessages = messages;
+    return taken;
+  }
+
+  /**
+   * The output of the last `framed` call, the taken bodies' back to back: a view into WASM
+   * memory, valid until the memory grows (copy it before anything that may grow it).
+   */
+  framedOutput(): Uint8Array {
+    const out = this.ptrs.out;
+    return heap().subarray(out, out + this.field(J_OUT_LEN));
+  }
+
+  /** Where body k's output ends in `framedOutput()` (it starts where body k - 1's ends, or at 0). */
+  framedEnd(k: number): number {
+    return heap32()[(this.framedRegion + FRAMED + k * FRAME_SIZE + F_OUT_END) >> 2]!;
+  }
+
   /** The chunk `lines` last read may be changed by its owner once the push returns. */
   forgetLines(): void {
     this.linesChunk = null;
@@ -336,6 +389,8 @@ export class Transducer {
     this.block = 0;
     if (this.linesRegion !== 0) free(this.linesRegion, LINES);
     this.linesRegion = 0;
+    if (this.framedRegion !== 0) free(this.framedRegion, FRAMED + FRAMES * FRAME_SIZE);
+    this.framedRegion = 0;
     this.linesChunk = null;
   }
 }

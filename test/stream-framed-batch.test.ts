@@ -1,0 +1,420 @@
+// The core's batch entry for host-framed messages (assembly/json/framed.ts, Transducer.framed),
+// as Content-Length and SSE use it, changes nothing but speed: with it on and off, random
+// streams (valid and invalid bodies, blank and empty ones, token keys that collide when
+// decoding, deferred `data`, `blob` and data: URIs, bodies longer than its region, limits at a
+// body's size; Content-Length headers of every shape, refused ones too; SSE comments, ids, event
+// types before and after the data, several data lines, bare `data` lines, LF, CR and CRLF, a BOM,
+// a last event not ended) cut at random give the same output, the same callbacks in the same
+// order between the same output, and the same error. And the batch does take the messages it
+// may: a chunk of small framed messages costs no per-message call.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import * as abi from '../src/core/abi.ts';
+import { PayloadKeyCollisionError } from '../src/errors.ts';
+import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
+import { Transducer } from '../src/stream/transducer.ts';
+import { fragmentString, runs } from './arbitraries.ts';
+import { bytes, choices, writeJson } from './stream-helpers.ts';
+
+const str = fc.oneof(
+  fragmentString(8),
+  fc.constantFrom('image', 'text', 'audio', 'data:image/png;base64,UXdlbg==', 'data:text/plain;base64,', 'Qwen'),
+);
+const key = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('type', 'data', 'uri', 'blob', 'text', 'Qwen', '__mcp_ref_5177656e__', '__MCP_REF_5177656E__') },
+  { weight: 1, arbitrary: fragmentString(4) },
+);
+const leaf = fc.oneof(str, fc.integer(), fc.boolean(), fc.constant(null));
+const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    leaf,
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+  ),
+}));
+const content = fc.array(
+  fc.dictionary(fc.constantFrom('type', 'data', 'text', 'uri', 'blob', 'mimeType', '_meta'), value, { maxKeys: 4 }),
+  { maxLength: 3 },
+);
+const message = fc.oneof(
+  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.integer(), str), method: str, params: value }),
+  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), result: fc.oneof(value, fc.record({ content })) }),
+  fc.record({ jsonrpc: fc.constant('2.0'), method: fc.constant('notifications/progress'), params: value }),
+  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), error: fc.record({ code: fc.integer(), message: str, data: value }) }),
+);
+const written = fc
+  .tuple(fc.oneof({ weight: 4, arbitrary: message }, { weight: 1, arbitrary: fc.array(message, { maxLength: 3 }) }), choices)
+  .map(([m, c]) => bytes(writeJson(m, c)));
+
+const cat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+
+// A message body: mostly messages, and the unusual. (It may hold CR: writeJson's whitespace.)
+const body = fc.oneof(
+  { weight: 8, arbitrary: written },
+  { weight: 1, arbitrary: fc.constantFrom('', ' ', '\t', ' \r\n ').map(bytes) }, // blank or empty
+  {
+    weight: 2,
+    arbitrary: fc.tuple(written, fc.nat(), fc.constantFrom(0, 1, 2, 3, 4)).map(([w, at, how]) => {
+      const cut = at % Math.max(1, w.length);
+      if (how === 0) return w.subarray(0, cut); // cut short
+      if (how === 1) return cat(w, bytes('x')); // junk after a value
+      if (how === 2) return cat(w.subarray(0, cut), new Uint8Array([0xff]), w.subarray(cut)); // bad UTF-8
+      if (how === 3) return cat(w.subarray(0, cut), new Uint8Array([0x01]), w.subarray(cut)); // a control byte
+      return bytes('Server started on port 3000');
+    }),
+  },
+  // Keys that collide once decoded (encoding takes them as any keys).
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.integer(), fc.constantFrom('Qwen', '__MCP_REF_5177656E__', 'qwen'), choices)
+      .map(([id, other, c]) => bytes(writeJson({ jsonrpc: '2.0', id, result: { list: [{ __mcp_ref_5177656e__: 1, [other]: 2 }] } }, c))),
+  },
+  // Longer than the batch's region (16 KiB): it goes the per-message way.
+  { weight: 1, arbitrary: fc.constantFrom(17000, 40000).map((n) => bytes(`{"jsonrpc":"2.0","id":1,"result":"${'Qwen '.repeat(n / 5)}"}`)) },
+);
+
+// ---- Content-Length frames ----
+const clHeader = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom('Content-Length: %', 'content-length:%', 'CONTENT-LENGTH \t: % ') },
+  { weight: 2, arbitrary: fc.constantFrom('Content-Type: application/json\nContent-Length: %', 'Content-Length: %\nX-Id: 7') },
+  // Refused or misread blocks: the stream ends there, or reads another length.
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('Content-Length: %\nContent-Length: %', 'X-Other: 1', 'Content-Length: %+1', 'Content-Length: %-1'),
+  },
+);
+const clFrame = fc.record({
+  body,
+  header: clHeader,
+  crlf: fc.oneof({ weight: 5, arbitrary: fc.boolean() }, { weight: 1, arbitrary: fc.constant('mixed') }),
+});
+type ClFrame = typeof clFrame extends fc.Arbitrary<infer F> ? F : never;
+
+function renderCl(f: ClFrame): Uint8Array {
+  let header = f.header.replace(/%(\+1|-1)?/g, (_, d) => String(Math.max(0, f.body.length + (d === '+1' ? 1 : d === '-1' ? -1 : 0))));
+  header += '\n\n';
+  if (f.crlf === 'mixed') header = header.replace('\n', '\r\n');
+  else if (f.crlf) header = header.replaceAll('\n', '\r\n');
+  return cat(bytes(header), f.body);
+}
+
+// ---- SSE events ----
+const field = fc.constantFrom(
+  ': keep-alive',
+  ':',
+  'id: 5',
+  'id',
+  'retry: 10',
+  'event: message',
+  'event:message',
+  'event:',
+  'event',
+  'event: endpoint',
+  'event: messages',
+  'Event: x',
+  'DATA: x',
+  'datax: 1',
+  'foo',
+);
+const sseEvent = fc.record({
+  before: fc.array(field, { maxLength: 3 }),
+  // The data: one line (mostly), none, or the body split into several lines.
+  data: fc.oneof(
+    { weight: 6, arbitrary: body.map((b): Uint8Array[] => [b]) },
+    { weight: 1, arbitrary: fc.constant<Uint8Array[]>([]) },
+    {
+      weight: 2,
+      arbitrary: fc.oneof(
+        fc.tuple(body, fc.nat()).map(([b, x]): Uint8Array[] => [b.subarray(0, x % (b.length + 1)), b.subarray(x % (b.length + 1))]),
+        body.map((b): Uint8Array[] => [b, new Uint8Array(0)]),
+        fc.array(body, { minLength: 2, maxLength: 3 }) as fc.Arbitrary<Uint8Array[]>,
+      ),
+    },
+  ),
+  prefix: fc.constantFrom('data: ', 'data:', 'data:  ', 'data'),
+  // CRs in the body are line ends in SSE: mostly kept out.
+  keepCR: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+  after: fc.array(field, { maxLength: 2 }),
+  ending: fc.constantFrom('\n', '\n', '\r\n', '\r'),
+  blanks: fc.constantFrom(1, 1, 1, 2),
+});
+type SseEvent = typeof sseEvent extends fc.Arbitrary<infer E> ? E : never;
+
+function renderSse(e: SseEvent): Uint8Array {
+  const end = bytes(e.ending);
+  const line = (b: Uint8Array) => cat(b, end);
+  const data = e.data.map((d) => {
+    const clean = e.keepCR ? d : d.map((c) => (c === 0x0d || c === 0x0a ? 0x20 : c));
+    // A bare `data` line holds no value: its body is dropped, as a producer would lose it.
+    return line(e.prefix === 'data' ? bytes('data') : cat(bytes(e.prefix), clean));
+  });
+  return cat(
+    ...e.before.map((f) => line(bytes(f))),
+    ...data,
+    ...e.after.map((f) => line(bytes(f))),
+    ...Array.from({ length: e.blanks }, () => end),
+  );
+}
+
+const common = {
+  mode: fc.constantFrom('encode' as const, 'decode' as const),
+  // maxMessageBytes: the default, small, or exactly some body's size (or one less, or one more).
+  limit: fc.oneof(
+    { weight: 2, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.constantFrom(12, 40, 200) },
+    { weight: 2, arbitrary: fc.tuple(fc.nat(), fc.constantFrom(0, -1, 1)) },
+  ),
+  onInvalid: fc.boolean(),
+  onCollision: fc.boolean(),
+  cutLast: fc.nat(),
+  // Chunks: cut at random, one byte each, or one reused buffer of a fixed size.
+  chunking: fc.oneof(
+    { weight: 4, arbitrary: fc.record({ cuts: fc.array(fc.nat(60000), { maxLength: 10 }) }) },
+    { weight: 1, arbitrary: fc.constant({ oneByte: true as const }) },
+    { weight: 1, arbitrary: fc.record({ reuse: fc.integer({ min: 8, max: 400 }) }) },
+  ),
+};
+const scenario = fc.oneof(
+  fc.record({ framing: fc.constant('content-length' as const), frames: fc.array(clFrame, { minLength: 1, maxLength: 10 }), ...common }),
+  fc.record({
+    framing: fc.constant('sse' as const),
+    frames: fc.array(sseEvent, { minLength: 1, maxLength: 10 }),
+    bom: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+    lastEnded: fc.oneof({ weight: 4, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+    ...common,
+  }),
+);
+type Scenario = typeof scenario extends fc.Arbitrary<infer S> ? S : never;
+
+/** The stream's bytes, and the bodies (whose sizes the limit may be set to). */
+function render(s: Scenario): { input: Uint8Array; sizes: number[] } {
+  if (s.framing === 'content-length') return { input: cat(...s.frames.map(renderCl)), sizes: s.frames.map((f) => f.body.length) };
+  let input = cat(...(s.bom ? [new Uint8Array([0xef, 0xbb, 0xbf])] : []), ...s.frames.map(renderSse));
+  // A last event not ended: its blank line (and maybe more) cut off.
+  if (!s.lastEnded) input = input.subarray(0, input.length - 1 - (s.cutLast % 3));
+  const sizes = s.frames.flatMap((e) => (e.data.length === 1 ? [e.data[0]!.length] : []));
+  return { input, sizes: sizes.length ? sizes : [1] };
+}
+
+/** Pushes `input` in the scenario's chunks (a reused buffer: the same object, overwritten). */
+function pushChunks(s: Scenario, input: Uint8Array, push: (chunk: Uint8Array) => void): void {
+  const c = s.chunking;
+  if ('oneByte' in c) {
+    for (const b of input) push(new Uint8Array([b]));
+  } else if ('reuse' in c) {
+    const buffer = new Uint8Array(c.reuse);
+    for (let at = 0; at < input.length; at += c.reuse) {
+      const piece = input.subarray(at, at + c.reuse);
+      if (piece.length < c.reuse) push(piece.slice());
+      else {
+        buffer.set(piece);
+        push(buffer);
+      }
+    }
+  } else {
+    const points = [...new Set(c.cuts.map((p) => Math.min(p, input.length)))].sort((a, b) => a - b);
+    let from = 0;
+    for (const p of [...points, input.length]) {
+      if (p > from) push(input.slice(from, p));
+      from = p;
+    }
+  }
+}
+
+/** What a stream did: output between callbacks (as hex), callbacks, and the error it threw. */
+function trace(s: Scenario, input: Uint8Array, sizes: number[], batch: boolean): unknown[] {
+  const log: unknown[] = [];
+  const out = (b: Uint8Array) => {
+    const hex = Buffer.from(b).toString('hex');
+    if (typeof log.at(-1) === 'string') log[log.length - 1] += hex;
+    else log.push(hex);
+  };
+  const what = (e: unknown) =>
+    e instanceof PayloadStreamError
+      ? ['stream', e.message, e.code, e.messageNumber, e.byteOffset]
+      : e instanceof PayloadKeyCollisionError
+        ? ['collision', e.message, e.messageNumber, e.id, e.batchIds, e.keyIndexes]
+        : ['other', String(e)];
+  const maxMessageBytes = Array.isArray(s.limit) ? Math.max(1, sizes[s.limit[0] % sizes.length]! + s.limit[1]) : s.limit;
+  const options: StreamOptions = {
+    framing: s.framing,
+    maxMessageBytes,
+    onInvalidMessage: s.onInvalid ? (e) => void log.push(['invalid', ...what(e)]) : undefined,
+    onCollision: s.onCollision ? (e) => void log.push(['dropped', ...what(e)]) : undefined,
+  };
+  const t = createByteTransformer(s.mode, options, out, { lines: batch });
+  try {
+    pushChunks(s, input, (c) => t.push(c));
+    t.close();
+  } catch (e) {
+    log.push(['threw', ...what(e)]);
+  }
+  return log;
+}
+
+/** Counts the per-message calls (write, finish) and the messages `framed` took while `f` runs. */
+function counting(f: () => void): { perMessage: number; taken: number } {
+  const proto = Transducer.prototype;
+  const { write, finish, framed } = proto;
+  const n = { perMessage: 0, taken: 0 };
+  proto.write = function (...a) {
+    n.perMessage++;
+    return write.apply(this, a);
+  };
+  proto.finish = function (...a) {
+    n.perMessage++;
+    return finish.apply(this, a);
+  };
+  proto.framed = function (...a) {
+    const taken = framed.apply(this, a);
+    n.taken += taken;
+    return taken;
+  };
+  try {
+    f();
+  } finally {
+    Object.assign(proto, { write, finish, framed });
+  }
+  return n;
+}
+
+const progress = (i: number) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    method: 'notifications/progress',
+    params: { progressToken: i, progress: i, message: `step ${i} of Qwen` },
+  });
+
+function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean): Buffer {
+  const chunks: Uint8Array[] = [];
+  const t = createByteTransformer(mode, options, (b) => void chunks.push(b.slice()), { lines: batch });
+  t.push(input);
+  t.close();
+  return Buffer.concat(chunks);
+}
+
+describe('the batch of host-framed messages (Content-Length, SSE)', () => {
+  it('changes no output, callback or error: batch on and off agree on random streams cut at random', () => {
+    fc.assert(
+      fc.property(scenario, (s) => {
+        const { input, sizes } = render(s);
+        expect(trace(s, input, sizes, true)).toEqual(trace(s, input, sizes, false));
+      }),
+      runs(300),
+    );
+  });
+
+  it('lays out the frame table: four u32 fields, apart, inside FRAME_SIZE', () => {
+    const fields = [abi.F_OFFSET, abi.F_LENGTH, abi.F_OUT_END, abi.F_MESSAGE].sort((a, b) => a - b);
+    for (const [k, at] of fields.entries()) {
+      expect(at % 4).toBe(0);
+      expect(at + 4).toBeLessThanOrEqual(fields[k + 1] ?? abi.FRAME_SIZE);
+    }
+  });
+
+  it('takes a chunk of small Content-Length messages in the core, with no per-message call', () => {
+    const frames: string[] = [];
+    let longest = 0;
+    for (let i = 1; i <= 60; i++) {
+      const json = i % 10 === 0 ? ' ' : progress(i); // (a blank body is no message)
+      longest = Math.max(longest, json.length);
+      frames.push(`Content-Length: ${json.length}\r\n${i % 7 === 0 ? 'X-Seq: 1\r\n' : ''}\r\n${json}`);
+    }
+    frames.push('Content-Length: 0\n\n');
+    const input = bytes(frames.join(''));
+    expect(input.length).toBeLessThan(16 * 1024); // one batch
+    const options: StreamOptions = { framing: 'content-length', maxMessageBytes: longest }; // the longest at the limit
+    for (const mode of ['encode', 'decode'] as const) {
+      let on: Buffer = Buffer.alloc(0);
+      const n = counting(() => {
+        on = transform(mode, options, input, true);
+      });
+      expect(n.taken).toBe(61);
+      expect(n.perMessage).toBe(0);
+      expect(on.equals(transform(mode, options, input, false))).toBe(true);
+    }
+  });
+
+  it('takes a chunk of small SSE message events in the core, with no per-message call', () => {
+    const events: string[] = [];
+    let longest = 0;
+    for (let i = 1; i <= 60; i++) {
+      const json = progress(i);
+      longest = Math.max(longest, json.length);
+      const end = ['\n', '\r\n', '\r'][i % 3]!;
+      const head = i % 4 === 0 ? `id: ${i}${end}event: message${end}` : i % 4 === 1 ? `: ping${end}${end}` : '';
+      events.push(`${head}data: ${json}${end}${i % 5 === 0 ? `event:${end}` : ''}${end}`);
+    }
+    const input = bytes(events.join(''));
+    expect(input.length).toBeLessThan(16 * 1024);
+    const options: StreamOptions = { framing: 'sse', maxMessageBytes: longest };
+    for (const mode of ['encode', 'decode'] as const) {
+      let on: Buffer = Buffer.alloc(0);
+      const n = counting(() => {
+        on = transform(mode, options, input, true);
+      });
+      expect(n.taken).toBe(60);
+      expect(n.perMessage).toBe(0);
+      expect(on.equals(transform(mode, options, input, false))).toBe(true);
+    }
+  });
+
+  it('reads an event too large for one batch from its start, after a batch of smaller ones', () => {
+    // (The batch reads the large event's lines, finds it does not fit, and must read it again.)
+    const big = `{"jsonrpc":"2.0","id":2,"result":"${'Qwen '.repeat(4000)}"}`;
+    const small = (id: number) => `{"jsonrpc":"2.0","id":${id},"result":"Qwen"}`;
+    const input = bytes(`data: ${small(1)}\n\n: c\ndata: ${big}\n\ndata: ${small(3)}\n\n`);
+    const on = transform('encode', { framing: 'sse' }, input, true);
+    expect(on.toString()).not.toContain('Qwen');
+    expect(on.equals(transform('encode', { framing: 'sse' }, input, false))).toBe(true);
+  });
+
+  it('backs off a run of messages it refuses, so each is not transformed twice', () => {
+    // `data` before `type`: every message defers a value, which the batch leaves to the per-message path.
+    const json = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"data":"aGk=","type":"image"}]}}';
+    for (const [framing, frame] of [
+      ['content-length', `Content-Length: ${json.length}\r\n\r\n${json}`],
+      ['sse', `data: ${json}\n\n`],
+    ] as const) {
+      const input = bytes(frame.repeat(1000));
+      const proto = Transducer.prototype;
+      const { framed } = proto;
+      let tried = 0;
+      proto.framed = function (...a) {
+        tried++;
+        return framed.apply(this, a);
+      };
+      let out = 0;
+      try {
+        const t = createByteTransformer('encode', { framing }, (b) => {
+          out += b.length;
+        });
+        t.push(input);
+        t.close();
+      } finally {
+        proto.framed = framed;
+      }
+      expect(out).toBe(input.length);
+      expect(tried).toBeLessThan(1000 / 64 + 10); // (without the backoff: 1000)
+    }
+  });
+
+  it('numbers messages after batched ones as the per-message path does, in errors', () => {
+    const ok = '{"jsonrpc":"2.0","id":1,"result":"Qwen"}';
+    const bad = '{"id":2}x';
+    const cl = [ok, ' ', ok, '', ok, bad].map((b) => `Content-Length: ${b.length}\r\n\r\n${b}`).join('');
+    const sse = `data: ${ok}\n\ndata:  \n\n: c\n\ndata: ${ok}\n\ndata:\n\nevent: message\ndata: ${ok}\n\ndata: ${bad}\n\n`;
+    for (const [framing, input] of [
+      ['content-length', cl],
+      ['sse', sse],
+    ] as const) {
+      const seen: string[] = [];
+      const t = createByteTransformer('encode', { framing, onInvalidMessage: (e) => void seen.push(e.message) }, () => {});
+      t.push(bytes(input));
+      t.close();
+      expect(seen).toEqual(['invalid JSON in message 4 at byte 8']);
+    }
+  });
+});
