@@ -285,7 +285,7 @@ function copyToBackslash(src: usize, n: i32, dst: usize): i32 {
 // paid once. (Measured against one call per string, same process: app lists 1.11x; short
 // messages and escaped text lose, so they keep the per-string calls.)
 const WHOLE_SCAN_MIN: i32 = 1024;
-let gRecords = false; // the whole message's matches are in J_REC
+let gRecords: bool = false; // the whole message's matches are in J_REC
 let gRecCount: i32 = 0;
 let gRecNext: i32 = 0; // the first not yet written or passed
 let gWholeScans: u32 = 0;
