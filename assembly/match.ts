@@ -58,6 +58,28 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
     return len;
   }
   let b: i32 = 0;
+  if (ASC_FEATURE_SIMD && final && len >= 4 && len <= 16 && inp + 16 <= (<usize>memory.size() << 16)) {
+    // A short final string (most keys and names): one block, no carry, nothing after it.
+    const t = load<u32>(desc + D_TEDDY) as usize;
+    const v = v128.or(v128.load(inp), i8x16.splat(<i8>CASE_BIT));
+    const l = v128.and(v, i8x16.splat(0x0f));
+    const h = i8x16.shr_u(v, 4);
+    const zero = i8x16.splat(0);
+    const m0 = v128.and(i8x16.swizzle(v128.load(t), l), i8x16.swizzle(v128.load(t, 16), h));
+    const m1 = v128.and(i8x16.swizzle(v128.load(t, 32), l), i8x16.swizzle(v128.load(t, 48), h));
+    const m2 = v128.and(i8x16.swizzle(v128.load(t, 64), l), i8x16.swizzle(v128.load(t, 80), h));
+    const m3 = v128.and(i8x16.swizzle(v128.load(t, 96), l), i8x16.swizzle(v128.load(t, 112), h));
+    const a0 = i8x16.shuffle(zero, m0, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
+    const a1 = i8x16.shuffle(zero, m1, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
+    const a2 = i8x16.shuffle(zero, m2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+    const hit = v128.and(v128.and(a0, a1), v128.and(a2, m3));
+    const mask = i8x16.bitmask(i8x16.ne(hit, zero)) & ((1 << len) - 1);
+    if (mask != 0) candidates(0, mask, len, final);
+    b = len - 3; // fingerprints that would end past the input
+    if (b <= gLast) scalar(b, len, len, final);
+    finish();
+    return gConsumed;
+  }
   if (ASC_FEATURE_SIMD && len >= 4) {
     const t = load<u32>(desc + D_TEDDY) as usize;
     const lo0 = v128.load(t);
