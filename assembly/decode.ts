@@ -19,6 +19,38 @@ import { isValidUtf8 } from './utf8';
   return l < 6 ? <i32>(l + 10) : -1;
 }
 
+/** The value of a byte known to be a hex digit: '0'-'9' are 0x3_, 'a'-'f' and 'A'-'F' 0x6_ and 0x4_. */
+@inline function hexDigit(b: u32): u32 {
+  return (b & 15) + 9 * (b >> 6);
+}
+
+/** Whether the `pl` (at most 16) bytes at p, ASCII letters lowered, are the prefix at `pre`. */
+@inline function prefixAt(p: usize, pre: usize, pl: i32): bool {
+  const v = v128.load(p);
+  const upper = i8x16.lt_u(i8x16.sub(v, i8x16.splat(<i8>UPPER_A)), i8x16.splat(26));
+  const folded = v128.or(v, v128.and(upper, i8x16.splat(<i8>CASE_BIT)));
+  // (the descriptor's tables are 16-byte aligned and padded: 16 bytes at `pre` are readable)
+  const same = i8x16.bitmask(i8x16.eq(folded, v128.load(pre)));
+  const want = pl == 16 ? 0xffff : (1 << pl) - 1;
+  return (same & want) == want;
+}
+
+/** The end of the run of hex digits (either case) from j. */
+function hexRunEnd(inp: usize, j: i32, len: i32): i32 {
+  if (ASC_FEATURE_SIMD) {
+    while (j + 16 <= len) {
+      const v = v128.load(inp + <usize>j);
+      const digit = i8x16.lt_u(i8x16.sub(v, i8x16.splat(<i8>DIGIT_0)), i8x16.splat(10));
+      const letter = i8x16.lt_u(i8x16.sub(v128.or(v, i8x16.splat(<i8>CASE_BIT)), i8x16.splat(<i8>LOWER_A)), i8x16.splat(6));
+      const hex = i8x16.bitmask(v128.or(digit, letter));
+      if (hex != 0xffff) return j + ctz(~hex);
+      j += 16;
+    }
+  }
+  while (j < len && hexValue(<u32>load<u8>(inp + <usize>j)) >= 0) j++;
+  return j;
+}
+
 /** Next position >= from whose first two bytes may begin the prefix (folded with | CASE_BIT). */
 function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32): i32 {
   let b = from;
@@ -89,14 +121,19 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
     if (c >= len) break;
     i = c + 1; // where the scan resumes if this candidate fails
     let k: i32 = 0;
-    while (k < pl && c + k < len && foldAscii(<u32>load<u8>(inp + <usize>(c + k))) == <u32>load<u8>(pre + <usize>k)) k++;
-    if (k < pl) {
-      if (c + k >= len && !final) { consumed = c; break; }
-      continue;
+    if (ASC_FEATURE_SIMD && pl <= 16 && c + 16 <= len) {
+      // The whole prefix in one block (no end of input within it).
+      if (!prefixAt(inp + <usize>c, pre, pl)) continue;
+      k = pl;
+    } else {
+      while (k < pl && c + k < len && foldAscii(<u32>load<u8>(inp + <usize>(c + k))) == <u32>load<u8>(pre + <usize>k)) k++;
+      if (k < pl) {
+        if (c + k >= len && !final) { consumed = c; break; }
+        continue;
+      }
     }
     const hs = c + pl;
-    let j = c == 0 && known > hs ? min(known, len) : hs;
-    while (j < len && hexValue(<u32>load<u8>(inp + <usize>j)) >= 0) j++;
+    let j = hexRunEnd(inp, c == 0 && known > hs ? min(known, len) : hs, len);
     if (j >= len && !final) {
       consumed = c;
       candidateKnown = len - c;
@@ -113,8 +150,8 @@ export function decode(desc: usize, inp: usize, len: i32, out: usize, final: i32
     // Decode into aux; it counts only if the bytes are valid UTF-8.
     const n = h >> 1;
     for (let q: i32 = 0; q < n; q++) {
-      const hi = hexValue(<u32>load<u8>(inp + <usize>(hs + 2 * q)));
-      const lo = hexValue(<u32>load<u8>(inp + <usize>(hs + 2 * q + 1)));
+      const hi = hexDigit(<u32>load<u8>(inp + <usize>(hs + 2 * q)));
+      const lo = hexDigit(<u32>load<u8>(inp + <usize>(hs + 2 * q + 1)));
       store<u8>(a + <usize>q, <u8>((hi << 4) | lo));
     }
     if (!isValidUtf8(a, n)) continue;

@@ -58,7 +58,29 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
     return len;
   }
   let b: i32 = 0;
-  if (ASC_FEATURE_SIMD && len >= 3) {
+  if (ASC_FEATURE_SIMD && final && len >= 4 && len <= 16 && inp + 16 <= (<usize>memory.size() << 16)) {
+    // A short final string (most keys and names): one block, no carry, nothing after it.
+    const t = load<u32>(desc + D_TEDDY) as usize;
+    const v = v128.or(v128.load(inp), i8x16.splat(<i8>CASE_BIT));
+    const l = v128.and(v, i8x16.splat(0x0f));
+    const h = i8x16.shr_u(v, 4);
+    const zero = i8x16.splat(0);
+    const m0 = v128.and(i8x16.swizzle(v128.load(t), l), i8x16.swizzle(v128.load(t, 16), h));
+    const m1 = v128.and(i8x16.swizzle(v128.load(t, 32), l), i8x16.swizzle(v128.load(t, 48), h));
+    const m2 = v128.and(i8x16.swizzle(v128.load(t, 64), l), i8x16.swizzle(v128.load(t, 80), h));
+    const m3 = v128.and(i8x16.swizzle(v128.load(t, 96), l), i8x16.swizzle(v128.load(t, 112), h));
+    const a0 = i8x16.shuffle(zero, m0, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
+    const a1 = i8x16.shuffle(zero, m1, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
+    const a2 = i8x16.shuffle(zero, m2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+    const hit = v128.and(v128.and(a0, a1), v128.and(a2, m3));
+    const mask = i8x16.bitmask(i8x16.ne(hit, zero)) & ((1 << len) - 1);
+    if (mask != 0) candidates(0, mask, len, final);
+    b = len - 3; // fingerprints that would end past the input
+    if (b <= gLast) scalar(b, len, len, final);
+    finish();
+    return gConsumed;
+  }
+  if (ASC_FEATURE_SIMD && len >= 4) {
     const t = load<u32>(desc + D_TEDDY) as usize;
     const lo0 = v128.load(t);
     const hi0 = v128.load(t, 16);
@@ -66,12 +88,15 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
     const hi1 = v128.load(t, 48);
     const lo2 = v128.load(t, 64);
     const hi2 = v128.load(t, 80);
+    const lo3 = v128.load(t, 96);
+    const hi3 = v128.load(t, 112);
     const zero = i8x16.splat(0);
     let p0 = zero;
     let p1 = zero;
-    let blocksEnd = 0; // fingerprints starting before blocksEnd - 2 were tested in full blocks
+    let p2 = zero;
+    let blocksEnd = 0; // fingerprints starting before blocksEnd - 3 were tested in full blocks
     for (;;) {
-      // Stage 1 (Teddy): lane k tests the 3-byte fingerprint that starts at base + k - 2.
+      // Stage 1 (Teddy): lane k tests the 4-byte fingerprint that starts at base + k - 3.
       let base = b;
       let keep: i32 = -1;
       let v = zero;
@@ -84,11 +109,12 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
         if (b >= len) break;
         p0 = zero;
         p1 = zero;
+        p2 = zero;
         base = len - 16;
         if (base >= 0) {
-          // Lane 1 would need the masks of the byte before base: that one position goes scalar.
-          if (b - 2 < base) {
-            b = scalar(b - 2, base, len, final);
+          // Lanes 1-2 would need the masks of the bytes before base: those positions go scalar.
+          if (b - 3 < base) {
+            b = scalar(b - 3, base, len, final);
             if (gStop) break;
           }
           v = v128.load(inp + <usize>base);
@@ -112,20 +138,25 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
       const m0 = v128.and(i8x16.swizzle(lo0, l), i8x16.swizzle(hi0, h));
       const m1 = v128.and(i8x16.swizzle(lo1, l), i8x16.swizzle(hi1, h));
       const m2 = v128.and(i8x16.swizzle(lo2, l), i8x16.swizzle(hi2, h));
-      const a0 = i8x16.shuffle(p0, m0, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
-      const a1 = i8x16.shuffle(p1, m1, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
-      candidates(base, i8x16.bitmask(i8x16.ne(v128.and(v128.and(a0, a1), m2), zero)) & keep, len, final);
+      const m3 = v128.and(i8x16.swizzle(lo3, l), i8x16.swizzle(hi3, h));
+      const a0 = i8x16.shuffle(p0, m0, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
+      const a1 = i8x16.shuffle(p1, m1, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
+      const a2 = i8x16.shuffle(p2, m2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+      const hit = v128.and(v128.and(a0, a1), v128.and(a2, m3));
+      candidates(base, i8x16.bitmask(i8x16.ne(hit, zero)) & keep, len, final);
       if (gStop || lastBlock) break;
       p0 = m0;
       p1 = m1;
+      p2 = m2;
       b += 16;
       if (gSkip > b) {
         b = gSkip; // jump past the match; the lost lanes are all before it
         p0 = zero;
         p1 = zero;
+        p2 = zero;
       }
     }
-    if (!gStop) b = max(len - 2, blocksEnd - 2); // fingerprints that would end past the input
+    if (!gStop) b = max(len - 3, blocksEnd - 3); // fingerprints that would end past the input
   }
   if (!gStop && b <= gLast) scalar(b, len, len, final);
   finish();
@@ -163,14 +194,14 @@ function scalar(b: i32, end: i32, len: i32, final: i32): i32 {
   return b;
 }
 
-/** Tries the stage-1 candidates of a block (bit k: a fingerprint starting at base + k - 2). */
+/** Tries the stage-1 candidates of a block (bit k: a fingerprint starting at base + k - 3). */
 @inline function candidates(base: i32, mask: i32, len: i32, final: i32): void {
   while (mask != 0) {
-    const c = base + ctz(mask) - 2;
+    const c = base + ctz(mask) - 3;
     mask &= mask - 1;
     if (c > gLast) break;
     if (c < gSkip) continue;
-    if (c + 4 <= len && !gramMayStart(gDesc, gInp + <usize>c)) continue;
+    if (!gramMayStart(gDesc, gInp + <usize>c)) continue; // (a fingerprint's 4 bytes are in the input)
     const end = tryMatch(c, len, final);
     if (gStop) {
       gConsumed = c;

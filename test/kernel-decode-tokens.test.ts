@@ -90,6 +90,31 @@ describe.each(FORMATS)('token decoder, %s format', (_name, options, ref, otherCa
     expect(check(sequences([prefix, cutPrefix, 'c3', 'A9', '7', '__'], 4))).toEqual([]);
   });
 
+  it('long runs of hex digits (the SIMD run finder, 16 at a time, and its scalar tail), at every lane', () => {
+    // Runs of 2 to 43 digits: valid tokens, an odd digit more, bytes that are not UTF-8, a
+    // half suffix, and 'g' (not hex: counted, it would make an even run of valid UTF-8).
+    const seqs: string[] = [];
+    for (let k = 1; k <= 7; k++) {
+      const run = hexCase('e4b8ad'.repeat(k));
+      seqs.push(
+        `${prefix}${run}__`,
+        `${prefix}${run}7__`,
+        `${prefix}${hexCase('41'.repeat(k))}FF__`,
+        `${otherCase}${run}_`,
+        `${prefix}${run}4g__`,
+      );
+    }
+    expect(check(seqs)).toEqual([]);
+    // The prefix with one byte changed (to a hex digit, then to the next byte), before a token's digits.
+    const nearMisses = Array.from(prefix, (_, i) => [
+      `${prefix.slice(0, i)}7${prefix.slice(i + 1)}${hexCase('e4b8ad')}__`,
+      `${prefix.slice(0, i)}${String.fromCharCode(prefix.charCodeAt(i) + 1)}${prefix.slice(i + 1)}${hexCase('c3a9')}__`,
+    ]).flat();
+    expect(check(nearMisses)).toEqual([]);
+    const cutsOf = (at: number, seq: string) => Array.from({ length: seq.length + 1 }, (_, k) => [at + k]);
+    expect(check([`${prefix}${hexCase('e4b8ad'.repeat(6))}__`], cutsOf)).toEqual([]);
+  });
+
   it('tokens and near misses fed in two pieces, cut at every byte of the sequence', () => {
     const seqs = [
       `${prefix}e4b8ad__`,

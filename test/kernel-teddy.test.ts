@@ -13,6 +13,8 @@ import { heap, heap32, workspace } from '../src/core/memory.ts';
 import { runs } from './arbitraries.ts';
 
 const BLOCK = 16;
+const POSITIONS = 4; // bytes per fingerprint
+const MASKS = POSITIONS * 32;
 const BYTE_RECORDS = 2;
 
 /** Tables whose automaton matches one byte of `allowed` (256 flags) and nothing longer. */
@@ -40,10 +42,10 @@ function tried(desc: Descriptor, input: Uint8Array): number[] {
   return starts;
 }
 
-/** Whether some bucket admits the three bytes at c (each folded with | 0x20, as the core does). */
+/** Whether some bucket admits the four bytes at c (each folded with | 0x20, as the core does). */
 function fingerprintPasses(teddy: Uint8Array, input: Uint8Array, c: number): boolean {
   let buckets = 0xff;
-  for (let j = 0; j < 3; j++) {
+  for (let j = 0; j < POSITIONS; j++) {
     const f = input[c + j]! | 0x20;
     buckets &= teddy[j * 32 + (f & 15)]! & teddy[j * 32 + 16 + (f >> 4)]!;
   }
@@ -52,11 +54,12 @@ function fingerprintPasses(teddy: Uint8Array, input: Uint8Array, c: number): boo
 
 /**
  * Positions the SIMD loop leaves to the scalar one, which asks the automaton's start row
- * instead: fingerprints that would end past the input, and the position just before the last
- * block when that block overlaps the previous one by all but one byte (its lane 1 would need
- * the masks of a byte the loop did not load).
+ * instead: fingerprints that would end past the input, and the positions just before the last
+ * block when that block overlaps the previous one by all but one or two bytes (its lanes 1-2
+ * would need the masks of bytes the loop did not load).
  */
-const leftToScalar = (c: number, len: number) => c + 2 >= len || (len > BLOCK && len % BLOCK === BLOCK - 1 && c === len - BLOCK - 1);
+const leftToScalar = (c: number, len: number) =>
+  c + POSITIONS - 1 >= len || (len > BLOCK && c >= len - (len % BLOCK) - (POSITIONS - 1) && c < len - BLOCK);
 
 /** The reference: the positions the core should try. */
 function reference(teddy: Uint8Array, allowed: readonly boolean[], input: Uint8Array): number[] {
@@ -71,7 +74,7 @@ function reference(teddy: Uint8Array, allowed: readonly boolean[], input: Uint8A
 /** Seeded masks (xorshift), so the exhaustive cases are the same on every run. */
 function seededMasks(seed: number): Uint8Array {
   let x = seed;
-  return Uint8Array.from({ length: 96 }, () => {
+  return Uint8Array.from({ length: MASKS }, () => {
     x ^= x << 13;
     x ^= x >>> 17;
     x ^= x << 5;
@@ -84,7 +87,7 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
   const all = Array.from({ length: 256 }, () => true);
 
   // Every length up to two blocks and one byte (each remainder mod 16, whole blocks, the carry of
-  // lanes 0-1 from the block before), and three blocks around their end.
+  // lanes 0-2 from the block before), and three blocks around their end.
   const LENGTHS = [...Array.from({ length: 2 * BLOCK + 1 }, (_, i) => i + 1), 3 * BLOCK - 1, 3 * BLOCK, 3 * BLOCK + 1];
 
   it('every byte, at every lane and each fingerprint position, across block ends, at every short length', () => {
@@ -92,7 +95,7 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
     // fillers decides alone whether the fingerprints holding it pass.
     const FILLER = 0x61;
     const teddy = seededMasks(0x9e3779b9);
-    for (let j = 0; j < 3; j++) {
+    for (let j = 0; j < POSITIONS; j++) {
       teddy[j * 32 + (FILLER & 15)] = 0xff;
       teddy[j * 32 + 16 + (FILLER >> 4)] = 0xff;
     }
@@ -134,7 +137,7 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
     );
     // Dense masks (OR of two draws) let fingerprints pass; a quarter of the bytes not allowed.
     const masks = fc
-      .tuple(fc.uint8Array({ minLength: 96, maxLength: 96 }), fc.uint8Array({ minLength: 96, maxLength: 96 }))
+      .tuple(fc.uint8Array({ minLength: MASKS, maxLength: MASKS }), fc.uint8Array({ minLength: MASKS, maxLength: MASKS }))
       .map(([a, b]) => a.map((x, i) => x | b[i]!));
     const allowed = fc.array(
       fc.nat(3).map((n) => n !== 0),
@@ -150,8 +153,8 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
   });
 
   it('the reference sees the filter: with masks admitting nothing, the SIMD build tries only what it leaves to the scalar loop', () => {
-    const desc = writeDescriptor(filterTables(new Uint8Array(96), all), 'x', 'y', '0123456789abcdef', 1);
-    for (const len of [2, 3, 15, 16, 17, 31, 32, 47, 48]) {
+    const desc = writeDescriptor(filterTables(new Uint8Array(MASKS), all), 'x', 'y', '0123456789abcdef', 1);
+    for (const len of [2, 3, 4, 15, 16, 17, 30, 31, 32, 46, 47, 48]) {
       const want = coreVariant === 'scalar' ? [...Array(len).keys()] : [...Array(len).keys()].filter((c) => leftToScalar(c, len));
       expect(tried(desc, new Uint8Array(len).fill(0x61))).toEqual(want);
     }

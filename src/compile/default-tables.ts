@@ -2,6 +2,7 @@
 // by scripts/gen-default-automaton.ts) instead of compiled at import: that was half of a cold start.
 import * as D from './default-automaton.js';
 import type { Automaton } from './dfa.js';
+import { TEDDY_BYTES } from './teddy.js';
 
 /** Fills an array from `index:value,...` (base 36), the rest 0. */
 function unsparse<T extends Uint8Array | Uint16Array>(into: T, text: string): T {
@@ -23,7 +24,7 @@ export function defaultAutomaton(key: string): Automaton | undefined {
     accepting: unsparse(new Uint8Array(D.STATES), D.ACCEPTING),
     grams: unsparse(new Uint8Array(4096), D.GRAMS),
     gramMask: D.GRAM_MASK,
-    teddy: unsparse(new Uint8Array(96), D.TEDDY),
+    teddy: unsparse(new Uint8Array(TEDDY_BYTES), D.TEDDY),
     minPatternBytes: D.MIN_PATTERN_BYTES,
   };
 }

@@ -3,7 +3,8 @@
 //   ../fold/        the same tables for fold: 'nfkc', built from each character's lookalikes
 //   subsets.ts      subset construction and row packing, shared by both
 //   byte-classes.ts bytes that behave alike share a class
-//   teddy.ts        stage 1 filter: three-byte fingerprints in 8 buckets
+//   teddy.ts        stage 1 filter: four-byte fingerprints in 8 buckets (teddy-cost.ts: placed
+//                   by the passes expected in ASCII and CJK text)
 //   start-set.ts    stage 2 filter: hashed set of the first four bytes
 //   default-tables  the default terms' tables, compiled ahead of time (default-automaton.ts)
 import { compileFoldAutomaton } from '../fold/compile.js';

@@ -1,8 +1,14 @@
 // Teddy, the core's first filter stage (SIMD, in assembly/match.ts): 8 buckets, each a
-// fingerprint of the first three bytes of its patterns. Per position j (0..2) a bucket holds a
+// fingerprint of the first four bytes of its patterns. Per position j (0..3) a bucket holds a
 // set of low nibbles and a set of high nibbles of the folded byte (`| 0x20`, as the core folds
-// its input); a position passes when some bucket admits all three of its bytes. The masks are
-// 3 positions x (16 low-nibble + 16 high-nibble bytes), bit k for bucket k.
+// its input); a position passes when some bucket admits all four of its bytes. The masks are
+// 4 positions x (16 low-nibble + 16 high-nibble bytes), bit k for bucket k.
+import { expectedPasses } from './teddy-cost.js';
+
+/** Bytes of a match the fingerprint tests (the core's loop is written for this many). */
+export const TEDDY_POSITIONS = 4;
+/** Size of the masks the core loads. */
+export const TEDDY_BYTES = TEDDY_POSITIONS * 32;
 
 /** Per-position nibble sets (bit masks of 16) of a bucket or of a group of patterns. */
 export interface Fingerprint {
@@ -10,7 +16,7 @@ export interface Fingerprint {
   hi: number[];
 }
 
-export const emptyFingerprint = (): Fingerprint => ({ lo: [0, 0, 0], hi: [0, 0, 0] });
+export const emptyFingerprint = (): Fingerprint => ({ lo: Array(TEDDY_POSITIONS).fill(0), hi: Array(TEDDY_POSITIONS).fill(0) });
 
 /** Adds the folded byte `b` at position `j`. */
 export function addByte(fp: Fingerprint, j: number, b: number): void {
@@ -18,9 +24,35 @@ export function addByte(fp: Fingerprint, j: number, b: number): void {
   fp.hi[j]! |= 1 << ((b | 0x20) >> 4);
 }
 
-/** Admits every byte at positions from..2 (past the end of a short pattern, or past a match). */
+/** Admits every byte at positions from `from` on (past the end of a short pattern, or past a match). */
 export function admitAll(fp: Fingerprint, from: number): void {
-  for (let j = from; j < 3; j++) fp.lo[j] = fp.hi[j] = 0xffff;
+  for (let j = from; j < TEDDY_POSITIONS; j++) fp.lo[j] = fp.hi[j] = 0xffff;
+}
+
+/** x |= y, position by position. */
+function merge(x: Fingerprint, y: Fingerprint): void {
+  for (let j = 0; j < TEDDY_POSITIONS; j++) {
+    x.lo[j]! |= y.lo[j]!;
+    x.hi[j]! |= y.hi[j]!;
+  }
+}
+
+/** The union of fingerprints (a new one). */
+function union(fps: readonly Fingerprint[]): Fingerprint {
+  const u = emptyFingerprint();
+  for (const fp of fps) merge(u, fp);
+  return u;
+}
+
+const scratch = emptyFingerprint();
+
+/** expectedPasses of the union of x and y, built in a scratch fingerprint. */
+function unionPasses(x: Fingerprint, y: Fingerprint): number {
+  for (let j = 0; j < TEDDY_POSITIONS; j++) {
+    scratch.lo[j] = x.lo[j]! | y.lo[j]!;
+    scratch.hi[j] = x.hi[j]! | y.hi[j]!;
+  }
+  return expectedPasses(scratch);
 }
 
 /** Set bits of a 16-bit mask. */
@@ -31,19 +63,19 @@ const bits = (x: number) => {
   return (c + (c >> 8)) & 0x1f;
 };
 
-/** How many byte triples the union of x and y admits (y may be x); no union is built. */
+/** How many byte strings the union of x and y admits (y may be x); no union is built. */
 function admittedUnion(x: Fingerprint, y: Fingerprint): number {
   let acc = 1;
-  for (let j = 0; j < 3; j++) acc *= Math.max(1, bits(x.lo[j]! | y.lo[j]!) * bits(x.hi[j]! | y.hi[j]!));
+  for (let j = 0; j < TEDDY_POSITIONS; j++) acc *= Math.max(1, bits(x.lo[j]! | y.lo[j]!) * bits(x.hi[j]! | y.hi[j]!));
   return acc;
 }
 
-/** How many byte triples a fingerprint admits (what mixing patterns in one bucket multiplies). */
+/** How many byte strings a fingerprint admits (what mixing patterns in one bucket multiplies). */
 export const admitted = (fp: Fingerprint): number => admittedUnion(fp, fp);
 
 /**
  * Greedy: each fingerprint, in the order given (the caller puts the largest first), goes to the
- * bucket in [from, to) where it adds the fewest admitted triples. Returns the bucket of each.
+ * bucket in [from, to) where it adds the fewest admitted strings. Returns the bucket of each.
  * (Plain loops without allocation: this runs once per codec, mostly before any JIT.)
  */
 export function placeInBuckets(fps: readonly Fingerprint[], buckets: Fingerprint[], from: number, to: number): number[] {
@@ -58,20 +90,16 @@ export function placeInBuckets(fps: readonly Fingerprint[], buckets: Fingerprint
         best = k;
       }
     }
-    const bucket = buckets[best]!;
-    for (let j = 0; j < 3; j++) {
-      bucket.lo[j]! |= fp.lo[j]!;
-      bucket.hi[j]! |= fp.hi[j]!;
-    }
+    merge(buckets[best]!, fp);
     return best;
   });
 }
 
 /** The masks the core loads, from 8 bucket fingerprints. */
 export function bucketMasks(buckets: readonly Fingerprint[]): Uint8Array {
-  const masks = new Uint8Array(96);
+  const masks = new Uint8Array(TEDDY_BYTES);
   buckets.forEach((fp, k) => {
-    for (let j = 0; j < 3; j++) {
+    for (let j = 0; j < TEDDY_POSITIONS; j++) {
       for (let n = 0; n < 16; n++) {
         if (fp.lo[j]! & (1 << n)) masks[j * 32 + n]! |= 1 << k;
         if (fp.hi[j]! & (1 << n)) masks[j * 32 + 16 + n]! |= 1 << k;
@@ -81,20 +109,31 @@ export function bucketMasks(buckets: readonly Fingerprint[]): Uint8Array {
   return masks;
 }
 
+/** Rounds of moving one group to another bucket while that lowers the expected passes. */
+const IMPROVE_ROUNDS = 1;
+
 /**
- * The masks of byte patterns (alternatives per position). Patterns are grouped by folded first
- * byte, and the groups placed largest (most patterns) first: a bucket admits every byte whose
- * low and high nibbles each occur at that position in one of its patterns, so patterns sharing
- * a first byte cost least together.
+ * The masks of byte patterns (alternatives per position). Patterns are grouped, ASCII ones by
+ * folded first byte (patterns sharing one cost least together: "ali", "ant"), the others by
+ * their first three bytes (a CJK term's first character: their lead bytes E4-E9 are in every
+ * CJK text, so only the whole character tells them apart). Groups are placed by the passes they
+ * are expected to cause in text (teddy-cost.ts): greedily, costliest first, then improved by
+ * moving single groups while the total drops.
  */
 export function patternTeddy(seqs: readonly (readonly (readonly number[])[])[]): Uint8Array {
-  const groups = new Map<number, Fingerprint & { size: number }>();
+  const groups = new Map<string, Fingerprint>();
   for (const seq of seqs) {
     const first = seq[0]![0]! | 0x20;
-    const group = groups.get(first) ?? { ...emptyFingerprint(), size: 0 };
-    groups.set(first, group);
-    group.size++;
-    for (let j = 0; j < 3; j++) {
+    const key =
+      first < 0x80
+        ? String(first)
+        : seq
+            .slice(0, 3)
+            .map((alts) => alts[0]! | 0x20)
+            .join();
+    const group = groups.get(key) ?? emptyFingerprint();
+    groups.set(key, group);
+    for (let j = 0; j < TEDDY_POSITIONS; j++) {
       const alts = seq[j];
       if (!alts) {
         admitAll(group, j);
@@ -103,12 +142,53 @@ export function patternTeddy(seqs: readonly (readonly (readonly number[])[])[]):
       for (const b of alts) addByte(group, j, b);
     }
   }
+  const fps = [...groups.values()].map((fp) => ({ fp, cost: expectedPasses(fp) })).sort((x, y) => y.cost - x.cost);
   const buckets = Array.from({ length: 8 }, emptyFingerprint);
-  placeInBuckets(
-    [...groups.values()].sort((x, y) => y.size - x.size),
-    buckets,
-    0,
-    8,
-  );
+  const members: Fingerprint[][] = buckets.map(() => []);
+  const cost = buckets.map(() => 0); // expectedPasses of each bucket
+  const at: number[] = [];
+  for (const { fp } of fps) {
+    let best = 0;
+    let bestAdded = Infinity;
+    for (let k = 0; k < 8; k++) {
+      const added = unionPasses(buckets[k]!, fp) - cost[k]!;
+      if (added < bestAdded) {
+        bestAdded = added;
+        best = k;
+      }
+    }
+    merge(buckets[best]!, fp);
+    members[best]!.push(fp);
+    cost[best]! += bestAdded;
+    at.push(best);
+  }
+  for (let round = 0; round < IMPROVE_ROUNDS; round++) {
+    let moved = false;
+    fps.forEach(({ fp }, i) => {
+      const from = at[i]!;
+      const rest = union(members[from]!.filter((x) => x !== fp));
+      const saved = cost[from]! - expectedPasses(rest);
+      let best = from;
+      let bestGain = 1e-9 * saved; // (not for a rounding error)
+      for (let k = 0; k < 8; k++) {
+        if (k === from) continue;
+        const gain = saved - (unionPasses(buckets[k]!, fp) - cost[k]!);
+        if (gain > bestGain) {
+          bestGain = gain;
+          best = k;
+        }
+      }
+      if (best === from) return;
+      members[from] = members[from]!.filter((x) => x !== fp);
+      buckets[from] = rest;
+      cost[from] = expectedPasses(rest);
+      members[best]!.push(fp);
+      merge(buckets[best]!, fp);
+      cost[best] = expectedPasses(buckets[best]!);
+      at[i] = best;
+      moved = true;
+    });
+    if (!moved) break;
+  }
   return bucketMasks(buckets);
 }

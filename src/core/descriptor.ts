@@ -40,7 +40,7 @@ export interface CoreTables {
   readonly classes: Uint8Array; // 256 entries
   readonly classCount: number;
   readonly accepting: Uint8Array; // one per state
-  readonly teddy: Uint8Array; // 3 positions x (16 low-nibble + 16 high-nibble masks)
+  readonly teddy: Uint8Array; // 4 positions x (16 low-nibble + 16 high-nibble masks)
   readonly grams: Uint8Array; // 32768-bit set of hashed folded pattern starts
   readonly gramMask: number; // which of the 4 loaded bytes the hash uses
 }

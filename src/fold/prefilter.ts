@@ -2,15 +2,24 @@
 // (stage 1) and the hashed set of match starts (stage 2). Both admit every byte string a
 // match can start with, so the core never skips a position where one could start.
 import { keyMask, startSet } from '../compile/start-set.js';
-import { addByte, admitAll, admitted, bucketMasks, emptyFingerprint, type Fingerprint, placeInBuckets } from '../compile/teddy.js';
+import {
+  addByte,
+  admitAll,
+  admitted,
+  bucketMasks,
+  emptyFingerprint,
+  type Fingerprint,
+  placeInBuckets,
+  TEDDY_POSITIONS,
+} from '../compile/teddy.js';
 
 const ASCII = 0;
 const OTHER = 1;
 
 /**
  * Teddy masks read off the DFA. The first three bytes of a match are classed by kind (ASCII
- * or not) per position: paths all ASCII go to buckets 0-3 (grouped by first byte, as in
- * compile/teddy.ts), paths starting with an ideograph's lead byte to buckets 4-5, other paths
+ * or not) per position (the fourth may be any): paths all ASCII go to buckets 0-3 (grouped
+ * by first byte), paths starting with an ideograph's lead byte to buckets 4-5, other paths
  * starting with a byte >= 0x80 to bucket 6 and the rest (ASCII, then not) to bucket 7. A
  * bucket whose position holds only bytes >= 0x80 never fires on ASCII text, so lookalike
  * alternatives (fullwidth letters, ignorables) cost nothing where there are none; keeping
@@ -20,10 +29,10 @@ const OTHER = 1;
  */
 export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly number[]): Uint8Array {
   const kind = (b: number) => (b < 0x80 ? ASCII : OTHER);
-  /** Nibble sets of paths from `states` whose bytes at positions from..2 have the given kinds. */
+  /** Nibble sets of paths from `states` whose bytes from position `from` on have the given kinds (past them: any). */
   const follow = (states: Set<number>, from: number, kinds: readonly number[], fp: Fingerprint): boolean => {
     let level = states;
-    for (let j = from; j < 3; j++) {
+    for (let j = from; j < TEDDY_POSITIONS; j++) {
       if ([...level].some((s) => accepting[s])) {
         admitAll(fp, j);
         return true;
@@ -83,7 +92,7 @@ export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly n
     const bucket = 7;
     const fp = emptyFingerprint();
     if (follow(start, 0, kinds, fp)) {
-      for (let j = 0; j < 3; j++) {
+      for (let j = 0; j < TEDDY_POSITIONS; j++) {
         buckets[bucket]!.lo[j]! |= fp.lo[j]!;
         buckets[bucket]!.hi[j]! |= fp.hi[j]!;
       }
