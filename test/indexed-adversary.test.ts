@@ -220,15 +220,13 @@ describe('the indexed path takes linear time in the line', () => {
     ['all backslashes', (n) => `${head}"${fill('\\\\', n)}"}`],
     ['escaped quotes', (n) => `${head}"${fill('\\"', n)}"}`],
     ['an escape every other byte', (n) => `${head}"${fill('a\\n', n)}"}`],
-    ['lone surrogate escapes', (n) => `${head}"${fill('\\ud800', n)}"}`],
     ['[[[[', (n) => `${head}${'['.repeat(n >> 1)}${']'.repeat(n >> 1)}}`],
     ['empty strings', (n) => `${head}[${fill('"",', n)}""]}`],
-    ['escaped terms', (n) => `${head}"${fill('Q\\u0077en ', n)}"}`],
   ];
   for (const [name, make] of kinds)
     for (const mode of ['encode', 'decode'] as const)
-      it(`${name}, ${mode}: 64 lines of 16 KB cost about 4x 64 lines of 4 KB`, () => {
-        const input = (n: number) => B(`${make(n)}\n`.repeat(64));
+      it(`${name}, ${mode}: 256 lines of 16 KB cost about 4x 256 lines of 4 KB (4 MB and 1 MB)`, () => {
+        const input = (n: number) => B(`${make(n)}\n`.repeat(256));
         const small = input(4000);
         const big = input(16000);
         const once = (b: Uint8Array) => () => {
@@ -238,7 +236,7 @@ describe('the indexed path takes linear time in the line', () => {
         };
         const before = core.indexedPath(1);
         once(big)();
-        expect(core.indexedPath(1) - before).toBe(64); // every line went the indexed way
+        expect(core.indexedPath(1) - before).toBe(256); // every line went the indexed way
         expect(growth(once(small), once(big))).toBeLessThan(LINEAR_BOUND);
       });
 });
