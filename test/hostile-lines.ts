@@ -59,7 +59,7 @@ export function hostileLine(tokens: string[], bad: boolean): fc.Arbitrary<Uint8A
       weight: 6,
       arbitrary: fc
         .constantFrom(
-          ...['a', 'Qwen', 'qwen', 'QWEN', 'alibaba', 'ali-cloud', '阿里', '通义', 'é', '中', '😀', ' ', 'image', 'audio'],
+          ...['a', '#', ']', 'Qwen', 'qwen', 'QWEN', 'alibaba', 'ali-cloud', '阿里', '通义', 'é', '中', '😀', ' ', 'image', 'audio'],
           ...['data:', 'data:image/png;base64,', 'UXdl', '==', ';base64,', 'ｑｗｅｎ', 'q\u200Bwen', 'ali\u00A0cloud', 'ﬁ', 'x'.repeat(20)],
         )
         .map(B),
@@ -177,9 +177,26 @@ export function hostileLine(tokens: string[], bad: boolean): fc.Arbitrary<Uint8A
     },
     { weight: 2, arbitrary: string(4) },
   );
+  // Whole base64 data: URIs (kept as they are) holding a term, some spelt with escapes, and near misses.
+  const dataUri = fc
+    .constantFrom(
+      ...[
+        '"data:text/plain;base64,Qwen"',
+        '"data:image\\/png;base64,Qwen"',
+        '"data:image/png;base64,Q\\u0077en"',
+        '"\\u0064ata:;base64,QwenQwen"',
+      ],
+      ...[
+        '"DATA:IMAGE/PNG;BASE64,Qwen"',
+        '"data:image/png;base64,Qwen\\n"',
+        '"data:image/png;base64,Qw\\/n"',
+        '"data:image/png;base64,Qwe"',
+      ],
+    )
+    .map(B);
   // (A slip in the structure, for bad lines: r picks one.)
   const { value } = fc.letrec<{ value: Uint8Array; obj: Uint8Array; arr: Uint8Array }>((tie) => ({
-    value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, string(12), number, literal, tie('obj'), tie('arr')),
+    value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, string(12), number, literal, dataUri, tie('obj'), tie('arr')),
     obj: fc.tuple(fc.array(fc.tuple(ws, key, ws, tie('value')), { maxLength: 5 }), ws, fc.nat(bad ? 40 : 0)).map(([ms, w2, r]) => {
       const parts = ms.map(([w1, k, w3, v]) => cat([w1, k, B(r === 7 ? '' : ':'), w3, v]));
       return cat([joined('{', parts, r === 3 ? ',' : ''), w2, B(r === 5 ? ']' : '}')]);
@@ -202,6 +219,7 @@ export function hostileLine(tokens: string[], bad: boolean): fc.Arbitrary<Uint8A
         '"data:;base64,"',
       )
       .map(B),
+    dataUri,
     str,
     value,
   );

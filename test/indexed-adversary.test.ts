@@ -173,7 +173,7 @@ describe('the indexed path against hand-written lines', () => {
           }
         }
     for (const uriHead of ['data:image/png;base64,', 'data:image\\/png;base64,', 'DATA:TEXT/PLAIN;BASE64,'])
-      for (const body of ['QUFB', '\\/\\/\\/\\/', 'Qw n'])
+      for (const body of ['Qwen', 'Q\\u0077en', '\\/\\/\\/\\/', 'Qw n'])
         for (const length of [most - 9, most - 2, most]) {
           const uri = (uriHead + body.repeat(length)).slice(0, length).replace(/\\$/, '');
           for (const mode of ['encode', 'decode'] as const) if (agree(mode, B(`${head}${uri}"}}`))) taken++;
