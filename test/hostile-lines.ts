@@ -165,7 +165,8 @@ export function hostileLine(tokens: string[], bad: boolean): fc.Arbitrary<Uint8A
     'enum',
     'examples',
   ];
-  names.push('inputSchema', 'tools', 'content', 'progressToken', 'cursor', 'taskId', 'id', 'method', 'params', 'result', 'error', 'Qwen');
+  names.push('inputSchema', 'tools', 'content', 'progressToken', 'cursor', 'nextCursor', 'taskId', 'task', 'tasks', 'protocolVersion');
+  names.push('requestId', 'elicitationId', 'id', 'method', 'params', 'result', 'error', 'Qwen');
   const key = fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...names, ...tokens).map((k) => B(`"${k}"`)) },
     {
