@@ -34,15 +34,21 @@ import { gBackslashesBeforeQuote, gUnfit, indexStart, nextQuote } from './struct
 import { resetMessage } from './transducer';
 import { findBackslash } from './windows';
 
-/** indexedMessage's answer when the message must go the per-message way. */
+/** indexedMessage's answer when the per-message path may still take the message whole. */
 export const INDEXED_REFUSED: i32 = -1;
+/**
+ * Its answer when that path would refuse it too (not valid JSON, a value the host must hold, a
+ * key decoding changes): the host takes it at once, and it is not read a third time.
+ */
+export const INDEXED_HOST: i32 = -2;
 
 let gIn: usize = 0;
 let gCopied: i32 = 0; // input before this is written out (or replaced)
 
 /**
  * Transforms the n bytes at `inp` (one whole message) into `out`, as the per-message path would
- * and with the same state left for the rules; returns the bytes written, or INDEXED_REFUSED.
+ * and with the same state left for the rules; returns the bytes written, INDEXED_REFUSED or
+ * INDEXED_HOST.
  */
 export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i32 {
   begin(state, out);
@@ -71,16 +77,16 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
         if (depth > 0) setTop(top() & ~K_FIRST);
         if ((v & V_DATA) != 0) {
           const media = (top() >> K_MEDIA_SHIFT) & 3;
-          if (media == MEDIA_UNKNOWN) return INDEXED_REFUSED; // the host holds it until the type is known
+          if (media == MEDIA_UNKNOWN) return INDEXED_HOST; // the host holds it until the type is known
           if (media == MEDIA_YES) v &= ~V_PAYLOAD;
         } else if ((v & V_BLOB) != 0) {
-          if ((top() & K_URI) == 0) return INDEXED_REFUSED; // held until the object's `uri` is known
+          if ((top() & K_URI) == 0) return INDEXED_HOST; // held until the object's `uri` is known
           v &= ~V_PAYLOAD;
         }
-        if ((v & V_TYPE) != 0 && b != QUOTE && !resolveMedia(false)) return INDEXED_REFUSED;
+        if ((v & V_TYPE) != 0 && b != QUOTE && !resolveMedia(false)) return INDEXED_HOST;
         set(J_VALUE, v);
         if (b == BRACE_OPEN || b == BRACKET_OPEN) {
-          if (depth + 1 >= get(J_STACK_CAP)) return INDEXED_REFUSED;
+          if (depth + 1 >= get(J_STACK_CAP)) return INDEXED_HOST;
           const obj = b == BRACE_OPEN;
           enterContainer(obj, v, depth);
           depth++;
@@ -90,13 +96,15 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
         }
         if (b == QUOTE) {
           const e = stringEnd(i);
-          if (e < 0 || !decodeText(i + 1, e)) return INDEXED_REFUSED;
+          if (e < 0) return e;
+          const decoded = decodeText(i + 1, e);
+          if (decoded < 0) return decoded;
           if ((v & V_PAYLOAD) != 0) {
             // (A bare string the host already knows is not a data: URI is not looked at again.)
             const uriCheck = depth > 0 || get(J_ROOT_PAYLOAD) != ROOT_TEXT;
             if (!(uriCheck && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, e);
           }
-          if ((v & V_TYPE) != 0 && !resolveMedia(isMediaType(gDec, <u32>gDecLen))) return INDEXED_REFUSED;
+          if ((v & V_TYPE) != 0 && !resolveMedia(isMediaType(gDec, <u32>gDecLen))) return INDEXED_HOST;
           i = e + 1;
         } else if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) {
           const start = i;
@@ -108,7 +116,7 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
             s = next;
             i++;
           }
-          if (!numberComplete(s)) return INDEXED_REFUSED;
+          if (!numberComplete(s)) return INDEXED_HOST;
           // A tool schema's maxLength, written widened (as lexer.ts holds one: up to J_NUM_SIZE bytes).
           if ((v & V_MAX_LENGTH) != 0 && b != MINUS && i - start <= <i32>J_NUM_SIZE) {
             emit(inp + <usize>gCopied, <usize>(start - gCopied));
@@ -120,9 +128,9 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
         } else {
           const lit = literalAt(b);
           const litLen = <i32>literalLength(b);
-          if (lit < 0 || i + litLen > n) return INDEXED_REFUSED;
+          if (lit < 0 || i + litLen > n) return INDEXED_HOST;
           for (let k: i32 = 1; k < litLen; k++) {
-            if (load<u8>(inp + <usize>(i + k)) != load<u8>(LITERALS + <usize>(lit + k))) return INDEXED_REFUSED;
+            if (load<u8>(inp + <usize>(i + k)) != load<u8>(LITERALS + <usize>(lit + k))) return INDEXED_HOST;
           }
           i += litLen;
         }
@@ -133,18 +141,20 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
     } else if (phase == P_KEY) {
       if (b == BRACE_CLOSE && (top() & K_FIRST) != 0) closes = true;
       else {
-        if (b != QUOTE) return INDEXED_REFUSED;
+        if (b != QUOTE) return INDEXED_HOST;
         const e = stringEnd(i);
-        if (e < 0 || !decodeText(i + 1, e)) return INDEXED_REFUSED;
+        if (e < 0) return e;
+        const decoded = decodeText(i + 1, e);
+        if (decoded < 0) return decoded;
         // A key that decoding changes may collide with another: the host checks it.
-        if ((top() & K_PAYLOAD) != 0 && transformText(i + 1, e) && !encoding) return INDEXED_REFUSED;
+        if ((top() & K_PAYLOAD) != 0 && transformText(i + 1, e) && !encoding) return INDEXED_HOST;
         set(J_VALUE, keyRules(gDec, <u32>gDecLen));
         phase = P_COLON;
         i = e + 1;
         continue;
       }
     } else if (phase == P_COLON) {
-      if (b != COLON) return INDEXED_REFUSED;
+      if (b != COLON) return INDEXED_HOST;
       phase = P_VALUE;
       i++;
       continue;
@@ -155,10 +165,10 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
         i++;
         continue;
       }
-      if (b != (obj ? BRACE_CLOSE : BRACKET_CLOSE)) return INDEXED_REFUSED;
+      if (b != (obj ? BRACE_CLOSE : BRACKET_CLOSE)) return INDEXED_HOST;
       closes = true;
-    } else return INDEXED_REFUSED; // P_DONE: only whitespace may follow the value
-    if (!closes) return INDEXED_REFUSED;
+    } else return INDEXED_HOST; // P_DONE: only whitespace may follow the value
+    if (!closes) return INDEXED_HOST;
     // (No `data` or `blob` of this object waits: those were refused.)
     leaveContainer(depth);
     depth--;
@@ -167,22 +177,22 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
     phase = depth == 0 ? P_DONE : P_AFTER;
     i++;
   }
-  if (phase != P_DONE) return INDEXED_REFUSED; // incomplete, or only whitespace
+  if (phase != P_DONE) return phase == P_VALUE && depth == 0 ? INDEXED_REFUSED : INDEXED_HOST; // only whitespace (a blank line), or cut short
   emit(inp + <usize>gCopied, <usize>(n - gCopied));
   done();
   return <i32>(o - out);
 }
 
 /**
- * The closing quote of the string whose opening quote is at i, or -1 when stage 2 does not take
- * the string: not delimited as the index says, or with a byte stage 1 found unfit. Notes whether
- * it holds escapes.
+ * The closing quote of the string whose opening quote is at i; or INDEXED_REFUSED when the index
+ * disagrees with stage 2 on where it starts, INDEXED_HOST when it is not closed or holds a byte
+ * stage 1 found unfit. Notes whether it holds escapes.
  */
 @inline function stringEnd(i: i32): i32 {
-  if (nextQuote() != i) return -1;
+  if (nextQuote() != i) return INDEXED_REFUSED;
   const before = gBackslashesBeforeQuote;
   const e = nextQuote();
-  if (e < 0 || gUnfit) return -1;
+  if (e < 0 || gUnfit) return INDEXED_HOST;
   gEscapes = gBackslashesBeforeQuote != before;
   return e;
 }
@@ -193,16 +203,19 @@ let gEscapes = false;
 let gDec: usize = 0;
 let gDecLen: i32 = 0;
 
-/** Decodes the string text at [a, e) of the input; false (refused) for an escape that is not valid. */
-function decodeText(a: i32, e: i32): bool {
+/**
+ * Decodes the string text at [a, e) of the input: 0, or INDEXED_HOST for an escape that is not
+ * valid, INDEXED_REFUSED for text longer than the decoded window.
+ */
+function decodeText(a: i32, e: i32): i32 {
   if (!gEscapes) {
     gDec = gIn + <usize>a;
     gDecLen = e - a;
-    return true;
+    return 0;
   }
   const dec = get(J_DEC) as usize;
   // (Decoded text is never longer than raw; a copy may write up to 16 bytes past its run.)
-  if (e - a > <i32>get(J_DEC_CAP) - 16) return false;
+  if (e - a > <i32>get(J_DEC_CAP) - 16) return INDEXED_REFUSED;
   let n: usize = 0;
   let high: u32 = 0; // a high surrogate escape waiting for its low half
   let k = a;
@@ -220,7 +233,7 @@ function decodeText(a: i32, e: i32): bool {
     const x = <u32>load<u8>(gIn + <usize>(k + 1)); // (a backslash is never last: the quote after it would be escaped)
     if (x != LOWER_U) {
       const d = shortEscape(x);
-      if (d < 0) return false;
+      if (d < 0) return INDEXED_HOST;
       if (high != 0) {
         store<u8>(dec + n++, <u8>LONE_SURROGATE);
         high = 0;
@@ -229,11 +242,11 @@ function decodeText(a: i32, e: i32): bool {
       k += 2;
       continue;
     }
-    if (k + 6 > e) return false;
+    if (k + 6 > e) return INDEXED_HOST;
     let u: u32 = 0;
     for (let h = k + 2; h < k + 6; h++) {
       const v = hexValue(<u32>load<u8>(gIn + <usize>h));
-      if (v < 0) return false;
+      if (v < 0) return INDEXED_HOST;
       u = (u << 4) | <u32>v;
     }
     k += 6;
@@ -253,7 +266,7 @@ function decodeText(a: i32, e: i32): bool {
   if (high != 0) store<u8>(dec + n++, <u8>LONE_SURROGATE);
   gDec = dec;
   gDecLen = <i32>n;
-  return true;
+  return 0;
 }
 
 /**

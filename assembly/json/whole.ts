@@ -6,7 +6,7 @@ import {
   EV_ID, EV_KEY, EV_MSG_END, EV_OBJ_CLOSE, EV_OBJ_OPEN, EV_SIZE, J_DEPTH, J_ERROR, J_EV_COUNT, J_EVENTS, J_MODE, J_OUT_LEN, J_PHASE,
   JSON_DECODE, P_VALUE,
 } from '../abi';
-import { INDEXED_REFUSED, indexedMessage } from './indexed';
+import { INDEXED_HOST, indexedMessage } from './indexed';
 import { attach, get, set } from './state';
 import { jsonFinish, jsonStep, resetMessage } from './transducer';
 
@@ -50,11 +50,12 @@ function eventsAllowed(allowed: u32): bool {
 export function wholeMessage(state: usize, inp: usize, n: i32, out: usize): i32 {
   if (gIndexed) {
     const written = indexedMessage(state, inp, n, out);
-    if (written != INDEXED_REFUSED) {
+    if (written >= 0) {
       wholeWasMessage = true;
       gIndexedTaken++;
       return written;
     }
+    if (written == INDEXED_HOST) return WHOLE_REFUSED; // (the per-message way below would refuse it too)
   }
   attach(state);
   const allowed = get(J_MODE) == JSON_DECODE ? DECODE_EVENTS : ENCODE_EVENTS;
