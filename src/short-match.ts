@@ -17,11 +17,18 @@ export function compileShortMatcher(a: Automaton): ShortMatcher {
   const step = (state: number, byte: number) => t[state * n + classes[byte]!]!;
   // Whether the automaton survives two ASCII characters from its start: in English text few
   // pairs do ("al", "to", "__"), so most positions are dismissed with one lookup.
+  // (Built at import for the default codec, before any JIT: so plain indexing, no calls.)
   const pairs = new Uint8Array(128 * 128);
   for (let c0 = 0; c0 < 128; c0++) {
-    const s1 = step(1, c0);
+    const s1 = t[n + classes[c0]!]!; // (state 1's row starts at n)
     if (s1 === 0) continue;
-    for (let c1 = 0; c1 < 128; c1++) pairs[c0 * 128 + c1] = accepting[s1] === 1 || step(s1, c1) !== 0 ? 1 : 0;
+    const row = c0 * 128;
+    if (accepting[s1] === 1) {
+      pairs.fill(1, row, row + 128);
+      continue;
+    }
+    const from = s1 * n;
+    for (let c1 = 0; c1 < 128; c1++) pairs[row + c1] = t[from + classes[c1]!] !== 0 ? 1 : 0;
   }
   const none: number[] = [];
   return (s) => {
