@@ -59,6 +59,18 @@ describe('Content-Length framing', () => {
     );
     expect(short).toBeInstanceOf(PayloadStreamError);
     expect((short as Error).message).toMatch(/Content-Length runs past the end of the stream .* in message 1 at byte 12/);
+    // The offset is within the cut message's own body, even when none of it came after a message
+    // read the per-message way (cut between chunks): it once said where that message ended.
+    for (const [tail, at] of [
+      ['Content-Length: 3\r\n\r\n', 0],
+      ['Content-Length: 3\r\n\r\n[1', 2],
+    ] as const) {
+      const cut = await run(createEncodeStream({ framing: 'content-length' }), [
+        bytes('Content-Length: 2\r\n\r\n{'),
+        bytes(`}${tail}`),
+      ]).catch((e: unknown) => e);
+      expect((cut as Error).message).toMatch(new RegExp(`runs past the end of the stream .* in message 2 at byte ${at}$`));
+    }
     const missing = await run(createEncodeStream({ framing: 'content-length' }), [bytes('X: 1\r\n\r\n{}')]).catch((e: unknown) => e);
     expect((missing as Error).message).toMatch(/no valid Content-Length header in message 1/);
   });

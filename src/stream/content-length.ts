@@ -145,6 +145,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   let digitsEnd = 0;
   let blockEnd = 0;
   let remaining = -1; // body bytes still expected; -1 while reading headers
+  let bodyLength = 0; // what the last header block said
   let messageNumber = 0;
 
   // Frames gathered for the core's batch entry (chunk offsets): per frame, where its header
@@ -269,6 +270,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           const refused = readHeader(header, 0, end);
           if (refused) throw new PayloadStreamError('framing', refused, messageNumber, 0);
           remaining = parsed.length;
+          bodyLength = remaining;
           digitsStart = parsed.digitsStart;
           digitsEnd = parsed.digitsEnd;
           blockEnd = end;
@@ -300,7 +302,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           'incomplete',
           `Content-Length runs past the end of the stream (${remaining} bytes missing)`,
           messageNumber,
-          pipe.offset,
+          bodyLength - remaining, // (the body's bytes that came: none of an empty one fed the pipe)
         );
       }
       if (headerLength > 0)
