@@ -7,19 +7,12 @@
 // and name maps), batches, padding that moves everything across 64-byte blocks. `bad: false`
 // leaves out what makes a line invalid, so that most lines are taken.
 import fc from 'fast-check';
+import { concat } from '../src/concat.ts';
 
 const encoder = new TextEncoder();
 export const B = (s: string) => encoder.encode(s);
 
-export function cat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
+export const cat = (parts: Uint8Array[]): Uint8Array => concat(parts);
 
 const hex4 = (u: number, upper: boolean) => {
   const h = u.toString(16).padStart(4, '0');

@@ -8,11 +8,11 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { core } from '../src/core/instance.ts';
-import { PayloadKeyCollisionError } from '../src/errors.ts';
 import { createCodec } from '../src/index.ts';
-import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
+import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { B, BAD_UTF8, cat, hostileLine } from './hostile-lines.ts';
+import { describeError } from './ndjson-scenarios.ts';
 import { growth, LINEAR_BOUND } from './scaling.ts';
 
 type Mode = 'encode' | 'decode';
@@ -21,12 +21,7 @@ afterEach(() => {
   core.indexedPath(1);
 });
 
-const what = (e: unknown) =>
-  e instanceof PayloadStreamError
-    ? ['stream', e.message, e.code, e.messageNumber, e.byteOffset]
-    : e instanceof PayloadKeyCollisionError
-      ? ['collision', e.message, e.messageNumber, e.id, e.batchIds, e.keyIndexes]
-      : ['other', String(e)];
+const what = describeError;
 
 /** What one stream did with `input` (output as hex, callbacks), and whether the indexed path took a message. */
 function traceOf(mode: Mode, input: Uint8Array, codec: StreamOptions, indexed: boolean, lines = true) {

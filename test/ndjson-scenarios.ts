@@ -44,31 +44,40 @@ export const written = fc
 
 export const cat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
 
+/** Lines (or bodies) that are not messages: cut short, junk after a value, bad UTF-8, a control byte, a banner. */
+export const broken = fc.tuple(written, fc.nat(), fc.constantFrom(0, 1, 2, 3, 4)).map(([w, at, how]) => {
+  const cut = at % Math.max(1, w.length);
+  if (how === 0) return w.subarray(0, cut); // cut short
+  if (how === 1) return cat(w, bytes('x')); // junk after a value
+  if (how === 2) return cat(w.subarray(0, cut), new Uint8Array([0xff]), w.subarray(cut)); // bad UTF-8
+  if (how === 3) return cat(w.subarray(0, cut), new Uint8Array([0x01]), w.subarray(cut)); // a control byte
+  return bytes('Server started on port 3000');
+});
+
+/** Keys that collide once decoded (encoding takes them as any keys). */
+export const colliding = fc
+  .tuple(fc.integer(), fc.constantFrom('Qwen', '__MCP_REF_5177656E__', 'qwen'), choices)
+  .map(([id, other, c]) => bytes(writeJson({ jsonrpc: '2.0', id, result: { list: [{ __mcp_ref_5177656e__: 1, [other]: 2 }] } }, c)));
+
+/** Longer than the core's 16 KiB region for whole messages: it goes the per-message way. */
+export const overRegion = fc.constantFrom(17000, 40000).map((n) => bytes(`{"jsonrpc":"2.0","id":1,"result":"${'Qwen '.repeat(n / 5)}"}`));
+
 // A line (without its ending): mostly messages, and the unusual.
 export const line = fc.oneof(
   { weight: 8, arbitrary: written },
   { weight: 1, arbitrary: fc.constantFrom('', ' ', '\t', ' \r ', '\r').map(bytes) }, // blank
-  {
-    weight: 2,
-    arbitrary: fc.tuple(written, fc.nat(), fc.constantFrom(0, 1, 2, 3, 4)).map(([w, at, how]) => {
-      const cut = at % Math.max(1, w.length);
-      if (how === 0) return w.subarray(0, cut); // cut short
-      if (how === 1) return cat(w, bytes('x')); // junk after a value
-      if (how === 2) return cat(w.subarray(0, cut), new Uint8Array([0xff]), w.subarray(cut)); // bad UTF-8
-      if (how === 3) return cat(w.subarray(0, cut), new Uint8Array([0x01]), w.subarray(cut)); // a control byte
-      return bytes('Server started on port 3000');
-    }),
-  },
-  // Keys that collide once decoded (encoding takes them as any keys).
-  {
-    weight: 2,
-    arbitrary: fc
-      .tuple(fc.integer(), fc.constantFrom('Qwen', '__MCP_REF_5177656E__', 'qwen'), choices)
-      .map(([id, other, c]) => bytes(writeJson({ jsonrpc: '2.0', id, result: { list: [{ __mcp_ref_5177656e__: 1, [other]: 2 }] } }, c))),
-  },
-  // Longer than the lane's region (16 KiB): it goes the per-message way.
-  { weight: 1, arbitrary: fc.constantFrom(17000, 40000).map((n) => bytes(`{"jsonrpc":"2.0","id":1,"result":"${'Qwen '.repeat(n / 5)}"}`)) },
+  { weight: 2, arbitrary: broken },
+  { weight: 2, arbitrary: colliding },
+  { weight: 1, arbitrary: overRegion },
 );
+
+/** An error as the properties compare it: its kind, message, place and ids (never payload). */
+export const describeError = (e: unknown): unknown[] =>
+  e instanceof PayloadStreamError
+    ? ['stream', e.message, e.code, e.messageNumber, e.byteOffset]
+    : e instanceof PayloadKeyCollisionError
+      ? ['collision', e.message, e.messageNumber, e.id, e.batchIds, e.keyIndexes]
+      : ['other', String(e)];
 
 /** A stream of lines drawn from `lines`, in a mode, with limits, callbacks and chunks. */
 export const scenarioOf = (lines: fc.Arbitrary<Uint8Array>) =>
@@ -104,7 +113,7 @@ export function render(s: Scenario): Uint8Array {
 }
 
 /** Pushes `input` in the scenario's chunks; calls `push` with each (a reused buffer: the same object). */
-export function pushChunks(s: Scenario, input: Uint8Array, push: (chunk: Uint8Array) => void): void {
+export function pushChunks(s: { chunking: Scenario['chunking'] }, input: Uint8Array, push: (chunk: Uint8Array) => void): void {
   const c = s.chunking;
   if ('oneByte' in c) {
     for (const b of input) push(new Uint8Array([b]));
@@ -136,12 +145,7 @@ export function trace(s: Scenario, input: Uint8Array, lines: boolean, codec: Str
     if (typeof log.at(-1) === 'string') log[log.length - 1] += hex;
     else log.push(hex);
   };
-  const what = (e: unknown) =>
-    e instanceof PayloadStreamError
-      ? ['stream', e.message, e.code, e.messageNumber, e.byteOffset]
-      : e instanceof PayloadKeyCollisionError
-        ? ['collision', e.message, e.messageNumber, e.id, e.batchIds, e.keyIndexes]
-        : ['other', String(e)];
+  const what = describeError;
   let maxMessageBytes: number | undefined;
   if (Array.isArray(s.limit)) {
     const l = s.lines[s.limit[0] % s.lines.length]!;

@@ -10,69 +10,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as abi from '../src/core/abi.ts';
-import { PayloadKeyCollisionError } from '../src/errors.ts';
-import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
+import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { Transducer } from '../src/stream/transducer.ts';
-import { fragmentString, runs } from './arbitraries.ts';
-import { bytes, choices, writeJson } from './stream-helpers.ts';
-
-const str = fc.oneof(
-  fragmentString(8),
-  fc.constantFrom('image', 'text', 'audio', 'data:image/png;base64,UXdlbg==', 'data:text/plain;base64,', 'Qwen'),
-);
-const key = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('type', 'data', 'uri', 'blob', 'text', 'Qwen', '__mcp_ref_5177656e__', '__MCP_REF_5177656E__') },
-  { weight: 1, arbitrary: fragmentString(4) },
-);
-const leaf = fc.oneof(str, fc.integer(), fc.boolean(), fc.constant(null));
-const { value } = fc.letrec<{ value: unknown }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    leaf,
-    fc.array(tie('value'), { maxLength: 3 }),
-    fc.dictionary(key, tie('value'), { maxKeys: 4 }),
-  ),
-}));
-const content = fc.array(
-  fc.dictionary(fc.constantFrom('type', 'data', 'text', 'uri', 'blob', 'mimeType', '_meta'), value, { maxKeys: 4 }),
-  { maxLength: 3 },
-);
-const message = fc.oneof(
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.oneof(fc.integer(), str), method: str, params: value }),
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), result: fc.oneof(value, fc.record({ content })) }),
-  fc.record({ jsonrpc: fc.constant('2.0'), method: fc.constant('notifications/progress'), params: value }),
-  fc.record({ jsonrpc: fc.constant('2.0'), id: fc.integer(), error: fc.record({ code: fc.integer(), message: str, data: value }) }),
-);
-const written = fc
-  .tuple(fc.oneof({ weight: 4, arbitrary: message }, { weight: 1, arbitrary: fc.array(message, { maxLength: 3 }) }), choices)
-  .map(([m, c]) => bytes(writeJson(m, c)));
-
-const cat = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+import { runs } from './arbitraries.ts';
+import { broken, cat, colliding, describeError, overRegion, pushChunks, written } from './ndjson-scenarios.ts';
+import { bytes } from './stream-helpers.ts';
 
 // A message body: mostly messages, and the unusual. (It may hold CR: writeJson's whitespace.)
 const body = fc.oneof(
   { weight: 8, arbitrary: written },
   { weight: 1, arbitrary: fc.constantFrom('', ' ', '\t', ' \r\n ').map(bytes) }, // blank or empty
-  {
-    weight: 2,
-    arbitrary: fc.tuple(written, fc.nat(), fc.constantFrom(0, 1, 2, 3, 4)).map(([w, at, how]) => {
-      const cut = at % Math.max(1, w.length);
-      if (how === 0) return w.subarray(0, cut); // cut short
-      if (how === 1) return cat(w, bytes('x')); // junk after a value
-      if (how === 2) return cat(w.subarray(0, cut), new Uint8Array([0xff]), w.subarray(cut)); // bad UTF-8
-      if (how === 3) return cat(w.subarray(0, cut), new Uint8Array([0x01]), w.subarray(cut)); // a control byte
-      return bytes('Server started on port 3000');
-    }),
-  },
-  // Keys that collide once decoded (encoding takes them as any keys).
-  {
-    weight: 2,
-    arbitrary: fc
-      .tuple(fc.integer(), fc.constantFrom('Qwen', '__MCP_REF_5177656E__', 'qwen'), choices)
-      .map(([id, other, c]) => bytes(writeJson({ jsonrpc: '2.0', id, result: { list: [{ __mcp_ref_5177656e__: 1, [other]: 2 }] } }, c))),
-  },
-  // Longer than the batch's region (16 KiB): it goes the per-message way.
-  { weight: 1, arbitrary: fc.constantFrom(17000, 40000).map((n) => bytes(`{"jsonrpc":"2.0","id":1,"result":"${'Qwen '.repeat(n / 5)}"}`)) },
+  { weight: 2, arbitrary: broken },
+  { weight: 2, arbitrary: colliding },
+  { weight: 1, arbitrary: overRegion },
 );
 
 // ---- Content-Length frames ----
@@ -198,31 +148,6 @@ function render(s: Scenario): { input: Uint8Array; sizes: number[] } {
   return { input, sizes: sizes.length ? sizes : [1] };
 }
 
-/** Pushes `input` in the scenario's chunks (a reused buffer: the same object, overwritten). */
-function pushChunks(s: Scenario, input: Uint8Array, push: (chunk: Uint8Array) => void): void {
-  const c = s.chunking;
-  if ('oneByte' in c) {
-    for (const b of input) push(new Uint8Array([b]));
-  } else if ('reuse' in c) {
-    const buffer = new Uint8Array(c.reuse);
-    for (let at = 0; at < input.length; at += c.reuse) {
-      const piece = input.subarray(at, at + c.reuse);
-      if (piece.length < c.reuse) push(piece.slice());
-      else {
-        buffer.set(piece);
-        push(buffer);
-      }
-    }
-  } else {
-    const points = [...new Set(c.cuts.map((p) => Math.min(p, input.length)))].sort((a, b) => a - b);
-    let from = 0;
-    for (const p of [...points, input.length]) {
-      if (p > from) push(input.slice(from, p));
-      from = p;
-    }
-  }
-}
-
 /** What a stream did: output between callbacks (as hex), callbacks, and the error it threw. */
 function trace(s: Scenario, input: Uint8Array, sizes: number[], batch: boolean): unknown[] {
   const log: unknown[] = [];
@@ -231,12 +156,7 @@ function trace(s: Scenario, input: Uint8Array, sizes: number[], batch: boolean):
     if (typeof log.at(-1) === 'string') log[log.length - 1] += hex;
     else log.push(hex);
   };
-  const what = (e: unknown) =>
-    e instanceof PayloadStreamError
-      ? ['stream', e.message, e.code, e.messageNumber, e.byteOffset]
-      : e instanceof PayloadKeyCollisionError
-        ? ['collision', e.message, e.messageNumber, e.id, e.batchIds, e.keyIndexes]
-        : ['other', String(e)];
+  const what = describeError;
   const maxMessageBytes = Array.isArray(s.limit) ? Math.max(1, sizes[s.limit[0] % sizes.length]! + s.limit[1]) : s.limit;
   const options: StreamOptions = {
     framing: s.framing,
