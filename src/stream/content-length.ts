@@ -37,6 +37,32 @@ const isBlank = (c: number | undefined) => c === 0x20 || c === 0x09;
 const parsed = { digitsStart: 0, digitsEnd: 0, length: 0 };
 
 /**
+ * `content-length[ \t]*:` (the name in any ASCII case) at b[i], before `limit`: the index after
+ * the colon, or -1.
+ */
+function nameAndColon(b: Uint8Array, i: number, limit: number): number {
+  for (let k = 0; k < NAME.length; k++, i++) if (i >= limit || (b[i]! | 0x20) !== NAME[k]) return -1;
+  while (i < limit && isBlank(b[i])) i++;
+  return i < limit && b[i] === 0x3a ? i + 1 : -1;
+}
+
+/** What `digitsAt` read: the digits' span and their sum as a number (exact to 15 digits). */
+const value = { start: 0, end: 0, n: 0 };
+
+/** `[ \t]*\d+[ \t]*` at b[i], before `limit`: the index after it, with `value` set, or -1. */
+function digitsAt(b: Uint8Array, i: number, limit: number): number {
+  while (i < limit && isBlank(b[i])) i++;
+  value.start = i;
+  let n = 0;
+  while (i < limit && b[i]! >= 0x30 && b[i]! <= 0x39) n = n * 10 + b[i++]! - 0x30;
+  value.end = i;
+  value.n = n;
+  if (value.end === value.start) return -1;
+  while (i < limit && isBlank(b[i])) i++;
+  return i;
+}
+
+/**
  * Reads a header block, b[start, end): null, with `parsed` set (offsets in b), or why it is
  * refused. A line matches `content-length[ \t]*:` (ASCII case ignored) to be a Content-Length
  * header, and its value must be `[ \t]*\d+[ \t]*` to the line's end (before its CR, if CRLF).
@@ -56,36 +82,23 @@ function readHeader(b: Uint8Array, start: number, end: number): string | null {
   if (crlf !== 0 && crlf !== lf) return 'LF and CRLF line endings mixed in the header block (ambiguous)';
   // Every CR now ends a line with the LF after it.
   let names = 0;
-  let value = false;
+  let found = false;
   for (let at = start; at < end; ) {
     let lineEnd = b.indexOf(0x0a, at);
     const next = lineEnd + 1;
     if (lineEnd > at && b[lineEnd - 1] === 0x0d) lineEnd--;
-    let i = at;
+    const colon = nameAndColon(b, at, lineEnd);
     at = next;
-    if (lineEnd - i <= NAME.length) continue;
-    let k = 0;
-    while (k < NAME.length && (b[i + k]! | 0x20) === NAME[k]) k++;
-    if (k < NAME.length) continue;
-    i += k;
-    while (isBlank(b[i]) && i < lineEnd) i++;
-    if (b[i] !== 0x3a || i >= lineEnd) continue;
+    if (colon < 0) continue;
     if (++names > 1) return 'more than one Content-Length header (ambiguous)';
-    i++;
-    while (isBlank(b[i]) && i < lineEnd) i++;
-    const digitsStart = i;
-    let n = 0;
-    while (i < lineEnd && b[i]! >= 0x30 && b[i]! <= 0x39) n = n * 10 + b[i++]! - 0x30;
-    const digitsEnd = i;
-    while (isBlank(b[i]) && i < lineEnd) i++;
-    if (digitsEnd === digitsStart || i !== lineEnd) continue;
-    value = true;
-    parsed.digitsStart = digitsStart;
-    parsed.digitsEnd = digitsEnd;
+    if (digitsAt(b, colon, lineEnd) !== lineEnd) continue;
+    found = true;
+    parsed.digitsStart = value.start;
+    parsed.digitsEnd = value.end;
     // (Past 15 digits a sum of digits is not the nearest double: read as text.)
-    parsed.length = digitsEnd - digitsStart <= 15 ? n : Number(latin1.decode(b.subarray(digitsStart, digitsEnd)));
+    parsed.length = value.end - value.start <= 15 ? value.n : Number(latin1.decode(b.subarray(value.start, value.end)));
   }
-  return value ? null : 'no valid Content-Length header';
+  return found ? null : 'no valid Content-Length header';
 }
 
 /**
@@ -95,18 +108,9 @@ function readHeader(b: Uint8Array, start: number, end: number): string | null {
  * such a block is what they read it to be.
  */
 function usualHeader(b: Uint8Array, at: number, limit: number): number {
-  let i = at;
-  for (let k = 0; k < NAME.length; k++, i++) if ((b[i]! | 0x20) !== NAME[k] || i >= limit) return -1;
-  while (isBlank(b[i]) && i < limit) i++;
-  if (b[i] !== 0x3a) return -1;
-  i++;
-  while (isBlank(b[i]) && i < limit) i++;
-  const digitsStart = i;
-  let n = 0;
-  while (i < limit && b[i]! >= 0x30 && b[i]! <= 0x39) n = n * 10 + b[i++]! - 0x30;
-  const digitsEnd = i;
-  if (digitsEnd === digitsStart || digitsEnd - digitsStart > 15) return -1;
-  while (isBlank(b[i]) && i < limit) i++;
+  const colon = nameAndColon(b, at, limit);
+  const i = colon < 0 ? -1 : digitsAt(b, colon, limit);
+  if (i < 0 || value.end - value.start > 15) return -1;
   let end: number;
   if (b[i] === 0x0d) {
     if (b[i + 1] !== 0x0a || b[i + 2] !== 0x0d || b[i + 3] !== 0x0a) return -1;
@@ -116,9 +120,9 @@ function usualHeader(b: Uint8Array, at: number, limit: number): number {
     end = i + 2;
   }
   if (end > limit) return -1;
-  parsed.digitsStart = digitsStart;
-  parsed.digitsEnd = digitsEnd;
-  parsed.length = n;
+  parsed.digitsStart = value.start;
+  parsed.digitsEnd = value.end;
+  parsed.length = value.n;
   return end;
 }
 
