@@ -208,6 +208,39 @@ describe('the indexed path', () => {
     expect(core.wholeScans()).toBeGreaterThan(before); // (the one-pass branch ran)
   });
 
+  it('writes strings with more escapes than the escape map holds (1,024) as the byte path does', () => {
+    // Matches and tokens after any number of escapes of every kind, around the map's capacity:
+    // past it the cursor searches the raw bytes again, as the byte path always does.
+    const escape = fc.constantFrom('\\n', '\\"', '\\u00e9', '\\ud83d\\ude00', '\\ud83d', '\\udc00', '\\u4e2d', '\\/');
+    const run = (mode: 'encode' | 'decode', input: Uint8Array) => {
+      const out: string[] = [];
+      const t = createByteTransformer(mode, {}, (b) => out.push(Buffer.from(b).toString('hex')));
+      t.push(input);
+      t.close();
+      return out.join('');
+    };
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1000, max: 1100 }),
+        fc.array(escape, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat(1200), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom('encode' as const, 'decode' as const),
+        (count, kinds, at, mode) => {
+          const word = mode === 'encode' ? 'Qwen' : '__mcp_ref_5177656e__';
+          const parts: string[] = [];
+          for (let k = 0; k < count; k++) parts.push(`${at.includes(k) ? word : 'x'}${kinds[k % kinds.length]}`);
+          const input = bytes(`{"jsonrpc":"2.0","id":1,"result":{"text":"${parts.join('')}${word}"}}\n`);
+          const before = takenSoFar();
+          const on = run(mode, input);
+          expect(takenSoFar()).toBe(before + 1);
+          core.indexedPath(0);
+          expect(on).toBe(run(mode, input));
+        },
+      ),
+      runs(40),
+    );
+  });
+
   it('takes valid messages with escapes, any characters and nesting, and leaves what the host must see', () => {
     const taken = (mode: 'encode' | 'decode', lines: string[]) => {
       const before = takenSoFar();

@@ -32,7 +32,7 @@ import {
 import { shortEscape } from './strings';
 import { gBackslashesBeforeQuote, gUnfit, indexStart, nextQuote } from './structural';
 import { resetMessage } from './transducer';
-import { findBackslash } from './windows';
+import { ESCAPE_MAP_ENTRIES, findBackslash, mapEscape, useEscapeMap } from './windows';
 
 /** indexedMessage's answer when the per-message path may still take the message whole. */
 export const INDEXED_REFUSED: i32 = -1;
@@ -202,6 +202,7 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
 let gEscapes = false;
 let gDec: usize = 0;
 let gDecLen: i32 = 0;
+let gEscapeEntries: i32 = -1; // the escape map's entries for the decoded string (-1: too many to map)
 
 /**
  * Decodes the string text at [a, e) of the input: 0, or INDEXED_HOST for an escape that is not
@@ -218,10 +219,14 @@ function decodeText(a: i32, e: i32): i32 {
   if (e - a > <i32>get(J_DEC_CAP) - 16) return INDEXED_REFUSED;
   let n: usize = 0;
   let high: u32 = 0; // a high surrogate escape waiting for its low half
+  let highEnd: i32 = 0; // (its raw end)
+  let escapes: i32 = 0; // entries of the escape map (past ESCAPE_MAP_ENTRIES: no map)
   let k = a;
   while (k < e) {
     if (load<u8>(gIn + <usize>k) != BACKSLASH) {
       if (high != 0) {
+        if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+        escapes++;
         store<u8>(dec + n++, <u8>LONE_SURROGATE);
         high = 0;
       }
@@ -235,9 +240,13 @@ function decodeText(a: i32, e: i32): i32 {
       const d = shortEscape(x);
       if (d < 0) return INDEXED_HOST;
       if (high != 0) {
+        if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+        escapes++;
         store<u8>(dec + n++, <u8>LONE_SURROGATE);
         high = 0;
       }
+      if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, <i32>n, <i32>n + 1, k + 2 - a);
+      escapes++;
       store<u8>(dec + n++, <u8>d);
       k += 2;
       continue;
@@ -250,22 +259,40 @@ function decodeText(a: i32, e: i32): i32 {
       u = (u << 4) | <u32>v;
     }
     k += 6;
+    const start = <i32>n;
     if (high != 0 && u >= 0xdc00 && u <= 0xdfff) {
+      // The pair is one unit, from the high half's decoded start to the low half's raw end.
       n += <usize>utf8Encode(dec + n, 0x10000 + ((high - 0xd800) << 10) + (u - 0xdc00));
+      if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, start, <i32>n, k - a);
+      escapes++;
       high = 0;
       continue;
     }
     if (high != 0) {
+      if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+      escapes++;
       store<u8>(dec + n++, <u8>LONE_SURROGATE);
       high = 0;
     }
-    if (u >= 0xd800 && u <= 0xdbff) high = u;
-    else if (u >= 0xdc00 && u <= 0xdfff) store<u8>(dec + n++, <u8>LONE_SURROGATE);
+    if (u >= 0xd800 && u <= 0xdbff) {
+      high = u;
+      highEnd = k;
+      continue;
+    }
+    const from = <i32>n;
+    if (u >= 0xdc00 && u <= 0xdfff) store<u8>(dec + n++, <u8>LONE_SURROGATE);
     else n += <usize>utf8Encode(dec + n, u);
+    if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, from, <i32>n, k - a);
+    escapes++;
   }
-  if (high != 0) store<u8>(dec + n++, <u8>LONE_SURROGATE);
+  if (high != 0) {
+    if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+    escapes++;
+    store<u8>(dec + n++, <u8>LONE_SURROGATE);
+  }
   gDec = dec;
   gDecLen = <i32>n;
+  gEscapeEntries = escapes <= ESCAPE_MAP_ENTRIES ? escapes : -1;
   return 0;
 }
 
@@ -361,7 +388,9 @@ function transformText(a: i32, e: i32): bool {
   const count = <i32>load<u32>(desc + D_MATCHES);
   if (count == 0) return false;
   emit(gIn + <usize>gCopied, <usize>(a - gCopied));
+  if (gEscapes) useEscapeMap(gEscapeEntries);
   writeMatches(raw, e - a, gDec, count, gDecLen, true, !gEscapes);
+  useEscapeMap(-1);
   gCopied = e;
   return true;
 }

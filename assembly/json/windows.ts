@@ -60,6 +60,30 @@ export let gNoEscapes: bool = false; // no escapes in the raw window: the offset
   gCurRaw = 0;
   gCurDec = 0;
   gNoEscapes = noEscapes;
+  gMapAt = 0;
+}
+
+// The escape map: where a whole string's decoder met each escape (its decoded start and end,
+// its raw end, offsets into the string), so the cursor pair jumps from escape to escape instead
+// of reading the raw bytes again for each match (prose with a line break every sentence and a
+// match in most: the raw bytes were searched for backslashes once per match).
+export const ESCAPE_MAP_ENTRIES: i32 = 1024;
+const ESCAPE_MAP = memory.data(ESCAPE_MAP_ENTRIES * 12, 16);
+/** Entries of the map for the string being written, or -1: no map (search the raw bytes). */
+export let gEscapeMap: i32 = -1;
+let gMapAt: i32 = 0;
+
+/** Notes an escape (entry k of the map; the caller keeps k below ESCAPE_MAP_ENTRIES). */
+@inline export function mapEscape(k: i32, decStart: i32, decEnd: i32, rawEnd: i32): void {
+  const m = ESCAPE_MAP + <usize>k * 12;
+  store<i32>(m, decStart);
+  store<i32>(m, decEnd, 4);
+  store<i32>(m, rawEnd, 8);
+}
+
+/** Lets writeMatches use the first `entries` of the map (-1: none). */
+export function useEscapeMap(entries: i32): void {
+  gEscapeMap = entries;
 }
 
 /** Puts the raw cursor at `at` (everything before it decided, nothing matched). */
@@ -71,6 +95,22 @@ export function advance(raw: usize, rawLen: i32, target: i32): void {
   if (gNoEscapes) {
     gCurRaw = target;
     gCurDec = target;
+    return;
+  }
+  if (gEscapeMap >= 0) {
+    // Escapes before the target are jumped over whole (a target inside one goes past it, as
+    // below); between them raw and decoded bytes correspond one to one.
+    while (gMapAt < gEscapeMap) {
+      const m = ESCAPE_MAP + <usize>gMapAt * 12;
+      if (target <= load<i32>(m) || gCurDec >= target) break;
+      gCurDec = load<i32>(m, 4);
+      gCurRaw = load<i32>(m, 8);
+      gMapAt++;
+    }
+    if (gCurDec < target) {
+      gCurRaw += target - gCurDec;
+      gCurDec = target;
+    }
     return;
   }
   while (gCurDec < target) {
