@@ -211,7 +211,7 @@ describe('the indexed path', () => {
   it('writes strings with more escapes than the escape map holds (1,024) as the byte path does', () => {
     // Matches and tokens after any number of escapes of every kind, around the map's capacity:
     // past it the cursor searches the raw bytes again, as the byte path always does.
-    const escape = fc.constantFrom('\\n', '\\"', '\\u00e9', '\\ud83d\\ude00', '\\ud83d', '\\udc00', '\\u4e2d', '\\/');
+    const escapes = fc.constantFrom('\\n', '\\"', '\\u00e9', '\\ud83d\\ude00', '\\ud83d', '\\udc00', '\\u4e2d', '\\/');
     const run = (mode: 'encode' | 'decode', input: Uint8Array) => {
       const out: string[] = [];
       const t = createByteTransformer(mode, {}, (b) => out.push(Buffer.from(b).toString('hex')));
@@ -222,7 +222,7 @@ describe('the indexed path', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1000, max: 1100 }),
-        fc.array(escape, { minLength: 1, maxLength: 4 }),
+        fc.array(escapes, { minLength: 1, maxLength: 4 }),
         fc.array(fc.nat(1200), { minLength: 1, maxLength: 6 }),
         fc.constantFrom('encode' as const, 'decode' as const),
         (count, kinds, at, mode) => {
