@@ -166,3 +166,44 @@ export function trace(s: Scenario, input: Uint8Array, lines: boolean, codec: Str
   }
   return log;
 }
+
+/**
+ * A trace as the receiver reads it: the output an invalid message wrote before its error (what
+ * followed the last newline when it was reported or thrown), its spoiling comma and its line's
+ * newline are left out. How much of a message that turns out invalid is written first depends
+ * on how its bytes arrived (a line cut by a chunk's end is held until it ends, then read
+ * whole); either way the receiver drops that line. Everything else stays exact.
+ */
+export function asReceived(log: readonly unknown[]): unknown[] {
+  const out: unknown[] = [];
+  let cutLine = false; // an invalid message's partial line was left out: its newline follows
+  let afterInvalid = false; // its spoiling comma may follow
+  for (const entry of log) {
+    if (typeof entry === 'string') {
+      let hex = entry;
+      if (afterInvalid && hex.startsWith('2c')) {
+        hex = hex.slice(2);
+        cutLine = true;
+      }
+      if (cutLine && hex.startsWith('0a')) hex = hex.slice(2);
+      afterInvalid = cutLine = false;
+      if (hex) {
+        if (typeof out.at(-1) === 'string') out[out.length - 1] += hex;
+        else out.push(hex);
+      }
+      continue;
+    }
+    const kind = (entry as unknown[])[0];
+    if ((kind === 'invalid' || kind === 'threw') && typeof out.at(-1) === 'string') {
+      const text = out.at(-1) as string;
+      let cut = text.length;
+      while (cut > 0 && text.slice(cut - 2, cut) !== '0a') cut -= 2;
+      cutLine = cut < text.length;
+      if (cut === 0) out.pop();
+      else out[out.length - 1] = text.slice(0, cut);
+    }
+    afterInvalid = kind === 'invalid';
+    out.push(entry);
+  }
+  return out;
+}

@@ -14,10 +14,17 @@ import type { MessagePipe } from './pipe.js';
 
 const NEWLINE = new Uint8Array([0x0a]); // (copied into the output batch, never handed out)
 const CR_BYTE = new Uint8Array([0x0d]);
+/** 1 when `chunk` ends in a CR (the line ending's, if an LF comes next: not counted), else 0. */
+const endsInCR = (chunk: Uint8Array) => (chunk[chunk.length - 1] === 0x0d ? 1 : 0);
 
 export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): Framer {
   // A CR that ended the last chunk: the line ending's if the next byte is LF.
   let pendingCR = false;
+  // The start of a line cut by the last chunk's end, held (copied: the chunk's owner may reuse
+  // it) until its end arrives, so the whole line goes through the lane rather than the
+  // per-message way in pieces: only between messages, and only while it could fit the lane.
+  let held: Uint8Array | null = null;
+  let heldLength = 0;
 
   const endLine = () => {
     const result = pipe.end();
@@ -25,40 +32,80 @@ export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): 
     emit(NEWLINE);
   };
 
+  const hold = (bytes: Uint8Array) => {
+    held ??= new Uint8Array(pipe.holdable + 2); // (+2: the line's CR and LF)
+    held.set(bytes, heldLength);
+    heldLength += bytes.length;
+  };
+
+  /** What was held, the per-message way (it did not end in time to fit the lane). */
+  const release = () => {
+    const bytes = held!.subarray(0, heldLength);
+    heldLength = 0;
+    lines(bytes, false);
+  };
+
+  const lines = (chunk: Uint8Array, mayHold: boolean) => {
+    const find = byteFinder(chunk);
+    let start = 0;
+    pipe.newChunk();
+    if (pendingCR) {
+      pendingCR = false;
+      pipe.feed(CR_BYTE, chunk[0] === 0x0a ? 1 : 0);
+    }
+    for (;;) {
+      let nl = find(0x0a, start);
+      if (nl >= 0 && !pipe.active) {
+        const at = pipe.lines(chunk, start, nl);
+        if (at !== start) {
+          start = at;
+          nl = find(0x0a, start);
+        }
+      }
+      if (nl < 0) {
+        if (start === chunk.length) return;
+        if (mayHold && !pipe.active && chunk.length - start - endsInCR(chunk) <= pipe.holdable) {
+          hold(chunk.subarray(start));
+          return;
+        }
+        let end = chunk.length;
+        if (chunk[end - 1] === 0x0d) {
+          pendingCR = true;
+          end--;
+        }
+        if (start < end) pipe.feed(chunk.subarray(start, end));
+        return;
+      }
+      if (nl > start) pipe.feed(chunk.subarray(start, nl), chunk[nl - 1] === 0x0d ? 1 : 0);
+      endLine();
+      start = nl + 1;
+    }
+  };
+
   return {
     push(chunk) {
       if (chunk.length === 0) return;
-      const find = byteFinder(chunk);
-      let start = 0;
-      pipe.newChunk();
-      if (pendingCR) {
-        pendingCR = false;
-        pipe.feed(CR_BYTE, chunk[0] === 0x0a ? 1 : 0);
-      }
-      for (;;) {
-        let nl = find(0x0a, start);
-        if (nl >= 0 && !pipe.active) {
-          const at = pipe.lines(chunk, start, nl);
-          if (at !== start) {
-            start = at;
-            nl = find(0x0a, start);
-          }
-        }
-        if (nl < 0) {
-          let end = chunk.length;
-          if (chunk[end - 1] === 0x0d) {
-            pendingCR = true;
-            end--;
-          }
-          if (start < end) pipe.feed(chunk.subarray(start, end));
+      if (heldLength > 0) {
+        const nl = byteFinder(chunk)(0x0a, 0);
+        if (nl < 0 && heldLength + chunk.length - endsInCR(chunk) <= pipe.holdable) {
+          hold(chunk);
           return;
         }
-        if (nl > start) pipe.feed(chunk.subarray(start, nl), chunk[nl - 1] === 0x0d ? 1 : 0);
-        endLine();
-        start = nl + 1;
+        const cr = nl >= 0 && (nl > 0 ? chunk[nl - 1] : held![heldLength - 1]) === 0x0d ? 1 : 0;
+        if (nl >= 0 && heldLength + nl - cr <= pipe.holdable) {
+          // The line is whole: it goes as a chunk of its own, the rest of this one after it.
+          hold(chunk.subarray(0, nl + 1));
+          const line = held!.subarray(0, heldLength);
+          heldLength = 0;
+          lines(line, false);
+          if (nl + 1 === chunk.length) return;
+          chunk = chunk.subarray(nl + 1);
+        } else release();
       }
+      lines(chunk, true);
     },
     close() {
+      if (heldLength > 0) release();
       if (pendingCR) {
         pendingCR = false;
         pipe.feed(CR_BYTE);

@@ -63,7 +63,7 @@ import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.
 /** Most input bytes handed to the core per call. */
 const SLICE = 16 * 1024;
 /** The NDJSON lines region (`lines`): longer lines go the per-message way. At most SLICE (the output is sized for it). */
-const LINES = SLICE;
+export const LINES = SLICE;
 /** Most bodies per `framed` call (its frame table). */
 export const FRAMES = 1024;
 /** The framed bodies' region (`framed`): at most SLICE, as for `lines`. */
