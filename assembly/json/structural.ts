@@ -72,8 +72,11 @@ function indexBlock(): void {
   let backslashes: u64 = 0;
   let controls: u64 = 0;
   if (ASC_FEATURE_SIMD) {
-    let prev = j >= 16 ? v128.load(p - 16) : i8x16.splat(0);
-    let bad: bool = false;
+    const prev = j >= 16 ? v128.load(p - 16) : i8x16.splat(0);
+    const v0 = v128.load(p);
+    const v1 = v128.load(p, 16);
+    const v2 = v128.load(p, 32);
+    const v3 = v128.load(p, 48);
     for (let k: i32 = 0; k < BLOCK; k += 16) {
       const v = v128.load(p + <usize>k);
       const quote = i8x16.eq(v, i8x16.splat(<i8>QUOTE));
@@ -85,12 +88,15 @@ function indexBlock(): void {
         backslashes |= <u64>i8x16.bitmask(backslash) << <u64>k;
         controls |= <u64>i8x16.bitmask(control) << <u64>k;
       }
-      if (!bad && (i8x16.bitmask(v) | i8x16.bitmask(prev)) != 0) bad = v128.any_true(utf8BlockErrors(prev, v));
-      prev = v;
     }
+    // UTF-8, a block at a time: ASCII with nothing unfinished before it is one test; otherwise
+    // the four vectors' errors are joined and tested once (CJK text has no ASCII block).
     // (In a partial block, the zeros after the message end a character cut off there: that
     // error is the message's own, found by indexStart.)
-    if (bad) gUnfit = true;
+    if (!gUnfit && i8x16.bitmask(v128.or(v128.or(v128.or(v0, v1), v128.or(v2, v3)), prev)) != 0) {
+      const e = v128.or(v128.or(utf8BlockErrors(prev, v0), utf8BlockErrors(v0, v1)), v128.or(utf8BlockErrors(v1, v2), utf8BlockErrors(v2, v3)));
+      if (v128.any_true(e)) gUnfit = true;
+    }
   } else {
     for (let k: i32 = 0; k < BLOCK; k += 8) {
       const x = load<u64>(p + <usize>k);
