@@ -62,7 +62,7 @@ const scenario = fc.record({
   lastEnded: fc.boolean(),
   // The limit: tiny, fractional, an exact line size (set below), the region's edge, huge.
   limit: fc.oneof(
-    fc.constantFrom(1, 2, 3, 40.5, REGION - 1, REGION, REGION + 1, REGION + 2, 1e12, Number.POSITIVE_INFINITY),
+    fc.constantFrom(0.5, 1, 2, 3, 40.5, REGION - 1, REGION, REGION + 1, REGION + 2, 1e12, Number.POSITIVE_INFINITY),
     fc.integer({ min: 40, max: 400 }),
   ),
   onInvalid: fc.constantFrom('off' as const, 'log' as const, 'throw' as const),
