@@ -80,10 +80,13 @@ const chars = [
   '😀',
   'Ｑ',
   'ﬁ',
+  '℡',
+  '㎏',
+  'i',
   '_',
 ];
 // (Some start or end with a character JSON escapes: a match then starts or ends right at an escape.)
-const terms = ['Qwen', 'a/b', 'x"y', 'c\\d', 'l\nm', '😀Q', 'é中', 'ﬁx', 'Ｑwen', '/Q', '"w', '\\e', '\nQ', 'n\t', 'x/'];
+const terms = ['Qwen', 'a/b', 'x"y', 'c\\d', 'l\nm', '😀Q', 'é中', 'ﬁx', 'Ｑwen', '/Q', '"w', '\\e', '\nQ', 'n\t', 'x/', 'ix', 'el'];
 // (NFKC refuses terms with a composed character such as é.)
 const nfkcTerms = terms.filter((t) => t !== 'é中');
 // Raw escape sequences that are no character's writing: lone halves, a high half before a
