@@ -207,10 +207,10 @@ const progress = (i: number) =>
     params: { progressToken: i, progress: i, message: `step ${i} of Qwen` },
   });
 
-function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean): Buffer {
+function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, size = input.length): Buffer {
   const chunks: Uint8Array[] = [];
   const t = createByteTransformer(mode, options, (b) => void chunks.push(b.slice()), { lines: batch });
-  t.push(input);
+  for (let at = 0; at < input.length; at += size) t.push(input.slice(at, at + size));
   t.close();
   return Buffer.concat(chunks);
 }
@@ -234,7 +234,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
     }
   });
 
-  it('takes a chunk of small Content-Length messages in the core, with no per-message call', () => {
+  it('takes small Content-Length messages in the core, with no per-message call, however they are cut', () => {
     const frames: string[] = [];
     let longest = 0;
     for (let i = 1; i <= 60; i++) {
@@ -246,14 +246,17 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
     const input = bytes(frames.join(''));
     expect(input.length).toBeLessThan(16 * 1024); // one batch
     const options: StreamOptions = { framing: 'content-length', maxMessageBytes: longest }; // the longest at the limit
+    // Whole, and cut anywhere (a frame cut by a chunk's end is held until it ends, then taken whole).
     for (const mode of ['encode', 'decode'] as const) {
-      let on: Buffer = Buffer.alloc(0);
-      const n = counting(() => {
-        on = transform(mode, options, input, true);
-      });
-      expect(n.taken).toBe(61);
-      expect(n.perMessage).toBe(0);
-      expect(on.equals(transform(mode, options, input, false))).toBe(true);
+      for (const size of [input.length, 1, 37, 500]) {
+        let on: Buffer = Buffer.alloc(0);
+        const n = counting(() => {
+          on = transform(mode, options, input, true, size);
+        });
+        expect(n.taken).toBe(61);
+        expect(n.perMessage).toBe(0);
+        expect(on.equals(transform(mode, options, input, false))).toBe(true);
+      }
     }
   });
 
@@ -318,6 +321,23 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
       }
       expect(out).toBe(input.length);
       expect(tried).toBeLessThan(1000 / 64 + 10); // (without the backoff: 1000)
+    }
+  });
+
+  it("holds a Content-Length frame cut by a chunk's end only while its header block fits, however long the block", () => {
+    // Header blocks either side of what a held frame may have (1 KiB) and far past it, bodies at
+    // and past the batch's region, cut at many sizes: the same output as without the batch.
+    const json = progress(1);
+    for (const pad of [0, 990, 1000, 1010, 1020, 5000]) {
+      for (const bodyBytes of [json.length, 16 * 1024 - 1, 16 * 1024 + 1]) {
+        const body = json + ' '.repeat(bodyBytes - json.length);
+        const frame = `Content-Length: ${body.length}\r\n${pad ? `X-Pad: ${'p'.repeat(pad)}\r\n` : ''}\r\n${body}`;
+        const input = bytes(frame + frame + frame);
+        for (const size of [1, 7, 37, 500, 1029, 4096]) {
+          const options: StreamOptions = { framing: 'content-length' };
+          expect(transform('encode', options, input, true, size).equals(transform('encode', options, input, false))).toBe(true);
+        }
+      }
     }
   });
 

@@ -48,7 +48,7 @@ async function throughStream(mode: 'encode' | 'decode', input: Uint8Array, colle
 }
 
 /** The same messages in another framing. */
-function reframe(ndjson: Uint8Array, framing: 'content-length' | 'sse'): Uint8Array {
+export function reframe(ndjson: Uint8Array, framing: 'content-length' | 'sse'): Uint8Array {
   const enc = new TextEncoder();
   const lines = new TextDecoder().decode(ndjson).split('\n').filter(Boolean);
   const framed = lines.map((l) =>

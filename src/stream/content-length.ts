@@ -15,6 +15,8 @@ import { FRAMED, FRAMES } from './transducer.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 const HEADER_STEP = 256;
+/** The longest header block of a frame held until it ends (usual ones are 20-60 bytes). */
+const CARRY_HEADER = 1024;
 const latin1 = new TextDecoder('latin1');
 
 /**
@@ -157,6 +159,42 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   const frames = new Float64Array(FRAMES * 3);
   const bodies = new Float64Array(FRAMES * 2);
   const out = new FramedWriter();
+  // A frame cut by the chunk's end that the batch could take whole (a header block of at most
+  // CARRY_HEADER bytes, a body within FRAMED and maxMessageBytes) is held (copied: the chunk's
+  // owner may reuse it) until its last byte arrives, then read as a chunk of its own; so how a
+  // stream is cut does not decide which path a message takes. `carryWant`: the frame's whole
+  // length, or -1 while its header block is not whole.
+  let carry: Uint8Array | null = null;
+  let carryLength = 0;
+  let carryWant = 0;
+
+  /**
+   * The frame at b[at, end): its whole length if the batch could take it (whole in b or not),
+   * -1 if its header block has not ended yet but still may within CARRY_HEADER, else 0.
+   */
+  const frameStatus = (b: Uint8Array, at: number, end: number): number => {
+    let stop = usualHeader(b, at, end);
+    if (stop < 0) {
+      stop = headerEnd(b, at, Math.min(end, at + MAX_HEADER_BYTES + 4), at);
+      if (stop < 0) return end - at <= CARRY_HEADER ? -1 : 0;
+      if (readHeader(b, at, stop) !== null) return 0;
+    }
+    const length = parsed.length;
+    return length > pipe.maxMessageBytes || length > FRAMED || stop - at > CARRY_HEADER ? 0 : stop - at + length;
+  };
+
+  const hold = (bytes: Uint8Array) => {
+    carry ??= new Uint8Array(CARRY_HEADER + 4 + FRAMED);
+    carry.set(bytes, carryLength);
+    carryLength += bytes.length;
+  };
+
+  /** The held bytes, read as a chunk of their own (the frame is whole, or will not be taken). */
+  const release = () => {
+    const frame = carry!.subarray(0, carryLength);
+    carryLength = 0;
+    read(frame, false);
+  };
 
   /**
    * At a header block's start, nothing held: the frames from `at` whole in `chunk` (header and
@@ -229,78 +267,112 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
     body.drain(emit);
   };
 
+  const read = (chunk: Uint8Array, mayHold: boolean) => {
+    let at = 0;
+    while (at < chunk.length) {
+      if (remaining < 0) {
+        if (headerLength === 0 && pipe.framedReady()) {
+          at = takeFrames(chunk, at);
+          if (at === chunk.length) break;
+          const frame = mayHold ? frameStatus(chunk, at, chunk.length) : 0;
+          if (frame < 0 || frame > chunk.length - at) {
+            carryWant = frame;
+            hold(chunk.subarray(at));
+            break;
+          }
+        }
+        let end = -1;
+        let before = headerLength;
+        if (headerLength === 0) {
+          // The usual case: the whole block is in this chunk. Found in place, copied once.
+          const limit = Math.min(chunk.length, at + MAX_HEADER_BYTES + 4);
+          const stop = headerEnd(chunk, at, limit, at);
+          if (stop >= 0) {
+            end = stop - at;
+            if (end > header.length) header = new Uint8Array(Math.max(header.length * 2, end));
+            header.set(chunk.subarray(at, stop));
+          }
+        }
+        if (end < 0) {
+          // A block split between chunks: accumulate until the blank line, a little at a time
+          // (copying the rest of a large chunk per message would cost more than its body).
+          const take = Math.min(chunk.length - at, HEADER_STEP, MAX_HEADER_BYTES + 4 - headerLength);
+          if (headerLength + take > header.length) {
+            const grown = new Uint8Array(Math.max(header.length * 2, headerLength + take));
+            grown.set(header.subarray(0, headerLength));
+            header = grown;
+          }
+          header.set(chunk.subarray(at, at + take), headerLength);
+          before = headerLength;
+          headerLength += take;
+          end = headerEnd(header, 0, headerLength, before);
+          if (end < 0) {
+            if (headerLength > MAX_HEADER_BYTES)
+              throw new PayloadStreamError('too-large', 'header block too large', messageNumber + 1, MAX_HEADER_BYTES);
+            at += take;
+            continue;
+          }
+        }
+        messageNumber++;
+        const refused = readHeader(header, 0, end);
+        if (refused) throw new PayloadStreamError('framing', refused, messageNumber, 0);
+        remaining = parsed.length;
+        bodyLength = remaining;
+        digitsStart = parsed.digitsStart;
+        digitsEnd = parsed.digitsEnd;
+        blockEnd = end;
+        at += end - before;
+        headerLength = 0;
+        if (remaining > pipe.maxMessageBytes) {
+          pipe.reject('too-large', `message larger than maxMessageBytes (${pipe.maxMessageBytes})`, pipe.maxMessageBytes); // (throws unless onInvalidMessage takes it)
+          skipping = true;
+        }
+        if (remaining === 0) endBody();
+        continue;
+      }
+      const n = Math.min(remaining, chunk.length - at);
+      remaining -= n;
+      at += n;
+      if (skipping) {
+        if (remaining === 0) skipping = false;
+        remaining = remaining === 0 ? -1 : remaining;
+        continue;
+      }
+      pipe.feed(chunk.subarray(at - n, at));
+      if (pipe.invalid && body.length) body.reset(); // (skipped to its end, not held)
+      if (remaining === 0) endBody();
+    }
+  };
+
   return {
     push(chunk) {
-      let at = 0;
-      while (at < chunk.length) {
-        if (remaining < 0) {
-          if (headerLength === 0 && pipe.framedReady()) {
-            at = takeFrames(chunk, at);
-            if (at === chunk.length) break;
-          }
-          let end = -1;
-          let before = headerLength;
-          if (headerLength === 0) {
-            // The usual case: the whole block is in this chunk. Found in place, copied once.
-            const limit = Math.min(chunk.length, at + MAX_HEADER_BYTES + 4);
-            const stop = headerEnd(chunk, at, limit, at);
-            if (stop >= 0) {
-              end = stop - at;
-              if (end > header.length) header = new Uint8Array(Math.max(header.length * 2, end));
-              header.set(chunk.subarray(at, stop));
-            }
-          }
-          if (end < 0) {
-            // A block split between chunks: accumulate until the blank line, a little at a time
-            // (copying the rest of a large chunk per message would cost more than its body).
-            const take = Math.min(chunk.length - at, HEADER_STEP, MAX_HEADER_BYTES + 4 - headerLength);
-            if (headerLength + take > header.length) {
-              const grown = new Uint8Array(Math.max(header.length * 2, headerLength + take));
-              grown.set(header.subarray(0, headerLength));
-              header = grown;
-            }
-            header.set(chunk.subarray(at, at + take), headerLength);
-            before = headerLength;
-            headerLength += take;
-            end = headerEnd(header, 0, headerLength, before);
-            if (end < 0) {
-              if (headerLength > MAX_HEADER_BYTES)
-                throw new PayloadStreamError('too-large', 'header block too large', messageNumber + 1, MAX_HEADER_BYTES);
-              at += take;
-              continue;
-            }
-          }
-          messageNumber++;
-          const refused = readHeader(header, 0, end);
-          if (refused) throw new PayloadStreamError('framing', refused, messageNumber, 0);
-          remaining = parsed.length;
-          bodyLength = remaining;
-          digitsStart = parsed.digitsStart;
-          digitsEnd = parsed.digitsEnd;
-          blockEnd = end;
-          at += end - before;
-          headerLength = 0;
-          if (remaining > pipe.maxMessageBytes) {
-            pipe.reject('too-large', `message larger than maxMessageBytes (${pipe.maxMessageBytes})`, pipe.maxMessageBytes); // (throws unless onInvalidMessage takes it)
-            skipping = true;
-          }
-          if (remaining === 0) endBody();
-          continue;
+      if (carryLength > 0) {
+        if (carryWant < 0) {
+          // Its header block has not ended: up to CARRY_HEADER of it more, and look again.
+          const take = Math.min(chunk.length, CARRY_HEADER + 4 - carryLength);
+          hold(chunk.subarray(0, take));
+          carryWant = frameStatus(carry!, 0, carryLength);
+          if (carryWant < 0) return; // (all of the chunk taken, the block still open)
+          // A frame that ended inside what was taken gives the rest back (the next frame's start).
+          const back = carryWant > 0 ? Math.max(0, carryLength - carryWant) : 0;
+          carryLength -= back;
+          chunk = chunk.subarray(take - back);
         }
-        const n = Math.min(remaining, chunk.length - at);
-        remaining -= n;
-        at += n;
-        if (skipping) {
-          if (remaining === 0) skipping = false;
-          remaining = remaining === 0 ? -1 : remaining;
-          continue;
+        const need = carryWant - carryLength;
+        if (carryWant > 0 && need > chunk.length) {
+          hold(chunk);
+          return;
         }
-        pipe.feed(chunk.subarray(at - n, at));
-        if (pipe.invalid && body.length) body.reset(); // (skipped to its end, not held)
-        if (remaining === 0) endBody();
+        if (need > 0) {
+          hold(chunk.subarray(0, need));
+          chunk = chunk.subarray(need);
+        }
+        release(); // (whole, or not to be taken)
       }
+      read(chunk, true);
     },
     close() {
+      if (carryLength > 0) release(); // (cut by the stream's end: read as it came, and reported so)
       if (remaining > 0) {
         throw new PayloadStreamError(
           'incomplete',
