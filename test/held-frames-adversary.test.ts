@@ -366,6 +366,43 @@ describe('held Content-Length frames (adversary)', () => {
     expect(held).toBeLessThan(3 * reference + 5);
   });
 
+  it("agree with the per-message path through the batch's back-off (runs of deferred bodies) between held frames", () => {
+    const ok = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"qwen"}]}}';
+    const late = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"data":"UXdlbg==","type":"image"}]}}';
+    const frameOf = (json: string, k: number) =>
+      `Content-Length: ${json.length}\r\n${k % 3 ? '' : `X-K: ${'k'.repeat(k * 7)}\r\n`}\r\n${json}`;
+    const parts: string[] = [];
+    for (const [run, good] of [
+      [1, 3],
+      [70, 2],
+      [3, 1],
+      [140, 5],
+      [2, 0],
+    ] as const) {
+      for (let k = 0; k < run; k++) parts.push(frameOf(late, k));
+      for (let k = 0; k < good; k++) parts.push(frameOf(ok, k));
+    }
+    const input = bytes(parts.join(''));
+    for (const size of [5, 64, 333, 4096])
+      for (const mode of ['encode', 'decode'] as const) {
+        const cuts = Array.from({ length: Math.ceil(input.length / size) }, (_, k) => k * size);
+        expect(transform(mode, {}, input, true, cuts)).toEqual(transform(mode, {}, input, false, cuts));
+      }
+  });
+
+  it('report header blocks around 64 KiB as the per-message path does, in small chunks', () => {
+    for (const blockBytes of [64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 64 * 1024 + 4, 64 * 1024 + 5]) {
+      const line = 'Content-Length: 2\r\n';
+      const header = `${line}X-P: ${'p'.repeat(blockBytes - line.length - 9)}\r\n\r\n`;
+      expect(header.length).toBe(blockBytes);
+      const input = bytes(`Content-Length: 2\r\n\r\n{}${header}{}`);
+      for (const size of [1000, 4097]) {
+        const cuts = Array.from({ length: Math.ceil(input.length / size) }, (_, k) => k * size);
+        expect(transform('encode', {}, input, true, cuts)).toEqual(transform('encode', {}, input, false, cuts));
+      }
+    }
+  });
+
   it('refuse maxMessageBytes 0 and take limits of 1 and 2 as the per-message path does', () => {
     expect(() => createByteTransformer('encode', { framing: 'content-length', maxMessageBytes: 0 }, () => {})).toThrow(TypeError);
     const input = bytes('Content-Length: 2\r\n\r\n{}Content-Length: 1\n\n1Content-Length: 0\r\n\r\nContent-Length: 3\r\n\r\n[1]');
