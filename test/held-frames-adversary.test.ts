@@ -206,7 +206,7 @@ function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uin
   } catch (e) {
     log.push(['threw', ...describeError(e)]);
   }
-  return [log.join('')].concat(log.filter((x) => typeof x !== 'string'));
+  return [log.filter((x) => typeof x === 'string').join(''), ...log.filter((x) => typeof x !== 'string')];
 }
 
 /** The messages the core's batch entry took, and the per-message calls, while `f` runs. */
