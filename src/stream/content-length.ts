@@ -350,7 +350,11 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
         if (carryWant < 0) {
           // Its header block has not ended: up to CARRY_HEADER of it more, and look again.
           const take = Math.min(chunk.length, CARRY_HEADER + 4 - carryLength);
+          const before = carryLength;
           hold(chunk.subarray(0, take));
+          // Open still unless its blank line ends in what came (searching the whole block again
+          // per push would make small chunks cost its length each).
+          if (carryLength <= CARRY_HEADER && headerEnd(carry!, 0, carryLength, before) < 0) return;
           carryWant = frameStatus(carry!, 0, carryLength);
           if (carryWant < 0) return; // (all of the chunk taken, the block still open)
           // A frame that ended inside what was taken gives the rest back (the next frame's start).
