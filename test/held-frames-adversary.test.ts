@@ -8,8 +8,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
-import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
+import { countCalls } from './core-calls.ts';
 import { broken, cat, colliding, describeError, overRegion, written } from './ndjson-scenarios.ts';
 import { bytes, run } from './stream-helpers.ts';
 
@@ -209,32 +209,6 @@ function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uin
   return [log.filter((x) => typeof x === 'string').join(''), ...log.filter((x) => typeof x !== 'string')];
 }
 
-/** The messages the core's batch entry took, and the per-message calls, while `f` runs. */
-function counting(f: () => void): { perMessage: number; taken: number } {
-  const proto = Transducer.prototype;
-  const { write, finish, framed } = proto;
-  const n = { perMessage: 0, taken: 0 };
-  proto.write = function (...a) {
-    n.perMessage++;
-    return write.apply(this, a);
-  };
-  proto.finish = function (...a) {
-    n.perMessage++;
-    return finish.apply(this, a);
-  };
-  proto.framed = function (...a) {
-    const taken = framed.apply(this, a);
-    n.taken += taken;
-    return taken;
-  };
-  try {
-    f();
-  } finally {
-    Object.assign(proto, { write, finish, framed });
-  }
-  return n;
-}
-
 describe('held Content-Length frames (adversary)', () => {
   it("give back the next frame's start taken with a held header block, so it is held and batched too", () => {
     // Chunks that each end inside a blank line and hold the next frame's first bytes: a held
@@ -248,7 +222,7 @@ describe('held Content-Length frames (adversary)', () => {
         // Cut just before each blank line ends; the next chunk runs into the frame after.
         const cuts = Array.from({ length: 40 }, (_, k) => k * one.length + h - back).filter((c) => c > 0);
         let on: unknown[] = [];
-        const n = counting(() => {
+        const n = countCalls(() => {
           on = transform('encode', {}, input, true, cuts);
         });
         expect(n).toEqual({ perMessage: 0, taken: 40 });

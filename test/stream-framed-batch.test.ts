@@ -13,6 +13,7 @@ import * as abi from '../src/core/abi.ts';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
+import { countCalls } from './core-calls.ts';
 import { broken, cat, colliding, describeError, overRegion, pushChunks, written } from './ndjson-scenarios.ts';
 import { bytes } from './stream-helpers.ts';
 
@@ -174,32 +175,6 @@ function trace(s: Scenario, input: Uint8Array, sizes: number[], batch: boolean):
   return log;
 }
 
-/** Counts the per-message calls (write, finish) and the messages `framed` took while `f` runs. */
-function counting(f: () => void): { perMessage: number; taken: number } {
-  const proto = Transducer.prototype;
-  const { write, finish, framed } = proto;
-  const n = { perMessage: 0, taken: 0 };
-  proto.write = function (...a) {
-    n.perMessage++;
-    return write.apply(this, a);
-  };
-  proto.finish = function (...a) {
-    n.perMessage++;
-    return finish.apply(this, a);
-  };
-  proto.framed = function (...a) {
-    const taken = framed.apply(this, a);
-    n.taken += taken;
-    return taken;
-  };
-  try {
-    f();
-  } finally {
-    Object.assign(proto, { write, finish, framed });
-  }
-  return n;
-}
-
 const progress = (i: number) =>
   JSON.stringify({
     jsonrpc: '2.0',
@@ -250,7 +225,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
     for (const mode of ['encode', 'decode'] as const) {
       for (const size of [input.length, 1, 37, 500]) {
         let on: Buffer = Buffer.alloc(0);
-        const n = counting(() => {
+        const n = countCalls(() => {
           on = transform(mode, options, input, true, size);
         });
         expect(n.taken).toBe(61);
@@ -275,7 +250,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
     const options: StreamOptions = { framing: 'sse', maxMessageBytes: longest };
     for (const mode of ['encode', 'decode'] as const) {
       let on: Buffer = Buffer.alloc(0);
-      const n = counting(() => {
+      const n = countCalls(() => {
         on = transform(mode, options, input, true);
       });
       expect(n.taken).toBe(60);

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createByteTransformer } from '../src/stream/index.ts';
 import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
+import { countCalls } from './core-calls.ts';
 import { asReceived, render, type Scenario, scenario, trace } from './ndjson-scenarios.ts';
 import { bytes } from './stream-helpers.ts';
 
@@ -46,31 +47,12 @@ describe('the NDJSON fast lane', () => {
     // Whole, and cut anywhere (a line cut by a chunk's end is held until it ends, then taken whole).
     const cuts = [input.length, 37, 1, 500];
     for (const [mode, size] of (['encode', 'decode'] as const).flatMap((m) => cuts.map((c) => [m, c] as const))) {
-      const proto = Transducer.prototype;
-      const { write, finish, lines: lane } = proto;
-      let perMessage = 0;
-      let taken = 0;
-      proto.write = function (...a) {
-        perMessage++;
-        return write.apply(this, a);
-      };
-      proto.finish = function (...a) {
-        perMessage++;
-        return finish.apply(this, a);
-      };
-      proto.lines = function (...a) {
-        const at = lane.apply(this, a);
-        taken += this.linesTaken;
-        return at;
-      };
       const chunks: Uint8Array[] = [];
-      try {
+      const { perMessage, taken } = countCalls(() => {
         const t = createByteTransformer(mode, options, (b) => void chunks.push(b.slice()));
         for (let at = 0; at < input.length; at += size) t.push(input.slice(at, at + size));
         t.close();
-      } finally {
-        Object.assign(proto, { write, finish, lines: lane });
-      }
+      });
       expect(taken).toBe(60);
       expect(perMessage).toBe(0); // (close ends no message: the last line ended)
       // The output is the per-message path's.
