@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { broken, cat, colliding, describeError, overRegion, written } from './ndjson-scenarios.ts';
+import { broken, cat, colliding, describeError, hexAppender, overRegion, written } from './ndjson-scenarios.ts';
 import { bytes, run } from './stream-helpers.ts';
 
 const REGION = 16 * 1024; // the batch's region (FRAMED): bodies either side of it
@@ -156,11 +156,10 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; written: number[]
   const log: unknown[] = [];
   const written: number[] = [];
   let total = 0;
+  const append = hexAppender(log);
   const out = (b: Uint8Array) => {
     total += b.length;
-    const hex = Buffer.from(b).toString('hex');
-    if (typeof log.at(-1) === 'string') log[log.length - 1] += hex;
-    else log.push(hex);
+    append(b);
   };
   const callback = (kind: string, how: 'none' | 'log' | 'throw') =>
     how === 'none'

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { asReceived, broken, cat, colliding, describeError, written } from './ndjson-scenarios.ts';
+import { asReceived, broken, cat, colliding, describeError, hexAppender, written } from './ndjson-scenarios.ts';
 import { bytes, run as runStream } from './stream-helpers.ts';
 
 const REGION = 16 * 1024 - 2; // the most a held line may hold (pipe.holdable with the lane on)
@@ -114,11 +114,7 @@ function chunksOf(s: Scenario, input: Uint8Array): Uint8Array[] {
 function trace(s: Scenario, lines: boolean): unknown[] {
   const { input, limit } = render(s);
   const log: unknown[] = [];
-  const out = (b: Uint8Array) => {
-    const hex = Buffer.from(b).toString('hex');
-    if (typeof log.at(-1) === 'string') log[log.length - 1] += hex;
-    else log.push(hex);
-  };
+  const out = hexAppender(log);
   const callback = (how: 'off' | 'log' | 'throw', name: string) =>
     how === 'off'
       ? undefined

@@ -137,14 +137,17 @@ export function pushChunks(s: { chunking: Scenario['chunking'] }, input: Uint8Ar
   }
 }
 
+/** Appends output to `log` as hex, joined to the output before it unless a callback came between. */
+export const hexAppender = (log: unknown[]) => (b: Uint8Array) => {
+  const hex = Buffer.from(b).toString('hex');
+  if (typeof log.at(-1) === 'string') log[log.length - 1] += hex;
+  else log.push(hex);
+};
+
 /** What a stream did (with `codec`'s terms, if any): output between callbacks (as hex), callbacks, and the error it threw. */
 export function trace(s: Scenario, input: Uint8Array, lines: boolean, codec: StreamOptions = {}): unknown[] {
   const log: unknown[] = [];
-  const out = (b: Uint8Array) => {
-    const hex = Buffer.from(b).toString('hex');
-    if (typeof log.at(-1) === 'string') log[log.length - 1] += hex;
-    else log.push(hex);
-  };
+  const out = hexAppender(log);
   const what = describeError;
   let maxMessageBytes: number | undefined;
   if (Array.isArray(s.limit)) {

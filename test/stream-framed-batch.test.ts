@@ -14,7 +14,7 @@ import { createByteTransformer, type StreamOptions } from '../src/stream/index.t
 import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { broken, cat, colliding, describeError, overRegion, pushChunks, written } from './ndjson-scenarios.ts';
+import { broken, cat, colliding, describeError, hexAppender, overRegion, pushChunks, written } from './ndjson-scenarios.ts';
 import { bytes } from './stream-helpers.ts';
 
 // A message body: mostly messages, and the unusual. (It may hold CR: writeJson's whitespace.)
@@ -152,11 +152,7 @@ function render(s: Scenario): { input: Uint8Array; sizes: number[] } {
 /** What a stream did: output between callbacks (as hex), callbacks, and the error it threw. */
 function trace(s: Scenario, input: Uint8Array, sizes: number[], batch: boolean): unknown[] {
   const log: unknown[] = [];
-  const out = (b: Uint8Array) => {
-    const hex = Buffer.from(b).toString('hex');
-    if (typeof log.at(-1) === 'string') log[log.length - 1] += hex;
-    else log.push(hex);
-  };
+  const out = hexAppender(log);
   const what = describeError;
   const maxMessageBytes = Array.isArray(s.limit) ? Math.max(1, sizes[s.limit[0] % sizes.length]! + s.limit[1]) : s.limit;
   const options: StreamOptions = {
