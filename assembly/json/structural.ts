@@ -77,17 +77,30 @@ function indexBlock(): void {
     const v1 = v128.load(p, 16);
     const v2 = v128.load(p, 32);
     const v3 = v128.load(p, 48);
-    for (let k: i32 = 0; k < BLOCK; k += 16) {
-      const v = v128.load(p + <usize>k);
-      const quote = i8x16.eq(v, i8x16.splat(<i8>QUOTE));
-      const backslash = i8x16.eq(v, i8x16.splat(<i8>BACKSLASH));
-      const control = i8x16.lt_u(v, i8x16.splat(<i8>FIRST_PRINTABLE));
-      // (Inside a long string most vectors hold none of the three: one test skips them.)
-      if (v128.any_true(v128.or(v128.or(quote, backslash), control))) {
-        quotes |= <u64>i8x16.bitmask(quote) << <u64>k;
-        backslashes |= <u64>i8x16.bitmask(backslash) << <u64>k;
-        controls |= <u64>i8x16.bitmask(control) << <u64>k;
-      }
+    // Quotes are in most blocks of structured text; backslashes and control bytes in few: their
+    // bitmasks are made only for a block that holds one (one test each for the four vectors).
+    const q = i8x16.splat(<i8>QUOTE);
+    quotes =
+      <u64>i8x16.bitmask(i8x16.eq(v0, q)) |
+      (<u64>i8x16.bitmask(i8x16.eq(v1, q)) << 16) |
+      (<u64>i8x16.bitmask(i8x16.eq(v2, q)) << 32) |
+      (<u64>i8x16.bitmask(i8x16.eq(v3, q)) << 48);
+    const bs = i8x16.splat(<i8>BACKSLASH);
+    const b0 = i8x16.eq(v0, bs);
+    const b1 = i8x16.eq(v1, bs);
+    const b2 = i8x16.eq(v2, bs);
+    const b3 = i8x16.eq(v3, bs);
+    if (v128.any_true(v128.or(v128.or(b0, b1), v128.or(b2, b3)))) {
+      backslashes =
+        <u64>i8x16.bitmask(b0) | (<u64>i8x16.bitmask(b1) << 16) | (<u64>i8x16.bitmask(b2) << 32) | (<u64>i8x16.bitmask(b3) << 48);
+    }
+    const cs = i8x16.splat(<i8>FIRST_PRINTABLE);
+    const c0 = i8x16.lt_u(v0, cs);
+    const c1 = i8x16.lt_u(v1, cs);
+    const c2 = i8x16.lt_u(v2, cs);
+    const c3 = i8x16.lt_u(v3, cs);
+    if (v128.any_true(v128.or(v128.or(c0, c1), v128.or(c2, c3)))) {
+      controls = <u64>i8x16.bitmask(c0) | (<u64>i8x16.bitmask(c1) << 16) | (<u64>i8x16.bitmask(c2) << 32) | (<u64>i8x16.bitmask(c3) << 48);
     }
     // UTF-8, a block at a time: ASCII with nothing unfinished before it is one test; otherwise
     // the four vectors' errors are joined and tested once (CJK text has no ASCII block).
