@@ -377,7 +377,11 @@ function writeRecords(a: i32, e: i32): bool {
  * rewritten (its raw bytes, escapes kept, between the replacements). Returns whether it changed.
  */
 function transformText(a: i32, e: i32): bool {
-  if (gRecords) return writeRecords(a, e);
+  if (gRecords) {
+    // (Most strings hold no match: the next record starts past them, which needs no call.)
+    if (gRecNext >= gRecCount || <i32>load<u32>(get(J_REC) as usize + <usize>gRecNext * MATCH_RECORD_SIZE) >= e) return false;
+    return writeRecords(a, e);
+  }
   const raw = gIn + <usize>a;
   const desc = get(J_DESC) as usize;
   if (get(J_MODE) == JSON_ENCODE) scan(desc, gDec, gDecLen, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);

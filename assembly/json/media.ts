@@ -62,7 +62,7 @@ export function keptAsUri(flags: u32, raw: usize, rawLen: i32, dec: usize, decLe
 }
 
 /** Whether the decoded string at dec (n bytes, at least one readable) is a whole base64 data: URI. */
-export function isWholeDataUri(dec: usize, n: i32): bool {
+@inline export function isWholeDataUri(dec: usize, n: i32): bool {
   return (<u32>load<u8>(dec) | CASE_BIT) == LOWER_D && uriComplete(uriRun(0, dec, <usize>n)); // 'd' or 'D'
 }
 
