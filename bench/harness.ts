@@ -24,6 +24,12 @@ export interface Timing {
   /** Lowest and highest sample, in `unit` (for µs/msg, low is the fastest). */
   readonly low: number;
   readonly high: number;
+  /**
+   * Page faults per call, the median over the samples: first touches of memory the process got
+   * fresh (or had taken back while idle). On this kind of VM each costs about 15 µs, so a few
+   * hundred per call move a row by tens of percent (docs/PERFORMANCE.md).
+   */
+  readonly faults: number;
 }
 
 export interface HarnessOptions {
@@ -67,9 +73,18 @@ async function calibrate(fn: () => unknown, o: HarnessOptions): Promise<number> 
   }
 }
 
-/** One sample: seconds per call, over a batch. */
-async function sample(fn: () => unknown, batch: number): Promise<number> {
-  return (await runBatch(fn, batch)) / 1e3 / batch;
+interface Sample {
+  readonly seconds: number;
+  readonly faults: number;
+}
+
+const faultsSoFar = () => process.resourceUsage().minorPageFault + process.resourceUsage().majorPageFault;
+
+/** One sample: seconds and page faults per call, over a batch. */
+async function sample(fn: () => unknown, batch: number): Promise<Sample> {
+  const before = faultsSoFar();
+  const ms = await runBatch(fn, batch);
+  return { seconds: ms / 1e3 / batch, faults: (faultsSoFar() - before) / batch };
 }
 
 export const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -78,17 +93,23 @@ export const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[M
 export const inUnit = (secondsPerCall: number, m: Measure) =>
   m.unit === 'MB/s' ? m.bytes / 1e6 / secondsPerCall : (secondsPerCall * 1e6) / (m.messages ?? 1);
 
-function timing(seconds: readonly number[], m: Measure): Timing {
-  const values = seconds.map((s) => inUnit(s, m)).sort((a, b) => a - b);
-  return { unit: m.unit, value: median(values), low: values[0]!, high: values[values.length - 1]! };
+function timing(samples: readonly Sample[], m: Measure): Timing {
+  const values = samples.map((s) => inUnit(s.seconds, m)).sort((a, b) => a - b);
+  return {
+    unit: m.unit,
+    value: median(values),
+    low: values[0]!,
+    high: values[values.length - 1]!,
+    faults: median(samples.map((s) => s.faults)),
+  };
 }
 
 export async function time(fn: () => unknown, m: Measure, o: HarnessOptions): Promise<Timing> {
   const batch = await calibrate(fn, o);
-  const seconds: number[] = [];
-  for (let s = 0; s < o.samples; s++) seconds.push(await sample(fn, batch));
+  const samples: Sample[] = [];
+  for (let s = 0; s < o.samples; s++) samples.push(await sample(fn, batch));
   void sink;
-  return timing(seconds, m);
+  return timing(samples, m);
 }
 
 /**
@@ -104,8 +125,8 @@ export async function timePair(
 ): Promise<{ ours: Timing; baseline: Timing; ratio: number }> {
   const batchOurs = await calibrate(ours, o);
   const batchBase = await calibrate(baseline, o);
-  const a: number[] = [];
-  const b: number[] = [];
+  const a: Sample[] = [];
+  const b: Sample[] = [];
   for (let s = 0; s < o.samples; s++) {
     if (s % 2 === 0) {
       a.push(await sample(ours, batchOurs));
@@ -116,5 +137,5 @@ export async function timePair(
     }
   }
   void sink;
-  return { ours: timing(a, m), baseline: timing(b, m), ratio: median(b.map((x, k) => x / a[k]!)) };
+  return { ours: timing(a, m), baseline: timing(b, m), ratio: median(b.map((x, k) => x.seconds / a[k]!.seconds)) };
 }

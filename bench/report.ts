@@ -47,14 +47,17 @@ export const num = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed
 const timed = (t: Timing) => `${num(t.value)} (${num(t.low)}–${num(t.high)}) ${t.unit}`;
 const ratioText = (x: number) => `${x >= 10 ? x.toFixed(1) : x.toFixed(2)}x`;
 
+const faultsText = (r: CaseResult) =>
+  r.ours ? `${Math.round(r.ours.faults)}${r.baseline ? ` / ${Math.round(r.baseline.faults)}` : ''}` : '–';
+
 export function markdownTable(results: readonly CaseResult[]): string {
   const rows = [
-    '| case | input | ours (min–max) | baseline | baseline (min–max) | ratio | target | met |',
-    '|---|---|---|---|---|---|---|---|',
+    '| case | input | ours (min–max) | baseline | baseline (min–max) | ratio | target | met | page faults per call, ours / baseline |',
+    '|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     rows.push(
-      `| ${r.group}: ${r.name} | ${r.bytes ? size(r.bytes) : '–'} | ${r.ours ? timed(r.ours) : (r.figure ?? '–')} | ${r.baselineName ?? '–'} | ${r.baseline ? timed(r.baseline) : (r.baselineFigure ?? '–')} | ${r.ratio !== undefined ? ratioText(r.ratio) : '–'} | ${r.target ?? '–'} | ${r.met === undefined ? '–' : r.met ? 'met' : 'NOT met'} |`,
+      `| ${r.group}: ${r.name} | ${r.bytes ? size(r.bytes) : '–'} | ${r.ours ? timed(r.ours) : (r.figure ?? '–')} | ${r.baselineName ?? '–'} | ${r.baseline ? timed(r.baseline) : (r.baselineFigure ?? '–')} | ${r.ratio !== undefined ? ratioText(r.ratio) : '–'} | ${r.target ?? '–'} | ${r.met === undefined ? '–' : r.met ? 'met' : 'NOT met'} | ${faultsText(r)} |`,
     );
   }
   return rows.join('\n');

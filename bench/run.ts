@@ -15,7 +15,7 @@ import { textCases } from './cases/text.ts';
 import { wrapResults } from './cases/wrap.ts';
 import { wrapWorkCases } from './cases/wrap-work.ts';
 import { writeChart } from './chart.ts';
-import { FULL, type Measure, QUICK, time, timePair } from './harness.ts';
+import { FULL, type Measure, QUICK, type Timing, time, timePair } from './harness.ts';
 import { type CaseResult, markdownTable, tableWithHeader, targetLabel, targetMet, updateReadme, writeResults } from './report.ts';
 
 const args = process.argv.slice(2);
@@ -39,6 +39,12 @@ const streams = !only || 'stream'.startsWith(only) ? streamCases() : [];
 const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streams, ...foldCases(), ...floorCases(), ...wrapWorkCases()].filter(
   (c) => selected(c.group) && named(c.name),
 );
+
+/** Page faults per call where there were any to speak of: what moves a row on a VM (harness.ts). */
+function faultsNote(ours: Timing, baseline: Timing | undefined): string {
+  if (ours.faults < 1 && (baseline?.faults ?? 0) < 1) return '';
+  return ` (page faults per call: ${Math.round(ours.faults)}${baseline ? `, baseline ${Math.round(baseline.faults)}` : ''})`;
+}
 
 function fail(message: string): never {
   process.stderr.write(`bench: ${message}\n`);
@@ -74,7 +80,7 @@ for (const c of cases) {
     : partial;
   results.push(result);
   process.stderr.write(
-    `${c.group}: ${c.name}: ${ours.value.toFixed(ours.unit === 'MB/s' ? 0 : 2)} ${ours.unit}${pair ? `, ${pair.ratio.toFixed(2)}x ${c.baselineName}` : ''}\n`,
+    `${c.group}: ${c.name}: ${ours.value.toFixed(ours.unit === 'MB/s' ? 0 : 2)} ${ours.unit}${pair ? `, ${pair.ratio.toFixed(2)}x ${c.baselineName}` : ''}${faultsNote(ours, pair?.baseline)}\n`,
   );
 }
 if (selected('wrap') && !grep) {

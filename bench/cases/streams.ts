@@ -72,7 +72,7 @@ function pipeline(mode: 'encode' | 'decode', input: Uint8Array): Uint8Array {
 
 const same = (ours: Uint8Array, baseline: Uint8Array) => Buffer.compare(ours, baseline) === 0;
 
-const target = { mbps: 500, ratio: 20 };
+const target = { mbps: 1000, ratio: 20 };
 
 export function streamCases(): BenchCase[] {
   const traffic = ndjsonTraffic(21, 8 * 1024 * 1024);
