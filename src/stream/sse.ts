@@ -36,6 +36,8 @@ const NO_BYTES = new Uint8Array(0);
 /** Most lines of an event the core's batch takes (the rest go the per-line way). */
 const BATCH_LINES = 64;
 const BOM = [0xef, 0xbb, 0xbf];
+/** The longest start of an event held until it ends: data within the batch's region, and other lines. */
+const CARRY = FRAMED + 1024;
 
 type Kind = 'head' | 'data' | 'event' | 'other';
 
@@ -376,8 +378,9 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
    * the chunk's end, of another type, with several data lines or many lines) goes the per-line
    * way, which reports and checks it as always.
    */
-  const takeEvents = (chunk: Uint8Array, at: number): number => {
+  const takeEvents = (chunk: Uint8Array, at: number, crEnds: boolean): number => {
     const length = chunk.length;
+    cut.start = -1;
     for (;;) {
       let n = 0; // events
       let m = 0; // bodies
@@ -393,12 +396,16 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         let lines = 0;
         for (;;) {
           const e = lineEnd(p);
-          if (e < 0 || ++lines > BATCH_LINES) break gather;
-          let ending = 1;
-          if (chunk[e] === CR) {
-            if (e + 1 === length) break gather; // (CR or CRLF: the next chunk tells)
-            if (chunk[e + 1] === LF) ending = 2;
+          if (e < 0 || (chunk[e] === CR && e + 1 === length && !crEnds)) {
+            // Cut by the chunk's end (a CR last: CR or CRLF, the next chunk tells, unless known).
+            cut.start = start;
+            cut.line = p;
+            cut.searched = e < 0 ? length : e;
+            break gather;
           }
+          if (++lines > BATCH_LINES) break gather;
+          let ending = 1;
+          if (chunk[e] === CR && chunk[e + 1] === LF) ending = 2;
           const n0 = e - p;
           const next = e + ending;
           if (n0 === 0) {
@@ -478,7 +485,79 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     }
   };
 
-  const feedLines = (chunk: Uint8Array) => {
+  // An event cut by the chunk's end where the batch stopped (an event start, nothing held) is held
+  // (copied: the chunk's owner may reuse it) until its blank line arrives, then read as a chunk
+  // of its own, so how a stream is cut does not decide which path a message takes. One that
+  // outgrows CARRY is read as it came, the per-line way. `takeEvents` notes where it was cut.
+  const cut = { start: -1, line: 0, searched: 0 };
+  let carry: Uint8Array | null = null;
+  let carryLength = 0;
+  let carryLine = 0; // where the held event's unfinished line starts
+  let carrySearched = 0; // no line ending in [carryLine, carrySearched)
+
+  const hold = (chunk: Uint8Array, at: number) => {
+    carry ??= new Uint8Array(CARRY);
+    carry.set(chunk.subarray(at));
+    carryLength = chunk.length - at;
+    carryLine = cut.line - at;
+    carrySearched = cut.searched - at;
+  };
+
+  /** Where the held event ends (past its blank line), or -1: not yet. Searches each byte once. */
+  const heldEnd = (): number => {
+    const b = carry!;
+    const find = byteFinder(b.subarray(0, carryLength));
+    let lf = -2; // the next LF and CR at or after the search's start (-1: none)
+    let cr = -2;
+    for (;;) {
+      const from = carrySearched;
+      if (lf !== -1 && lf < from) lf = find(LF, from);
+      if (cr !== -1 && cr < from) cr = find(CR, from);
+      const e = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+      if (e < 0) {
+        carrySearched = carryLength;
+        return -1;
+      }
+      carrySearched = e;
+      let next = e + 1;
+      if (b[e] === CR) {
+        if (next === carryLength) return -1; // (CR or CRLF: the next byte tells)
+        if (b[next] === LF) next++;
+      }
+      const blank = e === carryLine;
+      carryLine = carrySearched = next;
+      if (blank) return next;
+    }
+  };
+
+  /**
+   * The held bytes, read as a chunk of their own: the event is whole (`ended`: a CR last is its
+   * blank line's, no LF after it), or will not be taken.
+   */
+  const release = (ended: boolean) => {
+    const held = carry!.subarray(0, carryLength);
+    carryLength = 0;
+    feedLines(held, false, ended);
+  };
+
+  /** Adds the chunk's start to the held event: what is left of the chunk once it ends, or null. */
+  const addToHeld = (chunk: Uint8Array): Uint8Array | null => {
+    const take = Math.min(chunk.length, CARRY - carryLength);
+    carry!.set(chunk.subarray(0, take), carryLength);
+    carryLength += take;
+    const end = heldEnd();
+    if (end < 0 && carryLength < CARRY) return null; // (all of the chunk taken, the event still open)
+    const back = end < 0 ? 0 : carryLength - end; // (the next event's start goes back)
+    carryLength -= back;
+    release(end >= 0);
+    return chunk.subarray(take - back);
+  };
+
+  /**
+   * Reads the lines of a chunk. `mayHold`: an event it ends inside may be held; `crEnds`: a CR
+   * last in it is known to be no CRLF's (a held event that ended there).
+   */
+  const feedLines = (chunk: Uint8Array, mayHold: boolean, crEnds = false) => {
     if (chunk.length === 0) return; // (a CR at the end of the last chunk is still pending)
     let at = 0;
     if (pendingCR) {
@@ -493,8 +572,9 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     crAt = -2;
     while (at < chunk.length) {
       if (fresh && pipe.framedReady()) {
-        at = takeEvents(chunk, at);
+        at = takeEvents(chunk, at, crEnds);
         if (at === chunk.length) return;
+        if (mayHold && at === cut.start && chunk.length - at <= CARRY) return hold(chunk, at);
       }
       let i = lineEnd(at);
       if (i < 0) i = chunk.length;
@@ -526,16 +606,20 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         else {
           const before = Uint8Array.from(bom);
           bom = null;
-          feedLines(before);
+          feedLines(before, false);
         }
         chunk = chunk.subarray(i);
       }
-      feedLines(chunk);
+      if (carryLength > 0) {
+        const rest = addToHeld(chunk);
+        if (rest) feedLines(rest, true);
+      } else feedLines(chunk, true);
       search = noSearch; // (the chunk is its owner's again)
     },
     close() {
-      if (bom?.length) feedLines(Uint8Array.from(bom));
+      if (bom?.length) feedLines(Uint8Array.from(bom), false);
       bom = null;
+      if (carryLength > 0) release(false); // (cut by the stream's end: read as it came)
       if (pendingCR) {
         pendingCR = false;
         endLine(ENDINGS.cr);
