@@ -35,6 +35,28 @@ describe('SSE: lines stream, held bytes are bounded', () => {
     }
   });
 
+  it("holds an event cut by a chunk's end only within maxMessageBytes and 1 KiB (17 KiB at most)", () => {
+    // A comment line at an event start, in small chunks: the batch holds the cut event until its
+    // blank line, up to the carry's bound; past it the bytes stream out as without the batch.
+    for (const max of [1, 100, 1000, 40000]) {
+      const bound = Math.min(17 * 1024, max + 1024);
+      const { t, written } = transformer({ maxMessageBytes: max });
+      let pushed = 0;
+      let most = 0;
+      const piece = bytes(': ' + 'c'.repeat(35));
+      for (let i = 0; i < 1000; i++) {
+        t.push(piece);
+        pushed += piece.length;
+        most = Math.max(most, pushed - written());
+      }
+      expect(most).toBeLessThanOrEqual(bound);
+      expect(most).toBeGreaterThan(bound - piece.length); // (it was held: the bound is what binds)
+      t.push(bytes('\n\n'));
+      t.close();
+      expect(written()).toBe(pushed + 2);
+    }
+  });
+
   it('refuses an event holding more than maxMessageBytes, data or not, with a clear error', () => {
     const cases = [
       'data: {"a":1}\n: ' + 'c'.repeat(2000) + '\n\n',

@@ -488,15 +488,17 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   // An event cut by the chunk's end where the batch stopped (an event start, nothing held) is held
   // (copied: the chunk's owner may reuse it) until its blank line arrives, then read as a chunk
   // of its own, so how a stream is cut does not decide which path a message takes. One that
-  // outgrows CARRY is read as it came, the per-line way. `takeEvents` notes where it was cut.
+  // outgrows the carry is read as it came, the per-line way. `takeEvents` notes where it was cut.
   const cut = { start: -1, line: 0, searched: 0 };
+  // (Within maxMessageBytes and 1 KiB of other lines, as a Content-Length frame is held.)
+  const carryMax = Math.min(CARRY, max + 1024);
   let carry: Uint8Array | null = null;
   let carryLength = 0;
   let carryLine = 0; // where the held event's unfinished line starts
   let carrySearched = 0; // no line ending in [carryLine, carrySearched)
 
   const hold = (chunk: Uint8Array, at: number) => {
-    carry ??= new Uint8Array(CARRY);
+    carry ??= new Uint8Array(carryMax);
     carry.set(chunk.subarray(at));
     carryLength = chunk.length - at;
     carryLine = cut.line - at;
@@ -542,11 +544,11 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
 
   /** Adds the chunk's start to the held event: what is left of the chunk once it ends, or null. */
   const addToHeld = (chunk: Uint8Array): Uint8Array | null => {
-    const take = Math.min(chunk.length, CARRY - carryLength);
+    const take = Math.min(chunk.length, carryMax - carryLength);
     carry!.set(chunk.subarray(0, take), carryLength);
     carryLength += take;
     const end = heldEnd();
-    if (end < 0 && carryLength < CARRY) return null; // (all of the chunk taken, the event still open)
+    if (end < 0 && carryLength < carryMax) return null; // (all of the chunk taken, the event still open)
     const back = end < 0 ? 0 : carryLength - end; // (the next event's start goes back)
     carryLength -= back;
     release(end >= 0);
@@ -574,7 +576,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       if (fresh && pipe.framedReady()) {
         at = takeEvents(chunk, at, crEnds);
         if (at === chunk.length) return;
-        if (mayHold && at === cut.start && chunk.length - at <= CARRY) return hold(chunk, at);
+        if (mayHold && at === cut.start && chunk.length - at <= carryMax) return hold(chunk, at);
       }
       let i = lineEnd(at);
       if (i < 0) i = chunk.length;
