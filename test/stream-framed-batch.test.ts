@@ -186,6 +186,24 @@ function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uin
   return Buffer.concat(chunks);
 }
 
+/**
+ * Whole and cut anywhere (a frame or event cut by a chunk's end is held until it ends), each of
+ * `count` messages is taken by the batch, none the per-message way, and the output is the same.
+ */
+function expectAllTaken(options: StreamOptions, input: Uint8Array, count: number): void {
+  for (const mode of ['encode', 'decode'] as const) {
+    for (const size of [input.length, 1, 37, 500]) {
+      let on: Buffer = Buffer.alloc(0);
+      const n = countCalls(() => {
+        on = transform(mode, options, input, true, size);
+      });
+      expect(n.taken).toBe(count);
+      expect(n.perMessage).toBe(0);
+      expect(on.equals(transform(mode, options, input, false))).toBe(true);
+    }
+  }
+}
+
 describe('the batch of host-framed messages (Content-Length, SSE)', () => {
   it('changes no output, callback or error: batch on and off agree on random streams cut at random', () => {
     fc.assert(
@@ -217,18 +235,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
     const input = bytes(frames.join(''));
     expect(input.length).toBeLessThan(16 * 1024); // one batch
     const options: StreamOptions = { framing: 'content-length', maxMessageBytes: longest }; // the longest at the limit
-    // Whole, and cut anywhere (a frame cut by a chunk's end is held until it ends, then taken whole).
-    for (const mode of ['encode', 'decode'] as const) {
-      for (const size of [input.length, 1, 37, 500]) {
-        let on: Buffer = Buffer.alloc(0);
-        const n = countCalls(() => {
-          on = transform(mode, options, input, true, size);
-        });
-        expect(n.taken).toBe(61);
-        expect(n.perMessage).toBe(0);
-        expect(on.equals(transform(mode, options, input, false))).toBe(true);
-      }
-    }
+    expectAllTaken(options, input, 61);
   });
 
   it('takes small SSE message events in the core, with no per-message call, however they are cut', () => {
@@ -244,18 +251,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
     const input = bytes(events.join(''));
     expect(input.length).toBeLessThan(16 * 1024);
     const options: StreamOptions = { framing: 'sse', maxMessageBytes: longest };
-    // Whole, and cut anywhere (an event cut by a chunk's end is held until it ends, then taken whole).
-    for (const mode of ['encode', 'decode'] as const) {
-      for (const size of [input.length, 1, 37, 500]) {
-        let on: Buffer = Buffer.alloc(0);
-        const n = countCalls(() => {
-          on = transform(mode, options, input, true, size);
-        });
-        expect(n.taken).toBe(60);
-        expect(n.perMessage).toBe(0);
-        expect(on.equals(transform(mode, options, input, false))).toBe(true);
-      }
-    }
+    expectAllTaken(options, input, 60);
   });
 
   it('reads an event too large for one batch from its start, after a batch of smaller ones', () => {

@@ -80,28 +80,19 @@ function indexBlock(): void {
     // Quotes are in most blocks of structured text; backslashes and control bytes in few: their
     // bitmasks are made only for a block that holds one (one test each for the four vectors).
     const q = i8x16.splat(<i8>QUOTE);
-    quotes =
-      <u64>i8x16.bitmask(i8x16.eq(v0, q)) |
-      (<u64>i8x16.bitmask(i8x16.eq(v1, q)) << 16) |
-      (<u64>i8x16.bitmask(i8x16.eq(v2, q)) << 32) |
-      (<u64>i8x16.bitmask(i8x16.eq(v3, q)) << 48);
+    quotes = bitmask64(i8x16.eq(v0, q), i8x16.eq(v1, q), i8x16.eq(v2, q), i8x16.eq(v3, q));
     const bs = i8x16.splat(<i8>BACKSLASH);
     const b0 = i8x16.eq(v0, bs);
     const b1 = i8x16.eq(v1, bs);
     const b2 = i8x16.eq(v2, bs);
     const b3 = i8x16.eq(v3, bs);
-    if (v128.any_true(v128.or(v128.or(b0, b1), v128.or(b2, b3)))) {
-      backslashes =
-        <u64>i8x16.bitmask(b0) | (<u64>i8x16.bitmask(b1) << 16) | (<u64>i8x16.bitmask(b2) << 32) | (<u64>i8x16.bitmask(b3) << 48);
-    }
+    if (v128.any_true(v128.or(v128.or(b0, b1), v128.or(b2, b3)))) backslashes = bitmask64(b0, b1, b2, b3);
     const cs = i8x16.splat(<i8>FIRST_PRINTABLE);
     const c0 = i8x16.lt_u(v0, cs);
     const c1 = i8x16.lt_u(v1, cs);
     const c2 = i8x16.lt_u(v2, cs);
     const c3 = i8x16.lt_u(v3, cs);
-    if (v128.any_true(v128.or(v128.or(c0, c1), v128.or(c2, c3)))) {
-      controls = <u64>i8x16.bitmask(c0) | (<u64>i8x16.bitmask(c1) << 16) | (<u64>i8x16.bitmask(c2) << 32) | (<u64>i8x16.bitmask(c3) << 48);
-    }
+    if (v128.any_true(v128.or(v128.or(c0, c1), v128.or(c2, c3)))) controls = bitmask64(c0, c1, c2, c3);
     // UTF-8, a block at a time: ASCII with nothing unfinished before it is one test; otherwise
     // the four vectors' errors are joined and tested once (CJK text has no ASCII block).
     // (In a partial block, the zeros after the message end a character cut off there: that
@@ -141,6 +132,11 @@ function indexBlock(): void {
   gBase = j;
   gQuotes = quotes;
   gNext = j + BLOCK;
+}
+
+/** The 64 lanes of four compare results (16 each, in order) as one bitmask. */
+@inline function bitmask64(m0: v128, m1: v128, m2: v128, m3: v128): u64 {
+  return <u64>i8x16.bitmask(m0) | (<u64>i8x16.bitmask(m1) << 16) | (<u64>i8x16.bitmask(m2) << 32) | (<u64>i8x16.bitmask(m3) << 48);
 }
 
 /** Bytes escaped by a backslash (not itself escaped), in the block; sets the carry for the next. */
