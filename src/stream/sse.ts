@@ -523,13 +523,8 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   const hold = (chunk: Uint8Array, at: number) => {
     // (The lines before the cut one are whole and not blank: their plain ones are written now.)
     let p = at;
-    const find = byteFinder(chunk);
-    let lf = -2; // the next LF and CR at or after p (-1: none)
-    let cr = -2;
     while (p < cut.line) {
-      if (lf !== -1 && lf < p) lf = find(LF, p);
-      if (cr !== -1 && cr < p) cr = find(CR, p);
-      const e = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+      const e = lineEnd(p); // (the chunk's search, as takeEvents left it)
       if (!plain(chunk, p, e - p)) break;
       p = chunk[e] === CR && chunk[e + 1] === LF ? e + 2 : e + 1;
     }
