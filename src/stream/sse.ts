@@ -497,12 +497,47 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let carryLine = 0; // where the held event's unfinished line starts
   let carrySearched = 0; // no line ending in [carryLine, carrySearched)
 
+  // Its first lines that are neither data nor `event:` lines (comments, `id:`, `retry:`: a
+  // keep-alive) change nothing the batch decides, and the per-line way writes them as they
+  // arrive: they are written as they end, not held (carryFront: where those lines end; -1: a
+  // data or event line came).
+  let carryFront = 0;
+
+  /** Whether line [p, p + n) of b (its ending after it) is neither a data nor an `event:` line, as takeEvents reads them. */
+  const plain = (b: Uint8Array, p: number, n: number): boolean =>
+    !(
+      (b[p] === 0x64 && b[p + 1] === 0x61 && b[p + 2] === 0x74 && b[p + 3] === 0x61 && (n === 4 || b[p + 4] === 0x3a)) ||
+      (b[p] === 0x65 && b[p + 1] === 0x76 && b[p + 2] === 0x65 && b[p + 3] === 0x6e && b[p + 4] === 0x74 && (n === 5 || b[p + 5] === 0x3a))
+    );
+
+  /** Writes the held event's plain first lines, and moves the rest to the carry's start. */
+  const writeFront = () => {
+    if (carryFront <= 0) return;
+    const b = carry!;
+    emit(b.subarray(0, carryFront)); // (copied)
+    b.copyWithin(0, carryFront, carryLength);
+    carryLength -= carryFront;
+    carryLine -= carryFront;
+    carrySearched -= carryFront;
+    carryFront = 0;
+  };
+
   const hold = (chunk: Uint8Array, at: number) => {
+    // (The lines before the cut one are whole and not blank: their plain ones are written now.)
+    let p = at;
+    while (p < cut.line) {
+      const e = lineEnd(p); // (the chunk's search, as takeEvents left it)
+      if (!plain(chunk, p, e - p)) break;
+      p = chunk[e] === CR && chunk[e + 1] === LF ? e + 2 : e + 1;
+    }
+    if (p > at) emit(chunk.subarray(at, p));
+    carryFront = p === cut.line ? 0 : -1;
+    if (p === chunk.length) return; // (nothing of the event yet: the next chunk starts it)
     carry ??= new Uint8Array(carryMax);
-    carry.set(chunk.subarray(at));
-    carryLength = chunk.length - at;
-    carryLine = cut.line - at;
-    carrySearched = cut.searched - at;
+    carry.set(chunk.subarray(p));
+    carryLength = chunk.length - p;
+    carryLine = cut.line - p;
+    carrySearched = cut.searched - p;
   };
 
   /** Where the held event ends (past its blank line), or -1: not yet. Searches each byte once. */
@@ -527,6 +562,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         if (b[next] === LF) next++;
       }
       const blank = e === carryLine;
+      if (!blank && carryFront === carryLine) carryFront = plain(b, carryLine, e - carryLine) ? next : -1;
       carryLine = carrySearched = next;
       if (blank) return next;
     }
@@ -548,7 +584,10 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     carry!.set(chunk.subarray(0, take), carryLength);
     carryLength += take;
     const end = heldEnd();
-    if (end < 0 && carryLength < carryMax) return null; // (all of the chunk taken, the event still open)
+    if (end < 0 && carryLength < carryMax) {
+      writeFront();
+      return null; // (all of the chunk taken, the event still open)
+    }
     const back = end < 0 ? 0 : carryLength - end; // (the next event's start goes back)
     carryLength -= back;
     release(end >= 0);
@@ -621,7 +660,9 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     close() {
       if (bom?.length) feedLines(Uint8Array.from(bom), false);
       bom = null;
-      if (carryLength > 0) release(false); // (cut by the stream's end: read as it came)
+      // (Cut by the stream's end: read as it came; a CR last is no CRLF's, so an event its blank
+      // line ends is whole and may still be taken.)
+      if (carryLength > 0) release(true);
       if (pendingCR) {
         pendingCR = false;
         endLine(ENDINGS.cr);

@@ -1,0 +1,590 @@
+// Adversary for the held SSE events (src/stream/sse.ts: an event cut by a chunk's end where the
+// batch stopped is copied aside, up to CARRY bytes, until its blank line arrives, then read as a
+// chunk of its own). With the batch (and the carry) on, a stream must do what it does with both
+// off: same output, same callbacks in the same order between the same output, same error (code,
+// message number, byte offset). Streams are cut where the carry decides things: right after a CR
+// (CR or CRLF), inside `data:` and `event:` names, at the blank line, with empty chunks between,
+// in a buffer scribbled over after each push; events around CARRY bytes and data around FRAMED.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
+import { FRAMED } from '../src/stream/transducer.ts';
+import { runs } from './arbitraries.ts';
+import { countCalls } from './core-calls.ts';
+import { broken, cat, colliding, describeError, hexAppender, overRegion, written } from './ndjson-scenarios.ts';
+import { bytes, run } from './stream-helpers.ts';
+
+const CARRY = FRAMED + 1024; // the longest event start held (sse.ts)
+
+/** A message body padded with blanks (after the value) to exactly n bytes, or cut short if longer. */
+const sized = (n: number) => {
+  const json = bytes('{"jsonrpc":"2.0","id":1,"result":{"model":"Qwen","text":"qwen"}}');
+  const b = new Uint8Array(n).fill(0x20);
+  b.set(json.subarray(0, Math.min(n, json.length)));
+  return b;
+};
+// `data` before `type`: the value is deferred (the batch leaves it to the per-message path).
+const deferred = fc.nat(40).map((n) => bytes(`{"jsonrpc":"2.0","id":${n},"result":{"content":[{"data":"UXdlbg==","type":"image"}]}}`));
+
+const body = fc.oneof(
+  { weight: 6, arbitrary: written },
+  { weight: 1, arbitrary: fc.constantFrom('', ' ', '{}', '[]').map(bytes) },
+  { weight: 2, arbitrary: broken },
+  { weight: 2, arbitrary: colliding },
+  { weight: 2, arbitrary: deferred },
+  { weight: 1, arbitrary: fc.constantFrom(FRAMED - 1, FRAMED, FRAMED + 1, 1024).map(sized) },
+  { weight: 1, arbitrary: overRegion }, // (longer than the carry: never held whole)
+);
+
+const field = fc.constantFrom(
+  ': keep-alive',
+  ':',
+  'id: 5',
+  'id',
+  'retry: 10',
+  'event: message',
+  'event:message',
+  'event:',
+  'event',
+  'event: x',
+  'event: messages',
+  'Event: x',
+  'DATA: x',
+  'datax: 1',
+  'data',
+  'foo',
+);
+const ending = fc.constantFrom('\n', '\n', '\r\n', '\r');
+const sseEvent = fc.record({
+  before: fc.array(field, { maxLength: 3 }),
+  // The data: one line (mostly), none, or the body split into several lines.
+  data: fc.oneof(
+    { weight: 6, arbitrary: body.map((b): Uint8Array[] => [b]) },
+    { weight: 1, arbitrary: fc.constant<Uint8Array[]>([]) },
+    {
+      weight: 2,
+      arbitrary: fc.oneof(
+        fc.tuple(body, fc.nat()).map(([b, x]): Uint8Array[] => [b.subarray(0, x % (b.length + 1)), b.subarray(x % (b.length + 1))]),
+        fc.array(body, { minLength: 2, maxLength: 3 }) as fc.Arbitrary<Uint8Array[]>,
+      ),
+    },
+  ),
+  prefix: fc.constantFrom('data: ', 'data:', 'data:  ', 'data'),
+  keepCR: fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+  after: fc.array(field, { maxLength: 2 }),
+  // Line endings: one for the event, or each line its own (mixed).
+  endings: fc.oneof(
+    { weight: 3, arbitrary: ending.map((e) => [e]) },
+    { weight: 1, arbitrary: fc.array(ending, { minLength: 2, maxLength: 8 }) },
+  ),
+  blanks: fc.constantFrom(1, 1, 1, 2),
+  // A comment line making the event exactly CARRY - 1, CARRY or CARRY + 1 bytes (when it can).
+  padTo: fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(CARRY - 1, CARRY, CARRY + 1) }),
+  padFirst: fc.boolean(),
+});
+type SseEvent = typeof sseEvent extends fc.Arbitrary<infer E> ? E : never;
+
+/** An event's bytes, and the offsets in it where cuts matter. */
+function renderEvent(e: SseEvent): { b: Uint8Array; sizes: number[] } {
+  let k = 0;
+  const nl = () => bytes(e.endings[k++ % e.endings.length]!);
+  const lines: Uint8Array[] = [];
+  for (const f of e.before) lines.push(cat(bytes(f), nl()));
+  for (const d of e.data) {
+    // (A new copy: generated values are never changed.)
+    const clean = e.keepCR ? d : d.map((c) => (c === 0x0d || c === 0x0a ? 0x20 : c));
+    lines.push(cat(e.prefix === 'data' ? bytes('data') : cat(bytes(e.prefix), clean), nl()));
+  }
+  for (const f of e.after) lines.push(cat(bytes(f), nl()));
+  for (let i = 0; i < e.blanks; i++) lines.push(nl());
+  let b = cat(...lines);
+  if (e.padTo) {
+    const end = bytes(e.endings[0]!);
+    const need = e.padTo - b.length - end.length - 1; // ':' + pad + ending
+    if (need >= 0) {
+      const pad = cat(bytes(`:${'p'.repeat(need)}`), end);
+      b = e.padFirst ? cat(pad, b) : cat(b.subarray(0, b.length - lines.at(-1)!.length), pad, lines.at(-1)!);
+    }
+  }
+  return { b, sizes: e.data.length === 1 ? [e.data[0]!.length] : [] };
+}
+
+/** Where cuts matter in `b`: after each CR and LF, at each line start and inside its field name. */
+function marksOf(b: Uint8Array): number[] {
+  const marks = [0];
+  for (let i = 0; i < b.length; i++) {
+    if (b[i] === 0x0d || b[i] === 0x0a) marks.push(i, i + 1, i + 2, i + 3, i + 5);
+  }
+  return marks.filter((m) => m <= b.length);
+}
+
+const scenario = fc.record({
+  mode: fc.constantFrom('encode' as const, 'decode' as const),
+  events: fc.array(sseEvent, { minLength: 1, maxLength: 8 }),
+  bom: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+  // maxMessageBytes: the default, tiny, or some body's size (one less, one more).
+  limit: fc.oneof(
+    { weight: 2, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.constantFrom(1, 2, 12, 40, FRAMED, FRAMED + 1) },
+    { weight: 2, arbitrary: fc.tuple(fc.nat(), fc.constantFrom(0, -1, 1)) },
+  ),
+  onInvalid: fc.constantFrom('none' as const, 'log' as const, 'throw' as const),
+  onCollision: fc.constantFrom('none' as const, 'log' as const, 'throw' as const),
+  // The stream may end early: inside a held event, maybe right after a CR.
+  cutEnd: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.nat(2000) }),
+  endAfterCR: fc.boolean(),
+  // Cuts at the marks (of random events), at random, or every n bytes; empty chunks between.
+  chunking: fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.record({ marks: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: -1, max: 1 })), { maxLength: 14 }) }),
+    },
+    { weight: 2, arbitrary: fc.record({ every: fc.constantFrom(1, 2, 3, 4, 5, 7, 64, 1000, 4096, CARRY - 1, CARRY, CARRY + 1) }) },
+    { weight: 1, arbitrary: fc.record({ random: fc.array(fc.nat(70000), { maxLength: 10 }) }) },
+  ),
+  empties: fc.boolean(),
+  scribble: fc.boolean(),
+});
+type Scenario = typeof scenario extends fc.Arbitrary<infer S> ? S : never;
+
+function render(s: Scenario): { input: Uint8Array; cuts: number[]; sizes: number[] } {
+  const parts = s.events.map(renderEvent);
+  const starts: number[] = [];
+  let at = s.bom ? 3 : 0;
+  for (const p of parts) {
+    starts.push(at);
+    at += p.b.length;
+  }
+  let input = cat(...(s.bom ? [new Uint8Array([0xef, 0xbb, 0xbf])] : []), ...parts.map((p) => p.b));
+  if (s.cutEnd) {
+    let end = Math.max(0, input.length - s.cutEnd);
+    if (s.endAfterCR) {
+      const cr = input.lastIndexOf(0x0d, end - 1);
+      if (cr >= 0) end = cr + 1;
+    }
+    input = input.subarray(0, end);
+  }
+  const c = s.chunking;
+  let cuts: number[];
+  if ('every' in c) cuts = Array.from({ length: Math.ceil(input.length / c.every) }, (_, k) => k * c.every);
+  else if ('random' in c) cuts = c.random;
+  else
+    cuts = c.marks.map(([f, m, d]) => {
+      const i = f % parts.length;
+      const marks = marksOf(parts[i]!.b);
+      return starts[i]! + marks[m % marks.length]! + d;
+    });
+  // (With a BOM: cut inside it too, sometimes.)
+  if (s.bom && s.empties) cuts.push(1, 2);
+  cuts = [...new Set(cuts.map((x) => Math.max(0, Math.min(input.length, x))))].sort((a, b) => a - b);
+  const sizes = parts.flatMap((p) => p.sizes);
+  return { input, cuts, sizes: sizes.length ? sizes : [1] };
+}
+
+/** Pushes input cut at `cuts`; with `scribble`, through one buffer overwritten after each push. */
+function pushAll(s: Scenario, input: Uint8Array, cuts: number[], push: (c: Uint8Array) => void): void {
+  const buffer = new Uint8Array(input.length);
+  // (Junk that reads as events, so a held view of the buffer would show.)
+  const junk = bytes('data: {"id":9}\n\n\r');
+  let from = 0;
+  for (const p of [...cuts, input.length]) {
+    if (p <= from) continue;
+    if (s.empties) push(new Uint8Array(0));
+    if (!s.scribble) push(input.slice(from, p));
+    else {
+      const piece = buffer.subarray(0, p - from);
+      piece.set(input.subarray(from, p));
+      push(piece);
+      for (let i = 0; i < piece.length; i++) piece[i] = junk[i % junk.length]!;
+    }
+    from = p;
+  }
+  if (s.empties) push(new Uint8Array(0));
+}
+
+/**
+ * Where events end in `input` as a receiver reads it: past each blank line whose ending's last
+ * byte is an LF (after a CR last, an LF may follow and join it). Lines end at LF, CR or CRLF.
+ */
+function eventEnds(input: Uint8Array, from: number): Set<number> {
+  const ends = new Set<number>();
+  let line = from;
+  for (let i = from; i < input.length; i++) {
+    const c = input[i];
+    if (c !== 0x0a && c !== 0x0d) continue;
+    const next = c === 0x0d && input[i + 1] === 0x0a ? i + 2 : i + 1;
+    if (i === line && input[next - 1] === 0x0a) ends.add(next);
+    line = next;
+    i = next - 1;
+  }
+  return ends;
+}
+
+/**
+ * What a stream did: output between callbacks (hex), callbacks (which may throw), and the error
+ * it threw; and how much it had written after each push that ended at an event's end (an event
+ * whose blank line came is written in that push, held or not: a proxy must not wait for the next).
+ */
+function trace(s: Scenario, batch: boolean): { log: unknown[]; atEnds: number[] } {
+  const { input, cuts, sizes } = render(s);
+  const log: unknown[] = [];
+  const atEnds: number[] = [];
+  const ends = eventEnds(input, s.bom ? 3 : 0);
+  let total = 0;
+  const append = hexAppender(log);
+  const out = (b: Uint8Array) => {
+    total += b.length;
+    append(b);
+  };
+  const callback = (kind: string, how: 'none' | 'log' | 'throw') =>
+    how === 'none'
+      ? undefined
+      : (e: unknown) => {
+          log.push([kind, ...describeError(e)]);
+          if (how === 'throw') throw new Error(`${kind} callback threw`);
+        };
+  const maxMessageBytes = Array.isArray(s.limit) ? Math.max(1, sizes[s.limit[0] % sizes.length]! + s.limit[1]) : s.limit;
+  const options: StreamOptions = {
+    framing: 'sse',
+    maxMessageBytes,
+    onInvalidMessage: callback('invalid', s.onInvalid),
+    onCollision: callback('dropped', s.onCollision),
+  };
+  const t = createByteTransformer(s.mode, options, out, { lines: batch });
+  try {
+    let at = 0;
+    pushAll(s, input, cuts, (c) => {
+      t.push(c);
+      at += c.length;
+      if (ends.has(at)) atEnds.push(total);
+    });
+    t.close();
+  } catch (e) {
+    log.push(['threw', ...describeError(e)]);
+  }
+  return { log, atEnds };
+}
+
+/** The whole output of `input` cut at `cuts`, with the batch on or off, and the error. */
+function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]): unknown[] {
+  const log: unknown[] = [];
+  const t = createByteTransformer(mode, { framing: 'sse', ...options }, hexAppender(log), { lines: batch });
+  try {
+    let from = 0;
+    for (const p of [...cuts, input.length]) {
+      if (p < from) continue;
+      t.push(input.slice(from, p));
+      from = p;
+    }
+    t.close();
+  } catch (e) {
+    log.push(['threw', ...describeError(e)]);
+  }
+  return log;
+}
+
+const every = (input: Uint8Array, size: number) => Array.from({ length: Math.ceil(input.length / size) }, (_, k) => k * size).slice(1);
+const progress = (i: number) =>
+  JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: i, message: `step ${i} of Qwen` } });
+
+describe('held SSE events (adversary)', () => {
+  it('change no output, callback or error, however the stream is cut, scribbled over or ended', () => {
+    fc.assert(
+      fc.property(scenario, (s) => {
+        const held = trace(s, true);
+        const reference = trace(s, false);
+        expect(held.log).toEqual(reference.log);
+        // (After an error, the pushes that returned before it.)
+        expect(held.atEnds.slice(0, reference.atEnds.length)).toEqual(reference.atEnds);
+      }),
+      runs(300),
+    );
+  });
+
+  it('let the batch take small message events cut at any offset, one cut per event (after a CR, inside a name, at the blank line)', () => {
+    // Each event with the same cut offset k: the event is held across the cut, then taken whole.
+    for (const nl of ['\n', '\r\n', '\r']) {
+      const one = (i: number) => `: c${nl}id: ${i}${nl}event: message${nl}data: ${progress(i)}${nl}event:${nl}${nl}`;
+      const length = one(10).length;
+      const text = Array.from({ length: 40 }, (_, i) => one(10 + i)).join('');
+      expect(text.length).toBe(40 * length);
+      const input = bytes(text);
+      for (let k = 1; k < length; k++) {
+        const cuts = Array.from({ length: 40 }, (_, i) => i * length + k);
+        let on: unknown[] = [];
+        const n = countCalls(() => {
+          on = transform('encode', {}, input, true, cuts);
+        });
+        // (A CR ending last in a chunk: whether it is a CRLF's is known at the next byte.)
+        expect([k, n]).toEqual([k, { perMessage: 0, taken: 40 }]);
+        expect(on).toEqual(transform('encode', {}, input, false, cuts));
+      }
+    }
+  });
+
+  it('let the batch take small events in 1-4 byte chunks, with mixed line endings', () => {
+    const ends = ['\n', '\r\n', '\r'];
+    const events = Array.from({ length: 30 }, (_, i) => {
+      const e = (k: number) => ends[(i + k) % 3]!;
+      return `${i % 2 ? `retry: 5${e(0)}` : ''}data:${progress(i)}${e(1)}: after${e(2)}${e(2)}`;
+    });
+    const input = bytes(events.join(''));
+    for (const size of [1, 2, 3, 4]) {
+      for (const mode of ['encode', 'decode'] as const) {
+        let on: unknown[] = [];
+        const n = countCalls(() => {
+          on = transform(mode, { maxMessageBytes: 200 }, input, true, every(input, size));
+        });
+        expect(n).toEqual({ perMessage: 0, taken: 30 });
+        expect(on).toEqual(transform(mode, { maxMessageBytes: 200 }, input, false, every(input, size)));
+      }
+    }
+  });
+
+  it('agree with the per-message path for events of CARRY - 1, CARRY, CARRY + 1 bytes and data of FRAMED +/- 1, cut near the ends', () => {
+    for (const nl of ['\n', '\r\n', '\r']) {
+      for (const dataBytes of [40, FRAMED - 1, FRAMED, FRAMED + 1]) {
+        for (const eventBytes of [0, CARRY - 1, CARRY, CARRY + 1]) {
+          const data = `data: ${Buffer.from(sized(dataBytes)).toString()}${nl}`;
+          const padLength = eventBytes - data.length - 2 * nl.length - 1;
+          const pad = eventBytes && padLength >= 0 ? `:${'p'.repeat(padLength)}${nl}` : '';
+          const event = `${pad}${data}${nl}`;
+          if (eventBytes) expect(event.length).toBe(eventBytes);
+          const input = bytes(`data: {}${nl}${nl}${event}${event}data: [1]${nl}${nl}`);
+          const e0 = 8 + 2 * nl.length; // the first small event
+          for (const first of [e0 - 1, e0, e0 + 1, e0 + 3, e0 + event.length - 2, e0 + event.length - 1, e0 + event.length]) {
+            for (const gap of [1, 2, 5, CARRY - 1, CARRY]) {
+              const cuts = [first, first + gap].filter((c) => c > 0 && c < input.length);
+              for (const mode of ['encode', 'decode'] as const) {
+                const options = { maxMessageBytes: dataBytes };
+                expect(transform(mode, options, input, true, cuts)).toEqual(transform(mode, options, input, false, cuts));
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+
+  it('report a stream that ends inside a held event (with and without a CR last) as the per-message path does', () => {
+    const good = `: c\r\nid: 1\r\ndata: ${progress(1)}\r\nevent: message\r\n\r\n`;
+    const bad = 'data: {"id":2}x\r\n\r';
+    const input = bytes(good + good + bad);
+    for (let end = good.length + 1; end <= input.length; end++) {
+      const cut = input.subarray(0, end);
+      for (const cuts of [[good.length + 2], [end - 1], every(cut, 3)]) {
+        for (const onInvalidMessage of [undefined, () => {}]) {
+          const options = { onInvalidMessage };
+          expect(transform('encode', options, cut, true, cuts)).toEqual(transform('encode', options, cut, false, cuts));
+        }
+      }
+    }
+  });
+
+  it('take maxMessageBytes of 1, 2 and 12 and exactly at a data size as the per-message path does', () => {
+    // (The lines after the data count against the limit too: `data: ` and its line end, and
+    // comments of 0-10 bytes after it put that count either side of each limit.)
+    const after = Array.from({ length: 11 }, (_, k) => `data: 1\n:${'c'.repeat(k)}\r\n\n`).join('');
+    const input = bytes(
+      `data: {}\n\ndata: 1\r\rdata:\n\ndata: [1]\r\n\r\n: x\ndata: {"a":1234}\nevent: message\n\ndata: {"a":12345}\n\n${after}`,
+    );
+    for (const maxMessageBytes of [1, 2, 3, 10, 11, 12, 13, 16, 20])
+      for (const onInvalidMessage of [undefined, () => {}])
+        for (const size of [1, 2, 5, 11, 12, 13]) {
+          const options = { maxMessageBytes, onInvalidMessage };
+          expect(transform('encode', options, input, true, every(input, size))).toEqual(
+            transform('encode', options, input, false, every(input, size)),
+          );
+        }
+  });
+
+  it("agree with the per-message path through the batch's back-off (runs of deferred events) between held events", () => {
+    const ok = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"qwen"}]}}';
+    const late = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"data":"UXdlbg==","type":"image"}]}}';
+    const eventOf = (json: string, k: number) => `${k % 3 ? '' : `id: ${'k'.repeat(k * 7)}\n`}data: ${json}\n\n`;
+    const parts: string[] = [];
+    for (const [runLength, good] of [
+      [1, 3],
+      [70, 2],
+      [3, 1],
+      [140, 5],
+      [2, 0],
+    ] as const) {
+      for (let k = 0; k < runLength; k++) parts.push(eventOf(late, k));
+      for (let k = 0; k < good; k++) parts.push(eventOf(ok, k));
+    }
+    const input = bytes(parts.join(''));
+    for (const size of [5, 64, 333, 4096])
+      for (const mode of ['encode', 'decode'] as const) {
+        const cuts = every(input, size);
+        expect(transform(mode, {}, input, true, cuts)).toEqual(transform(mode, {}, input, false, cuts));
+      }
+  });
+
+  it('decode colliding keys and invalid JSON in held events as the per-message path does, callbacks throwing or not', () => {
+    const collide = '{"jsonrpc":"2.0","id":3,"result":{"list":[{"__mcp_ref_5177656e__":1,"Qwen":2}]}}';
+    const ok = '{"jsonrpc":"2.0","id":1,"result":"__mcp_ref_5177656e__"}';
+    const input = bytes(`data: ${ok}\n\ndata: ${collide}\r\n\r\n: c\ndata: {"id":\n\ndata: ${ok}\r\r`);
+    for (const size of [1, 3, 7, 40, 100]) {
+      for (const how of ['none', 'log', 'throw'] as const) {
+        const seen: unknown[] = [];
+        const cb = (kind: string) =>
+          how === 'none'
+            ? undefined
+            : (e: unknown) => {
+                seen.push([kind, ...describeError(e)]);
+                if (how === 'throw') throw new Error('callback threw');
+              };
+        const options = { onCollision: cb('dropped'), onInvalidMessage: cb('invalid') };
+        const on = transform('decode', options, input, true, every(input, size));
+        const onSeen = seen.splice(0);
+        expect([on, onSeen]).toEqual([transform('decode', options, input, false, every(input, size)), seen]);
+      }
+    }
+  });
+
+  it('pass the same bytes and the same error through createEncodeStream / createDecodeStream', async () => {
+    const json = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"qwen"}]}}';
+    const good = `: ${'p'.repeat(1000)}\r\nid: 1\r\ndata: ${json}\r\n\r\n`;
+    const small = `data: ${json}\n\n`;
+    const bad = 'data: {"id":2}x\r\r';
+    for (const tail of ['', bad]) {
+      const input = bytes(`\ufeff${good}${small}${good}${small}${tail}`);
+      for (const size of [1, 2, 30, 1000]) {
+        const cuts = every(input, size);
+        const chunks: Uint8Array[] = [];
+        for (let at = 0; at < input.length; at += size) chunks.push(input.slice(at, at + size));
+        for (const [mode, make] of [
+          ['encode', createEncodeStream],
+          ['decode', createDecodeStream],
+        ] as const) {
+          const expected = transform(mode, {}, input, false, cuts);
+          let got: unknown[];
+          try {
+            got = [Buffer.from(await run(make({ framing: 'sse' }), chunks)).toString('hex')];
+          } catch (e) {
+            got = [['threw', ...describeError(e)]];
+          }
+          // (On an error the stream's output is not read: compare the error.)
+          if (tail) expect(got.at(-1)).toEqual(expected.at(-1));
+          else expect(got).toEqual(expected);
+        }
+      }
+    }
+  });
+
+  it('write complete lines before an event held for its data as they arrive (keep-alive comments, ids, retries)', () => {
+    // A keep-alive comment with no blank line after it must reach the client now, not with the
+    // next event: the per-line path writes lines outside an event's data as they arrive.
+    const first = `data: ${progress(1)}\n\n`;
+    for (const [name, pushes] of [
+      ['a keep-alive alone', [': ping\n', ': ping\r\n', ':\r', 'id: 1\n']],
+      ['a keep-alive split', [': pi', 'ng\n']],
+      ['an id and a retry', ['id: 7\n', 'retry: 1000\r\n']],
+      ['a comment then the data', [': ping\n', 'data: {"id"']],
+      ['a keep-alive after a cut data line', [': ping\n', 'data: {"id"', ':1}\n\n: ping\n']],
+    ] as const) {
+      const writtenAfter = (batch: boolean) => {
+        let total = 0;
+        const t = createByteTransformer(
+          'encode',
+          { framing: 'sse' },
+          (b) => {
+            total += b.length;
+          },
+          { lines: batch },
+        );
+        t.push(bytes(first));
+        return pushes.map((p) => {
+          t.push(bytes(p));
+          return total;
+        });
+      };
+      // (By the end of the push that ends the line: a line's start may wait for its end.)
+      expect([name, writtenAfter(true).at(-1)]).toEqual([name, writtenAfter(false).at(-1)]);
+    }
+  });
+
+  it('cost about what the per-line path costs for held events in 1-4 byte chunks (the held bytes are not searched again per push)', () => {
+    // Events with a 12 KiB data line (held whole, then taken) and events of 2,000 short lines
+    // after their data (held whole, then read the per-line way: more than the batch's 64 lines).
+    const long = `data: ${Buffer.from(sized(12 * 1024)).toString()}\n\n`;
+    const lines = `data: ${progress(1)}\n${': c\n'.repeat(2000)}\n`;
+    const input = bytes(long + lines + long + lines);
+    const time = (batch: boolean, size: number) => {
+      const t0 = performance.now();
+      const t = createByteTransformer('encode', { framing: 'sse' }, () => {}, { lines: batch });
+      for (let at = 0; at < input.length; at += size) t.push(input.subarray(at, at + size));
+      t.close();
+      return performance.now() - t0;
+    };
+    for (const size of [1, 4]) {
+      let held = Infinity;
+      let reference = Infinity;
+      for (let r = 0; r < 4; r++) {
+        held = Math.min(held, time(true, size));
+        reference = Math.min(reference, time(false, size));
+      }
+      // (Walking the held lines again from the event's start per push: about 30x here.)
+      expect(held).toBeLessThan(3 * reference + 5);
+    }
+  });
+
+  it('search each held byte a bounded number of times in 1-byte chunks (not the unfinished line again per push)', () => {
+    // Bytes the line-end searches cover (Buffer#indexOf is memchr: searching a 16 KiB line again
+    // per push costs little time, so count what is searched). The reference searches each byte
+    // about twice (LF and CR).
+    const long = `data: ${Buffer.from(sized(FRAMED - 8)).toString()}\r\n\r\n`;
+    const other = `event: x\n: ${'c'.repeat(CARRY - 100)}\n\n`;
+    const input = bytes(long + other + long);
+    const searched = (batch: boolean) => {
+      const protos = [Buffer.prototype, Uint8Array.prototype] as const;
+      const saved = protos.map((p) => p.indexOf);
+      let n = 0;
+      protos.forEach((p, k) => {
+        const indexOf = saved[k]!;
+        p.indexOf = function (this: Uint8Array, value: number, from = 0) {
+          n += this.length - Math.min(this.length, Math.max(0, from));
+          return indexOf.call(this, value, from);
+        } as typeof indexOf;
+      });
+      try {
+        const t = createByteTransformer('encode', { framing: 'sse' }, () => {}, { lines: batch });
+        for (let at = 0; at < input.length; at += 1) t.push(input.subarray(at, at + 1));
+        t.close();
+      } finally {
+        protos.forEach((p, k) => {
+          p.indexOf = saved[k]! as never;
+        });
+      }
+      return n;
+    };
+    const reference = searched(false);
+    expect(reference).toBeGreaterThan(input.length); // (the count sees the searches)
+    // (Searching the unfinished line again per push: about 6,000x the reference.)
+    expect(searched(true)).toBeLessThan(4 * reference + 64 * 1024); // (1.6x measured)
+  });
+
+  it('hold at most CARRY bytes of an event: the rest is written as it comes (non-message events, long comment runs)', () => {
+    for (const head of ['event: x\n', ': c\n', 'id: 1\n', '']) {
+      // No blank line for 200 KB: what was pushed minus what was written stays within CARRY
+      // (plus the per-line path's own holding: none for these lines).
+      const text = `${head}${`: ${'c'.repeat(97)}\n`.repeat(2000)}`;
+      const input = bytes(text);
+      for (const size of [1, 3, 1000, CARRY + 5]) {
+        let total = 0;
+        let most = 0;
+        const t = createByteTransformer('encode', { framing: 'sse' }, (b) => {
+          total += b.length;
+        });
+        for (let at = 0; at < input.length; at += size) {
+          t.push(input.subarray(at, at + size));
+          most = Math.max(most, Math.min(input.length, at + size) - total);
+        }
+        t.close();
+        expect(total).toBe(input.length);
+        expect([head, size, most <= CARRY]).toEqual([head, size, true]);
+      }
+    }
+  });
+});
