@@ -11,52 +11,14 @@ import { createByteTransformer, createDecodeStream, createEncodeStream, type Str
 import { FRAMED } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { broken, cat, colliding, describeError, hexAppender, overRegion, written } from './ndjson-scenarios.ts';
+import { framedBody as body, cat, describeError, hexAppender, pushCut, sized, sseField, traced } from './ndjson-scenarios.ts';
 import { bytes, run } from './stream-helpers.ts';
 
 const CARRY = FRAMED + 1024; // the longest event start held (sse.ts)
 
-/** A message body padded with blanks (after the value) to exactly n bytes, or cut short if longer. */
-const sized = (n: number) => {
-  const json = bytes('{"jsonrpc":"2.0","id":1,"result":{"model":"Qwen","text":"qwen"}}');
-  const b = new Uint8Array(n).fill(0x20);
-  b.set(json.subarray(0, Math.min(n, json.length)));
-  return b;
-};
-// `data` before `type`: the value is deferred (the batch leaves it to the per-message path).
-const deferred = fc.nat(40).map((n) => bytes(`{"jsonrpc":"2.0","id":${n},"result":{"content":[{"data":"UXdlbg==","type":"image"}]}}`));
-
-const body = fc.oneof(
-  { weight: 6, arbitrary: written },
-  { weight: 1, arbitrary: fc.constantFrom('', ' ', '{}', '[]').map(bytes) },
-  { weight: 2, arbitrary: broken },
-  { weight: 2, arbitrary: colliding },
-  { weight: 2, arbitrary: deferred },
-  { weight: 1, arbitrary: fc.constantFrom(FRAMED - 1, FRAMED, FRAMED + 1, 1024).map(sized) },
-  { weight: 1, arbitrary: overRegion }, // (longer than the carry: never held whole)
-);
-
-const field = fc.constantFrom(
-  ': keep-alive',
-  ':',
-  'id: 5',
-  'id',
-  'retry: 10',
-  'event: message',
-  'event:message',
-  'event:',
-  'event',
-  'event: x',
-  'event: messages',
-  'Event: x',
-  'DATA: x',
-  'datax: 1',
-  'data',
-  'foo',
-);
 const ending = fc.constantFrom('\n', '\n', '\r\n', '\r');
 const sseEvent = fc.record({
-  before: fc.array(field, { maxLength: 3 }),
+  before: fc.array(sseField, { maxLength: 3 }),
   // The data: one line (mostly), none, or the body split into several lines.
   data: fc.oneof(
     { weight: 6, arbitrary: body.map((b): Uint8Array[] => [b]) },
@@ -71,7 +33,7 @@ const sseEvent = fc.record({
   ),
   prefix: fc.constantFrom('data: ', 'data:', 'data:  ', 'data'),
   keepCR: fc.oneof({ weight: 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-  after: fc.array(field, { maxLength: 2 }),
+  after: fc.array(sseField, { maxLength: 2 }),
   // Line endings: one for the event, or each line its own (mixed).
   endings: fc.oneof(
     { weight: 3, arbitrary: ending.map((e) => [e]) },
@@ -181,26 +143,8 @@ function render(s: Scenario): { input: Uint8Array; cuts: number[]; sizes: number
   return { input, cuts, sizes: sizes.length ? sizes : [1] };
 }
 
-/** Pushes input cut at `cuts`; with `scribble`, through one buffer overwritten after each push. */
-function pushAll(s: Scenario, input: Uint8Array, cuts: number[], push: (c: Uint8Array) => void): void {
-  const buffer = new Uint8Array(input.length);
-  // (Junk that reads as events, so a held view of the buffer would show.)
-  const junk = bytes('data: {"id":9}\n\n\r');
-  let from = 0;
-  for (const p of [...cuts, input.length]) {
-    if (p <= from) continue;
-    if (s.empties) push(new Uint8Array(0));
-    if (!s.scribble) push(input.slice(from, p));
-    else {
-      const piece = buffer.subarray(0, p - from);
-      piece.set(input.subarray(from, p));
-      push(piece);
-      for (let i = 0; i < piece.length; i++) piece[i] = junk[i % junk.length]!;
-    }
-    from = p;
-  }
-  if (s.empties) push(new Uint8Array(0));
-}
+/** What a scribbled buffer is overwritten with: junk that reads as events. */
+const JUNK = bytes('data: {"id":9}\n\n\r');
 
 /**
  * Where events end in `input` as a receiver reads it: past each blank line whose ending's last
@@ -230,33 +174,14 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; atEnds: number[] 
   const log: unknown[] = [];
   const atEnds: number[] = [];
   const ends = eventEnds(input, s.bom ? 3 : 0);
-  let total = 0;
-  const append = hexAppender(log);
-  const out = (b: Uint8Array) => {
-    total += b.length;
-    append(b);
-  };
-  const callback = (kind: string, how: 'none' | 'log' | 'throw') =>
-    how === 'none'
-      ? undefined
-      : (e: unknown) => {
-          log.push([kind, ...describeError(e)]);
-          if (how === 'throw') throw new Error(`${kind} callback threw`);
-        };
-  const maxMessageBytes = Array.isArray(s.limit) ? Math.max(1, sizes[s.limit[0] % sizes.length]! + s.limit[1]) : s.limit;
-  const options: StreamOptions = {
-    framing: 'sse',
-    maxMessageBytes,
-    onInvalidMessage: callback('invalid', s.onInvalid),
-    onCollision: callback('dropped', s.onCollision),
-  };
+  const { out, written: total, options } = traced('sse', s, sizes, log);
   const t = createByteTransformer(s.mode, options, out, { lines: batch });
   try {
     let at = 0;
-    pushAll(s, input, cuts, (c) => {
+    pushCut(s, input, cuts, JUNK, (c) => {
       t.push(c);
       at += c.length;
-      if (ends.has(at)) atEnds.push(total);
+      if (ends.has(at)) atEnds.push(total());
     });
     t.close();
   } catch (e) {

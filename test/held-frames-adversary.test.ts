@@ -10,31 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { broken, cat, colliding, describeError, hexAppender, overRegion, written } from './ndjson-scenarios.ts';
+import { framedBody as body, cat, describeError, pushCut, sized, traced } from './ndjson-scenarios.ts';
 import { bytes, run } from './stream-helpers.ts';
 
 const REGION = 16 * 1024; // the batch's region (FRAMED): bodies either side of it
-const CARRY_HEADER = 1024; // the longest header block held
-
-/** A message body padded with blanks (after the value) to exactly n bytes, or cut short if longer. */
-const sized = (n: number) => {
-  const json = bytes('{"jsonrpc":"2.0","id":1,"result":{"model":"Qwen","text":"qwen"}}');
-  const b = new Uint8Array(n).fill(0x20);
-  b.set(json.subarray(0, Math.min(n, json.length)));
-  return b;
-};
-// `data` before `type`: the value is deferred (the batch leaves it to the per-message path).
-const deferred = fc.nat(40).map((n) => bytes(`{"jsonrpc":"2.0","id":${n},"result":{"content":[{"data":"UXdlbg==","type":"image"}]}}`));
-
-const body = fc.oneof(
-  { weight: 6, arbitrary: written },
-  { weight: 1, arbitrary: fc.constantFrom('', ' ', '{}', '[]').map(bytes) },
-  { weight: 2, arbitrary: broken },
-  { weight: 2, arbitrary: colliding },
-  { weight: 2, arbitrary: deferred },
-  { weight: 1, arbitrary: fc.constantFrom(REGION - 1, REGION, REGION + 1, CARRY_HEADER).map(sized) },
-  { weight: 1, arbitrary: overRegion }, // (longer than the carry: never held)
-);
 
 // Header blocks: the length line, padding lines before or after (blocks of 1-1100 bytes and,
 // rarely, past 64 KiB), and the refused: two lengths, none, a bare CR, mixed line endings.
@@ -125,26 +104,8 @@ function render(s: Scenario): { input: Uint8Array; cuts: number[]; sizes: number
   return { input, cuts, sizes: s.frames.map((f) => f.body.length) };
 }
 
-/** Pushes input cut at `cuts`; with `scribble`, through one buffer overwritten after each push. */
-function pushAll(s: Scenario, input: Uint8Array, cuts: number[], push: (c: Uint8Array) => void): void {
-  const buffer = new Uint8Array(input.length);
-  // (Junk that reads as frames, so a held view of the buffer would show.)
-  const junk = bytes('Content-Length: 2\r\n\r\n{}\n\n');
-  let from = 0;
-  for (const p of [...cuts, input.length]) {
-    if (p <= from) continue;
-    if (s.empties) push(new Uint8Array(0));
-    if (!s.scribble) push(input.slice(from, p));
-    else {
-      const piece = buffer.subarray(0, p - from);
-      piece.set(input.subarray(from, p));
-      push(piece);
-      for (let i = 0; i < piece.length; i++) piece[i] = junk[i % junk.length]!;
-    }
-    from = p;
-  }
-  if (s.empties) push(new Uint8Array(0));
-}
+/** What a scribbled buffer is overwritten with: junk that reads as frames. */
+const JUNK = bytes('Content-Length: 2\r\n\r\n{}\n\n');
 
 /**
  * What a stream did: output between callbacks (hex), callbacks, and the error it threw; and
@@ -155,31 +116,12 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; written: number[]
   const { input, cuts, sizes } = render(s);
   const log: unknown[] = [];
   const written: number[] = [];
-  let total = 0;
-  const append = hexAppender(log);
-  const out = (b: Uint8Array) => {
-    total += b.length;
-    append(b);
-  };
-  const callback = (kind: string, how: 'none' | 'log' | 'throw') =>
-    how === 'none'
-      ? undefined
-      : (e: unknown) => {
-          log.push([kind, ...describeError(e)]);
-          if (how === 'throw') throw new Error(`${kind} callback threw`);
-        };
-  const maxMessageBytes = Array.isArray(s.limit) ? Math.max(1, sizes[s.limit[0] % sizes.length]! + s.limit[1]) : s.limit;
-  const options: StreamOptions = {
-    framing: 'content-length',
-    maxMessageBytes,
-    onInvalidMessage: callback('invalid', s.onInvalid),
-    onCollision: callback('dropped', s.onCollision),
-  };
+  const { out, written: total, options } = traced('content-length', s, sizes, log);
   const t = createByteTransformer(s.mode, options, out, { lines: batch });
   try {
-    pushAll(s, input, cuts, (c) => {
+    pushCut(s, input, cuts, JUNK, (c) => {
       t.push(c);
-      written.push(total);
+      written.push(total());
     });
     t.close();
   } catch (e) {

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { PayloadKeyCollisionError } from '../src/errors.ts';
 import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
+import { FRAMED } from '../src/stream/transducer.ts';
 import { fragmentString } from './arbitraries.ts';
 import { bytes, choices, writeJson } from './stream-helpers.ts';
 
@@ -71,6 +72,93 @@ export const line = fc.oneof(
   { weight: 1, arbitrary: overRegion },
 );
 
+/** A message body padded with blanks (after the value) to exactly n bytes, or cut short if longer. */
+export const sized = (n: number) => {
+  const json = bytes('{"jsonrpc":"2.0","id":1,"result":{"model":"Qwen","text":"qwen"}}');
+  const b = new Uint8Array(n).fill(0x20);
+  b.set(json.subarray(0, Math.min(n, json.length)));
+  return b;
+};
+
+/** `data` before `type`: the value is deferred (a batch leaves it to the per-message path). */
+export const deferred = fc
+  .nat(40)
+  .map((n) => bytes(`{"jsonrpc":"2.0","id":${n},"result":{"content":[{"data":"UXdlbg==","type":"image"}]}}`));
+
+/**
+ * A framed message's body (Content-Length or an SSE data line): mostly messages, blank, broken,
+ * colliding and deferred ones, sizes either side of the 16 KiB region, and longer.
+ */
+export const framedBody = fc.oneof(
+  { weight: 6, arbitrary: written },
+  { weight: 1, arbitrary: fc.constantFrom('', ' ', '{}', '[]').map(bytes) },
+  { weight: 2, arbitrary: broken },
+  { weight: 2, arbitrary: colliding },
+  { weight: 2, arbitrary: deferred },
+  { weight: 1, arbitrary: fc.constantFrom(FRAMED - 1, FRAMED, FRAMED + 1, 1024).map(sized) },
+  { weight: 1, arbitrary: overRegion }, // (longer than any carry: never held whole)
+);
+
+/** SSE lines that are not an event's data: comments, ids, types (message or not), near misses, a bare `data`. */
+export const sseField = fc.constantFrom(
+  ': keep-alive',
+  ':',
+  'id: 5',
+  'id',
+  'retry: 10',
+  'event: message',
+  'event:message',
+  'event:',
+  'event',
+  'event: x',
+  'event: endpoint',
+  'event: messages',
+  'Event: x',
+  'DATA: x',
+  'datax: 1',
+  'data',
+  'foo',
+);
+
+/** How a traced stream's callbacks behave: off, logged, or logged and then throwing. */
+export type CallbackHow = 'none' | 'log' | 'throw';
+
+/**
+ * A traced framed stream's output and options: output appended to `log` as hex between the
+ * callbacks (each logged as it runs), `written()` the bytes out so far, and maxMessageBytes as
+ * the scenario's limit says (a number, or a body's size and a delta).
+ */
+export function traced(
+  framing: 'content-length' | 'sse',
+  s: { limit: number | undefined | [number, number]; onInvalid: CallbackHow; onCollision: CallbackHow },
+  sizes: readonly number[],
+  log: unknown[],
+): { out: (b: Uint8Array) => void; written: () => number; options: StreamOptions } {
+  let total = 0;
+  const append = hexAppender(log);
+  const callback = (kind: string, how: CallbackHow) =>
+    how === 'none'
+      ? undefined
+      : (e: unknown) => {
+          log.push([kind, ...describeError(e)]);
+          if (how === 'throw') throw new Error(`${kind} callback threw`);
+        };
+  const maxMessageBytes = Array.isArray(s.limit) ? Math.max(1, sizes[s.limit[0] % sizes.length]! + s.limit[1]) : s.limit;
+  return {
+    out: (b) => {
+      total += b.length;
+      append(b);
+    },
+    written: () => total,
+    options: {
+      framing,
+      maxMessageBytes,
+      onInvalidMessage: callback('invalid', s.onInvalid),
+      onCollision: callback('dropped', s.onCollision),
+    },
+  };
+}
+
 /** An error as the properties compare it: its kind, message, place and ids (never payload). */
 export const describeError = (e: unknown): unknown[] =>
   e instanceof PayloadStreamError
@@ -135,6 +223,35 @@ export function pushChunks(s: { chunking: Scenario['chunking'] }, input: Uint8Ar
       from = p;
     }
   }
+}
+
+/**
+ * Pushes `input` cut at `cuts` (sorted); with `empties`, an empty chunk before each piece and at
+ * the end; with `scribble`, through one buffer overwritten with `junk` after each push (junk that
+ * reads as frames, so a held view of the buffer would show).
+ */
+export function pushCut(
+  s: { empties: boolean; scribble: boolean },
+  input: Uint8Array,
+  cuts: readonly number[],
+  junk: Uint8Array,
+  push: (c: Uint8Array) => void,
+): void {
+  const buffer = new Uint8Array(input.length);
+  let from = 0;
+  for (const p of [...cuts, input.length]) {
+    if (p <= from) continue;
+    if (s.empties) push(new Uint8Array(0));
+    if (!s.scribble) push(input.slice(from, p));
+    else {
+      const piece = buffer.subarray(0, p - from);
+      piece.set(input.subarray(from, p));
+      push(piece);
+      for (let i = 0; i < piece.length; i++) piece[i] = junk[i % junk.length]!;
+    }
+    from = p;
+  }
+  if (s.empties) push(new Uint8Array(0));
 }
 
 /** Appends output to `log` as hex, joined to the output before it unless a callback came between. */

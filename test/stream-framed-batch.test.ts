@@ -14,7 +14,7 @@ import { createByteTransformer, type StreamOptions } from '../src/stream/index.t
 import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { broken, cat, colliding, describeError, hexAppender, overRegion, pushChunks, written } from './ndjson-scenarios.ts';
+import { broken, cat, colliding, describeError, hexAppender, overRegion, pushChunks, sseField, written } from './ndjson-scenarios.ts';
 import { bytes } from './stream-helpers.ts';
 
 // A message body: mostly messages, and the unusual. (It may hold CR: writeJson's whitespace.)
@@ -52,25 +52,8 @@ function renderCl(f: ClFrame): Uint8Array {
 }
 
 // ---- SSE events ----
-const field = fc.constantFrom(
-  ': keep-alive',
-  ':',
-  'id: 5',
-  'id',
-  'retry: 10',
-  'event: message',
-  'event:message',
-  'event:',
-  'event',
-  'event: endpoint',
-  'event: messages',
-  'Event: x',
-  'DATA: x',
-  'datax: 1',
-  'foo',
-);
 const sseEvent = fc.record({
-  before: fc.array(field, { maxLength: 3 }),
+  before: fc.array(sseField, { maxLength: 3 }),
   // The data: one line (mostly), none, or the body split into several lines.
   data: fc.oneof(
     { weight: 6, arbitrary: body.map((b): Uint8Array[] => [b]) },
@@ -87,7 +70,7 @@ const sseEvent = fc.record({
   prefix: fc.constantFrom('data: ', 'data:', 'data:  ', 'data'),
   // CRs in the body are line ends in SSE: mostly kept out.
   keepCR: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-  after: fc.array(field, { maxLength: 2 }),
+  after: fc.array(sseField, { maxLength: 2 }),
   ending: fc.constantFrom('\n', '\n', '\r\n', '\r'),
   blanks: fc.constantFrom(1, 1, 1, 2),
 });
