@@ -82,5 +82,7 @@ export const anyString = (maxLength = 200) => fc.string({ unit: 'binary', maxLen
 /** `n` runs, or FUZZ_RUNS when it is set to a positive number (an empty FUZZ_RUNS is not 0 runs). */
 export const runs = (n: number) => {
   const fuzz = Number(process.env.FUZZ_RUNS);
-  return { numRuns: fuzz > 0 ? fuzz : n };
+  // FC_SEED and FC_PATH replay a counterexample a run reported (`{ seed: …, path: "…" }`).
+  const replay = process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true } : {};
+  return { numRuns: fuzz > 0 ? fuzz : n, ...replay };
 };

@@ -189,4 +189,27 @@ describe('SSE as eventsource-parser reads it', () => {
       ).toBe(expected);
     }
   });
+
+  it('ends a refused event where its source ended, however the stream is cut (a held line before the dropped data ends in CR)', async () => {
+    // The refused event's held `event: foo` line ends in a CR; its data lines are dropped, so the
+    // blank line's LF would join that CR into one CRLF, and the event would run on into the next,
+    // giving the next message the type `foo` (a client drops it). A CR goes before that LF, and
+    // that must not depend on how the dropped line arrived.
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: 'x'.repeat(200) });
+    const next = '{"jsonrpc":"2.0","id":2,"result":"Qwen"}';
+    for (const ending of ['\n', '\r\n']) {
+      const input = bytes(`data: {"jsonrpc":"2.0",${ending}event: foo\rdata: ${big}${ending}${ending}data: ${next}${ending}${ending}`);
+      const outputs = new Set<string>();
+      for (let cut = 0; cut <= input.length; cut += cut < 80 ? 1 : 37) {
+        const out = await run(
+          createEncodeStream({ framing: 'sse', maxMessageBytes: 100, onInvalidMessage: () => {} }),
+          split(input, [cut]),
+        );
+        outputs.add(new TextDecoder().decode(out));
+      }
+      expect(outputs.size).toBe(1);
+      const events = parse(bytes([...outputs][0]!)).events;
+      expect(events.map((e) => [e.event, e.data])).toEqual([[undefined, JSON.stringify(codec.encodeMessage(JSON.parse(next)))]]);
+    }
+  });
 });

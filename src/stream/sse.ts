@@ -116,10 +116,10 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     // Its held data lines go; the other lines held go out (the one being read up to here), and
     // the rest of the event streams.
     skipping = true;
-    dropped = true;
     for (let i = 0; i < linesLength; i += STRIDE) {
       if (lines[i + 1]! < 0) held.forEach(lines[i]!, lines[i + 3]! >= 0 ? lines[i + 3]! : held.length, emit);
     }
+    dropped = true; // (after what it wrote: its data lines are gone from between those and what follows)
     held.reset();
     joined.reset();
     clearLines();
