@@ -27,9 +27,10 @@ export interface Timing {
   /**
    * Page faults per call, the median over the samples: first touches of memory the process got
    * fresh (or had taken back while idle). On this kind of VM each costs about 15 µs, so a few
-   * hundred per call move a row by tens of percent (docs/PERFORMANCE.md).
+   * hundred per call move a row by tens of percent (docs/PERFORMANCE.md). Absent where the work
+   * runs in other processes (this process's count would say nothing of it).
    */
-  readonly faults: number;
+  readonly faults?: number;
 }
 
 export interface HarnessOptions {
@@ -103,6 +104,9 @@ function timing(samples: readonly Sample[], m: Measure): Timing {
     faults: median(samples.map((s) => s.faults)),
   };
 }
+
+/** A timing of work done in child processes: without this process's page faults. */
+export const elsewhere = ({ faults: _, ...t }: Timing): Timing => t;
 
 export async function time(fn: () => unknown, m: Measure, o: HarnessOptions): Promise<Timing> {
   const batch = await calibrate(fn, o);

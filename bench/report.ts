@@ -48,7 +48,9 @@ const timed = (t: Timing) => `${num(t.value)} (${num(t.low)}–${num(t.high)}) $
 const ratioText = (x: number) => `${x >= 10 ? x.toFixed(1) : x.toFixed(2)}x`;
 
 const faultsText = (r: CaseResult) =>
-  r.ours ? `${Math.round(r.ours.faults)}${r.baseline ? ` / ${Math.round(r.baseline.faults)}` : ''}` : '–';
+  r.ours?.faults === undefined
+    ? '–'
+    : `${Math.round(r.ours.faults)}${r.baseline?.faults !== undefined ? ` / ${Math.round(r.baseline.faults)}` : ''}`;
 
 export function markdownTable(results: readonly CaseResult[]): string {
   const rows = [

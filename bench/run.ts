@@ -42,8 +42,8 @@ const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streams, ...fo
 
 /** Page faults per call where there were any to speak of: what moves a row on a VM (harness.ts). */
 function faultsNote(ours: Timing, baseline: Timing | undefined): string {
-  if (ours.faults < 1 && (baseline?.faults ?? 0) < 1) return '';
-  return ` (page faults per call: ${Math.round(ours.faults)}${baseline ? `, baseline ${Math.round(baseline.faults)}` : ''})`;
+  if (ours.faults === undefined || (ours.faults < 1 && (baseline?.faults ?? 0) < 1)) return '';
+  return ` (page faults per call: ${Math.round(ours.faults)}${baseline?.faults !== undefined ? `, baseline ${Math.round(baseline.faults)}` : ''})`;
 }
 
 function fail(message: string): never {
