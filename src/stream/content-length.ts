@@ -6,6 +6,7 @@
 // that parsers could read differently is refused: two Content-Length headers (even equal ones),
 // a bare CR, or LF and CRLF line endings mixed (a CRLF-only parser would read other lines).
 
+import { Carry } from './carry.js';
 import { FramedWriter } from './framed-writer.js';
 import type { Framer } from './framer.js';
 import { HeldBytes } from './held-bytes.js';
@@ -164,8 +165,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   // owner may reuse it) until its last byte arrives, then read as a chunk of its own; so how a
   // stream is cut does not decide which path a message takes. `carryWant`: the frame's whole
   // length, or -1 while its header block is not whole.
-  let carry: Uint8Array | null = null;
-  let carryLength = 0;
+  const carry = new Carry(CARRY_HEADER + 4 + FRAMED);
   let carryWant = 0;
 
   /**
@@ -183,18 +183,8 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
     return length > pipe.maxMessageBytes || length > FRAMED || stop - at > CARRY_HEADER ? 0 : stop - at + length;
   };
 
-  const hold = (bytes: Uint8Array) => {
-    carry ??= new Uint8Array(CARRY_HEADER + 4 + FRAMED);
-    carry.set(bytes, carryLength);
-    carryLength += bytes.length;
-  };
-
   /** The held bytes, read as a chunk of their own (the frame is whole, or will not be taken). */
-  const release = () => {
-    const frame = carry!.subarray(0, carryLength);
-    carryLength = 0;
-    read(frame, false);
-  };
+  const release = () => read(carry.take(), false);
 
   /**
    * At a header block's start, nothing held: the frames from `at` whole in `chunk` (header and
@@ -277,7 +267,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           const frame = mayHold ? frameStatus(chunk, at, chunk.length) : 0;
           if (frame < 0 || frame > chunk.length - at) {
             carryWant = frame;
-            hold(chunk.subarray(at));
+            carry.add(chunk.subarray(at));
             break;
           }
         }
@@ -346,29 +336,30 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
 
   return {
     push(chunk) {
-      if (carryLength > 0) {
+      if (carry.length > 0) {
         if (carryWant < 0) {
           // Its header block has not ended: up to CARRY_HEADER of it more, and look again.
-          const take = Math.min(chunk.length, CARRY_HEADER + 4 - carryLength);
-          const before = carryLength;
-          hold(chunk.subarray(0, take));
+          const take = Math.min(chunk.length, CARRY_HEADER + 4 - carry.length);
+          const before = carry.length;
+          carry.add(chunk.subarray(0, take));
           // Open still unless its blank line ends in what came (searching the whole block again
           // per push would make small chunks cost its length each).
-          if (carryLength <= CARRY_HEADER && headerEnd(carry!, 0, carryLength, before) < 0) return;
-          carryWant = frameStatus(carry!, 0, carryLength);
+          const held = carry.bytes;
+          if (held.length <= CARRY_HEADER && headerEnd(held, 0, held.length, before) < 0) return;
+          carryWant = frameStatus(held, 0, held.length);
           if (carryWant < 0) return; // (all of the chunk taken, the block still open)
           // A frame that ended inside what was taken gives the rest back (the next frame's start).
-          const back = carryWant > 0 ? Math.max(0, carryLength - carryWant) : 0;
-          carryLength -= back;
+          const back = carryWant > 0 ? Math.max(0, held.length - carryWant) : 0;
+          carry.giveBack(back);
           chunk = chunk.subarray(take - back);
         }
-        const need = carryWant - carryLength;
+        const need = carryWant - carry.length;
         if (carryWant > 0 && need > chunk.length) {
-          hold(chunk);
+          carry.add(chunk);
           return;
         }
         if (need > 0) {
-          hold(chunk.subarray(0, need));
+          carry.add(chunk.subarray(0, need));
           chunk = chunk.subarray(need);
         }
         release(); // (whole, or not to be taken)
@@ -376,7 +367,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       read(chunk, true);
     },
     close() {
-      if (carryLength > 0) release(); // (cut by the stream's end: read as it came, and reported so)
+      if (carry.length > 0) release(); // (cut by the stream's end: read as it came, and reported so)
       if (remaining > 0) {
         throw new PayloadStreamError(
           'incomplete',

@@ -8,6 +8,7 @@
 // (many lines per core call); the first one it refuses, and a line cut by the chunk's end, go
 // the per-message way below, which reports errors and runs the callbacks as always.
 
+import { Carry } from './carry.js';
 import { byteFinder } from './find-byte.js';
 import type { Framer } from './framer.js';
 import type { MessagePipe } from './pipe.js';
@@ -23,8 +24,7 @@ export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): 
   // The start of a line cut by the last chunk's end, held (copied: the chunk's owner may reuse
   // it) until its end arrives, so the whole line goes through the lane rather than the
   // per-message way in pieces: only between messages, and only while it could fit the lane.
-  let held: Uint8Array | null = null;
-  let heldLength = 0;
+  const held = new Carry(pipe.holdable + 2); // (+2: the line's CR and LF)
 
   const endLine = () => {
     const result = pipe.end();
@@ -32,18 +32,8 @@ export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): 
     emit(NEWLINE);
   };
 
-  const hold = (bytes: Uint8Array) => {
-    held ??= new Uint8Array(pipe.holdable + 2); // (+2: the line's CR and LF)
-    held.set(bytes, heldLength);
-    heldLength += bytes.length;
-  };
-
-  /** What was held, the per-message way (it did not end in time to fit the lane). */
-  const release = () => {
-    const bytes = held!.subarray(0, heldLength);
-    heldLength = 0;
-    lines(bytes, false);
-  };
+  /** What was held, as a chunk of its own: a whole line, or one that did not end in time to fit the lane. */
+  const release = () => lines(held.take(), false);
 
   const lines = (chunk: Uint8Array, mayHold: boolean) => {
     const find = byteFinder(chunk);
@@ -65,7 +55,7 @@ export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): 
       if (nl < 0) {
         if (start === chunk.length) return;
         if (mayHold && !pipe.active && chunk.length - start - endsInCR(chunk) <= pipe.holdable) {
-          hold(chunk.subarray(start));
+          held.add(chunk.subarray(start));
           return;
         }
         let end = chunk.length;
@@ -85,19 +75,17 @@ export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): 
   return {
     push(chunk) {
       if (chunk.length === 0) return;
-      if (heldLength > 0) {
+      if (held.length > 0) {
         const nl = byteFinder(chunk)(0x0a, 0);
-        if (nl < 0 && heldLength + chunk.length - endsInCR(chunk) <= pipe.holdable) {
-          hold(chunk);
+        if (nl < 0 && held.length + chunk.length - endsInCR(chunk) <= pipe.holdable) {
+          held.add(chunk);
           return;
         }
-        const cr = nl >= 0 && (nl > 0 ? chunk[nl - 1] : held![heldLength - 1]) === 0x0d ? 1 : 0;
-        if (nl >= 0 && heldLength + nl - cr <= pipe.holdable) {
+        const cr = nl >= 0 && (nl > 0 ? chunk[nl - 1] : held.bytes[held.length - 1]) === 0x0d ? 1 : 0;
+        if (nl >= 0 && held.length + nl - cr <= pipe.holdable) {
           // The line is whole: it goes as a chunk of its own, the rest of this one after it.
-          hold(chunk.subarray(0, nl + 1));
-          const line = held!.subarray(0, heldLength);
-          heldLength = 0;
-          lines(line, false);
+          held.add(chunk.subarray(0, nl + 1));
+          release();
           if (nl + 1 === chunk.length) return;
           chunk = chunk.subarray(nl + 1);
         } else release();
@@ -105,7 +93,7 @@ export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): 
       lines(chunk, true);
     },
     close() {
-      if (heldLength > 0) release();
+      if (held.length > 0) release();
       if (pendingCR) {
         pendingCR = false;
         pipe.feed(CR_BYTE);

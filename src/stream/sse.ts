@@ -9,6 +9,7 @@
 // writes up to the matching '\n') or the event passes as it came. Lines outside that span
 // (comments, `id:`, `event:`, unknown fields before any data) stream out as they arrive. Every
 // byte is kept, line endings included, except the transformed JSON.
+import { Carry } from './carry.js';
 import { byteFinder } from './find-byte.js';
 import { FramedWriter } from './framed-writer.js';
 import type { Framer } from './framer.js';
@@ -46,6 +47,12 @@ function spells(b: Uint8Array, at: number, word: number[]): boolean {
   for (let k = 0; k < word.length; k++) if (b[at + k] !== word[k]) return false;
   return true;
 }
+/** Whether the line of n bytes at b[p] is a `data` line (`data`, or `data:` and a value), as the spec splits fields. */
+const isDataLine = (b: Uint8Array, p: number, n: number) =>
+  b[p] === 0x64 && b[p + 1] === 0x61 && b[p + 2] === 0x74 && b[p + 3] === 0x61 && (n === 4 || b[p + 4] === 0x3a);
+/** Whether it is an `event` line. */
+const isEventLine = (b: Uint8Array, p: number, n: number) =>
+  b[p] === 0x65 && b[p + 1] === 0x76 && b[p + 2] === 0x65 && b[p + 3] === 0x6e && b[p + 4] === 0x74 && (n === 5 || b[p + 5] === 0x3a);
 const startsWith = (head: number[], prefix: number[]) => prefix.every((b, i) => head[i] === b);
 const isPrefixOf = (head: number[], word: number[]) => head.length < word.length && head.every((b, i) => word[i] === b);
 
@@ -412,28 +419,14 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
             p = next;
             break; // the blank line: the event ends
           }
-          const c = chunk[p];
-          if (
-            c === 0x64 &&
-            chunk[p + 1] === 0x61 &&
-            chunk[p + 2] === 0x74 &&
-            chunk[p + 3] === 0x61 &&
-            (n0 === 4 || chunk[p + 4] === 0x3a)
-          ) {
+          if (isDataLine(chunk, p, n0)) {
             if (valueStart >= 0) break gather; // several data lines
             const v = n0 > 5 && chunk[p + 5] === 0x20 ? 6 : Math.min(5, n0);
             valueStart = p + v;
             valueEnd = e;
             other += v + ending;
           } else {
-            if (
-              c === 0x65 &&
-              chunk[p + 1] === 0x76 &&
-              chunk[p + 2] === 0x65 &&
-              chunk[p + 3] === 0x6e &&
-              chunk[p + 4] === 0x74 &&
-              (n0 === 5 || chunk[p + 5] === 0x3a)
-            ) {
+            if (isEventLine(chunk, p, n0)) {
               const v = Math.min(n0 > 6 && chunk[p + 6] === 0x20 ? 7 : 6, n0);
               isMessage = n0 - v === 0 || (n0 - v === MESSAGE.length && spells(chunk, p + v, MESSAGE));
             }
@@ -491,9 +484,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   // outgrows the carry is read as it came, the per-line way. `takeEvents` notes where it was cut.
   const cut = { start: -1, line: 0, searched: 0 };
   // (Within maxMessageBytes and 1 KiB of other lines, as a Content-Length frame is held.)
-  const carryMax = Math.min(CARRY, max + 1024);
-  let carry: Uint8Array | null = null;
-  let carryLength = 0;
+  const carry = new Carry(Math.min(CARRY, max + 1024));
   let carryLine = 0; // where the held event's unfinished line starts
   let carrySearched = 0; // no line ending in [carryLine, carrySearched)
 
@@ -504,19 +495,13 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let carryFront = 0;
 
   /** Whether line [p, p + n) of b (its ending after it) is neither a data nor an `event:` line, as takeEvents reads them. */
-  const plain = (b: Uint8Array, p: number, n: number): boolean =>
-    !(
-      (b[p] === 0x64 && b[p + 1] === 0x61 && b[p + 2] === 0x74 && b[p + 3] === 0x61 && (n === 4 || b[p + 4] === 0x3a)) ||
-      (b[p] === 0x65 && b[p + 1] === 0x76 && b[p + 2] === 0x65 && b[p + 3] === 0x6e && b[p + 4] === 0x74 && (n === 5 || b[p + 5] === 0x3a))
-    );
+  const plain = (b: Uint8Array, p: number, n: number): boolean => !isDataLine(b, p, n) && !isEventLine(b, p, n);
 
   /** Writes the held event's plain first lines, and moves the rest to the carry's start. */
   const writeFront = () => {
     if (carryFront <= 0) return;
-    const b = carry!;
-    emit(b.subarray(0, carryFront)); // (copied)
-    b.copyWithin(0, carryFront, carryLength);
-    carryLength -= carryFront;
+    emit(carry.bytes.subarray(0, carryFront)); // (copied)
+    carry.shift(carryFront);
     carryLine -= carryFront;
     carrySearched -= carryFront;
     carryFront = 0;
@@ -533,17 +518,15 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     if (p > at) emit(chunk.subarray(at, p));
     carryFront = p === cut.line ? 0 : -1;
     if (p === chunk.length) return; // (nothing of the event yet: the next chunk starts it)
-    carry ??= new Uint8Array(carryMax);
-    carry.set(chunk.subarray(p));
-    carryLength = chunk.length - p;
+    carry.add(chunk.subarray(p));
     carryLine = cut.line - p;
     carrySearched = cut.searched - p;
   };
 
   /** Where the held event ends (past its blank line), or -1: not yet. Searches each byte once. */
   const heldEnd = (): number => {
-    const b = carry!;
-    const find = byteFinder(b.subarray(0, carryLength));
+    const b = carry.bytes;
+    const find = byteFinder(b);
     let lf = -2; // the next LF and CR at or after the search's start (-1: none)
     let cr = -2;
     for (;;) {
@@ -552,13 +535,13 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       if (cr !== -1 && cr < from) cr = find(CR, from);
       const e = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
       if (e < 0) {
-        carrySearched = carryLength;
+        carrySearched = b.length;
         return -1;
       }
       carrySearched = e;
       let next = e + 1;
       if (b[e] === CR) {
-        if (next === carryLength) return -1; // (CR or CRLF: the next byte tells)
+        if (next === b.length) return -1; // (CR or CRLF: the next byte tells)
         if (b[next] === LF) next++;
       }
       const blank = e === carryLine;
@@ -572,24 +555,19 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
    * The held bytes, read as a chunk of their own: the event is whole (`ended`: a CR last is its
    * blank line's, no LF after it), or will not be taken.
    */
-  const release = (ended: boolean) => {
-    const held = carry!.subarray(0, carryLength);
-    carryLength = 0;
-    feedLines(held, false, ended);
-  };
+  const release = (ended: boolean) => feedLines(carry.take(), false, ended);
 
   /** Adds the chunk's start to the held event: what is left of the chunk once it ends, or null. */
   const addToHeld = (chunk: Uint8Array): Uint8Array | null => {
-    const take = Math.min(chunk.length, carryMax - carryLength);
-    carry!.set(chunk.subarray(0, take), carryLength);
-    carryLength += take;
+    const take = Math.min(chunk.length, carry.capacity - carry.length);
+    carry.add(chunk.subarray(0, take));
     const end = heldEnd();
-    if (end < 0 && carryLength < carryMax) {
+    if (end < 0 && carry.length < carry.capacity) {
       writeFront();
       return null; // (all of the chunk taken, the event still open)
     }
-    const back = end < 0 ? 0 : carryLength - end; // (the next event's start goes back)
-    carryLength -= back;
+    const back = end < 0 ? 0 : carry.length - end; // (the next event's start goes back)
+    carry.giveBack(back);
     release(end >= 0);
     return chunk.subarray(take - back);
   };
@@ -615,7 +593,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       if (fresh && pipe.framedReady()) {
         at = takeEvents(chunk, at, crEnds);
         if (at === chunk.length) return;
-        if (mayHold && at === cut.start && chunk.length - at <= carryMax) return hold(chunk, at);
+        if (mayHold && at === cut.start && chunk.length - at <= carry.capacity) return hold(chunk, at);
       }
       let i = lineEnd(at);
       if (i < 0) i = chunk.length;
@@ -651,7 +629,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         }
         chunk = chunk.subarray(i);
       }
-      if (carryLength > 0) {
+      if (carry.length > 0) {
         const rest = addToHeld(chunk);
         if (rest) feedLines(rest, true);
       } else feedLines(chunk, true);
@@ -662,7 +640,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       bom = null;
       // (Cut by the stream's end: read as it came; a CR last is no CRLF's, so an event its blank
       // line ends is whole and may still be taken.)
-      if (carryLength > 0) release(true);
+      if (carry.length > 0) release(true);
       if (pendingCR) {
         pendingCR = false;
         endLine(ENDINGS.cr);

@@ -1,0 +1,44 @@
+// The start of a message cut by a chunk's end (an NDJSON line, a Content-Length frame, an SSE
+// event), held until it ends so that the whole message can take the batch, however the stream is
+// cut. Copied, since the chunk's owner may reuse its buffer; one buffer of fixed size per stream,
+// made at the first hold.
+
+const EMPTY = new Uint8Array(0);
+
+export class Carry {
+  private buf: Uint8Array | null = null;
+  /** How many bytes are held. */
+  length = 0;
+
+  constructor(readonly capacity: number) {}
+
+  /** The held bytes: a view, valid until the next `add`. */
+  get bytes(): Uint8Array {
+    return this.buf ? this.buf.subarray(0, this.length) : EMPTY;
+  }
+
+  /** Appends bytes (at most `capacity` in all). */
+  add(bytes: Uint8Array): void {
+    this.buf ??= new Uint8Array(this.capacity);
+    this.buf.set(bytes, this.length);
+    this.length += bytes.length;
+  }
+
+  /** The held bytes, the carry emptied (the view stays valid while nothing is added). */
+  take(): Uint8Array {
+    const held = this.bytes;
+    this.length = 0;
+    return held;
+  }
+
+  /** Forgets the last n bytes held (taken past the message's end: they go back to the chunk). */
+  giveBack(n: number): void {
+    this.length -= n;
+  }
+
+  /** Forgets the first n bytes held (written out), moving the rest to the start. */
+  shift(n: number): void {
+    this.buf!.copyWithin(0, n, this.length);
+    this.length -= n;
+  }
+}
