@@ -81,32 +81,52 @@ function feed(chunks: Uint8Array[]): { out: Uint8Array } | { error: string } {
   }
 }
 
+/** What the reference says `text` (a header block) gives, fed as `chunks(input)`: checked. */
+function expectAsReference(text: string, chunks: (input: Uint8Array) => Uint8Array[]): void {
+  const ref = reference(text);
+  // A body the value can be checked with: `{}` then spaces (a JSON text of any length from 2).
+  const bodyLength = 'value' in ref && ref.value >= 2 && ref.value <= 80 ? ref.value : 0;
+  const body = bodyLength ? `{}${' '.repeat(bodyLength - 2)}` : '';
+  const got = feed(chunks(latin1(text + body)));
+  if ('refused' in ref) {
+    expect(got).toEqual({ error: `${ref.refused} in message 1 at byte 0` });
+  } else if (ref.value === bodyLength || ref.value === 0) {
+    // The block comes out with the value written anew (no leading zeros), the body as it was.
+    const expected = text.slice(0, ref.digitsStart) + String(ref.value) + text.slice(ref.digitsEnd) + body;
+    expect(got).toEqual({ out: Buffer.from(latin1(expected)) });
+  } else if (ref.value > 80) {
+    expect(got).toEqual({
+      error: `Content-Length runs past the end of the stream (${ref.value} bytes missing) in message 1 at byte 0`,
+    });
+  }
+}
+
 describe('Content-Length header blocks', () => {
   it('are read as the regular expressions read them, whatever the chunking', () => {
     fc.assert(
-      fc.property(block, fc.array(fc.nat(120), { maxLength: 4 }), fc.boolean(), (text, cuts, oneByte) => {
-        const ref = reference(text);
-        // A body the value can be checked with: `{}` then spaces (a JSON text of any length from 2).
-        const bodyLength = 'value' in ref && ref.value >= 2 && ref.value <= 80 ? ref.value : 0;
-        const body = bodyLength ? `{}${' '.repeat(bodyLength - 2)}` : '';
-        const input = latin1(text + body);
-        const got = feed(oneByte ? oneByteChunks(input) : split(input, cuts));
-        if ('refused' in ref) {
-          expect(got).toEqual({ error: `${ref.refused} in message 1 at byte 0` });
-        } else if (ref.value === bodyLength || ref.value === 0) {
-          // The block comes out with the value written anew (no leading zeros), the body as it was.
-          const expected = text.slice(0, ref.digitsStart) + String(ref.value) + text.slice(ref.digitsEnd) + body;
-          expect(got).toEqual({ out: Buffer.from(latin1(expected)) });
-        } else if (ref.value > 80) {
-          expect(got).toEqual({
-            error: `Content-Length runs past the end of the stream (${ref.value} bytes missing) in message 1 at byte 0`,
-          });
-        }
-      }),
+      fc.property(block, fc.array(fc.nat(120), { maxLength: 4 }), fc.boolean(), (text, cuts, oneByte) =>
+        expectAsReference(text, (input) => (oneByte ? oneByteChunks(input) : split(input, cuts))),
+      ),
       runs(300),
     );
   });
 
+  // The usual block is read in one pass (a fast path beside the general reader): every byte
+  // value at every place of such a block (an empty body: the frame whole in the chunk, where
+  // the fast path reads it) must be read as the rules read it. (A CR in place of
+  // the name's '-' was once read as '-': `0x0d | 0x20` is 0x2d.)
+  it('are read as the rules read them with any byte in place of any byte of a usual block', () => {
+    for (const usual of ['Content-Length: 0\r\n\r\n', 'content-length:0\n\n', 'CONTENT-LENGTH\t:\t0 \n\n'])
+      for (let at = 0; at < usual.length; at++)
+        for (let c = 0; c < 256; c++) {
+          const text = usual.slice(0, at) + String.fromCharCode(c) + usual.slice(at + 1);
+          // (Only where the block still ends at its end, as the reference reads whole blocks.)
+          const blank = /\n\r?\n/.exec(text);
+          if (!blank || blank.index + blank[0].length !== text.length) continue;
+          expectAsReference(text, (input) => [input]);
+          expectAsReference(text, oneByteChunks);
+        }
+  });
   it('looks for the end of a block only after the body before it (a body may end in blank lines)', () => {
     for (const body of ['{}\n\n', '{}\r\n\r\n', '{}\n\r\n']) {
       const input = latin1(`Content-Length: ${body.length}\r\n\r\n${body}Content-Length: 2\r\n\r\n{}`);

@@ -39,12 +39,15 @@ const isBlank = (c: number | undefined) => c === 0x20 || c === 0x09;
 /** The Content-Length value of the last header block read: its digits' span, and its number. */
 const parsed = { digitsStart: 0, digitsEnd: 0, length: 0 };
 
+/** Whether byte c is NAME's k-th byte in either ASCII case (only letters fold: `\r | 0x20` is `-`). */
+const nameByte = (c: number, k: number) => c === NAME[k] || (NAME[k]! >= 0x61 && c === NAME[k]! - 0x20);
+
 /**
  * `content-length[ \t]*:` (the name in any ASCII case) at b[i], before `limit`: the index after
  * the colon, or -1.
  */
 function nameAndColon(b: Uint8Array, i: number, limit: number): number {
-  for (let k = 0; k < NAME.length; k++, i++) if (i >= limit || (b[i]! | 0x20) !== NAME[k]) return -1;
+  for (let k = 0; k < NAME.length; k++, i++) if (i >= limit || !nameByte(b[i]!, k)) return -1;
   while (i < limit && isBlank(b[i])) i++;
   return i < limit && b[i] === 0x3a ? i + 1 : -1;
 }
