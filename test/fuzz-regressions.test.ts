@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { wholeEvents } from '../src/http/sse-events.ts';
+import { headerAsReference } from './content-length-reference.ts';
 import { bytes, streamAgreesWithObjectApi } from './stream-helpers.ts';
 
 const DIR = join(import.meta.dirname, 'fixtures', 'regressions');
@@ -46,6 +47,8 @@ const PROPERTIES = {
     expect(out).toBe(Buffer.from(bytes(input.whole)).toString('latin1'));
     expect(truncated.length > 0).toBe(input.truncated);
   },
+  /** stream-content-length-header.test.ts: a header block is read as the regular expressions read it. */
+  'content-length-header-reference': headerAsReference,
 } satisfies Record<string, (input: never) => unknown>;
 
 const fixtures = readdirSync(DIR)

@@ -1,0 +1,64 @@
+// The Content-Length header rules as regular expressions (the header block as Latin-1 text),
+// and the check that the transformer reads a block as they do: shared by the header property
+// (test/stream-content-length-header.test.ts) and the fuzz regressions that replay it.
+import { expect } from 'vitest';
+import { createByteTransformer, PayloadStreamError } from '../src/stream/index.ts';
+import { oneByteChunks, split } from './stream-helpers.ts';
+
+export const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+
+/** The rules as regular expressions: why the block is refused, or its value and where its digits are. */
+export function reference(block: string): { refused: string } | { value: number; digitsStart: number; digitsEnd: number } {
+  if (/\r(?!\n)/.test(block)) return { refused: 'a bare CR in the header block (ambiguous)' };
+  const lf = block.split('\n').length - 1;
+  const crlf = block.split('\r\n').length - 1;
+  if (crlf !== 0 && crlf !== lf) return { refused: 'LF and CRLF line endings mixed in the header block (ambiguous)' };
+  if ((block.match(/^content-length[ \t]*:/gim) ?? []).length > 1) return { refused: 'more than one Content-Length header (ambiguous)' };
+  const m = /^(content-length[ \t]*:[ \t]*)(\d+)([ \t]*)$/im.exec(block);
+  if (!m) return { refused: 'no valid Content-Length header' };
+  const digitsStart = m.index + m[1]!.length;
+  return { value: Number(m[2]), digitsStart, digitsEnd: digitsStart + m[2]!.length };
+}
+
+/** Feeds `chunks` (no size limit: a value's digits show in the error): the output, or the error's message. */
+export function feed(chunks: Uint8Array[]): { out: Uint8Array } | { error: string } {
+  const parts: Uint8Array[] = [];
+  try {
+    const t = createByteTransformer(
+      'encode',
+      { framing: 'content-length', maxMessageBytes: Number.POSITIVE_INFINITY },
+      (b) => void parts.push(b),
+    );
+    for (const c of chunks) t.push(c);
+    t.close();
+    return { out: Buffer.concat(parts) };
+  } catch (e) {
+    if (!(e instanceof PayloadStreamError)) throw e;
+    return { error: e.message };
+  }
+}
+
+/** What the reference says `text` (a header block) gives, fed as `chunks(input)`: checked. */
+export function expectAsReference(text: string, chunks: (input: Uint8Array) => Uint8Array[]): void {
+  const ref = reference(text);
+  // A body the value can be checked with: `{}` then spaces (a JSON text of any length from 2).
+  const bodyLength = 'value' in ref && ref.value >= 2 && ref.value <= 80 ? ref.value : 0;
+  const body = bodyLength ? `{}${' '.repeat(bodyLength - 2)}` : '';
+  const got = feed(chunks(latin1(text + body)));
+  if ('refused' in ref) {
+    expect(got).toEqual({ error: `${ref.refused} in message 1 at byte 0` });
+  } else if (ref.value === bodyLength || ref.value === 0) {
+    // The block comes out with the value written anew (no leading zeros), the body as it was.
+    const expected = text.slice(0, ref.digitsStart) + String(ref.value) + text.slice(ref.digitsEnd) + body;
+    expect(got).toEqual({ out: Buffer.from(latin1(expected)) });
+  } else if (ref.value > 80) {
+    expect(got).toEqual({
+      error: `Content-Length runs past the end of the stream (${ref.value} bytes missing) in message 1 at byte 0`,
+    });
+  }
+}
+
+/** The header property's case: `text` fed one byte at a time, or cut at `cuts`. */
+export function headerAsReference(input: { text: string; cuts: number[]; oneByte: boolean }): void {
+  expectAsReference(input.text, (bytes) => (input.oneByte ? oneByteChunks(bytes) : split(bytes, input.cuts)));
+}
