@@ -156,7 +156,10 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   let blockEnd = 0;
   let remaining = -1; // body bytes still expected; -1 while reading headers
   let bodyLength = 0; // what the last header block said
-  let messageNumber = 0;
+  // The number a framing error gives the frame being read: the pipe's count of messages (a body
+  // of only whitespace is not one, as a blank NDJSON line is not), plus this frame unless the
+  // pipe has begun it (a refused body is begun). One count for framing and JSON errors alike.
+  const frameNumber = () => pipe.messageNumber + (pipe.active || skipping ? 0 : 1);
 
   // Frames gathered for the core's batch entry (chunk offsets): per frame, where its header
   // block starts and its Content-Length digits' span; per body, start and length.
@@ -239,7 +242,6 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
         written = bodies[2 * k]! + bodies[2 * k + 1]!;
       }
       out.flush(emit);
-      messageNumber += taken;
       if (taken < n) return frames[3 * taken]!;
       at = p;
       if (!full && n < FRAMES) return at;
@@ -301,14 +303,13 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           end = headerEnd(header, 0, headerLength, before);
           if (end < 0) {
             if (headerLength > MAX_HEADER_BYTES)
-              throw new PayloadStreamError('too-large', 'header block too large', messageNumber + 1, MAX_HEADER_BYTES);
+              throw new PayloadStreamError('too-large', 'header block too large', frameNumber(), MAX_HEADER_BYTES);
             at += take;
             continue;
           }
         }
-        messageNumber++;
         const refused = readHeader(header, 0, end);
-        if (refused) throw new PayloadStreamError('framing', refused, messageNumber, 0);
+        if (refused) throw new PayloadStreamError('framing', refused, frameNumber(), 0);
         remaining = parsed.length;
         bodyLength = remaining;
         digitsStart = parsed.digitsStart;
@@ -375,12 +376,12 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
         throw new PayloadStreamError(
           'incomplete',
           `Content-Length runs past the end of the stream (${remaining} bytes missing)`,
-          messageNumber,
+          frameNumber(),
           bodyLength - remaining, // (the body's bytes that came: none of an empty one fed the pipe)
         );
       }
       if (headerLength > 0)
-        throw new PayloadStreamError('incomplete', 'the stream ends inside a header block', messageNumber + 1, headerLength);
+        throw new PayloadStreamError('incomplete', 'the stream ends inside a header block', frameNumber(), headerLength);
     },
     output: (bytes) => body.push(bytes), // (a view, valid only for the call: copied)
   };
