@@ -97,14 +97,22 @@ export class MessagePipe {
     }
     const counted = bytes.length - framing;
     if (this.counted + counted > this.options.maxMessageBytes) {
-      this.invalidate(
-        new PayloadStreamError(
-          'too-large',
-          `message larger than maxMessageBytes (${this.options.maxMessageBytes})`,
-          this.messageNumber,
-          this.offset + this.options.maxMessageBytes - this.counted,
-        ),
+      // The bytes within the limit are read first: an error in them is the one reported, as
+      // when the message comes in smaller pieces (which error a message gets must not depend
+      // on how it was cut).
+      const within = Math.floor(this.options.maxMessageBytes - this.counted);
+      let error: unknown = new PayloadStreamError(
+        'too-large',
+        `message larger than maxMessageBytes (${this.options.maxMessageBytes})`,
+        this.messageNumber,
+        this.offset + within,
       );
+      try {
+        if (within > 0) this.transducer.write(bytes.subarray(0, within), this.assembler.sink, this.messageNumber, this.offset);
+      } catch (e) {
+        error = e;
+      }
+      this.invalidate(error);
       this.offset += bytes.length;
       return;
     }
