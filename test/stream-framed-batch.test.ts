@@ -6,7 +6,8 @@
 // types before and after the data, several data lines, bare `data` lines, LF, CR and CRLF, a BOM,
 // a last event not ended) cut at random give the same output, the same callbacks in the same
 // order between the same output, and the same error. And the batch does take the messages it
-// may: a chunk of small framed messages costs no per-message call.
+// may: a chunk of small framed messages costs no per-message call. And how a stream is cut
+// changes nothing: whole, a byte at a time and at random, the same trace.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as abi from '../src/core/abi.ts';
@@ -188,6 +189,18 @@ function expectAllTaken(options: StreamOptions, input: Uint8Array, count: number
 }
 
 describe('the batch of host-framed messages (Content-Length, SSE)', () => {
+  it('gives the same output, callbacks and error however the stream is cut: whole, a byte at a time, at random', () => {
+    fc.assert(
+      fc.property(scenario, (s) => {
+        const { input, sizes } = render(s);
+        const cut = trace(s, input, sizes, true);
+        expect(trace({ ...s, chunking: { cuts: [] } }, input, sizes, true)).toEqual(cut);
+        expect(trace({ ...s, chunking: { oneByte: true } }, input, sizes, true)).toEqual(cut);
+      }),
+      runs(150),
+    );
+  });
+
   it('changes no output, callback or error: batch on and off agree on random streams cut at random', () => {
     fc.assert(
       fc.property(scenario, (s) => {
