@@ -1,7 +1,8 @@
 // maxMessageBytes counts the message's JSON text exactly, in every framing: not NDJSON's CR
 // before LF, not the newline SSE framing adds after the last data line (the newlines joining
 // data lines are part of the event's data, as the spec builds it). L bytes pass with a limit of
-// L, and fail with L - 1.
+// L, and fail with L - 1 (or L - 0.5: a fractional limit counts as its whole part), as too large
+// at byte L - 1.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
@@ -67,9 +68,14 @@ describe('maxMessageBytes is exact', () => {
                 ? text.slice(text.indexOf('\r\n\r\n') + 4)
                 : text;
           expect(JSON.parse(data)).toEqual(expected);
-          const e = await run(make(size - 1), split(input, cuts)).catch((x: unknown) => x);
-          expect(e).toBeInstanceOf(PayloadStreamError);
-          expect((e as Error).message).toMatch(/maxMessageBytes/);
+          // One byte more fails at the limit's byte; a fractional limit counts as its whole
+          // part (L - 0.5 lets L - 1 bytes through), and the error names a whole byte offset.
+          for (const max of [size - 1, size - 0.5]) {
+            const e = await run(make(max), split(input, cuts)).catch((x: unknown) => x);
+            expect(e).toBeInstanceOf(PayloadStreamError);
+            expect([(e as PayloadStreamError).code, (e as PayloadStreamError).byteOffset], `limit ${max}`).toEqual(['too-large', size - 1]);
+          }
+          await run(make(size + 0.5), split(input, cuts)); // (passes)
         },
       ),
       runs(200),

@@ -221,7 +221,8 @@ export class MessagePipe {
   reject(code: PayloadStreamErrorCode, reason: string, byteOffset: number): void {
     this.start();
     this.active = false;
-    this.invalidate(new PayloadStreamError(code, reason, this.messageNumber, byteOffset));
+    // (At a fractional maxMessageBytes, its whole part: the byte `feed` names for the same message.)
+    this.invalidate(new PayloadStreamError(code, reason, this.messageNumber, Math.floor(byteOffset)));
   }
 
   /** Rethrows `e` unless it is a PayloadStreamError that onInvalidMessage takes. */
