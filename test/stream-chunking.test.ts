@@ -39,6 +39,11 @@ describe('how a stream is cut', () => {
           chunking: { cuts: [] },
         };
         const whole = asReceived(trace(s, input, true));
+        // The error: the one the line has without a limit if it lies within the limit, else too-large at the limit.
+        const firstError = (log: unknown[]) => log.find((e) => Array.isArray(e) && e[0] === 'invalid') as unknown[] | undefined;
+        const free = firstError(trace({ ...s, limit: undefined }, input, true));
+        const [code, offset] = free && (free[5] as number) < limit ? [free[3], free[5]] : ['too-large', limit];
+        expect(firstError(whole)?.slice(3), `${JSON.stringify(bad)} at ${at}`).toEqual([code, 1, offset]);
         expect(asReceived(trace({ ...s, chunking: { oneByte: true } }, input, true)), `${JSON.stringify(bad)} at ${at}`).toEqual(whole);
         for (const c of [at, at + 1, limit, limit + 1])
           expect(asReceived(trace({ ...s, chunking: { cuts: [c] } }, input, true)), `${JSON.stringify(bad)} at ${at}, cut ${c}`).toEqual(
