@@ -192,6 +192,18 @@ export const scenarioOf = (lines: fc.Arbitrary<Uint8Array>) =>
 export const scenario = scenarioOf(line);
 export type Scenario = typeof scenario extends fc.Arbitrary<infer S> ? S : never;
 
+/** A scenario of one input fed as it is (lines already ended), encoding, with a limit. */
+export const oneInput = (input: Uint8Array, limit: Scenario['limit'], onInvalid: boolean, chunking: Scenario['chunking']): Scenario => ({
+  mode: 'encode',
+  lines: [input],
+  crlf: [],
+  lastEnded: true,
+  limit,
+  onInvalid,
+  onCollision: false,
+  chunking,
+});
+
 export function render(s: Scenario): Uint8Array {
   const parts = s.lines.map((l, i) => {
     const last = i === s.lines.length - 1;

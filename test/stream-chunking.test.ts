@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runs } from './arbitraries.ts';
-import { asReceived, render, type Scenario, scenario, trace } from './ndjson-scenarios.ts';
+import { asReceived, oneInput, render, scenario, trace } from './ndjson-scenarios.ts';
 
 describe('how a stream is cut', () => {
   it('changes nothing a receiver reads, nor any callback or error (NDJSON)', () => {
@@ -28,16 +28,7 @@ describe('how a stream is cut', () => {
         const text = '{"id":1,"result":"Qwen Qwen Qwen Qwen Qwen Qwen"}';
         const line = Buffer.concat([Buffer.from(text.slice(0, at)), Buffer.from(bad, 'latin1'), Buffer.from(text.slice(at))]);
         const input = new Uint8Array(Buffer.concat([line, Buffer.from('\n{}\n')]));
-        const s: Scenario = {
-          mode: 'encode',
-          lines: [input],
-          crlf: [],
-          lastEnded: true,
-          limit,
-          onInvalid: true,
-          onCollision: false,
-          chunking: { cuts: [] },
-        };
+        const s = oneInput(input, limit, true, { cuts: [] });
         const whole = asReceived(trace(s, input, true));
         // The error: the one the line has without a limit if it lies within the limit, else too-large at the limit.
         const firstError = (log: unknown[]) => log.find((e) => Array.isArray(e) && e[0] === 'invalid') as unknown[] | undefined;

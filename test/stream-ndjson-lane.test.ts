@@ -11,7 +11,7 @@ import { createByteTransformer } from '../src/stream/index.ts';
 import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { asReceived, render, type Scenario, scenario, trace } from './ndjson-scenarios.ts';
+import { asReceived, oneInput, render, scenario, trace } from './ndjson-scenarios.ts';
 import { bytes } from './stream-helpers.ts';
 
 describe('the NDJSON fast lane', () => {
@@ -102,16 +102,7 @@ describe('the NDJSON fast lane', () => {
           const text = `${body}${'x'.repeat(limit + extra - body.length - 3)}"}}`;
           const input = bytes(`${text}${ending}{"jsonrpc":"2.0","method":"m"}\n`);
           for (let cut = 1; cut < input.length; cut++) {
-            const s: Scenario = {
-              mode: 'encode',
-              lines: [input],
-              crlf: [],
-              lastEnded: true,
-              limit,
-              onInvalid: false,
-              onCollision: false,
-              chunking: { cuts: [cut] },
-            };
+            const s = oneInput(input, limit, false, { cuts: [cut] });
             expect(asReceived(trace(s, input, true))).toEqual(asReceived(trace(s, input, false)));
           }
         }
