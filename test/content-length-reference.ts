@@ -3,9 +3,7 @@
 // (test/stream-content-length-header.test.ts) and the fuzz regressions that replay it.
 import { expect } from 'vitest';
 import { createByteTransformer, PayloadStreamError } from '../src/stream/index.ts';
-import { oneByteChunks, split } from './stream-helpers.ts';
-
-export const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+import { latin1, oneByteChunks, split } from './stream-helpers.ts';
 
 /** The rules as regular expressions: why the block is refused, or its value and where its digits are. */
 export function reference(block: string): { refused: string } | { value: number; digitsStart: number; digitsEnd: number } {

@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runs } from './arbitraries.ts';
-import { expectAsReference, feed, headerAsReference, latin1 } from './content-length-reference.ts';
-import { oneByteChunks, split } from './stream-helpers.ts';
+import { expectAsReference, feed, headerAsReference } from './content-length-reference.ts';
+import { latin1, oneByteChunks, split } from './stream-helpers.ts';
 
 const name = fc.constantFrom(
   'Content-Length',

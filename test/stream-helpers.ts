@@ -6,6 +6,8 @@ import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
 
 export const bytes = (s: string) => new TextEncoder().encode(s);
+/** Each UTF-16 unit of `s` as one byte (bytes that are not UTF-8 written as text). */
+export const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 export const text = (b: Uint8Array) => new TextDecoder('utf-8', { ignoreBOM: true, fatal: true }).decode(b);
 
 /** Pipes `chunks` through `stream` and returns everything it wrote, or throws its error. */

@@ -7,10 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { createByteTransformer } from '../src/stream/index.ts';
 import { asReceived, describeError, hexAppender } from './ndjson-scenarios.ts';
-import { oneByteAway, oneByteChunks } from './stream-helpers.ts';
+import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
 
 type Mode = 'encode' | 'decode';
-const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
 /**
  * What a stream (reporting invalid messages) did with `chunks`, as a receiver reads it

@@ -9,9 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createByteTransformer } from '../src/stream/index.ts';
 import { describeError, hexAppender } from './ndjson-scenarios.ts';
 import { expectEventsEncoded, parsesAsJson } from './sse-reference.ts';
-import { oneByteAway, oneByteChunks } from './stream-helpers.ts';
-
-const latin1 = (s: string) => Uint8Array.from(s, (c) => c.charCodeAt(0));
+import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
 
 /** What a stream (reporting invalid messages) did with `chunks`: output as hex between callbacks, callbacks, the error it threw. */
 function trace(chunks: Uint8Array[], lines: boolean): unknown[] {

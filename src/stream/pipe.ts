@@ -96,28 +96,22 @@ export class MessagePipe {
       return;
     }
     const counted = bytes.length - framing;
-    if (this.counted + counted > this.options.maxMessageBytes) {
-      // The bytes within the limit are read first: an error in them is the one reported, as
-      // when the message comes in smaller pieces (which error a message gets must not depend
-      // on how it was cut).
-      const within = Math.floor(this.options.maxMessageBytes - this.counted);
-      let error: unknown = new PayloadStreamError(
-        'too-large',
-        `message larger than maxMessageBytes (${this.options.maxMessageBytes})`,
-        this.messageNumber,
-        this.offset + within,
-      );
-      try {
-        if (within > 0) this.transducer.write(bytes.subarray(0, within), this.assembler.sink, this.messageNumber, this.offset);
-      } catch (e) {
-        error = e;
-      }
-      this.invalidate(error);
-      this.offset += bytes.length;
-      return;
-    }
+    // Over the limit, the bytes within it are still read first: an error in them is the one
+    // reported, as when the message comes in smaller pieces (which error a message gets must
+    // not depend on how it was cut).
+    const over = this.counted + counted > this.options.maxMessageBytes;
     try {
-      this.transducer.write(bytes, this.assembler.sink, this.messageNumber, this.offset);
+      if (!over) this.transducer.write(bytes, this.assembler.sink, this.messageNumber, this.offset);
+      else {
+        const within = Math.floor(this.options.maxMessageBytes - this.counted);
+        if (within > 0) this.transducer.write(bytes.subarray(0, within), this.assembler.sink, this.messageNumber, this.offset);
+        throw new PayloadStreamError(
+          'too-large',
+          `message larger than maxMessageBytes (${this.options.maxMessageBytes})`,
+          this.messageNumber,
+          this.offset + within,
+        );
+      }
     } catch (e) {
       this.invalidate(e);
     }
