@@ -1,19 +1,21 @@
 // Adversarial checks of held NDJSON lines (src/stream/ndjson.ts: a line cut by a chunk's end,
 // with no message in progress, is copied and held until its '\n' arrives). Against the
 // per-message path (`lines: false`), as a receiver reads it (asReceived): lines whose sizes sit
-// on every edge (maxMessageBytes and the lane's 16 KiB region, +/- 1 and 2, with and without a
-// CR), cuts right at and around each CR and LF (CRLF split three ways), empty chunks, reused
-// buffers, tiny, fractional and huge limits, a lone CR inside a line, a last line without '\n',
-// callbacks that throw while a line is held, custom terms and folding.
+// on every edge (maxMessageBytes, the lane's 16 KiB region, the 256 KiB hold; +/- 1 and 2, with
+// and without a CR), cuts right at and around each CR and LF (CRLF split three ways), empty
+// chunks, reused buffers, tiny, fractional and huge limits, a lone CR inside a line, a last line
+// without '\n', callbacks that throw while a line is held, custom terms and folding.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
+import { LARGE_LINE, LINES } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
 import { asReceived, broken, cat, colliding, describeError, hexAppender, written } from './ndjson-scenarios.ts';
 import { bytes, run as runStream } from './stream-helpers.ts';
 
-const REGION = 16 * 1024 - 2; // the most a held line may hold (pipe.holdable with the lane on)
+const REGION = LINES - 2; // the lane's region less a CRLF (a longer line is taken on its own, as a large line)
+const HELD = LARGE_LINE - 2; // the most a held line may hold (pipe.holdable with the lane on)
 
 /** A valid message of exactly n bytes (n >= 40): an ASCII string value holding terms, padded. */
 function sized(n: number, fill: string): Uint8Array {
@@ -218,6 +220,8 @@ describe('held NDJSON lines, adversarially', () => {
       [100, 100],
       [REGION + 50, REGION],
       [REGION, REGION],
+      [HELD + 50, HELD],
+      [HELD, HELD],
     ]) {
       const line = cat(sized(size!, 'a Qwen'), bytes('\r\n'));
       const input = cat(line, line, line);
@@ -257,10 +261,11 @@ describe('held NDJSON lines, adversarially', () => {
   });
 
   it('holds no more than its bound: a line with no end, pushed a byte at a time, goes out as it would without holding', () => {
-    // 64 KiB without '\n' in 1-byte, 3-byte and 16 KiB-edge pieces: the held copy never grows past
-    // the region (hold() would throw past its buffer) and the output equals the per-message path's.
-    const line = sized(64 * 1024, 'Qwen ');
-    for (const size of [1, 3, REGION - 1, REGION, REGION + 1, REGION + 2]) {
+    // 64 KiB past the bound without '\n', in 7-byte pieces and pieces around the bound: the held
+    // copy never grows past it (add() would throw past its capacity) and the output equals the
+    // per-message path's.
+    const line = sized(HELD + 64 * 1024, 'Qwen ');
+    for (const size of [7, 1000, HELD - 1, HELD, HELD + 1, HELD + 2]) {
       const go = (lines: boolean) => {
         const out: Buffer[] = [];
         const t = createByteTransformer('encode', {}, (o) => void out.push(Buffer.from(o)), { lines });

@@ -60,7 +60,7 @@ export const colliding = fc
   .tuple(fc.integer(), fc.constantFrom('Qwen', '__MCP_REF_5177656E__', 'qwen'), choices)
   .map(([id, other, c]) => bytes(writeJson({ jsonrpc: '2.0', id, result: { list: [{ __mcp_ref_5177656e__: 1, [other]: 2 }] } }, c)));
 
-/** Longer than the core's 16 KiB region for whole messages: it goes the per-message way. */
+/** Longer than the lane's 16 KiB region: an NDJSON line is taken on its own (a large line), a framed body goes the per-message way. */
 export const overRegion = fc.constantFrom(17000, 40000).map((n) => bytes(`{"jsonrpc":"2.0","id":1,"result":"${'Qwen '.repeat(n / 5)}"}`));
 
 // A line (without its ending): mostly messages, and the unusual.

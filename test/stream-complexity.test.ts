@@ -67,6 +67,17 @@ describe('linear time on hostile input', () => {
   it('many keys, then many data values before their type, decoding', () => {
     expect(growthOf('decode', keysThenDeferrals, 512 * 1024)).toBeLessThan(BOUND);
   });
+
+  // A line of 60 and 240 KB, held in 128-byte pieces until it ends and taken whole (a large line):
+  // an escape and a match or a token every few bytes, more escapes than its escape map holds.
+  const escaped = (unit: string) => (n: number) => `{"params":{"x":"${unit.repeat(Math.floor(n / unit.length))}"}}\n`;
+  it('a large line held in 128-byte pieces, an escape and a match every 6 bytes, encoding', () => {
+    expect(growthOf('encode', escaped('Qwen\\n'), 60 * 1024, 128)).toBeLessThan(BOUND);
+  });
+
+  it('a large line held in 128-byte pieces, an escape and a token every 22 bytes, decoding', () => {
+    expect(growthOf('decode', escaped('__mcp_ref_7177656e__\\n'), 60 * 1024, 128)).toBeLessThan(BOUND);
+  });
 });
 
 // Objects whose `data` comes before its `type`, nested every way: inside `data`, beside it,

@@ -32,7 +32,7 @@ import {
 import { shortEscape } from './strings';
 import { gBackslashesBeforeQuote, gUnfit, indexStart, nextQuote } from './structural';
 import { resetMessage } from './transducer';
-import { ESCAPE_MAP_ENTRIES, findBackslash, mapEscape, useEscapeMap } from './windows';
+import { findBackslash, gMapEntries, mapEscape, useEscapeMap } from './windows';
 
 /** indexedMessage's answer when the per-message path may still take the message whole. */
 export const INDEXED_REFUSED: i32 = -1;
@@ -220,12 +220,12 @@ function decodeText(a: i32, e: i32): i32 {
   let n: usize = 0;
   let high: u32 = 0; // a high surrogate escape waiting for its low half
   let highEnd: i32 = 0; // (its raw end)
-  let escapes: i32 = 0; // entries of the escape map (past ESCAPE_MAP_ENTRIES: no map)
+  let escapes: i32 = 0; // entries of the escape map (past gMapEntries: no map)
   let k = a;
   while (k < e) {
     if (load<u8>(gIn + <usize>k) != BACKSLASH) {
       if (high != 0) {
-        if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+        if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
         escapes++;
         store<u8>(dec + n++, <u8>LONE_SURROGATE);
         high = 0;
@@ -240,12 +240,12 @@ function decodeText(a: i32, e: i32): i32 {
       const d = shortEscape(x);
       if (d < 0) return INDEXED_HOST;
       if (high != 0) {
-        if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+        if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
         escapes++;
         store<u8>(dec + n++, <u8>LONE_SURROGATE);
         high = 0;
       }
-      if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, <i32>n, <i32>n + 1, k + 2 - a);
+      if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, k + 2 - a);
       escapes++;
       store<u8>(dec + n++, <u8>d);
       k += 2;
@@ -263,13 +263,13 @@ function decodeText(a: i32, e: i32): i32 {
     if (high != 0 && u >= 0xdc00 && u <= 0xdfff) {
       // The pair is one unit, from the high half's decoded start to the low half's raw end.
       n += <usize>utf8Encode(dec + n, 0x10000 + ((high - 0xd800) << 10) + (u - 0xdc00));
-      if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, start, <i32>n, k - a);
+      if (escapes < gMapEntries) mapEscape(escapes, start, <i32>n, k - a);
       escapes++;
       high = 0;
       continue;
     }
     if (high != 0) {
-      if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+      if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
       escapes++;
       store<u8>(dec + n++, <u8>LONE_SURROGATE);
       high = 0;
@@ -282,17 +282,17 @@ function decodeText(a: i32, e: i32): i32 {
     const from = <i32>n;
     if (u >= 0xdc00 && u <= 0xdfff) store<u8>(dec + n++, <u8>LONE_SURROGATE);
     else n += <usize>utf8Encode(dec + n, u);
-    if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, from, <i32>n, k - a);
+    if (escapes < gMapEntries) mapEscape(escapes, from, <i32>n, k - a);
     escapes++;
   }
   if (high != 0) {
-    if (escapes < ESCAPE_MAP_ENTRIES) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+    if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
     escapes++;
     store<u8>(dec + n++, <u8>LONE_SURROGATE);
   }
   gDec = dec;
   gDecLen = <i32>n;
-  gEscapeEntries = escapes <= ESCAPE_MAP_ENTRIES ? escapes : -1;
+  gEscapeEntries = escapes <= gMapEntries ? escapes : -1;
   return 0;
 }
 
@@ -323,8 +323,11 @@ function copyToBackslash(src: usize, n: i32, dst: usize): i32 {
 // terms that cannot hold a quote: every match then lies inside one string (or between strings,
 // where it is ignored), as it would if each string were scanned alone, and the per-call cost is
 // paid once. (Measured against one call per string, same process: app lists 1.11x; short
-// messages and escaped text lose, so they keep the per-string calls.)
+// messages and escaped text lose, so they keep the per-string calls. Past a lines region's
+// 16 KiB, an image's or a blob's base64, which no per-string call reads, costs it more than
+// it saves: a 48 KiB screenshot encoded at about half the speed.)
 const WHOLE_SCAN_MIN: i32 = 1024;
+const WHOLE_SCAN_MAX: i32 = 16 * 1024;
 let gRecords: bool = false; // the whole message's matches are in J_REC
 let gRecCount: i32 = 0;
 let gRecNext: i32 = 0; // the first not yet written or passed
@@ -338,7 +341,7 @@ export function wholeScans(): u32 {
 function wholeScan(inp: usize, n: i32): bool {
   const desc = get(J_DESC) as usize;
   // (Records: one per byte at most, and the host makes room for a window's worth.)
-  if (n < WHOLE_SCAN_MIN || n > <i32>get(J_DEC_CAP) || load<u32>(desc + D_QUOTE_FREE) == 0) return false;
+  if (n < WHOLE_SCAN_MIN || n > min(WHOLE_SCAN_MAX, <i32>get(J_DEC_CAP)) || load<u32>(desc + D_QUOTE_FREE) == 0) return false;
   if (findByte(inp, 0, n, <u8>BACKSLASH) < n) return false;
   scan(desc, inp, n, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);
   gRecCount = <i32>load<u32>(desc + D_MATCHES);

@@ -7,7 +7,8 @@ import { J_LINES_MESSAGES, J_LINES_STOP, J_OUT_LEN, LINES_END, LINES_REFUSED } f
 import { CR, LF } from '../bytes';
 import { findByte } from '../find';
 import { attach, set } from './state';
-import { WHOLE_REFUSED, wholeMessage, wholeWasMessage } from './whole';
+import { escapeMapAt } from './windows';
+import { indexedOnly, WHOLE_REFUSED, wholeMessage, wholeWasMessage } from './whole';
 
 /** Index of the first '\n' in [i, end), or -1. */
 @inline function findLF(inp: usize, i: i32, end: i32): i32 {
@@ -54,4 +55,34 @@ export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxByt
   set(J_LINES_MESSAGES, messages);
   set(J_LINES_STOP, stop);
   return i;
+}
+
+/**
+ * One line longer than the lines region, whole at `inp` (len bytes, its '\n' last), taken by the
+ * indexed path alone (nothing of it is kept when it is refused): as jsonLines for one line.
+ * The host sizes `out` and the string regions for len bytes, and lends an escape map of
+ * `mapEntries` at `map` (12 bytes each; past them, writing a string searches for its escapes).
+ */
+export function jsonLine(state: usize, inp: usize, len: i32, out: usize, maxBytes: u32, map: usize, mapEntries: i32): i32 {
+  attach(state);
+  escapeMapAt(map, mapEntries);
+  const taken = oneLine(state, inp, len, out, maxBytes);
+  escapeMapAt(0, 0);
+  return taken;
+}
+
+function oneLine(state: usize, inp: usize, len: i32, out: usize, maxBytes: u32): i32 {
+  set(J_OUT_LEN, 0);
+  set(J_LINES_MESSAGES, 0);
+  set(J_LINES_STOP, LINES_REFUSED);
+  const n = len - 1;
+  const counted = n > 0 && <u32>load<u8>(inp + <usize>(n - 1)) == CR ? n - 1 : n;
+  if (<u32>counted > maxBytes) return 0;
+  const written = indexedOnly(state, inp, n, out);
+  if (written == WHOLE_REFUSED) return 0;
+  store<u8>(out + <usize>written, <u8>LF);
+  set(J_OUT_LEN, <u32>written + 1);
+  set(J_LINES_MESSAGES, 1);
+  set(J_LINES_STOP, LINES_END);
+  return len;
 }

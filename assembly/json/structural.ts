@@ -20,6 +20,7 @@ let gNext: i32 = 0; // where the next block starts
 let gInString: u64 = 0; // all ones when the next block starts inside a string
 let gEscaped: u64 = 0; // 1 when the next block's first byte is escaped
 
+let gQuoteless = false; // the block at gBase (and the 16 bytes before it) is ASCII with no quote
 let gBackslashes: u64 = 0; // the backslashes of the block at gBase
 let gBackslashesBefore: u32 = 0; // how many come before it
 
@@ -39,6 +40,7 @@ export function indexStart(inp: usize, n: i32): void {
   gEscaped = 0;
   gBackslashes = 0;
   gBackslashesBefore = 0;
+  gQuoteless = false;
   // Without SIMD the UTF-8 check is one pass over the message (the blocks only classify bytes).
   gUnfit = !ASC_FEATURE_SIMD && !isValidUtf8(inp, n);
   if (ASC_FEATURE_SIMD && n > 0 && sequenceStart(inp, 0, n) != n) gUnfit = true; // the last character cut off
@@ -47,6 +49,9 @@ export function indexStart(inp: usize, n: i32): void {
 /** The next quote that delimits a string (unescaped), or -1 at the end of the message. */
 @inline export function nextQuote(): i32 {
   while (gQuotes == 0) {
+    // (Plain blocks are looked for after an ASCII block with no quote: in structured text most
+    // blocks hold one, and in CJK text none is plain.)
+    if (ASC_FEATURE_SIMD && gQuoteless && gEscaped == 0) skipPlainBlocks();
     if (gNext >= gLen) return -1;
     indexBlock();
   }
@@ -71,6 +76,7 @@ function indexBlock(): void {
   let quotes: u64 = 0;
   let backslashes: u64 = 0;
   let controls: u64 = 0;
+  let ascii = false;
   if (ASC_FEATURE_SIMD) {
     const prev = j >= 16 ? v128.load(p - 16) : i8x16.splat(0);
     const v0 = v128.load(p);
@@ -97,7 +103,8 @@ function indexBlock(): void {
     // the four vectors' errors are joined and tested once (CJK text has no ASCII block).
     // (In a partial block, the zeros after the message end a character cut off there: that
     // error is the message's own, found by indexStart.)
-    if (!gUnfit && i8x16.bitmask(v128.or(v128.or(v128.or(v0, v1), v128.or(v2, v3)), prev)) != 0) {
+    ascii = i8x16.bitmask(v128.or(v128.or(v128.or(v0, v1), v128.or(v2, v3)), prev)) == 0;
+    if (!gUnfit && !ascii) {
       const e = v128.or(v128.or(utf8BlockErrors(prev, v0), utf8BlockErrors(v0, v1)), v128.or(utf8BlockErrors(v1, v2), utf8BlockErrors(v2, v3)));
       if (v128.any_true(e)) gUnfit = true;
     }
@@ -131,7 +138,41 @@ function indexBlock(): void {
   gBackslashes = backslashes;
   gBase = j;
   gQuotes = quotes;
+  gQuoteless = quotes == 0 && ascii;
   gNext = j + BLOCK;
+}
+
+/**
+ * Passes over whole blocks from gNext that are plain: ASCII with no quote, backslash or control
+ * byte, and no character left unfinished before them. Such a block changes nothing but where
+ * the next one starts (a long string's text: an image's base64, English prose), and costs one
+ * compare per vector here against a dozen and the bitmasks in indexBlock.
+ */
+function skipPlainBlocks(): void {
+  let j = gNext;
+  if (j >= 4 && (load<u32>(gInp + <usize>(j - 4)) & 0x80808080) != 0) return; // (a character may end in the block)
+  const q = i8x16.splat(<i8>QUOTE);
+  const bs = i8x16.splat(<i8>BACKSLASH);
+  const cs = i8x16.splat(<i8>FIRST_PRINTABLE);
+  while (j + BLOCK <= gLen) {
+    const p = gInp + <usize>j;
+    const v0 = v128.load(p);
+    const v1 = v128.load(p, 16);
+    const v2 = v128.load(p, 32);
+    const v3 = v128.load(p, 48);
+    // (Signed, bytes from 0x80 up are below 0x20 too: one compare finds them and control bytes.)
+    const s0 = v128.or(v128.or(i8x16.eq(v0, q), i8x16.eq(v0, bs)), i8x16.lt_s(v0, cs));
+    const s1 = v128.or(v128.or(i8x16.eq(v1, q), i8x16.eq(v1, bs)), i8x16.lt_s(v1, cs));
+    const s2 = v128.or(v128.or(i8x16.eq(v2, q), i8x16.eq(v2, bs)), i8x16.lt_s(v2, cs));
+    const s3 = v128.or(v128.or(i8x16.eq(v3, q), i8x16.eq(v3, bs)), i8x16.lt_s(v3, cs));
+    if (v128.any_true(v128.or(v128.or(s0, s1), v128.or(s2, s3)))) break;
+    gBackslashesBefore += <u32>popcnt(gBackslashes);
+    gBackslashes = 0;
+    gQuotes = 0;
+    gBase = j;
+    j += BLOCK;
+  }
+  gNext = j;
 }
 
 /** The 64 lanes of four compare results (16 each, in order) as one bitmask. */

@@ -44,6 +44,20 @@ function eventsAllowed(allowed: u32): bool {
 }
 
 /**
+ * A message too long for the per-message fallback below in one call (its events and output are
+ * sized for a slice): the indexed path alone, or WHOLE_REFUSED. The host sizes `out` and the
+ * string regions (J_DEC, J_REC, J_AUX) for its n bytes.
+ */
+export function indexedOnly(state: usize, inp: usize, n: i32, out: usize): i32 {
+  if (!gIndexed) return WHOLE_REFUSED;
+  const written = indexedMessage(state, inp, n, out);
+  if (written < 0) return WHOLE_REFUSED;
+  wholeWasMessage = true;
+  gIndexedTaken++;
+  return written;
+}
+
+/**
  * Transforms the n bytes at `inp` (one JSON value, or only whitespace) into `out`. Returns the
  * bytes written, or WHOLE_REFUSED. `out` is sized for n input bytes, as for jsonStep.
  */

@@ -67,15 +67,25 @@ export let gNoEscapes: bool = false; // no escapes in the raw window: the offset
 // its raw end, offsets into the string), so the cursor pair jumps from escape to escape instead
 // of reading the raw bytes again for each match (prose with a line break every sentence and a
 // match in most: the raw bytes were searched for backslashes once per match).
-export const ESCAPE_MAP_ENTRIES: i32 = 1024;
+// A large line's call (lines.ts jsonLine) lends a larger map, made by the host for it.
+const ESCAPE_MAP_ENTRIES: i32 = 1024;
 const ESCAPE_MAP = memory.data(ESCAPE_MAP_ENTRIES * 12, 16);
+let gMap: usize = ESCAPE_MAP;
+/** How many escapes the map can hold. */
+export let gMapEntries: i32 = ESCAPE_MAP_ENTRIES;
 /** Entries of the map for the string being written, or -1: no map (search the raw bytes). */
 export let gEscapeMap: i32 = -1;
 let gMapAt: i32 = 0;
 
-/** Notes an escape (entry k of the map; the caller keeps k below ESCAPE_MAP_ENTRIES). */
+/** Puts the map at `map`, `entries` of 12 bytes (0: the core's own). */
+export function escapeMapAt(map: usize, entries: i32): void {
+  gMap = map != 0 ? map : ESCAPE_MAP;
+  gMapEntries = map != 0 ? entries : ESCAPE_MAP_ENTRIES;
+}
+
+/** Notes an escape (entry k of the map; the caller keeps k below gMapEntries). */
 @inline export function mapEscape(k: i32, decStart: i32, decEnd: i32, rawEnd: i32): void {
-  const m = ESCAPE_MAP + <usize>k * 12;
+  const m = gMap + <usize>k * 12;
   store<i32>(m, decStart);
   store<i32>(m, decEnd, 4);
   store<i32>(m, rawEnd, 8);
@@ -101,7 +111,7 @@ export function advance(raw: usize, rawLen: i32, target: i32): void {
     // Escapes before the target are jumped over whole (a target inside one goes past it, as
     // below); between them raw and decoded bytes correspond one to one.
     while (gMapAt < gEscapeMap) {
-      const m = ESCAPE_MAP + <usize>gMapAt * 12;
+      const m = gMap + <usize>gMapAt * 12;
       if (target <= load<i32>(m) || gCurDec >= target) break;
       gCurDec = load<i32>(m, 4);
       gCurRaw = load<i32>(m, 8);

@@ -6,14 +6,18 @@
 // A new buffer is what costs (the allocator often hands out fresh pages: tens of microseconds
 // per 64 KiB here, more than copying it), so each push allocates once, about what it hands out:
 // a push's output gathers in a buffer the batch keeps, and a flush copies it out into a chunk of
-// exactly its size. Output too large for the kept buffer gathers in a buffer made for it, which
-// goes out as it is when it is about full (a second copy of a large output costs more).
+// exactly its size. The kept buffer grows with the pushes' output (a large NDJSON line's is
+// one push's) and stays while large outputs come now and then (growing it again would cost the
+// faults and copies again); a long run of small ones lets a grown one go.
+// Output past MAX_BATCH in one push gathers in buffers made for it, which go out as they are
+// when about full (a second copy of a huge output costs more).
 
 /** Output is let through once this much has gathered, so a huge input chunk is not doubled. */
 const MAX_BATCH = 1024 * 1024;
 const FIRST_CAPACITY = 4 * 1024;
-/** The kept buffer's largest size (an idle stream holds this much at most). */
+/** A kept buffer larger than this goes after SHRINK_AFTER pushes in a row whose output fits in it. */
 const KEEP = 256 * 1024;
+const SHRINK_AFTER = 64;
 
 export class OutputBatch {
   /** Where output gathers: `kept`, or a larger buffer made for this push's output. */
@@ -21,6 +25,8 @@ export class OutputBatch {
   /** The buffer kept from push to push: copied out of, never handed out. */
   private kept: Uint8Array | null = null;
   private size = 0;
+  /** Pushes in a row whose output would have fit in KEEP (while the kept buffer is larger). */
+  private smallPushes = 0;
   /** A chunk went out full during this push: more is likely to follow, in full chunks. */
   private spilled = false;
 
@@ -41,7 +47,7 @@ export class OutputBatch {
     const capacity = this.spilled ? MAX_BATCH : Math.min(MAX_BATCH, Math.max(need, FIRST_CAPACITY, buf ? buf.length * 2 : 0));
     const grown = new Uint8Array(capacity);
     if (buf && this.size > 0) grown.set(buf.subarray(0, this.size));
-    if (capacity <= KEEP) this.kept = grown;
+    if (!this.spilled) this.kept = grown;
     this.buf = grown;
     return grown;
   }
@@ -87,7 +93,17 @@ export class OutputBatch {
   /** Emits what has gathered, as one chunk with a buffer of its own. */
   flush(): void {
     this.spilled = false;
-    if (this.size === 0) return;
-    this.emit(this.take());
+    const size = this.size;
+    if (size === 0) return;
+    const chunk = this.take();
+    if (this.kept && this.kept.length > KEEP) {
+      this.smallPushes = size <= KEEP ? this.smallPushes + 1 : 0;
+      if (this.smallPushes >= SHRINK_AFTER) {
+        this.kept = null;
+        this.buf = null;
+        this.smallPushes = 0;
+      }
+    }
+    this.emit(chunk);
   }
 }

@@ -1,9 +1,11 @@
 // The start of a message cut by a chunk's end (an NDJSON line, a Content-Length frame, an SSE
 // event), held until it ends so that the whole message can take the batch, however the stream is
-// cut. Copied, since the chunk's owner may reuse its buffer; one buffer of fixed size per stream,
-// made at the first hold.
+// cut. Copied, since the chunk's owner may reuse its buffer. One buffer per stream, made at the
+// first hold; it grows by doubling up to `capacity` for a long message (a large NDJSON line),
+// and a grown one is let go after the next small message is taken.
 
 const EMPTY = new Uint8Array(0);
+const KEEP = 32 * 1024;
 
 export class Carry {
   private buf: Uint8Array | null = null;
@@ -19,9 +21,16 @@ export class Carry {
 
   /** Appends bytes (at most `capacity` in all). */
   add(bytes: Uint8Array): void {
-    this.buf ??= new Uint8Array(this.capacity);
+    const need = this.length + bytes.length;
+    if (!this.buf || need > this.buf.length) {
+      let size = this.buf ? this.buf.length * 2 : Math.min(this.capacity, KEEP);
+      while (size < need) size *= 2;
+      const grown = new Uint8Array(Math.min(size, this.capacity));
+      if (this.buf) grown.set(this.bytes);
+      this.buf = grown;
+    }
     this.buf.set(bytes, this.length);
-    this.length += bytes.length;
+    this.length = need;
   }
 
   /** The held bytes, the carry emptied (the view stays valid while nothing is added). */

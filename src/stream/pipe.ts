@@ -5,7 +5,7 @@ import { PayloadKeyCollisionError } from '../errors.js';
 import { MessageAssembler } from './assembler.js';
 import type { HeldBytes } from './held-bytes.js';
 import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
-import { LINES, Transducer, type TransducerJob } from './transducer.js';
+import { LARGE_LINE, Transducer, type TransducerJob } from './transducer.js';
 
 export interface PipeOptions {
   readonly maxMessageBytes: number;
@@ -146,12 +146,12 @@ export class MessagePipe {
 
   /**
    * NDJSON: the longest start of a line worth holding until its end arrives, so the whole line
-   * can go through the lane (0 with the lane off): shorter than the lane's region, and within
+   * can go through the lane (0 with the lane off): shorter than LARGE_LINE, and within
    * maxMessageBytes (not counting a CR before the LF), so a line past it goes the per-message
    * way in the same pieces as without holding and reports the same error.
    */
   get holdable(): number {
-    return this.linesLimit < 0 ? 0 : Math.min(LINES - 2, this.options.maxMessageBytes);
+    return this.linesLimit < 0 ? 0 : Math.min(LARGE_LINE - 2, this.options.maxMessageBytes);
   }
 
   /**

@@ -64,6 +64,13 @@ import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.
 const SLICE = 16 * 1024;
 /** The NDJSON lines region (`lines`): longer lines go the per-message way. At most SLICE (the output is sized for it). */
 export const LINES = SLICE;
+/**
+ * Lines longer than the lines region, up to this (its '\n' included), are each taken whole on
+ * their own by the indexed path, in regions made for the call and given back after it.
+ */
+export const LARGE_LINE = 256 * 1024;
+/** Bytes per entry of the core's escape map (assembly/json/windows.ts). */
+const ESCAPE_ENTRY = 12;
 /** Most bodies per `framed` call (its frame table). */
 export const FRAMES = 1024;
 /** The framed bodies' region (`framed`): at most SLICE, as for `lines`. */
@@ -90,6 +97,17 @@ const coreError = (code: number, messageNumber: number, offset: number) => {
   const [name, reason] = ERRORS[code] ?? ['invalid-json', 'invalid input'];
   return new PayloadStreamError(name, reason, messageNumber, offset);
 };
+
+/** Regions of the given sizes back to back, each 16-byte aligned: their offsets and the total. */
+function carve(sizes: number[]): { size: number; at: number[] } {
+  const at: number[] = [];
+  let size = 0;
+  for (const s of sizes) {
+    at.push(size);
+    size += (s + 15) & ~15;
+  }
+  return { size, at };
+}
 
 export interface TransducerJob {
   readonly desc: Descriptor;
@@ -142,41 +160,18 @@ export class Transducer {
 
   /** Lays out state, stack, windows, records, events and output in one pooled block. */
   private layout(window: number): void {
-    const ratio = Math.max(3, this.job.expansion);
-    const outCap = Math.ceil((SLICE + window) * ratio) + 4096;
     const descPtr = this.job.desc.ptr; // (placing the tables may grow memory: before any view)
-    // Records and decoded token bytes, sized for what the mode can find in a window: a match
-    // record per byte when encoding; a token record per shortest token,
-    // and half the window of decoded bytes, when decoding (the window may be grown for a long
-    // token candidate: the rest need not grow as much).
-    let recCap = window * MATCH_RECORD_SIZE + 64;
-    let auxCap = 64;
-    if (this.job.mode === 'decode') {
-      const w = heap32();
-      const shortest = w[(descPtr + D_PREFIX_LEN) >> 2]! + w[(descPtr + D_SUFFIX_LEN) >> 2]! + 2;
-      recCap = TOKEN_RECORD_SIZE * Math.ceil(window / shortest) + 64;
-      auxCap = (window >> 1) + 64;
-    }
-    const sizes = [
+    const { size, at } = carve([
       J_SIZE,
       STACK_DEPTH * STACK_ENTRY_SIZE,
       window,
-      window,
-      recCap,
-      auxCap,
+      ...this.stringRegions(window),
       SLICE * EVENTS_PER_BYTE * EV_SIZE + 64,
-      outCap,
+      this.outputFor(SLICE + window),
       SLICE,
-    ];
-    const size = sizes.reduce((a, b) => a + ((b + 15) & ~15), 0);
+    ]);
     const block = allocate(size);
-    const at: number[] = [];
-    let p = block;
-    for (const s of sizes) {
-      at.push(p);
-      p += (s + 15) & ~15;
-    }
-    const [state, stack, raw, dec, rec, aux, events, out, input] = at as [
+    const [state, stack, raw, dec, rec, aux, events, out, input] = at.map((a) => block + a) as [
       number,
       number,
       number,
@@ -214,6 +209,25 @@ export class Transducer {
     this.blockSize = size;
     this.window = window;
     this.ptrs = { state, out, input };
+  }
+
+  /** Output room for `bytes` input bytes: each may become `expansion` bytes (a token's share). */
+  private outputFor(bytes: number): number {
+    return Math.ceil(bytes * Math.max(3, this.job.expansion)) + 4096;
+  }
+
+  /**
+   * The decoded window and the records and decoded token bytes, sized for what the mode can find
+   * in `window` decoded bytes: a match record per byte when encoding; a token record per
+   * shortest token, and half the window of decoded bytes, when decoding (the window may be grown
+   * for a long token candidate: the rest need not grow as much).
+   */
+  private stringRegions(window: number): [dec: number, rec: number, aux: number] {
+    if (this.job.mode === 'encode') return [window, window * MATCH_RECORD_SIZE + 64, 64];
+    const w = heap32();
+    const desc = this.job.desc.ptr;
+    const shortest = w[(desc + D_PREFIX_LEN) >> 2]! + w[(desc + D_SUFFIX_LEN) >> 2]! + 2;
+    return [window, TOKEN_RECORD_SIZE * Math.ceil(window / shortest) + 64, (window >> 1) + 64];
   }
 
   /** The codec's tables, placed in WASM memory again if they were evicted since the last call. */
@@ -279,8 +293,21 @@ export class Transducer {
     let taken = 0;
     this.linesTaken = 0;
     this.linesRefused = false;
-    if (firstEnd - from >= LINES) return from;
+    let lineEnd = firstEnd; // where the line at `at` ends, when it is known to be long (else -1)
     for (;;) {
+      if (lineEnd - at >= LINES) {
+        // Too long for the region: taken on its own, when it is not too long for that too.
+        if (lineEnd - at >= LARGE_LINE) break;
+        if (!this.largeLine(chunk, at, lineEnd, maxBytes, emit)) {
+          this.linesRefused = true;
+          break;
+        }
+        taken++;
+        at = lineEnd + 1;
+        lineEnd = -1;
+        if (at === chunk.length) break;
+        continue;
+      }
       if (this.linesChunk !== chunk || at < this.linesFrom || at >= this.linesFrom + this.linesLength) {
         const n = Math.min(LINES, chunk.length - at);
         if (n <= 0) break;
@@ -304,13 +331,53 @@ export class Transducer {
         break;
       }
       // No whole line left in the region: the next one is cut by the chunk's end, or longer than
-      // the region (it goes the per-message way), or starts in the region and ends after it.
+      // the region (taken on its own, above), or starts in the region and ends after it.
       const end = this.linesFrom + this.linesLength;
-      if (end === chunk.length || at === this.linesFrom) break;
+      if (end === chunk.length) break;
+      if (at === this.linesFrom) {
+        lineEnd = chunk.subarray(end, Math.min(chunk.length, at + LARGE_LINE)).indexOf(0x0a);
+        if (lineEnd < 0) break; // cut by the chunk's end, or too long
+        lineEnd += end;
+      }
       this.linesChunk = null;
     }
     this.linesTaken = taken;
     return at;
+  }
+
+  /**
+   * One whole line of `chunk`, [from, end] with its '\n' at `end`, longer than the lines region:
+   * transformed by the indexed path alone, in an input, output and string regions made for it
+   * (the state's own are swapped out for the call; no message is in progress, so they hold
+   * nothing). Returns false, with nothing emitted, when the line must go the per-message way.
+   */
+  private largeLine(chunk: Uint8Array, from: number, end: number, maxBytes: number, emit: (bytes: Uint8Array) => void): boolean {
+    const n = end + 1 - from;
+    const window = n + 16; // (a string's decoded text may take all of it; a copy runs 16 bytes past)
+    const mapEntries = n >> 3; // (a string with more escapes is written searching for them)
+    const { size, at } = carve([n, ...this.stringRegions(window), this.outputFor(n), mapEntries * ESCAPE_ENTRY]);
+    const block = allocate(size);
+    this.useTables(); // (both may grow the memory: before any view)
+    const [input, dec, rec, aux, out, map] = at.map((a) => block + a) as [number, number, number, number, number, number];
+    const state = this.ptrs.state;
+    const fields = [J_DEC, J_DEC_CAP, J_REC, J_AUX].map((f) => (state + f) >> 2);
+    const w = heap32();
+    const kept = fields.map((f) => w[f]!);
+    const lent = [dec, window, rec, aux];
+    for (let k = 0; k < fields.length; k++) w[fields[k]!] = lent[k]!;
+    let took = false;
+    try {
+      heap().set(chunk.subarray(from, end + 1), input);
+      took = core.jsonLine(state, input, n, out, maxBytes, map, mapEntries) === n;
+    } finally {
+      for (let k = 0; k < fields.length; k++) w[fields[k]!] = kept[k]!; // (the core never grows the memory: w is current)
+    }
+    try {
+      if (took) emit(heap().subarray(out, out + this.field(J_OUT_LEN)));
+    } finally {
+      free(block, size);
+    }
+    return took;
   }
 
   /**

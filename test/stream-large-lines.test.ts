@@ -1,0 +1,238 @@
+// NDJSON lines longer than the lines region (16 KiB) and shorter than LARGE_LINE (256 KiB) are
+// held until they end and taken whole by the indexed path, in regions made for the call with an
+// escape map of their own (src/stream/transducer.ts largeLine). Longer lines, and any line the
+// indexed path refuses, go the per-message way. None of it may change what a receiver reads:
+// against the per-message path, on lines of every shape and size around both edges (escapes
+// past any map, terms, tokens, images with their base64 before and after their type, schemas,
+// invalid lines), cut at random or through a reused buffer.
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { core } from '../src/core/instance.ts';
+import { createByteTransformer } from '../src/stream/index.ts';
+import { LARGE_LINE, LINES } from '../src/stream/transducer.ts';
+import { runs } from './arbitraries.ts';
+import { asReceived, render, type Scenario, scenarioOf, trace, line as usualLine, written } from './ndjson-scenarios.ts';
+import { bytes, streamAgreesWithObjectApi } from './stream-helpers.ts';
+
+afterEach(() => {
+  core.indexedPath(1);
+});
+
+// Payload text as JSON writes it: escapes of every kind (a lone surrogate too), terms, tokens
+// (which decoding restores), multi-byte characters, and a quote's and a backslash's escapes.
+const piece = fc.constantFrom(
+  'Qwen ',
+  'qwen',
+  'DashScope ',
+  '通义千问',
+  'a\\nb ',
+  '\\"',
+  '\\\\',
+  '\\u00e9',
+  '\\ud83d\\ude00',
+  '\\ud83d',
+  '\\/',
+  '\\t',
+  '中文 😀 ',
+  '__mcp_ref_7177656e__',
+  '__mcp_ref_5177656e__ ',
+  'plain ASCII text, long enough to leave a 64-byte block without a quote in it. ',
+);
+const text = fc.array(piece, { minLength: 1, maxLength: 12 }).map((p) => p.join(''));
+/** `unit` repeated to about n bytes (whole units: an escape is never cut). */
+const repeat = (unit: string, n: number) => unit.repeat(Math.max(1, Math.floor(n / Buffer.byteLength(unit))));
+/** A short name from `t`: the longest start of it, up to 20 characters, that cuts no escape. */
+const nameOf = (t: string) => {
+  const chars = [...t]; // (a surrogate pair is not cut either)
+  for (let k = Math.min(20, chars.length); k > 0; k--) {
+    const name = chars.slice(0, k).join('');
+    try {
+      JSON.parse(`"${name}"`);
+      return name;
+    } catch {}
+  }
+  return 'x';
+};
+const base64 = (n: number) => repeat('iVBORw0KGgoAAAANSUhEUgAAA+/Qwen', n).slice(0, n);
+
+/** A message of about `n` bytes in one of the shapes large MCP messages take. */
+const shaped = (shape: number, n: number, t: string): string => {
+  switch (shape) {
+    case 0: // one long text
+      return `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"${repeat(t, n)}"}]}}`;
+    case 1: {
+      // many short strings (an app list)
+      const entry = `{"name":"${nameOf(t)}","path":"/Applications/${nameOf(t)}.app","pid":42}`;
+      return `{"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"apps":[${Array(Math.floor(n / (Buffer.byteLength(entry) + 1)))
+        .fill(entry)
+        .join(',')}]}}}`;
+    }
+    case 2: // an image, its type first
+      return `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"image","data":"${base64(n)}","mimeType":"image/png"},{"type":"text","text":"${t}"}]}}`;
+    case 3: // an image, its data first (the host holds it until the type is known)
+      return `{"jsonrpc":"2.0","id":4,"result":{"content":[{"data":"${base64(n)}","type":"image","mimeType":"image/png"}]}}`;
+    case 4: {
+      // a tool list (maxLength widened when encoding)
+      const tool = `{"name":"${nameOf(t)}","inputSchema":{"type":"object","properties":{"app":{"type":"string","maxLength":64}}}}`;
+      return `{"jsonrpc":"2.0","id":5,"result":{"tools":[${Array(Math.floor(n / (Buffer.byteLength(tool) + 1)))
+        .fill(tool)
+        .join(',')}]}}`;
+    }
+    default: // a request with a long argument
+      return `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"write","arguments":{"text":"${repeat(t, n)}"}}}`;
+  }
+};
+
+// Sizes: at both edges (the region, LARGE_LINE) and anywhere between, a little past the top.
+const size = fc.oneof(
+  fc.integer({ min: LINES - 4, max: LINES + 4 }),
+  fc.integer({ min: LARGE_LINE - 4, max: LARGE_LINE + 4 }),
+  fc.integer({ min: LINES, max: LARGE_LINE + 4096 }),
+);
+
+/** A line of exactly `n` bytes when the shape allows (padded with spaces), spoiled or not. */
+const large = fc.record({ shape: fc.nat(5), n: size, t: text, spoil: fc.nat(9), at: fc.nat() }).map(({ shape, n, t, spoil, at }) => {
+  let b = bytes(shaped(shape, n - 160, t));
+  if (b.length < n) b = new Uint8Array([...b, ...new Uint8Array(n - b.length).fill(0x20)]);
+  const k = at % b.length;
+  // Spoiled: a control byte, bad UTF-8, cut short; the per-message path names the place.
+  if (spoil === 0) b[k] = 0x01;
+  else if (spoil === 1) b[k] = 0xff;
+  else if (spoil === 2) b = b.subarray(0, k);
+  return b;
+});
+
+/** Random streams of large and usual lines, cut anywhere (no one-byte pushes: the lines are long). */
+const scenario = fc
+  .tuple(
+    scenarioOf(fc.oneof({ weight: 2, arbitrary: large }, { weight: 3, arbitrary: usualLine })),
+    fc.oneof(
+      fc.record({ cuts: fc.array(fc.nat(2 * LARGE_LINE), { maxLength: 12 }) }),
+      fc.record({ reuse: fc.integer({ min: 1024, max: 80_000 }) }),
+    ),
+  )
+  .map(([s, chunking]): Scenario => ({ ...s, lines: s.lines.slice(0, 5), chunking }));
+
+describe('large NDJSON lines', () => {
+  it('read as the per-message path writes them, however the stream is cut', () => {
+    const before = core.indexedPath(1);
+    fc.assert(
+      fc.property(scenario, (s) => {
+        const stream = render(s);
+        expect(asReceived(trace(s, stream, true))).toEqual(asReceived(trace(s, stream, false)));
+        // With the lane on, the indexed path off: exactly the same (both hold the same way).
+        const on = trace(s, stream, true);
+        core.indexedPath(0);
+        expect(trace(s, stream, true)).toEqual(on);
+        core.indexedPath(1);
+      }),
+      runs(40),
+    );
+    expect(core.indexedPath(1)).toBeGreaterThan(before);
+  });
+
+  it('takes a line longer than the region whole, whether it arrives whole or in pieces', () => {
+    const t = 'Qwen a\\nb \\"通义\\u00e9 ';
+    for (const shape of [0, 1, 2, 4, 5]) {
+      for (const n of [LINES + 1, 100_000, LARGE_LINE - 400]) {
+        const input = bytes(`${shaped(shape, n, t)}\n`);
+        for (const chunk of [input.length, 65_536, 4096]) {
+          const taken = core.indexedPath(1);
+          const t1 = createByteTransformer('encode', {}, () => {});
+          for (let i = 0; i < input.length; i += chunk) t1.push(input.subarray(i, i + chunk));
+          t1.close();
+          expect([shape, n, chunk, core.indexedPath(1) - taken]).toEqual([shape, n, chunk, 1]);
+        }
+      }
+    }
+  });
+
+  it('takes long ASCII strings whatever place their closing quote has in a 64-byte block', () => {
+    // (Stage 1 passes over plain blocks in one compare each: a quote it missed there would make
+    // the indexed path refuse the message, unseen in the output but not in what it takes.)
+    for (let k = 0; k < 64; k++) {
+      const after = 'y'.repeat(200); // (so that the closing quote may fall anywhere in a whole block)
+      const lines = [
+        shaped(2, 20_000 + k, after),
+        `{"a":"${'x'.repeat(20_000 + k)}","b":"${after}"}`,
+        shaped(0, 20_000 + k, 'plain ASCII '),
+      ];
+      const input = bytes(`${lines.join('\n')}\n`);
+      const taken = core.indexedPath(1);
+      const t = createByteTransformer('encode', {}, () => {});
+      t.push(input);
+      t.close();
+      expect([k, core.indexedPath(1) - taken]).toEqual([k, 3]);
+    }
+  });
+
+  it('reads every quote after a run of plain blocks, wherever it falls in a block', () => {
+    // A quote missed there would end the text at `Qwen…"`, and `Qwen`, a method name, would be
+    // encoded as payload. The per-message path is the reference, a byte at a time in effect.
+    for (let k = 0; k < 64; k++) {
+      const input = bytes(`{"params":{"text":"${'x'.repeat(20_000 + k)}"},"method":"Qwen${'z'.repeat(100)}","jsonrpc":"2.0","id":1}\n`);
+      const run = (lines: boolean) => {
+        const out: Uint8Array[] = [];
+        const t = createByteTransformer('encode', {}, (b) => void out.push(b.slice()), { lines });
+        t.push(input);
+        t.close();
+        return Buffer.concat(out).toString();
+      };
+      const taken = core.indexedPath(1);
+      expect([k, run(true)]).toEqual([k, run(false)]);
+      expect(core.indexedPath(1) - taken).toBe(1);
+    }
+  });
+
+  it('leaves lines past LARGE_LINE, and images whose data comes first, to the per-message path', () => {
+    for (const input of [bytes(`${shaped(0, LARGE_LINE + 10, 'Qwen ')}\n`), bytes(`${shaped(3, 40_000, 'x')}\n`)]) {
+      const taken = core.indexedPath(1);
+      const out: Uint8Array[] = [];
+      const t = createByteTransformer('encode', {}, (b) => void out.push(b.slice()));
+      t.push(input);
+      t.close();
+      expect(core.indexedPath(1)).toBe(taken);
+      core.indexedPath(0);
+      const ref: Uint8Array[] = [];
+      const r = createByteTransformer('encode', {}, (b) => void ref.push(b.slice()));
+      r.push(input);
+      r.close();
+      expect(Buffer.concat(out)).toEqual(Buffer.concat(ref));
+      core.indexedPath(1);
+    }
+  });
+
+  it('transforms each large message as the object API does, encoding and decoding', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('encode' as const, 'decode' as const),
+        fc.array(fc.record({ shape: fc.nat(5), n: fc.integer({ min: LINES, max: LARGE_LINE - 1024 }), t: text }), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        fc.array(fc.nat(3 * LARGE_LINE), { maxLength: 8 }),
+        (mode, specs, cuts) => {
+          const input = specs.map(({ shape, n, t }) => `${shaped(shape, n, t)}\n`).join('');
+          streamAgreesWithObjectApi(mode, {}, input, cuts);
+        },
+      ),
+      runs(20),
+    );
+  });
+
+  it('agrees with the per-message path on written messages padded past the region', () => {
+    // Random messages as JSON writers emit them, with long padding in a payload string.
+    const padded = fc.tuple(written, fc.integer({ min: LINES, max: 4 * LINES }), text).map(([w, n, t]) => {
+      const m = Buffer.from(w).toString();
+      return bytes(m.replace(/^\{/, `{"_pad":"${repeat(t, n)}",`));
+    });
+    fc.assert(
+      fc.property(scenarioOf(padded), (s0) => {
+        const s: Scenario = { ...s0, lines: s0.lines.slice(0, 3), chunking: { cuts: [] } };
+        const stream = render(s);
+        expect(asReceived(trace(s, stream, true))).toEqual(asReceived(trace(s, stream, false)));
+      }),
+      runs(30),
+    );
+  });
+});
