@@ -207,6 +207,12 @@ export const MESSAGE_KINDS = {
   'app lists': (seed: number) => appsListResult(seed, 40),
   'CJK prose': (seed: number) => ({ jsonrpc: '2.0', id: seed, result: { content: [{ type: 'text', text: cjkText(seed, 4096) }] } }),
   screenshots: (seed: number) => imageResult(seed, 48 * 1024),
+  // A file read or a long log: one text of 60 KiB, over the lane's 16 KiB (not in the mixed traffic).
+  'file contents (60 KiB)': (seed: number) => ({
+    jsonrpc: '2.0',
+    id: seed,
+    result: { content: [{ type: 'text', text: mixedText(seed, 60 * 1024) }] },
+  }),
   'progress notifications': (seed: number) => ({
     jsonrpc: '2.0',
     method: 'notifications/progress',
