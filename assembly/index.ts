@@ -4,7 +4,7 @@
 export * from './abi';
 export { scan } from './match';
 export { jsonFinish, jsonReset, jsonStep } from './json/transducer';
-export { jsonLine, jsonLines } from './json/lines';
+export { jsonLarge, jsonLines } from './json/lines';
 export { indexedPath } from './json/whole'; // (for tests: the indexed path against the per-message one)
 export { wholeScans } from './json/indexed'; // (for tests: messages matched in one pass)
 export { jsonMessages } from './json/framed';

@@ -58,31 +58,16 @@ export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxByt
 }
 
 /**
- * One line longer than the lines region, whole at `inp` (len bytes, its '\n' last), taken by the
- * indexed path alone (nothing of it is kept when it is refused): as jsonLines for one line.
- * The host sizes `out` and the string regions for len bytes, and lends an escape map of
- * `mapEntries` at `map` (12 bytes each; past them, writing a string searches for its escapes).
+ * One whole message at `inp` (n bytes) longer than the batch regions (an NDJSON line without its
+ * line ending, a Content-Length body), taken by the indexed path alone, into `out`: the bytes
+ * written, or WHOLE_REFUSED with nothing kept (the per-message way takes it). The host sizes
+ * `out` and the string regions for n bytes, and lends an escape map of `mapEntries` at `map`
+ * (12 bytes each; past them, writing a string searches for its escapes).
  */
-export function jsonLine(state: usize, inp: usize, len: i32, out: usize, maxBytes: u32, map: usize, mapEntries: i32): i32 {
+export function jsonLarge(state: usize, inp: usize, n: i32, out: usize, map: usize, mapEntries: i32): i32 {
   attach(state);
   escapeMapAt(map, mapEntries);
-  const taken = oneLine(state, inp, len, out, maxBytes);
-  escapeMapAt(0, 0);
-  return taken;
-}
-
-function oneLine(state: usize, inp: usize, len: i32, out: usize, maxBytes: u32): i32 {
-  set(J_OUT_LEN, 0);
-  set(J_LINES_MESSAGES, 0);
-  set(J_LINES_STOP, LINES_REFUSED);
-  const n = len - 1;
-  const counted = n > 0 && <u32>load<u8>(inp + <usize>(n - 1)) == CR ? n - 1 : n;
-  if (<u32>counted > maxBytes) return 0;
   const written = indexedOnly(state, inp, n, out);
-  if (written == WHOLE_REFUSED) return 0;
-  store<u8>(out + <usize>written, <u8>LF);
-  set(J_OUT_LEN, <u32>written + 1);
-  set(J_LINES_MESSAGES, 1);
-  set(J_LINES_STOP, LINES_END);
-  return len;
+  escapeMapAt(0, 0);
+  return written;
 }

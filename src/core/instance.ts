@@ -13,8 +13,8 @@ export interface CoreExports {
   jsonFinish(state: number, out: number): number;
   /** Whole NDJSON lines that need no host, in one call (results in the state: J_LINES_*). */
   jsonLines(state: number, inp: number, len: number, out: number, maxBytes: number): number;
-  /** One whole line longer than the lines region, by the indexed path alone (results as jsonLines'). */
-  jsonLine(state: number, inp: number, len: number, out: number, maxBytes: number, map: number, mapEntries: number): number;
+  /** One whole message longer than the batch regions, by the indexed path alone: the bytes written, or -1 (refused). */
+  jsonLarge(state: number, inp: number, n: number, out: number, map: number, mapEntries: number): number;
   /** Tests: the indexed path on (1) or off (0), for whole messages; returns how many it has taken. */
   indexedPath(on: number): number;
   /** Tests: how many messages the indexed path matched in one pass. */

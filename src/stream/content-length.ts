@@ -12,7 +12,7 @@ import type { Framer } from './framer.js';
 import { HeldBytes } from './held-bytes.js';
 import type { MessagePipe } from './pipe.js';
 import { PayloadStreamError } from './stream-error.js';
-import { FRAMED, FRAMES } from './transducer.js';
+import { FRAMED, FRAMES, LARGE_LINE } from './transducer.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 const HEADER_STEP = 256;
@@ -167,11 +167,11 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   const bodies = new Float64Array(FRAMES * 2);
   const out = new FramedWriter();
   // A frame cut by the chunk's end that the batch could take whole (a header block of at most
-  // CARRY_HEADER bytes, a body within FRAMED and maxMessageBytes) is held (copied: the chunk's
+  // CARRY_HEADER bytes, a body shorter than LARGE_LINE and within maxMessageBytes) is held (copied: the chunk's
   // owner may reuse it) until its last byte arrives, then read as a chunk of its own; so how a
   // stream is cut does not decide which path a message takes. `carryWant`: the frame's whole
   // length, or -1 while its header block is not whole.
-  const carry = new Carry(CARRY_HEADER + 4 + FRAMED);
+  const carry = new Carry(CARRY_HEADER + 4 + LARGE_LINE);
   let carryWant = 0;
 
   /**
@@ -186,7 +186,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
       if (readHeader(b, at, stop) !== null) return 0;
     }
     const length = parsed.length;
-    return length > pipe.maxMessageBytes || length > FRAMED || stop - at > CARRY_HEADER ? 0 : stop - at + length;
+    return length > pipe.maxMessageBytes || length >= LARGE_LINE || stop - at > CARRY_HEADER ? 0 : stop - at + length;
   };
 
   /** The held bytes, read as a chunk of their own (the frame is whole, or will not be taken). */
@@ -195,12 +195,13 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   /**
    * At a header block's start, nothing held: the frames from `at` whole in `chunk` (header and
    * body), each body within maxMessageBytes, are transformed in the core, up to FRAMED bytes of
-   * bodies per call, and written with their new Content-Length. Returns where it stopped, at a
+   * bodies per call (a longer body, shorter than LARGE_LINE, in a call of its own), and written
+   * with their new Content-Length. Returns where it stopped, at a
    * frame start: that frame (refused, cut by the chunk's end, too large, or a header the
    * per-frame way refuses) goes the per-frame way, which reports and checks it as always.
    */
   const takeFrames = (chunk: Uint8Array, at: number): number => {
-    for (;;) {
+    batches: for (;;) {
       let n = 0;
       let from = -1;
       let p = at;
@@ -215,6 +216,19 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
         if (length > pipe.maxMessageBytes || stop + length > chunk.length) break;
         if (from < 0) from = stop;
         if (stop + length - from > FRAMED) {
+          if (n === 0 && length < LARGE_LINE) {
+            // Too long for a batch: on its own, then the frames after it batched again.
+            const [digitsFrom, digitsTo] = [parsed.digitsStart, parsed.digitsEnd];
+            const took = pipe.large(chunk, stop, length, (output) => {
+              emit(chunk.subarray(p, digitsFrom));
+              emit(digits(output.length));
+              emit(chunk.subarray(digitsTo, stop));
+              emit(output);
+            });
+            if (!took) return at;
+            at = stop + length;
+            continue batches;
+          }
           full = n > 0;
           break;
         }

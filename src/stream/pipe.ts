@@ -137,10 +137,7 @@ export class MessagePipe {
     const at = t.lines(chunk, from, firstEnd, this.linesLimit, this.emit);
     this.messageNumber += t.linesTaken;
     if (at !== from) this.linesBackoff = 0;
-    else if (t.linesRefused) {
-      this.linesBackoff = Math.min(LINES_BACKOFF, this.linesBackoff * 2 || 1);
-      this.linesSkip = this.linesBackoff;
-    }
+    else if (t.linesRefused) this.stepAside();
     return at;
   }
 
@@ -182,11 +179,29 @@ export class MessagePipe {
     const taken = t.framed(chunk, from, to, bodies, count);
     this.messageNumber += t.framedMessages;
     if (taken > 0) this.linesBackoff = 0;
-    else if (count > 0) {
-      this.linesBackoff = Math.min(LINES_BACKOFF, this.linesBackoff * 2 || 1);
-      this.linesSkip = this.linesBackoff;
-    }
+    else if (count > 0) this.stepAside();
     return taken;
+  }
+
+  /**
+   * Content-Length: transforms one whole body the framing found in `chunk`, [from, from + n),
+   * longer than a `framed` call takes (up to LARGE_LINE, within maxMessageBytes), on its own,
+   * and numbers it; its output goes to `write` (a view: copy it at once). Returns false, with
+   * nothing written, when the per-message way must take it (and the batch steps aside).
+   */
+  large(chunk: Uint8Array, from: number, n: number, write: (output: Uint8Array) => void): boolean {
+    const took = this.transducer.large(chunk, from, n, write);
+    if (took) {
+      this.messageNumber++;
+      this.linesBackoff = 0;
+    } else this.stepAside();
+    return took;
+  }
+
+  /** After a refused batch, the next 1, 2, 4… (up to LINES_BACKOFF) messages skip it. */
+  private stepAside(): void {
+    this.linesBackoff = Math.min(LINES_BACKOFF, this.linesBackoff * 2 || 1);
+    this.linesSkip = this.linesBackoff;
   }
 
   /** The taken bodies' output from the last `framed` call (a view into WASM memory: copy it at once). */

@@ -65,10 +65,12 @@ const SLICE = 16 * 1024;
 /** The NDJSON lines region (`lines`): longer lines go the per-message way. At most SLICE (the output is sized for it). */
 export const LINES = SLICE;
 /**
- * Lines longer than the lines region, up to this (its '\n' included), are each taken whole on
- * their own by the indexed path, in regions made for the call and given back after it.
+ * Whole messages longer than the batch regions, up to this (an NDJSON line with its '\n', a
+ * Content-Length body), are each taken on their own by the indexed path, in regions made for
+ * the call and given back after it.
  */
 export const LARGE_LINE = 256 * 1024;
+const NEWLINE = new Uint8Array([0x0a]);
 /** Bytes per entry of the core's escape map (assembly/json/windows.ts). */
 const ESCAPE_ENTRY = 12;
 /** Most bodies per `framed` call (its frame table). */
@@ -298,7 +300,14 @@ export class Transducer {
       if (lineEnd - at >= LINES) {
         // Too long for the region: taken on its own, when it is not too long for that too.
         if (lineEnd - at >= LARGE_LINE) break;
-        if (!this.largeLine(chunk, at, lineEnd, maxBytes, emit)) {
+        const counted = lineEnd - at - (chunk[lineEnd - 1] === 0x0d ? 1 : 0);
+        const took =
+          counted <= maxBytes &&
+          this.large(chunk, at, lineEnd - at, (output) => {
+            emit(output);
+            emit(NEWLINE);
+          });
+        if (!took) {
           this.linesRefused = true;
           break;
         }
@@ -346,13 +355,13 @@ export class Transducer {
   }
 
   /**
-   * One whole line of `chunk`, [from, end] with its '\n' at `end`, longer than the lines region:
-   * transformed by the indexed path alone, in an input, output and string regions made for it
-   * (the state's own are swapped out for the call; no message is in progress, so they hold
-   * nothing). Returns false, with nothing emitted, when the line must go the per-message way.
+   * One whole message, chunk[from, from + n), longer than the batch regions: transformed by the
+   * indexed path alone, in input, output and string regions made for it (the state's own are
+   * swapped out for the call; no message is in progress, so they hold nothing), its output given
+   * to `write` (a view into WASM memory, valid for the call). Returns false, with nothing
+   * written, when the message must go the per-message way.
    */
-  private largeLine(chunk: Uint8Array, from: number, end: number, maxBytes: number, emit: (bytes: Uint8Array) => void): boolean {
-    const n = end + 1 - from;
+  large(chunk: Uint8Array, from: number, n: number, write: (output: Uint8Array) => void): boolean {
     const window = n + 16; // (a string's decoded text may take all of it; a copy runs 16 bytes past)
     const mapEntries = n >> 3; // (a string with more escapes is written searching for them)
     const { size, at } = carve([n, ...this.stringRegions(window), this.outputFor(n), mapEntries * ESCAPE_ENTRY]);
@@ -365,19 +374,19 @@ export class Transducer {
     const kept = fields.map((f) => w[f]!);
     const lent = [dec, window, rec, aux];
     for (let k = 0; k < fields.length; k++) w[fields[k]!] = lent[k]!;
-    let took = false;
+    let written = -1;
     try {
-      heap().set(chunk.subarray(from, end + 1), input);
-      took = core.jsonLine(state, input, n, out, maxBytes, map, mapEntries) === n;
+      heap().set(chunk.subarray(from, from + n), input);
+      written = core.jsonLarge(state, input, n, out, map, mapEntries);
     } finally {
       for (let k = 0; k < fields.length; k++) w[fields[k]!] = kept[k]!; // (the core never grows the memory: w is current)
     }
     try {
-      if (took) emit(heap().subarray(out, out + this.field(J_OUT_LEN)));
+      if (written >= 0) write(heap().subarray(out, out + written));
     } finally {
       free(block, size);
     }
-    return took;
+    return written >= 0;
   }
 
   /**
