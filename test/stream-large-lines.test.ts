@@ -1,10 +1,11 @@
-// NDJSON lines longer than the lines region (16 KiB) and shorter than LARGE_LINE (256 KiB) are
-// held until they end and taken whole by the indexed path, in regions made for the call with an
-// escape map of their own (src/stream/transducer.ts largeLine). Longer lines, and any line the
-// indexed path refuses, go the per-message way. None of it may change what a receiver reads:
-// against the per-message path, on lines of every shape and size around both edges (escapes
-// past any map, terms, tokens, images with their base64 before and after their type, schemas,
-// invalid lines), cut at random or through a reused buffer.
+// Whole messages longer than the batch regions (16 KiB) and shorter than LARGE_LINE (256 KiB),
+// NDJSON lines and Content-Length bodies, are held until they end and taken on their own by the
+// indexed path, in regions made for the call with an escape map of their own
+// (src/stream/transducer.ts `large`). Longer ones, and any the indexed path refuses, go the
+// per-message way. None of it may change what a receiver reads: against the per-message path,
+// on messages of every shape and size around both edges (escapes past any map, terms, tokens,
+// images with their base64 before and after their type, schemas, invalid ones), cut at random
+// or through a reused buffer.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { core } from '../src/core/instance.ts';
@@ -113,7 +114,7 @@ const scenario = fc
   )
   .map(([s, chunking]): Scenario => ({ ...s, lines: s.lines.slice(0, 5), chunking }));
 
-describe('large NDJSON lines', () => {
+describe('large messages', () => {
   it('read as the per-message path writes them, however the stream is cut', () => {
     const before = core.indexedPath(1);
     fc.assert(

@@ -15,7 +15,7 @@ import { FramedWriter } from './framed-writer.js';
 import type { Framer } from './framer.js';
 import { HeldBytes } from './held-bytes.js';
 import type { EndResult, MessagePipe } from './pipe.js';
-import { FRAMED, FRAMES } from './transducer.js';
+import { FRAMED, FRAMES, LARGE_LINE } from './transducer.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -37,8 +37,8 @@ const NO_BYTES = new Uint8Array(0);
 /** Most lines of an event the core's batch takes (the rest go the per-line way). */
 const BATCH_LINES = 64;
 const BOM = [0xef, 0xbb, 0xbf];
-/** The longest start of an event held until it ends: data within the batch's region, and other lines. */
-const CARRY = FRAMED + 1024;
+/** The longest start of an event held until it ends: data the core takes whole (shorter than LARGE_LINE), and other lines. */
+const CARRY = LARGE_LINE + 1024;
 
 type Kind = 'head' | 'data' | 'event' | 'other';
 
@@ -379,7 +379,8 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   /**
    * At an event's start, nothing held: the events from `at` whole in `chunk` whose data is one
    * `data:` line of a message event (the common case), within the limits, have their data
-   * transformed in the core, up to FRAMED bytes of it per call, and are written as the per-line
+   * transformed in the core, up to FRAMED bytes of it per call (longer data, shorter than
+   * LARGE_LINE, in a call of its own), and are written as the per-line
    * way writes them (the data value replaced, every other byte kept); events without data
    * pass. Returns where it stopped, at an event start: that event (refused by the core, cut by
    * the chunk's end, of another type, with several data lines or many lines) goes the per-line
@@ -388,7 +389,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   const takeEvents = (chunk: Uint8Array, at: number, crEnds: boolean): number => {
     const length = chunk.length;
     cut.start = -1;
-    for (;;) {
+    batches: for (;;) {
       let n = 0; // events
       let m = 0; // bodies
       let from = -1;
@@ -438,7 +439,20 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
           if (!isMessage || valueEnd - valueStart > max || other > max) break;
           if (from < 0) from = valueStart;
           if (valueEnd - from > FRAMED) {
-            full = m > 0;
+            const large = valueEnd - valueStart < LARGE_LINE;
+            if (n === 0 && large) {
+              // Too long for a batch: on its own, then the events after it batched again.
+              const end = p;
+              const took = pipe.large(chunk, valueStart, valueEnd - valueStart, (output) => {
+                emit(chunk.subarray(start, valueStart));
+                emit(output);
+                emit(chunk.subarray(valueEnd, end));
+              });
+              if (!took) return at;
+              at = end;
+              continue batches;
+            }
+            full = m > 0 || large; // (the events before it first: then it comes first)
             break;
           }
           bodies[2 * m] = valueStart;
