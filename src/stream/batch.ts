@@ -79,7 +79,10 @@ export class OutputBatch {
     const buf = this.buf!;
     const size = this.size;
     this.size = 0;
-    if (buf !== this.kept) {
+    if (buf !== this.kept || size >= MAX_BATCH) {
+      // (A full kept buffer goes out too, and is kept no more: output past MAX_BATCH is not
+      // copied twice.)
+      if (buf === this.kept) this.kept = null;
       this.buf = null; // (handed out, or too large to keep idle)
       // About full: it goes as it is. A chunk much smaller than its buffer gets a buffer of its
       // own size: a consumer that queues chunks must not hold many times the bytes it counts.
