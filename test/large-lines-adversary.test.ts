@@ -15,7 +15,7 @@ import { Carry } from '../src/stream/carry.ts';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { LARGE_LINE, LINES } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
-import { asReceived, cat, type Scenario, trace, line as usualLine } from './ndjson-scenarios.ts';
+import { asReceived, cat, describeError, hexAppender, type Scenario, trace, line as usualLine } from './ndjson-scenarios.ts';
 import { bytes } from './stream-helpers.ts';
 
 // Default terms, 1-byte exact terms (the most expansion: 'x' → `__mcp_ref_78__`), ASCII-folded ones.
@@ -265,6 +265,65 @@ describe('large NDJSON lines, adversarially', () => {
       }),
       runs(30),
     );
+  });
+});
+
+describe('large lines of unusual shapes', () => {
+  it('agree on blank, root scalar, batch, deep, data: URI, blob and duplicate-key lines; callbacks that throw', () => {
+    const q = 'Qwen x '.repeat(5000);
+    const shapes = [
+      ' '.repeat(20_000),
+      ' \t'.repeat(20_000),
+      `"${q}"`,
+      '1'.repeat(20_000),
+      `1${'0'.repeat(20_000)}e5`,
+      `${' '.repeat(20_000)}{"a":"Qwen"}${' '.repeat(100)}`,
+      `[${Array(300)
+        .fill(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Qwen x ${'y'.repeat(60)}"}]}}`)
+        .join(',')}]`,
+      `${'['.repeat(5000)}"Qwen"${']'.repeat(5000)}`,
+      `${'{"a":'.repeat(3000)}"Qwen"${'}'.repeat(3000)}`,
+      `{"a":"data:image/png;base64,${'QUFB'.repeat(5000)}"}`,
+      `{"a":"data:text/plain;base64,${'QUFB'.repeat(5000)}"}`,
+      `{"uri":"file:///x","blob":"${'QUFB'.repeat(5000)}"}`,
+      `{"blob":"${'QUFB'.repeat(5000)}","uri":"file:///x"}`,
+      `{"type":"image","data":"${'QUFB'.repeat(5000)}","type":"text"}`,
+      `{"__mcp_ref_5177656e__":"${q}","Qwen":1}`,
+      `\ufeff{"a":"${q}"}`,
+      `{"a":"${'\\u0000'.repeat(5000)}"}`,
+      `{"params":{"arguments":{"${q}":1}},"method":"tools/call"}`,
+    ];
+    const run = (mode: 'encode' | 'decode', input: Uint8Array, lines: boolean, codec: StreamOptions, how: 'log' | 'throw') => {
+      const log: unknown[] = [];
+      const out = hexAppender(log);
+      const callback = (kind: string) => (e: unknown) => {
+        log.push([kind, ...describeError(e)]);
+        if (how === 'throw') throw new Error(`${kind} threw`);
+      };
+      const t = createByteTransformer(mode, { ...codec, onInvalidMessage: callback('invalid'), onCollision: callback('dropped') }, out, {
+        lines,
+      });
+      try {
+        t.push(input);
+        t.close();
+      } catch (e) {
+        log.push(['threw', ...describeError(e)]);
+      }
+      return asReceived(log);
+    };
+    for (const shape of shapes) {
+      for (const end of ['\n', '\r\n']) {
+        const input = bytes(['{"b":"Qwen"}', shape, '{"b":1}', 'this is junk', '{"c":"x"}', ''].join(end));
+        for (const mode of ['encode', 'decode'] as const) {
+          for (const codec of [CODECS[0], CODECS[1]]) {
+            for (const how of ['log', 'throw'] as const) {
+              const what = [shape.slice(0, 16), end, mode, codec, how];
+              expect([what, run(mode, input, true, codec, how)]).toEqual([what, run(mode, input, false, codec, how)]);
+            }
+          }
+        }
+      }
+    }
   });
 });
 
