@@ -10,6 +10,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { core } from '../src/core/instance.ts';
+import { allocate, free, heapStats } from '../src/core/memory.ts';
 import { OutputBatch } from '../src/stream/batch.ts';
 import { Carry } from '../src/stream/carry.ts';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
@@ -328,6 +329,36 @@ describe('large lines of unusual shapes', () => {
 });
 
 describe('what a stream keeps after large lines', () => {
+  it('a large line grows WASM memory by a bounded amount, whatever the codec expands to', () => {
+    // The regions are sized for the most output the line could have (each byte a token): with a
+    // 1-byte term and a 204-character prefix, 250 KB of input asked for 52 MB, which WASM memory
+    // keeps for good (and a prefix of 17,000 characters asked for more than 4 GB: the lane threw
+    // a RangeError on a line the per-message path transforms). Such a line goes the per-message way.
+    const codec = { prefix: `__${'p'.repeat(200)}_`, terms: { exact: ['x'] } };
+    const input = bytes(`{"a":"${'y'.repeat(250_000)} x"}\n{"b":"x"}\n`);
+    const run = (lines: boolean) => {
+      const out: Uint8Array[] = [];
+      const t = createByteTransformer('encode', codec, (b) => void out.push(b.slice()), { lines });
+      t.push(input);
+      t.close();
+      return Buffer.concat(out).toString('hex');
+    };
+    const reference = run(false);
+    const before = core.memory.buffer.byteLength;
+    expect(run(true) === reference).toBe(true);
+    expect(core.memory.buffer.byteLength - before).toBeLessThanOrEqual(16 * 1024 * 1024);
+  });
+
+  it('the allocator refuses a size past WASM memory rather than hand out a smaller block', () => {
+    // (align used 32-bit arithmetic: 2^32 + 16 bytes were 16, and 3e9 a negative size.)
+    const { top } = heapStats();
+    expect(() => allocate(2 ** 32 + 16)).toThrow(RangeError);
+    expect(() => allocate(3e9)).toThrow(RangeError);
+    expect(heapStats().top).toBe(top);
+    const p = allocate(64);
+    free(p, 64);
+  });
+
   it('the carry lets its grown buffer go once a small line is taken after a large one', () => {
     // (carry.ts: "a grown one is let go after the next small message is taken".)
     const carry = new Carry(LARGE_LINE);
