@@ -13,7 +13,7 @@ const freeStarts: number[] = [];
 const freeSizes: number[] = [];
 
 function align(n: number): number {
-  return (n + 15) & ~15;
+  return Math.ceil(n / 16) * 16; // (not 32-bit arithmetic: a size past 2 GiB must not wrap)
 }
 
 // Only allocate() grows the memory (the core never allocates), so the views are refreshed
@@ -49,12 +49,13 @@ export function allocate(size: number): number {
     return ptr;
   }
   const ptr = top;
-  top += n;
-  const need = top - core.memory.buffer.byteLength;
+  const need = ptr + n - core.memory.buffer.byteLength;
   if (need > 0) {
+    // (Past what WASM memory can hold, grow throws a RangeError, and the heap is as it was.)
     core.memory.grow(Math.ceil(need / PAGE));
     refreshViews();
   }
+  top = ptr + n;
   return ptr;
 }
 
