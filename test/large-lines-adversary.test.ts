@@ -1,6 +1,6 @@
 // Adversarial checks of large NDJSON lines (longer than the lines region, shorter than
 // LARGE_LINE: held until they end, then taken whole by the indexed path in regions made for the
-// call; src/stream/transducer.ts largeLine), against the per-message path (`lines: false`) as a
+// call; src/stream/transducer.ts `large`), against the per-message path (`lines: false`) as a
 // receiver reads it (asReceived): output expansion with 1-byte terms (14 bytes per input byte),
 // escapes past the lent escape map, lone surrogates, every special byte at every place of a
 // block after a run of plain blocks (skipPlainBlocks), plain blocks outside strings, sizes at
@@ -358,15 +358,28 @@ describe('what a stream keeps after large lines', () => {
     free(p, 64);
   });
 
-  it('the carry lets its grown buffer go once a small line is taken after a large one', () => {
-    // (carry.ts: "a grown one is let go after the next small message is taken".)
+  it('the carry keeps its grown buffer while large lines come, and lets it go after 64 small ones in a row', () => {
+    // (carry.ts: a grown one "goes after SHRINK_AFTER small ones in a row".)
     const carry = new Carry(LARGE_LINE);
+    const size = () => (carry as unknown as { buf: Uint8Array | null }).buf?.length ?? 0;
+    const small = bytes('{"a":1}');
     carry.add(new Uint8Array(200_000));
     expect(carry.take().length).toBe(200_000);
-    carry.add(bytes('{"a":1}'));
-    expect(carry.take()).toEqual(bytes('{"a":1}'));
-    const kept = (carry as unknown as { buf: Uint8Array | null }).buf;
-    expect(kept?.length ?? 0).toBeLessThanOrEqual(32 * 1024);
+    for (let k = 0; k < 63; k++) {
+      carry.add(small);
+      expect(carry.take()).toEqual(small);
+    }
+    expect(size()).toBeGreaterThan(200_000); // (kept: a large line may come again)
+    carry.add(new Uint8Array(100_000)); // (a large one between: the count starts again)
+    carry.take();
+    for (let k = 0; k < 63; k++) {
+      carry.add(small);
+      carry.take();
+    }
+    expect(size()).toBeGreaterThan(200_000);
+    carry.add(small);
+    expect(carry.take()).toEqual(small);
+    expect(size()).toBeLessThanOrEqual(32 * 1024);
   });
 
   it('the batch lets output past 1 MiB out as it is: copied in once, not twice', () => {

@@ -6,6 +6,7 @@
 import { F_LENGTH, F_MESSAGE, F_OFFSET, F_OUT_END, FRAME_SIZE, J_OUT_LEN } from '../abi';
 import { set } from './state';
 import { WHOLE_REFUSED, wholeMessage, wholeWasMessage } from './whole';
+import { escapeMapAt } from './windows';
 
 /**
  * Transforms the `count` bodies of the frame table at `frames` (FRAME_SIZE bytes each: F_OFFSET
@@ -15,6 +16,7 @@ import { WHOLE_REFUSED, wholeMessage, wholeWasMessage } from './whole';
  * refused. J_OUT_LEN is their output. The host sizes `out` for the bodies' bytes, as for jsonStep.
  */
 export function jsonMessages(state: usize, inp: usize, frames: usize, count: i32, out: usize): i32 {
+  escapeMapAt(0, 0); // (the core's own map, even if a trap left a host's lent)
   let o = out;
   let k: i32 = 0;
   for (; k < count; k++) {

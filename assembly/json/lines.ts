@@ -26,6 +26,7 @@ import { indexedOnly, WHOLE_REFUSED, wholeMessage, wholeWasMessage } from './who
  */
 export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxBytes: u32): i32 {
   attach(state);
+  escapeMapAt(0, 0); // (the core's own map, even if a trap left a host's lent)
   let i: i32 = 0;
   let o = out;
   let messages: u32 = 0;

@@ -67,7 +67,7 @@ export let gNoEscapes: bool = false; // no escapes in the raw window: the offset
 // its raw end, offsets into the string), so the cursor pair jumps from escape to escape instead
 // of reading the raw bytes again for each match (prose with a line break every sentence and a
 // match in most: the raw bytes were searched for backslashes once per match).
-// A large line's call (lines.ts jsonLine) lends a larger map, made by the host for it.
+// A large message's call (lines.ts jsonLarge) lends a larger map, made by the host for it.
 const ESCAPE_MAP_ENTRIES: i32 = 1024;
 const ESCAPE_MAP = memory.data(ESCAPE_MAP_ENTRIES * 12, 16);
 let gMap: usize = ESCAPE_MAP;

@@ -216,7 +216,7 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
         if (length > pipe.maxMessageBytes || stop + length > chunk.length) break;
         if (from < 0) from = stop;
         if (stop + length - from > FRAMED) {
-          if (n === 0 && length < LARGE_LINE) {
+          if (n === 0 && pipe.takesLarge(length)) {
             // Too long for a batch: on its own, then the frames after it batched again.
             const [digitsFrom, digitsTo] = [parsed.digitsStart, parsed.digitsEnd];
             const took = pipe.large(chunk, stop, length, (output) => {

@@ -198,6 +198,11 @@ export class MessagePipe {
     return took;
   }
 
+  /** Whether `large` may take a body of n bytes (shorter than LARGE_LINE; a codec that expands much takes less). */
+  takesLarge(n: number): boolean {
+    return this.transducer.takesLarge(n);
+  }
+
   /** After a refused batch, the next 1, 2, 4… (up to LINES_BACKOFF) messages skip it. */
   private stepAside(): void {
     this.linesBackoff = Math.min(LINES_BACKOFF, this.linesBackoff * 2 || 1);

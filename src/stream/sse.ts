@@ -439,7 +439,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
           if (!isMessage || valueEnd - valueStart > max || other > max) break;
           if (from < 0) from = valueStart;
           if (valueEnd - from > FRAMED) {
-            const large = valueEnd - valueStart < LARGE_LINE;
+            const large = pipe.takesLarge(valueEnd - valueStart);
             if (n === 0 && large) {
               // Too long for a batch: on its own, then the events after it batched again.
               const end = p;

@@ -70,6 +70,13 @@ export const LINES = SLICE;
  * the call and given back after it.
  */
 export const LARGE_LINE = 256 * 1024;
+/**
+ * The most WASM memory a large message's regions may take (sized for the most output it could
+ * have; WASM memory never shrinks): under a codec that expands more (a 1-byte term and a long
+ * prefix) its longer messages go the per-message way, which needs a slice's worth. (The default
+ * codec's regions for a LARGE_LINE message: about 4 MiB; with a 1-byte term, 6.5 MiB.)
+ */
+const LARGE_BLOCK = 16 * 1024 * 1024;
 const NEWLINE = new Uint8Array([0x0a]);
 /** Bytes per entry of the core's escape map (assembly/json/windows.ts). */
 const ESCAPE_ENTRY = 12;
@@ -299,7 +306,7 @@ export class Transducer {
     for (;;) {
       if (lineEnd - at >= LINES) {
         // Too long for the region: taken on its own, when it is not too long for that too.
-        if (lineEnd - at >= LARGE_LINE) break;
+        if (!this.takesLarge(lineEnd - at)) break;
         const counted = lineEnd - at - (chunk[lineEnd - 1] === 0x0d ? 1 : 0);
         const took =
           counted <= maxBytes &&
@@ -354,6 +361,18 @@ export class Transducer {
     return at;
   }
 
+  /** Whether `large` may take a message of n bytes: shorter than LARGE_LINE, its regions within LARGE_BLOCK. */
+  takesLarge(n: number): boolean {
+    return n < LARGE_LINE && this.largeRegions(n).size <= LARGE_BLOCK;
+  }
+
+  /** A large message's regions for its n bytes: input, string regions, output, escape map. */
+  private largeRegions(n: number): { size: number; at: number[]; window: number; mapEntries: number } {
+    const window = n + 16; // (a string's decoded text may take all of it; a copy runs 16 bytes past)
+    const mapEntries = n >> 3; // (a string with more escapes is written searching for them)
+    return { ...carve([n, ...this.stringRegions(window), this.outputFor(n), mapEntries * ESCAPE_ENTRY]), window, mapEntries };
+  }
+
   /**
    * One whole message, chunk[from, from + n), longer than the batch regions: transformed by the
    * indexed path alone, in input, output and string regions made for it (the state's own are
@@ -362,9 +381,7 @@ export class Transducer {
    * written, when the message must go the per-message way.
    */
   large(chunk: Uint8Array, from: number, n: number, write: (output: Uint8Array) => void): boolean {
-    const window = n + 16; // (a string's decoded text may take all of it; a copy runs 16 bytes past)
-    const mapEntries = n >> 3; // (a string with more escapes is written searching for them)
-    const { size, at } = carve([n, ...this.stringRegions(window), this.outputFor(n), mapEntries * ESCAPE_ENTRY]);
+    const { size, at, window, mapEntries } = this.largeRegions(n);
     const block = allocate(size);
     this.useTables(); // (both may grow the memory: before any view)
     const [input, dec, rec, aux, out, map] = at.map((a) => block + a) as [number, number, number, number, number, number];
