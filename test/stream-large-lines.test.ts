@@ -237,50 +237,64 @@ describe('large messages', () => {
     );
   });
 
-  it('Content-Length: a body longer than a batch is taken whole, as the per-message path writes it', () => {
-    const frame = (body: Uint8Array) => Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]);
-    fc.assert(
-      fc.property(
-        fc.constantFrom('encode' as const, 'decode' as const),
-        fc.array(fc.oneof(large, written), { minLength: 1, maxLength: 4 }),
-        fc.array(fc.nat(3 * LARGE_LINE), { maxLength: 10 }),
-        fc.boolean(),
-        (mode, bodies, cuts, lenient) => {
-          const input = new Uint8Array(Buffer.concat(bodies.map(frame)));
-          const run = (lines: boolean) => {
-            const log: unknown[] = [];
-            const options = {
-              framing: 'content-length' as const,
-              onInvalidMessage: lenient ? (e: unknown) => void log.push(['invalid', String(e)]) : undefined,
-            };
-            const t = createByteTransformer(mode, options, (b) => void log.push(Buffer.from(b).toString('hex')), { lines });
-            try {
-              let from = 0;
-              for (const p of [...new Set(cuts.map((c) => Math.min(c, input.length)))].sort((a, b) => a - b).concat(input.length)) {
-                if (p > from) t.push(input.slice(from, p));
-                from = Math.max(from, p);
+  // Content-Length bodies and SSE events (one data line each, unless the body holds a line break).
+  const framings = {
+    'content-length': (body: Uint8Array) => Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]),
+    sse: (body: Uint8Array) =>
+      Buffer.concat([
+        Buffer.from('event: message\n'),
+        ...Buffer.from(body)
+          .toString('latin1')
+          .split('\n')
+          .map((l) => Buffer.concat([Buffer.from('data: '), Buffer.from(l, 'latin1'), Buffer.from('\n')])),
+        Buffer.from('\n'),
+      ]),
+  };
+  for (const [framing, frame] of Object.entries(framings) as [keyof typeof framings, (b: Uint8Array) => Buffer][]) {
+    it(`${framing}: a message longer than a batch is taken whole, as the per-message path writes it`, () => {
+      fc.assert(
+        fc.property(
+          fc.constantFrom('encode' as const, 'decode' as const),
+          fc.array(fc.oneof(large, written), { minLength: 1, maxLength: 4 }),
+          fc.array(fc.nat(3 * LARGE_LINE), { maxLength: 10 }),
+          fc.boolean(),
+          (mode, bodies, cuts, lenient) => {
+            const input = new Uint8Array(Buffer.concat(bodies.map(frame)));
+            const run = (lines: boolean) => {
+              const log: unknown[] = [];
+              const options = {
+                framing,
+                onInvalidMessage: lenient ? (e: unknown) => void log.push(['invalid', String(e)]) : undefined,
+              };
+              const t = createByteTransformer(mode, options, (b) => void log.push(Buffer.from(b).toString('hex')), { lines });
+              try {
+                let from = 0;
+                for (const p of [...new Set(cuts.map((c) => Math.min(c, input.length)))].sort((a, b) => a - b).concat(input.length)) {
+                  if (p > from) t.push(input.slice(from, p));
+                  from = Math.max(from, p);
+                }
+                t.close();
+              } catch (e) {
+                log.push(['threw', String(e)]);
               }
-              t.close();
-            } catch (e) {
-              log.push(['threw', String(e)]);
-            }
-            return log.join('');
-          };
-          expect(run(true)).toBe(run(false));
-        },
-      ),
-      runs(30),
-    );
-    // And it is taken: whole, and held across 4 KiB chunks.
-    for (const n of [LINES + 1, 100_000, LARGE_LINE - 400]) {
-      const input = new Uint8Array(frame(bytes(shaped(0, n, 'Qwen a\\nb '))));
-      for (const chunk of [input.length, 4096]) {
-        const taken = core.indexedPath(1);
-        const t = createByteTransformer('encode', { framing: 'content-length' }, () => {});
-        for (let i = 0; i < input.length; i += chunk) t.push(input.subarray(i, i + chunk));
-        t.close();
-        expect([n, chunk, core.indexedPath(1) - taken]).toEqual([n, chunk, 1]);
+              return log.join('');
+            };
+            expect(run(true)).toBe(run(false));
+          },
+        ),
+        runs(30),
+      );
+      // And it is taken: whole, and held across 4 KiB chunks.
+      for (const n of [LINES + 1, 100_000, LARGE_LINE - 400]) {
+        const input = new Uint8Array(frame(bytes(shaped(0, n, 'Qwen a\\nb '))));
+        for (const chunk of [input.length, 4096]) {
+          const taken = core.indexedPath(1);
+          const t = createByteTransformer('encode', { framing }, () => {});
+          for (let i = 0; i < input.length; i += chunk) t.push(input.subarray(i, i + chunk));
+          t.close();
+          expect([n, chunk, core.indexedPath(1) - taken]).toEqual([n, chunk, 1]);
+        }
       }
-    }
-  });
+    });
+  }
 });
