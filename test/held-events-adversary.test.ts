@@ -41,7 +41,8 @@ const sseEvent = fc.record({
   ),
   blanks: fc.constantFrom(1, 1, 1, 2),
   // A comment line making the event exactly CARRY - 1, CARRY or CARRY + 1 bytes (when it can).
-  padTo: fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(CARRY - 1, CARRY, CARRY + 1) }),
+  // (Rarely: such an event is 257 KiB, and may be pushed a byte at a time.)
+  padTo: fc.oneof({ weight: 30, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.constantFrom(CARRY - 1, CARRY, CARRY + 1) }),
   padFirst: fc.boolean(),
 });
 type SseEvent = typeof sseEvent extends fc.Arbitrary<infer E> ? E : never;
@@ -277,8 +278,12 @@ describe('held SSE events (adversary)', () => {
           if (eventBytes) expect(event.length).toBe(eventBytes);
           const input = bytes(`data: {}${nl}${nl}${event}${event}data: [1]${nl}${nl}`);
           const e0 = 8 + 2 * nl.length; // the first small event
-          for (const first of [e0 - 1, e0, e0 + 1, e0 + 3, e0 + event.length - 2, e0 + event.length - 1, e0 + event.length]) {
-            for (const gap of [1, 2, 5, CARRY - 1, CARRY]) {
+          // (Fewer cuts in a 257 KiB event: each costs two transforms of it.)
+          const firsts = eventBytes
+            ? [e0, e0 + event.length - 1, e0 + event.length]
+            : [e0 - 1, e0, e0 + 3, e0 + event.length - 1, e0 + event.length];
+          for (const first of firsts) {
+            for (const gap of eventBytes ? [1, CARRY] : [1, 5, CARRY]) {
               const cuts = [first, first + gap].filter((c) => c > 0 && c < input.length);
               for (const mode of ['encode', 'decode'] as const) {
                 const options = { maxMessageBytes: dataBytes };
