@@ -144,10 +144,10 @@ describe('large NDJSON lines, adversarially', () => {
   });
 
   it('agrees at LINES and LARGE_LINE (-2..+1), with and without CR, with limits at the size', () => {
-    for (const n of [LINES - 1, LINES, LINES + 1, LARGE_LINE - 3, LARGE_LINE - 2, LARGE_LINE - 1, LARGE_LINE, LARGE_LINE + 1]) {
+    for (const n of [LINES - 1, LINES, LINES + 1, LARGE_LINE - 2, LARGE_LINE - 1, LARGE_LINE, LARGE_LINE + 1]) {
       const line = textLine('Qwen x'.repeat(Math.floor((n - 100) / 6)), n);
       for (const crlf of [false, true]) {
-        for (const limit of [undefined, n - 1, n, n + 1]) {
+        for (const limit of [undefined, n - 1, n]) {
           for (const chunking of CHUNKINGS) {
             agree(scen('encode', [line, small, line], chunking, { crlf: Array(12).fill(crlf), limit }), CODECS[1], [
               n,

@@ -198,7 +198,7 @@ describe('large messages', () => {
       const r = createByteTransformer('encode', {}, (b) => void ref.push(b.slice()));
       r.push(input);
       r.close();
-      expect(Buffer.concat(out)).toEqual(Buffer.concat(ref));
+      expect(Buffer.concat(out).equals(Buffer.concat(ref))).toBe(true); // (toEqual on a megabyte takes seconds)
       core.indexedPath(1);
     }
   });
