@@ -293,9 +293,10 @@ export class Transducer {
    * in progress) that need nothing of the host, in as few core calls as the lines region allows,
    * giving their output (each line with its '\n') to `emit`. Returns where it stopped: at the
    * first line that must go the per-message way (refused: any error, counted bytes over
-   * `maxBytes`, a deferral, a changed key), one not whole in the chunk, or one longer than the
-   * region. `firstEnd` is where the first line ends (its '\n'): a first line too long for the
-   * region costs no copy. Sets `linesTaken`.
+   * `maxBytes`, a deferral, a changed key), one not whole in the chunk, or one `large` may not
+   * take (LARGE_LINE or longer). A line longer than the region is taken on its own (`large`).
+   * `firstEnd` is where the first line ends (its '\n'): a first line too long for the region
+   * costs no copy into it. Sets `linesTaken`.
    */
   lines(chunk: Uint8Array, from: number, firstEnd: number, maxBytes: number, emit: (bytes: Uint8Array) => void): number {
     let at = from;
