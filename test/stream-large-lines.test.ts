@@ -142,7 +142,10 @@ describe('large messages', () => {
           const t1 = createByteTransformer('encode', {}, () => {});
           for (let i = 0; i < input.length; i += chunk) t1.push(input.subarray(i, i + chunk));
           t1.close();
-          expect([shape, n, chunk, core.indexedPath(1) - taken]).toEqual([shape, n, chunk, 1]);
+          // (An image first: no escape in what has come when the line outgrows the lane's region,
+          // so it is not held, and streams the per-message way unless it came whole.)
+          const whole = chunk >= input.length;
+          expect([shape, n, chunk, core.indexedPath(1) - taken]).toEqual([shape, n, chunk, whole || shape !== 2 ? 1 : 0]);
         }
       }
     }
