@@ -12,12 +12,13 @@
 // Output past MAX_BATCH in one push gathers in buffers made for it, which go out as they are
 // when about full (a second copy of a huge output costs more).
 
+import { ShrinkRule } from './shrink.js';
+
 /** Output is let through once this much has gathered, so a huge input chunk is not doubled. */
 const MAX_BATCH = 1024 * 1024;
 const FIRST_CAPACITY = 4 * 1024;
-/** A kept buffer larger than this goes after SHRINK_AFTER pushes in a row whose output fits in it. */
+/** A kept buffer larger than this goes after a run of pushes whose output fits in it (shrink.ts). */
 const KEEP = 256 * 1024;
-const SHRINK_AFTER = 64;
 
 export class OutputBatch {
   /** Where output gathers: `kept`, or a larger buffer made for this push's output. */
@@ -25,8 +26,7 @@ export class OutputBatch {
   /** The buffer kept from push to push: copied out of, never handed out. */
   private kept: Uint8Array | null = null;
   private size = 0;
-  /** Pushes in a row whose output would have fit in KEEP (while the kept buffer is larger). */
-  private smallPushes = 0;
+  private readonly shrink = new ShrinkRule(KEEP);
   /** A chunk went out full during this push: more is likely to follow, in full chunks. */
   private spilled = false;
 
@@ -99,13 +99,9 @@ export class OutputBatch {
     const size = this.size;
     if (size === 0) return;
     const chunk = this.take();
-    if (this.kept && this.kept.length > KEEP) {
-      this.smallPushes = size <= KEEP ? this.smallPushes + 1 : 0;
-      if (this.smallPushes >= SHRINK_AFTER) {
-        this.kept = null;
-        this.buf = null;
-        this.smallPushes = 0;
-      }
+    if (this.kept && this.shrink.letGo(this.kept.length, size)) {
+      this.kept = null;
+      this.buf = null;
     }
     this.emit(chunk);
   }

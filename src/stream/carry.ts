@@ -2,20 +2,18 @@
 // event), held until it ends so that the whole message can take the batch, however the stream is
 // cut. Copied, since the chunk's owner may reuse its buffer. One buffer per stream, made at the
 // first hold; it grows by doubling up to `capacity` for a long message (a large one), and a
-// grown one stays while large messages come now and then (growing it again costs page faults
-// and copies: 7% on mixed traffic with a screenshot in ten) and goes after SHRINK_AFTER small
-// ones in a row.
+// grown one goes after a run of small ones (shrink.ts).
+
+import { ShrinkRule } from './shrink.js';
 
 const EMPTY = new Uint8Array(0);
 const KEEP = 32 * 1024;
-const SHRINK_AFTER = 64;
 
 export class Carry {
   private buf: Uint8Array | null = null;
   /** How many bytes are held. */
   length = 0;
-  /** Messages of at most KEEP bytes taken in a row while the buffer is larger. */
-  private small = 0;
+  private readonly shrink = new ShrinkRule(KEEP);
 
   constructor(readonly capacity: number) {}
 
@@ -42,13 +40,7 @@ export class Carry {
   take(): Uint8Array {
     const held = this.bytes;
     this.length = 0;
-    if (this.buf && this.buf.length > KEEP) {
-      this.small = held.length <= KEEP ? this.small + 1 : 0;
-      if (this.small >= SHRINK_AFTER) {
-        this.buf = null; // (the view keeps it while it is read)
-        this.small = 0;
-      }
-    }
+    if (this.buf && this.shrink.letGo(this.buf.length, held.length)) this.buf = null; // (the view keeps it while it is read)
     return held;
   }
 
