@@ -250,6 +250,26 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
     expectAllTaken(options, input, 60);
   });
 
+  it('gathers up to FRAMES tiny messages per batch, in tables that grow from a few rows', () => {
+    // (12-byte bodies: a batch's 16 KiB region would take 1,365, so its 1,024 rows are what bind.)
+    const tiny = (i: number) => `{"r":"Q${String(i % 1000).padStart(3, '0')}"}`;
+    const framings: [StreamOptions['framing'], (json: string) => string][] = [
+      ['content-length', (json) => `Content-Length: ${json.length}\r\n\r\n${json}`],
+      ['sse', (json) => `data: ${json}\n\n`],
+    ];
+    for (const [framing, frame] of framings) {
+      const input = bytes(Array.from({ length: 3000 }, (_, i) => frame(tiny(i))).join(''));
+      for (const mode of ['encode', 'decode'] as const) {
+        let on: Buffer = Buffer.alloc(0);
+        const n = countCalls(() => {
+          on = transform(mode, { framing }, input, true);
+        });
+        expect([framing, mode, n.taken, n.perMessage]).toEqual([framing, mode, 3000, 0]);
+        expect(on.equals(transform(mode, { framing }, input, false))).toBe(true);
+      }
+    }
+  });
+
   it('reads an event too large for one batch from its start, after a batch of smaller ones', () => {
     // (The batch reads the large event's lines, finds it does not fit, and must read it again.)
     const big = `{"jsonrpc":"2.0","id":2,"result":"${'Qwen '.repeat(4000)}"}`;

@@ -11,6 +11,7 @@ import { FramedWriter } from './framed-writer.js';
 import type { Framer } from './framer.js';
 import { HeldBytes } from './held-bytes.js';
 import type { MessagePipe } from './pipe.js';
+import { rowTable, withRoom } from './rows.js';
 import { PayloadStreamError } from './stream-error.js';
 import { FRAMED, FRAMES, LARGE_LINE } from './transducer.js';
 
@@ -163,8 +164,8 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
 
   // Frames gathered for the core's batch entry (chunk offsets): per frame, where its header
   // block starts and its Content-Length digits' span; per body, start and length.
-  const frames = new Float64Array(FRAMES * 3);
-  const bodies = new Float64Array(FRAMES * 2);
+  let frames = rowTable(3);
+  let bodies = rowTable(2);
   const out = new FramedWriter();
   // A frame cut by the chunk's end that the batch could take whole (a header block of at most
   // CARRY_HEADER bytes, a body shorter than LARGE_LINE and within maxMessageBytes) is held (copied: the chunk's
@@ -232,6 +233,8 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
           full = n > 0;
           break;
         }
+        frames = withRoom(frames, 3 * n, 3);
+        bodies = withRoom(bodies, 2 * n, 2);
         frames[3 * n] = p;
         frames[3 * n + 1] = parsed.digitsStart;
         frames[3 * n + 2] = parsed.digitsEnd;
