@@ -97,6 +97,27 @@ export function streamCases(): BenchCase[] {
       check: () => same(transformBytes('encode', input, { framing }), reframe(pipeline('encode', progress), framing)),
     };
   });
+  // A stream per message, as the HTTP proxy makes one per response: what making a stream costs
+  // beside the message it carries (typed arrays made per stream cost microseconds each).
+  const perResponse = new TextDecoder()
+    .decode(progress)
+    .split('\n')
+    .filter(Boolean)
+    .slice(0, 2000)
+    .map((l) => ({ line: new TextEncoder().encode(l), event: new TextEncoder().encode(`event: message\ndata: ${l}\n\n`) }));
+  const perResponseBytes = perResponse.reduce((n, m) => n + m.event.length, 0);
+  const onePipeline = (line: Uint8Array) => reframe(pipeline('encode', line), 'sse');
+  const streamPerMessage: BenchCase = {
+    group: 'stream',
+    name: 'SSE encode: a stream per message (as for each HTTP response), progress notifications',
+    bytes: perResponseBytes,
+    unit: 'µs/msg',
+    messages: perResponse.length,
+    ours: () => perResponse.reduce((n, m) => n + countBytes('encode', m.event, { framing: 'sse' }), 0),
+    baselineName: 'parse+walk+stringify per message',
+    baseline: () => perResponse.reduce((n, m) => n + onePipeline(m.line).length, 0),
+    check: () => perResponse.every((m) => same(transformBytes('encode', m.event, { framing: 'sse' }), onePipeline(m.line))),
+  };
   // The mix by kind of message, to show what pulls it down.
   const byKind = Object.entries(MESSAGE_KINDS).flatMap(([kind, make]): BenchCase[] => {
     const input = ndjsonOf(make, 2 * 1024 * 1024);
@@ -142,6 +163,7 @@ export function streamCases(): BenchCase[] {
       check: () => sameMessages(sse, 'sse'),
     },
     ...smallFramed,
+    streamPerMessage,
     {
       group: 'stream',
       name: 'NDJSON encode (8 MiB mixed traffic)',

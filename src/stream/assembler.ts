@@ -30,14 +30,17 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 /** A transformed value up to this size is copied next to its parent's; a larger one hands its chunks over. */
 const SMALL_RESULT = 16 * 1024;
 
+/** Made at a list's first push: a typed array of more than 64 bytes costs microseconds to make. */
+const NO_NUMBERS = new Float64Array(0);
+
 /** A growable list of numbers in one typed array: no objects for the collector to trace. */
 class NumList {
-  a = new Float64Array(16);
+  a = NO_NUMBERS;
   length = 0;
 
   push(v: number): void {
     if (this.length === this.a.length) {
-      const grown = new Float64Array(this.a.length * 2);
+      const grown = new Float64Array(Math.max(16, this.a.length * 2));
       grown.set(this.a);
       this.a = grown;
     }
@@ -47,7 +50,7 @@ class NumList {
   /** Empties it, giving back a large array. */
   clear(): void {
     this.length = 0;
-    if (this.a.length > 1024) this.a = new Float64Array(16);
+    if (this.a.length > 1024) this.a = NO_NUMBERS;
   }
 }
 

@@ -4,7 +4,8 @@
 // The outputs are copied in once, behind the room the batch may take, and each is moved from
 // there to its place (no view per message).
 
-const FIRST = 64 * 1024;
+/** The first buffer's least size (then what a batch needs, doubling): most HTTP responses carry one small message. */
+const FIRST = 1024;
 /** The largest buffer kept between batches (a batch of many tokens may need more, once). */
 const KEEP = 128 * 1024;
 /** Shorter pieces are copied byte by byte (a view to copy from costs more). */

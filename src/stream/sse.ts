@@ -15,7 +15,6 @@ import { FramedWriter } from './framed-writer.js';
 import type { Framer } from './framer.js';
 import { HeldBytes } from './held-bytes.js';
 import type { EndResult, MessagePipe } from './pipe.js';
-import { rowTable, withRoom } from './rows.js';
 import { FRAMED, FRAMES, LARGE_LINE } from './transducer.js';
 
 const LF = 0x0a;
@@ -94,10 +93,9 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   const joined = new HeldBytes(4); // its data values joined by '\n': the message, as the spec builds it
   // Per held line (STRIDE numbers): start, end of the field name and ':' (-1: not a data line),
   // start and end of its line ending in `held`; the span of its value in `joined`.
-  let lines = rowTable(STRIDE);
+  let lines: number[] = []; // (written in order: it grows as a plain array does)
   let linesLength = 0;
   const addLine = (start: number, nameEnd: number, value: number) => {
-    lines = withRoom(lines, linesLength, STRIDE);
     const at = linesLength;
     lines[at] = start;
     lines[at + 1] = nameEnd;
@@ -109,7 +107,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   };
   const clearLines = () => {
     linesLength = 0;
-    if (lines.length > STRIDE * 65536) lines = rowTable(STRIDE); // (a huge event's go)
+    if (lines.length > STRIDE * 65536) lines = []; // (a huge event's go)
   };
   let otherBytes = 0; // what `held` and the line index hold
   const tooManyOther = `SSE lines held within an event larger than maxMessageBytes (${max})`;
@@ -369,8 +367,9 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
 
   // Events gathered for the core's batch entry (chunk offsets): per event, its start, its data
   // value's span (-1: no data line) and its end (past its blank line); per body, start and length.
-  let events = rowTable(4);
-  let bodies = rowTable(2);
+  // (Plain arrays: a typed array costs microseconds to make, once per HTTP response's stream.)
+  const events: number[] = [];
+  const bodies: number[] = [];
   const out = new FramedWriter();
 
   /**
@@ -452,12 +451,10 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
             full = m > 0 || large; // (the events before it first: then it comes first)
             break;
           }
-          bodies = withRoom(bodies, 2 * m, 2);
           bodies[2 * m] = valueStart;
           bodies[2 * m + 1] = valueEnd - valueStart;
           m++;
         }
-        events = withRoom(events, 4 * n, 4);
         events[4 * n] = start;
         events[4 * n + 1] = valueStart;
         events[4 * n + 2] = valueEnd;

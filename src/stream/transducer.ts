@@ -139,7 +139,7 @@ export class Transducer {
   private window = WINDOW;
   private ptrs = { state: 0, out: 0, input: 0 };
   /** The events of the last call, copied out (a nested transducer may grow WASM memory). */
-  private events = new Uint32Array(96);
+  private events = new Uint32Array(0); // (made at the first events: a stream may carry none)
   // `lines`' own input region (made on first use), and which bytes of which chunk it holds: a
   // line it refuses goes through `write` (the other input region), then `lines` goes on from
   // the next line without copying the rest again.
@@ -469,7 +469,7 @@ export class Transducer {
     const count = w[(state + J_EV_COUNT) >> 2]!;
     if (len === 0 && count === 0) return; // (a message's end usually writes nothing)
     const n = count * EVENT_WORDS;
-    if (n > this.events.length) this.events = new Uint32Array(Math.max(n, this.events.length * 2));
+    if (n > this.events.length) this.events = new Uint32Array(Math.max(n, 96, this.events.length * 2));
     const ev = w[(state + J_EVENTS) >> 2]! >> 2;
     // A few events (a small message's usual) are copied by hand: a subarray view costs more.
     if (n <= 48) for (let i = 0; i < n; i++) this.events[i] = w[ev + i]!;
