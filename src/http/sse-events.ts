@@ -3,6 +3,7 @@
 // would have seen it (a reader drops an event without its blank line). Pull-based: nothing is
 // read before the consumer asks, so a slow reader slows the upstream instead of filling memory.
 import { concat } from '../concat.js';
+import { byteFinder } from '../stream/find-byte.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -22,11 +23,12 @@ class EventBoundaries {
   scan(chunk: Uint8Array): number {
     let last = -1;
     // Only line ends matter: jump from one to the next natively (data lines run to megabytes).
+    const find = byteFinder(chunk);
     let nextLF = -2;
     let nextCR = -2;
     for (let i = 0; i < chunk.length; i++) {
-      if (nextLF !== -1 && nextLF < i) nextLF = chunk.indexOf(LF, i);
-      if (nextCR !== -1 && nextCR < i) nextCR = chunk.indexOf(CR, i);
+      if (nextLF !== -1 && nextLF < i) nextLF = find(LF, i);
+      if (nextCR !== -1 && nextCR < i) nextCR = find(CR, i);
       const end = nextLF < 0 ? nextCR : nextCR < 0 ? nextLF : Math.min(nextLF, nextCR);
       if (end !== i) {
         // Line content up to the next line end (or the chunk's end).

@@ -58,6 +58,7 @@ import {
 import type { Descriptor } from '../core/descriptor.js';
 import { core } from '../core/instance.js';
 import { allocate, free, heap, heap32 } from '../core/memory.js';
+import { byteFinder } from './find-byte.js';
 import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
 
 /** Most input bytes handed to the core per call. */
@@ -352,7 +353,7 @@ export class Transducer {
       const end = this.linesFrom + this.linesLength;
       if (end === chunk.length) break;
       if (at === this.linesFrom) {
-        lineEnd = chunk.subarray(end, Math.min(chunk.length, at + LARGE_LINE)).indexOf(0x0a);
+        lineEnd = byteFinder(chunk.subarray(end, Math.min(chunk.length, at + LARGE_LINE)))(0x0a, 0);
         if (lineEnd < 0) break; // cut by the chunk's end, or too long
         lineEnd += end;
       }
