@@ -40,8 +40,19 @@ export class PayloadKeyCollisionError extends Error {
   readonly id: unknown;
   /** In a stream, when the message was a batch: the ids of all its requests (all dropped). */
   readonly batchIds: readonly unknown[] | undefined;
+  /**
+   * In a stream: whether the message whose keys collide is a response (`result` or `error`, no
+   * `method`), an answer to the other side's request: that side must be told, not the sender.
+   */
+  readonly response: boolean;
+  /** In a stream, when the message was a batch: the ids of the responses in it (all dropped). */
+  readonly batchResponseIds: readonly unknown[] | undefined;
 
-  constructor(path: JsonPath, keyIndexes: [number, number], stream?: { messageNumber: number; id: unknown; batchIds?: unknown[] }) {
+  constructor(
+    path: JsonPath,
+    keyIndexes: [number, number],
+    stream?: { messageNumber: number; id: unknown; batchIds?: unknown[]; response?: boolean; batchResponseIds?: unknown[] },
+  ) {
     const where = stream
       ? `an object in message ${stream.messageNumber}${stream.id === undefined ? '' : ` (id ${JSON.stringify(stream.id)})`}`
       : `the object at ${formatPath(path)}`;
@@ -51,6 +62,8 @@ export class PayloadKeyCollisionError extends Error {
     this.messageNumber = stream?.messageNumber;
     this.id = stream?.id;
     this.batchIds = stream?.batchIds;
+    this.response = stream?.response ?? false;
+    this.batchResponseIds = stream?.batchResponseIds;
   }
 }
 

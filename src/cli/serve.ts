@@ -25,6 +25,11 @@ import { ndjsonLines } from './ndjson-lines.js';
 import { listen } from './node-http.js';
 import { UsageError } from './usage-error.js';
 
+/** A JSON-RPC response (an answer to the other side's request): an id, `result` or `error`, no `method`. */
+function isResponse(m: Record<string, unknown> | undefined): m is { id: Id } & Record<string, unknown> {
+  return typeof m === 'object' && m !== null && !('method' in m) && isId(m.id) && ('result' in m || 'error' in m);
+}
+
 /**
  * Bytes a session may hold that its host has not read yet (plus the message being sent): beyond
  * them serve stops reading the server's stdout until the host catches up (the SDK transport
@@ -305,12 +310,20 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         if (!(e instanceof PayloadKeyCollisionError)) throw e;
         // Answered here, never forwarded; a batch has every request answered.
         const items = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]) as { id?: unknown; method?: unknown }[];
-        const replies = collisionReplies(
-          items.filter((m) => typeof m?.method === 'string').map((m) => m.id),
-          e.message,
-        );
-        if (!replies.length) return json(400, errorResponse(null, INVALID_PARAMS, e.message));
-        return json(200, Array.isArray(parsedBody) ? replies : replies[0]);
+        const single = items[0] as Record<string, unknown> | undefined;
+        if (!Array.isArray(parsedBody) && isResponse(single)) {
+          // A response to the server's own request (sampling, elicitation): the server gets an
+          // error under its id instead of waiting forever, as the HTTP proxy does; it goes to
+          // the child like the response would have (real values: nothing to encode).
+          parsedBody = errorResponse(single.id, INVALID_PARAMS, e.message);
+        } else {
+          const replies = collisionReplies(
+            items.filter((m) => typeof m?.method === 'string').map((m) => m.id),
+            e.message,
+          );
+          if (!replies.length) return json(400, errorResponse(null, INVALID_PARAMS, e.message));
+          return json(200, Array.isArray(parsedBody) ? replies : replies[0]);
+        }
       }
     }
     if (sessionId) {

@@ -6,7 +6,7 @@ import { PayloadKeyCollisionError } from '../errors.js';
 import { errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
 import { isFilterEnabled } from '../opt-in.js';
 import type { CodecOptions } from '../options.js';
-import { isRequest, type Message, TransportWrapper } from './wrapper.js';
+import { isRequest, isResponse, type Message, TransportWrapper } from './wrapper.js';
 
 export { INVALID_PARAMS };
 
@@ -31,8 +31,16 @@ export class PayloadFilteringTransport extends TransportWrapper {
   }
 
   protected outgoing(message: Message): Message {
-    // Client side: decoding what the host sends may collide; the send then rejects.
-    return this.side === 'server' ? this.codec.encodeMessage(message) : this.codec.decodeMessage(message);
+    if (this.side === 'server') return this.codec.encodeMessage(message);
+    // Client side: decoding what the host sends may collide; the send then rejects. A response
+    // (the host's answer to the server's sampling, elicitation or roots request) is sent as an
+    // error under its id instead, so the server's request fails rather than waits forever.
+    try {
+      return this.codec.decodeMessage(message);
+    } catch (e) {
+      if (!(e instanceof PayloadKeyCollisionError) || !isResponse(message)) throw e;
+      return errorResponse(message.id, INVALID_PARAMS, e.message);
+    }
   }
 
   protected incoming(message: Message, extra?: MessageExtraInfo): void {
@@ -46,8 +54,11 @@ export class PayloadFilteringTransport extends TransportWrapper {
     } catch (e) {
       if (!(e instanceof PayloadKeyCollisionError)) throw e;
       if (isRequest(message)) {
-        // Answered here and never dispatched: no handler sees a merged or truncated request.
-        this.inner.send(errorResponse(message.id, INVALID_PARAMS, e.message)).catch((err: Error) => this.onerror?.(err));
+        // Answered here and never dispatched: no handler sees a merged or truncated request. The
+        // answer goes out encoded, like everything the server sends (the path it names may hold
+        // a key with a term).
+        const answer = this.codec.encodeMessage(errorResponse(message.id, INVALID_PARAMS, e.message));
+        this.inner.send(answer).catch((err: Error) => this.onerror?.(err));
       } else if ('id' in message && message.id !== undefined && message.id !== null) {
         // A response whose keys collide: the waiting request fails instead of hanging.
         this.deliver(errorResponse(message.id, INVALID_PARAMS, e.message), extra);

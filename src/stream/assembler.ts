@@ -302,12 +302,37 @@ export class MessageAssembler {
     }
   }
 
+  /**
+   * Which message objects are responses (`result` or `error` and no `method`), read from the
+   * whole message held (decoding holds it all); only for a collision error, so only then parsed.
+   * All false when the objects cannot be matched with `count`.
+   */
+  private responses(count: number): boolean[] {
+    const none = new Array<boolean>(count).fill(false);
+    let value: unknown;
+    try {
+      value = JSON.parse(utf8.decode(this.held.read(0, this.held.length)));
+    } catch {
+      return none;
+    }
+    const items = Array.isArray(value) ? value : [value];
+    if (items.length !== count) return none;
+    return items.map((m) => {
+      if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
+      return !Object.hasOwn(m, 'method') && (Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'));
+    });
+  }
+
   private check(messageNumber: number): void {
     if (!this.collision) return;
     const ids = Array.from({ length: this.ids.length / 2 }, (_, k) => this.idAt(k));
-    const batchIds = ids.length > 1 ? ids.filter((id) => id !== undefined) : undefined;
+    const responses = this.responses(ids.length);
+    const batch = ids.length > 1;
+    const batchIds = batch ? ids.filter((id, k) => id !== undefined && !responses[k]) : undefined;
+    const batchResponseIds = batch ? ids.filter((id, k) => id !== undefined && responses[k]) : undefined;
     const id = this.collisionElement >= 0 ? ids[this.collisionElement] : undefined;
-    const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id, batchIds });
+    const response = this.collisionElement >= 0 && responses[this.collisionElement] === true;
+    const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id, batchIds, response, batchResponseIds });
     this.held.reset();
     this.clearDeferrals();
     throw error;

@@ -1,0 +1,112 @@
+// End to end, adversarially: the real SDK Client and server-everything, through the real CLI
+// (`wrap`, `serve`) as child processes, and the SDK transport wrapper around a real McpServer.
+// Each test here failed before its fix.
+import { dirname, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { decodeText } from '../src/index.ts';
+import { PayloadFilteringTransport } from '../src/mcp/index.ts';
+import { connect, EVERYTHING, findTerm, termLeaks } from './e2e-helpers.ts';
+import { cleanup, listening } from './http-cli-helpers.ts';
+
+const T = 30_000;
+const EVERYTHING_SERVER = join(dirname(EVERYTHING), 'server', 'index.js');
+/** Shorter than server-everything's own wait for an elicitation answer (10 minutes): a hang fails here. */
+const CALL = { timeout: 5_000 } as const;
+
+// The host's answer to the server's elicitation: two keys that decode alike (`Qwen` and its token).
+const COLLIDING = { action: 'accept' as const, content: { name: 'x', Qwen: 'a', __mcp_ref_5177656e__: 'b' } };
+const answerColliding = (client: Client) => {
+  client.registerCapabilities({ elicitation: {} });
+  client.setRequestHandler(ElicitRequestSchema, async () => COLLIDING);
+};
+
+/** The tool call's outcome: the server got an error for its elicitation and said so (isError), leaking no term. */
+function expectServerWasTold(result: unknown, errors: Error[]) {
+  expect(result).toMatchObject({ isError: true });
+  expect(decodeText(JSON.stringify(result))).toMatch(/Decoding makes keys #1 and #2/);
+  expect(termLeaks(result)).toEqual([]);
+  // Nothing was sent to the host under the server's request id (which it never sent).
+  expect(errors.map((e) => e.message).filter((m) => /unknown message ID/.test(m))).toEqual([]);
+}
+
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+describe('a response from the host whose keys collide goes back to the server as an error, not to the host', () => {
+  it(
+    'wrap: the server-to-client request fails at once; the host is not answered under the server id',
+    async () => {
+      const s = await connect([process.execPath, EVERYTHING, 'stdio'], 'wrap', answerColliding);
+      cleanup.push(() => s.close());
+      const result = await s.client.callTool({ name: 'trigger-elicitation-request', arguments: {} }, undefined, CALL);
+      expectServerWasTold(result, s.errors);
+    },
+    T,
+  );
+
+  it(
+    'serve: the same over Streamable HTTP',
+    async () => {
+      const { url } = await listening(['serve', '--port', '0', process.execPath, EVERYTHING, 'stdio']);
+      const errors: Error[] = [];
+      const client = new Client({ name: 'e2e', version: '1.0.0' });
+      client.onerror = (e) => void errors.push(e);
+      answerColliding(client);
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)), CALL);
+      cleanup.push(() => client.close().catch(() => {}));
+      const result = await client.callTool({ name: 'trigger-elicitation-request', arguments: {} }, undefined, CALL);
+      expectServerWasTold(result, errors);
+      expect(errors.map((e) => e.message).filter((m) => /Error POSTing/.test(m))).toEqual([]);
+    },
+    T,
+  );
+});
+
+describe('PayloadFilteringTransport on the client side', () => {
+  it("fails the server's request when the host's answer collides, instead of leaving it waiting", async () => {
+    const { createServer } = (await import(EVERYTHING_SERVER)) as { createServer: () => { server: McpServer; cleanup: () => void } };
+    const { server, cleanup: stop } = createServer();
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverEnd);
+    const errors: Error[] = [];
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    client.onerror = (e) => void errors.push(e);
+    answerColliding(client);
+    await client.connect(new PayloadFilteringTransport(clientEnd, { side: 'client' }), CALL);
+    cleanup.push(async () => {
+      await client.close();
+      stop();
+    });
+    const result = await client.callTool({ name: 'trigger-elicitation-request', arguments: {} }, undefined, CALL);
+    expectServerWasTold(result, errors);
+    expect(errors.map((e) => e.message).filter((m) => /Failed to send response/.test(m))).toEqual([]);
+  });
+});
+
+describe('PayloadFilteringTransport on the server side', () => {
+  it('answers a colliding request with -32602 encoded, as wrap does: the path it names holds no term', async () => {
+    const server = new McpServer({ name: 's', version: '1.0.0' });
+    server.registerTool('open', { inputSchema: { target: z.record(z.string(), z.unknown()) } }, async () => ({ content: [] }));
+    const [clientEnd, serverEnd] = InMemoryTransport.createLinkedPair();
+    await server.connect(new PayloadFilteringTransport(serverEnd));
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(clientEnd);
+    cleanup.push(() => client.close());
+    // A key a host wrote itself (a file name, say) above the two keys that decode alike.
+    const args = { target: { 'Qwen 通义.txt': { Qwen: 1, __mcp_ref_5177656e__: 2 } } };
+    const error = await client.callTool({ name: 'open', arguments: args }, undefined, CALL).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error?.message).toMatch(/-32602/);
+    expect(findTerm(error!.message)).toBeUndefined();
+    expect(decodeText(error!.message)).toContain('["Qwen 通义.txt"]');
+  });
+});
