@@ -110,3 +110,60 @@ describe('PayloadFilteringTransport on the server side', () => {
     expect(decodeText(error!.message)).toContain('["Qwen 通义.txt"]');
   });
 });
+
+describe('serve: a request stream the host dropped and resumed', () => {
+  /** The events of an SSE body read until `until` holds or `ms` pass, as [id, data] pairs. */
+  async function events(body: ReadableStream<Uint8Array>, until: (text: string) => boolean, ms: number) {
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const end = Date.now() + ms;
+    while (!until(text) && Date.now() < end) {
+      const next = await Promise.race([reader.read(), new Promise<undefined>((r) => setTimeout(r, end - Date.now()))]);
+      if (!next || next.done) break;
+      text += decoder.decode(next.value, { stream: true });
+    }
+    void reader.cancel().catch(() => {});
+    return [...text.matchAll(/^id: (.*)\ndata: (.*)$/gm)].map((m) => [m[1]!, m[2]!] as const);
+  }
+
+  it(
+    'replays every progress notification of the call after Last-Event-ID (none moved to a GET stream the host never opened)',
+    async () => {
+      const { url } = await listening(['serve', '--port', '0', process.execPath, EVERYTHING, 'stdio']);
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const post = (body: unknown, h: Record<string, string> = {}, signal?: AbortSignal) =>
+        fetch(url, { method: 'POST', headers: { ...headers, ...h }, body: JSON.stringify(body), signal });
+      const init = await post({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } },
+      });
+      await init.text();
+      const session = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+      await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+      const steps = 5;
+      const call = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'trigger-long-running-operation', arguments: { duration: 1, steps }, _meta: { progressToken: 'qwen-1' } },
+      };
+      // The host reads the first two progress events, then its connection drops (no GET stream open).
+      const aborter = new AbortController();
+      const first = await events((await post(call, session, aborter.signal)).body!, (t) => t.split('\n\n').length > 2, 5_000);
+      aborter.abort();
+      expect(first).toHaveLength(2);
+      // After the call has ended, it comes back with the last event id it saw.
+      await new Promise((r) => setTimeout(r, 1_500));
+      const get = await fetch(url, { headers: { ...headers, ...session, accept: 'text/event-stream', 'last-event-id': first[1]![0] } });
+      const rest = await events(get.body!, (t) => t.includes('"result"'), 5_000);
+      const progress = [...first, ...rest].map(([, data]) => JSON.parse(data)).filter((m) => m.method === 'notifications/progress');
+      expect(progress.map((m) => m.params.progress)).toEqual([1, 2, 3, 4, 5]);
+      expect(progress.every((m) => m.params.progressToken === 'qwen-1')).toBe(true);
+      expect(rest.map(([, data]) => JSON.parse(data)).at(-1)).toMatchObject({ id: 1, result: {} });
+    },
+    T,
+  );
+});

@@ -246,8 +246,13 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       // Progress to the request that asked for it, anything else to the latest request in
       // flight, while the host still reads that request's stream; else the GET stream.
       const token = m.method === 'notifications/progress' ? m.params?.progressToken : undefined;
-      related = isId(token) ? s.progress.get(token) : undefined;
+      const asked = isId(token) ? s.progress.get(token) : undefined;
+      related = asked;
       if (related === undefined || !s.streams.reachable(related)) related = s.inFlight.findLast((id) => s.streams.reachable(id));
+      // Progress of a request whose stream the host left, with no other stream open: it stays
+      // on its request's stream (the SDK stores it for Last-Event-ID, as it does for a handler's
+      // progress), not on a GET stream the host never opened and so can never resume.
+      if (related === undefined && asked !== undefined && !s.streams.reachable('GET')) related = asked;
       if (related !== undefined || s.streams.reachable('GET')) s.toldNoGet = false;
       else if (!s.toldNoGet) {
         s.toldNoGet = true; // (once until the host opens one: a chatty server does not flood the log)
