@@ -31,7 +31,14 @@ export function createCodec(options?: CodecOptions): Codec {
   const { encode, decode, widen } = compile(resolved);
   const { prefix, suffix, hexCase, terms, fold } = resolved;
   const encodeAt = (value: unknown, basePath: JsonPath, field?: PayloadField) =>
-    mapValue(value, encode.text, { checkCollisions: false, basePath, mapKey: encode.key, rule: field && ENVELOPE_RULES[field], widen });
+    mapValue(value, encode.text, {
+      checkCollisions: false,
+      basePath,
+      mapKey: encode.key,
+      rule: field && ENVELOPE_RULES[field],
+      widen,
+      keepDataUris: true,
+    });
   const decodeAt = (value: unknown, basePath: JsonPath, field?: PayloadField) =>
     mapValue(value, decode.text, { checkCollisions: true, basePath, mapKey: decode.key, rule: field && ENVELOPE_RULES[field] });
   return Object.freeze({

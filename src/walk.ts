@@ -180,6 +180,12 @@ export interface MapOptions {
   readonly rule?: FieldRule;
   /** Encoding: the factor `maxLength` grows by in tool schemas (0 or absent: unchanged). */
   readonly widen?: number;
+  /**
+   * Keep a whole base64 `data:` URI as it is (encoding). Decoding restores a token in one: a
+   * URI taken out of prose (where encoding put tokens in it) comes back whole; standard base64
+   * holds no `_`, so decoding leaves every other one as it was.
+   */
+  readonly keepDataUris?: boolean;
 }
 
 function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
@@ -215,7 +221,8 @@ function openFrame(
  * fields of `options.rule`. Inputs are never mutated.
  */
 export function mapValue(root: unknown, map: (s: string) => string, options: MapOptions): unknown {
-  if (typeof root === 'string') return isBase64DataUri(root) ? root : map(root);
+  const keepUri = options.keepDataUris ? isBase64DataUri : () => false;
+  if (typeof root === 'string') return keepUri(root) ? root : map(root);
   if (!isContainer(root)) return root;
   const mapKey = options.mapKey ?? map;
   const widen = options.widen ?? 0;
@@ -236,7 +243,7 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
       const i = f.i++;
       const v = f.child(i);
       if (f.keeps(i)) f.deliver(i, v, v);
-      else if (typeof v === 'string') f.deliver(i, v, isBase64DataUri(v) ? v : map(v));
+      else if (typeof v === 'string') f.deliver(i, v, keepUri(v) ? v : map(v));
       else if (isContainer(v)) {
         const rule = f.childRule(i);
         open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));

@@ -1,7 +1,10 @@
 // End to end, adversarially: the real SDK Client and server-everything, through the real CLI
 // (`wrap`, `serve`) as child processes, and the SDK transport wrapper around a real McpServer.
 // Each test here failed before its fix.
+
+import { Buffer } from 'node:buffer';
 import { dirname, join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -9,10 +12,11 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decodeText } from '../src/index.ts';
+import { createCodec, decodeText, encodeText } from '../src/index.ts';
 import { PayloadFilteringTransport } from '../src/mcp/index.ts';
-import { connect, EVERYTHING, findTerm, termLeaks } from './e2e-helpers.ts';
+import { connect, EVERYTHING, findTerm, pseudoRandomBytes, termLeaks } from './e2e-helpers.ts';
 import { cleanup, listening } from './http-cli-helpers.ts';
+import { bytes, oneByteChunks, streamAgreesWithObjectApi, transformChunks } from './stream-helpers.ts';
 
 const T = 30_000;
 const EVERYTHING_SERVER = join(dirname(EVERYTHING), 'server', 'index.js');
@@ -163,6 +167,51 @@ describe('serve: a request stream the host dropped and resumed', () => {
       expect(progress.map((m) => m.params.progress)).toEqual([1, 2, 3, 4, 5]);
       expect(progress.every((m) => m.params.progressToken === 'qwen-1')).toBe(true);
       expect(rest.map(([, data]) => JSON.parse(data)).at(-1)).toMatchObject({ id: 1, result: {} });
+    },
+    T,
+  );
+});
+
+describe('a data: URI the model took out of prose comes back whole', () => {
+  // Bytes ab 07 a7 are `qwen` in base64: encoded prose holding this URI holds a token inside it.
+  const input = Buffer.concat([Buffer.from([0xab, 0x07, 0xa7]), pseudoRandomBytes(61, 12345)]);
+  const uri = `data:application/octet-stream;base64,${input.toString('base64')}`;
+
+  it('decoding restores a token inside a whole data: URI (object API and every stream path); encoding keeps the URI', () => {
+    const codec = createCodec();
+    const seen = encodeText(`see ${uri} here`).slice(4, -5); // the URI as the model saw it in prose
+    expect(seen).not.toBe(uri);
+    const call = (data: string, pad = 0) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'g', arguments: { data, pad: 'x'.repeat(pad) } } });
+    expect(codec.decodeMessage(JSON.parse(call(seen))).params.arguments.data).toBe(uri);
+    expect(codec.encodeMessage(JSON.parse(call(uri))).params.arguments.data).toBe(uri);
+    // Small, past the lane's 16 KiB, past the large path's 256 KiB: whole, and a byte at a time.
+    for (const pad of [0, 20_000, 300_000]) {
+      const line = `${call(seen, pad)}\n`;
+      streamAgreesWithObjectApi('decode', {}, line, []);
+      expect(JSON.parse(transformChunks('decode', {}, [bytes(line)])).params.arguments.data).toBe(uri);
+    }
+    expect(transformChunks('decode', {}, oneByteChunks(bytes(`${call(seen)}\n`)))).toBe(`${call(uri)}\n`);
+  });
+
+  it(
+    'wrap: server-everything gzips what it gets; the URI taken from an echo, as the model saw it, gives the same file',
+    async () => {
+      const [direct, wrapped] = await Promise.all([
+        connect([process.execPath, EVERYTHING, 'stdio'], 'direct'),
+        connect([process.execPath, EVERYTHING, 'stdio'], 'wrap'),
+      ]);
+      cleanup.push(() => Promise.all([direct.close(), wrapped.close()]));
+      const echo = await wrapped.client.callTool({ name: 'echo', arguments: { message: `see ${uri} here` } }, undefined, CALL);
+      const seen = /data:\S+/.exec((echo.content as { text: string }[])[0]!.text)![0];
+      expect(findTerm(seen)).toBeUndefined(); // the model's view: a token inside the base64
+      const gzip = (s: typeof direct, data: string) =>
+        s.client.callTool({ name: 'gzip-file-as-resource', arguments: { name: 'file.gz', data, outputType: 'resource' } }, undefined, CALL);
+      const [d, w] = await Promise.all([gzip(direct, uri), gzip(wrapped, seen)]);
+      const blob = (r: unknown) => (r as { content: { resource?: { blob?: string } }[] }).content[0]?.resource?.blob ?? '';
+      expect(w.isError).toBeFalsy();
+      expect(gunzipSync(Buffer.from(blob(d), 'base64')).equals(input)).toBe(true);
+      expect(blob(w)).toBe(blob(d));
     },
     T,
   );

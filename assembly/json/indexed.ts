@@ -100,8 +100,9 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
           const decoded = decodeText(i + 1, e);
           if (decoded < 0) return decoded;
           if ((v & V_PAYLOAD) != 0) {
-            // (A bare string the host already knows is not a data: URI is not looked at again.)
-            const uriCheck = depth > 0 || get(J_ROOT_PAYLOAD) != ROOT_TEXT;
+            // (A bare string the host already knows is not a data: URI is not looked at again;
+            // decoding looks at none: a token in a data: URI is restored.)
+            const uriCheck = get(J_MODE) == JSON_ENCODE && (depth > 0 || get(J_ROOT_PAYLOAD) != ROOT_TEXT);
             if (!(uriCheck && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, e);
           }
           if ((v & V_TYPE) != 0 && !resolveMedia(isMediaType(gDec, <u32>gDecLen))) return INDEXED_HOST;

@@ -6,7 +6,7 @@ import {
   E_CONTROL, E_ESCAPE, E_NEED_MEMORY, E_UTF8, J_DEC, J_DEC_CAP, J_DEC_LEN, J_DEPTH, J_ESC, J_HIGH, J_PHASE, J_RAW,
   J_RAW_CAP, J_RAW_ESCAPES, J_RAW_LEN, J_ROOT_PAYLOAD, J_SMALL, J_SMALL_LEN, J_STR, J_STR_CHANGED, J_STR_START, J_UACC, J_URI,
   J_URI_FED, J_UTF8_HI, J_UTF8_LO, J_UTF8_NEED, J_VALUE, P_AFTER, P_STRING, RESOLVE_KEEP, RESOLVE_STRING, DEFER_STRING,
-  EV_RESOLVE, ROOT_TEXT,
+  EV_RESOLVE, J_MODE, JSON_ENCODE, ROOT_TEXT,
 } from '../abi';
 import { BACKSLASH, BS, CR, FF, FIRST_PRINTABLE, LF, LONE_SURROGATE, LOWER_B, LOWER_F, LOWER_N, LOWER_R, LOWER_T, LOWER_U, QUOTE, SLASH, TAB } from '../bytes';
 import { copyBytes } from '../copy';
@@ -78,8 +78,9 @@ export function stringStart(key: bool): bool {
     const v = get(J_VALUE); // set by valueStart for this value
     if ((v & V_PAYLOAD) != 0) {
       flags |= STR_TRANSFORM;
-      // (A bare string the host already knows is not a data: URI is not looked at again.)
-      if (get(J_DEPTH) > 0 || get(J_ROOT_PAYLOAD) != ROOT_TEXT) flags |= STR_URI_CHECK;
+      // (A bare string the host already knows is not a data: URI is not looked at again.
+      // Decoding looks at none: a token in a data: URI is restored, see media.ts.)
+      if (get(J_MODE) == JSON_ENCODE && (get(J_DEPTH) > 0 || get(J_ROOT_PAYLOAD) != ROOT_TEXT)) flags |= STR_URI_CHECK;
     }
     if ((v & V_TYPE) != 0) flags |= STR_COLLECT;
   }
