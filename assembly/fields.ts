@@ -37,6 +37,8 @@ export const KEY_CONST: u32 = 28;
 export const KEY_DEFAULT: u32 = 29;
 export const KEY_ENUM: u32 = 30;
 export const KEY_EXAMPLES: u32 = 31;
+// `params.url` (URL elicitation, 2025-11-25): the page the host opens for the user.
+export const KEY_URL: u32 = 32;
 
 /** The longest key here (`patternProperties`): keys are collected up to this many bytes. */
 export const LONGEST_KEY: u32 = 17;
@@ -75,6 +77,7 @@ const TABLE = memory.data<u8>([
   29, 7, 0x64, 0x65, 0x66, 0x61, 0x75, 0x6c, 0x74, // default
   30, 4, 0x65, 0x6e, 0x75, 0x6d, // enum
   31, 8, 0x65, 0x78, 0x61, 0x6d, 0x70, 0x6c, 0x65, 0x73, // examples
+  32, 3, 0x75, 0x72, 0x6c, // url
   0,
 ]);
 
@@ -82,7 +85,7 @@ const TABLE = memory.data<u8>([
 // each holding the address of its TABLE entry (0: none), filled from TABLE at instantiation.
 // KEY_HASH was searched for so that no two keys share a slot; adding a key that collides traps
 // at instantiation (test/kernel-key-id.test.ts then fails: search another multiplier).
-const KEY_HASH: u32 = 0xcc26d371;
+const KEY_HASH: u32 = 0x02c53e5b;
 const KEY_SLOTS = memory.data(64 * 4);
 
 @inline function keySlot(p: usize, n: u32): usize {
@@ -116,7 +119,13 @@ export function keyId(p: usize, n: u32): u32 {
 /** Members of `params` that are protocol (PARAMS_RULE). */
 export function paramsKeeps(id: u32): bool {
   return (
-    id == KEY_PROGRESS_TOKEN || id == KEY_REQUEST_ID || id == KEY_PROTOCOL_VERSION || id == KEY_CURSOR || id == KEY_TASK_ID || id == KEY_ELICITATION_ID
+    id == KEY_PROGRESS_TOKEN ||
+    id == KEY_REQUEST_ID ||
+    id == KEY_PROTOCOL_VERSION ||
+    id == KEY_CURSOR ||
+    id == KEY_TASK_ID ||
+    id == KEY_ELICITATION_ID ||
+    id == KEY_URL
   );
 }
 

@@ -21,10 +21,11 @@ export interface FieldRule {
  * `requestId` (notifications/cancelled, 2024-11-05), `protocolVersion` (initialize,
  * 2024-11-05), `cursor` (list requests, 2024-11-05), `taskId` (tasks/get, tasks/result,
  * tasks/cancel, notifications/tasks/status, 2025-11-25), `elicitationId` (URL elicitation and
- * notifications/elicitation/complete, 2025-11-25).
+ * notifications/elicitation/complete, 2025-11-25), `url` (URL elicitation, 2025-11-25: the page
+ * the host opens for the user, not text for the model; a token in it is a host that does not exist).
  */
 export const PARAMS_RULE: FieldRule = {
-  keep: ['progressToken', 'requestId', 'protocolVersion', 'cursor', 'taskId', 'elicitationId'],
+  keep: ['progressToken', 'requestId', 'protocolVersion', 'cursor', 'taskId', 'elicitationId', 'url'],
 };
 
 const TOOL_SCHEMAS: FieldRule = { members: { inputSchema: { schema: true }, outputSchema: { schema: true } } };

@@ -216,3 +216,30 @@ describe('a data: URI the model took out of prose comes back whole', () => {
     T,
   );
 });
+
+describe('URL elicitation: the page the host opens is protocol, not text for the model', () => {
+  it(
+    'wrap: server-everything asks the host to open the URL the model gave (as tokens); the host gets it exactly',
+    async () => {
+      const url = 'https://dashscope.aliyuncs.com/api-keys?from=qwen';
+      const opened: string[] = [];
+      const s = await connect([process.execPath, EVERYTHING, 'stdio'], 'wrap', (client) => {
+        client.registerCapabilities({ elicitation: { url: {} } });
+        client.setRequestHandler(ElicitRequestSchema, async (req) => {
+          opened.push((req.params as { url?: string }).url ?? '');
+          return { action: 'decline' as const };
+        });
+      });
+      cleanup.push(() => s.close());
+      const result = await s.client.callTool(
+        { name: 'trigger-url-elicitation', arguments: { url: encodeText(url), message: encodeText('Open your Qwen keys') } },
+        undefined,
+        CALL,
+      );
+      expect(opened).toEqual([url]);
+      expect(termLeaks(result)).toEqual([]);
+      expect(s.errors).toEqual([]);
+    },
+    T,
+  );
+});

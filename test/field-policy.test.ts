@@ -15,7 +15,7 @@ type Transform = (s: string) => string;
 
 // ---- the reference: the policy as the MCP schema states it, written as plainly as possible ----
 
-const PARAMS_IDS = ['progressToken', 'requestId', 'protocolVersion', 'cursor', 'taskId', 'elicitationId'];
+const PARAMS_IDS = ['progressToken', 'requestId', 'protocolVersion', 'cursor', 'taskId', 'elicitationId', 'url'];
 const RESULT_IDS = ['protocolVersion', 'nextCursor', 'taskId'];
 const DATA_URI = /^data:[\x21\x23-\x2b\x2d-\x5b\x5d-\x7e]*;base64,[A-Za-z0-9+/_-]*={0,2}$/i;
 
@@ -223,6 +223,7 @@ const params = shuffled(
     ['cursor', str],
     ['taskId', str],
     ['elicitationId', str],
+    ['url', str],
     ['name', str],
     ['arguments', value],
     ['_meta', value],
@@ -305,6 +306,7 @@ describe('field policy: the object API', () => {
         cursor: q,
         taskId: q,
         elicitationId: q,
+        url: q,
         nextCursor: q,
         other: q,
         _meta: { progressToken: q, x: [q] },
@@ -317,6 +319,7 @@ describe('field policy: the object API', () => {
       cursor: q,
       taskId: q,
       elicitationId: q,
+      url: q,
       nextCursor: e,
       other: e,
       _meta: { progressToken: q, x: [q] },

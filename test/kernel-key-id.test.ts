@@ -42,6 +42,7 @@ const KEYS = [
   'default',
   'enum',
   'examples',
+  'url',
 ];
 const LONGEST_KEY = 17; // the core keeps this many bytes of a key (J_SMALL)
 
