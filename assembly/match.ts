@@ -3,6 +3,7 @@
 //    its own string (no UTF-8 decoding on the way out);
 //  - MODE_BYTE_RECORDS: [start, end) in bytes (the JSON transducer writes the tokens itself).
 import { D_ACCEPT, D_CLASSES, D_GRAM_MASK, D_MATCHES, D_NCLASSES, D_TEDDY, D_TRANS, MODE_BYTE_RECORDS } from './abi';
+import { CASE_BIT } from './bytes';
 import { copyBytes } from './copy';
 import { gramMayStart } from './filter';
 import { utf16Units } from './units';
@@ -60,8 +61,7 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
   if (ASC_FEATURE_SIMD && final && len >= 4 && len <= 16 && inp + 16 <= (<usize>memory.size() << 16)) {
     // A short final string (most keys and names): one block, no carry, nothing after it.
     const t = load<u32>(desc + D_TEDDY) as usize;
-    // (Folding needs no operation here: the masks' high-nibble entries hold the folded nibble's.)
-    const v = v128.load(inp);
+    const v = v128.or(v128.load(inp), i8x16.splat(<i8>CASE_BIT));
     const l = v128.and(v, i8x16.splat(0x0f));
     const h = i8x16.shr_u(v, 4);
     const zero = i8x16.splat(0);
@@ -132,6 +132,7 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
           keep = (1 << len) - 1;
         }
       }
+      v = v128.or(v, i8x16.splat(<i8>CASE_BIT));
       const l = v128.and(v, i8x16.splat(0x0f));
       const h = i8x16.shr_u(v, 4);
       const m0 = v128.and(i8x16.swizzle(lo0, l), i8x16.swizzle(hi0, h));

@@ -111,7 +111,7 @@ export function decodeShortEscapes(inp: usize, i: i32, j: i32, len: i32): i32 {
   const cap = <i32>get(J_DEC_CAP) - 8;
   let n = j - i;
   if (n > cap) return -1;
-  copyBytes(dec, inp + <usize>i, <usize>n);
+  memory.copy(dec, inp + <usize>i, <usize>n);
   while (j < len) {
     const b = <u32>load<u8>(inp + <usize>j);
     if (b == QUOTE) {
@@ -126,7 +126,7 @@ export function decodeShortEscapes(inp: usize, i: i32, j: i32, len: i32): i32 {
     const k = plainRun(inp, j + 2, len);
     const run = k - (j + 2);
     if (n + run > cap) return -1;
-    copyBytes(dec + <usize>n, inp + <usize>(j + 2), <usize>run);
+    memory.copy(dec + <usize>n, inp + <usize>(j + 2), <usize>run);
     n += run;
     j = k;
   }

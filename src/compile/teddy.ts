@@ -109,19 +109,6 @@ export function bucketMasks(buckets: readonly Fingerprint[]): Uint8Array {
   return masks;
 }
 
-/**
- * The masks as the core reads them. The masks hold folded bytes (`| 0x20`, which sets bit 1 of
- * the high nibble); the core looks an input byte's high nibble up as it is, one operation and
- * one register fewer in its loop, so each high-nibble entry holds the folded nibble's.
- */
-export function coreMasks(masks: Uint8Array): Uint8Array {
-  const out = masks.slice();
-  for (let j = 0; j < TEDDY_POSITIONS; j++) {
-    for (let h = 0; h < 16; h++) out[j * 32 + 16 + h] = masks[j * 32 + 16 + (h | 2)]!;
-  }
-  return out;
-}
-
 /** Rounds of moving one group to another bucket while that lowers the expected passes. */
 const IMPROVE_ROUNDS = 1;
 

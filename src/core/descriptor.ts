@@ -24,7 +24,6 @@ import {
   D_WIDEN,
   DESCRIPTOR_SIZE,
 } from './abi.js';
-import { coreMasks } from '../compile/teddy.js';
 import { allocate, free, heap, heap32 } from './memory.js';
 
 /**
@@ -110,7 +109,7 @@ export function writeDescriptor(a: CoreTables, prefix: string, suffix: string, h
       [D_TRANS, new Uint8Array(a.transitions.buffer, a.transitions.byteOffset, a.transitions.byteLength)],
       [D_CLASSES, a.classes],
       [D_ACCEPT, a.accepting],
-      [D_TEDDY, coreMasks(a.teddy)],
+      [D_TEDDY, a.teddy],
       [D_PREFIX, latin1Bytes(lowerAscii(prefix))],
       [D_PREFIX_OUT, latin1Bytes(prefix)],
       [D_SUFFIX, latin1Bytes(suffix)],

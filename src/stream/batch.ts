@@ -12,7 +12,6 @@
 // Output past MAX_BATCH in one push gathers in buffers made for it, which go out as they are
 // when about full (a second copy of a huge output costs more).
 
-import { unzeroed } from '../node-buffer.js';
 import { ShrinkRule } from './shrink.js';
 
 /** Output is let through once this much has gathered, so a huge input chunk is not doubled. */
@@ -89,7 +88,7 @@ export class OutputBatch {
       // own size: a consumer that queues chunks must not hold many times the bytes it counts.
       if (buf.length - size <= Math.max(256, size >> 2)) return size === buf.length ? buf : buf.subarray(0, size);
     }
-    const out = unzeroed(size); // (written whole, at once)
+    const out = new Uint8Array(size);
     out.set(size === buf.length ? buf : buf.subarray(0, size));
     return out;
   }
