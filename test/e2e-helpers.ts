@@ -10,6 +10,7 @@ import { DEFAULT_TERMS, decodeMessage, encodeMessage } from '../src/index.ts';
 export const ROOT = join(import.meta.dirname, '..');
 export const CLI = join(ROOT, 'bin', 'mcp-payload-codec.js');
 export const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
+export const FILESYSTEM = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
 export const MISBEHAVING = join(ROOT, 'test', 'fixtures', 'misbehaving-server.mjs');
 
 /** Short request timeouts: a hang fails in seconds, not the SDK's default 60 s (10 s: the CI host may be loaded). */
@@ -39,10 +40,16 @@ function childOf(transport: StdioClientTransport): ChildProcess {
 
 /**
  * Connects the SDK client to `server` (a command line), through `wrap` or directly.
- * `setup` runs on the client before it connects (notification handlers, say).
+ * `setup` runs on the client before it connects (notification handlers, say); `wrapArgs` are
+ * `wrap`'s own options (`--guard`).
  */
-export async function connect(server: string[], via: 'wrap' | 'direct', setup?: (client: Client) => void): Promise<Session> {
-  const [command, ...args] = via === 'wrap' ? [process.execPath, CLI, 'wrap', '--', ...server] : server;
+export async function connect(
+  server: string[],
+  via: 'wrap' | 'direct',
+  setup?: (client: Client) => void,
+  wrapArgs: string[] = [],
+): Promise<Session> {
+  const [command, ...args] = via === 'wrap' ? [process.execPath, CLI, 'wrap', ...wrapArgs, '--', ...server] : server;
   // The SDK passes only a few variables to the child; the proxy must run the core this project tests.
   const env = {
     ...getDefaultEnvironment(),
