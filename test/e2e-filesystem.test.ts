@@ -27,7 +27,11 @@ const BINARY = 'bytes.bin'; // (not UTF-8: the server reads it as text with U+FF
 const IMAGE = 'shot-taobao.png';
 // Bytes whose base64 spells terms (`…QwenDashScopeTaobao…`, at an offset of whole 3-byte groups): the
 // data must pass untouched all the same.
-const IMAGE_BYTES = Buffer.concat([pseudoRandomBytes(20_001, 11), Buffer.from('QwenDashScopeTaobao0', 'base64'), pseudoRandomBytes(20_001, 12)]);
+const IMAGE_BYTES = Buffer.concat([
+  pseudoRandomBytes(20_001, 11),
+  Buffer.from('QwenDashScopeTaobao0', 'base64'),
+  pseudoRandomBytes(20_001, 12),
+]);
 
 let pair: Pair;
 let guarded: Session;
@@ -95,7 +99,7 @@ describe('server-filesystem through wrap', () => {
       const data = (r: typeof direct) => (r.content as { data?: string }[]).map((c) => c.data);
       expect(data(wrapped)).toEqual(data(direct));
       expect(Buffer.from(data(direct)[0]!, 'base64').equals(IMAGE_BYTES)).toBe(true);
-    expect(data(direct)[0]).toContain('QwenDashScope');
+      expect(data(direct)[0]).toContain('QwenDashScope');
     },
     T,
   );
