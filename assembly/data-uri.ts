@@ -1,11 +1,16 @@
 // Recognises a whole base64 `data:` URI, byte by byte, as src/protocol-fields.ts defines it
 // (isBase64DataUri): `data:` and `;base64,` in any ASCII case, a media type of printable ASCII
 // without space, '"', ',' or '\', then base64 (standard or URL-safe) with up to two '='.
+// One that holds the token prefix (any ASCII case; the media type or the URL-safe alphabet can
+// spell it) is not one: encoding keeps a whole data: URI as it is and decoding restores a token
+// in one, so it is encoded like text (its prefix escaped) for the round trip to hold.
 
 import {
   BACKSLASH, CASE_BIT, COMMA, DEL, DIGIT_0, DIGIT_9, EQUALS, LOWER_A, LOWER_Z, MINUS, PLUS, QUOTE, SEMICOLON, SLASH, SPACE, UNDERSCORE,
   UPPER_A, UPPER_Z,
 } from './bytes';
+import { D_PREFIX, D_PREFIX_LEN, J_DESC } from './abi';
+import { get } from './json/state';
 
 // States: 0..4 reading "data:"; HEADER + t, t bytes of ";base64" just read; BODY; PAD1, PAD2.
 export const URI_HEADER: u32 = 5;
@@ -13,6 +18,9 @@ const BODY: u32 = 13;
 const PAD1: u32 = 14;
 const PAD2: u32 = 15;
 export const URI_DEAD: u32 = 16;
+/** A state's low bits are the URI's; above them, how many bytes of the prefix were just read. */
+const URI_BITS: u32 = 0xff;
+const PREFIX_SHIFT: u32 = 8;
 
 const DATA = memory.data<u8>([0x64, 0x61, 0x74, 0x61, 0x3a]); // data:
 const BASE64 = memory.data<u8>([0x3b, 0x62, 0x61, 0x73, 0x65, 0x36, 0x34]); // ;base64
@@ -26,8 +34,8 @@ const BASE64 = memory.data<u8>([0x3b, 0x62, 0x61, 0x73, 0x65, 0x36, 0x34]); // ;
   return (l >= LOWER_A && l <= LOWER_Z) || (b >= DIGIT_0 && b <= DIGIT_9) || b == PLUS || b == SLASH || b == UNDERSCORE || b == MINUS;
 }
 
-/** The state after byte b. */
-export function uriStep(s: u32, b: u32): u32 {
+/** The URI's state after byte b. */
+function uriByte(s: u32, b: u32): u32 {
   if (s < URI_HEADER) return lower(b) == <u32>load<u8>(DATA + <usize>s) ? s + 1 : URI_DEAD;
   if (s < BODY) {
     if (b == COMMA) return s == URI_HEADER + 7 ? BODY : URI_DEAD;
@@ -42,13 +50,52 @@ export function uriStep(s: u32, b: u32): u32 {
   return URI_DEAD;
 }
 
+/**
+ * How many bytes of the prefix (lower case, pl bytes at pre) end at byte b when the k before it
+ * were its first k: the longest j such that its first j end there.
+ */
+function prefixStep(k: u32, b: u32, pre: usize): u32 {
+  const l = lower(b);
+  if (l == <u32>load<u8>(pre + <usize>k)) return k + 1;
+  for (let j = k; j > 0; j--) {
+    if (<u32>load<u8>(pre + <usize>(j - 1)) != l) continue;
+    let same = true;
+    for (let i: u32 = 0; i + 1 < j && same; i++) same = load<u8>(pre + <usize>i) == load<u8>(pre + <usize>(k - j + 1 + i));
+    if (same) return j;
+  }
+  return 0;
+}
+
+/** The state after byte b, the prefix (lower case) pl bytes at pre. */
+@inline function step(s: u32, b: u32, pre: usize, pl: u32): u32 {
+  const u = uriByte(s & URI_BITS, b);
+  if (u == URI_DEAD) return URI_DEAD;
+  const k = prefixStep(s >> PREFIX_SHIFT, b, pre);
+  return k == pl ? URI_DEAD : u | (k << PREFIX_SHIFT);
+}
+
+/** The state after byte b. */
+export function uriStep(s: u32, b: u32): u32 {
+  const desc = get(J_DESC) as usize;
+  return step(s, b, load<u32>(desc + D_PREFIX) as usize, load<u32>(desc + D_PREFIX_LEN));
+}
+
+/** Whether the URI has not yet read all of `data:`: too little to tell. */
+export function uriUndecided(s: u32): bool {
+  return (s & URI_BITS) < URI_HEADER;
+}
+
 /** The state after n bytes at p. */
 export function uriRun(s: u32, p: usize, n: usize): u32 {
-  for (let k: usize = 0; k < n && s != URI_DEAD; k++) s = uriStep(s, <u32>load<u8>(p + k));
+  const desc = get(J_DESC) as usize;
+  const pre = load<u32>(desc + D_PREFIX) as usize;
+  const pl = load<u32>(desc + D_PREFIX_LEN);
+  for (let k: usize = 0; k < n && s != URI_DEAD; k++) s = step(s, <u32>load<u8>(p + k), pre, pl);
   return s;
 }
 
 /** True when the bytes read so far are a whole base64 data URI. */
 export function uriComplete(s: u32): bool {
-  return s == BODY || s == PAD1 || s == PAD2;
+  const u = s & URI_BITS;
+  return u == BODY || u == PAD1 || u == PAD2;
 }

@@ -181,11 +181,23 @@ export interface MapOptions {
   /** Encoding: the factor `maxLength` grows by in tool schemas (0 or absent: unchanged). */
   readonly widen?: number;
   /**
-   * Keep a whole base64 `data:` URI as it is (encoding). Decoding restores a token in one: a
-   * URI taken out of prose (where encoding put tokens in it) comes back whole; standard base64
-   * holds no `_`, so decoding leaves every other one as it was.
+   * Encoding: the strings kept as they are, whole base64 `data:` URIs without the token prefix
+   * (keptDataUri). Decoding restores a token in one: a URI taken out of prose (where encoding
+   * put tokens in it) comes back whole; one that holds the prefix is encoded like text (its
+   * prefix escaped), so the round trip holds for every URI.
    */
-  readonly keepDataUris?: boolean;
+  readonly keep?: (s: string) => boolean;
+}
+
+const never = () => false;
+
+/**
+ * Encoding keeps a whole base64 `data:` URI as it is, unless it holds the token prefix (in any
+ * ASCII case: the media type or the URL-safe alphabet can spell it); see MapOptions.keep.
+ */
+export function keptDataUri(prefix: string): (s: string) => boolean {
+  const spelt = new RegExp(prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
+  return (s) => isBase64DataUri(s) && !spelt.test(s);
 }
 
 function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
@@ -221,7 +233,7 @@ function openFrame(
  * fields of `options.rule`. Inputs are never mutated.
  */
 export function mapValue(root: unknown, map: (s: string) => string, options: MapOptions): unknown {
-  const keepUri = options.keepDataUris ? isBase64DataUri : () => false;
+  const keepUri = options.keep ?? never;
   if (typeof root === 'string') return keepUri(root) ? root : map(root);
   if (!isContainer(root)) return root;
   const mapKey = options.mapKey ?? map;

@@ -19,9 +19,12 @@ const PARAMS_IDS = ['progressToken', 'requestId', 'protocolVersion', 'cursor', '
 const RESULT_IDS = ['protocolVersion', 'nextCursor', 'taskId'];
 const DATA_URI = /^data:[\x21\x23-\x2b\x2d-\x5b\x5d-\x7e]*;base64,[A-Za-z0-9+/_-]*={0,2}$/i;
 
-/** `uris`: whole data: URIs are kept (encoding); decoding restores a token in one too. */
-function refPayload(v: Json, f: Transform, uris: boolean): Json {
-  if (typeof v === 'string') return uris && DATA_URI.test(v) ? v : f(v);
+/**
+ * `uris`: encoding's token prefix, whole data: URIs without it (any ASCII case) kept; false:
+ * decoding, which restores a token in one too.
+ */
+function refPayload(v: Json, f: Transform, uris: string | false): Json {
+  if (typeof v === 'string') return uris !== false && DATA_URI.test(v) && !v.toLowerCase().includes(uris.toLowerCase()) ? v : f(v);
   if (Array.isArray(v)) return v.map((x) => refPayload(x, f, uris));
   if (v === null || typeof v !== 'object') return v;
   const out: { [k: string]: Json } = {};
@@ -56,7 +59,7 @@ function refWiden(schema: Json, k: number): Json {
 }
 
 /** The reference for one message: ids kept by path, then payload rules, then widening. */
-function refMessage(m: Json, f: Transform, widen: number, uris = true): Json {
+function refMessage(m: Json, f: Transform, widen: number, uris: string | false): Json {
   if (Array.isArray(m)) return m.map((x) => refMessage(x, f, widen, uris));
   if (m === null || typeof m !== 'object') return m;
   const out: { [k: string]: Json } = { ...m };
@@ -101,14 +104,18 @@ const term = fc.constantFrom(
   '__mcp_ref_7177656e__',
 );
 const str = fc.oneof(term, fragmentString(4), fc.constantFrom('', 'a', '/tmp/x'));
-// (A token too: encoding keeps it in a whole data: URI, decoding restores it.)
+// (A token too, and pieces of prefixes: decoding restores a token in a data: URI, so encoding
+// keeps a whole one only without the prefix.)
 const b64 = fc
-  .array(fc.constantFrom('qwen', 'QWEN', 'cXdl', 'bg', 'A', '+', '/', '_', '-', '__mcp_ref_7177656e__'), { maxLength: 6 })
+  .array(
+    fc.constantFrom('qwen', 'QWEN', 'cXdl', 'bg', 'A', '+', '/', '_', '-', '__mcp_ref_7177656e__', '__MCP', '_ref_', '__cuaf_', 'CUAF'),
+    { maxLength: 6 },
+  )
   .map((p) => p.join(''));
 const dataUri = fc
   .tuple(
     fc.constantFrom('data:', 'DATA:', 'Data:', 'dat:', ''),
-    fc.constantFrom('image/png', 'text/plain;charset=qwen', '', 'a b', 'x,y', 'é'),
+    fc.constantFrom('image/png', 'text/plain;charset=qwen', '', 'a b', 'x,y', 'é', 'x/__mcp_ref_22__', 'x/__Cuaf_'),
     fc.constantFrom(';base64,', ';BASE64,', ';base64', ',', ';base64,;base64,'),
     b64,
     fc.constantFrom('', '=', '==', '===', ' qwen', '\\', '"'),
@@ -264,7 +271,7 @@ describe('field policy: the object API', () => {
     it(`encodes every field the reference encodes, and no other (${JSON.stringify(options)})`, () => {
       fc.assert(
         fc.property(traffic, (m) => {
-          expect(codec.encodeMessage(m)).toEqual(refMessage(m, codec.encodeText, widen));
+          expect(codec.encodeMessage(m)).toEqual(refMessage(m, codec.encodeText, widen, codec.options.prefix));
         }),
         runs(400),
       );

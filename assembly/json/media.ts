@@ -7,7 +7,7 @@ import {
   J_DEPTH, J_RAW, J_RAW_ESCAPES, J_RAW_LEN, J_SMALL, J_SMALL_LEN, J_STR, J_URI, J_URI_FED, RESOLVE_KEEP, RESOLVE_TRANSFORM,
 } from '../abi';
 import { CASE_BIT, LOWER_D } from '../bytes';
-import { uriComplete, uriRun, URI_DEAD, URI_HEADER } from '../data-uri';
+import { uriComplete, uriRun, URI_DEAD, uriUndecided } from '../data-uri';
 import {
   emit, error, event, get, K_BLOB_PENDING, K_MEDIA_SHIFT, K_PENDING, K_URI, MEDIA_NO, MEDIA_UNKNOWN, MEDIA_YES, outPos, set, setTop,
   st, STR_TRANSFORM, STR_URI, STR_URI_CHECK, top,
@@ -84,7 +84,7 @@ export function uriCheck(final: bool): bool {
     set(J_STR, flags & ~STR_URI_CHECK);
     return true;
   }
-  if (!final && s < URI_HEADER) return false; // too little to tell
+  if (!final && uriUndecided(s)) return false; // too little to tell
   if (!final) {
     event(EV_DEFER_START, outPos(), DEFER_STRING);
     set(J_DEFER_AT, get(J_DEPTH) + 1);
