@@ -1,6 +1,6 @@
 // serve against hosts and servers that misbehave: a host that cancels or abandons a request,
 // a host that reads nothing, a server that prints lines that are not JSON. Real children, real sockets.
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,4 +159,41 @@ describe('serve, a host that reads nothing', () => {
     expect(written()).toBeLessThan(MIB);
     while (!logs.includes('session ended (idle: the host reads nothing); 0 open')) await sleep(50);
   });
+});
+
+describe('serve, a host whose answers to the server collide once decoded', () => {
+  // (Keys that decode alike: `Qwen` and its token.) A batch of responses failed before: serve
+  // answered the host 400 and the server, told nothing, waited for its answers forever.
+  const COLLIDING = { action: 'accept', content: { Qwen: 'a', __mcp_ref_5177656e__: 'b' } };
+  for (const batch of [false, true]) {
+    it(`gives the server an error under each id (${batch ? 'a batch of responses' : 'one response'})`, async () => {
+      const record = join(tmpdir(), `serve-record-${process.pid}-${batch}.txt`);
+      writeFileSync(record, '');
+      cleanup.push(() => rmSync(record, { force: true }));
+      const { url } = await serve({ command: [process.execPath, 'test/fixtures/serve-record-child.mjs', record] });
+      const session = await initialize(url);
+      const answers = [
+        { jsonrpc: '2.0', id: 's1', result: COLLIDING },
+        { jsonrpc: '2.0', id: 's2', result: { action: 'decline' } },
+      ];
+      const res = await post(url, batch ? answers : answers[0], session);
+      await res.text();
+      expect(res.status).toBe(202);
+      const told = () =>
+        readFileSync(record, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number } })
+          .filter((m) => m.error)
+          .map((m) => [m.id, m.error!.code]);
+      const want = batch
+        ? [
+            ['s1', -32602],
+            ['s2', -32602],
+          ]
+        : [['s1', -32602]];
+      while (told().length < want.length) await sleep(20);
+      expect(told()).toEqual(want);
+    });
+  }
 });

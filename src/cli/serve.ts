@@ -315,12 +315,14 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         if (!(e instanceof PayloadKeyCollisionError)) throw e;
         // Answered here, never forwarded; a batch has every request answered.
         const items = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]) as { id?: unknown; method?: unknown }[];
-        const single = items[0] as Record<string, unknown> | undefined;
-        if (!Array.isArray(parsedBody) && isResponse(single)) {
-          // A response to the server's own request (sampling, elicitation): the server gets an
-          // error under its id instead of waiting forever, as the HTTP proxy does; it goes to
-          // the child like the response would have (real values: nothing to encode).
-          parsedBody = errorResponse(single.id, INVALID_PARAMS, e.message);
+        const responses = items.every((m) => isResponse(m as Record<string, unknown>));
+        if (items.length && responses) {
+          // Responses to the server's own requests (sampling, elicitation), alone or a batch of
+          // them: the server gets an error under each id instead of waiting forever, as the
+          // HTTP proxy does for one; they go to the child like the responses would have (real
+          // values: nothing to encode).
+          const errors = (items as { id: Id }[]).map((m) => errorResponse(m.id, INVALID_PARAMS, e.message));
+          parsedBody = Array.isArray(parsedBody) ? errors : errors[0];
         } else {
           const replies = collisionReplies(
             items.filter((m) => typeof m?.method === 'string').map((m) => m.id),

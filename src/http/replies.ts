@@ -65,11 +65,11 @@ export function errorReplies(
 
 export async function collisionOutcome(original: Uint8Array, e: PayloadKeyCollisionError, options: BodyOptions): Promise<Outcome> {
   const shape = parseShape(original);
-  const single = shape.items[0];
-  if (!shape.batch && single && !single.request && single.id !== undefined) {
-    // A response to the server's request: the server gets an error instead of waiting forever.
-    // (It goes to the server, which sees real values: nothing to encode.)
-    return { forward: json(errorResponse(single.id, INVALID_PARAMS, e.message)) };
+  if (shape.items.length && shape.items.every((m) => !m.request && m.id !== undefined)) {
+    // Responses to the server's requests, one or a batch: the server gets an error under each
+    // id instead of waiting forever. (It goes to the server, which sees real values: nothing to encode.)
+    const errors = shape.items.map((m) => errorResponse(m.id!, INVALID_PARAMS, e.message));
+    return { forward: json(shape.batch ? errors : errors[0]) };
   }
   // A batch goes whole: every request in it is answered. A notification alone gets 400.
   const replies = collisionReplies(
