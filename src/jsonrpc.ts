@@ -12,6 +12,13 @@ export type Id = string | number;
 
 export const isId = (id: unknown): id is Id => typeof id === 'string' || typeof id === 'number';
 
+/** Shaped as a response (an answer to the other side's request): `result` or `error`, no `method`; its id unchecked. */
+export const isResponseShape = (m: unknown): m is { id?: unknown } =>
+  typeof m === 'object' && m !== null && !Array.isArray(m) && !('method' in m) && ('result' in m || 'error' in m);
+
+/** A response with an id one can answer under. */
+export const isResponse = (m: unknown): m is { id: Id } => isResponseShape(m) && isId(m.id);
+
 /** A JSON-RPC error response (`id` null when no request can be named). */
 export function errorResponse(id: Id | null, code: number, message: string, data?: unknown): JSONRPCMessage {
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } } as JSONRPCMessage;

@@ -1,5 +1,6 @@
 // Iterative walks over JSON values: an explicit stack instead of recursion, so 100,000 levels
 // of nesting cost memory, not a stack overflow.
+import { lowerAscii } from './ascii.js';
 import { type JsonPath, PayloadKeyCollisionError } from './errors.js';
 import {
   type FieldRule,
@@ -196,8 +197,8 @@ const never = () => false;
  * ASCII case: the media type or the URL-safe alphabet can spell it); see MapOptions.keep.
  */
 export function keptDataUri(prefix: string): (s: string) => boolean {
-  const spelt = new RegExp(prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
-  return (s) => isBase64DataUri(s) && !spelt.test(s);
+  const lower = lowerAscii(prefix);
+  return (s) => isBase64DataUri(s) && !lowerAscii(s).includes(lower);
 }
 
 function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {

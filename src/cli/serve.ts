@@ -14,7 +14,17 @@ import { PayloadKeyCollisionError } from '../errors.js';
 import { BodyTooLargeError, readBounded } from '../http/body.js';
 import { CallGuard, type GuardMode } from '../http/call-guard.js';
 import { hostAllowed, originAllowed } from '../http/guard.js';
-import { collisionReplies, errorResponse, type Id, INVALID_PARAMS, INVALID_REQUEST, isId, PARSE_ERROR, SERVER_ERROR } from '../jsonrpc.js';
+import {
+  collisionReplies,
+  errorResponse,
+  type Id,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  isId,
+  isResponse,
+  PARSE_ERROR,
+  SERVER_ERROR,
+} from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError } from '../stream/index.js';
 import type { CommandLine } from './args.js';
@@ -24,11 +34,6 @@ import { duration, port as portFlag, positiveInt, type StreamCommandOptions, unt
 import { ndjsonLines } from './ndjson-lines.js';
 import { listen } from './node-http.js';
 import { UsageError } from './usage-error.js';
-
-/** A JSON-RPC response (an answer to the other side's request): an id, `result` or `error`, no `method`. */
-function isResponse(m: Record<string, unknown> | undefined): m is { id: Id } & Record<string, unknown> {
-  return typeof m === 'object' && m !== null && !('method' in m) && isId(m.id) && ('result' in m || 'error' in m);
-}
 
 /**
  * Bytes a session may hold that its host has not read yet (plus the message being sent): beyond
@@ -315,7 +320,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         if (!(e instanceof PayloadKeyCollisionError)) throw e;
         // Answered here, never forwarded; a batch has every request answered.
         const items = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]) as { id?: unknown; method?: unknown }[];
-        const responses = items.every((m) => isResponse(m as Record<string, unknown>));
+        const responses = items.every(isResponse);
         if (items.length && responses) {
           // Responses to the server's own requests (sampling, elicitation), alone or a batch of
           // them: the server gets an error under each id instead of waiting forever, as the

@@ -14,14 +14,6 @@ type Handler = ((message: Message, extra?: MessageExtraInfo) => void) | undefine
 
 export const isRequest = (m: unknown): m is { id: string | number; method: string; params?: Record<string, unknown> } =>
   typeof m === 'object' && m !== null && 'method' in m && 'id' in m;
-/** A response (an answer to the other side's request): an id, `result` or `error`, no `method`. */
-export const isResponse = (m: unknown): m is { id: string | number } =>
-  typeof m === 'object' &&
-  m !== null &&
-  !('method' in m) &&
-  'id' in m &&
-  (typeof m.id === 'string' || typeof m.id === 'number') &&
-  ('result' in m || 'error' in m);
 export const isNotification = (m: unknown): m is { method: string } => typeof m === 'object' && m !== null && 'method' in m && !('id' in m);
 
 export abstract class TransportWrapper implements Transport {

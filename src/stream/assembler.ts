@@ -6,6 +6,7 @@
 // The core's events are EV_* (explained in assembly/abi.ts). EV_RESOLVE's a is a verdict
 // (RESOLVE_*); its b, and EV_DEFER_START's, is the kind of deferral (DEFER_*: an object's
 // `data`, its `blob`, a string that began like a data: URI).
+
 import {
   EV_DEFER_END,
   EV_DEFER_START,
@@ -20,6 +21,7 @@ import {
   RESOLVE_TRANSFORM,
 } from '../core/abi.js';
 import { PayloadKeyCollisionError } from '../errors.js';
+import { isResponseShape } from '../jsonrpc.js';
 import { HeldBytes } from './held-bytes.js';
 import type { StepSink } from './transducer.js';
 
@@ -317,10 +319,7 @@ export class MessageAssembler {
     }
     const items = Array.isArray(value) ? value : [value];
     if (items.length !== count) return none;
-    return items.map((m) => {
-      if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
-      return !Object.hasOwn(m, 'method') && (Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error'));
-    });
+    return items.map(isResponseShape);
   }
 
   private check(messageNumber: number): void {

@@ -93,8 +93,10 @@ export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): 
     push(chunk) {
       if (chunk.length === 0) return;
       if (held.length > 0) {
-        const nl = byteFinder(chunk)(0x0a, 0);
-        if (nl < 0 && worthHolding(held.length + chunk.length - endsInCR(chunk), () => byteFinder(chunk)(BACKSLASH, 0) >= 0)) {
+        const find = byteFinder(chunk);
+        const nl = find(0x0a, 0);
+        const escaped = () => find(BACKSLASH, 0) >= 0 || byteFinder(held.bytes)(BACKSLASH, 0) >= 0;
+        if (nl < 0 && worthHolding(held.length + chunk.length - endsInCR(chunk), escaped)) {
           held.add(chunk);
           return;
         }
