@@ -11,10 +11,13 @@ export interface IntegrityReport {
   readonly parameterName: string;
   /** Whether the U+FFFD is in a property value (or array element, or bare string) or a key. */
   readonly location: 'value' | 'key';
+  /** How many U+FFFD a UTF-8 writer would write: those present and the lone surrogates. */
   readonly replacementCharacterCount: number;
-  /** UTF-16 index of the first U+FFFD. */
+  /** How many of them are lone UTF-16 surrogates (written as U+FFFD by any UTF-8 encoder). */
+  readonly loneSurrogateCount: number;
+  /** UTF-16 index of the first U+FFFD or lone surrogate. */
   readonly characterOffset: number;
-  /** UTF-8 byte length of the text before the first U+FFFD. */
+  /** UTF-8 byte length of the text before it (a lone surrogate counts as U+FFFD's 3 bytes). */
   readonly utf8ByteOffset: number;
 }
 
@@ -110,8 +113,11 @@ export class ArgumentIntegrityError extends Error {
             ? ' (in its name)'
             : '';
       const more = total > 1 ? ` ${total - 1} more string(s) are affected.` : '';
+      const lone = first.loneSurrogateCount
+        ? `, ${first.loneSurrogateCount} of them lone UTF-16 surrogate(s) that UTF-8 writes as U+FFFD`
+        : '';
       super(
-        `${what}${tool}${at} contains ${first.replacementCharacterCount} invalid UTF-8 replacement character(s) (U+FFFD); ` +
+        `${what}${tool}${at} contains ${first.replacementCharacterCount} invalid UTF-8 replacement character(s) (U+FFFD${lone}); ` +
           `${blocked} First UTF-8 byte offset: ${first.utf8ByteOffset}.${more}`,
       );
     }

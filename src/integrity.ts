@@ -1,4 +1,6 @@
-// U+FFFD reports: where replacement characters sit in a value, never what surrounds them.
+// U+FFFD reports: where replacement characters sit in a value, never what surrounds them. A
+// lone UTF-16 surrogate (a pair cut in two by a host that counts in UTF-16) is the same damage
+// one step earlier: any UTF-8 writer turns it into U+FFFD, so it is reported as one.
 
 import { FFFD_COUNT, FFFD_FIRST, FFFD_RESULT_SIZE } from './core/abi.js';
 import { core } from './core/instance.js';
@@ -6,6 +8,7 @@ import { heap, heap32, workspace } from './core/memory.js';
 import { ArgumentIntegrityError, type IntegrityReport, type JsonPath } from './errors.js';
 import { NodeBuffer } from './node-buffer.js';
 import { walkStrings } from './walk.js';
+import { LONE_SURROGATE } from './well-formed.js';
 
 export type { IntegrityReport } from './errors.js';
 
@@ -43,14 +46,24 @@ function utf8Length(s: string, end = s.length): number {
   return n;
 }
 
+/** Whether `s` holds U+FFFD, or a lone surrogate that becomes one in UTF-8. */
+export const isDamaged = (s: string): boolean => s.includes(FFFD) || !s.isWellFormed();
+
 function report(s: string, first: number, path: JsonPath, location: 'value' | 'key'): IntegrityReport {
   let count = 0;
   for (let i = first; i !== -1; i = s.indexOf(FFFD, i + 1)) count++;
+  let lone = 0;
+  if (!s.isWellFormed()) {
+    for (const m of s.matchAll(LONE_SURROGATE)) {
+      if (lone++ === 0 && (first < 0 || m.index < first)) first = m.index;
+    }
+  }
   return {
     path,
     parameterName: path.length === 0 ? '' : String(path[0]),
     location,
-    replacementCharacterCount: count,
+    replacementCharacterCount: count + lone,
+    loneSurrogateCount: lone,
     characterOffset: first,
     utf8ByteOffset: utf8Length(s, first),
   };
@@ -103,7 +116,7 @@ function pathSize(path: JsonPath): number {
 }
 
 /**
- * One report per string (keys included) that holds U+FFFD, in document order (a key before its
+ * One report per string (keys included) that holds U+FFFD or a lone surrogate, in document order (a key before its
  * value): the first `limit` of them, as far as `pathBudget` allows; `total` on the result counts
  * them all. Paths and counts are built only for the reports returned, so the cost is linear in
  * the input whatever the nesting. Finding U+FFFD is V8's native `indexOf`, which no copy into
@@ -118,7 +131,7 @@ export function findReplacementCharacters(value: unknown, options: FindReplaceme
   let open = limit > 0; // still taking reports: they are always a prefix in document order
   walkStrings(value, (s, path, location, depth) => {
     const first = s.indexOf(FFFD);
-    if (first === -1) return;
+    if (first === -1 && s.isWellFormed()) return;
     total++;
     if (!open) return;
     const p = depth <= budget ? path() : undefined; // too deep: not even built
@@ -135,7 +148,7 @@ export function findReplacementCharacters(value: unknown, options: FindReplaceme
 }
 
 /**
- * Throws {@link ArgumentIntegrityError} when `args` holds U+FFFD anywhere; the error carries
+ * Throws {@link ArgumentIntegrityError} when `args` holds U+FFFD (or a lone surrogate) anywhere; the error carries
  * the reports (bounded by `options`, as for {@link findReplacementCharacters}) and the total.
  */
 export function assertNoReplacementCharacters(args: unknown, options: { toolName?: string } & FindReplacementOptions = {}): void {

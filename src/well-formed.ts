@@ -2,7 +2,8 @@
 // token contains a lone surrogate, so a string is cut at them, the well-formed pieces are
 // transformed, and the surrogates are put back exactly where they were.
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** A high surrogate with no low one after it, or a low one with no high one before it. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Applies `f` to the well-formed stretches of `s`; returns `s` itself if nothing changed. */
 export function mapWellFormed(s: string, f: (piece: string) => string): string {

@@ -100,12 +100,21 @@ describe('in headless Chromium', () => {
         parameterName: 'content',
         location: 'value',
         replacementCharacterCount: 3,
+        loneSurrogateCount: 0,
         characterOffset: 2607,
         utf8ByteOffset: 7821,
       },
     ]);
     expect(result.longReport).toEqual([
-      { path: [0], parameterName: '0', location: 'value', replacementCharacterCount: 1, characterOffset: 30031, utf8ByteOffset: 90053 },
+      {
+        path: [0],
+        parameterName: '0',
+        location: 'value',
+        replacementCharacterCount: 2,
+        loneSurrogateCount: 1,
+        characterOffset: 30030,
+        utf8ByteOffset: 90050,
+      },
     ]);
     expect(result.filter).toBe(false);
     await page.close();

@@ -102,7 +102,9 @@ describe('wrap --guard: U+FFFD and terms', () => {
     s.send(call(2, enc('qwen_tool'), { [enc('通义_path')]: `${enc('__mcp_ref_qwenabc')}\uFFFD` }));
     s.send(call(3, 'echo', { text: 'ok' }));
     s.send([call(4, enc('qwen_tool'), { [enc('通义_path')]: '\uFFFD\uFFFD' }), call(5, enc('alibaba_nope'), {})]); // blocked whole: one batch
-    for (const id of [2, 3, 4, 5]) await s.response(id);
+    // Half a surrogate pair (a host that cut text in UTF-16 units): the server would store U+FFFD.
+    s.send(call(6, 'echo', { text: 'half 😀'.slice(0, -1) }));
+    for (const id of [2, 3, 4, 5, 6]) await s.response(id);
     const ended = await s.end();
     const stdout = ended.stdout.toString('utf8');
     expect(termsIn(stdout)).toEqual([]);
@@ -117,6 +119,8 @@ describe('wrap --guard: U+FFFD and terms', () => {
     );
     expect(byId.get(3)!.result.content[0]!.text).toBe('echo got {"text": "ok"}');
     expect(byId.get(5)!.result.content[0]!.text).toContain('tool "alibaba_nope" is not in');
+    expect(isBlocked(byId.get(6))).toBe(true);
+    expect(byId.get(6)!.result.content[0]!.text).toContain('1 of them lone UTF-16 surrogate(s)');
     expect(s.messages().filter((m) => Array.isArray(m))).toHaveLength(1);
     expect(ended.stderr.match(/server saw/g)).toHaveLength(1);
     expect(ended.stderr).toMatch(/blocked tools\/call "qwen_tool": MCP tool argument/);

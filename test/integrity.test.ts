@@ -21,6 +21,7 @@ describe('findReplacementCharacters', () => {
       parameterName: 'content',
       location: 'value',
       replacementCharacterCount: 3,
+      loneSurrogateCount: 0,
       characterOffset: 2607,
       utf8ByteOffset: 7821,
     });
@@ -35,14 +36,76 @@ describe('findReplacementCharacters', () => {
     ]);
     const long = '汉'.repeat(30000) + 'a😀'.repeat(10) + '\uD800\uFFFD';
     expect(findReplacementCharacters([long])).toEqual(referenceReports([long]));
-    expect(findReplacementCharacters([long])[0]).toMatchObject({ characterOffset: 30031, utf8ByteOffset: 90053 });
+    expect(findReplacementCharacters([long])[0]).toMatchObject({
+      replacementCharacterCount: 2,
+      loneSurrogateCount: 1,
+      characterOffset: 30030,
+      utf8ByteOffset: 90050,
+    });
     expect(findReplacementCharacters('ab\uFFFD')).toEqual([
-      { path: [], parameterName: '', location: 'value', replacementCharacterCount: 1, characterOffset: 2, utf8ByteOffset: 2 },
+      {
+        path: [],
+        parameterName: '',
+        location: 'value',
+        replacementCharacterCount: 1,
+        loneSurrogateCount: 0,
+        characterOffset: 2,
+        utf8ByteOffset: 2,
+      },
     ]);
   });
 
+  it('reports lone surrogates: a pair cut in two, which any UTF-8 writer stores as U+FFFD', () => {
+    // 😀 is \uD83D\uDE00: a host that cut a string in UTF-16 units kept one half.
+    const cut = '汉字'.repeat(3) + '\uD83D';
+    expect(findReplacementCharacters({ content: cut, tail: '\uDE00ok', whole: '😀' })).toEqual([
+      {
+        path: ['content'],
+        parameterName: 'content',
+        location: 'value',
+        replacementCharacterCount: 1,
+        loneSurrogateCount: 1,
+        characterOffset: 6,
+        utf8ByteOffset: 18,
+      },
+      {
+        path: ['tail'],
+        parameterName: 'tail',
+        location: 'value',
+        replacementCharacterCount: 1,
+        loneSurrogateCount: 1,
+        characterOffset: 0,
+        utf8ByteOffset: 0,
+      },
+    ]);
+    // A reversed pair is two lone surrogates; a key can hold one too.
+    expect(findReplacementCharacters({ 'k\uDE00\uD83D': 'x\uFFFD' })).toEqual([
+      {
+        path: ['k\uDE00\uD83D'],
+        parameterName: 'k\uDE00\uD83D',
+        location: 'key',
+        replacementCharacterCount: 2,
+        loneSurrogateCount: 2,
+        characterOffset: 1,
+        utf8ByteOffset: 1,
+      },
+      {
+        path: ['k\uDE00\uD83D'],
+        parameterName: 'k\uDE00\uD83D',
+        location: 'value',
+        replacementCharacterCount: 1,
+        loneSurrogateCount: 0,
+        characterOffset: 1,
+        utf8ByteOffset: 1,
+      },
+    ]);
+    expect(() => assertNoReplacementCharacters({ content: cut }, { toolName: 'write_file' })).toThrow(
+      'MCP tool argument "content" of tool "write_file" contains 1 invalid UTF-8 replacement character(s) (U+FFFD, 1 of them lone UTF-16 surrogate(s) that UTF-8 writes as U+FFFD); the call was blocked before it reached the MCP server. First UTF-8 byte offset: 18.',
+    );
+  });
+
   it('agrees with the reference on arbitrary JSON values', () => {
-    const withFffd = fc.string({ unit: fc.constantFrom('a', '汉', '\uFFFD', '😀', '\uD800', 'é'), maxLength: 12 });
+    const withFffd = fc.string({ unit: fc.constantFrom('a', '汉', '\uFFFD', '😀', '\uD800', '\uDC00', 'é'), maxLength: 12 });
     const value = fc.letrec((tie) => ({
       v: fc.oneof(
         { depthSize: 'small' },

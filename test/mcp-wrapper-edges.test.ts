@@ -98,6 +98,7 @@ describe('IntegrityGuardTransport edges', () => {
         parameterName: 'content',
         location: 'value',
         replacementCharacterCount: 1,
+        loneSurrogateCount: 0,
         characterOffset: 6,
         utf8ByteOffset: 6,
       },

@@ -2,14 +2,13 @@
 // and a key that is itself damaged is named by its position, not its text.
 import { createReadStream } from 'node:fs';
 import { formatPath, type JsonPath } from '../errors.js';
-import { findReplacementCharacters, type IntegrityReport } from '../integrity.js';
+import { findReplacementCharacters, type IntegrityReport, isDamaged } from '../integrity.js';
 import { isId } from '../jsonrpc.js';
 import { PAYLOAD_FIELDS } from '../payload.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { UsageError } from './usage-error.js';
 
-const FFFD = '\uFFFD';
 const ARRAY_INDEX = /^(0|[1-9][0-9]*)$/;
 const JSON_BLANK = /^[ \t\r]*$/;
 
@@ -29,18 +28,18 @@ function safePath(root: unknown, path: JsonPath): string {
   let out = '$';
   let node = root;
   for (const p of path) {
-    out += typeof p === 'string' && p.includes(FFFD) ? `[${keyPosition(node, p)}]` : formatPath([p]).slice(1);
+    out += typeof p === 'string' && isDamaged(p) ? `[${keyPosition(node, p)}]` : formatPath([p]).slice(1);
     node = (node as Record<string | number, unknown>)[p];
   }
   return out;
 }
 
 function describe(r: IntegrityReport, root: unknown, base: JsonPath): string {
-  const name = r.parameterName.includes(FFFD)
+  const name = isDamaged(r.parameterName)
     ? `parameter ${keyPosition(root, r.parameterName)} (its name is damaged)`
     : `parameter ${JSON.stringify(r.parameterName)}`;
   const where = r.path.length > 1 ? ` at ${formatPath(base) + safePath(root, r.path).slice(1)}` : '';
-  return `${name}${where}${r.location === 'key' ? ' (key)' : ''}: ${r.replacementCharacterCount} x U+FFFD, first at character ${r.characterOffset}, UTF-8 byte ${r.utf8ByteOffset}`;
+  return `${name}${where}${r.location === 'key' ? ' (key)' : ''}: ${r.replacementCharacterCount} x U+FFFD${r.loneSurrogateCount ? ` (${r.loneSurrogateCount} as lone surrogates)` : ''}, first at character ${r.characterOffset}, UTF-8 byte ${r.utf8ByteOffset}`;
 }
 
 function label(lineNumber: number, m: Record<string, unknown>, batchIndex: number | undefined): string {
