@@ -38,3 +38,31 @@ export function collisionReplies(
     .filter(isId)
     .map((id) => errorResponse(id, INVALID_PARAMS, id === culprit ? reason : `dropped with its batch: ${reason}`));
 }
+
+/** What to send for a message a stream refused but could still read (leniently). */
+export interface RefusalReplies {
+  /** To the sender: an error under each of its requests' ids (a batch answered as one). */
+  replies: JSONRPCMessage | JSONRPCMessage[] | undefined;
+  /** To the other side: an error under the id of each response in it (its request failed). */
+  toOtherSide: JSONRPCMessage[];
+}
+
+/**
+ * The answers to a refused message (`message` as read leniently, e.g. invalid UTF-8 replaced),
+ * so that no one waits for its timeout: a request is answered, and a response (an answer to the
+ * other side's request) becomes an error to the side that asked. `reason` names the place,
+ * never the content.
+ */
+export function refusalReplies(message: unknown, code: number, reason: string): RefusalReplies {
+  const messages = Array.isArray(message) ? (message as unknown[]) : [message];
+  const replies: JSONRPCMessage[] = [];
+  const toOtherSide: JSONRPCMessage[] = [];
+  for (const m of messages) {
+    if (isResponse(m)) toOtherSide.push(errorResponse(m.id, code, reason));
+    else if (typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string') {
+      const id = (m as { id?: unknown }).id;
+      if (isId(id)) replies.push(errorResponse(id, code, reason));
+    }
+  }
+  return { replies: replies.length === 0 ? undefined : Array.isArray(message) ? replies : replies[0], toOtherSide };
+}

@@ -3,16 +3,18 @@
 // stderr passes through. Everything the proxy writes to the client itself (error answers)
 // is encoded too. A line that is not JSON (a server's banner, a client's stray line) is
 // dropped with a note on stderr that names its place, never its content, and the session
-// goes on. How it ends: see exit-status.ts.
+// goes on; a refused client line whose ids can still be read is answered (see refused-lines.ts).
+// How it ends: see exit-status.ts.
 import { spawn } from 'node:child_process';
 import { createCodec } from '../codec.js';
-import { collisionReplies, errorResponse, INVALID_PARAMS, isId } from '../jsonrpc.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS, INVALID_REQUEST, isId, PARSE_ERROR, refusalReplies } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { createByteTransformer, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
 import { ExitStatus, raise } from './exit-status.js';
 import { WrapGuard } from './guard.js';
 import { HeldLines } from './held-lines.js';
 import { LineWriter } from './line-writer.js';
+import { RefusedLines } from './refused-lines.js';
 import { type Reply, replyLine } from './replies.js';
 import { UsageError } from './usage-error.js';
 
@@ -35,6 +37,15 @@ const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n
 /** A message of the proxy's own to the server: real values (the server's side), never encoded. */
 const serverLine = (m: unknown) => new TextEncoder().encode(`${JSON.stringify(m)}\n`);
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
+/** A refused line read again as the server would have: invalid UTF-8 replaced, then JSON. */
+const lenient = (line: Uint8Array | undefined): unknown => {
+  if (!line) return undefined;
+  try {
+    return JSON.parse(new TextDecoder().decode(line));
+  } catch {
+    return undefined;
+  }
+};
 
 export function wrap(command: readonly string[], { stream: options, guard: guarded }: WrapOptions): Promise<number> {
   const [file, ...args] = command;
@@ -103,11 +114,22 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
     (b) => held.write(b),
   );
   const toServer = guard ? (b: Uint8Array) => guard.fromClient(b) : writeToServer;
+  // A refused client message whose ids can be read: its requests are answered, and the server
+  // is told when it was an answer to one of its own requests (neither side waits for nothing).
+  const refused = new RefusedLines(HOLD_LIMIT, (e, line) => {
+    const code = e.code === 'invalid-utf8' ? PARSE_ERROR : INVALID_REQUEST;
+    const why = `message ${e.messageNumber} from the client was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
+    const { replies, toOtherSide } = refusalReplies(lenient(line), code, why);
+    for (const m of toOtherSide) toServer(serverLine(m));
+    if (replies) reply(replies);
+    const told = [replies && 'answered', toOtherSide.length && 'the server told'].filter(Boolean).join(', ');
+    log(`from the client: skipped ${describeInvalid(e)}: not forwarded${told && ` (${told})`}; the session goes on`);
+  });
   const decoder = createByteTransformer(
     'decode',
     {
       ...options,
-      onInvalidMessage: (e) => log(`from the client: skipped ${describeInvalid(e)}: not forwarded; the session goes on`),
+      onInvalidMessage: (e) => refused.refuse(e),
       onCollision: (e) => {
         // A response answers the server's own request (sampling, elicitation, roots): the server
         // is told with an error under its id, so it does not wait forever; the client never
@@ -176,11 +198,18 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
       guard?.endFromServer();
     }),
   );
-  process.stdin.on('data', (chunk: Buffer) => fromClient(() => decoder.push(chunk)));
+  process.stdin.on('data', (chunk: Buffer) =>
+    fromClient(() => {
+      refused.push(chunk);
+      decoder.push(chunk);
+      refused.settle();
+    }),
+  );
   process.stdin.on('end', () => {
     let checked: Promise<void> | undefined;
     fromClient(() => {
       decoder.close();
+      refused.end();
       checked = guard?.endFromClient();
     });
     // Lines still waiting for a check reach the server before its stdin ends.

@@ -1,0 +1,90 @@
+// wrap: the client's lines as they came, kept just long enough to read the ids of one the
+// decoder refuses (invalid UTF-8, nested too deep, ...), so its sender is answered instead of
+// waiting for a timeout. Only references to the chunks are kept (stdin never reuses them), a
+// line at most `limit` bytes, and only until the push that ends it is through.
+//
+// Lines are numbered as the stream numbers messages: blank lines (JSON whitespace only) are
+// not counted. A refusal can come before its line ends (a bad byte early in a long line): it
+// waits for the line, whose ids may come last (the SDK writes `id` after `params`).
+import { concat } from '../concat.js';
+import type { PayloadStreamError } from '../stream/index.js';
+
+const isJsonSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0d;
+
+export class RefusedLines {
+  /** Non-blank lines ended so far. */
+  private count = 0;
+  /** The line being read: its pieces (while within the limit), length, and whether all blank. */
+  private parts: Uint8Array[] = [];
+  private length = 0;
+  private blank = true;
+  /** Lines ended in this push, by number, as their pieces (undefined: too long to keep). */
+  private readonly ended = new Map<number, Uint8Array[] | undefined>();
+  private readonly refused = new Map<number, PayloadStreamError>();
+
+  constructor(
+    private readonly limit: number,
+    /** A refused message and its bytes (undefined when it was too long to keep). */
+    private readonly onRefused: (error: PayloadStreamError, line: Uint8Array | undefined) => void,
+  ) {}
+
+  /** Bytes from the client, before the decoder sees them. */
+  push(chunk: Uint8Array): void {
+    for (let start = 0; ; ) {
+      const nl = chunk.indexOf(0x0a, start);
+      this.add(chunk.subarray(start, nl < 0 ? chunk.length : nl));
+      if (nl < 0) return;
+      this.endLine();
+      start = nl + 1;
+    }
+  }
+
+  /** The decoder refused a message (called during its push): told now if its line has ended. */
+  refuse(error: PayloadStreamError): void {
+    this.refused.set(error.messageNumber, error);
+    if (error.messageNumber <= this.count) this.settle(false);
+  }
+
+  /** Refusals whose lines have ended are told; once the decoder's push is through, ended lines go. */
+  settle(through = true): void {
+    for (const [n, error] of this.refused) {
+      if (n > this.count) continue; // its line has not ended yet
+      this.refused.delete(n);
+      const parts = this.ended.get(n);
+      this.onRefused(error, parts && concat(parts));
+    }
+    if (through) this.ended.clear();
+  }
+
+  /** The client's input ended: a last line without '\n' is a line too. */
+  end(): void {
+    this.endLine();
+    this.settle();
+    for (const [n, error] of this.refused) {
+      this.refused.delete(n);
+      this.onRefused(error, undefined);
+    }
+  }
+
+  private add(piece: Uint8Array): void {
+    if (piece.length === 0) return;
+    if (this.blank) {
+      let i = 0;
+      while (i < piece.length && isJsonSpace(piece[i]!)) i++;
+      if (i < piece.length) this.blank = false;
+    }
+    this.length += piece.length;
+    if (this.length <= this.limit) this.parts.push(piece);
+    else this.parts.length = 0;
+  }
+
+  private endLine(): void {
+    if (!this.blank) {
+      this.count++;
+      this.ended.set(this.count, this.length <= this.limit ? this.parts : undefined);
+    }
+    this.parts = [];
+    this.length = 0;
+    this.blank = true;
+  }
+}
