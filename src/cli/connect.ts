@@ -8,7 +8,8 @@ import { createCodec } from '../codec.js';
 import type { GuardMode } from '../http/call-guard.js';
 import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
 import { isJsonResponse, mediaType } from '../http/response.js';
-import { errorResponse, type Id, isId, PARSE_ERROR, SERVER_ERROR } from '../jsonrpc.js';
+import { firstInvalidUtf8Byte } from '../invalid-utf8.js';
+import { errorResponse, type Id, isId, PARSE_ERROR, refusalReplies, SERVER_ERROR } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CommandLine } from './args.js';
@@ -255,18 +256,46 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     if (initialized && !getStream) openGetStream();
   };
 
+  /**
+   * A line that is not UTF-8 is not posted (decoding would turn it into U+FFFD, silently): read
+   * as the server would read it, its requests are answered and its responses (answers to the
+   * server's requests) posted as errors, so no one waits for a timeout.
+   */
+  const refuse = (bytes: Uint8Array, n: number) => {
+    const reason = `line ${n} from the host is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(bytes)}) and was not forwarded`;
+    let read: unknown;
+    try {
+      read = JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      // no ids to answer
+    }
+    const { replies, toOtherSide } = refusalReplies(read, PARSE_ERROR, reason);
+    if (replies) void write(JSON.stringify(codec.encodeMessage(replies)));
+    for (const m of toOtherSide) track(post(JSON.stringify(m)));
+    log(`skipped ${reason}`);
+  };
+  const track = (p: Promise<void>) => {
+    const settled = p.catch((e: Error) => log(`internal error: ${e.name}`));
+    inFlight.add(settled);
+    void settled.finally(() => inFlight.delete(settled));
+  };
+
   log(`forwarding stdio to ${endpoint.origin}${endpoint.pathname}`);
   // Lines from the host, each posted as it comes (a long call must not hold up a cancellation).
-  const decoder = new TextDecoder();
+  const decoder = new TextDecoder('utf-8', { fatal: true });
   let lines = 0;
   try {
     for await (const bytes of ndjsonLines(input as AsyncIterable<Uint8Array | string>, max)) {
       lines++;
-      const line = decoder.decode(bytes);
+      let line: string;
+      try {
+        line = decoder.decode(bytes);
+      } catch {
+        refuse(bytes, lines);
+        continue;
+      }
       if (line.trim() === '') continue;
-      const p = post(line).catch((e: Error) => log(`internal error: ${e.name}`));
-      inFlight.add(p);
-      void p.finally(() => inFlight.delete(p));
+      track(post(line));
     }
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
