@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createJsonBodyStream } from '../src/http/index.js';
+import { transformJsonBody } from '../src/http/json-body.js';
 import { wholeEvents } from '../src/http/sse-events.js';
 import { decodeMessage, encodeMessage, encodeText, PayloadKeyCollisionError } from '../src/index.js';
 import { createEncodeStream } from '../src/stream/index.js';
@@ -74,6 +75,49 @@ describe('createJsonBodyStream', () => {
     await expect(run(createJsonBodyStream('encode', { maxMessageBytes: 10 }), [bytes('{"jsonrpc":"2.0","id":1}')])).rejects.toThrow(
       /maxMessageBytes/,
     );
+  });
+});
+
+describe('transformJsonBody (a body read whole, at once)', () => {
+  /** The stream's answer for `body`: its bytes, or its error's message; and the collisions it reported. */
+  const viaStream = async (mode: 'encode' | 'decode', body: Uint8Array, maxMessageBytes?: number) => {
+    const collisions: string[] = [];
+    try {
+      const out = await run(createJsonBodyStream(mode, { maxMessageBytes, onCollision: (e) => void collisions.push(e.message) }), [body]);
+      return { out, collisions };
+    } catch (e) {
+      return { error: (e as Error).message, collisions };
+    }
+  };
+  const atOnce = (mode: 'encode' | 'decode', body: Uint8Array, maxMessageBytes?: number) => {
+    const collisions: string[] = [];
+    try {
+      return { out: transformJsonBody(mode, body, { maxMessageBytes, onCollision: (e) => void collisions.push(e.message) }), collisions };
+    } catch (e) {
+      return { error: (e as Error).message, collisions };
+    }
+  };
+
+  it('gives what the stream gives: bytes, collisions and errors, for bodies whole, cut short or too large', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        messages,
+        indent,
+        fc.constantFrom('encode', 'decode'),
+        fc.option(fc.nat(400), { nil: undefined }),
+        fc.option(fc.integer({ min: 1, max: 400 }), { nil: undefined }),
+        async (m, space, mode, cut, max) => {
+          const json = JSON.stringify(mode === 'decode' ? encodeMessage(m) : m, null, space as string | number | undefined);
+          const body = bytes(cut === undefined ? json : json.slice(0, cut));
+          expect(atOnce(mode, body, max)).toEqual(await viaStream(mode, body, max));
+        },
+      ),
+      runs(300),
+    );
+  });
+
+  it('an empty body gives no bytes', () => {
+    expect(transformJsonBody('encode', new Uint8Array(0))).toEqual(new Uint8Array(0));
   });
 });
 

@@ -3,7 +3,7 @@
 
 import { concat } from '../concat.js';
 import type { PayloadKeyCollisionError } from '../errors.js';
-import { type BodyOptions, createJsonBodyStream } from './json-body.js';
+import { type BodyOptions, transformJsonBody } from './json-body.js';
 
 export class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
@@ -39,12 +39,11 @@ export interface Decoded {
 
 export async function decodeBytes(bytes: Uint8Array, options: BodyOptions): Promise<Decoded> {
   let collision: PayloadKeyCollisionError | undefined;
-  const decoder = createJsonBodyStream('decode', { ...options, onCollision: (e) => (collision = e) });
-  const out = await readBounded(new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(decoder), Infinity);
+  const out = transformJsonBody('decode', bytes, { ...options, onCollision: (e) => (collision = e) });
   return { bytes: out, collision };
 }
 
 /** Runs a whole body through the encoder (bodies this code writes itself). */
 export async function encodeBytes(bytes: Uint8Array, options: BodyOptions): Promise<Uint8Array> {
-  return readBounded(new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(createJsonBodyStream('encode', options)), Infinity);
+  return transformJsonBody('encode', bytes, options);
 }

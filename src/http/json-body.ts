@@ -2,6 +2,7 @@
 // NDJSON framing would split a pretty-printed body at its newlines, so this runs the stream
 // core (MessagePipe) with the whole body as one message instead.
 import { compile } from '../compiled.js';
+import { concat } from '../concat.js';
 import { resolveOptions } from '../options.js';
 import { OutputBatch } from '../stream/batch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, type StreamOptions } from '../stream/index.js';
@@ -9,11 +10,40 @@ import { MessagePipe } from '../stream/pipe.js';
 
 export type BodyOptions = Omit<StreamOptions, 'framing'>;
 
-/** Transforms a JSON body as its bytes arrive; output chunks own their buffers. */
-export function createJsonBodyStream(mode: 'encode' | 'decode', options: BodyOptions = {}): TransformStream<Uint8Array, Uint8Array> {
+/** Makes the pipe of one body (the whole body is one message); bad options throw here. */
+function bodyPipes(mode: 'encode' | 'decode', options: BodyOptions): (out: (b: Uint8Array) => void) => MessagePipe {
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   if (!(maxMessageBytes > 0)) throw new TypeError('maxMessageBytes must be a positive number');
   const compiled = compile(resolveOptions(options));
+  const { onCollision } = options;
+  return (out) => new MessagePipe({ desc: compiled.desc, mode, expansion: compiled.expansion }, { maxMessageBytes, onCollision }, out);
+}
+
+/**
+ * A body already read whole (the proxy reads request bodies whole), transformed at once: the
+ * same output as the stream, without the stream (a Blob, a pipe and their promise turns cost
+ * more than decoding a small request).
+ */
+export function transformJsonBody(mode: 'encode' | 'decode', bytes: Uint8Array, options: BodyOptions = {}): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const batch = new OutputBatch((b) => void parts.push(b));
+  const pipe = bodyPipes(mode, options)(batch.add);
+  try {
+    if (bytes.length > 0) {
+      batch.reserve(bytes.length);
+      pipe.feed(bytes);
+    }
+    pipe.end(); // (an empty body is 'blank': nothing out)
+    batch.flush();
+  } finally {
+    pipe.release();
+  }
+  return parts.length === 1 ? parts[0]! : parts.length === 0 ? new Uint8Array(0) : concat(parts);
+}
+
+/** Transforms a JSON body as its bytes arrive; output chunks own their buffers. */
+export function createJsonBodyStream(mode: 'encode' | 'decode', options: BodyOptions = {}): TransformStream<Uint8Array, Uint8Array> {
+  const makePipe = bodyPipes(mode, options);
   let pipe: MessagePipe | undefined;
   let batch: OutputBatch | undefined;
   let released = false;
@@ -21,14 +51,11 @@ export function createJsonBodyStream(mode: 'encode' | 'decode', options: BodyOpt
     if (!released) pipe?.release();
     released = true;
   };
-  const { onCollision } = options;
   // `cancel` (newer engines) gives the WASM memory back when the reader cancels.
   const transformer: Transformer<Uint8Array, Uint8Array> & { cancel(): void } = {
     start(controller) {
       batch = new OutputBatch((b) => controller.enqueue(b));
-      pipe = new MessagePipe({ desc: compiled.desc, mode, expansion: compiled.expansion }, { maxMessageBytes, onCollision }, (b) =>
-        batch!.add(b),
-      );
+      pipe = makePipe(batch.add);
     },
     transform(chunk) {
       if (!(chunk instanceof Uint8Array)) throw new TypeError('stream chunks must be Uint8Array');
