@@ -178,8 +178,8 @@ export function findReplacementBytes(bytes: Uint8Array): ByteIntegrityReport {
     heap().set(bytes.subarray(at, at + n), ws.input);
     core.countReplacement(ws.input, n, ws.output);
     const words = heap32();
-    const c = words[(ws.output + FFFD_COUNT) >> 2]!;
-    const f = words[(ws.output + FFFD_FIRST) >> 2]! | 0;
+    const c = words[(ws.output + FFFD_COUNT) >>> 2]!;
+    const f = words[(ws.output + FFFD_FIRST) >>> 2]! | 0;
     if (c > 0 && first < 0) first = at + f;
     count += c;
     if (at + n >= bytes.length) break;

@@ -2,7 +2,6 @@
 // are bounded however many codecs a process makes, and a cancelled stream returns its block.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { core } from '../src/core/instance.ts';
 import { allocate, free, heapStats } from '../src/core/memory.ts';
 import { createCodec } from '../src/index.ts';
 import { createDecodeStream, createEncodeStream } from '../src/stream/index.ts';
@@ -57,9 +56,10 @@ describe('memory stays flat', () => {
       const codec = createCodec({ prefix: `__p${i.toString(36)}_`, terms: { ascii: ['qwen', 'alibaba'] } });
       const encoded = codec.encodeText(long);
       if (i % 997 === 0) expect(codec.decodeText(encoded)).toBe(long);
-      if (i === 100 || i === CODECS - 1) grownAt.push(core.memory.buffer.byteLength);
+      if (i === 100 || i === CODECS - 1) grownAt.push(heapStats().top);
     }
-    expect(grownAt[1]).toBe(grownAt[0]);
+    // (Blocks reused leave some fragments; kept tables would take megabytes.)
+    expect(grownAt[1]! - grownAt[0]!).toBeLessThan(64 * 1024);
   });
 
   it('streams cancelled mid-message give their memory back', async () => {
@@ -71,7 +71,7 @@ describe('memory stays flat', () => {
       const reader = stream.readable.getReader();
       void writer.write(half).catch(() => {});
       await reader.cancel('client went away');
-      if (i === 50 || i === 2_999) sizeAfter.push(core.memory.buffer.byteLength);
+      if (i === 50 || i === 2_999) sizeAfter.push(heapStats().top);
     }
     expect(sizeAfter[1]).toBe(sizeAfter[0]);
     // and the next stream still works

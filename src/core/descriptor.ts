@@ -77,7 +77,7 @@ class TableSet implements Descriptor {
   }
 
   matchCount(): number {
-    return heap32()[(this.at + D_MATCHES) >> 2]!;
+    return heap32()[(this.at + D_MATCHES) >>> 2]!;
   }
 
   private place(): void {
@@ -92,7 +92,7 @@ class TableSet implements Descriptor {
       p += align(t.length);
     }
     const w = heap32();
-    for (const [field, value] of fields) w[(at + field) >> 2] = value;
+    for (const [field, value] of fields) w[(at + field) >>> 2] = value;
     this.at = at;
     resident.push(this);
   }

@@ -82,7 +82,7 @@ export type RecordSink = (start: number, stop: number) => void;
 function emitRecords(job: StringJob, base: number, output: number, sink: RecordSink): void {
   const count = job.desc.matchCount();
   const words = heap32();
-  for (let k = 0, r = output >> 2; k < count; k++, r += 2) sink(base + words[r]!, base + words[r + 1]!);
+  for (let k = 0, r = output >>> 2; k < count; k++, r += 2) sink(base + words[r]!, base + words[r + 1]!);
 }
 
 /** Returned by scanString for a string with a lone surrogate (what was scanned is void). */
@@ -95,7 +95,7 @@ const NOT_WELL_FORMED = -1;
  */
 function hasReplacement(ptr: number, len: number, result: number): boolean {
   core.countReplacement(ptr, len, result);
-  return heap32()[(result + FFFD_COUNT) >> 2] !== 0;
+  return heap32()[(result + FFFD_COUNT) >>> 2] !== 0;
 }
 
 /**

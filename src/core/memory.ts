@@ -5,6 +5,13 @@
 import { core } from './instance.js';
 
 const PAGE = 65536;
+/**
+ * Memory grows by a quarter of its size at least (up to this many pages, 256 MiB, at a time):
+ * each grow has V8 account for the whole new buffer, and it may collect garbage, so a grow per
+ * new stream made thousands of open streams cost a minute (86% of it in the collector). Pages
+ * grown and not yet used are address space only.
+ */
+const MAX_STEP = 4096;
 let top = align(core.heapBase());
 let bytes = new Uint8Array(core.memory.buffer);
 let words = new Uint32Array(core.memory.buffer);
@@ -51,8 +58,21 @@ export function allocate(size: number): number {
   const ptr = top;
   const need = ptr + n - core.memory.buffer.byteLength;
   if (need > 0) {
-    // (Past what WASM memory can hold, grow throws a RangeError, and the heap is as it was.)
-    core.memory.grow(Math.ceil(need / PAGE));
+    const pages = Math.ceil(need / PAGE);
+    try {
+      try {
+        core.memory.grow(Math.max(pages, Math.min(MAX_STEP, core.memory.buffer.byteLength / PAGE / 4)));
+      } catch {
+        core.memory.grow(pages); // (near the limit: only what is needed)
+      }
+    } catch {
+      // Past what WASM memory can hold (4 GiB): the heap is as it was. Each open stream holds
+      // about 1 MB, so this is thousands of streams left open, or a message too large.
+      throw new RangeError(
+        `mcp-payload-codec: WASM memory is full (${core.memory.buffer.byteLength} bytes; ${size} more asked for): ` +
+          'each open stream holds about 1 MB of it until it ends or is cancelled',
+      );
+    }
     refreshViews();
   }
   top = ptr + n;

@@ -197,12 +197,12 @@ export class Transducer {
       // Growing: keep the state, the stack and what the windows hold.
       const old = this.ptrs.state;
       heap().copyWithin(state, old, old + J_SIZE);
-      heap().copyWithin(stack, w[(old + J_STACK) >> 2]!, w[(old + J_STACK) >> 2]! + STACK_DEPTH * STACK_ENTRY_SIZE);
-      heap().copyWithin(raw, w[(old + J_RAW) >> 2]!, w[(old + J_RAW) >> 2]! + w[(old + J_RAW_LEN) >> 2]!);
-      heap().copyWithin(dec, w[(old + J_DEC) >> 2]!, w[(old + J_DEC) >> 2]! + w[(old + J_DEC_LEN) >> 2]!);
+      heap().copyWithin(stack, w[(old + J_STACK) >>> 2]!, w[(old + J_STACK) >>> 2]! + STACK_DEPTH * STACK_ENTRY_SIZE);
+      heap().copyWithin(raw, w[(old + J_RAW) >>> 2]!, w[(old + J_RAW) >>> 2]! + w[(old + J_RAW_LEN) >>> 2]!);
+      heap().copyWithin(dec, w[(old + J_DEC) >>> 2]!, w[(old + J_DEC) >>> 2]! + w[(old + J_DEC_LEN) >>> 2]!);
       free(this.block, this.blockSize);
     }
-    const set = (f: number, v: number) => (w[(state + f) >> 2] = v);
+    const set = (f: number, v: number) => (w[(state + f) >>> 2] = v);
     set(J_DESC, descPtr);
     set(J_MODE, this.job.mode === 'encode' ? JSON_ENCODE : JSON_DECODE);
     set(J_STACK, stack);
@@ -236,18 +236,18 @@ export class Transducer {
     if (this.job.mode === 'encode') return [window, window * MATCH_RECORD_SIZE + 64, 64];
     const w = heap32();
     const desc = this.job.desc.ptr;
-    const shortest = w[(desc + D_PREFIX_LEN) >> 2]! + w[(desc + D_SUFFIX_LEN) >> 2]! + 2;
+    const shortest = w[(desc + D_PREFIX_LEN) >>> 2]! + w[(desc + D_SUFFIX_LEN) >>> 2]! + 2;
     return [window, TOKEN_RECORD_SIZE * Math.ceil(window / shortest) + 64, (window >> 1) + 64];
   }
 
   /** The codec's tables, placed in WASM memory again if they were evicted since the last call. */
   private useTables(): void {
     const ptr = this.job.desc.ptr; // (first: placing the tables may grow memory and the views)
-    heap32()[(this.ptrs.state + J_DESC) >> 2] = ptr;
+    heap32()[(this.ptrs.state + J_DESC) >>> 2] = ptr;
   }
 
   private field(f: number): number {
-    return heap32()[(this.ptrs.state + f) >> 2]!;
+    return heap32()[(this.ptrs.state + f) >>> 2]!;
   }
 
   begin(): void {
@@ -262,12 +262,12 @@ export class Transducer {
       const { state, out, input } = this.ptrs;
       this.useTables();
       heap().set(n === bytes.length ? bytes : bytes.subarray(done, done + n), input);
-      heap32()[(state + J_EV_COUNT) >> 2] = 0;
+      heap32()[(state + J_EV_COUNT) >>> 2] = 0;
       const consumed = core.jsonStep(state, input, n, out);
       this.deliver(sink);
       const error = this.field(J_ERROR);
       if (error === E_NEED_MEMORY) {
-        heap32()[(state + J_ERROR) >> 2] = 0;
+        heap32()[(state + J_ERROR) >>> 2] = 0;
         this.layout(this.window * 2);
         done += consumed;
         continue;
@@ -281,7 +281,7 @@ export class Transducer {
   finish(sink: StepSink, messageNumber: number, offset: number): boolean {
     const { state, out } = this.ptrs;
     this.useTables();
-    heap32()[(state + J_EV_COUNT) >> 2] = 0;
+    heap32()[(state + J_EV_COUNT) >>> 2] = 0;
     const error = core.jsonFinish(state, out);
     this.deliver(sink);
     if (error === 0) return true;
@@ -340,9 +340,9 @@ export class Transducer {
       const { state, out } = this.ptrs;
       at += core.jsonLines(state, this.linesRegion + skip, this.linesLength - skip, out, maxBytes);
       const w = heap32();
-      const len = w[(state + J_OUT_LEN) >> 2]!;
-      taken += w[(state + J_LINES_MESSAGES) >> 2]!;
-      const refused = w[(state + J_LINES_STOP) >> 2] === LINES_REFUSED;
+      const len = w[(state + J_OUT_LEN) >>> 2]!;
+      taken += w[(state + J_LINES_MESSAGES) >>> 2]!;
+      const refused = w[(state + J_LINES_STOP) >>> 2] === LINES_REFUSED;
       if (len > 0) emit(heap().subarray(out, out + len));
       if (refused) {
         this.linesRefused = true;
@@ -388,7 +388,7 @@ export class Transducer {
     this.useTables(); // (both may grow the memory: before any view)
     const [input, dec, rec, aux, out, map] = at.map((a) => block + a) as [number, number, number, number, number, number];
     const state = this.ptrs.state;
-    const fields = [J_DEC, J_DEC_CAP, J_REC, J_AUX].map((f) => (state + f) >> 2);
+    const fields = [J_DEC, J_DEC_CAP, J_REC, J_AUX].map((f) => (state + f) >>> 2);
     const w = heap32();
     const kept = fields.map((f) => w[f]!);
     const lent = [dec, window, rec, aux];
@@ -423,13 +423,13 @@ export class Transducer {
     const table = region + FRAMED;
     heap().set(chunk.subarray(from, to), region);
     const w = heap32();
-    for (let k = 0, f = table >> 2; k < count; k++, f += FRAME_SIZE >> 2) {
-      w[f + (F_OFFSET >> 2)] = bodies[2 * k]! - from;
-      w[f + (F_LENGTH >> 2)] = bodies[2 * k + 1]!;
+    for (let k = 0, f = table >>> 2; k < count; k++, f += FRAME_SIZE >>> 2) {
+      w[f + (F_OFFSET >>> 2)] = bodies[2 * k]! - from;
+      w[f + (F_LENGTH >>> 2)] = bodies[2 * k + 1]!;
     }
     const taken = core.jsonMessages(this.ptrs.state, region, table, count, this.ptrs.out);
     let messages = 0;
-    for (let k = 0, f = table >> 2; k < taken; k++, f += FRAME_SIZE >> 2) messages += w[f + (F_MESSAGE >> 2)]!;
+    for (let k = 0, f = table >>> 2; k < taken; k++, f += FRAME_SIZE >>> 2) messages += w[f + (F_MESSAGE >>> 2)]!;
     this.framedMessages = messages;
     return taken;
   }
@@ -445,7 +445,7 @@ export class Transducer {
 
   /** Where body k's output ends in `framedOutput()` (it starts where body k - 1's ends, or at 0). */
   framedEnd(k: number): number {
-    return heap32()[(this.framedRegion + FRAMED + k * FRAME_SIZE + F_OUT_END) >> 2]!;
+    return heap32()[(this.framedRegion + FRAMED + k * FRAME_SIZE + F_OUT_END) >>> 2]!;
   }
 
   /** The chunk `lines` last read may be changed by its owner once the push returns. */
@@ -466,12 +466,12 @@ export class Transducer {
   private deliver(sink: StepSink): void {
     const { out, state } = this.ptrs;
     const w = heap32();
-    const len = w[(state + J_OUT_LEN) >> 2]!;
-    const count = w[(state + J_EV_COUNT) >> 2]!;
+    const len = w[(state + J_OUT_LEN) >>> 2]!;
+    const count = w[(state + J_EV_COUNT) >>> 2]!;
     if (len === 0 && count === 0) return; // (a message's end usually writes nothing)
     const n = count * EVENT_WORDS;
     if (n > this.events.length) this.events = new Uint32Array(Math.max(n, 96, this.events.length * 2));
-    const ev = w[(state + J_EVENTS) >> 2]! >> 2;
+    const ev = w[(state + J_EVENTS) >>> 2]! >>> 2;
     // A few events (a small message's usual) are copied by hand: a subarray view costs more.
     if (n <= 48) for (let i = 0; i < n; i++) this.events[i] = w[ev + i]!;
     else this.events.set(w.subarray(ev, ev + n));
