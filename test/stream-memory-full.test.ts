@@ -13,7 +13,9 @@ describe('WASM memory full of open streams', () => {
     let error: unknown;
     try {
       for (let i = 0; i < 20_000; i++) {
-        const t = createByteTransformer('encode', {}, (b) => void (outputs[i] = (outputs[i] ?? '') + Buffer.from(b).toString('latin1')));
+        const t = createByteTransformer('encode', {}, (b) => {
+          outputs[i] = (outputs[i] ?? '') + Buffer.from(b).toString('latin1');
+        });
         t.push(message);
         open.push(t);
       }
