@@ -44,11 +44,11 @@ describe('WASM memory full of open streams', () => {
     }
     // The per-message way (no batch entries), in the block at the top that the last one gives back.
     open.pop()!.close();
-    let perMessage = '';
-    const top = createByteTransformer('encode', {}, (b) => void (perMessage += Buffer.from(b).toString('latin1')), { lines: false });
+    const perMessage: string[] = [];
+    const top = createByteTransformer('encode', {}, (b) => void perMessage.push(Buffer.from(b).toString('latin1')), { lines: false });
     top.push(message);
     top.push(keyed);
-    expect(perMessage).toBe(once + keyedOnce);
+    expect(perMessage.join('')).toBe(once + keyedOnce);
     top.close();
     // Content-Length/SSE batches (their own region, made at first use) at the top too.
     const event = new TextEncoder().encode(`event: message\ndata: ${new TextDecoder().decode(keyed).trim()}\n\n`);
