@@ -155,3 +155,50 @@ describe('wrap: a refused client line whose ids can be read', () => {
     );
   }, 30_000);
 });
+
+describe('wrap: a refused client line, numbered and ordered as the stream has it', () => {
+  const recorded = (record: string) =>
+    readFileSync(record, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number }; method?: string });
+
+  it('a long line refused at an early byte: the server is told before the lines after it', async () => {
+    // Past 256 KiB the decoder refuses at the bad byte, before the line ends; the line's end and
+    // the next line then come in one chunk. The error used to reach the server after the next line.
+    const record = join(mkdtempSync(join(tmpdir(), 'mpc-refused-')), 'seen.ndjson');
+    const s = new CliSession(['wrap', process.execPath, RECORDER, record]);
+    s.child.stdin.write(
+      Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"srv-1","result":{"x":"A'), Buffer.from([0xff]), Buffer.alloc(400_000, 'B')]),
+    );
+    await new Promise((r) => setTimeout(r, 300)); // (read apart from what follows)
+    s.child.stdin.write('"}}\n{"jsonrpc":"2.0","id":9,"method":"ping"}\n');
+    await s.until(() => s.stderr.includes('the server told'));
+    await s.end();
+    expect(recorded(record).map((m) => [m.id, m.error?.code ?? m.method])).toEqual([
+      ['srv-1', -32700],
+      [9, 'ping'],
+    ]);
+  }, 30_000);
+
+  it('a blank line over --max-message-bytes is a message to the stream: the next refusal answers its own ids', async () => {
+    // The stream refuses the blank line as too large before it can know it is blank, so it counts
+    // it; the refused request after it was matched with the line after that (id 6, which the
+    // server answers), and id 5 was never answered.
+    const record = join(mkdtempSync(join(tmpdir(), 'mpc-refused-')), 'seen.ndjson');
+    const s = new CliSession(['wrap', '--max-message-bytes', '100', process.execPath, RECORDER, record]);
+    const bad = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":"A'),
+      Buffer.from([0xff]),
+      Buffer.from('"}}\n'),
+    ]);
+    s.child.stdin.write(
+      Buffer.concat([Buffer.from(`${' '.repeat(200)}\n`), bad, Buffer.from('{"jsonrpc":"2.0","id":6,"method":"ping"}\n')]),
+    );
+    await s.until(() => (s.stderr.match(/skipped message/g) ?? []).length === 2);
+    await s.end();
+    const answers = (s.messages() as { id?: unknown; error?: { code: number } }[]).map((m) => [m.id, m.error?.code]);
+    expect(answers).toEqual([[5, -32700]]);
+    expect(recorded(record).map((m) => m.id)).toEqual([6]);
+  }, 30_000);
+});

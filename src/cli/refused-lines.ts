@@ -4,8 +4,10 @@
 // line at most `limit` bytes, and only until the push that ends it is through.
 //
 // Lines are numbered as the stream numbers messages: blank lines (JSON whitespace only) are
-// not counted. A refusal can come before its line ends (a bad byte early in a long line): it
-// waits for the line, whose ids may come last (the SDK writes `id` after `params`).
+// not counted, unless over maxMessageBytes (refused as too large before the stream can know
+// they are blank). A refusal can come before its line ends (a bad byte early in a long line):
+// it waits for the line, whose ids may come last (the SDK writes `id` after `params`), and is
+// told as the line ends, before the decoder sees the lines after it (the client's order).
 import { concat } from '../concat.js';
 import type { PayloadStreamError } from '../stream/index.js';
 
@@ -18,23 +20,46 @@ export class RefusedLines {
   private parts: Uint8Array[] = [];
   private length = 0;
   private blank = true;
+  /** Whether the line read so far ends in '\r' (a CR before the '\n' is not counted as size). */
+  private lastCR = false;
   /** Lines ended in this push, by number, as their pieces (undefined: too long to keep). */
   private readonly ended = new Map<number, Uint8Array[] | undefined>();
   private readonly refused = new Map<number, PayloadStreamError>();
 
   constructor(
     private readonly limit: number,
+    /** The decoder's maxMessageBytes. */
+    private readonly maxMessageBytes: number,
     /** A refused message and its bytes (undefined when it was too long to keep). */
     private readonly onRefused: (error: PayloadStreamError, line: Uint8Array | undefined) => void,
   ) {}
 
-  /** Bytes from the client, before the decoder sees them. */
-  push(chunk: Uint8Array): void {
+  /**
+   * Bytes from the client, and `decode` (the decoder's push) for them. A refusal waiting for
+   * its line is told once the decoder has that line's end, before it has the next line.
+   */
+  push(chunk: Uint8Array, decode: (bytes: Uint8Array) => void): void {
+    const nl = this.refused.size > 0 ? chunk.indexOf(0x0a) : -1; // (after settle: only waiting ones)
+    if (nl >= 0 && nl + 1 < chunk.length) {
+      this.take(chunk.subarray(0, nl + 1), decode);
+      chunk = chunk.subarray(nl + 1);
+    }
+    this.take(chunk, decode);
+  }
+
+  private take(chunk: Uint8Array, decode: (bytes: Uint8Array) => void): void {
+    this.split(chunk);
+    decode(chunk);
+    this.settle();
+  }
+
+  /** Lines of `chunk`, before the decoder sees them. */
+  private split(chunk: Uint8Array): void {
     for (let start = 0; ; ) {
       const nl = chunk.indexOf(0x0a, start);
       this.add(chunk.subarray(start, nl < 0 ? chunk.length : nl));
       if (nl < 0) return;
-      this.endLine();
+      this.endLine(true);
       start = nl + 1;
     }
   }
@@ -46,7 +71,7 @@ export class RefusedLines {
   }
 
   /** Refusals whose lines have ended are told; once the decoder's push is through, ended lines go. */
-  settle(through = true): void {
+  private settle(through = true): void {
     for (const [n, error] of this.refused) {
       if (n > this.count) continue; // its line has not ended yet
       this.refused.delete(n);
@@ -58,7 +83,7 @@ export class RefusedLines {
 
   /** The client's input ended: a last line without '\n' is a line too. */
   end(): void {
-    this.endLine();
+    this.endLine(false);
     this.settle();
     for (const [n, error] of this.refused) {
       this.refused.delete(n);
@@ -73,18 +98,21 @@ export class RefusedLines {
       while (i < piece.length && isJsonSpace(piece[i]!)) i++;
       if (i < piece.length) this.blank = false;
     }
+    this.lastCR = piece[piece.length - 1] === 0x0d;
     this.length += piece.length;
     if (this.length <= this.limit) this.parts.push(piece);
     else this.parts.length = 0;
   }
 
-  private endLine(): void {
-    if (!this.blank) {
+  /** `lf`: ended by '\n' (not by the end of the input). */
+  private endLine(lf: boolean): void {
+    if (!this.blank || this.length - (lf && this.lastCR ? 1 : 0) > this.maxMessageBytes) {
       this.count++;
       this.ended.set(this.count, this.length <= this.limit ? this.parts : undefined);
     }
     this.parts = [];
     this.length = 0;
     this.blank = true;
+    this.lastCR = false;
   }
 }

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { createCodec } from '../codec.js';
 import { collisionReplies, errorResponse, INVALID_PARAMS, INVALID_REQUEST, isId, PARSE_ERROR, refusalReplies } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
-import { createByteTransformer, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
+import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
 import { ExitStatus, raise } from './exit-status.js';
 import { WrapGuard } from './guard.js';
 import { HeldLines } from './held-lines.js';
@@ -116,7 +116,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   const toServer = guard ? (b: Uint8Array) => guard.fromClient(b) : writeToServer;
   // A refused client message whose ids can be read: its requests are answered, and the server
   // is told when it was an answer to one of its own requests (neither side waits for nothing).
-  const refused = new RefusedLines(HOLD_LIMIT, (e, line) => {
+  const refused = new RefusedLines(HOLD_LIMIT, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, (e, line) => {
     const code = e.code === 'invalid-utf8' ? PARSE_ERROR : INVALID_REQUEST;
     const why = `message ${e.messageNumber} from the client was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
     const { replies, toOtherSide } = refusalReplies(lenient(line), code, why);
@@ -198,13 +198,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
       guard?.endFromServer();
     }),
   );
-  process.stdin.on('data', (chunk: Buffer) =>
-    fromClient(() => {
-      refused.push(chunk);
-      decoder.push(chunk);
-      refused.settle();
-    }),
-  );
+  process.stdin.on('data', (chunk: Buffer) => fromClient(() => refused.push(chunk, (b) => decoder.push(b))));
   process.stdin.on('end', () => {
     let checked: Promise<void> | undefined;
     fromClient(() => {
