@@ -31,3 +31,15 @@ export function firstInvalidUtf8Byte(bytes: Uint8Array): number {
   }
   return lo;
 }
+
+/**
+ * A refused line or body read as a lenient receiver would (invalid UTF-8 replaced, then JSON),
+ * only to find the ids to answer; undefined if it is not JSON even so.
+ */
+export function readLeniently(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+}

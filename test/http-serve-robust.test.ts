@@ -197,3 +197,51 @@ describe('serve, a host whose answers to the server collide once decoded', () =>
     });
   }
 });
+
+describe('serve, a host body that is not UTF-8', () => {
+  // It was decoded with U+FFFD in place of the bad bytes and handed to the server, silently
+  // (wrap, connect and the HTTP proxy refuse such a message). Now: its requests are answered
+  // -32700, its responses reach the server as that error, nothing of it is delivered.
+  const raw = (url: string, body: Buffer, session: string) =>
+    fetch(url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': session }, body: new Uint8Array(body) });
+  const badText = (json: string) => {
+    const at = json.indexOf('AB') + 1;
+    return Buffer.concat([Buffer.from(json.slice(0, at)), Buffer.from([0xff]), Buffer.from(json.slice(at))]);
+  };
+  it('answers its request -32700 under its id and tells the server about its response', async () => {
+    const record = join(tmpdir(), `serve-record-${process.pid}-utf8.txt`);
+    writeFileSync(record, '');
+    cleanup.push(() => rmSync(record, { force: true }));
+    const { url, logs } = await serve({ command: [process.execPath, 'test/fixtures/serve-record-child.mjs', record] });
+    const session = await initialize(url);
+    const answer = await raw(url, badText(JSON.stringify({ jsonrpc: '2.0', id: 's1', result: { t: 'AB' } })), session);
+    await answer.text();
+    const seen = () =>
+      readFileSync(record, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number }; method?: string });
+    while (!seen().some((m) => m.id === 's1')) await sleep(20);
+    expect(readFileSync(record, 'utf8')).not.toContain('\uFFFD');
+    expect(seen().map((m) => [m.id, m.error?.code ?? m.method])).toEqual([
+      [0, 'initialize'],
+      [undefined, 'notifications/initialized'],
+      ['s1', -32700],
+    ]);
+    // (The recording server answers no call: only serve can answer this one.)
+    const call = badText(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'w', arguments: { t: 'AB' } } }));
+    const res = await raw(url, call, session);
+    expect(await res.json()).toMatchObject({ id: 3, error: { code: -32700 } });
+    expect(seen()).toHaveLength(3);
+    // A batch of both: the host gets a batch answer, the server its error.
+    const both = [
+      { jsonrpc: '2.0', id: 4, method: 'ping', params: { t: 'AB' } },
+      { jsonrpc: '2.0', id: 's2', result: {} },
+    ];
+    const batch = await raw(url, badText(JSON.stringify(both)), session);
+    expect(await batch.json()).toMatchObject([{ id: 4, error: { code: -32700 } }]);
+    while (seen().length < 4) await sleep(20);
+    expect(seen()[3]).toMatchObject({ id: 's2', error: { code: -32700 } });
+    expect(logs.join('\n')).not.toContain('AB');
+  });
+});

@@ -8,7 +8,7 @@ import { createCodec } from '../codec.js';
 import type { GuardMode } from '../http/call-guard.js';
 import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
 import { isJsonResponse, mediaType } from '../http/response.js';
-import { firstInvalidUtf8Byte } from '../invalid-utf8.js';
+import { firstInvalidUtf8Byte, readLeniently } from '../invalid-utf8.js';
 import { errorResponse, type Id, isId, PARSE_ERROR, refusalReplies, SERVER_ERROR } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
@@ -263,13 +263,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
    */
   const refuse = (bytes: Uint8Array, n: number) => {
     const reason = `line ${n} from the host is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(bytes)}) and was not forwarded`;
-    let read: unknown;
-    try {
-      read = JSON.parse(new TextDecoder().decode(bytes));
-    } catch {
-      // no ids to answer
-    }
-    const { replies, toOtherSide } = refusalReplies(read, PARSE_ERROR, reason);
+    const { replies, toOtherSide } = refusalReplies(readLeniently(bytes), PARSE_ERROR, reason);
     if (replies) void write(JSON.stringify(codec.encodeMessage(replies)));
     for (const m of toOtherSide) track(post(JSON.stringify(m)));
     log(`skipped ${reason}`);

@@ -14,6 +14,7 @@ import { PayloadKeyCollisionError } from '../errors.js';
 import { BodyTooLargeError, readBounded } from '../http/body.js';
 import { CallGuard, type GuardMode } from '../http/call-guard.js';
 import { hostAllowed, originAllowed } from '../http/guard.js';
+import { firstInvalidUtf8Byte, readLeniently } from '../invalid-utf8.js';
 import {
   collisionReplies,
   errorResponse,
@@ -23,6 +24,7 @@ import {
   isId,
   isResponse,
   PARSE_ERROR,
+  refusalReplies,
   SERVER_ERROR,
 } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
@@ -41,6 +43,8 @@ import { UsageError } from './usage-error.js';
  * would queue without limit).
  */
 export const SERVE_HOLD_BYTES = 8 * 1024 * 1024;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Where and why, never what: `message 3 (invalid JSON at byte 0; blank lines not counted)`. */
 const describeInvalid = (e: PayloadStreamError) =>
@@ -309,8 +313,27 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         void request.body?.cancel().catch(() => {});
         return json(413, errorResponse(null, INVALID_REQUEST, `Request body larger than ${max} bytes`), { connection: 'close' });
       }
+      let text: string;
       try {
-        parsedBody = JSON.parse(new TextDecoder().decode(bytes));
+        text = utf8.decode(bytes);
+      } catch {
+        // Not UTF-8: not delivered with U+FFFD in place of the bad bytes (silently, as it was).
+        // Its requests are answered, its responses reach the server as that error (as wrap).
+        const reason = `the request body is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(bytes)}) and was not forwarded`;
+        log(`POST refused: ${reason}`);
+        const read = readLeniently(bytes);
+        const { replies, toOtherSide } = refusalReplies(read, PARSE_ERROR, reason);
+        if (!toOtherSide.length) return json(replies ? 200 : 400, replies ?? errorResponse(null, PARSE_ERROR, `Parse error: ${reason}`));
+        if (replies) {
+          // (A batch of both: the server's errors as the host's messages would have gone.)
+          const s = sessionId ? sessions.get(sessionId) : undefined;
+          for (const m of toOtherSide) s?.transport.onmessage?.(m);
+          return json(200, replies);
+        }
+        text = JSON.stringify(Array.isArray(read) ? toOtherSide : toOtherSide[0]);
+      }
+      try {
+        parsedBody = JSON.parse(text);
       } catch {
         return json(400, errorResponse(null, PARSE_ERROR, 'Parse error'));
       }

@@ -7,6 +7,7 @@
 // How it ends: see exit-status.ts.
 import { spawn } from 'node:child_process';
 import { createCodec } from '../codec.js';
+import { readLeniently } from '../invalid-utf8.js';
 import { collisionReplies, errorResponse, INVALID_PARAMS, INVALID_REQUEST, isId, PARSE_ERROR, refusalReplies } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
@@ -37,15 +38,6 @@ const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n
 /** A message of the proxy's own to the server: real values (the server's side), never encoded. */
 const serverLine = (m: unknown) => new TextEncoder().encode(`${JSON.stringify(m)}\n`);
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
-/** A refused line read again as the server would have: invalid UTF-8 replaced, then JSON. */
-const lenient = (line: Uint8Array | undefined): unknown => {
-  if (!line) return undefined;
-  try {
-    return JSON.parse(new TextDecoder().decode(line));
-  } catch {
-    return undefined;
-  }
-};
 
 export function wrap(command: readonly string[], { stream: options, guard: guarded }: WrapOptions): Promise<number> {
   const [file, ...args] = command;
@@ -119,7 +111,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   const refused = new RefusedLines(HOLD_LIMIT, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, (e, line) => {
     const code = e.code === 'invalid-utf8' ? PARSE_ERROR : INVALID_REQUEST;
     const why = `message ${e.messageNumber} from the client was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
-    const { replies, toOtherSide } = refusalReplies(lenient(line), code, why);
+    const { replies, toOtherSide } = refusalReplies(line && readLeniently(line), code, why);
     for (const m of toOtherSide) toServer(serverLine(m));
     if (replies) reply(replies);
     const told = [replies && 'answered', toOtherSide.length && 'the server told'].filter(Boolean).join(', ');
