@@ -39,6 +39,9 @@ export function collisionReplies(
     .map((id) => errorResponse(id, INVALID_PARAMS, id === culprit ? reason : `dropped with its batch: ${reason}`));
 }
 
+/** The error code for a message a stream refused (PayloadStreamError's code): bytes that are not UTF-8 do not parse. */
+export const refusalCode = (code: string): number => (code === 'invalid-utf8' ? PARSE_ERROR : INVALID_REQUEST);
+
 /** What to send for a message a stream refused but could still read (leniently). */
 export interface RefusalReplies {
   /** To the sender: an error under each of its requests' ids (a batch answered as one). */

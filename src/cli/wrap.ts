@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { createCodec } from '../codec.js';
 import { readLeniently } from '../invalid-utf8.js';
-import { collisionReplies, errorResponse, INVALID_PARAMS, INVALID_REQUEST, isId, PARSE_ERROR, refusalReplies } from '../jsonrpc.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS, isId, refusalCode, refusalReplies } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
 import { ExitStatus, raise } from './exit-status.js';
@@ -109,7 +109,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   // A refused client message whose ids can be read: its requests are answered, and the server
   // is told when it was an answer to one of its own requests (neither side waits for nothing).
   const refused = new RefusedLines(HOLD_LIMIT, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, (e, line) => {
-    const code = e.code === 'invalid-utf8' ? PARSE_ERROR : INVALID_REQUEST;
+    const code = refusalCode(e.code);
     const why = `message ${e.messageNumber} from the client was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
     const { replies, toOtherSide } = refusalReplies(line && readLeniently(line), code, why);
     for (const m of toOtherSide) toServer(serverLine(m));

@@ -3,6 +3,7 @@
 
 import { concat } from '../concat.js';
 import type { PayloadKeyCollisionError } from '../errors.js';
+import { PayloadStreamError } from '../stream/stream-error.js';
 import { type BodyOptions, transformJsonBody } from './json-body.js';
 
 export class BodyTooLargeError extends Error {
@@ -31,16 +32,23 @@ export async function readBounded(body: ReadableStream<Uint8Array> | null, limit
 }
 
 export interface Decoded {
-  /** The decoded body (empty when the message was dropped). */
+  /** The decoded body (empty when the message was dropped or refused). */
   bytes: Uint8Array;
   /** Set when decoding made keys collide: nothing may be forwarded. */
   collision?: PayloadKeyCollisionError;
+  /** Set when the decoder refused the body (invalid UTF-8, too deep, ...): nothing may be forwarded. */
+  refused?: PayloadStreamError;
 }
 
 export async function decodeBytes(bytes: Uint8Array, options: BodyOptions): Promise<Decoded> {
   let collision: PayloadKeyCollisionError | undefined;
-  const out = transformJsonBody('decode', bytes, { ...options, onCollision: (e) => (collision = e) });
-  return { bytes: out, collision };
+  try {
+    const out = transformJsonBody('decode', bytes, { ...options, onCollision: (e) => (collision = e) });
+    return { bytes: out, collision };
+  } catch (e) {
+    if (e instanceof PayloadStreamError) return { bytes: new Uint8Array(0), refused: e };
+    throw e;
+  }
 }
 
 /** Runs a whole body through the encoder (bodies this code writes itself). */

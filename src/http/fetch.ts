@@ -6,7 +6,7 @@ import { decodeBytes, readBounded } from './body.js';
 import { CallGuard, type GuardMode } from './call-guard.js';
 import { guardRequest, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
-import { collisionOutcome } from './replies.js';
+import { collisionOutcome, refusalOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType } from './response.js';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -62,20 +62,23 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
     const original = await readBounded(request.body, max);
     const decoded = await decodeBytes(original, codec);
     let body = decoded.bytes;
-    if (decoded.collision) {
-      // Not sent: answered here, as the server would answer an invalid request.
-      const outcome = await collisionOutcome(original, decoded.collision, codec);
+    let answers: Awaited<ReturnType<typeof guardRequest>>['answers'] = [];
+    let reply: Response | undefined;
+    // Not sent: answered here, as the server would answer an invalid request (responses in it
+    // go to the server as errors: it asked).
+    const outcome = decoded.collision
+      ? await collisionOutcome(original, decoded.collision, codec)
+      : decoded.refused && (await refusalOutcome(original, decoded.refused, codec));
+    if (outcome) {
       if (outcome.reply) {
-        return new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, {
+        reply = new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, {
           status: outcome.reply.status,
           headers: { 'content-type': 'application/json' },
         });
+        if (!outcome.forward) return reply;
       }
       body = outcome.forward!;
-    }
-    let answers: Awaited<ReturnType<typeof guardRequest>>['answers'] = [];
-    let reply: Response | undefined;
-    if (guard && !decoded.collision) {
+    } else if (guard) {
       const guarded = await guardRequest(guard, body, codec);
       answers = guarded.answers;
       reply = guarded.reply;

@@ -11,7 +11,7 @@ import type { FetchLike, FilteringFetchOptions } from './fetch.js';
 import { hostAllowed, type OriginPolicy, originAllowed } from './guard.js';
 import { guardRequest, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
-import { collisionOutcome, errorReplies, parseShape } from './replies.js';
+import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType } from './response.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy {
@@ -151,14 +151,18 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
           return jsonError(400, -32700, `Parse error: ${(e as Error).message}`);
         }
         body = decoded.bytes;
-        if (decoded.collision) {
-          const outcome = await collisionOutcome(original, decoded.collision, bodyOptions);
+        if (decoded.refused) log(`${request.method} refused: ${decoded.refused.message}; not forwarded`); // (the place, never the content)
+        const outcome = decoded.collision
+          ? await collisionOutcome(original, decoded.collision, bodyOptions)
+          : decoded.refused && (await refusalOutcome(original, decoded.refused, bodyOptions));
+        if (outcome) {
           if (outcome.reply) {
-            log(`${request.method} answered here: keys collide after decoding (-32602)`);
-            return new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, {
+            if (decoded.collision) log(`${request.method} answered here: keys collide after decoding (-32602)`);
+            reply = new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, {
               status: outcome.reply.status,
               headers: { 'content-type': 'application/json' },
             });
+            if (!outcome.forward) return reply;
           }
           body = outcome.forward!;
         } else if (guard) {

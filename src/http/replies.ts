@@ -1,8 +1,10 @@
-// What to do with a message that cannot be forwarded (its decoded keys collide, or the upstream
-// is unreachable): requests are answered with JSON-RPC errors, as the stdio proxy does. All of
+// What to do with a message that cannot be forwarded (its decoded keys collide, the decoder
+// refuses it, or the upstream is unreachable): requests are answered with JSON-RPC errors, as the stdio proxy does. All of
 // it goes through the encoder before anyone sees it.
 import type { PayloadKeyCollisionError } from '../errors.js';
-import { collisionReplies, errorResponse, type Id, INVALID_PARAMS, isId } from '../jsonrpc.js';
+import { readLeniently } from '../invalid-utf8.js';
+import { collisionReplies, errorResponse, type Id, INVALID_PARAMS, isId, refusalCode, refusalReplies } from '../jsonrpc.js';
+import type { PayloadStreamError } from '../stream/stream-error.js';
 import { encodeBytes } from './body.js';
 import type { BodyOptions } from './json-body.js';
 
@@ -34,7 +36,10 @@ export function parseShape(body: Uint8Array): Parsed {
 export interface Outcome {
   /** Answer the sender with this (already encoded). */
   reply?: { status: number; body: Uint8Array };
-  /** Or send this to the server instead (a colliding response becomes an error response). */
+  /**
+   * Or send this to the server instead (a colliding response becomes an error response); with
+   * `reply` too, send it and answer the sender with `reply`.
+   */
   forward?: Uint8Array;
 }
 
@@ -78,4 +83,20 @@ export async function collisionOutcome(original: Uint8Array, e: PayloadKeyCollis
   );
   const { answered, body } = await answer(shape, replies, INVALID_PARAMS, e.message, options);
   return { reply: { status: answered ? 200 : 400, body } };
+}
+
+/**
+ * A body the decoder refused, read leniently (as wrap reads a refused line): its responses (the
+ * host's answers to the server's requests) go to the server as the error, its requests are
+ * answered under their ids, so no one waits for a timeout. Nothing to answer: 400, id null.
+ */
+export async function refusalOutcome(original: Uint8Array, e: PayloadStreamError, options: BodyOptions): Promise<Outcome> {
+  const read = readLeniently(original);
+  const code = refusalCode(e.code);
+  const reason = `The request body was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
+  const { replies, toOtherSide } = refusalReplies(read, code, reason);
+  const forward = toOtherSide.length ? json(Array.isArray(read) ? toOtherSide : toOtherSide[0]) : undefined;
+  if (!replies && forward) return { forward };
+  const body = await encodeBytes(json(replies ?? errorResponse(null, code, reason)), options);
+  return { reply: { status: replies ? 200 : 400, body }, forward };
 }
