@@ -83,6 +83,12 @@ describe.each<Command>(['proxy', 'connect', 'serve'])('%s --guard', (command) =>
     expect(damaged.isError).toBe(true);
     expect(textOf(damaged)).toMatch(/argument "text" of tool "echo" contains 1 invalid UTF-8 replacement character/);
     expect(textOf(damaged)).not.toContain('broken');
+    // Half a surrogate pair (sent as the escape \ud83d): the same damage, blocked the same way.
+    const cut = await call(client, 'echo', { text: 'cut \ud83d' });
+    expect(cut.isError).toBe(true);
+    expect(textOf(cut)).toMatch(
+      /argument "text" of tool "echo" contains 1 invalid UTF-8 replacement character\(s\) \(U\+FFFD, 1 of them lone/,
+    );
     expect(reached()).toEqual([]);
     // A good call passes, decoded on its way, encoded on its way back.
     expect(textOf(await call(client, 'echo', { text: encodeText('Qwen') }))).toBe(encodeText('echo: Qwen'));
