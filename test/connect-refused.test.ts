@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { runConnect } from '../src/cli/connect.ts';
 import { firstInvalidUtf8Byte } from '../src/invalid-utf8.ts';
 import { runs } from './arbitraries.ts';
+import { cpuMillis } from './scaling.ts';
 import { firstBadByte } from './utf8-reference.ts';
 
 describe('firstInvalidUtf8Byte', () => {
@@ -27,6 +28,32 @@ describe('firstInvalidUtf8Byte', () => {
       }),
       runs(3000),
     );
+  });
+
+  it('agrees with the reference across its slices (small slices: every boundary case in short input)', () => {
+    const piece = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 8 }).map((s) => [...Buffer.from(s)]),
+      fc.array(fc.integer({ min: 0x80, max: 0xff }), { maxLength: 3 }),
+      fc.constantFrom([0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xf0, 0x9f, 0x98]),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), fc.integer({ min: 1, max: 9 }), (pieces, slice) => {
+        const bytes = Uint8Array.from(pieces.flat());
+        expect(firstInvalidUtf8Byte(bytes, slice)).toBe(firstBadByte(bytes));
+      }),
+      runs(3000),
+    );
+  });
+
+  it('costs a few decodes of the line, not one per bisection step (16 MiB, bad near the end)', () => {
+    const bytes = new Uint8Array(16 << 20).fill(0x61);
+    bytes[bytes.length - 2] = 0xff;
+    const decode = cpuMillis(() => new TextDecoder().decode(bytes));
+    let found = -1;
+    const search = cpuMillis(() => (found = firstInvalidUtf8Byte(bytes)));
+    expect(found).toBe(bytes.length - 2);
+    // (Bisection from the start decoded about 25 prefixes of up to 16 MiB: 4.5 s here.)
+    expect(search).toBeLessThan(10 * decode + 50);
   });
 });
 
