@@ -202,3 +202,40 @@ describe('wrap: a refused client line, numbered and ordered as the stream has it
     expect(recorded(record).map((m) => m.id)).toEqual([6]);
   }, 30_000);
 });
+
+describe('wrap: a refused server line whose ids can be read', () => {
+  // The mirror of the client's case: a response from the server with invalid UTF-8 (a Python
+  // server writing surrogate-escaped file bytes, say) was dropped with a note, and the client
+  // waited for its timeout; a request from the server likewise waited forever.
+  const SERVER = `import sys
+sys.stdout.buffer.write(b'{"jsonrpc":"2.0","id":1,"result":{"t":"A\\xffB"}}\\n')
+sys.stdout.buffer.write(b'{"jsonrpc":"2.0","id":"srv-9","method":"sampling/createMessage","params":{"t":"A\\xffB"}}\\n')
+sys.stdout.flush()
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    sys.stderr.write('SERVER GOT ' + line)
+    sys.stderr.flush()
+`;
+  it('answers the client under its request id and the server under its own', async () => {
+    const s = new CliSession(['wrap', 'python3', '-c', SERVER]);
+    s.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const answer = await s.response(1);
+    expect(answer.error.code).toBe(-32700);
+    expect(answer.error.message).toMatch(/^message 1 from the server was refused \(invalid UTF-8 at byte \d+\) and not forwarded$/);
+    await s.until(() => s.stderr.split('SERVER GOT').length > 2);
+    const ended = await s.end();
+    const told = ended.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('SERVER GOT '))
+      .map((l) => JSON.parse(l.slice('SERVER GOT '.length)) as { id: unknown; method?: string; error?: { code: number } });
+    // (The ping and the error reach the server in whichever order the two sides are read.)
+    expect(told.map((m) => [m.id, m.error?.code ?? m.method]).sort()).toEqual([
+      [1, 'ping'],
+      ['srv-9', -32700],
+    ]);
+    expect(s.messages().filter((m) => (m as { method?: unknown }).method)).toEqual([]);
+    expect(ended.stderr).not.toContain('AB');
+  }, 30_000);
+});

@@ -91,24 +91,40 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
       )
     : undefined;
   const held = new HeldLines(guard ? (b) => guard.toClient(b) : (b) => toClient.write(b), HOLD_LIMIT);
+  const toServer = guard ? (b: Uint8Array) => guard.fromClient(b) : writeToServer;
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  // A refused server message whose ids can be read, as for the client's below: the server's
+  // requests in it are answered, and the client told when it answered one of the client's.
+  const fates = new Map<number, string>();
+  const serverRefused = new RefusedLines(HOLD_LIMIT, maxMessageBytes, (e, line) => {
+    const why = `message ${e.messageNumber} from the server was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
+    const read = line && readLeniently(line);
+    const { replies, toOtherSide } = refusalReplies(read, refusalCode(e.code), why);
+    if (replies) toServer(serverLine(replies));
+    if (toOtherSide.length) reply(Array.isArray(read) ? toOtherSide : toOtherSide[0]!); // (a batch answered as a batch)
+    const told = [replies && 'the server answered', toOtherSide.length && 'the client told'].filter(Boolean).join(', ');
+    log(`from the server: skipped ${describeInvalid(e)}: ${fates.get(e.messageNumber)}${told && ` (${told})`}; the session goes on`);
+    fates.delete(e.messageNumber);
+  });
   const encoder = createByteTransformer(
     'encode',
     {
       ...options,
       onInvalidMessage: (e) => {
-        const fate =
+        fates.set(
+          e.messageNumber,
           held.takeBack() === 'streamed'
             ? 'its first MiB had already gone out: the client gets it cut short, spoiled so no JSON parser accepts it'
-            : 'not forwarded';
-        log(`from the server: skipped ${describeInvalid(e)}: ${fate}; the session goes on`);
+            : 'not forwarded',
+        );
+        serverRefused.refuse(e);
       },
     },
     (b) => held.write(b),
   );
-  const toServer = guard ? (b: Uint8Array) => guard.fromClient(b) : writeToServer;
   // A refused client message whose ids can be read: its requests are answered, and the server
   // is told when it was an answer to one of its own requests (neither side waits for nothing).
-  const refused = new RefusedLines(HOLD_LIMIT, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, (e, line) => {
+  const refused = new RefusedLines(HOLD_LIMIT, maxMessageBytes, (e, line) => {
     const code = refusalCode(e.code);
     const why = `message ${e.messageNumber} from the client was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
     const { replies, toOtherSide } = refusalReplies(line && readLeniently(line), code, why);
@@ -176,7 +192,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   });
 
   child.stdout.on('data', (chunk: Buffer) => {
-    fromServer(() => encoder.push(chunk));
+    fromServer(() => serverRefused.push(chunk, (b) => encoder.push(b)));
     // Once nothing reaches the client, keep draining: a child blocked on a full pipe would never exit.
     if (serverSideOpen && !toClient.ready) {
       child.stdout.pause();
@@ -186,6 +202,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   child.stdout.on('end', () =>
     fromServer(() => {
       encoder.close();
+      serverRefused.end();
       held.end();
       guard?.endFromServer();
     }),
