@@ -245,3 +245,46 @@ describe('serve, a host body that is not UTF-8', () => {
     expect(logs.join('\n')).not.toContain('AB');
   });
 });
+
+describe('serve, a server line that is not UTF-8', () => {
+  // wrap's case, mirrored in serve: the server's answer to a host's call held a bad byte and was
+  // skipped with a note; the host's call stayed open (the session kept alive by it) until the
+  // host gave up. A request from the server likewise waited forever.
+  const CHILD = `
+const { appendFileSync } = require('node:fs');
+const record = process.argv[1];
+const bad = (json) => { const at = json.indexOf('AB') + 1; return Buffer.concat([Buffer.from(json.slice(0, at)), Buffer.from([0xff]), Buffer.from(json.slice(at) + '\\n')]); };
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  appendFileSync(record, line + '\\n');
+  const m = JSON.parse(line);
+  if (m.method === 'initialize') {
+    const result = { protocolVersion: m.params.protocolVersion, capabilities: {}, serverInfo: { name: 'bad', version: '1' } };
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n');
+  } else if (m.method === 'tools/call') {
+    process.stdout.write(bad(JSON.stringify({ jsonrpc: '2.0', id: 'srv-9', method: 'roots/list', params: { t: 'AB' } })));
+    process.stdout.write(bad(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'AB' }] } })));
+  }
+});`;
+  it("answers the host's call -32700 and the server's request too", async () => {
+    const record = join(tmpdir(), `serve-record-${process.pid}-bad-child.txt`);
+    writeFileSync(record, '');
+    cleanup.push(() => rmSync(record, { force: true }));
+    const { url, logs } = await serve({ command: [process.execPath, '-e', CHILD, record] });
+    const session = await initialize(url);
+    const res = await post(url, call(3, 'x'), session);
+    const text = await Promise.race([res.text(), sleep(5000).then(() => 'no answer in 5 s')]);
+    expect(text).toMatch(
+      /"id":3,"error":\{"code":-32700,"message":"message \d+ from the server was refused \(invalid UTF-8 at byte \d+\) and not forwarded"/,
+    );
+    const told = () =>
+      readFileSync(record, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number } })
+        .filter((m) => m.error)
+        .map((m) => [m.id, m.error!.code]);
+    while (told().length === 0) await sleep(20);
+    expect(told()).toEqual([['srv-9', -32700]]);
+    expect(logs.join('\n')).not.toContain('AB');
+  });
+});

@@ -6,7 +6,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { Readable } from 'node:stream';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createCodec } from '../codec.js';
@@ -24,17 +23,19 @@ import {
   isId,
   isResponse,
   PARSE_ERROR,
+  refusalCode,
   refusalReplies,
   SERVER_ERROR,
 } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
-import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError } from '../stream/index.js';
+import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError } from '../stream/index.js';
 import type { CommandLine } from './args.js';
 import { BoundedEventStore } from './event-store.js';
 import { HeldStreams } from './held-streams.js';
 import { duration, port as portFlag, positiveInt, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { listen } from './node-http.js';
+import { RefusedLines } from './refused-lines.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -45,6 +46,8 @@ import { UsageError } from './usage-error.js';
 export const SERVE_HOLD_BYTES = 8 * 1024 * 1024;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** A refused server line is kept up to this many bytes to read its ids (as wrap keeps one). */
+const REFUSED_LINE_BYTES = 1024 * 1024;
 
 /** Where and why, never what: `message 3 (invalid JSON at byte 0; blank lines not counted)`. */
 const describeInvalid = (e: PayloadStreamError) =>
@@ -193,22 +196,50 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     // request in flight (as the SDK relates what a handler sends), or the GET stream.
     // A line that is not a message (a banner, a stray log line) is skipped with a note, as
     // wrap does; one over maxMessageBytes still ends the session (its request would wait forever).
-    const lines = (Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>).pipeThrough(
-      createEncodeStream({
-        ...codecOptions,
-        framing: 'ndjson',
-        onInvalidMessage: (e) => {
-          if (e.code === 'too-large') throw e;
-          log(`from the server: skipped ${describeInvalid(e)}: not forwarded; the session goes on`);
+    // A refused line whose ids can be read is answered as wrap answers it: the host's request
+    // gets the error (routed as the server's answer would have been), the server's its own.
+    async function* encoded(): AsyncGenerator<Uint8Array> {
+      const out: Uint8Array[] = [];
+      const refused = new RefusedLines(REFUSED_LINE_BYTES, max, (e, line) => {
+        const why = `message ${e.messageNumber} from the server was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
+        const { replies, toOtherSide } = refusalReplies(line && readLeniently(line), refusalCode(e.code), why);
+        if (replies) child.stdin!.write(`${JSON.stringify(replies)}\n`);
+        // (After a '\n' of its own: the spoiled start of the refused line, if one went out, may not be ended yet.)
+        for (const m of toOtherSide) out.push(new TextEncoder().encode(`\n${JSON.stringify(codec.encodeMessage(m))}\n`));
+        const told = [replies && 'the server answered', toOtherSide.length && 'the host told'].filter(Boolean).join(', ');
+        log(`from the server: skipped ${describeInvalid(e)}: not forwarded${told && ` (${told})`}; the session goes on`);
+      });
+      const encoder = createByteTransformer(
+        'encode',
+        {
+          ...codecOptions,
+          framing: 'ndjson',
+          onInvalidMessage: (e) => {
+            if (e.code === 'too-large') throw e;
+            refused.refuse(e);
+          },
         },
-      }),
-    );
+        (b) => out.push(b),
+      );
+      try {
+        for await (const chunk of child.stdout! as AsyncIterable<Uint8Array>) {
+          refused.push(chunk, (b) => encoder.push(b));
+          yield* out.splice(0);
+        }
+        encoder.close();
+        refused.end();
+        yield* out.splice(0);
+      } finally {
+        encoder.release(); // (a host gone mid-stream: the WASM memory goes back)
+      }
+    }
+    const lines = encoded();
     void (async () => {
       const decoder = new TextDecoder();
       let why = 'the server exited';
       try {
         // (Each line is a message the encoder wrote whole, or the spoiled start of one it refused.)
-        for await (const bytes of ndjsonLines(lines as unknown as AsyncIterable<Uint8Array>)) {
+        for await (const bytes of ndjsonLines(lines)) {
           const line = decoder.decode(bytes);
           if (!line.trim()) continue;
           let message: JSONRPCMessage;
