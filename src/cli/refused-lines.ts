@@ -1,13 +1,14 @@
-// wrap: the client's lines as they came, kept just long enough to read the ids of one the
-// decoder refuses (invalid UTF-8, nested too deep, ...), so its sender is answered instead of
-// waiting for a timeout. Only references to the chunks are kept (stdin never reuses them), a
+// wrap and serve: a stdio peer's lines as they came (the client's, the server's), kept just long
+// enough to read the ids of one the stream refuses (invalid UTF-8, nested too deep, ...), so
+// the side waiting on it is answered instead of waiting for a timeout. Mostly references to
+// the chunks are kept (a pipe never reuses them; small pieces of a long line are copied), a
 // line at most `limit` bytes, and only until the push that ends it is through.
 //
 // Lines are numbered as the stream numbers messages: blank lines (JSON whitespace only) are
 // not counted, unless over maxMessageBytes (refused as too large before the stream can know
 // they are blank). A refusal can come before its line ends (a bad byte early in a long line):
 // it waits for the line, whose ids may come last (the SDK writes `id` after `params`), and is
-// told as the line ends, before the decoder sees the lines after it (the client's order).
+// told as the line ends, before the stream sees the lines after it (the sender's order).
 import { concat } from '../concat.js';
 import type { PayloadStreamError } from '../stream/index.js';
 
@@ -36,15 +37,15 @@ export class RefusedLines {
 
   constructor(
     private readonly limit: number,
-    /** The decoder's maxMessageBytes. */
+    /** The stream's maxMessageBytes. */
     private readonly maxMessageBytes: number,
     /** A refused message and its bytes (undefined when it was too long to keep). */
     private readonly onRefused: (error: PayloadStreamError, line: Uint8Array | undefined) => void,
   ) {}
 
   /**
-   * Bytes from the client, and `decode` (the decoder's push) for them. A refusal waiting for
-   * its line is told once the decoder has that line's end, before it has the next line.
+   * Bytes from the peer, and `decode` (the stream's push) for them. A refusal waiting for its
+   * line is told once the stream has that line's end, before it has the next line.
    */
   push(chunk: Uint8Array, decode: (bytes: Uint8Array) => void): void {
     const nl = this.refused.size > 0 ? chunk.indexOf(0x0a) : -1; // (after settle: only waiting ones)
@@ -61,7 +62,7 @@ export class RefusedLines {
     this.settle();
   }
 
-  /** Lines of `chunk`, before the decoder sees them. */
+  /** Lines of `chunk`, before the stream sees them. */
   private split(chunk: Uint8Array): void {
     for (let start = 0; ; ) {
       const nl = chunk.indexOf(0x0a, start);
@@ -72,13 +73,13 @@ export class RefusedLines {
     }
   }
 
-  /** The decoder refused a message (called during its push): told now if its line has ended. */
+  /** The stream refused a message (called during its push): told now if its line has ended. */
   refuse(error: PayloadStreamError): void {
     this.refused.set(error.messageNumber, error);
     if (error.messageNumber <= this.count) this.settle(false);
   }
 
-  /** Refusals whose lines have ended are told; once the decoder's push is through, ended lines go. */
+  /** Refusals whose lines have ended are told; once the stream's push is through, ended lines go. */
   private settle(through = true): void {
     for (const [n, error] of this.refused) {
       if (n > this.count) continue; // its line has not ended yet
@@ -89,7 +90,7 @@ export class RefusedLines {
     if (through) this.ended.clear();
   }
 
-  /** The client's input ended: a last line without '\n' is a line too. */
+  /** The peer's output ended: a last line without '\n' is a line too. */
   end(): void {
     this.endLine(false);
     this.settle();
