@@ -15,12 +15,14 @@ import { cpuMillis } from './scaling.ts';
 import { firstBadByte } from './utf8-reference.ts';
 
 describe('firstInvalidUtf8Byte', () => {
+  /** Bytes that are valid UTF-8, stray high bytes, and sequences invalid or cut in every way. */
+  const piece = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 8 }).map((s) => [...Buffer.from(s)]),
+    fc.array(fc.integer({ min: 0x80, max: 0xff }), { maxLength: 3 }),
+    fc.constantFrom([0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xf0, 0x9f, 0x98]),
+  );
+
   it('agrees with the byte-by-byte reference', () => {
-    const piece = fc.oneof(
-      fc.string({ unit: 'binary', maxLength: 8 }).map((s) => [...Buffer.from(s)]),
-      fc.array(fc.integer({ min: 0x80, max: 0xff }), { maxLength: 3 }),
-      fc.constantFrom([0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xf0, 0x9f, 0x98]),
-    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
         const bytes = Uint8Array.from(pieces.flat());
@@ -31,11 +33,6 @@ describe('firstInvalidUtf8Byte', () => {
   });
 
   it('agrees with the reference across its slices (small slices: every boundary case in short input)', () => {
-    const piece = fc.oneof(
-      fc.string({ unit: 'binary', maxLength: 8 }).map((s) => [...Buffer.from(s)]),
-      fc.array(fc.integer({ min: 0x80, max: 0xff }), { maxLength: 3 }),
-      fc.constantFrom([0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xf0, 0x9f, 0x98]),
-    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), fc.integer({ min: 1, max: 9 }), (pieces, slice) => {
         const bytes = Uint8Array.from(pieces.flat());

@@ -9,6 +9,15 @@ import { runServe, SERVE_HOLD_BYTES, type ServeCommandOptions } from '../src/cli
 import { encodeText } from '../src/index.js';
 import { connectHost, TIMEOUT, textOf } from './http-helpers.ts';
 
+/** The errors a recording child was sent, as [id, code]. */
+const errorsIn = (record: string) =>
+  readFileSync(record, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number } })
+    .filter((m) => m.error)
+    .map((m) => [m.id, m.error!.code]);
+
 vi.setConfig({ testTimeout: 20_000 }); // (a hang fails fast)
 const SDK_SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
 const RAW_SERVER = [process.execPath, 'test/fixtures/serve-raw-child.mjs'];
@@ -179,13 +188,7 @@ describe('serve, a host whose answers to the server collide once decoded', () =>
       const res = await post(url, batch ? answers : answers[0], session);
       await res.text();
       expect(res.status).toBe(202);
-      const told = () =>
-        readFileSync(record, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number } })
-          .filter((m) => m.error)
-          .map((m) => [m.id, m.error!.code]);
+      const told = () => errorsIn(record);
       const want = batch
         ? [
             ['s1', -32602],
@@ -276,13 +279,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     expect(text).toMatch(
       /"id":3,"error":\{"code":-32700,"message":"message \d+ from the server was refused \(invalid UTF-8 at byte \d+\) and not forwarded"/,
     );
-    const told = () =>
-      readFileSync(record, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number } })
-        .filter((m) => m.error)
-        .map((m) => [m.id, m.error!.code]);
+    const told = () => errorsIn(record);
     while (told().length === 0) await sleep(20);
     expect(told()).toEqual([['srv-9', -32700]]);
     expect(logs.join('\n')).not.toContain('AB');
