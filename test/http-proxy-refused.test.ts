@@ -1,6 +1,7 @@
 // proxy, on real sockets: an upstream answer the encoder refuses is never a silent reset. Before
 // any byte went out, the client gets 502 with an encoded JSON-RPC error for its request; in an
-// event stream already under way, the stream ends cleanly after the events that passed. Either
+// event stream already under way, the stream ends cleanly after the events that passed, with an
+// error for the request (its answer was refused, or would have come after: the host must not wait). Either
 // way one log line says so, without payload.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -63,16 +64,26 @@ describe('proxy: a response the encoder refuses', () => {
     ['an event whose data is not JSON', 'data: Qwen ping'],
     ['an event whose JSON is cut short', 'data: {"jsonrpc":"2.0","method":"x","params":{"text":"Qwen"'],
   ])(
-    'an event stream with %s after a good event: the good event, then a clean end before any other whole event, and a log line',
+    'an event stream with %s after a good event: the good event, then an error for the request and a clean end, and a log line',
     async (_, bad) => {
       const good = 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"ok"}}\n\n';
-      const { post, logs } = await proxyTo('text/event-stream', `${good}${bad}\n\n`);
+      const answer = 'data: {"jsonrpc":"2.0","id":7,"result":{"content":[]}}\n\n'; // (after the refused event: never reaches the host)
+      const { post, logs } = await proxyTo('text/event-stream', `${good}${bad}\n\n${answer}`);
       const res = await post();
       expect(res.status).toBe(200);
       const text = await res.text(); // (a reset would make text() throw)
-      // The good event whole; of the refused one at most an encoded start, never a whole event.
+      // The good event whole; of the refused one at most an encoded start, ended by a blank line
+      // so that its data does not parse; then the request's error, so the host does not wait.
       expect(text.startsWith(good)).toBe(true);
-      expect(text.slice(good.length)).not.toMatch(/\n\n|\r\r|\r\n\r\n|qwen/i);
+      const rest = text
+        .slice(good.length)
+        .split('\n\n')
+        .filter((e) => e.trim());
+      const last = rest.at(-1)!.match(/^event: message\ndata: (.*)$/)!;
+      expect(decodeMessage(JSON.parse(last[1]!))).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32000 } });
+      for (const spoiled of rest.slice(0, -1)) expect(() => JSON.parse(spoiled.replace(/^data: /, ''))).toThrow();
+      expect(rest.length).toBeLessThanOrEqual(2);
+      expect(text).not.toMatch(/qwen|"result"/i);
       expect(logs.filter((l) => /upstream response refused/.test(l))).toHaveLength(1);
       expect(logs.join('\n')).not.toMatch(/qwen|ping/i);
     },
@@ -138,5 +149,52 @@ describe('proxy and createFilteringFetch: a body the decoder refuses', () => {
     const res = await fetchFiltered(upstream.url, { method: 'POST', headers: HEADERS, body: conflict });
     await res.body?.cancel();
     expect(upstream.seen.map((b) => JSON.parse(b))).toMatchObject([{ id: 's2', error: { code: -32600 } }]);
+  });
+});
+
+describe('proxy: the real SDK client and an answer the encoder refuses mid-stream', () => {
+  it("the call is rejected with the proxy's error at once, not at the client's timeout", async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    // An upstream whose answer to every call holds a raw control character (not JSON).
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        if (req.method !== 'POST') return void res.writeHead(405).end();
+        const m = JSON.parse(body);
+        if (m.method === 'initialize') {
+          const result = {
+            protocolVersion: m.params.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'u', version: '1' },
+          };
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return void res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+        }
+        if (m.id === undefined) return void res.writeHead(202).end();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`data: {"jsonrpc":"2.0","id":${m.id},"result":{"content":[{"type":"text","text":"Qwen\u0001"}]}}\n\n`);
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const proxy = await runProxy({ upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, port: 0, log: () => {} });
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    client.onerror = () => {}; // (the spoiled event's data does not parse: the client says so, and goes on)
+    cleanup.push(() => {
+      void client.close();
+      for (const s of [server, proxy.server]) {
+        s.closeAllConnections();
+        s.close();
+      }
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)));
+    const error = await client.callTool({ name: 'x', arguments: {} }, undefined, { timeout: 10_000 }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(error?.message).toMatch(/^MCP error -32000: The upstream MCP server sent an event that cannot be passed on/);
+    expect(error?.message).not.toMatch(/timed out|qwen/i);
   });
 });

@@ -2,6 +2,7 @@
 // Web-standard fetch handler. Requests are decoded on their way up, responses encoded on their
 // way down, as they stream (pipeThrough: a slow reader slows the upstream).
 import { createCodec } from '../codec.js';
+import { concat } from '../concat.js';
 import { SERVER_ERROR } from '../jsonrpc.js';
 import type { Message } from '../mcp/wrapper.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
@@ -26,6 +27,9 @@ export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPoli
   /** One line per event worth knowing (never payload text); default: none. */
   onLog?: (line: string) => void;
 }
+
+const BLANK_THEN_EVENT = new TextEncoder().encode('\n\nevent: message\ndata: ');
+const EVENT_END = new TextEncoder().encode('\n\n');
 
 /** Sessions whose tool lists a guarding proxy keeps at once. */
 const GUARDED_SESSIONS = 1024;
@@ -227,7 +231,11 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       log(`${request.method} upstream response refused: ${(e as Error).name}: ${(e as Error).message}`);
     };
     const sse = mediaType(filtered.headers.get('content-type')) === 'text/event-stream';
-    const settled = await settle(filtered.body, !sse, refused);
+    // An event stream cut short by a refused event ends with an error for each request of the
+    // POST: its answer was the refused event or would have come after it, and the host must not
+    // wait for its timeout (a request answered before gets a second answer, which clients drop).
+    const ending = sse && original ? () => streamEnding(original!, bodyOptions) : undefined;
+    const settled = await settle(filtered.body, !sse, refused, ending);
     if (settled === 'failed') {
       const { body: replies } = await errorReplies(
         original ? parseShape(original) : { batch: false, items: [] },
@@ -251,6 +259,7 @@ async function settle(
   body: ReadableStream<Uint8Array> | null,
   first: boolean,
   onError: (e: unknown) => void,
+  ending?: () => Promise<Uint8Array | undefined>,
 ): Promise<ReadableStream<Uint8Array> | null | 'failed'> {
   if (!body) return body;
   const reader = body.getReader();
@@ -271,6 +280,8 @@ async function settle(
           next = head ?? (await reader.read());
         } catch (e) {
           onError(e);
+          const last = await ending?.();
+          if (last) controller.enqueue(last);
           return controller.close();
         }
         head = undefined;
@@ -283,4 +294,20 @@ async function settle(
     },
     { highWaterMark: 0 },
   );
+}
+
+/**
+ * The end of an event stream cut short: a blank line (ending the refused event's encoded start,
+ * if one went out: its data does not parse, so a client drops it), then one event with the
+ * errors for the requests of `original`, encoded; undefined when it holds no request.
+ */
+async function streamEnding(original: Uint8Array, options: BodyOptions): Promise<Uint8Array | undefined> {
+  const { answered, body } = await errorReplies(
+    parseShape(original),
+    SERVER_ERROR,
+    'The upstream MCP server sent an event that cannot be passed on; its event stream ended there',
+    options,
+  );
+  if (!answered) return undefined;
+  return concat([BLANK_THEN_EVENT, body, EVENT_END]);
 }
