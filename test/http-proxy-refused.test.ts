@@ -152,49 +152,62 @@ describe('proxy and createFilteringFetch: a body the decoder refuses', () => {
   });
 });
 
-describe('proxy: the real SDK client and an answer the encoder refuses mid-stream', () => {
-  it("the call is rejected with the proxy's error at once, not at the client's timeout", async () => {
-    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    // An upstream whose answer to every call holds a raw control character (not JSON).
-    const server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (d) => (body += d));
-      req.on('end', () => {
-        if (req.method !== 'POST') return void res.writeHead(405).end();
-        const m = JSON.parse(body);
-        if (m.method === 'initialize') {
-          const result = {
-            protocolVersion: m.params.protocolVersion,
-            capabilities: { tools: {} },
-            serverInfo: { name: 'u', version: '1' },
-          };
-          res.writeHead(200, { 'content-type': 'application/json' });
-          return void res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
-        }
-        if (m.id === undefined) return void res.writeHead(202).end();
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`data: {"jsonrpc":"2.0","id":${m.id},"result":{"content":[{"type":"text","text":"Qwen\u0001"}]}}\n\n`);
+describe('proxy and createFilteringFetch: the real SDK client and an answer the encoder refuses mid-stream', () => {
+  it.each(['proxy', 'filtering fetch'] as const)(
+    "through the %s, the call is rejected with the filter's error at once, not at the client's timeout",
+    async (via) => {
+      const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+      const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+      // An upstream whose answer to every call holds a raw control character (not JSON).
+      const server = createServer((req, res) => {
+        let body = '';
+        req.on('data', (d) => (body += d));
+        req.on('end', () => {
+          if (req.method !== 'POST') return void res.writeHead(405).end();
+          const m = JSON.parse(body);
+          if (m.method === 'initialize') {
+            const result = {
+              protocolVersion: m.params.protocolVersion,
+              capabilities: { tools: {} },
+              serverInfo: { name: 'u', version: '1' },
+            };
+            res.writeHead(200, { 'content-type': 'application/json' });
+            return void res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+          }
+          if (m.id === undefined) return void res.writeHead(202).end();
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.end(`data: {"jsonrpc":"2.0","id":${m.id},"result":{"content":[{"type":"text","text":"Qwen\u0001"}]}}\n\n`);
+        });
       });
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const proxy = await runProxy({ upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, port: 0, log: () => {} });
-    const client = new Client({ name: 'host', version: '1.0.0' });
-    client.onerror = () => {}; // (the spoiled event's data does not parse: the client says so, and goes on)
-    cleanup.push(() => {
-      void client.close();
-      for (const s of [server, proxy.server]) {
-        s.closeAllConnections();
-        s.close();
-      }
-    });
-    await client.connect(new StreamableHTTPClientTransport(new URL(proxy.url)));
-    const error = await client.callTool({ name: 'x', arguments: {} }, undefined, { timeout: 10_000 }).then(
-      () => undefined,
-      (e: Error) => e,
-    );
-    expect(error?.message).toMatch(/^MCP error -32000: The upstream MCP server sent an event that cannot be passed on/);
-    expect(error?.message).not.toMatch(/timed out|qwen/i);
-  });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      const upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      const streamErrors: unknown[] = [];
+      const proxy = via === 'proxy' ? await runProxy({ upstream, port: 0, log: () => {} }) : undefined;
+      const client = new Client({ name: 'host', version: '1.0.0' });
+      client.onerror = () => {}; // (the spoiled event's data does not parse: the client says so, and goes on)
+      cleanup.push(() => {
+        void client.close();
+        for (const s of proxy ? [server, proxy.server] : [server]) {
+          s.closeAllConnections();
+          s.close();
+        }
+      });
+      const transport = proxy
+        ? new StreamableHTTPClientTransport(new URL(proxy.url))
+        : new StreamableHTTPClientTransport(new URL(upstream), {
+            fetch: createFilteringFetch({ onStreamError: (e) => void streamErrors.push(e) }),
+          });
+      await client.connect(transport);
+      const error = await client.callTool({ name: 'x', arguments: {} }, undefined, { timeout: 10_000 }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(error?.message).toMatch(
+        /^MCP error -32000: The upstream MCP server sent an event that cannot be passed on \(control character in a JSON string in message 1 at byte \d+\)/,
+      );
+      expect(error?.message).not.toMatch(/timed out|qwen/i);
+      if (via === 'filtering fetch') expect(streamErrors).toHaveLength(1);
+    },
+  );
 });

@@ -8,6 +8,7 @@ import { guardRequest, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { collisionOutcome, refusalOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType } from './response.js';
+import { settle, streamEnding } from './settle.js';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -22,6 +23,12 @@ export interface FilteringFetchOptions extends BodyOptions {
   guard?: GuardMode | false;
   /** Told why each call was blocked (never argument values). */
   onGuardLog?: (line: string) => void;
+  /**
+   * Told when an event stream is cut short because the encoder refused an event (the error
+   * names the message and byte, never content); the stream then ends with an error for each
+   * request it answers.
+   */
+  onStreamError?: (error: unknown) => void;
 }
 
 /** The parts of a Request that a fetch init carries (so `fetch(url, init)` sends the same). */
@@ -41,7 +48,7 @@ function initOf(request: Request): RequestInit {
 }
 
 export function createFilteringFetch(options: FilteringFetchOptions = {}): FetchLike {
-  const { fetch: inner, guard: mode, onGuardLog, ...codec } = options;
+  const { fetch: inner, guard: mode, onGuardLog, onStreamError, ...codec } = options;
   const max = codec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   const guard = mode ? new CallGuard(mode, onGuardLog) : undefined;
@@ -98,6 +105,14 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
       await response.body?.cancel().catch(() => {});
       return reply;
     }
-    return withAnswers(await encodeResponse(response, responseOptions), answers, codec, max);
+    const filtered = await withAnswers(await encodeResponse(response, responseOptions), answers, codec, max);
+    if (mediaType(filtered.headers.get('content-type')) !== 'text/event-stream') return filtered;
+    // An event stream the encoder refuses part-way ends with an error for each request (settle.ts).
+    const settled = await settle(filtered.body, false, onStreamError ?? (() => {}), (e) => streamEnding(original, e, codec));
+    return new Response(settled as ReadableStream<Uint8Array> | null, {
+      status: filtered.status,
+      statusText: filtered.statusText,
+      headers: filtered.headers,
+    });
   };
 }

@@ -2,7 +2,6 @@
 // Web-standard fetch handler. Requests are decoded on their way up, responses encoded on their
 // way down, as they stream (pipeThrough: a slow reader slows the upstream).
 import { createCodec } from '../codec.js';
-import { concat } from '../concat.js';
 import { SERVER_ERROR } from '../jsonrpc.js';
 import type { Message } from '../mcp/wrapper.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
@@ -14,6 +13,7 @@ import { guardRequest, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType } from './response.js';
+import { settle, streamEnding } from './settle.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy {
   /** The upstream MCP endpoint, e.g. https://example.com/mcp. */
@@ -27,9 +27,6 @@ export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPoli
   /** One line per event worth knowing (never payload text); default: none. */
   onLog?: (line: string) => void;
 }
-
-const BLANK_THEN_EVENT = new TextEncoder().encode('\n\nevent: message\ndata: ');
-const EVENT_END = new TextEncoder().encode('\n\n');
 
 /** Sessions whose tool lists a guarding proxy keeps at once. */
 const GUARDED_SESSIONS = 1024;
@@ -64,6 +61,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     fetch: inner,
     guard: mode,
     onGuardLog,
+    onStreamError,
     ...codec
   } = options;
   const upstream = new URL(upstreamOption);
@@ -229,12 +227,13 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     const refused = (e: unknown) => {
       // (encoder errors name the message and byte, never its content)
       log(`${request.method} upstream response refused: ${(e as Error).name}: ${(e as Error).message}`);
+      onStreamError?.(e);
     };
     const sse = mediaType(filtered.headers.get('content-type')) === 'text/event-stream';
     // An event stream cut short by a refused event ends with an error for each request of the
     // POST: its answer was the refused event or would have come after it, and the host must not
     // wait for its timeout (a request answered before gets a second answer, which clients drop).
-    const ending = sse && original ? () => streamEnding(original!, bodyOptions) : undefined;
+    const ending = sse && original ? (e: unknown) => streamEnding(original!, e, bodyOptions) : undefined;
     const settled = await settle(filtered.body, !sse, refused, ending);
     if (settled === 'failed') {
       const { body: replies } = await errorReplies(
@@ -247,67 +246,4 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     }
     return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: down });
   };
-}
-
-/**
- * A body whose failure is told to `onError` and ends it cleanly, instead of cutting the client
- * off. With `first`, its first chunk is read before the answer starts: if that fails, 'failed'
- * (the caller answers 502 instead; nothing was sent). Event streams start at once (headers go
- * out before the first event, however late).
- */
-async function settle(
-  body: ReadableStream<Uint8Array> | null,
-  first: boolean,
-  onError: (e: unknown) => void,
-  ending?: () => Promise<Uint8Array | undefined>,
-): Promise<ReadableStream<Uint8Array> | null | 'failed'> {
-  if (!body) return body;
-  const reader = body.getReader();
-  let head: ReadableStreamReadResult<Uint8Array> | undefined;
-  if (first) {
-    try {
-      head = await reader.read();
-    } catch (e) {
-      onError(e);
-      return 'failed';
-    }
-  }
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        let next: ReadableStreamReadResult<Uint8Array>;
-        try {
-          next = head ?? (await reader.read());
-        } catch (e) {
-          onError(e);
-          const last = await ending?.();
-          if (last) controller.enqueue(last);
-          return controller.close();
-        }
-        head = undefined;
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      },
-      cancel(reason) {
-        return reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
-}
-
-/**
- * The end of an event stream cut short: a blank line (ending the refused event's encoded start,
- * if one went out: its data does not parse, so a client drops it), then one event with the
- * errors for the requests of `original`, encoded; undefined when it holds no request.
- */
-async function streamEnding(original: Uint8Array, options: BodyOptions): Promise<Uint8Array | undefined> {
-  const { answered, body } = await errorReplies(
-    parseShape(original),
-    SERVER_ERROR,
-    'The upstream MCP server sent an event that cannot be passed on; its event stream ended there',
-    options,
-  );
-  if (!answered) return undefined;
-  return concat([BLANK_THEN_EVENT, body, EVENT_END]);
 }
