@@ -138,8 +138,19 @@ export class MessageAssembler {
     this.delta = 0;
   }
 
+  /** An event's output offset as an index in `held`. */
   private index(offset: number): number {
-    return offset - this.base;
+    return this.unwrap(offset) - this.base;
+  }
+
+  /**
+   * An event's output offset as the message's: the core counts them in a u32, which wraps in a
+   * message whose output passes 4 GiB (encoding grows a default term up to 5x, a user's short
+   * one more: 820 MiB of terms, or 512 MiB of two-letter ones, pass it). Every offset an event
+   * gives is at most `outTotal` (the end of the call's output) and less than 4 GiB before it.
+   */
+  private unwrap(offset: number): number {
+    return this.outTotal - ((this.outTotal - offset) >>> 0);
   }
 
   readonly sink: StepSink = (output, events, count) => {
@@ -152,13 +163,13 @@ export class MessageAssembler {
         if (output.length) this.o.emit(output);
         return;
       }
-      const cursor = events[defer + 1]! - start;
+      const cursor = this.unwrap(events[defer + 1]!) - start;
       // Keep the rest first: what `emit` runs might grow WASM memory and detach `output`.
       const before = output.subarray(0, cursor);
       this.held.push(output.subarray(cursor));
       if (cursor > 0) this.o.emit(before);
       this.holding = true;
-      this.base = events[defer + 1]!;
+      this.base = this.unwrap(events[defer + 1]!);
     } else this.held.push(output); // (copied before any event can grow WASM memory)
     for (let i = 0; i < count * 3; i += 3) this.event(events[i]!, events[i + 1]!, events[i + 2]!);
     if (this.open.length === 0 && !this.o.holdAll) {
