@@ -160,3 +160,55 @@ describe('connect: resumption', () => {
     server.close();
   });
 });
+
+describe('connect: a retry delay past the longest timer', () => {
+  // Node fires a timer longer than 2^31-1 ms after 1 ms (with a TimeoutOverflowWarning): a
+  // server's `retry:` of 2^31 ms (about 25 days) or more made connect come back at once.
+  it('waits the longest timer Node keeps, not 1 ms', async () => {
+    const gets: number[] = [];
+    const server = createServer(async (req, res) => {
+      let text = '';
+      for await (const c of req) text += c;
+      if (req.method === 'GET') {
+        if (req.headers['last-event-id'] !== undefined) gets.push(Date.now()); // (a resumption)
+        return void res.writeHead(405).end();
+      }
+      if (req.method === 'DELETE') return void res.writeHead(200).end();
+      const m = JSON.parse(text);
+      if (m.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess' });
+        return void res.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: m.id,
+            result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } },
+          }),
+        );
+      }
+      if (m.id === undefined) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('id: e1\nretry: 4294967297\ndata: \n\n'); // a priming event, then the stream closes
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const done = runConnect({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, input, output, log: () => {} });
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(new LineTransport(input, output), TIMEOUT);
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    const call = client.callTool({ name: 'x', arguments: {} }, undefined, TIMEOUT).catch((e: Error) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(gets).toEqual([]); // still waiting to resume
+    // Its timer is the longest Node keeps; run it now (the resumption is refused: the call fails).
+    const wait = timers.mock.calls.find(([, ms]) => ms === 2 ** 31 - 1);
+    timers.mockRestore();
+    expect(wait).toBeDefined();
+    (wait![0] as () => void)();
+    expect(await call).toBeInstanceOf(Error);
+    await client.close();
+    await call;
+    await done;
+    server.close();
+  });
+});

@@ -13,7 +13,7 @@ import { errorResponse, type Id, isId, PARSE_ERROR, refusalReplies, SERVER_ERROR
 import type { CodecOptions } from '../options.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CommandLine } from './args.js';
-import type { StreamCommandOptions } from './http-args.js';
+import { MAX_DURATION_MS, type StreamCommandOptions } from './http-args.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { SseReader } from './sse-reader.js';
 import { UsageError } from './usage-error.js';
@@ -49,7 +49,8 @@ export function parseHeaders(lines: readonly string[]): Headers {
 /** Waits `ms`, or less if `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
+    // (A server's `retry:` may be any number: past MAX_DURATION_MS Node would fire after 1 ms.)
+    const timer = setTimeout(done, Math.min(ms, MAX_DURATION_MS));
     function done() {
       clearTimeout(timer);
       signal.removeEventListener('abort', done);
