@@ -6,6 +6,13 @@ const CHUNK = 1 << CHUNK_BITS;
 const FIRST_CHUNK = 1024;
 
 /**
+ * The chunk holding offset `at`. Not `at >>> CHUNK_BITS`: that wraps at 4 GiB, and what is held
+ * may pass it (a message's output: encoding grows a default term up to 5x, a user's short one
+ * more), so the bytes past it went into the first chunks. (`at & (CHUNK - 1)` is right at any offset: 2^32 is whole chunks.)
+ */
+const chunkOf = (at: number) => Math.floor(at / CHUNK);
+
+/**
  * Bytes held, append-only, in chunks addressed by offset: copied in once and never moved (a
  * flat buffer that doubles, or splices, copies them again and again).
  */
@@ -23,7 +30,7 @@ export class HeldBytes {
   push(b: Uint8Array): void {
     let at = 0;
     while (at < b.length) {
-      const k = this.length >>> CHUNK_BITS;
+      const k = chunkOf(this.length);
       const off = this.length & (CHUNK - 1);
       const n = Math.min(CHUNK - off, b.length - at);
       let c = this.chunks[k];
@@ -42,7 +49,7 @@ export class HeldBytes {
   /** Calls `f` with views of [start, end), chunk by chunk. */
   forEach(start: number, end: number, f: (bytes: Uint8Array) => void): void {
     while (start < end) {
-      const k = start >>> CHUNK_BITS;
+      const k = chunkOf(start);
       const off = start & (CHUNK - 1);
       const n = Math.min(CHUNK - off, end - start);
       f(this.chunks[k]!.subarray(off, off + n));
@@ -59,9 +66,8 @@ export class HeldBytes {
 
   /** The bytes of [start, end) in one array (short spans: keys, ids). */
   read(start: number, end: number): Uint8Array {
-    const k = start >>> CHUNK_BITS;
-    if (k === (end - 1) >>> CHUNK_BITS && end > start)
-      return this.chunks[k]!.subarray(start & (CHUNK - 1), (start & (CHUNK - 1)) + end - start);
+    const k = chunkOf(start);
+    if (k === chunkOf(end - 1) && end > start) return this.chunks[k]!.subarray(start & (CHUNK - 1), (start & (CHUNK - 1)) + end - start);
     const out = new Uint8Array(Math.max(0, end - start));
     let at = 0;
     this.forEach(start, end, (v) => {
@@ -73,7 +79,7 @@ export class HeldBytes {
 
   /** Lets go of the chunks wholly inside [start, end): they will not be read again. */
   drop(start: number, end: number): void {
-    for (let k = (start + CHUNK - 1) >>> CHUNK_BITS; (k + 1) * CHUNK <= end; k++) this.chunks[k] = null;
+    for (let k = chunkOf(start + CHUNK - 1); (k + 1) * CHUNK <= end; k++) this.chunks[k] = null;
   }
 
   /**
