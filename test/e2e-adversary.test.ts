@@ -172,6 +172,75 @@ describe('serve: a request stream the host dropped and resumed', () => {
   );
 });
 
+describe('serve: a message from the server while the host has no stream open', () => {
+  // A stdio server that, during a call, logs something unrelated to it (as a server's own log
+  // may come at any time), then answers.
+  const CHILD = `
+    const rl = require('node:readline').createInterface({ input: process.stdin });
+    const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+    rl.on('line', (line) => {
+      const m = JSON.parse(line);
+      if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'x', version: '1' } } });
+      else if (m.method === 'tools/call') setTimeout(() => {
+        send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'Qwen log' } });
+        setTimeout(() => send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } }), 100);
+      }, 600);
+    });`;
+
+  it(
+    "stays on the call's stream the host left (replayed after Last-Event-ID), not on a GET stream it never opened",
+    async () => {
+      const { url } = await listening(['serve', '--port', '0', process.execPath, '-e', CHILD]);
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const version = '2025-11-25'; // (the server primes each stream with an event id: resumable from the start)
+      const post = (body: unknown, h: Record<string, string> = {}, signal?: AbortSignal) =>
+        fetch(url, { method: 'POST', headers: { ...headers, ...h }, body: JSON.stringify(body), signal });
+      const init = await post({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'host', version: '1' } },
+      });
+      await init.text();
+      const session = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': version };
+      await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+      // The host reads the call's priming event, then its connection drops (no GET stream open).
+      const aborter = new AbortController();
+      const res = await post(
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: {} } },
+        session,
+        aborter.signal,
+      );
+      const reader = res.body!.getReader();
+      let head = '';
+      while (!/^id: .+$/m.test(head)) head += new TextDecoder().decode((await reader.read()).value);
+      aborter.abort();
+      const primed = head.match(/^id: (.+)$/m)![1]!;
+      await new Promise((r) => setTimeout(r, 1_500));
+      const get = await fetch(url, { headers: { ...headers, ...session, accept: 'text/event-stream', 'last-event-id': primed } });
+      const text = await Promise.race([
+        (async () => {
+          const r = get.body!.getReader();
+          let t = '';
+          while (!t.includes('"result"')) {
+            const next = await r.read();
+            if (next.done) break;
+            t += new TextDecoder().decode(next.value);
+          }
+          void r.cancel().catch(() => {});
+          return t;
+        })(),
+        new Promise<string>((r) => setTimeout(() => r('timed out'), 5_000)),
+      ]);
+      const messages = [...text.matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1]!));
+      expect(messages.map((m) => m.method ?? m.id)).toEqual(['notifications/message', 1]);
+      expect(findTerm(text)).toBeUndefined();
+      expect(decodeText(messages[0].params.data)).toBe('Qwen log');
+    },
+    T,
+  );
+});
+
 describe('a data: URI the model took out of prose comes back whole', () => {
   // Bytes ab 07 a7 are `qwen` in base64: encoded prose holding this URI holds a token inside it.
   const input = Buffer.concat([Buffer.from([0xab, 0x07, 0xa7]), pseudoRandomBytes(61, 12345)]);

@@ -289,10 +289,11 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       const asked = isId(token) ? s.progress.get(token) : undefined;
       related = asked;
       if (related === undefined || !s.streams.reachable(related)) related = s.inFlight.findLast((id) => s.streams.reachable(id));
-      // Progress of a request whose stream the host left, with no other stream open: it stays
-      // on its request's stream (the SDK stores it for Last-Event-ID, as it does for a handler's
-      // progress), not on a GET stream the host never opened and so can never resume.
-      if (related === undefined && asked !== undefined && !s.streams.reachable('GET')) related = asked;
+      // With no stream open (the host left its requests' streams, and has no GET stream), a
+      // message stays on a request's stream: the one that asked for progress, else the latest
+      // in flight. The SDK stores it there for Last-Event-ID, as it does a handler's own; a GET
+      // stream the host never opened can never be resumed.
+      if (related === undefined && !s.streams.reachable('GET')) related = asked ?? s.inFlight.at(-1);
       if (related !== undefined || s.streams.reachable('GET')) s.toldNoGet = false;
       else if (!s.toldNoGet) {
         s.toldNoGet = true; // (once until the host opens one: a chatty server does not flood the log)
