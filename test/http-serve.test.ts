@@ -133,4 +133,19 @@ describe('BoundedEventStore', () => {
     await store.replayEventsAfter(ids[2]!, { send: async (_id, msg) => void sent.push(msg) });
     expect(sent).toEqual([big(3)]);
   });
+
+  it('keeps the newest event even when it alone is larger than its byte bound (a client resumes from it)', async () => {
+    const store = new BoundedEventStore(1000, 100);
+    const small = await store.storeEvent('a', { jsonrpc: '2.0', method: 'n', params: { n: 1 } });
+    const large = await store.storeEvent('a', { jsonrpc: '2.0', method: 'n', params: { text: 'x'.repeat(1000) } });
+    expect(await store.getStreamIdForEventId(small)).toBeUndefined();
+    expect(await store.getStreamIdForEventId(large)).toBe('a');
+    const sent: unknown[] = [];
+    expect(await store.replayEventsAfter(large, { send: async (_id, msg) => void sent.push(msg) })).toBe('a');
+    expect(sent).toEqual([]);
+    // The next event lets it go.
+    const next = await store.storeEvent('a', { jsonrpc: '2.0', method: 'n', params: { n: 3 } });
+    expect(await store.getStreamIdForEventId(large)).toBeUndefined();
+    expect(await store.getStreamIdForEventId(next)).toBe('a');
+  });
 });

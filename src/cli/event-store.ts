@@ -1,6 +1,6 @@
 // A bounded, in-memory event store for Last-Event-ID resumption, one per `serve` session: it
 // keeps the last MAX_EVENTS events of the session (all streams together), at most MAX_BYTES of
-// them as JSON, and forgets older ones, so a client that comes back too late gets 400 instead of
+// them as JSON (or the newest alone, when it is larger), and forgets older ones, so a client that comes back too late gets 400 instead of
 // the server holding memory for it (a few large results would otherwise pin gigabytes).
 import type { EventStore } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -23,8 +23,10 @@ export class BoundedEventStore implements EventStore {
     const size = JSON.stringify(message).length;
     this.events.push({ id, streamId, message, size });
     this.bytes += size;
+    // The newest stays, however large (at most a message): its id was handed out, and a client
+    // that saw it and drops resumes from it (dropped at once, the resumption got 400).
     let drop = 0;
-    while (drop < this.events.length && (this.events.length - drop > this.max || this.bytes > this.maxBytes))
+    while (drop < this.events.length - 1 && (this.events.length - drop > this.max || this.bytes > this.maxBytes))
       this.bytes -= this.events[drop++]!.size;
     if (drop) this.events.splice(0, drop);
     return id;
