@@ -211,3 +211,37 @@ describe('proxy and createFilteringFetch: the real SDK client and an answer the 
     },
   );
 });
+
+describe('createFilteringFetch: the errors ending a refused event stream, larger than maxMessageBytes', () => {
+  it('a batch whose errors are longer than the bound still gets them, and a clean end', async () => {
+    // The errors are this code's own bytes: the bound (made for what arrives) does not apply.
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end('data: {"jsonrpc":"2.0","id":0,"result":{"t":"x\u0001"}}\n\n');
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanup.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const batch = JSON.stringify(Array.from({ length: 8 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'a' })));
+    const fetchFiltered = createFilteringFetch({ maxMessageBytes: 400, onStreamError: () => {} });
+    const res = await fetchFiltered(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: batch,
+    });
+    const text = await res.text(); // (an error here: the stream was reset and no error went out)
+    const last = text
+      .split('\n\n')
+      .filter((e) => e.trim())
+      .at(-1)!
+      .match(/^event: message\ndata: (.*)$/)!;
+    const replies = decodeMessage(JSON.parse(last[1]!)) as { id: number; error: { code: number } }[];
+    expect(replies.map((r) => [r.id, r.error.code])).toEqual(Array.from({ length: 8 }, (_, i) => [i, -32000]));
+  });
+});

@@ -3,6 +3,7 @@
 
 import { concat } from '../concat.js';
 import type { PayloadKeyCollisionError } from '../errors.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { PayloadStreamError } from '../stream/stream-error.js';
 import { type BodyOptions, transformJsonBody } from './json-body.js';
 
@@ -51,7 +52,12 @@ export async function decodeBytes(bytes: Uint8Array, options: BodyOptions): Prom
   }
 }
 
-/** Runs a whole body through the encoder (bodies this code writes itself). */
+/**
+ * Runs a whole body through the encoder (bodies this code writes itself). maxMessageBytes bounds
+ * what arrives, not these: errors for each request of a batch can be longer than the batch, and
+ * refusing them would leave every request unanswered.
+ */
 export async function encodeBytes(bytes: Uint8Array, options: BodyOptions): Promise<Uint8Array> {
-  return transformJsonBody('encode', bytes, options);
+  const maxMessageBytes = Math.max(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, bytes.length);
+  return transformJsonBody('encode', bytes, { ...options, maxMessageBytes });
 }
