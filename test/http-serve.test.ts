@@ -126,26 +126,43 @@ describe('BoundedEventStore', () => {
     const store = new BoundedEventStore(1000, 2500);
     const ids = [];
     for (let n = 0; n < 4; n++) ids.push(await store.storeEvent('a', big(n)));
+    // ids[0]: what followed it (ids[1]) is no longer held. ids[1] was let go too, but all after
+    // it is held: a client that saw it resumes after it.
     expect(await store.getStreamIdForEventId(ids[0]!)).toBeUndefined();
-    expect(await store.getStreamIdForEventId(ids[1]!)).toBeUndefined();
+    await expect(store.replayEventsAfter(ids[0]!, { send: async () => {} })).rejects.toThrow(/no longer stored/);
+    expect(await store.getStreamIdForEventId(ids[1]!)).toBe('a');
     expect(await store.getStreamIdForEventId(ids[2]!)).toBe('a');
     const sent: unknown[] = [];
     await store.replayEventsAfter(ids[2]!, { send: async (_id, msg) => void sent.push(msg) });
     expect(sent).toEqual([big(3)]);
   });
 
+  it('a client that saw a large event resumes from it after the next one is stored (the answer after it is not lost)', async () => {
+    const store = new BoundedEventStore(1000, 100);
+    const log = await store.storeEvent('a', { jsonrpc: '2.0', method: 'n', params: { text: 'x'.repeat(1000) } });
+    // (the host's connection drops here, having seen the log; the answer comes)
+    const answer = { jsonrpc: '2.0' as const, id: 1, result: {} };
+    await store.storeEvent('a', answer);
+    const sent: unknown[] = [];
+    expect(await store.getStreamIdForEventId(log)).toBe('a');
+    expect(await store.replayEventsAfter(log, { send: async (_id, msg) => void sent.push(msg) })).toBe('a');
+    expect(sent).toEqual([answer]);
+  });
+
   it('keeps the newest event even when it alone is larger than its byte bound (a client resumes from it)', async () => {
     const store = new BoundedEventStore(1000, 100);
     const small = await store.storeEvent('a', { jsonrpc: '2.0', method: 'n', params: { n: 1 } });
     const large = await store.storeEvent('a', { jsonrpc: '2.0', method: 'n', params: { text: 'x'.repeat(1000) } });
-    expect(await store.getStreamIdForEventId(small)).toBeUndefined();
+    expect(await store.getStreamIdForEventId(small)).toBe('a'); // (its message went; all after it is held)
     expect(await store.getStreamIdForEventId(large)).toBe('a');
     const sent: unknown[] = [];
     expect(await store.replayEventsAfter(large, { send: async (_id, msg) => void sent.push(msg) })).toBe('a');
     expect(sent).toEqual([]);
-    // The next event lets it go.
+    // The next event lets its message go; its id stays, so resuming after it still works, and
+    // resuming from before it is refused (its message is gone).
     const next = await store.storeEvent('a', { jsonrpc: '2.0', method: 'n', params: { n: 3 } });
-    expect(await store.getStreamIdForEventId(large)).toBeUndefined();
+    expect(await store.getStreamIdForEventId(large)).toBe('a');
+    expect(await store.getStreamIdForEventId(small)).toBeUndefined();
     expect(await store.getStreamIdForEventId(next)).toBe('a');
   });
 });
