@@ -6,7 +6,8 @@ import { core } from './instance.js';
 
 const PAGE = 65536;
 /**
- * Memory grows by a quarter of its size at least (up to this many pages, 256 MiB, at a time):
+ * Memory grows by a quarter of its size, at most this many pages (256 MiB), or by what one block
+ * needs if that is more (near the 4 GiB limit, by only what it needs):
  * each grow has V8 account for the whole new buffer, and it may collect garbage, so a grow per
  * new stream made thousands of open streams cost a minute (86% of it in the collector). Pages
  * grown and not yet used are address space only.
