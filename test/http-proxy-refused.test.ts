@@ -245,3 +245,30 @@ describe('createFilteringFetch: the errors ending a refused event stream, larger
     expect(replies.map((r) => [r.id, r.error.code])).toEqual(Array.from({ length: 8 }, (_, i) => [i, -32000]));
   });
 });
+
+describe('settle', () => {
+  it('an ending that fails still ends the stream cleanly, and is told', async () => {
+    const { settle } = await import('../src/http/settle.js');
+    let pulls = 0;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(c) {
+          if (pulls++ === 0) c.enqueue(new TextEncoder().encode('data: 1\n\n'));
+          else throw new Error('refused');
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const told: string[] = [];
+    const settled = await settle(
+      body,
+      false,
+      (e) => void told.push((e as Error).message),
+      async () => {
+        throw new RangeError('no room for the errors');
+      },
+    );
+    expect(await new Response(settled as ReadableStream<Uint8Array>).text()).toBe('data: 1\n\n');
+    expect(told).toEqual(['refused', 'no room for the errors']);
+  });
+});

@@ -42,8 +42,12 @@ export async function settle(
           next = head ?? (await reader.read());
         } catch (e) {
           onError(e);
-          const last = await ending?.(e);
-          if (last) controller.enqueue(last);
+          try {
+            const last = await ending?.(e);
+            if (last) controller.enqueue(last);
+          } catch (failed) {
+            onError(failed); // (the errors could not be made: the end is clean all the same)
+          }
           return controller.close();
         }
         head = undefined;
