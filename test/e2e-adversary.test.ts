@@ -115,6 +115,23 @@ describe('PayloadFilteringTransport on the server side', () => {
   });
 });
 
+/** A host speaking raw HTTP to `serve` at `url`, initialized at `version`: its headers, POST and session headers. */
+async function rawHost(url: string, version: string) {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const post = (body: unknown, h: Record<string, string> = {}, signal?: AbortSignal) =>
+    fetch(url, { method: 'POST', headers: { ...headers, ...h }, body: JSON.stringify(body), signal });
+  const init = await post({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'host', version: '1' } },
+  });
+  await init.text();
+  const session = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': version };
+  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+  return { headers, post, session };
+}
+
 describe('serve: a request stream the host dropped and resumed', () => {
   /** The events of an SSE body read until `until` holds or `ms` pass, as [id, data] pairs. */
   async function events(body: ReadableStream<Uint8Array>, until: (text: string) => boolean, ms: number) {
@@ -135,18 +152,7 @@ describe('serve: a request stream the host dropped and resumed', () => {
     'replays every progress notification of the call after Last-Event-ID (none moved to a GET stream the host never opened)',
     async () => {
       const { url } = await listening(['serve', '--port', '0', process.execPath, EVERYTHING, 'stdio']);
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-      const post = (body: unknown, h: Record<string, string> = {}, signal?: AbortSignal) =>
-        fetch(url, { method: 'POST', headers: { ...headers, ...h }, body: JSON.stringify(body), signal });
-      const init = await post({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'host', version: '1' } },
-      });
-      await init.text();
-      const session = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
-      await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+      const { headers, post, session } = await rawHost(url, '2025-06-18');
       const steps = 5;
       const call = {
         jsonrpc: '2.0',
@@ -191,19 +197,8 @@ describe('serve: a message from the server while the host has no stream open', (
     "stays on the call's stream the host left (replayed after Last-Event-ID), not on a GET stream it never opened",
     async () => {
       const { url } = await listening(['serve', '--port', '0', process.execPath, '-e', CHILD]);
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-      const version = '2025-11-25'; // (the server primes each stream with an event id: resumable from the start)
-      const post = (body: unknown, h: Record<string, string> = {}, signal?: AbortSignal) =>
-        fetch(url, { method: 'POST', headers: { ...headers, ...h }, body: JSON.stringify(body), signal });
-      const init = await post({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'host', version: '1' } },
-      });
-      await init.text();
-      const session = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': version };
-      await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+      // (2025-11-25: the server primes each stream with an event id, resumable from the start)
+      const { headers, post, session } = await rawHost(url, '2025-11-25');
       // The host reads the call's priming event, then its connection drops (no GET stream open).
       const aborter = new AbortController();
       const res = await post(

@@ -1,7 +1,7 @@
 // `connect`: a stdio server that forwards to a remote Streamable HTTP server, filtered. The
 // host is the SDK Client over NDJSON lines in memory; the server is the SDK's, on a real socket.
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,7 +11,14 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runConnect } from '../src/cli/connect.js';
 import { encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
-import { expectEncodedListAndEcho, expectFirstEventBeforeEnd, expectProgressBeforeResult, TIMEOUT, textOf } from './http-helpers.ts';
+import {
+  answerInitialize,
+  expectEncodedListAndEcho,
+  expectFirstEventBeforeEnd,
+  expectProgressBeforeResult,
+  TIMEOUT,
+  textOf,
+} from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
 
@@ -110,6 +117,17 @@ describe('connect: sessions', () => {
   });
 });
 
+/** `connect` in front of `server` (listened on here), and the host's SDK client for its stdio. */
+async function connectVia(server: Server) {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const done = runConnect({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, input, output, log: () => {} });
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  return { input, output, done, client };
+}
+
 describe('connect: resumption', () => {
   it('resumes a POST stream that ends before its response, with GET and Last-Event-ID after the retry delay', async () => {
     const lastEventIds: (string | undefined)[] = [];
@@ -126,28 +144,14 @@ describe('connect: resumption', () => {
       }
       if (req.method === 'DELETE') return void res.writeHead(200).end();
       const m = JSON.parse(text);
-      if (m.method === 'initialize') {
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess' });
-        return void res.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: m.id,
-            result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } },
-          }),
-        );
-      }
+      if (m.method === 'initialize') return answerInitialize(res, m, { session: 'sess', version: '2025-06-18' });
       if (m.id === undefined) return void res.writeHead(202).end();
       pendingId = m.id;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end('id: e1\nretry: 20\ndata: \n\n'); // a priming event, then the stream closes
     });
     let pendingId: unknown;
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const done = runConnect({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, input, output, log: () => {} });
-    const client = new Client({ name: 'host', version: '1.0.0' });
+    const { input, output, done, client } = await connectVia(server);
     const errors: Error[] = [];
     client.onerror = (e) => void errors.push(e);
     await client.connect(new LineTransport(input, output), TIMEOUT);
@@ -175,26 +179,12 @@ describe('connect: a retry delay past the longest timer', () => {
       }
       if (req.method === 'DELETE') return void res.writeHead(200).end();
       const m = JSON.parse(text);
-      if (m.method === 'initialize') {
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess' });
-        return void res.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: m.id,
-            result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } },
-          }),
-        );
-      }
+      if (m.method === 'initialize') return answerInitialize(res, m, { session: 'sess', version: '2025-06-18' });
       if (m.id === undefined) return void res.writeHead(202).end();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end('id: e1\nretry: 4294967297\ndata: \n\n'); // a priming event, then the stream closes
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const input = new PassThrough();
-    const output = new PassThrough();
-    const done = runConnect({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, input, output, log: () => {} });
-    const client = new Client({ name: 'host', version: '1.0.0' });
+    const { input, output, done, client } = await connectVia(server);
     await client.connect(new LineTransport(input, output), TIMEOUT);
     const timers = vi.spyOn(globalThis, 'setTimeout');
     const call = client.callTool({ name: 'x', arguments: {} }, undefined, TIMEOUT).catch((e: Error) => e);

@@ -1,7 +1,7 @@
 // What every HTTP path (fetch wrapper, proxy, connect, serve) must show a host, checked one way,
 // and the loopback servers the tests stand up.
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -76,4 +76,22 @@ export async function onLoopback(server: Server, cleanup: (() => unknown)[]): Pr
   await once(server, 'listening');
   cleanup.push(closer(server));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+/**
+ * A raw test upstream's answer to `initialize`: JSON, the protocol version the client asked for
+ * unless `version` is given, and a session id when `session` is.
+ */
+export function answerInitialize(
+  res: ServerResponse,
+  m: { id: unknown; params: { protocolVersion: string } },
+  { session, version }: { session?: string; version?: string } = {},
+): void {
+  const result = {
+    protocolVersion: version ?? m.params.protocolVersion,
+    capabilities: { tools: {} },
+    serverInfo: { name: 'raw', version: '1' },
+  };
+  res.writeHead(200, { 'content-type': 'application/json', ...(session ? { 'mcp-session-id': session } : {}) });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
 }

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runProxy } from '../src/cli/proxy.js';
 import { createFilteringFetch } from '../src/http/index.js';
 import { decodeMessage } from '../src/index.js';
+import { answerInitialize } from './http-helpers.ts';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -165,15 +166,7 @@ describe('proxy and createFilteringFetch: the real SDK client and an answer the 
         req.on('end', () => {
           if (req.method !== 'POST') return void res.writeHead(405).end();
           const m = JSON.parse(body);
-          if (m.method === 'initialize') {
-            const result = {
-              protocolVersion: m.params.protocolVersion,
-              capabilities: { tools: {} },
-              serverInfo: { name: 'u', version: '1' },
-            };
-            res.writeHead(200, { 'content-type': 'application/json' });
-            return void res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
-          }
+          if (m.method === 'initialize') return answerInitialize(res, m);
           if (m.id === undefined) return void res.writeHead(202).end();
           res.writeHead(200, { 'content-type': 'text/event-stream' });
           res.end(`data: {"jsonrpc":"2.0","id":${m.id},"result":{"content":[{"type":"text","text":"Qwen\u0001"}]}}\n\n`);

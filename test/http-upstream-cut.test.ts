@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runProxy } from '../src/cli/proxy.js';
 import { createFilteringFetch } from '../src/http/index.js';
+import { answerInitialize } from './http-helpers.ts';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -33,15 +34,7 @@ describe('an upstream event stream cut by the network, with a priming event', ()
           }
           if (req.method !== 'POST') return void res.writeHead(405).end();
           const m = JSON.parse(body);
-          if (m.method === 'initialize') {
-            const result = {
-              protocolVersion: m.params.protocolVersion,
-              capabilities: { tools: {} },
-              serverInfo: { name: 'u', version: '1' },
-            };
-            res.writeHead(200, { 'content-type': 'application/json' });
-            return void res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
-          }
+          if (m.method === 'initialize') return answerInitialize(res, m);
           if (m.id === undefined) return void res.writeHead(202).end();
           callId = m.id;
           res.writeHead(200, { 'content-type': 'text/event-stream' });
