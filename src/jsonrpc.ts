@@ -48,6 +48,8 @@ export interface RefusalReplies {
   replies: JSONRPCMessage | JSONRPCMessage[] | undefined;
   /** To the other side: an error under the id of each response in it (its request failed). */
   toOtherSide: JSONRPCMessage[];
+  /** The same, shaped as the refused message was: a batch for a batch (undefined: none). */
+  toOtherSideAsSent: JSONRPCMessage | JSONRPCMessage[] | undefined;
 }
 
 /**
@@ -67,5 +69,6 @@ export function refusalReplies(message: unknown, code: number, reason: string): 
       if (isId(id)) replies.push(errorResponse(id, code, reason));
     }
   }
-  return { replies: replies.length === 0 ? undefined : Array.isArray(message) ? replies : replies[0], toOtherSide };
+  const asSent = (list: JSONRPCMessage[]) => (list.length === 0 ? undefined : Array.isArray(message) ? list : list[0]);
+  return { replies: asSent(replies), toOtherSide, toOtherSideAsSent: asSent(toOtherSide) };
 }

@@ -23,7 +23,6 @@ import {
   isId,
   isResponse,
   PARSE_ERROR,
-  refusalCode,
   refusalReplies,
   SERVER_ERROR,
 } from '../jsonrpc.js';
@@ -35,7 +34,7 @@ import { HeldStreams } from './held-streams.js';
 import { duration, port as portFlag, positiveInt, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { listen } from './node-http.js';
-import { RefusedLines } from './refused-lines.js';
+import { RefusedLines, refusalOfLine } from './refused-lines.js';
 import { UsageError } from './usage-error.js';
 
 /**
@@ -201,8 +200,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     async function* encoded(): AsyncGenerator<Uint8Array> {
       const out: Uint8Array[] = [];
       const refused = new RefusedLines(REFUSED_LINE_BYTES, max, (e, line) => {
-        const why = `message ${e.messageNumber} from the server was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
-        const { replies, toOtherSide } = refusalReplies(line && readLeniently(line), refusalCode(e.code), why);
+        const { replies, toOtherSide } = refusalOfLine('server', e, line);
         if (replies) child.stdin!.write(`${JSON.stringify(replies)}\n`);
         // (After a '\n' of its own: the spoiled start of the refused line, if one went out, may not be ended yet.)
         for (const m of toOtherSide) out.push(new TextEncoder().encode(`\n${JSON.stringify(codec.encodeMessage(m))}\n`));
@@ -353,8 +351,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         // Its requests are answered, its responses reach the server as that error (as wrap).
         const reason = `the request body is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(bytes)}) and was not forwarded`;
         log(`POST refused: ${reason}`);
-        const read = readLeniently(bytes);
-        const { replies, toOtherSide } = refusalReplies(read, PARSE_ERROR, reason);
+        const { replies, toOtherSide, toOtherSideAsSent } = refusalReplies(readLeniently(bytes), PARSE_ERROR, reason);
         if (!toOtherSide.length) return json(replies ? 200 : 400, replies ?? errorResponse(null, PARSE_ERROR, `Parse error: ${reason}`));
         if (replies) {
           // (A batch of both: the server's errors as the host's messages would have gone.)
@@ -362,7 +359,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
           for (const m of toOtherSide) s?.transport.onmessage?.(m);
           return json(200, replies);
         }
-        text = JSON.stringify(Array.isArray(read) ? toOtherSide : toOtherSide[0]);
+        text = JSON.stringify(toOtherSideAsSent);
       }
       try {
         parsedBody = JSON.parse(text);

@@ -7,15 +7,14 @@
 // How it ends: see exit-status.ts.
 import { spawn } from 'node:child_process';
 import { createCodec } from '../codec.js';
-import { readLeniently } from '../invalid-utf8.js';
-import { collisionReplies, errorResponse, INVALID_PARAMS, isId, refusalCode, refusalReplies } from '../jsonrpc.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS, isId } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
 import { ExitStatus, raise } from './exit-status.js';
 import { WrapGuard } from './guard.js';
 import { HeldLines } from './held-lines.js';
 import { LineWriter } from './line-writer.js';
-import { RefusedLines } from './refused-lines.js';
+import { RefusedLines, refusalOfLine } from './refused-lines.js';
 import { type Reply, replyLine } from './replies.js';
 import { UsageError } from './usage-error.js';
 
@@ -97,12 +96,10 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   // requests in it are answered, and the client told when it answered one of the client's.
   const fates = new Map<number, string>();
   const serverRefused = new RefusedLines(HOLD_LIMIT, maxMessageBytes, (e, line) => {
-    const why = `message ${e.messageNumber} from the server was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
-    const read = line && readLeniently(line);
-    const { replies, toOtherSide } = refusalReplies(read, refusalCode(e.code), why);
+    const { replies, toOtherSideAsSent } = refusalOfLine('server', e, line);
     if (replies) toServer(serverLine(replies));
-    if (toOtherSide.length) reply(Array.isArray(read) ? toOtherSide : toOtherSide[0]!); // (a batch answered as a batch)
-    const told = [replies && 'the server answered', toOtherSide.length && 'the client told'].filter(Boolean).join(', ');
+    if (toOtherSideAsSent) reply(toOtherSideAsSent);
+    const told = [replies && 'the server answered', toOtherSideAsSent && 'the client told'].filter(Boolean).join(', ');
     log(`from the server: skipped ${describeInvalid(e)}: ${fates.get(e.messageNumber)}${told && ` (${told})`}; the session goes on`);
     fates.delete(e.messageNumber);
   });
@@ -125,9 +122,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   // A refused client message whose ids can be read: its requests are answered, and the server
   // is told when it was an answer to one of its own requests (neither side waits for nothing).
   const refused = new RefusedLines(HOLD_LIMIT, maxMessageBytes, (e, line) => {
-    const code = refusalCode(e.code);
-    const why = `message ${e.messageNumber} from the client was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
-    const { replies, toOtherSide } = refusalReplies(line && readLeniently(line), code, why);
+    const { replies, toOtherSide } = refusalOfLine('client', e, line);
     for (const m of toOtherSide) toServer(serverLine(m));
     if (replies) reply(replies);
     const told = [replies && 'answered', toOtherSide.length && 'the server told'].filter(Boolean).join(', ');

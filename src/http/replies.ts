@@ -94,8 +94,8 @@ export async function refusalOutcome(original: Uint8Array, e: PayloadStreamError
   const read = readLeniently(original);
   const code = refusalCode(e.code);
   const reason = `The request body was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
-  const { replies, toOtherSide } = refusalReplies(read, code, reason);
-  const forward = toOtherSide.length ? json(Array.isArray(read) ? toOtherSide : toOtherSide[0]) : undefined;
+  const { replies, toOtherSideAsSent } = refusalReplies(read, code, reason);
+  const forward = toOtherSideAsSent && json(toOtherSideAsSent);
   if (!replies && forward) return { forward };
   const body = await encodeBytes(json(replies ?? errorResponse(null, code, reason)), options);
   return { reply: { status: replies ? 200 : 400, body }, forward };
