@@ -1,6 +1,5 @@
 // JSON-RPC shapes the library writes itself, and the one answer policy for a message whose
 // keys collide once decoded: SDK-free, for the CLI, the SDK wrappers and the HTTP entry alike.
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -9,6 +8,30 @@ export const INVALID_PARAMS = -32602;
 export const SERVER_ERROR = -32000;
 
 export type Id = string | number;
+
+/**
+ * A JSON-RPC 2.0 message (or, where a batch may come, a batch of them) as the library reads and
+ * writes it; the SDK's `JSONRPCMessage` fits it. Its own type, so that nothing outside `mcp/`
+ * depends on the optional SDK.
+ */
+export interface Message {
+  jsonrpc: '2.0';
+  id?: Id | null;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/** A request: a method and an id (answered under that id). */
+export const isRequest = (m: unknown): m is Message & { id: Id; method: string; params?: Record<string, unknown> } =>
+  typeof m === 'object' && m !== null && 'method' in m && 'id' in m;
+
+/** A notification: a method and no id. */
+export const isNotification = (m: unknown): m is Message & { method: string } =>
+  typeof m === 'object' && m !== null && 'method' in m && !('id' in m);
 
 export const isId = (id: unknown): id is Id => typeof id === 'string' || typeof id === 'number';
 
@@ -20,8 +43,8 @@ export const isResponseShape = (m: unknown): m is { id?: unknown } =>
 export const isResponse = (m: unknown): m is { id: Id } => isResponseShape(m) && isId(m.id);
 
 /** A JSON-RPC error response (`id` null when no request can be named). */
-export function errorResponse(id: Id | null, code: number, message: string, data?: unknown): JSONRPCMessage {
-  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } } as JSONRPCMessage;
+export function errorResponse(id: Id | null, code: number, message: string, data?: unknown): Message {
+  return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
 /**
@@ -29,11 +52,7 @@ export function errorResponse(id: Id | null, code: number, message: string, data
  * batch goes whole, so every request in it is answered; the one that collided (`culprit`, or the
  * first when it is not known) gets the reason, the others say they went with their batch.
  */
-export function collisionReplies(
-  requestIds: readonly unknown[],
-  reason: string,
-  culprit: unknown = requestIds.find(isId),
-): JSONRPCMessage[] {
+export function collisionReplies(requestIds: readonly unknown[], reason: string, culprit: unknown = requestIds.find(isId)): Message[] {
   return requestIds
     .filter(isId)
     .map((id) => errorResponse(id, INVALID_PARAMS, id === culprit ? reason : `dropped with its batch: ${reason}`));
@@ -45,11 +64,11 @@ export const refusalCode = (code: string): number => (code === 'invalid-utf8' ? 
 /** What to send for a message a stream refused but could still read (leniently). */
 export interface RefusalReplies {
   /** To the sender: an error under each of its requests' ids (a batch answered as one). */
-  replies: JSONRPCMessage | JSONRPCMessage[] | undefined;
+  replies: Message | Message[] | undefined;
   /** To the other side: an error under the id of each response in it (its request failed). */
-  toOtherSide: JSONRPCMessage[];
+  toOtherSide: Message[];
   /** The same, shaped as the refused message was: a batch for a batch (undefined: none). */
-  toOtherSideAsSent: JSONRPCMessage | JSONRPCMessage[] | undefined;
+  toOtherSideAsSent: Message | Message[] | undefined;
 }
 
 /**
@@ -60,8 +79,8 @@ export interface RefusalReplies {
  */
 export function refusalReplies(message: unknown, code: number, reason: string): RefusalReplies {
   const messages = Array.isArray(message) ? (message as unknown[]) : [message];
-  const replies: JSONRPCMessage[] = [];
-  const toOtherSide: JSONRPCMessage[] = [];
+  const replies: Message[] = [];
+  const toOtherSide: Message[] = [];
   for (const m of messages) {
     if (isResponse(m)) toOtherSide.push(errorResponse(m.id, code, reason));
     else if (typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string') {
@@ -69,6 +88,6 @@ export function refusalReplies(message: unknown, code: number, reason: string): 
       if (isId(id)) replies.push(errorResponse(id, code, reason));
     }
   }
-  const asSent = (list: JSONRPCMessage[]) => (list.length === 0 ? undefined : Array.isArray(message) ? list : list[0]);
+  const asSent = (list: Message[]) => (list.length === 0 ? undefined : Array.isArray(message) ? list : list[0]);
   return { replies: asSent(replies), toOtherSide, toOtherSideAsSent: asSent(toOtherSide) };
 }

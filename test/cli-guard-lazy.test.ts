@@ -51,7 +51,7 @@ function modulesOf(args: string[], input = ''): { modules: string; stdout: strin
   return { modules: readFileSync(log, 'utf8'), stdout: r.stdout };
 }
 
-const loadsCompiler = (modules: string) => /[\\/]node_modules[\\/](ajv|re2js)[\\/]|guard-compiler/.test(modules);
+const loadsCompiler = (modules: string) => /[\\/]node_modules[\\/](ajv|re2js)[\\/]|schema-compiler/.test(modules);
 const line = (m: unknown) => JSON.stringify(m) + '\n';
 const LIST = line({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 const CALL = line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 't', arguments: { n: 'x' } } });

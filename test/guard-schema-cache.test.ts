@@ -2,7 +2,7 @@
 // schemas) at every list_changed; equal schemas compile once, the cache stays bounded, and a
 // schema id reused with new content is not a conflict.
 import { describe, expect, it } from 'vitest';
-import { schemaCacheStats } from '../src/mcp/guard-schema.ts';
+import { schemaCacheStats } from '../src/guard/schema.ts';
 import { ToolCallGuard } from '../src/mcp/index.ts';
 
 const schemaOf = (n: number, id?: string) => ({

@@ -3,7 +3,7 @@
 // This file never loads the compiler before its checks (each test file has its own modules).
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { schemaCompilerLoaded } from '../src/mcp/guard-schema.ts';
+import { schemaCompilerLoaded } from '../src/guard/schema.ts';
 import { guardWithTools } from './mcp-guard-helpers.ts';
 
 const call = (id: number, n: unknown) =>

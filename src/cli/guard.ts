@@ -14,11 +14,10 @@
 // then wait behind it, in order; none skips a check.
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
+import { damagedCall, integrityReply } from '../guard/integrity.js';
+import { ToolCallGuard } from '../guard/tool.js';
 import { keepElements } from '../json-spans.js';
-import { isId } from '../jsonrpc.js';
-import { damagedCall, integrityReply } from '../mcp/integrity-guard.js';
-import { ToolCallGuard } from '../mcp/tool-guard.js';
-import { isRequest, type MaybePromise, type Message } from '../mcp/wrapper.js';
+import { isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
 import { LineSplitter } from './lines.js';
 import type { Reply } from './replies.js';
 

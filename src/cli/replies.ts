@@ -1,7 +1,7 @@
 // Messages the proxy itself writes to the client. They go through the same encoding as the
 // server's output: an error's text can hold a term (a tool name, a schema pattern).
 import type { Codec } from '../codec.js';
-import type { Message } from '../mcp/wrapper.js';
+import type { Message } from '../jsonrpc.js';
 
 const encoder = new TextEncoder();
 

@@ -356,7 +356,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         if (replies) {
           // (A batch of both: the server's errors as the host's messages would have gone.)
           const s = sessionId ? sessions.get(sessionId) : undefined;
-          for (const m of toOtherSide) s?.transport.onmessage?.(m);
+          for (const m of toOtherSide) s?.transport.onmessage?.(m as JSONRPCMessage);
           return json(200, replies);
         }
         text = JSON.stringify(toOtherSideAsSent);

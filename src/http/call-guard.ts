@@ -3,10 +3,9 @@
 // tool list and schemas), and tool lists learnt from what the server answers. Message-level:
 // each caller feeds it messages and sends the answers it gives in its own way.
 
-import { type Id, isId } from '../jsonrpc.js';
-import { damagedCall, integrityReply } from '../mcp/integrity-guard.js';
-import { ToolCallGuard } from '../mcp/tool-guard.js';
-import { isRequest, type MaybePromise, type Message } from '../mcp/wrapper.js';
+import { damagedCall, integrityReply } from '../guard/integrity.js';
+import { ToolCallGuard } from '../guard/tool.js';
+import { type Id, isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
 
 /** 'all': both guards (--guard); 'tools': tool names and schemas only (--guard-tools-only). */
 export type GuardMode = 'all' | 'tools';

@@ -6,7 +6,7 @@
 
 import { concat } from '../concat.js';
 import { keepElements } from '../json-spans.js';
-import type { Message } from '../mcp/wrapper.js';
+import type { Message } from '../jsonrpc.js';
 import { encodeBytes, readBounded } from './body.js';
 import { type CallGuard, screen } from './call-guard.js';
 import type { BodyOptions } from './json-body.js';

@@ -2,8 +2,8 @@
 // Web-standard fetch handler. Requests are decoded on their way up, responses encoded on their
 // way down, as they stream (pipeThrough: a slow reader slows the upstream).
 import { createCodec } from '../codec.js';
+import type { Message } from '../jsonrpc.js';
 import { SERVER_ERROR } from '../jsonrpc.js';
-import type { Message } from '../mcp/wrapper.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { BodyTooLargeError, type Decoded, decodeBytes, readBounded } from './body.js';
 import { CallGuard } from './call-guard.js';

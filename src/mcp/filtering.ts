@@ -3,10 +3,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { type Codec, createCodec } from '../codec.js';
 import { PayloadKeyCollisionError } from '../errors.js';
-import { errorResponse, INVALID_PARAMS, isResponse } from '../jsonrpc.js';
+import { INVALID_PARAMS, isResponse } from '../jsonrpc.js';
 import { isFilterEnabled } from '../opt-in.js';
 import type { CodecOptions } from '../options.js';
-import { isRequest, type Message, TransportWrapper } from './wrapper.js';
+import { errorResponse, isRequest, type Message, TransportWrapper } from './wrapper.js';
 
 export { INVALID_PARAMS };
 

@@ -1,7 +1,8 @@
 // mcp-payload-codec/mcp: wrappers for the MCP SDK's Transport interface. Nothing here loads
 // ajv: the tool guard imports its schema compiler the first time it validates.
+
+export type { GuardReply } from '../guard/reply.js';
 export { type FilterOptions, filterTransportIfEnabled, INVALID_PARAMS, PayloadFilteringTransport } from './filtering.js';
-export type { GuardReply } from './guard-reply.js';
 export { damagedCall, type IntegrityGuardOptions, IntegrityGuardTransport } from './integrity-guard.js';
 export { type BlockedCall, ToolCallGuard, type ToolCallGuardOptions, ToolCallGuardTransport } from './tool-guard.js';
 export { TransportWrapper } from './wrapper.js';

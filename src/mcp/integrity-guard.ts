@@ -1,10 +1,13 @@
-// IntegrityGuardTransport: a tools/call whose arguments hold U+FFFD never reaches the server.
+// IntegrityGuardTransport: a tools/call whose arguments hold U+FFFD never reaches the server
+// (the check is guard/integrity.ts).
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { ArgumentIntegrityError } from '../errors.js';
-import { findReplacementCharacters } from '../integrity.js';
-import { blockedReply, type GuardReply } from './guard-reply.js';
-import { isRequest, type Message, TransportWrapper } from './wrapper.js';
+import type { ArgumentIntegrityError } from '../errors.js';
+import { damagedCall, integrityReply } from '../guard/integrity.js';
+import type { GuardReply } from '../guard/reply.js';
+import { type Message, TransportWrapper } from './wrapper.js';
+
+export { damagedCall } from '../guard/integrity.js';
 
 export interface IntegrityGuardOptions {
   /**
@@ -19,23 +22,6 @@ export interface IntegrityGuardOptions {
    * 'error': JSON-RPC error -32602 with data { reports, total }.
    */
   reply?: GuardReply;
-}
-
-/** The ArgumentIntegrityError for a tools/call request, or undefined if it is clean. */
-export function damagedCall(message: Message): ArgumentIntegrityError | undefined {
-  if (!isRequest(message) || message.method !== 'tools/call') return undefined;
-  const params = message.params ?? {};
-  // Reports are bounded (count and path budget), so the error and the reply stay small
-  // however deep and however damaged the arguments are.
-  const reports = findReplacementCharacters(params.arguments ?? {});
-  return reports.total
-    ? new ArgumentIntegrityError(reports, typeof params.name === 'string' ? params.name : undefined, reports.total)
-    : undefined;
-}
-
-/** The answer to a damaged call, in the form asked for. */
-export function integrityReply(id: string | number, error: ArgumentIntegrityError, form: GuardReply | undefined): Message {
-  return blockedReply(id, form, error.message, { reports: error.reports, total: error.total });
 }
 
 export class IntegrityGuardTransport extends TransportWrapper {
@@ -54,7 +40,7 @@ export class IntegrityGuardTransport extends TransportWrapper {
     const error = damagedCall(message);
     if (!error) return undefined;
     this.options.onblock?.(error);
-    return integrityReply((message as { id: string | number }).id, error, this.options.reply);
+    return integrityReply((message as { id: string | number }).id, error, this.options.reply) as Message;
   }
 
   protected outgoing(message: Message): Message | undefined {

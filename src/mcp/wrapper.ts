@@ -3,18 +3,18 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 
-export { errorResponse } from '../jsonrpc.js';
+import { errorResponse as jsonRpcError, type MaybePromise } from '../jsonrpc.js';
+
+export { isNotification, isRequest } from '../jsonrpc.js';
+
+/** A JSON-RPC error response, typed as the SDK's message. */
+export const errorResponse = (...args: Parameters<typeof jsonRpcError>): Message => jsonRpcError(...args) as Message;
 
 /** Optional members of newer transports, forwarded when the inner transport has them. */
 const FORWARDED_METHODS = ['terminateSession', 'finishAuth', 'resumeStream', 'setSupportedProtocolVersions'] as const;
 
 export type Message = JSONRPCMessage;
-export type MaybePromise<T> = T | Promise<T>;
 type Handler = ((message: Message, extra?: MessageExtraInfo) => void) | undefined;
-
-export const isRequest = (m: unknown): m is { id: string | number; method: string; params?: Record<string, unknown> } =>
-  typeof m === 'object' && m !== null && 'method' in m && 'id' in m;
-export const isNotification = (m: unknown): m is { method: string } => typeof m === 'object' && m !== null && 'method' in m && !('id' in m);
 
 export abstract class TransportWrapper implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;

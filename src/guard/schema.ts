@@ -43,7 +43,7 @@ export const schemaCacheStats = () => ({ compilations, cached: byText.size, max:
 
 /** Loads the schema compiler (once); resolves when checks can run synchronously. */
 export function loadSchemaCompiler(): Promise<void> {
-  loading ??= import('./guard-compiler.js').then((m) => (compile = m.compileSchema));
+  loading ??= import('./schema-compiler.js').then((m) => (compile = m.compileSchema));
   return loading.then(() => undefined);
 }
 

@@ -1,5 +1,5 @@
 // The schema compiler behind the tool guard: ajv (draft-07 and 2020-12) with the server's
-// patterns run on re2js. Loaded by guard-schema.ts with import() the first time a guard needs
+// patterns run on re2js. Loaded by schema.ts with import() the first time a guard needs
 // it, so hosts, `wrap` without --guard and `import 'mcp-payload-codec/mcp'` never load ajv.
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -27,7 +27,7 @@ export function compileSchema(schema: Record<string, unknown>): ValidateFunction
   const checkable = neutralisePatternProperties(is2020 ? schema : rest) as Record<string, unknown>;
   const instance = ajvFor(is2020);
   const validate = instance.compile(checkable);
-  // ajv keeps every schema it compiled, keyed by the object; guard-schema.ts caches the validators
+  // ajv keeps every schema it compiled, keyed by the object; schema.ts caches the validators
   // (bounded), so ajv's copy would only grow.
   instance.removeSchema(checkable);
   return validate;
