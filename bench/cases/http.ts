@@ -3,7 +3,8 @@
 // StreamableHTTPServerTransport on node:http, bench/http-upstream.ts, a child process)
 // directly and through the proxy (the CLI, a child process). Latency of small sequential
 // calls (rounds taking turns, as the wrap rows), throughput of one large SSE result, and the
-// proxy process's peak RSS while a 256 MiB event stream passes through it.
+// proxy process's peak RSS while a 256 MiB event stream passes through it; and load, 100
+// concurrent clients (load.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
@@ -13,6 +14,7 @@ import { decodeMessage } from '../../src/index.ts';
 import { elsewhere, FULL, median, QUICK, timePair } from '../harness.ts';
 import { asResult, call, latencyRows, percentile, timedCalls } from '../latency.ts';
 import type { CaseResult } from '../report.ts';
+import { loadRows } from './load.ts';
 
 const CLI = 'bin/mcp-payload-codec.js';
 const MiB = 1024 * 1024;
@@ -192,7 +194,12 @@ export async function httpResults(quick: boolean): Promise<CaseResult[]> {
   const px = await proxy(up.url);
   try {
     const direct = `${up.url}/mcp`;
-    return [...(await proxyLatency(direct, px.url, quick)), await throughputRow(direct, px.url, quick), await rssRow(up.url, quick)];
+    return [
+      ...(await proxyLatency(direct, px.url, quick)),
+      ...(await loadRows(client, direct, px.url, quick)),
+      await throughputRow(direct, px.url, quick),
+      await rssRow(up.url, quick),
+    ];
   } finally {
     px.child.kill('SIGTERM');
     up.child.kill('SIGTERM');
