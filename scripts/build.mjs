@@ -57,7 +57,7 @@ const result = await build({
   target: 'es2022',
   splitting: true,
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['node:*', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'ajv', 'ajv/*', 're2js'],
+  external: ['node:*', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'ajv', 'ajv/*', 're2js', 'jose'],
   legalComments: 'none',
   logLevel: 'warning',
 });

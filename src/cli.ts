@@ -14,12 +14,22 @@ import { wrap } from './cli/wrap.js';
 const CODEC = ['prefix', 'suffix', 'hex-case', 'fold', 'terms', 'max-message-bytes'] as const;
 const GUARD = ['guard', 'guard-tools-only'] as const;
 const LISTEN = ['port', 'host', 'allowed-host', 'allowed-origin'] as const;
+const ACCESS = [
+  'auth-token-file',
+  'oauth-issuer',
+  'oauth-audience',
+  'oauth-scope',
+  'oauth-resource',
+  'rate',
+  'max-sessions-per-client',
+  'no-auth',
+] as const;
 /** The options each command takes (help goes with all). */
 const APPLIES: Record<string, readonly OptionName[]> = {
   wrap: [...CODEC, ...GUARD],
-  proxy: [...CODEC, ...GUARD, ...LISTEN, 'upstream'],
+  proxy: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'upstream', 'upstream-header'],
   connect: [...CODEC, ...GUARD, 'header'],
-  serve: [...CODEC, ...GUARD, ...LISTEN, 'session-idle', 'max-sessions'],
+  serve: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'session-idle', 'max-sessions'],
   encode: [...CODEC, 'framing'],
   decode: [...CODEC, 'framing'],
   scan: [],

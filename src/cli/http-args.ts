@@ -31,11 +31,15 @@ export function duration(value: string | undefined, flag: string, fallbackMs: nu
   return ms;
 }
 
-/** Resolves on SIGINT, SIGTERM or SIGHUP (a server command runs until then). */
-export function untilSignal(): Promise<NodeJS.Signals> {
+/**
+ * Resolves on SIGINT, SIGTERM or SIGHUP (a server command runs until then); with `onHangup`,
+ * SIGHUP calls it instead (a server re-reads its token file) and only SIGINT and SIGTERM stop.
+ */
+export function untilSignal(onHangup?: () => void): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     const on = (signal: NodeJS.Signals) => {
+      if (signal === 'SIGHUP' && onHangup) return onHangup();
       for (const s of signals) process.off(s, on);
       resolve(signal);
     };

@@ -1,9 +1,11 @@
 // `mcp-payload-codec proxy --upstream URL [--port N] [--host H]`: the filtering proxy on a
 // local port, in front of a remote Streamable HTTP server.
 import type { Server } from 'node:http';
+import type { AccessOptions } from '../http/access/index.js';
 import type { GuardMode } from '../http/call-guard.js';
 import { createFilteringProxy } from '../http/proxy.js';
 import type { CodecOptions } from '../options.js';
+import { ACCESS_HELP, commandAccess, upstreamHeaders } from './access-args.js';
 import type { CommandLine } from './args.js';
 import { port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
@@ -22,12 +24,23 @@ export interface ProxyCommandOptions extends CodecOptions {
   guard?: GuardMode | false;
   /** Where the URL and log lines go; default stderr. */
   log?: (line: string) => void;
+  /** Who may use it (authentication, per-credential limits); default: anyone who reaches it. */
+  access?: AccessOptions;
+  /** Headers set on every request sent upstream. */
+  upstreamHeaders?: Record<string, string>;
 }
 
 /** Starts the proxy; resolves with the server and the URL of its MCP endpoint once listening. */
 export async function runProxy(options: ProxyCommandOptions): Promise<{ server: Server; url: string }> {
-  const { upstream, host = '127.0.0.1', port = 0, log = (line) => process.stderr.write(`mcp-payload-codec: ${line}\n`), ...rest } = options;
-  const handler = createFilteringProxy({ ...rest, upstream, onLog: log });
+  const {
+    upstream,
+    host = '127.0.0.1',
+    port = 0,
+    log = (line) => process.stderr.write(`mcp-payload-codec: ${line}\n`),
+    access,
+    ...rest
+  } = options;
+  const handler = createFilteringProxy({ ...rest, ...access, upstream, onLog: log });
   const { server, url } = await listen(handler, host, port, log);
   log(`proxy listening on ${url}/mcp (upstream ${new URL(upstream).origin})`);
   return { server, url: `${url}/mcp` };
@@ -46,8 +59,11 @@ export const PROXY_HELP = `  proxy --upstream URL [options]        Listen on HTT
                                          on localhost, 127.0.0.1, [::1]); others get 403
     --max-message-bytes N                bigger request bodies get 413, bigger messages in
                                          responses end them (default 536870912)
+    --upstream-header 'Name: value'      set on every request sent upstream (repeatable): what
+                                         the upstream needs; with authentication on, the
+                                         client's own Authorization is never forwarded
     --guard, --guard-tools-only          check tool calls as wrap does (below)
-`;
+${ACCESS_HELP}`;
 
 /** `proxy` from its command line; runs until SIGINT/SIGTERM/SIGHUP, then resolves 0. */
 export async function proxyCommand(line: CommandLine, options: StreamCommandOptions, guard: GuardMode | false): Promise<number> {
@@ -61,16 +77,22 @@ export async function proxyCommand(line: CommandLine, options: StreamCommandOpti
     throw new UsageError('--upstream must be an http: or https: URL');
   }
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new UsageError('--upstream must be an http: or https: URL');
+  const host = values.host ?? '127.0.0.1';
+  const log = (text: string) => process.stderr.write(`mcp-payload-codec: ${text}\n`);
+  const { access, reload } = await commandAccess(line, host, log);
   const { server } = await runProxy({
     ...options,
     upstream: values.upstream,
     port: portFlag(values.port, 8080),
-    host: values.host ?? '127.0.0.1',
+    host,
     allowedHosts: lists['allowed-host'],
     allowedOrigins: lists['allowed-origin'],
     guard,
+    log,
+    access,
+    upstreamHeaders: upstreamHeaders(lists['upstream-header'] ?? []),
   });
-  await untilSignal();
+  await untilSignal(reload && (() => void reload()));
   server.closeAllConnections();
   server.close();
   return 0;

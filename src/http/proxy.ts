@@ -5,6 +5,7 @@ import { createCodec } from '../codec.js';
 import type { Message } from '../jsonrpc.js';
 import { SERVER_ERROR } from '../jsonrpc.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
+import { type AccessOptions, withAccess } from './access/index.js';
 import { BodyTooLargeError, type Decoded, decodeBytes, readBounded } from './body.js';
 import { CallGuard } from './call-guard.js';
 import type { FetchLike, FilteringFetchOptions } from './fetch.js';
@@ -15,7 +16,7 @@ import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './re
 import { encodeResponse, isJson, mediaType } from './response.js';
 import { settle, streamEnding } from './settle.js';
 
-export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy {
+export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy, Partial<AccessOptions> {
   /** The upstream MCP endpoint, e.g. https://example.com/mcp. */
   upstream: string | URL;
   /**
@@ -26,6 +27,11 @@ export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPoli
   path?: string;
   /** One line per event worth knowing (never payload text); default: none. */
   onLog?: (line: string) => void;
+  /**
+   * Headers set on every request sent upstream (what the upstream itself needs, such as its own
+   * credential). With `authorize`, the client's Authorization header is never forwarded.
+   */
+  upstreamHeaders?: Readonly<Record<string, string>>;
 }
 
 /** Sessions whose tool lists a guarding proxy keeps at once. */
@@ -62,11 +68,19 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     guard: mode,
     onGuardLog,
     onStreamError,
+    upstreamHeaders = {},
+    authorize,
+    ratePerSecond,
+    maxSessionsPerClient,
+    sessionIdleMs,
+    sessionSecret,
     ...codec
   } = options;
   const upstream = new URL(upstreamOption);
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new TypeError('upstream must be an http: or https: URL');
   createCodec(codec); // (refuses bad codec options now, not at the first request)
+  if (!authorize && (ratePerSecond || maxSessionsPerClient || sessionSecret))
+    throw new TypeError('ratePerSecond, maxSessionsPerClient and sessionSecret need authorize (they are per credential)');
   const max = codec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   const log = (line: string) => onLog?.(line);
@@ -110,7 +124,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json', ...headers } });
   };
 
-  return async (request) => {
+  const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     // The Host header when the server passes it, else the host the URL was built from.
     if (!hostAllowed(request.headers.get('host') ?? url.host, allowedHosts)) {
@@ -179,6 +193,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     const headers = withoutHopByHop(request.headers);
     headers.delete('host');
     headers.delete('content-length');
+    for (const [name, value] of Object.entries(upstreamHeaders)) headers.set(name, value);
     let response: Response;
     try {
       // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
@@ -246,4 +261,6 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     }
     return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: down });
   };
+  // Who may come in, how often, and whose sessions are whose: before anything reads the request.
+  return authorize ? withAccess(handler, { authorize, ratePerSecond, maxSessionsPerClient, sessionIdleMs, sessionSecret, onLog }) : handler;
 }

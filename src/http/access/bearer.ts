@@ -1,0 +1,60 @@
+// Static bearer tokens (`--auth-token-file`): a request passes with `Authorization: Bearer <t>`
+// for one of them. Tokens are compared as SHA-256 digests, every configured one every time, so
+// the time taken says nothing of how close a wrong token came or how long the right one is.
+import { type Authorize, bearerCredential, type Principal, refusal } from './principal.js';
+
+const encoder = new TextEncoder();
+const sha256 = async (text: string) => new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** RFC 6750's b64token: what a bearer token may be made of. */
+export const TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]+=*$/;
+/** Shorter tokens are refused: a guessable token on a public port is no authentication. */
+export const MIN_TOKEN_LENGTH = 16;
+
+/** Why `token` cannot be used, or undefined (never echoes it). */
+export function tokenProblem(token: string): string | undefined {
+  if (!TOKEN_SYNTAX.test(token)) return 'is not a bearer token (RFC 6750: letters, digits, -._~+/ then any =)';
+  if (token.length < MIN_TOKEN_LENGTH) return `is shorter than ${MIN_TOKEN_LENGTH} characters`;
+  return undefined;
+}
+
+export interface BearerTokens {
+  /** The authorizer: a Principal `bearer:<first 8 bytes of the token's SHA-256, hex>`, or a 401. */
+  readonly authorize: Authorize;
+  /** Replaces the accepted tokens (a rotation); resolves once in force. */
+  replace(tokens: readonly string[]): Promise<void>;
+}
+
+/** Accepts the given tokens; `next`, when set, decides for a request whose token is none of them. */
+export async function bearerTokens(tokens: readonly string[], next?: Authorize): Promise<BearerTokens> {
+  let digests: Uint8Array[] = [];
+  const replace = async (list: readonly string[]) => {
+    for (const [i, t] of list.entries()) {
+      const problem = tokenProblem(t);
+      if (problem) throw new TypeError(`token ${i + 1} ${problem}`);
+    }
+    digests = await Promise.all(list.map(sha256));
+  };
+  await replace(tokens);
+  const authorize: Authorize = async (request) => {
+    const token = bearerCredential(request);
+    if (token !== undefined) {
+      const presented = await sha256(token);
+      // Every digest, every byte: no early exit on the first differing byte or the first match.
+      let found = -1;
+      for (let i = 0; i < digests.length; i++) {
+        const d = digests[i]!;
+        let diff = 0;
+        for (let j = 0; j < d.length; j++) diff |= d[j]! ^ presented[j]!;
+        found = diff === 0 ? i : found;
+      }
+      if (found >= 0) return { id: `bearer:${hex(presented.subarray(0, 8))}` } satisfies Principal;
+    }
+    if (next) return next(request);
+    return refusal(401, token === undefined ? 'Unauthorized: a bearer token is required' : 'Unauthorized: invalid token', {
+      'www-authenticate': token === undefined ? 'Bearer' : 'Bearer error="invalid_token"',
+    });
+  };
+  return { authorize, replace };
+}

@@ -1,0 +1,94 @@
+// The access layer in front of an MCP endpoint (createFilteringProxy, `serve`, `proxy`): who
+// the request comes from, whether they may make it now, and which sessions are theirs. It runs
+// before anything else reads the request (no body read, no child started, nothing forwarded),
+// and takes the credential out of the request once checked, so the handler behind it (an
+// upstream, a child) never sees it.
+
+import { RateLimiter, SessionCounter } from './limits.js';
+import { type Authorize, type Principal, refusal } from './principal.js';
+import { type SessionBinding, sessionBinding } from './session-binding.js';
+
+export { type BearerTokens, bearerTokens, MIN_TOKEN_LENGTH, tokenProblem } from './bearer.js';
+export { type OAuthResourceOptions, oauthResource } from './oauth.js';
+export type { Authorize, Principal } from './principal.js';
+
+export interface AccessOptions {
+  /** Who the request is from, or the Response to send instead (401, 403, public metadata). */
+  authorize: Authorize;
+  /** Requests per second per credential (a burst of as many); over it: 429. Default: no limit. */
+  ratePerSecond?: number;
+  /** Live sessions per credential; a new one over it: 429. Default: no limit. */
+  maxSessionsPerClient?: number;
+  /** How long an unused session still counts toward that limit; default 30 minutes. */
+  sessionIdleMs?: number;
+  /** Key for binding session ids to credentials (32+ bytes, shared by instances behind one name); default random. */
+  sessionSecret?: Uint8Array;
+  /** One line per refusal worth knowing (never a credential). */
+  onLog?: (line: string) => void;
+}
+
+type Handler = (request: Request) => Promise<Response>;
+
+/** Without the credential: the handler behind gets no Authorization header. */
+function withoutCredential(request: Request, session: string | undefined): Request {
+  const headers = new Headers(request.headers);
+  headers.delete('authorization');
+  if (session !== undefined) headers.set('mcp-session-id', session);
+  return new Request(request, { headers });
+}
+
+/** Copies a Response with other headers (its body is passed on, not read). */
+const withHeaders = (response: Response, headers: Headers) =>
+  new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+
+export function withAccess(handler: Handler, options: AccessOptions): Handler {
+  const log = (line: string) => options.onLog?.(line);
+  if (options.sessionSecret && options.sessionSecret.length < 32) throw new TypeError('sessionSecret must be at least 32 bytes');
+  // (made at the first request: WebCrypto's key import is asynchronous)
+  let binding: Promise<SessionBinding> | undefined;
+  const bound = () => (binding ??= sessionBinding(options.sessionSecret));
+  const rate = options.ratePerSecond ? new RateLimiter(options.ratePerSecond) : undefined;
+  const sessions = options.maxSessionsPerClient
+    ? new SessionCounter(options.maxSessionsPerClient, options.sessionIdleMs ?? 30 * 60_000)
+    : undefined;
+
+  return async (request) => {
+    const who = await options.authorize(request);
+    if (who instanceof Response) {
+      void request.body?.cancel().catch(() => {});
+      return who;
+    }
+    const principal: Principal = who;
+    const tooMany = (message: string, seconds: number) => {
+      void request.body?.cancel().catch(() => {});
+      log(`${request.method} refused: ${message} for ${principal.id} (429)`);
+      return refusal(429, `Too many requests: ${message}`, { 'retry-after': String(Math.max(1, Math.ceil(seconds))) });
+    };
+    const wait = rate?.take(principal.id) ?? 0;
+    if (wait > 0) return tooMany(`over ${options.ratePerSecond} requests per second`, wait);
+    const presented = request.headers.get('mcp-session-id');
+    let session: string | undefined;
+    if (presented !== null) {
+      session = await (await bound()).unbind(principal.id, presented);
+      if (session === undefined) {
+        // Another credential's session, or none: the same answer as for an unknown session.
+        void request.body?.cancel().catch(() => {});
+        log(`${request.method} refused: a session id not issued to ${principal.id} (404)`);
+        return refusal(404, 'Session not found');
+      }
+      sessions?.seen(principal.id, session);
+    } else if (request.method === 'POST' && sessions?.full(principal.id)) {
+      return tooMany(`${sessions.max} sessions open`, 5);
+    }
+    const response = await handler(withoutCredential(request, session));
+    const issued = response.headers.get('mcp-session-id');
+    if (session !== undefined && (response.status === 404 || (request.method === 'DELETE' && response.ok)))
+      sessions?.ended(principal.id, session);
+    if (issued === null) return response;
+    // The server's session id goes out bound to this credential.
+    if (response.ok) sessions?.seen(principal.id, issued);
+    const headers = new Headers(response.headers);
+    headers.set('mcp-session-id', await (await bound()).bind(principal.id, issued));
+    return withHeaders(response, headers);
+  };
+}

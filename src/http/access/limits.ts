@@ -1,0 +1,67 @@
+// Per-credential limits, checked before any work is done for a request: a token bucket of
+// requests per second, and a count of live sessions (issued, not yet deleted, gone or idle past
+// the session idle time). Over either: 429 with Retry-After.
+
+/** Requests per second with a burst of as many; buckets for credentials idle long enough to be full again are forgotten. */
+export class RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  constructor(
+    private readonly perSecond: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    if (!(perSecond > 0)) throw new TypeError('rate must be a positive number of requests per second');
+  }
+
+  /** 0 when `who` may go now (a token is taken); else the seconds until it may. */
+  take(who: string): number {
+    const t = this.now();
+    const b = this.buckets.get(who) ?? { tokens: this.perSecond, at: t };
+    b.tokens = Math.min(this.perSecond, b.tokens + ((t - b.at) / 1000) * this.perSecond);
+    b.at = t;
+    this.buckets.set(who, b);
+    if (this.buckets.size > 10_000) this.forgetFull(t);
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return (1 - b.tokens) / this.perSecond;
+  }
+
+  /** A full bucket is the same as none: dropping those keeps the map to active credentials. */
+  private forgetFull(t: number): void {
+    for (const [who, b] of this.buckets) if (b.tokens + ((t - b.at) / 1000) * this.perSecond >= this.perSecond) this.buckets.delete(who);
+  }
+}
+
+/** Live sessions per credential (by the server's session id), each forgotten after `idleMs` unseen. */
+export class SessionCounter {
+  private readonly live = new Map<string, Map<string, number>>();
+
+  constructor(
+    readonly max: number,
+    private readonly idleMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Whether `who` is at its limit (idle sessions no longer count). */
+  full(who: string): boolean {
+    const sessions = this.live.get(who);
+    if (!sessions) return false;
+    const t = this.now();
+    for (const [id, seen] of sessions) if (t - seen > this.idleMs) sessions.delete(id);
+    if (!sessions.size) this.live.delete(who);
+    return sessions.size >= this.max;
+  }
+
+  seen(who: string, id: string): void {
+    let sessions = this.live.get(who);
+    if (!sessions) this.live.set(who, (sessions = new Map()));
+    sessions.set(id, this.now());
+  }
+
+  ended(who: string, id: string): void {
+    const sessions = this.live.get(who);
+    if (sessions?.delete(id) && !sessions.size) this.live.delete(who);
+  }
+}

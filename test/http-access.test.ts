@@ -1,0 +1,258 @@
+// Who may use `proxy` (the CLI, a real process, in front of the real SDK server): bearer tokens
+// from a file and from the environment, rotation on SIGHUP, the client's credential never
+// forwarded, sessions bound to the credential that made them, per-credential limits, and the
+// safe default (no authentication beyond loopback refuses to start).
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it, vi } from 'vitest';
+import { encodeText } from '../src/index.js';
+import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
+import { cleanup, MAIN, ROOT } from './http-cli-helpers.ts';
+import { TIMEOUT } from './http-helpers.ts';
+
+vi.setConfig({ testTimeout: 30_000 });
+
+const TOKEN_A = 'tokenA-0123456789abcdef';
+const TOKEN_B = 'tokenB-0123456789abcdef';
+const TOKEN_C = 'tokenC-0123456789abcdef';
+const UPSTREAM_CREDENTIAL = 'Bearer upstream-credential-42';
+const dir = mkdtempSync(join(tmpdir(), 'mcp-access-'));
+let files = 0;
+const tokenFile = (text: string) => {
+  const f = join(dir, `tokens-${files++}`);
+  writeFileSync(f, text);
+  return f;
+};
+
+async function upstream(): Promise<Upstream> {
+  const up = await startUpstream('stateful');
+  cleanup.push(() => up.close());
+  return up;
+}
+
+/** Starts `proxy` with `args`; resolves with its MCP URL and its stderr so far. */
+async function proxy(args: string[], env: Record<string, string> = {}): Promise<{ p: ChildProcess; url: string; stderr: () => string }> {
+  const p = spawn(process.execPath, [MAIN, 'proxy', '--port', '0', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  cleanup.push(() => void p.kill('SIGKILL'));
+  let err = '';
+  p.stderr!.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    p.stderr!.on('data', (chunk: string) => {
+      err += chunk;
+      const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    p.on('exit', () => reject(new Error(`exited early: ${err}`)));
+  });
+  return { p, url, stderr: () => err };
+}
+
+async function client(url: string, token?: string): Promise<Client> {
+  const c = new Client({ name: 'host', version: '1.0.0' });
+  const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : undefined;
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }), TIMEOUT);
+  cleanup.push(() => c.close());
+  return c;
+}
+
+const initialize = (url: string, headers: Record<string, string> = {}) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
+
+describe('proxy with bearer tokens', () => {
+  it('refuses no token and a wrong one with 401 before the upstream sees anything', async () => {
+    const up = await upstream();
+    const { url } = await proxy(['--upstream', up.url, '--auth-token-file', tokenFile(`${TOKEN_A}\n`)]);
+    const none = await initialize(url);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    for (const wrong of [TOKEN_B, TOKEN_A.slice(0, -1), `${TOKEN_A}x`, 'short']) {
+      const r = await initialize(url, { authorization: `Bearer ${wrong}` });
+      expect(r.status).toBe(401);
+      expect(r.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      expect(await r.text()).not.toContain(wrong);
+    }
+    expect(await initialize(url, { authorization: `Basic ${btoa(`x:${TOKEN_A}`)}` }).then((r) => r.status)).toBe(401);
+    expect(up.hits).toEqual([]);
+  });
+
+  it('lets the right token in, never forwards it, and sends the upstream its own header', async () => {
+    const up = await upstream();
+    const { url, stderr } = await proxy([
+      '--upstream',
+      up.url,
+      '--auth-token-file',
+      tokenFile(`# the team's tokens\n${TOKEN_A}\n\n${TOKEN_B}\n`),
+      '--upstream-header',
+      `Authorization: ${UPSTREAM_CREDENTIAL}`,
+    ]);
+    for (const token of [TOKEN_A, TOKEN_B]) {
+      const c = await client(url, token);
+      const { tools } = await c.listTools(undefined, TIMEOUT);
+      expect(tools.find((t) => t.name === 'echo')!.description).toBe(encodeText('Echoes text, for Qwen and 通义千问 users'));
+    }
+    expect(up.authorizations.length).toBeGreaterThan(0);
+    expect(new Set(up.authorizations)).toEqual(new Set([UPSTREAM_CREDENTIAL]));
+    expect(stderr()).not.toMatch(/tokenA|tokenB|upstream-credential/);
+  });
+
+  it('takes tokens from MCP_PAYLOAD_CODEC_AUTH_TOKENS', async () => {
+    const up = await upstream();
+    const { url } = await proxy(['--upstream', up.url], { MCP_PAYLOAD_CODEC_AUTH_TOKENS: `${TOKEN_A},${TOKEN_B}` });
+    expect((await initialize(url)).status).toBe(401);
+    await client(url, TOKEN_B);
+  });
+
+  it('binds a session to its credential: another valid token gets 404 and the upstream never sees it', async () => {
+    const up = await upstream();
+    const { url } = await proxy(['--upstream', up.url, '--auth-token-file', tokenFile(`${TOKEN_A}\n${TOKEN_B}\n`)]);
+    const a = await initialize(url, { authorization: `Bearer ${TOKEN_A}` });
+    expect(a.status).toBe(200);
+    const session = a.headers.get('mcp-session-id')!;
+    await a.text();
+    const hits = up.hits.length;
+    const list = (token: string, sid: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+          'mcp-session-id': sid,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+    const hijack = await list(TOKEN_B, session);
+    expect(hijack.status).toBe(404);
+    // The id the upstream gave, without the binding, is no way in either.
+    expect((await list(TOKEN_B, session.slice(0, session.lastIndexOf('.')))).status).toBe(404);
+    expect((await list(TOKEN_A, `${session.slice(0, -1)}${session.endsWith('A') ? 'B' : 'A'}`)).status).toBe(404);
+    expect(up.hits.length).toBe(hits);
+    const own = await list(TOKEN_A, session);
+    expect(own.status).toBe(200);
+    await own.text();
+    expect(up.hits.length).toBe(hits + 1);
+  });
+
+  it('re-reads the token file on SIGHUP and keeps running; a bad file keeps the tokens in force', async () => {
+    const up = await upstream();
+    const file = tokenFile(`${TOKEN_A}\n`);
+    const { p, url, stderr } = await proxy(['--upstream', up.url, '--auth-token-file', file]);
+    expect((await initialize(url, { authorization: `Bearer ${TOKEN_A}` })).status).toBe(200);
+    writeFileSync(file, `${TOKEN_C}\n`);
+    p.kill('SIGHUP');
+    await vi.waitFor(() => expect(stderr()).toMatch(/1 token in force/), { timeout: 5_000 });
+    expect((await initialize(url, { authorization: `Bearer ${TOKEN_A}` })).status).toBe(401);
+    expect((await initialize(url, { authorization: `Bearer ${TOKEN_C}` })).status).toBe(200);
+    writeFileSync(file, 'too-short\n');
+    p.kill('SIGHUP');
+    await vi.waitFor(() => expect(stderr()).toMatch(/not re-read.*line 1|token 1 is shorter/), { timeout: 5_000 });
+    expect((await initialize(url, { authorization: `Bearer ${TOKEN_C}` })).status).toBe(200);
+    expect(stderr()).not.toContain('too-short');
+    expect(p.exitCode).toBe(null);
+  });
+
+  it('limits requests per second and sessions per credential with 429 and Retry-After', async () => {
+    const up = await upstream();
+    const { url } = await proxy([
+      '--upstream',
+      up.url,
+      '--auth-token-file',
+      tokenFile(`${TOKEN_A}\n${TOKEN_B}\n`),
+      '--rate',
+      '3',
+      '--max-sessions-per-client',
+      '1',
+    ]);
+    const first = await initialize(url, { authorization: `Bearer ${TOKEN_A}` });
+    expect(first.status).toBe(200);
+    await first.text();
+    const second = await initialize(url, { authorization: `Bearer ${TOKEN_A}` });
+    expect(second.status).toBe(429);
+    expect(Number(second.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another credential has its own count and its own bucket.
+    expect((await initialize(url, { authorization: `Bearer ${TOKEN_B}` })).status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await initialize(url, { authorization: `Bearer ${TOKEN_A}` })).status);
+    expect(statuses).toContain(429);
+    const limited = await initialize(url, { authorization: `Bearer ${TOKEN_A}` });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('the safe default', () => {
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [MAIN, 'proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--port', '0', ...args], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 10_000,
+      env: { ...process.env, ...env },
+    });
+
+  it('refuses to listen beyond loopback without authentication (exit 2, saying why)', () => {
+    for (const host of ['0.0.0.0', '::', '192.0.2.1']) {
+      const r = run(['--host', host]);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/without authentication/);
+    }
+  });
+
+  it('refuses what cannot be a safe configuration, never echoing a token', () => {
+    const cases: [string[], RegExp][] = [
+      [['--auth-token-file', tokenFile('short-secret\n')], /token 1 is shorter than 16/],
+      [['--auth-token-file', tokenFile(`${TOKEN_A} ${TOKEN_B}\n`)], /line 1: one token per line/],
+      [['--auth-token-file', tokenFile(`${TOKEN_A}\nbad"token-with-quote\n`)], /token 2 is not a bearer token/],
+      [['--auth-token-file', join(dir, 'missing')], /cannot read it \(ENOENT\)/],
+      [['--auth-token-file', tokenFile('\n# none\n')], /no bearer tokens/],
+      [['--no-auth', '--auth-token-file', tokenFile(`${TOKEN_A}\n`)], /--no-auth contradicts/],
+      [['--rate', '5'], /need authentication/],
+      [['--oauth-issuer', 'http://127.0.0.1:9'], /needs --oauth-audience/],
+      [['--oauth-audience', 'x'], /need --oauth-issuer/],
+      [['--upstream-header', 'no colon'], /--upstream-header 1 must be/],
+    ];
+    for (const [args, why] of cases) {
+      const r = run(args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toMatch(why);
+      expect(r.stderr).not.toMatch(/short-secret|tokenA|tokenB|bad"token/);
+    }
+  });
+
+  it('--no-auth starts beyond loopback and says so', async () => {
+    const p = spawn(
+      process.execPath,
+      [MAIN, 'proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--port', '0', '--host', '0.0.0.0', '--no-auth'],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    cleanup.push(() => void p.kill('SIGKILL'));
+    let err = '';
+    p.stderr!.setEncoding('utf8');
+    p.stderr!.on('data', (c: string) => (err += c));
+    await vi.waitFor(() => expect(err).toMatch(/listening on/), { timeout: 10_000 });
+    expect(err).toMatch(/--no-auth: anyone who reaches 0\.0\.0\.0 can use this server/);
+    p.kill('SIGTERM');
+    await once(p, 'exit');
+  });
+});
