@@ -4,6 +4,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { BenchCase } from './case.ts';
+import { accessCases } from './cases/access.ts';
 import { cliStartResults } from './cases/cli-start.ts';
 import { floorCases } from './cases/floors.ts';
 import { foldCases } from './cases/fold.ts';
@@ -36,9 +37,15 @@ const selected = (group: string) => !only || group.startsWith(only);
 const named = (name: string) => !grep || name.toLowerCase().includes(grep);
 // The stream corpora take seconds to build: only when their group is selected.
 const streams = !only || 'stream'.startsWith(only) ? streamCases() : [];
-const cases: BenchCase[] = [...textCases(), ...messageCases(), ...streams, ...foldCases(), ...floorCases(), ...wrapWorkCases()].filter(
-  (c) => selected(c.group) && named(c.name),
-);
+const cases: BenchCase[] = [
+  ...textCases(),
+  ...messageCases(),
+  ...streams,
+  ...foldCases(),
+  ...floorCases(),
+  ...wrapWorkCases(),
+  ...(await accessCases()),
+].filter((c) => selected(c.group) && named(c.name));
 
 /** Page faults per call where there were any to speak of: what moves a row on a VM (harness.ts). */
 function faultsNote(ours: Timing, baseline: Timing | undefined): string {

@@ -21,6 +21,11 @@ export interface OAuthResourceOptions {
   clockToleranceSeconds?: number;
   /** Told why a token was refused (never the token) and when discovery fails. */
   onLog?: (line: string) => void;
+  /**
+   * Least time between two fetches of the key set for a key id it does not hold (a rotation, or
+   * a token made up to make us fetch); default 30 s.
+   */
+  keyRefreshCooldownMs?: number;
   /** The fetch used for discovery; default globalThis.fetch. */
   fetch?: typeof fetch;
 }
@@ -66,7 +71,10 @@ export function oauthResource(options: OAuthResourceOptions): Authorize {
         const meta = (await res.json().catch(() => ({}))) as { issuer?: unknown; jwks_uri?: unknown };
         // RFC 8414 3.3: metadata that names another issuer is not this issuer's.
         if (meta.issuer !== options.issuer || typeof meta.jwks_uri !== 'string') continue;
-        return jose.createRemoteJWKSet(new URL(meta.jwks_uri), { [jose.customFetch]: fetchFn } as never);
+        return jose.createRemoteJWKSet(new URL(meta.jwks_uri), {
+          cooldownDuration: options.keyRefreshCooldownMs ?? 30_000,
+          [jose.customFetch]: fetchFn,
+        } as never);
       }
       throw new Error(`no authorization server metadata with a jwks_uri for issuer ${issuer.origin}`);
     })();

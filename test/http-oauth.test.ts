@@ -1,0 +1,178 @@
+// `proxy` as an OAuth 2.1 resource server (the MCP authorization spec): the real SDK client's
+// OAuth flow (client credentials) against a small authorization server with keys made at test
+// time, end to end through the CLI; tokens that must be refused (no token, expired, another
+// audience, another issuer, a forged signature, missing scopes) never reach the upstream; the
+// protected resource metadata (RFC 9728); sessions bound to the token's subject; key rotation.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it, vi } from 'vitest';
+import { listen } from '../src/cli/node-http.js';
+import { createFilteringProxy, oauthResource } from '../src/http/index.js';
+import { encodeText } from '../src/index.js';
+import { type AuthServer, CLIENT, startAuthServer } from './fixtures/auth-server.ts';
+import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
+import { cleanup, MAIN, ROOT } from './http-cli-helpers.ts';
+import { TIMEOUT } from './http-helpers.ts';
+
+vi.setConfig({ testTimeout: 30_000 });
+
+const AUDIENCE = 'urn:test:mcp';
+const SCOPE = 'mcp:tools';
+
+async function setup(): Promise<{ up: Upstream; as: AuthServer }> {
+  const up = await startUpstream('stateful');
+  cleanup.push(() => up.close());
+  const as = await startAuthServer({ audience: AUDIENCE, scope: SCOPE });
+  cleanup.push(() => as.close());
+  return { up, as };
+}
+
+async function proxy(args: string[]): Promise<{ p: ChildProcess; url: string; stderr: () => string }> {
+  const p = spawn(process.execPath, [MAIN, 'proxy', '--port', '0', ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  cleanup.push(() => void p.kill('SIGKILL'));
+  let err = '';
+  p.stderr!.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    p.stderr!.on('data', (chunk: string) => {
+      err += chunk;
+      const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
+      if (m) resolve(m[1]!);
+    });
+    p.on('exit', () => reject(new Error(`exited early: ${err}`)));
+  });
+  return { p, url, stderr: () => err };
+}
+
+const oauthArgs = (up: Upstream, as: AuthServer) => [
+  '--upstream',
+  up.url,
+  '--oauth-issuer',
+  as.issuer,
+  '--oauth-audience',
+  AUDIENCE,
+  '--oauth-scope',
+  SCOPE,
+];
+
+const initialize = (url: string, token?: string, session?: string) =>
+  fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
+    },
+    body: JSON.stringify(
+      session
+        ? { jsonrpc: '2.0', id: 2, method: 'tools/list' }
+        : {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+          },
+    ),
+  });
+
+describe('proxy as an OAuth resource server', () => {
+  it("the SDK client's OAuth flow works end to end; the token never reaches the upstream", async () => {
+    const { up, as } = await setup();
+    const { url, stderr } = await proxy(oauthArgs(up, as));
+    const provider = new ClientCredentialsProvider({
+      clientId: CLIENT.id,
+      clientSecret: CLIENT.secret,
+      scope: SCOPE,
+      expectedIssuer: as.issuer,
+    });
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: provider }), TIMEOUT);
+    cleanup.push(() => client.close());
+    const { tools } = await client.listTools(undefined, TIMEOUT);
+    expect(tools.find((t) => t.name === 'echo')!.description).toBe(encodeText('Echoes text, for Qwen and 通义千问 users'));
+    expect(as.counts.tokens).toBe(1);
+    expect(up.authorizations.every((a) => a === undefined)).toBe(true);
+    expect(stderr()).not.toMatch(/eyJ/); // (no JWT in a log line)
+  });
+
+  it('serves the protected resource metadata, and a 401 points to it', async () => {
+    const { up, as } = await setup();
+    const { url } = await proxy(oauthArgs(up, as));
+    const r = await initialize(url);
+    expect(r.status).toBe(401);
+    const challenge = r.headers.get('www-authenticate')!;
+    const where = /resource_metadata="([^"]+)"/.exec(challenge)![1]!;
+    expect(where).toBe(`${new URL(url).origin}/.well-known/oauth-protected-resource/mcp`);
+    expect(challenge).toContain(`scope="${SCOPE}"`);
+    for (const path of [where, `${new URL(url).origin}/.well-known/oauth-protected-resource`]) {
+      const meta = await (await fetch(path)).json();
+      expect(meta).toEqual({
+        resource: url,
+        authorization_servers: [as.issuer],
+        bearer_methods_supported: ['header'],
+        scopes_supported: [SCOPE],
+      });
+    }
+    expect(up.hits).toEqual([]);
+  });
+
+  it('refuses tokens meant for someone else, expired, forged or without the scope; the upstream sees none', async () => {
+    const { up, as } = await setup();
+    const { url, stderr } = await proxy(oauthArgs(up, as));
+    const refused: [string, number, string][] = [
+      [await as.mint({ aud: 'urn:another:resource' }), 401, 'invalid_token'],
+      [await as.mint({ iss: 'http://127.0.0.1:1' }), 401, 'invalid_token'],
+      [await as.mint({}, { expiresIn: -600 }), 401, 'invalid_token'],
+      [await as.mint({}, { key: 'stranger' }), 401, 'invalid_token'],
+      [await as.mint({ nbf: Math.floor(Date.now() / 1000) + 3600 }), 401, 'invalid_token'],
+      [await as.mint({ sub: undefined }), 401, 'invalid_token'],
+      [`${(await as.mint({})).slice(0, -4)}AAAA`, 401, 'invalid_token'],
+      [await as.mint({ scope: 'other' }), 403, 'insufficient_scope'],
+      [await as.mint({ scope: undefined }), 403, 'insufficient_scope'],
+    ];
+    for (const [token, status, error] of refused) {
+      const r = await initialize(url, token);
+      expect(r.status).toBe(status);
+      expect(r.headers.get('www-authenticate')).toContain(`error="${error}"`);
+    }
+    // Within the skew: still good.
+    expect((await initialize(url, await as.mint({}, { expiresIn: -10 }))).status).toBe(200);
+    expect((await initialize(url, await as.mint({ scope: `other ${SCOPE}` }))).status).toBe(200);
+    expect(up.hits.length).toBe(2);
+    expect(stderr()).not.toMatch(/eyJ/);
+  });
+
+  it("binds sessions to the token's subject: another valid subject gets 404", async () => {
+    const { up, as } = await setup();
+    const { url } = await proxy(oauthArgs(up, as));
+    const mine = await initialize(url, await as.mint({ sub: 'alice' }));
+    const session = mine.headers.get('mcp-session-id')!;
+    await mine.text();
+    const hits = up.hits.length;
+    expect((await initialize(url, await as.mint({ sub: 'mallory' }), session)).status).toBe(404);
+    expect(up.hits.length).toBe(hits);
+    const again = await initialize(url, await as.mint({ sub: 'alice' }), session); // (a fresh token, the same subject)
+    expect(again.status).toBe(200);
+    await again.text();
+  });
+
+  it('fetches the keys again for an unknown key id (rotation), at most once per cooldown', async () => {
+    const { up, as } = await setup();
+    const handler = createFilteringProxy({
+      upstream: up.url,
+      authorize: oauthResource({ issuer: as.issuer, audience: AUDIENCE, keyRefreshCooldownMs: 0 }),
+    });
+    const { server, url: origin } = await listen(handler, '127.0.0.1', 0, () => {});
+    cleanup.push(async () => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const url = `${origin}/mcp`;
+    expect((await initialize(url, await as.mint({}))).status).toBe(200);
+    await as.rotate();
+    expect((await initialize(url, await as.mint({}))).status).toBe(200);
+    expect(as.counts.jwks).toBe(2);
+  });
+});
