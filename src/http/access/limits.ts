@@ -55,8 +55,8 @@ export class SessionCounter {
   }
 
   seen(who: string, id: string): void {
-    let sessions = this.live.get(who);
-    if (!sessions) this.live.set(who, (sessions = new Map()));
+    const sessions = this.live.get(who) ?? new Map<string, number>();
+    this.live.set(who, sessions);
     sessions.set(id, this.now());
   }
 
