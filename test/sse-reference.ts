@@ -73,6 +73,8 @@ export function expectEventsEncoded(
   before: readonly ReadEvent[],
   after: readonly EventSourceMessage[],
   invalid: (data: string) => boolean = (d) => !parsesAsJson(d),
+  /** Data the stream refuses whatever the event's type (over maxMessageBytes). */
+  tooLarge: (data: string) => boolean = () => false,
 ): number {
   const byId = new Map<string | undefined, EventSourceMessage[]>();
   for (const o of after) byId.set(o.id, [...(byId.get(o.id) ?? []), o]);
@@ -81,7 +83,7 @@ export function expectEventsEncoded(
     const found = byId.get(e.id) ?? [];
     byId.delete(e.id);
     const blank = e.data.trim() === '';
-    if ((isMessage(e) && !blank && invalid(e.data)) || (e.streamed && !isMessage(e))) {
+    if ((isMessage(e) && !blank && invalid(e.data)) || (e.streamed && !isMessage(e)) || tooLarge(e.data)) {
       refused++;
       expect(found.length).toBeLessThanOrEqual(1);
       for (const o of found) expect((isMessage(o) || e.streamed) && !parsesAsJson(o.data)).toBe(true);

@@ -194,7 +194,7 @@ async function rssRow(up: string, quick: boolean): Promise<CaseResult> {
 async function oneEvent(proxied: string, mib: number): Promise<{ bytes: number; whole: boolean }> {
   const res = await fetch(`${new URL(proxied).origin}/event?mib=${mib}`, { headers: { accept: 'text/event-stream' } });
   let bytes = 0;
-  let last = new Uint8Array(0);
+  let last: Uint8Array = new Uint8Array(0);
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     bytes += chunk.length;
     if (chunk.length) last = chunk;
