@@ -2,7 +2,9 @@
 // its StreamableHTTPServerTransport on node:http at /mcp (stateful; tools `open_app`, a small
 // call, and `big`, a text result of `bytes` bytes, sent as one SSE event), and at /events a raw
 // event stream of `mib` events of 1 MiB each (JSON-RPC log notifications), written as the
-// reader takes them. Prints `listening <url>` on stdout.
+// reader takes them; at /event one tools/call result of `mib` MiB of text in a single event
+// (`event: message` before its data, as the SDK writes it), written as the reader takes it. Prints
+// `listening <url>` on stdout.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -37,6 +39,11 @@ const event = new TextEncoder().encode(
   `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: textOf(MiB - 100) } })}\n\n`,
 );
 
+// One event of `mib` MiB, in pieces: its head, the escaped text repeated, its tail.
+const piece = new TextEncoder().encode(JSON.stringify(BLOCK).slice(1, -1));
+const eventHead = new TextEncoder().encode('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"');
+const eventTail = new TextEncoder().encode('"}]}}\n\n');
+
 const transports = new Map<string, StreamableHTTPServerTransport>();
 const http = createServer(async (req, res) => {
   const url = new URL(req.url!, 'http://localhost');
@@ -50,6 +57,20 @@ const http = createServer(async (req, res) => {
         if (!res.write(event)) return void res.once('drain', more);
       }
       res.end();
+    };
+    return more();
+  }
+  if (url.pathname === '/event') {
+    const bytes = Number(url.searchParams.get('mib') ?? 1) * MiB;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    let sent = 0;
+    res.write(eventHead);
+    const more = () => {
+      while (sent < bytes) {
+        sent += piece.length;
+        if (!res.write(piece)) return void res.once('drain', more);
+      }
+      res.end(eventTail);
     };
     return more();
   }

@@ -204,6 +204,44 @@ describe('wholeEvents', () => {
     }
   });
 
+  it('passes an event longer than streamPast on as it comes, unless observed; cut inside it, ends there and says so', async () => {
+    // A pull source: 40 pieces of 500 bytes of one event, then its end (or a cut before it).
+    const event = (end: boolean) => {
+      let produced = 0;
+      let pulls = 0;
+      const source = new ReadableStream<Uint8Array>(
+        {
+          pull(c) {
+            if (pulls++ === 0) return c.enqueue(bytes('event: message\ndata: "'));
+            if (pulls <= 41) {
+              produced += 500;
+              return c.enqueue(bytes('x'.repeat(500)));
+            }
+            if (end) c.enqueue(bytes('"\n\n'));
+            c.close();
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return { source, produced: () => produced };
+    };
+    const firstRead = async (observe: boolean) => {
+      const { source, produced } = event(true);
+      const reader = wholeEvents(source, 1 << 20, undefined, observe ? () => {} : undefined, 4000).getReader();
+      await reader.read();
+      const at = produced();
+      while (!(await reader.read()).done);
+      return at;
+    };
+    expect(await firstRead(false)).toBeLessThanOrEqual(4500); // (held up to 4000 bytes, then passed on)
+    expect(await firstRead(true)).toBe(20_000); // (an observer sees it whole first)
+    const { source } = event(false);
+    const truncated: unknown[] = [];
+    const out = await collect(wholeEvents(source, 1 << 20, (e) => void truncated.push(e), undefined, 4000));
+    expect(out).toBe(`event: message\ndata: "${'x'.repeat(20_000)}`);
+    expect(truncated.length).toBe(1);
+  });
+
   it('refuses an event over the bound instead of holding it', async () => {
     await expect(collect(wholeEvents(source([bytes('data: ' + 'x'.repeat(100))], false), 50))).rejects.toThrow(
       /larger than maxMessageBytes/,

@@ -9,6 +9,49 @@ const codec = createCodec();
 
 export const isMessage = (e: EventSourceMessage) => !e.event || e.event === 'message';
 
+/** An event as eventsource-parser gives it, and whether an encoding stream streams its data (see readEvents). */
+export type ReadEvent = EventSourceMessage & { streamed: boolean };
+
+/**
+ * The events of an SSE text (BOM already gone) as the spec reads them, in a few plain lines
+ * (the tests check that they equal eventsource-parser's), each with `streamed`: its last
+ * `event:` line before its first data line named a message ("" or "message"), so an encoding
+ * stream sends its data on as it comes and refuses it if its final type is another. A last line
+ * without its ending is not read.
+ */
+export function readEvents(text: string): ReadEvent[] {
+  const out: ReadEvent[] = [];
+  let id: string | undefined;
+  let type: string | undefined; // (undefined: no `event:` line yet)
+  let data: string[] = [];
+  let streamed = false;
+  const lines = text.split(/\r\n|\r|\n/);
+  lines.pop();
+  for (const line of lines) {
+    if (line === '') {
+      if (data.length) out.push({ id, event: type || undefined, data: data.join('\n'), streamed });
+      [id, type, data, streamed] = [undefined, undefined, [], false];
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(line[colon + 1] === ' ' ? colon + 2 : colon + 1);
+    if (field === 'data') {
+      if (!data.length) streamed = type === '' || type === 'message';
+      data.push(value);
+    } else if (field === 'event') type = value;
+    else if (field === 'id' && !value.includes('\0')) id = value;
+  }
+  return out;
+}
+
+/** readEvents, checked against eventsource-parser's events for the same text. */
+export function readEventsChecked(text: string, parsed: readonly EventSourceMessage[]): ReadEvent[] {
+  const events = readEvents(text);
+  expect(events.map(({ streamed: _, ...e }) => e)).toEqual(parsed);
+  return events;
+}
+
 export const parsesAsJson = (data: string) => {
   try {
     JSON.parse(data);
@@ -22,13 +65,16 @@ export const parsesAsJson = (data: string) => {
  * Events read from the input (`before`) and from the encoding stream's output (`after`), matched
  * by id (each event has its own; merged events keep the last id, in both): message events with
  * data come out once, as encodeMessage of their data, other events as they came, and those whose
- * data `invalid` says the stream refuses are dropped or reach the receiver with data that does
- * not parse. Returns how many were refused (the stream reports each once).
+ * data `invalid` says the stream refuses, or that streamed and end as another type, are dropped
+ * or reach the receiver with data that does not parse. Returns how many were
+ * refused (the stream reports each once).
  */
 export function expectEventsEncoded(
-  before: readonly EventSourceMessage[],
+  before: readonly ReadEvent[],
   after: readonly EventSourceMessage[],
   invalid: (data: string) => boolean = (d) => !parsesAsJson(d),
+  /** Data the stream refuses whatever the event's type (over maxMessageBytes). */
+  tooLarge: (data: string) => boolean = () => false,
 ): number {
   const byId = new Map<string | undefined, EventSourceMessage[]>();
   for (const o of after) byId.set(o.id, [...(byId.get(o.id) ?? []), o]);
@@ -37,10 +83,10 @@ export function expectEventsEncoded(
     const found = byId.get(e.id) ?? [];
     byId.delete(e.id);
     const blank = e.data.trim() === '';
-    if (isMessage(e) && !blank && invalid(e.data)) {
+    if ((isMessage(e) && !blank && invalid(e.data)) || (e.streamed && !isMessage(e)) || tooLarge(e.data)) {
       refused++;
       expect(found.length).toBeLessThanOrEqual(1);
-      for (const o of found) expect(isMessage(o) && !parsesAsJson(o.data)).toBe(true);
+      for (const o of found) expect((isMessage(o) || e.streamed) && !parsesAsJson(o.data)).toBe(true);
       continue;
     }
     expect(found.length).toBe(1);

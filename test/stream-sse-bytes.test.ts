@@ -8,7 +8,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { createByteTransformer } from '../src/stream/index.ts';
 import { describeError, hexAppender } from './ndjson-scenarios.ts';
-import { expectEventsEncoded, parsesAsJson } from './sse-reference.ts';
+import { expectEventsEncoded, parsesAsJson, readEventsChecked } from './sse-reference.ts';
 import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
 
 /** What a stream (reporting invalid messages) did with `chunks`: output as hex between callbacks, callbacks, the error it threw. */
@@ -39,8 +39,9 @@ function parse(input: Uint8Array) {
   const parser = createParser({ onEvent: (e) => void events.push(e), onRetry: (r) => void retries.push(r) });
   // (Ended with a blank line: the stream checks and writes an event it ends inside as a whole
   // one, and a CR last is a line's end to it, where the parser waits for the next byte.)
-  parser.feed(`${new TextDecoder().decode(input)}\n\n`);
-  return { events, retries };
+  const text = `${new TextDecoder().decode(input)}\n\n`;
+  parser.feed(text);
+  return { events: readEventsChecked(text, events), retries };
 }
 
 /**

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { createEncodeStream, type PayloadStreamError } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
-import { expectEventsEncoded } from './sse-reference.ts';
+import { expectEventsEncoded, readEventsChecked } from './sse-reference.ts';
 import { bytes, oneByteChunks, run, split } from './stream-helpers.ts';
 
 const codec = createCodec();
@@ -17,8 +17,9 @@ function parse(input: Uint8Array) {
   const events: EventSourceMessage[] = [];
   const retries: number[] = [];
   const parser = createParser({ onEvent: (e) => void events.push(e), onRetry: (r) => void retries.push(r) });
-  parser.feed(new TextDecoder().decode(input)); // (as the SDK's TextDecoderStream: a BOM goes)
-  return { events, retries };
+  const text = new TextDecoder().decode(input); // (as the SDK's TextDecoderStream: a BOM goes)
+  parser.feed(text);
+  return { events: readEventsChecked(text, events), retries };
 }
 
 const str = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('Qwen', '通义', 'aliyun', 'a\nb', '😀 dashscope'));

@@ -3,8 +3,9 @@
 // StreamableHTTPServerTransport on node:http, bench/http-upstream.ts, a child process)
 // directly and through the proxy (the CLI, a child process). Latency of small sequential
 // calls (rounds taking turns, as the wrap rows), throughput of one large SSE result, and the
-// proxy process's peak RSS while a 256 MiB event stream passes through it; and load, 100
-// concurrent clients (load.ts).
+// proxy process's peak RSS while a 256 MiB event stream passes through it, and while one event
+// of 400 MiB does (bench/large-event.ts runs that row alone); and load, 100 concurrent clients
+// (load.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
@@ -189,6 +190,60 @@ async function rssRow(up: string, quick: boolean): Promise<CaseResult> {
   };
 }
 
+/** Reads one event of `mib` MiB through the proxy and drops it; the bytes read, and whether the event came out whole. */
+async function oneEvent(proxied: string, mib: number): Promise<{ bytes: number; whole: boolean }> {
+  const res = await fetch(`${new URL(proxied).origin}/event?mib=${mib}`, { headers: { accept: 'text/event-stream' } });
+  let bytes = 0;
+  let last: Uint8Array = new Uint8Array(0);
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    if (chunk.length) last = chunk;
+  }
+  return { bytes, whole: new TextDecoder().decode(last.subarray(-7)) === '"}]}}\n\n' };
+}
+
+/** The proxy's peak RSS growth while one event of 400 MiB (64 quick) passes through it (a fresh proxy per run). */
+export async function largeEventRow(up: string, quick: boolean): Promise<CaseResult> {
+  const mib = quick ? 64 : 400;
+  const runs: { growth: number; mbps: number }[] = [];
+  for (let r = 0; r < (quick ? 1 : 3); r++) {
+    const { child, url } = await proxy(up);
+    try {
+      await oneEvent(url, 4);
+      writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
+      const baseline = kb(status(child.pid!), 'VmRSS');
+      const t0 = performance.now();
+      const { bytes, whole } = await oneEvent(url, mib);
+      const seconds = (performance.now() - t0) / 1000;
+      if (!whole || bytes < mib * MiB) throw new Error(`proxy: the ${mib} MiB event did not come through whole (${bytes} bytes)`);
+      runs.push({ growth: (kb(status(child.pid!), 'VmHWM') - baseline) / MiB, mbps: bytes / 1e6 / seconds });
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }
+  const growths = runs.map((r) => r.growth);
+  const growth = median(growths);
+  const mbps = runs.find((r) => r.growth === growth)!.mbps;
+  return {
+    group: 'proxy',
+    name: `one ${mib} MiB SSE event (its type before its data) through the proxy: its peak RSS growth (median of ${runs.length}, worst)`,
+    bytes: mib * MiB,
+    figure: `${growth.toFixed(1)} MiB, worst ${Math.max(...growths).toFixed(1)} (${mbps.toFixed(0)} MB/s)`,
+    target: `< ${MAX_RSS_GROWTH_MIB} MiB`,
+    met: growth < MAX_RSS_GROWTH_MIB,
+  };
+}
+
+/** The upstream alone (bench/large-event.ts). */
+export async function withUpstream<T>(f: (up: string) => Promise<T>): Promise<T> {
+  const up = await upstream();
+  try {
+    return await f(up.url);
+  } finally {
+    up.child.kill('SIGTERM');
+  }
+}
+
 export async function httpResults(quick: boolean): Promise<CaseResult[]> {
   const up = await upstream();
   const px = await proxy(up.url);
@@ -199,6 +254,7 @@ export async function httpResults(quick: boolean): Promise<CaseResult[]> {
       ...(await loadRows(client, direct, px.url, quick)),
       await throughputRow(direct, px.url, quick),
       await rssRow(up.url, quick),
+      await largeEventRow(up.url, quick),
     ];
   } finally {
     px.child.kill('SIGTERM');

@@ -1,12 +1,19 @@
 // Passes an event stream on in whole events only. When the upstream ends or fails in the
 // middle of an event, the stream ends cleanly after the last whole event, as an SSE reader
-// would have seen it (a reader drops an event without its blank line). Pull-based: nothing is
-// read before the consumer asks, so a slow reader slows the upstream instead of filling memory.
+// would have seen it (a reader drops an event without its blank line). An event longer than
+// `streamPast` goes on as it comes, unless an observer must see it whole first: holding a large
+// event cost a proxy its size (a 40 MB result grew it by 174 MiB); cut inside such an event, the
+// stream ends there (the encoder behind checks its message, a reader drops it: no blank line).
+// Pull-based: nothing is read before the consumer asks, so a slow reader slows the upstream
+// instead of filling memory.
 import { concat } from '../concat.js';
 import { byteFinder } from '../stream/find-byte.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
+
+/** The longest event held whole when nothing observes it (past it, it streams). */
+export const STREAM_PAST = 1024 * 1024;
 
 export class EventTooLargeError extends Error {
   override readonly name = 'EventTooLargeError';
@@ -67,16 +74,18 @@ export function wholeEvents(
   maxEventBytes: number,
   onTruncated?: (error: unknown) => void,
   observe?: (pieces: readonly Uint8Array[]) => void,
+  streamPast = STREAM_PAST,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const boundaries = new EventBoundaries();
   let held: Uint8Array[] = [];
   let heldBytes = 0;
+  let streaming = false; // the event being read has gone on in part (held is empty)
   const finish = (controller: ReadableStreamDefaultController<Uint8Array>, failed: boolean, error: unknown) => {
     // Line ends alone (the LF of a final CRLF, say) are whole; anything else is a cut event.
     const whole = held.every((h) => h.every((b) => b === LF || b === CR));
     if (whole && heldBytes > 0) controller.enqueue(concat(held));
-    if (failed || !whole) onTruncated?.(error);
+    if (failed || !whole || streaming) onTruncated?.(error);
     held = [];
     controller.close();
   };
@@ -95,8 +104,16 @@ export function wholeEvents(
           const chunk = next.value;
           const end = boundaries.scan(chunk);
           if (end < 0) {
+            if (streaming) return controller.enqueue(chunk);
             held.push(chunk);
             heldBytes += chunk.length;
+            if (!observe && heldBytes > streamPast) {
+              for (const h of held) controller.enqueue(h);
+              held = [];
+              heldBytes = 0;
+              streaming = true;
+              return;
+            }
             if (heldBytes > maxEventBytes) {
               void reader.cancel().catch(() => {});
               throw new EventTooLargeError(`an event larger than maxMessageBytes (${maxEventBytes})`);
@@ -109,6 +126,7 @@ export function wholeEvents(
           for (const h of held) if (h.length) controller.enqueue(h);
           held = end < chunk.length ? [chunk.slice(end)] : [];
           heldBytes = end < chunk.length ? chunk.length - end : 0;
+          streaming = false;
           return;
         }
       },

@@ -19,6 +19,8 @@ const chunkOf = (at: number) => Math.floor(at / CHUNK);
 export class HeldBytes {
   private chunks: (Uint8Array | null)[] = [];
   length = 0;
+  /** Chunks before this one were let go of by dropBefore. */
+  private firstKept = 0;
 
   /**
    * `keepChunks`: how many chunks are kept for the next message when it empties. A fresh buffer
@@ -82,6 +84,13 @@ export class HeldBytes {
     for (let k = chunkOf(start + CHUNK - 1); (k + 1) * CHUNK <= end; k++) this.chunks[k] = null;
   }
 
+  /** Lets go of every chunk wholly before `end`: nothing before it will be read again (a streamed SSE event's written lines). */
+  dropBefore(end: number): void {
+    let k = this.firstKept;
+    for (; (k + 1) * CHUNK <= end; k++) this.chunks[k] = null;
+    this.firstKept = k;
+  }
+
   /**
    * Hands all of it to `emit`, which must copy what it keeps, chunk by chunk, letting go of each
    * chunk once written but the first `keepChunks` (kept for reuse), and empties.
@@ -91,6 +100,7 @@ export class HeldBytes {
     const keep = this.keepChunks;
     if (chunks.length > keep) this.chunks = chunks.slice(0, keep);
     this.length = 0;
+    this.firstKept = 0;
     for (let k = 0; k * CHUNK < length; k++) {
       const c = chunks[k]!;
       if (k >= keep) chunks[k] = null; // (written: it may go now)
@@ -101,6 +111,7 @@ export class HeldBytes {
   /** Empties it; keeps the first `keepChunks` chunks for reuse unless its chunks were handed out. */
   reset(handedOut = false): void {
     this.length = 0;
+    this.firstKept = 0;
     if (handedOut) this.chunks = [];
     else if (this.chunks.length > this.keepChunks) this.chunks.length = this.keepChunks;
   }

@@ -239,12 +239,24 @@ export class MessagePipe {
     this.invalidate(new PayloadStreamError(code, reason, this.messageNumber, Math.floor(byteOffset)));
   }
 
+  /**
+   * Refuses the message in progress for a reason of the framing's (SSE: an event whose data
+   * streamed as a message ends as another type). What went out of it is spoiled first, so that
+   * it parses as nothing whether or not onInvalidMessage takes the error (a proxy that ends the
+   * stream there writes a blank line after it, which dispatches it).
+   */
+  fail(code: PayloadStreamErrorCode, reason: string): void {
+    const spoil = this.written > 0 && this.transducer.outputMightParse();
+    if (spoil) this.emit(SPOIL);
+    this.invalidate(new PayloadStreamError(code, reason, this.messageNumber, this.offset), spoil);
+  }
+
   /** Rethrows `e` unless it is a PayloadStreamError that onInvalidMessage takes. */
-  private invalidate(e: unknown): void {
+  private invalidate(e: unknown, spoiled = false): void {
     const { onInvalidMessage } = this.options;
     if (!(e instanceof PayloadStreamError) || !onInvalidMessage) throw e;
     this.invalid = true;
-    if (this.written > 0 && this.transducer.outputMightParse()) this.emit(SPOIL);
+    if (!spoiled && this.written > 0 && this.transducer.outputMightParse()) this.emit(SPOIL);
     this.assembler.begin(); // what it held goes
     onInvalidMessage(e);
   }

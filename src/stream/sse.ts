@@ -6,9 +6,13 @@
 // as message), and that field may come after the data. So from an event's first data line to its
 // end, its lines are held (data within maxMessageBytes, the rest too), then either its data is
 // transformed (joined by '\n', as the spec joins it: each data line's output is what the pipe
-// writes up to the matching '\n') or the event passes as it came. Lines outside that span
-// (comments, `id:`, `event:`, unknown fields before any data) stream out as they arrive. Every
-// byte is kept, line endings included, except the transformed JSON.
+// writes up to the matching '\n') or the event passes as it came. An event whose `event:` line
+// said "message" (or "") before its first data line (as the MCP SDK writes them) is not held:
+// its data streams through the pipe as it comes, each other line waiting only until the output
+// has passed it, and only its final type is checked at its end (one that is no longer a message
+// is refused: its data went out encoded). Lines outside that span (comments, `id:`, `event:`,
+// unknown fields before any data) stream out as they arrive. Every byte is kept, line endings
+// included, except the transformed JSON.
 import { Carry } from './carry.js';
 import { byteFinder } from './find-byte.js';
 import { FramedWriter } from './framed-writer.js';
@@ -32,6 +36,9 @@ const STRIDE = 6;
  */
 const LINE_COST = STRIDE * Float64Array.BYTES_PER_ELEMENT;
 const FREE_LINES = 1024;
+/** Lines of a streamed event written out before their index entries and bytes are let go of. */
+const COMPACT_LINES = 1024;
+const TYPE_CHANGED = 'an SSE event whose data streamed as a message event ends as another type (an `event:` line after its data)';
 const MESSAGE = [0x6d, 0x65, 0x73, 0x73, 0x61, 0x67, 0x65]; // 'message'
 const NO_BYTES = new Uint8Array(0);
 /** Most lines of an event the core's batch takes (the rest go the per-line way). */
@@ -86,8 +93,13 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   // The event being read.
   let fresh = true; // no line of it seen yet (the batch may take it from here)
   let eventIsMessage = true;
+  let typed = false; // an `event:` line was seen (before the first data line, it decides `streaming`)
   let holding = false; // a data line was seen: the rest of the event is held
-  let skipping = false; // the event was refused (too large): its data lines are dropped
+  // Its type was a message at its first data line: its data goes to the pipe as it comes, and
+  // its other lines are held only until the output passes them.
+  let streaming = false;
+  let skipping = false; // the event was refused (too large, or its streamed message): its data lines are dropped
+  let endBegun = false; // the data line being read was begun in the output before it was refused: its ending goes out
   // (256 KiB of each kept for the next event.)
   const held = new HeldBytes(4); // its lines but for data values
   const joined = new HeldBytes(4); // its data values joined by '\n': the message, as the spec builds it
@@ -110,23 +122,49 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     if (lines.length > STRIDE * 65536) lines = []; // (a huge event's go)
   };
   let otherBytes = 0; // what `held` and the line index hold
+  let heldFrom = 0; // a streamed event: where in `held` the lines not yet written begin
   const tooManyOther = `SSE lines held within an event larger than maxMessageBytes (${max})`;
   let hasData = false; // a data line is held (the next one is joined with '\n')
 
   const refuse = (reason: string, offset: number) => {
-    pipe.reject('too-large', reason, offset); // (throws unless onInvalidMessage takes it)
-    // Its held data lines go; the other lines held go out (the one being read up to here), and
-    // the rest of the event streams.
+    // (Each throws unless onInvalidMessage takes it.)
+    if (streaming) pipe.fail('too-large', reason);
+    else pipe.reject('too-large', reason, offset);
+    abandon();
+  };
+
+  /**
+   * The event's message was refused: its held data lines go (a streamed one begun in the
+   * output is ended), the other lines held go out (the one being read up to here), and the rest
+   * of the event streams, its data lines dropped.
+   */
+  const abandon = () => {
     skipping = true;
-    for (let i = 0; i < linesLength; i += STRIDE) {
-      if (lines[i + 1]! < 0) held.forEach(lines[i]!, lines[i + 3]! >= 0 ? lines[i + 3]! : held.length, emit);
+    let i = 0;
+    if (streaming) {
+      i = cur; // (the lines before it are out)
+      if (prefixOut) {
+        if (lines[cur + 3]! >= 0) emitPart(cur, 2, 3);
+        else endBegun = true; // (the line being read)
+        prefixOut = false;
+        i += STRIDE;
+      }
     }
-    dropped = true; // (after what it wrote: its data lines are gone from between those and what follows)
+    for (; i < linesLength; i += STRIDE) {
+      if (lines[i + 1]! < 0) held.forEach(lines[i]!, lines[i + 3]! >= 0 ? lines[i + 3]! : held.length, emit);
+      else dropped = true; // (after what it wrote: its data lines are gone from between those and what follows)
+    }
     held.reset();
     joined.reset();
     clearLines();
     hasData = false;
     lineHeld = false;
+  };
+
+  /** A streamed event's data bytes (a joining '\n' counts against maxMessageBytes, as when held). */
+  const feedData = (b: Uint8Array) => {
+    pipe.feed(b);
+    if (pipe.invalid && !skipping) abandon(); // (onInvalidMessage took it: its data stops here)
   };
 
   /** Bytes of the current line, after its field is known. */
@@ -153,6 +191,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       held.push(name === b.length ? b : b.subarray(0, name));
     }
     if (name < b.length) {
+      if (streaming) return feedData(name === 0 ? b : b.subarray(name));
       if (joined.length + b.length - name > max) return refuse(`message larger than maxMessageBytes (${max})`, max);
       joined.push(b.subarray(name));
       lines[linesLength - 1] = joined.length;
@@ -162,19 +201,24 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   /** The field is known: where the line's bytes go. */
   const begin = (k: Kind, first: Uint8Array) => {
     kind = k;
-    if (k === 'data') holding = true;
+    if (k === 'data' && !holding) {
+      holding = true;
+      if (typed && eventIsMessage) startStreaming();
+    }
     lineHeld = holding && !skipping;
     if (lineHeld && linesLength >= FREE_LINES * STRIDE) {
       otherBytes += LINE_COST;
       if (otherBytes > max) refuse(tooManyOther, 0); // (ends lineHeld)
     }
     if (lineHeld) {
-      if (k === 'data' && hasData) {
+      const join = k === 'data' && hasData;
+      if (join && !streaming) {
         if (joined.length + 1 > max) return refuse(`message larger than maxMessageBytes (${max})`, max);
         joined.push(NEWLINE); // the join
       }
       if (k === 'data') hasData = true;
       addLine(held.length, k === 'data' ? held.length + valueStart : -1, joined.length);
+      if (join && streaming) feedData(NEWLINE); // (after its line is known: the output's '\n' moves to it)
     }
     lineLength = 0;
     lineBytes(first);
@@ -230,13 +274,15 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       let v = eventHeadLength > 6 && eventHead[6] === 0x20 ? 7 : 6;
       v = Math.min(v, lineLength);
       eventIsMessage = lineLength - v === 0 || (lineLength - v === MESSAGE.length && MESSAGE.every((b, k) => eventHead[v + k] === b));
+      typed = true;
     }
     if (lineHeld) {
       lines[linesLength - 4] = held.length;
       otherBytes += ending.length;
       held.push(ending);
       lines[linesLength - 3] = held.length;
-    } else if (!(skipping && kind === 'data')) emit(ending);
+    } else if (!(skipping && kind === 'data') || endBegun) emit(ending);
+    endBegun = false;
     if (head.length) head = [];
     kind = 'head';
     lineEmpty = true;
@@ -247,6 +293,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
 
   /** The held event is complete: transform its data, or let it pass. */
   const flushEvent = () => {
+    if (streaming) return endStreamed();
     if (!holding || skipping || linesLength === 0) return;
     if (eventIsMessage) return transformEvent();
     for (let i = 0; i < linesLength; i += STRIDE) {
@@ -276,6 +323,20 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     for (cur += STRIDE; cur < linesLength && (lines[cur + 1]! < 0 || !writeData); cur += STRIDE) {
       if (lines[cur + 1]! < 0) emitPart(cur, 0, 3);
     }
+    if (streaming && cur >= COMPACT_LINES * STRIDE && 2 * cur >= linesLength && cur < linesLength) compact();
+  };
+
+  /**
+   * A streamed event: the lines before `cur` are written; their index entries and bytes go,
+   * and what the event holds is counted again (only what waits counts against the bound).
+   */
+  const compact = () => {
+    heldFrom = lines[cur]!;
+    held.dropBefore(heldFrom);
+    lines.copyWithin(0, cur, linesLength);
+    linesLength -= cur;
+    cur = 0;
+    otherBytes = held.length - heldFrom + Math.max(0, linesLength / STRIDE - FREE_LINES) * LINE_COST;
   };
 
   const route = (bytes: Uint8Array) => {
@@ -302,12 +363,42 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     prefixOut = false;
     let result: EndResult;
     try {
-      if (joined.length === 0) pipe.feed(new Uint8Array(0));
-      joined.forEach(0, joined.length, (b) => pipe.feed(b));
+      if (joined.length === 0) pipe.feed(NO_BYTES);
+      joined.drain((b) => pipe.feed(b)); // (each chunk let go of once fed)
       result = pipe.end();
     } finally {
       routing = false;
     }
+    endRouting(result);
+  };
+
+  /** The event's first data line, its type a message: its message starts, and its output is routed from here. */
+  const startStreaming = () => {
+    streaming = true;
+    routing = true;
+    cur = 0;
+    prefixOut = false;
+    pipe.feed(NO_BYTES);
+  };
+
+  /**
+   * A streamed event ends: its message ends, unless it was refused; refused if its type is no
+   * longer a message (its data went out encoded, and spoiled now: a receiver must not take it as
+   * this other type's data unreported).
+   */
+  const endStreamed = () => {
+    let result: EndResult;
+    try {
+      if (!skipping && !eventIsMessage) pipe.fail('framing', TYPE_CHANGED);
+      result = pipe.end();
+    } finally {
+      routing = false;
+    }
+    if (!skipping) endRouting(result);
+  };
+
+  /** The message of a held or streamed event ended with `result`: what waits goes out. */
+  const endRouting = (result: EndResult) => {
     // 'message' or 'blank': the last data line ends, then what follows it. Otherwise (dropped
     // or invalid) the data lines not written go, and a data line already begun is ended, so the
     // event's partial data (which the pipe made sure does not parse) makes an invalid event.
@@ -328,7 +419,11 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   const resetEvent = () => {
     fresh = true;
     holding = false;
+    streaming = false;
+    typed = false;
     skipping = false;
+    endBegun = false;
+    heldFrom = 0;
     eventIsMessage = true;
     held.reset();
     joined.reset();
