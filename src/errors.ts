@@ -50,11 +50,25 @@ export class PayloadKeyCollisionError extends Error {
   readonly response: boolean;
   /** In a stream, when the message was a batch: the ids of the responses in it (all dropped). */
   readonly batchResponseIds: readonly unknown[] | undefined;
+  /**
+   * `id`, `batchIds` and `batchResponseIds` as the message wrote them (JSON text): answer under
+   * these, since JSON.parse rounds ids past 2^53 (`9007199254740993` is 9007199254740992).
+   */
+  readonly idText: string | undefined;
+  readonly batchIdTexts: readonly string[] | undefined;
+  readonly batchResponseIdTexts: readonly string[] | undefined;
 
   constructor(
     path: JsonPath,
     keyIndexes: [number, number],
-    stream?: { messageNumber: number; id: unknown; batchIds?: unknown[]; response?: boolean; batchResponseIds?: unknown[] },
+    stream?: {
+      messageNumber: number;
+      id: unknown;
+      batchIds?: unknown[];
+      response?: boolean;
+      batchResponseIds?: unknown[];
+      texts?: { id?: string; batchIds?: string[]; batchResponseIds?: string[] };
+    },
   ) {
     const where = stream
       ? `an object in message ${stream.messageNumber}${stream.id === undefined ? '' : ` (id ${JSON.stringify(stream.id)})`}`
@@ -67,6 +81,9 @@ export class PayloadKeyCollisionError extends Error {
     this.batchIds = stream?.batchIds;
     this.response = stream?.response ?? false;
     this.batchResponseIds = stream?.batchResponseIds;
+    this.idText = stream?.texts?.id;
+    this.batchIdTexts = stream?.texts?.batchIds;
+    this.batchResponseIdTexts = stream?.texts?.batchResponseIds;
   }
 }
 

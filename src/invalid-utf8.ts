@@ -3,6 +3,7 @@
 // is too, so the first bad byte is found by bisection; slice by slice from the last character
 // boundary known good, so the line is decoded about twice in all (bisecting whole prefixes
 // decoded it once per step: 16 MiB took 4.5 s).
+import { type ReadMessage, readMessage } from './raw-id.js';
 
 /** Bytes checked at a time before bisecting (tests pass smaller slices). */
 const SLICE = 64 * 1024;
@@ -49,12 +50,6 @@ export function firstInvalidUtf8Byte(bytes: Uint8Array, slice = SLICE): number {
 
 /**
  * A refused line or body read as a lenient receiver would (invalid UTF-8 replaced, then JSON),
- * only to find the ids to answer; undefined if it is not JSON even so.
+ * only to find the ids to answer (as written); undefined if it is not JSON even so.
  */
-export function readLeniently(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return undefined;
-  }
-}
+export const readLeniently = (bytes: Uint8Array): ReadMessage | undefined => readMessage(new TextDecoder().decode(bytes));

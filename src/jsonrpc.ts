@@ -1,13 +1,16 @@
 // JSON-RPC shapes the library writes itself, and the one answer policy for a message whose
 // keys collide once decoded: SDK-free, for the CLI, the SDK wrappers and the HTTP entry alike.
+// Answers are made under the ids as their requests wrote them where the text is known (RawId;
+// written by messageText, raw-id.ts).
+import { type AnswerId, type Id, RawId, type ReadMessage, sameId } from './raw-id.js';
+
+export type { Id };
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const INVALID_PARAMS = -32602;
 /** Implementation-defined server errors (-32000 to -32099). */
 export const SERVER_ERROR = -32000;
-
-export type Id = string | number;
 
 /**
  * A JSON-RPC 2.0 message (or, where a batch may come, a batch of them) as the library reads and
@@ -16,7 +19,8 @@ export type Id = string | number;
  */
 export interface Message {
   jsonrpc: '2.0';
-  id?: Id | null;
+  /** A RawId only in answers the library writes itself (messageText writes its text). */
+  id?: AnswerId | null;
   method?: string;
   params?: Record<string, unknown>;
   result?: unknown;
@@ -43,7 +47,7 @@ export const isResponseShape = (m: unknown): m is { id?: unknown } =>
 export const isResponse = (m: unknown): m is { id: Id } => isResponseShape(m) && isId(m.id);
 
 /** A JSON-RPC error response (`id` null when no request can be named). */
-export function errorResponse(id: Id | null, code: number, message: string, data?: unknown): Message {
+export function errorResponse(id: AnswerId | null, code: number, message: string, data?: unknown): Message {
   return { jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
@@ -52,11 +56,17 @@ export function errorResponse(id: Id | null, code: number, message: string, data
  * batch goes whole, so every request in it is answered; the one that collided (`culprit`, or the
  * first when it is not known) gets the reason, the others say they went with their batch.
  */
-export function collisionReplies(requestIds: readonly unknown[], reason: string, culprit: unknown = requestIds.find(isId)): Message[] {
+export function collisionReplies(
+  requestIds: readonly unknown[],
+  reason: string,
+  culprit: unknown = requestIds.find(isAnswerId),
+): Message[] {
   return requestIds
-    .filter(isId)
-    .map((id) => errorResponse(id, INVALID_PARAMS, id === culprit ? reason : `dropped with its batch: ${reason}`));
+    .filter(isAnswerId)
+    .map((id) => errorResponse(id, INVALID_PARAMS, sameId(id, culprit) ? reason : `dropped with its batch: ${reason}`));
 }
+
+const isAnswerId = (id: unknown): id is AnswerId => isId(id) || id instanceof RawId;
 
 /** The error code for a message a stream refused (PayloadStreamError's code): bytes that are not UTF-8 do not parse. */
 export const refusalCode = (code: string): number => (code === 'invalid-utf8' ? PARSE_ERROR : INVALID_REQUEST);
@@ -72,20 +82,21 @@ export interface RefusalReplies {
 }
 
 /**
- * The answers to a refused message (`message` as read leniently, e.g. invalid UTF-8 replaced),
- * so that no one waits for its timeout: a request is answered, and a response (an answer to the
- * other side's request) becomes an error to the side that asked. `reason` names the place,
- * never the content.
+ * The answers to a refused message (`read` leniently, e.g. invalid UTF-8 replaced; undefined:
+ * not JSON even so), so that no one waits for its timeout: a request is answered, and a response
+ * (an answer to the other side's request) becomes an error to the side that asked, each under
+ * its id as written. `reason` names the place, never the content.
  */
-export function refusalReplies(message: unknown, code: number, reason: string): RefusalReplies {
+export function refusalReplies(read: ReadMessage | undefined, code: number, reason: string): RefusalReplies {
+  const message = read?.value;
   const messages = Array.isArray(message) ? (message as unknown[]) : [message];
   const replies: Message[] = [];
   const toOtherSide: Message[] = [];
-  for (const m of messages) {
-    if (isResponse(m)) toOtherSide.push(errorResponse(m.id, code, reason));
+  for (const [k, m] of messages.entries()) {
+    const id = read?.ids[k] ?? (m as { id?: unknown } | undefined)?.id;
+    if (isResponse(m)) toOtherSide.push(errorResponse(id as AnswerId, code, reason));
     else if (typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string') {
-      const id = (m as { id?: unknown }).id;
-      if (isId(id)) replies.push(errorResponse(id, code, reason));
+      if (isId((m as { id?: unknown }).id)) replies.push(errorResponse(id as AnswerId, code, reason));
     }
   }
   const asSent = (list: Message[]) => (list.length === 0 ? undefined : Array.isArray(message) ? list : list[0]);

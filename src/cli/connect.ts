@@ -9,12 +9,14 @@ import type { GuardMode } from '../http/call-guard.js';
 import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
 import { isJsonResponse, mediaType } from '../http/response.js';
 import { firstInvalidUtf8Byte, readLeniently } from '../invalid-utf8.js';
-import { errorResponse, type Id, isId, PARSE_ERROR, refusalReplies, SERVER_ERROR } from '../jsonrpc.js';
+import { errorResponse, PARSE_ERROR, refusalReplies, SERVER_ERROR } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
+import { messageText } from '../raw-id.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CommandLine } from './args.js';
 import { MAX_DURATION_MS, type StreamCommandOptions } from './http-args.js';
 import { ndjsonLines } from './ndjson-lines.js';
+import { PendingRequests } from './pending-requests.js';
 import { SseReader } from './sse-reader.js';
 import { UsageError } from './usage-error.js';
 
@@ -79,9 +81,10 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     // One message per line: newlines inside JSON are whitespace, so they become spaces.
     if (!output.write(text.replace(/[\r\n]/g, ' ') + '\n')) await new Promise((r) => output.once('drain', r));
   };
-  const fail = (ids: Iterable<Id>, message: string) => {
-    // Encoded like everything the host reads (a message may quote what the server sent).
-    for (const id of ids) void write(JSON.stringify(codec.encodeMessage(errorResponse(id, SERVER_ERROR, message))));
+  const fail = (pending: PendingRequests, message: string) => {
+    // Encoded like everything the host reads (a message may quote what the server sent), under
+    // each id as the host wrote it.
+    for (const id of pending.take()) void write(messageText(codec.encodeMessage(errorResponse(id, SERVER_ERROR, message))));
   };
   const headers = (accept: string) => {
     const h = new Headers(extra);
@@ -94,7 +97,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
   /** Writes each message of a body or stream; ids answered are taken out of `pending`. */
   const relay = async (
     response: Response,
-    pending: Set<Id>,
+    pending: PendingRequests,
     onMessage?: (m: Record<string, unknown>) => void,
     reader?: SseReader,
   ): Promise<void> => {
@@ -102,7 +105,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
       try {
         const value = JSON.parse(text) as unknown;
         for (const m of (Array.isArray(value) ? value : [value]) as Record<string, unknown>[]) {
-          if (m && typeof m === 'object' && !('method' in m) && isId(m.id)) pending.delete(m.id);
+          if (m && typeof m === 'object' && !('method' in m)) pending.answered(m.id);
           if (m && typeof m === 'object') onMessage?.(m);
         }
       } catch {
@@ -132,7 +135,6 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
       const shown = /^[\w.+-]+\/[\w.+-]+$/.test(type) ? type : type ? 'an unusual one' : 'none';
       log(`answered with Content-Type ${shown.slice(0, 100)}, neither JSON nor an event stream: not passed on`);
       fail(pending, `The MCP server answered with Content-Type ${type || 'none'}, neither JSON nor an event stream`);
-      pending.clear();
       return;
     }
     if (type === 'text/event-stream' && response.body) {
@@ -181,7 +183,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
         }
         const before = reader.lastEventId;
         try {
-          await relay(response, new Set(), undefined, reader);
+          await relay(response, new PendingRequests(), undefined, reader);
         } catch {
           if (closing.signal.aborted) return;
         }
@@ -200,7 +202,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
       return write(JSON.stringify(errorResponse(null, PARSE_ERROR, 'Parse error: a line from the host is not JSON')));
     }
     const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Record<string, unknown>[];
-    const pending = new Set<Id>(messages.filter((m) => m && typeof m.method === 'string' && isId(m.id)).map((m) => m.id as Id));
+    const pending = new PendingRequests(line, messages);
     const initialize = messages.some((m) => m?.method === 'initialize');
     const initialized = messages.some((m) => m?.method === 'notifications/initialized');
     const h = headers(ACCEPT);
@@ -265,8 +267,8 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
   const refuse = (bytes: Uint8Array, n: number) => {
     const reason = `line ${n} from the host is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(bytes)}) and was not forwarded`;
     const { replies, toOtherSide } = refusalReplies(readLeniently(bytes), PARSE_ERROR, reason);
-    if (replies) void write(JSON.stringify(codec.encodeMessage(replies)));
-    for (const m of toOtherSide) track(post(JSON.stringify(m)));
+    if (replies) void write(messageText(codec.encodeMessage(replies)));
+    for (const m of toOtherSide) track(post(messageText(m)));
     log(`skipped ${reason}`);
   };
   const track = (p: Promise<void>) => {

@@ -18,6 +18,7 @@ import { damagedCall, integrityReply } from '../guard/integrity.js';
 import { ToolCallGuard } from '../guard/tool.js';
 import { keepElements } from '../json-spans.js';
 import { isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
+import { messageText, rawIds, underId } from '../raw-id.js';
 import { LineSplitter } from './lines.js';
 import type { Reply } from './replies.js';
 
@@ -27,9 +28,9 @@ const NEWLINE = new Uint8Array([0x0a]);
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
-function parse(line: Uint8Array): unknown {
+function parse(line: Uint8Array | string): unknown {
   try {
-    return JSON.parse(utf8.decode(line));
+    return JSON.parse(typeof line === 'string' ? line : utf8.decode(line));
   } catch {
     return undefined;
   }
@@ -165,11 +166,21 @@ export class WrapGuard {
 
   /** What to do with a line: a function that does it, once its checks are done. */
   private check(line: Uint8Array): MaybePromise<() => void> {
-    const message = parse(line);
+    const text = utf8.decode(line);
+    const message = parse(text);
     const batch = Array.isArray(message) ? (message as Message[]) : undefined;
     const messages = batch ?? [message as Message];
     const answers = messages.map((m) => this.answer(m));
-    const then = (settled: (Message | undefined)[]) => () => this.route(line, batch, messages, settled);
+    const then = (settled: (Message | undefined)[]) => () => {
+      // Answers go under their requests' ids as written (read from the line only when there are any).
+      const ids = settled.some((a) => a !== undefined) ? rawIds(text) : [];
+      this.route(
+        line,
+        batch,
+        messages,
+        settled.map((a, k) => a && underId(a, ids[k])),
+      );
+    };
     return answers.some((a) => a instanceof Promise) ? Promise.all(answers).then(then) : then(answers as (Message | undefined)[]);
   }
 
@@ -253,7 +264,7 @@ export class WrapGuard {
     if (i < 0) return line;
     const [p] = this.partials.splice(i, 1);
     const close = line.lastIndexOf(CLOSE_BRACKET);
-    const added = (parsed.length ? ',' : '') + p!.answers.map((a) => JSON.stringify(this.codec.encodeMessage(a))).join(',');
+    const added = (parsed.length ? ',' : '') + p!.answers.map((a) => messageText(this.codec.encodeMessage(a))).join(',');
     return concat([line.subarray(0, close), utf8Encoder.encode(added), line.subarray(close)]);
   }
 

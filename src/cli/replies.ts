@@ -2,12 +2,13 @@
 // server's output: an error's text can hold a term (a tool name, a schema pattern).
 import type { Codec } from '../codec.js';
 import type { Message } from '../jsonrpc.js';
+import { messageText } from '../raw-id.js';
 
 const encoder = new TextEncoder();
 
 export type Reply = Message | Message[];
 
-/** One NDJSON line holding `reply`, encoded with `codec`. */
+/** One NDJSON line holding `reply`, encoded with `codec` (its ids as their requests wrote them). */
 export function replyLine(codec: Codec, reply: Reply): Uint8Array {
-  return encoder.encode(JSON.stringify(codec.encodeMessage(reply)) + '\n');
+  return encoder.encode(messageText(codec.encodeMessage(reply)) + '\n');
 }

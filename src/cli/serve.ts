@@ -27,6 +27,7 @@ import {
   SERVER_ERROR,
 } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
+import { messageText } from '../raw-id.js';
 import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError } from '../stream/index.js';
 import type { CommandLine } from './args.js';
 import { BoundedEventStore } from './event-store.js';
@@ -201,9 +202,9 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       const out: Uint8Array[] = [];
       const refused = new RefusedLines(REFUSED_LINE_BYTES, max, (e, line) => {
         const { replies, toOtherSide } = refusalOfLine('server', e, line);
-        if (replies) child.stdin!.write(`${JSON.stringify(replies)}\n`);
+        if (replies) child.stdin!.write(`${messageText(replies)}\n`);
         // (After a '\n' of its own: the spoiled start of the refused line, if one went out, may not be ended yet.)
-        for (const m of toOtherSide) out.push(new TextEncoder().encode(`\n${JSON.stringify(codec.encodeMessage(m))}\n`));
+        for (const m of toOtherSide) out.push(new TextEncoder().encode(`\n${messageText(codec.encodeMessage(m))}\n`));
         const told = [replies && 'the server answered', toOtherSide.length && 'the host told'].filter(Boolean).join(', ');
         log(`from the server: skipped ${describeInvalid(e)}: not forwarded${told && ` (${told})`}; the session goes on`);
       });
@@ -320,7 +321,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
   };
 
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-    new Response(JSON.stringify(codec.encodeMessage(body)), { status, headers: { 'content-type': 'application/json', ...headers } });
+    new Response(messageText(codec.encodeMessage(body)), { status, headers: { 'content-type': 'application/json', ...headers } });
 
   const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);

@@ -7,8 +7,9 @@
 // How it ends: see exit-status.ts.
 import { spawn } from 'node:child_process';
 import { createCodec } from '../codec.js';
-import { collisionReplies, errorResponse, INVALID_PARAMS, isId } from '../jsonrpc.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
+import { collisionIds, messageText } from '../raw-id.js';
 import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
 import { ExitStatus, raise } from './exit-status.js';
 import { WrapGuard } from './guard.js';
@@ -35,7 +36,7 @@ const describeInvalid = (e: PayloadStreamError) =>
   `message ${e.messageNumber} (${e.reason} at byte ${e.byteOffset}; blank lines not counted)`;
 const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`);
 /** A message of the proxy's own to the server: real values (the server's side), never encoded. */
-const serverLine = (m: unknown) => new TextEncoder().encode(`${JSON.stringify(m)}\n`);
+const serverLine = (m: unknown) => new TextEncoder().encode(`${messageText(m)}\n`);
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
 
 export function wrap(command: readonly string[], { stream: options, guard: guarded }: WrapOptions): Promise<number> {
@@ -137,14 +138,16 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
         // A response answers the server's own request (sampling, elicitation, roots): the server
         // is told with an error under its id, so it does not wait forever; the client never
         // sent a request with that id (its ids are its own), so it gets nothing.
-        const failed = (e.batchResponseIds ?? (e.response ? [e.id] : [])).filter(isId);
+        // (Each under its id as written: the stream read the texts.)
+        const ids = collisionIds(e);
+        const failed = (ids.batchResponseIds ?? (e.response ? [ids.id] : [])).filter((id) => id !== undefined);
         for (const id of failed) toServer(serverLine(errorResponse(id, INVALID_PARAMS, e.message)));
         if (failed.length) log(`answered the server with an error for a response from the client: ${e.message}`);
-        if (e.batchIds) {
-          const replies = collisionReplies(e.batchIds, e.message, e.id);
+        if (ids.batchIds) {
+          const replies = collisionReplies(ids.batchIds, e.message, ids.id);
           if (replies.length) reply(replies);
-        } else if (e.id === undefined || e.id === null) log(`dropped a notification from the client: ${e.message}`);
-        else if (!e.response) reply(errorResponse(e.id as string | number, INVALID_PARAMS, e.message));
+        } else if (ids.id === undefined) log(`dropped a notification from the client: ${e.message}`);
+        else if (!e.response) reply(errorResponse(ids.id, INVALID_PARAMS, e.message));
       },
     },
     toServer,

@@ -7,12 +7,13 @@
 import { concat } from '../concat.js';
 import { keepElements } from '../json-spans.js';
 import type { Message } from '../jsonrpc.js';
+import { messageText, rawIds, underId } from '../raw-id.js';
 import { encodeBytes, readBounded } from './body.js';
 import { type CallGuard, screen } from './call-guard.js';
 import type { BodyOptions } from './json-body.js';
 
 const utf8 = new TextDecoder();
-const toBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+const toBytes = (value: unknown) => new TextEncoder().encode(messageText(value));
 
 export interface GuardedRequest {
   /** Send this upstream (nothing when every message was answered here). */
@@ -34,18 +35,24 @@ export async function jsonReply(value: unknown, options: BodyOptions): Promise<R
 /** Screens a decoded POST body (JSON that is not JSON-RPC passes untouched). */
 export async function guardRequest(guard: CallGuard, decoded: Uint8Array, options: BodyOptions): Promise<GuardedRequest> {
   let body: unknown;
+  const text = utf8.decode(decoded);
   try {
-    body = JSON.parse(utf8.decode(decoded));
+    body = JSON.parse(text);
   } catch {
     return { forward: decoded, answers: [] };
   }
   const s = await screen(guard, body);
   if (!s.answers.length) return { forward: decoded, answers: [] };
+  // Each answer under its request's id as written (the blocked ones: those that did not pass, in order).
+  const ids = rawIds(text);
+  const passed = new Set(s.passed);
+  const blocked = ids.flatMap((_, k) => (passed.has(k) ? [] : [k]));
+  const answers = s.answers.map((a, j) => underId(a, ids[blocked[j]!]));
   // What passes goes as the client wrote it (its bytes, not re-serialised: numbers keep their spelling).
   const forward = !s.rest.length ? undefined : s.batch ? keepElements(decoded, s.passed) : decoded;
   // Nothing that passes waits for an answer: the client's answer is made here.
-  if (!s.restHasRequests) return { forward, reply: await jsonReply(s.batch ? s.answers : s.answers[0], options), answers: [] };
-  return { forward, answers: s.answers };
+  if (!s.restHasRequests) return { forward, reply: await jsonReply(s.batch ? answers : answers[0], options), answers: [] };
+  return { forward, answers };
 }
 
 /** The upstream's (encoded) answer to a batch, with the answers made here added. */

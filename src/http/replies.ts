@@ -3,31 +3,28 @@
 // it goes through the encoder before anyone sees it.
 import type { PayloadKeyCollisionError } from '../errors.js';
 import { readLeniently } from '../invalid-utf8.js';
-import { collisionReplies, errorResponse, type Id, INVALID_PARAMS, isId, refusalCode, refusalReplies } from '../jsonrpc.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS, isId, refusalCode, refusalReplies } from '../jsonrpc.js';
+import { type AnswerId, messageText, readMessage } from '../raw-id.js';
 import type { PayloadStreamError } from '../stream/stream-error.js';
 import { encodeBytes } from './body.js';
 import type { BodyOptions } from './json-body.js';
 
 interface Parsed {
   batch: boolean;
-  /** Each message: its id when it is a request or a response, and whether it is a request. */
-  items: { id: Id | undefined; request: boolean }[];
+  /** Each message: its id (as written) when it is a request or a response, and whether it is a request. */
+  items: { id: AnswerId | undefined; request: boolean }[];
 }
 
 const utf8 = new TextDecoder();
 
 /** The shape of a body (valid JSON: the decoder read it to its end). */
 export function parseShape(body: Uint8Array): Parsed {
-  let value: unknown;
-  try {
-    value = JSON.parse(utf8.decode(body));
-  } catch {
-    return { batch: false, items: [] };
-  }
-  const batch = Array.isArray(value);
-  const items = (batch ? (value as unknown[]) : [value]).map((m) => {
+  const read = readMessage(utf8.decode(body));
+  if (!read) return { batch: false, items: [] };
+  const batch = Array.isArray(read.value);
+  const items = (batch ? (read.value as unknown[]) : [read.value]).map((m, k) => {
     const o = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
-    const id = isId(o.id) ? o.id : undefined;
+    const id = isId(o.id) ? (read.ids[k] ?? o.id) : undefined;
     return { id, request: typeof o.method === 'string' && id !== undefined };
   });
   return { batch, items };
@@ -43,7 +40,7 @@ export interface Outcome {
   forward?: Uint8Array;
 }
 
-const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+const json = (value: unknown) => new TextEncoder().encode(messageText(value));
 
 /** Encoded: `replies` (a batch for a batch), or one error with id null when there are none. */
 async function answer(

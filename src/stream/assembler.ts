@@ -304,12 +304,13 @@ export class MessageAssembler {
     this.collisionInElement = true;
   }
 
-  /** The id of message object k, parsed from its JSON text (undefined if none or unreadable). */
-  private idAt(k: number): unknown {
+  /** The id of message object k: its JSON text and its value (undefined if none or unreadable). */
+  private idAt(k: number): { text: string; value: unknown } | undefined {
     const [start, end] = [this.ids.a[2 * k]!, this.ids.a[2 * k + 1]!];
     if (start < 0) return undefined;
+    const text = utf8.decode(this.held.read(start, end));
     try {
-      return JSON.parse(utf8.decode(this.held.read(start, end)));
+      return { text, value: JSON.parse(text) };
     } catch {
       return undefined;
     }
@@ -338,11 +339,18 @@ export class MessageAssembler {
     const ids = Array.from({ length: this.ids.length / 2 }, (_, k) => this.idAt(k));
     const responses = this.responses(ids.length);
     const batch = ids.length > 1;
-    const batchIds = batch ? ids.filter((id, k) => id !== undefined && !responses[k]) : undefined;
-    const batchResponseIds = batch ? ids.filter((id, k) => id !== undefined && responses[k]) : undefined;
-    const id = this.collisionElement >= 0 ? ids[this.collisionElement] : undefined;
+    const of = (response: boolean) => (batch ? ids.filter((id, k) => id !== undefined && responses[k] === response) : undefined);
+    const [requests, answers] = [of(false), of(true)];
+    const culprit = this.collisionElement >= 0 ? ids[this.collisionElement] : undefined;
     const response = this.collisionElement >= 0 && responses[this.collisionElement] === true;
-    const error = new PayloadKeyCollisionError([], this.collision, { messageNumber, id, batchIds, response, batchResponseIds });
+    const error = new PayloadKeyCollisionError([], this.collision, {
+      messageNumber,
+      id: culprit?.value,
+      batchIds: requests?.map((id) => id!.value),
+      response,
+      batchResponseIds: answers?.map((id) => id!.value),
+      texts: { id: culprit?.text, batchIds: requests?.map((id) => id!.text), batchResponseIds: answers?.map((id) => id!.text) },
+    });
     this.held.reset();
     this.clearDeferrals();
     throw error;
