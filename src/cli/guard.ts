@@ -15,7 +15,7 @@
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
-import { ToolCallGuard } from '../guard/tool.js';
+import { remember, ToolCallGuard } from '../guard/tool.js';
 import { keepElements } from '../json-spans.js';
 import { isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
 import { LineSplitter } from './lines.js';
@@ -189,7 +189,7 @@ export class WrapGuard {
   private route(line: Uint8Array, batch: Message[] | undefined, messages: Message[], answers: (Message | undefined)[]): void {
     const rest = messages.filter((_, i) => answers[i] === undefined);
     const given = answers.filter((a): a is Message => a !== undefined);
-    for (const m of rest) if (isRequest(m) && m.method === 'tools/list') this.pendingLists.add(m.id);
+    for (const m of rest) if (isRequest(m) && m.method === 'tools/list') remember(this.pendingLists, m.id);
     if (!batch) {
       if (given.length) this.io.reply(given[0]!);
       else this.passed.push(line, NEWLINE);

@@ -1,0 +1,105 @@
+// A body is filtered the way the host's client will read it, as it streams. The SDK's client
+// reads any successful GET body as an event stream, whatever its Content-Type
+// (streamableHttp.js `_startOrAuthSse`), and a POST's by type (`text/event-stream` with any
+// parameters or case, `application/json`; anything else it refuses). A real upstream (node:http)
+// answers the GET stream with `application/json` or no type, holding it open, its messages
+// JSON-escaped as Python's json.dumps writes them (`\u963f\u91cc`): through `proxy` and through
+// createFilteringFetch, the real SDK client gets them encoded as they come, before the body ends.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runProxy } from '../src/cli/proxy.js';
+import { createFilteringFetch } from '../src/http/index.js';
+import { encodeText } from '../src/index.ts';
+import { answerInitialize, onLoopback, TIMEOUT, textOf } from './http-helpers.ts';
+import { termsIn } from './mcp-guard-helpers.ts';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+/** JSON as Python's json.dumps writes it by default: every non-ASCII character as \uXXXX. */
+const asciiJson = (value: unknown) =>
+  JSON.stringify(value).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const event = (value: unknown) => `event: message\ndata: ${asciiJson(value)}\n\n`;
+
+const SAID = '阿里 says qwen';
+/** POST answers by tool name: its Content-Type (null: none), the body held open after the event. */
+const POST_TYPES: Record<string, string | null> = {
+  charset: 'text/event-stream; charset=utf-8',
+  upper: 'TEXT/EVENT-STREAM',
+  untyped: null,
+};
+
+/** The upstream: its GET stream typed `getType` (null: untyped), one log then held open. */
+async function upstream(getType: string | null) {
+  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, getType === null ? {} : { 'content-type': getType });
+      res.write(event({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: SAID } }));
+      return; // (held open)
+    }
+    if (req.method === 'DELETE') return void res.writeHead(200).end();
+    let text = '';
+    for await (const c of req) text += c;
+    const m = JSON.parse(text) as { id: unknown; method: string; params: { name: string; protocolVersion: string } };
+    if (m.method === 'initialize') return answerInitialize(res, m, { session: 's1' });
+    if (m.id === undefined) return void res.writeHead(202).end();
+    const type = POST_TYPES[m.params.name];
+    res.writeHead(200, type === null || type === undefined ? {} : { 'content-type': type });
+    res.write(event({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: SAID }] } }));
+    // (held open: the answer must go on before the body ends)
+  });
+  return onLoopback(server, cleanup);
+}
+
+type Way = 'proxy' | 'fetch';
+
+async function host(way: Way, upstreamUrl: string) {
+  let transport: StreamableHTTPClientTransport;
+  if (way === 'proxy') {
+    const { server, url } = await runProxy({ upstream: upstreamUrl, log: () => {} });
+    cleanup.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    transport = new StreamableHTTPClientTransport(new URL(url));
+  } else transport = new StreamableHTTPClientTransport(new URL(upstreamUrl), { fetch: createFilteringFetch() });
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  let logged!: (text: string) => void;
+  const log = new Promise<string>((r) => (logged = r));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logged(JSON.stringify(n.params.data)));
+  await client.connect(transport, TIMEOUT);
+  cleanup.push(() => client.close());
+  return { client, log };
+}
+
+describe.each(['proxy', 'fetch'] as const)('through %s', (way) => {
+  it.each([
+    ['application/json', 'application/json'],
+    ['no Content-Type', null],
+  ])('a GET stream typed %s is read as events: its message arrives encoded while the body stays open', async (_, type) => {
+    const { log } = await host(way, await upstream(type));
+    const got = await Promise.race([log, new Promise<string>((r) => setTimeout(() => r('(nothing within 3 s)'), 3000))]);
+    expect(got).toBe(JSON.stringify(encodeText(SAID)));
+    expect(termsIn(got)).toEqual([]);
+  });
+
+  it.each(['charset', 'upper'])('a POST answer typed as an event stream (%s) is encoded as events, before its body ends', async (name) => {
+    const { client } = await host(way, await upstream('text/event-stream'));
+    const result = await client.callTool({ name, arguments: {} }, undefined, TIMEOUT);
+    expect(textOf(result)).toBe(encodeText(SAID));
+  });
+
+  it('a POST answer with no Content-Type, held open: the client refuses it at once (the response is not held back)', async () => {
+    const { client } = await host(way, await upstream('text/event-stream'));
+    const e = await client.callTool({ name: 'untyped', arguments: {} }, undefined, TIMEOUT).then(
+      () => undefined,
+      (x: unknown) => x as Error,
+    );
+    expect(e?.message).toMatch(/Unexpected content type/);
+  });
+});
