@@ -23,7 +23,7 @@ afterEach(async () => {
 
 /** JSON as Python's json.dumps writes it by default: every non-ASCII character as \uXXXX. */
 const asciiJson = (value: unknown) =>
-  JSON.stringify(value).replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const event = (value: unknown) => `event: message\ndata: ${asciiJson(value)}\n\n`;
 
 const SAID = '阿里 says qwen';
