@@ -4,12 +4,15 @@
 // parameters or case, `application/json`; anything else it refuses). A real upstream (node:http)
 // answers the GET stream with `application/json` or no type, holding it open, its messages
 // JSON-escaped as Python's json.dumps writes them (`\u963f\u91cc`): through `proxy` and through
-// createFilteringFetch, the real SDK client gets them encoded as they come, before the body ends.
+// createFilteringFetch, the real SDK client gets them encoded as they come, before the body ends;
+// so does a stdio host through `connect`.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runConnect } from '../src/cli/connect.js';
 import { runProxy } from '../src/cli/proxy.js';
 import { createFilteringFetch } from '../src/http/index.js';
 import { encodeText } from '../src/index.ts';
@@ -32,6 +35,7 @@ const POST_TYPES: Record<string, string | null> = {
   charset: 'text/event-stream; charset=utf-8',
   upper: 'TEXT/EVENT-STREAM',
   untyped: null,
+  odd: 'application/x-unknown',
 };
 
 /** The upstream: its GET stream typed `getType` (null: untyped), one log then held open. */
@@ -94,12 +98,50 @@ describe.each(['proxy', 'fetch'] as const)('through %s', (way) => {
     expect(textOf(result)).toBe(encodeText(SAID));
   });
 
-  it('a POST answer with no Content-Type, held open: the client refuses it at once (the response is not held back)', async () => {
+  it.each([
+    ['no Content-Type', 'untyped'],
+    ['an odd type', 'odd'],
+  ])('a POST answer with %s, held open: the client refuses it at once (the response is not held back)', async (_, name) => {
     const { client } = await host(way, await upstream('text/event-stream'));
-    const e = await client.callTool({ name: 'untyped', arguments: {} }, undefined, TIMEOUT).then(
+    const e = await client.callTool({ name, arguments: {} }, undefined, TIMEOUT).then(
       () => undefined,
       (x: unknown) => x as Error,
     );
     expect(e?.message).toMatch(/Unexpected content type/);
+  });
+});
+
+describe('through connect', () => {
+  it.each([
+    ['application/json', 'application/json'],
+    ['no Content-Type', null],
+  ])('a GET stream typed %s is read as events: its message reaches the host encoded while the body stays open', async (_, type) => {
+    const url = await upstream(type);
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: { id?: unknown; method?: string; params?: { data?: unknown } }[] = [];
+    let text = '';
+    output.on('data', (d: Buffer) => {
+      text += d.toString();
+      for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n')) {
+        lines.push(JSON.parse(text.slice(0, nl)));
+        text = text.slice(nl + 1);
+      }
+    });
+    const done = runConnect({ url, input, output, log: () => {} });
+    const until = async (found: () => boolean) => {
+      for (let waited = 0; waited < 3000 && !found(); waited += 10) await new Promise((r) => setTimeout(r, 10));
+    };
+    input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'h', version: '1' } } })}\n`,
+    );
+    await until(() => lines.some((l) => l.id === 0));
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    await until(() => lines.some((l) => l.method === 'notifications/message'));
+    input.end();
+    await done;
+    const logged = lines.find((l) => l.method === 'notifications/message');
+    expect(logged?.params?.data).toBe(encodeText(SAID));
+    expect(termsIn(JSON.stringify(lines))).toEqual([]);
   });
 });
