@@ -8,7 +8,7 @@ import type { FetchLike } from './fetch.js';
 import { eventData } from './guarded.js';
 import { mediaType } from './response.js';
 
-/** How long one page of a list asked for may take, answer read included. */
+/** How long asking may take, every page and answer read included. */
 export const LIST_TIMEOUT_MS = 10_000;
 
 const utf8 = new TextDecoder();
@@ -16,11 +16,13 @@ let asked = 0;
 
 /**
  * Asks `url` for pages of its tool list with `headers` (the client's request headers: session,
- * protocol version, auth), within LIST_TIMEOUT_MS a page and `maxBytes` an answer; `signal` (the
+ * protocol version, auth), within LIST_TIMEOUT_MS in all and `maxBytes` an answer; `signal` (the
  * client's request) ends the asking when the client leaves.
  */
 export function askUpstream(fetch: FetchLike, url: string | URL, headers: Headers, maxBytes: number, signal?: AbortSignal): Asker {
+  let deadline: number | undefined; // (from the first page)
   const ask: Asker = async (cursor) => {
+    deadline ??= Date.now() + LIST_TIMEOUT_MS;
     const id = `mcp-payload-codec/tools-list/${++asked}`;
     const h = new Headers(headers);
     h.delete('content-length');
@@ -29,7 +31,7 @@ export function askUpstream(fetch: FetchLike, url: string | URL, headers: Header
     h.set('accept', 'application/json, text/event-stream');
     const params = cursor === undefined ? {} : { cursor };
     const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(new Error(`no answer within ${LIST_TIMEOUT_MS} ms`)), LIST_TIMEOUT_MS);
+    const timer = setTimeout(() => stop.abort(new Error(`no whole list within ${LIST_TIMEOUT_MS} ms`)), Math.max(0, deadline - Date.now()));
     const left = () => stop.abort(new Error('the client left'));
     signal?.addEventListener('abort', left, { once: true });
     try {
