@@ -24,6 +24,13 @@ export class SessionGuards {
     return this.guards.size;
   }
 
+  /** About how many bytes the kept lists take together. */
+  get listBytes(): number {
+    let bytes = 0;
+    for (const g of this.guards.values()) bytes += g.listBytes;
+    return bytes;
+  }
+
   /**
    * The guard of `session` (null: no session id). An id this process has not seen gets a guard
    * that is not kept until it proves real (`keep`), so made-up ids cannot push live sessions out.
@@ -66,8 +73,7 @@ export class SessionGuards {
 
   /** Forgets the least recently used guards while over either bound (lists learn as responses pass). */
   private trim(): void {
-    let bytes = 0;
-    for (const g of this.guards.values()) bytes += g.listBytes;
+    let bytes = this.listBytes;
     for (const [key, g] of this.guards) {
       if (this.guards.size <= 1 || (this.guards.size <= this.maxSessions && bytes <= this.maxBytes)) break;
       this.guards.delete(key);
