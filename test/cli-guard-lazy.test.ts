@@ -54,6 +54,7 @@ function modulesOf(args: string[], input = ''): { modules: string; stdout: strin
 const loadsCompiler = (modules: string) => /[\\/]node_modules[\\/](ajv|re2js)[\\/]|schema-compiler/.test(modules);
 const line = (m: unknown) => JSON.stringify(m) + '\n';
 const LIST = line({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+const PING = line({ jsonrpc: '2.0', id: 3, method: 'ping', params: {} });
 const CALL = line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 't', arguments: { n: 'x' } } });
 
 describe('ajv loads only when a guard first validates', () => {
@@ -70,9 +71,9 @@ describe('ajv loads only when a guard first validates', () => {
     expect(loadsCompiler(modules)).toBe(false);
   });
 
-  it('not for wrap --guard while no schema is checked (no list seen yet)', () => {
-    const { modules, stdout } = modulesOf([CLI, 'wrap', '--guard', process.execPath, '-e', SERVER], CALL);
-    expect(JSON.parse(stdout).result.content[0].text).toBe('ok');
+  it('not for wrap --guard while no schema is checked (no call yet)', () => {
+    const { modules, stdout } = modulesOf([CLI, 'wrap', '--guard', process.execPath, '-e', SERVER], PING);
+    expect(JSON.parse(stdout).id).toBe(3);
     expect(loadsCompiler(modules)).toBe(false);
   });
 

@@ -93,6 +93,28 @@ describe('wrap --guard: batches', () => {
   }, 30_000);
 });
 
+describe('wrap --guard: a call it cannot judge makes it ask the server', () => {
+  it('before any list, and after list_changed: unknown tools blocked, known ones pass; its own answer never reaches the client', async () => {
+    // A server that sends list_changed after the first call and adds a tool (its answer to the
+    // guard's own tools/list holds "delete_all" from then on).
+    const changing = BATCH_SERVER.replace(
+      "process.stderr.write('server saw ' + m.id + '\\n');",
+      "process.stderr.write('server saw ' + m.id + '\\n'); if (m.id === 2) { tools.push({ name: 'delete_all', inputSchema: { type: 'object' } }); process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }) + '\\n'); }",
+    );
+    expect(changing).not.toBe(BATCH_SERVER);
+    const s = new CliSession(['wrap', '--guard-tools-only', process.execPath, '-e', changing]);
+    s.send(call(2, 'echo', { text: 'hi' })); // no list yet: asked for
+    expect((await s.response(2)).result.content[0]!.text).toBe('echo got {"text":"hi"}');
+    s.send(call(3, 'teleport', {})); // the list changed: asked for again; not in it
+    expect(isBlocked(await s.response(3))).toBe(true);
+    s.send(call(4, 'delete_all', {})); // new in it: passes
+    expect((await s.response(4)).result.content[0]!.text).toBe('delete_all got {}');
+    const ended = await s.end();
+    expect(s.messages().filter((m) => !Array.isArray(m) && (m as Reply).result?.tools)).toEqual([]);
+    expect(ended.stderr.match(/server saw \d+/g)).toEqual(['server saw 2', 'server saw 4']);
+  }, 30_000);
+});
+
 describe('wrap --guard: U+FFFD and terms', () => {
   const SERVER = fixture('cli-terms-server.py');
   const enc = createCodec().encodeText;

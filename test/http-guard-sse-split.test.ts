@@ -27,8 +27,8 @@ const tools = {
     },
   ],
 };
-const listEvent = (id: unknown, eol = '\n') =>
-  `event: message${eol}data: ${JSON.stringify({ jsonrpc: '2.0', id, result: tools })}${eol}${eol}`;
+const listEvent = (id: unknown, eol = '\n', result: unknown = tools) =>
+  `event: message${eol}data: ${JSON.stringify({ jsonrpc: '2.0', id, result })}${eol}${eol}`;
 const badCall = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'move', arguments: { x: 'not a number' } } };
 
 /** Cuts `bytes` at `cuts` (positions, any order, repeats allowed). */
@@ -131,11 +131,15 @@ describe.each<Way>(['fetch', 'proxy'])('--guard through %s: a tools/list answer 
     );
   });
 
-  it('a list_changed notification cut anywhere is seen: a tool not in the last list may then be new, and passes', async () => {
+  it('a list_changed notification cut anywhere is seen: a tool not in the last list makes the guard ask for the new one, and passes', async () => {
     // (Missed, the change would leave the guard blocking a tool the server has just added.)
     const changed = bytes('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n');
+    const newList = { tools: [...tools.tools, { name: 'jump', inputSchema: { type: 'object' } }] };
     for (let cut = 1; cut < changed.length; cut++) {
-      const up = upstream((id) => [bytes(listEvent(id)), ...cutAt(changed, [cut])]);
+      let lists = 0;
+      const up = upstream((id) =>
+        lists++ === 0 ? [bytes(listEvent(id)), ...cutAt(changed, [cut])] : [bytes(listEvent(id, '\n', newList))],
+      );
       const post = through(way, up.fetch);
       await (await post({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).text();
       const answer = (await (await post({ ...badCall, params: { name: 'jump', arguments: {} } })).json()) as {

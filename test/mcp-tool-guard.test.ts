@@ -86,10 +86,14 @@ async function listChangedSeen(got: JSONRPCMessage[]): Promise<void> {
 }
 
 describe('ToolCallGuardTransport', () => {
-  it('lets calls pass before any tool list was seen', async () => {
-    const { client, calls } = await setup();
+  it('asks the server for its list when a call comes before any list was seen (its own answer never reaches the client)', async () => {
+    const { client, calls, got } = await setup();
     await client.callTool({ name: 'move', arguments: { target: { x: 1, y: 2 } } });
+    expect(await blockedText(client.callTool({ name: 'teleport', arguments: {} }))).toMatch(
+      /"teleport" is not in the server's current tool list/,
+    );
     expect(calls).toHaveLength(1);
+    expect(got.filter((m) => 'result' in m && 'tools' in (m.result as object))).toEqual([]);
   });
 
   it('answers an unknown tool with a result the model can read, and lets valid calls reach the server unchanged', async () => {
@@ -138,14 +142,18 @@ describe('ToolCallGuardTransport', () => {
     expect(calls).toEqual([]);
   });
 
-  it('a changed tool list strands nothing: tools still listed are checked and pass, new ones pass, until the host lists again', async () => {
+  it('a changed tool list strands nothing and lets nothing unknown through: listed tools are checked, others make the guard ask', async () => {
     const { client, server, calls, move, handler, got } = await setup();
     await client.listTools();
     server.registerTool('zoom', { inputSchema: { factor: z.number() } }, handler('zoom'));
     await listChangedSeen(got);
     const ok = await client.callTool({ name: 'pick', arguments: { app: 'Safari' } });
     expect(ok.isError).toBeFalsy();
-    await client.callTool({ name: 'zoom', arguments: { factor: 2 } }); // new: the guard cannot know; the server answers
+    await client.callTool({ name: 'zoom', arguments: { factor: 2 } }); // new: the guard asks the server for its list
+    // Not in the server's new list either: blocked (a changed list never lets an unknown tool through).
+    expect(await blockedText(client.callTool({ name: 'teleport', arguments: {} }))).toMatch(
+      /"teleport" is not in the server's current tool list/,
+    );
     // Still checked against its last schema while the list is stale:
     expect(await blockedText(client.callTool({ name: 'pick', arguments: { app: 'Chrome' } }))).toMatch(
       /\/app must be equal to one of the allowed values/,

@@ -116,7 +116,8 @@ describe('ToolCallGuard edges', () => {
       id: 1,
       result: { tools: [{ name: 'a', inputSchema: { type: 'object' } }], nextCursor: 'p2' },
     } as JSONRPCMessage);
-    expect(guard.check('b', {})).toBeUndefined(); // the list is not complete yet: calls pass
+    // The list is not complete yet: no tool can be judged, so none passes (with no way to ask).
+    expect(guard.check('b', {})?.reason).toMatch(/the server's tool list is not known; list the tools/);
     guard.outgoing({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { cursor: 'p2' } } as JSONRPCMessage);
     guard.incoming({ jsonrpc: '2.0', id: 2, result: { tools: [{ name: 'b', inputSchema: { type: 'object' } }] } } as JSONRPCMessage);
     expect(guard.check('a', {})).toBeUndefined();

@@ -94,12 +94,17 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
     return h;
   };
 
-  /** Writes each message of a body or stream; ids answered are taken out of `pending`. */
+  /**
+   * Writes each message of a body or stream; ids answered are taken out of `pending`. A GET's
+   * body is an event stream whatever its type says (as the SDK's client reads it, and as the
+   * filtering fetch encodes it).
+   */
   const relay = async (
     response: Response,
     pending: PendingRequests,
     onMessage?: (m: Record<string, unknown>) => void,
     reader?: SseReader,
+    get = false,
   ): Promise<void> => {
     const seen = (text: string) => {
       try {
@@ -112,7 +117,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
         // (not JSON: the host's parser reports it)
       }
     };
-    const type = mediaType(response.headers.get('content-type'));
+    const type = get ? 'text/event-stream' : mediaType(response.headers.get('content-type'));
     if (response.body && type !== 'text/event-stream' && !isJsonResponse(type)) {
       // Not a message: the host reads only JSON-RPC, and nothing may reach it unencoded. (An
       // empty body, a 202 without a type say, is no answer at all: nothing to tell.)
@@ -183,7 +188,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
         }
         const before = reader.lastEventId;
         try {
-          await relay(response, new PendingRequests(), undefined, reader);
+          await relay(response, new PendingRequests(), undefined, reader, true);
         } catch {
           if (closing.signal.aborted) return;
         }
@@ -249,7 +254,7 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
           await resumed.body?.cancel();
           break;
         }
-        await relay(resumed, pending, onMessage, reader);
+        await relay(resumed, pending, onMessage, reader, true);
       } catch {
         // (counted as a try)
       }

@@ -10,12 +10,15 @@
 // that answers a batch with single lines gets the proxy's answers as a batch of their own
 // after its first; if the server never answers, they go out when its output ends.)
 //
-// A check may wait for the schema compiler to load (on first need): lines from the client
-// then wait behind it, in order; none skips a check.
+// A check may wait for the schema compiler to load (on first need), or for the server's tool
+// list: a call the guard cannot judge (no list seen yet, or a tool not in the last list after
+// list_changed) makes it ask the server itself (a tools/list of its own; the answer, read from
+// the server's output, never reaches the client). Lines from the client then wait behind it,
+// in order; none skips a check.
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
-import { ToolCallGuard } from '../guard/tool.js';
+import { type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
 import { keepElements } from '../json-spans.js';
 import { isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
 import { messageText, rawIds, underId } from '../raw-id.js';
@@ -27,6 +30,9 @@ const utf8Encoder = new TextEncoder();
 const NEWLINE = new Uint8Array([0x0a]);
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+/** How long the server may take to answer a page of a list the guard asks for. */
+const LIST_TIMEOUT_MS = 10_000;
 
 function parse(line: Uint8Array | string): unknown {
   try {
@@ -85,6 +91,9 @@ export class WrapGuard {
   private atLineStart = true;
   private holding = false;
   private held: Uint8Array[] = [];
+  /** The guard's own tools/list requests waiting for their answers. */
+  private readonly asked = new Map<string, (answer: Error | Message) => void>();
+  private asks = 0;
 
   constructor(
     private readonly codec: Codec,
@@ -194,13 +203,47 @@ export class WrapGuard {
         return integrityReply((m as { id: string | number }).id, error, 'result');
       }
     }
-    return this.tools?.outgoing(m);
+    return this.tools?.outgoing(m, this.ask);
+  }
+
+  /** Asks the server for a page of its tool list (after what passed before the call). */
+  private readonly ask: ListTools = (cursor) => {
+    const id = `mcp-payload-codec/tools-list/${++this.asks}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => settle(new Error(`no answer within ${LIST_TIMEOUT_MS} ms`)), LIST_TIMEOUT_MS);
+      timer.unref?.();
+      const settle = (answer: Error | Message) => {
+        clearTimeout(timer);
+        this.asked.delete(id);
+        if (answer instanceof Error) return reject(answer);
+        const m = answer as { result?: unknown; error?: { code?: unknown } };
+        if ('error' in m) reject(new Error(`the server answered error ${Number(m.error?.code)}`));
+        else resolve(m.result);
+      };
+      this.asked.set(id, settle);
+      this.flush();
+      const params = cursor === undefined ? {} : { cursor };
+      this.io.toServer(utf8Encoder.encode(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params })}\n`));
+    });
+  };
+
+  /** Whether a whole server line is the answer to the guard's own request (then taken, decoded). */
+  private ownAnswer(line: Uint8Array): boolean {
+    const m = parse(line) as { id?: unknown; method?: unknown } | undefined;
+    const settle = typeof m?.id === 'string' && m.method === undefined ? this.asked.get(m.id) : undefined;
+    if (!settle) return false;
+    try {
+      settle(this.codec.decodeMessage(m as Message));
+    } catch {
+      settle(new Error('its answer could not be decoded'));
+    }
+    return true;
   }
 
   private route(line: Uint8Array, batch: Message[] | undefined, messages: Message[], answers: (Message | undefined)[]): void {
     const rest = messages.filter((_, i) => answers[i] === undefined);
     const given = answers.filter((a): a is Message => a !== undefined);
-    for (const m of rest) if (isRequest(m) && m.method === 'tools/list') this.pendingLists.add(m.id);
+    for (const m of rest) if (isRequest(m) && m.method === 'tools/list') remember(this.pendingLists, m.id);
     if (!batch) {
       if (given.length) this.io.reply(given[0]!);
       else this.passed.push(line, NEWLINE);
@@ -232,7 +275,7 @@ export class WrapGuard {
       if (this.atLineStart) {
         // Servers answer a batch with a batch: such a line is held whole while the proxy has
         // answers to add to one (bounded like any message, by --max-message-bytes).
-        this.holding = this.partials.length > 0 && bytes[start] === OPEN_BRACKET;
+        this.holding = (this.partials.length > 0 && bytes[start] === OPEN_BRACKET) || (this.asked.size > 0 && bytes[start] === OPEN_BRACE);
         this.atLineStart = false;
       }
       const nl = bytes.indexOf(0x0a, start);
@@ -241,7 +284,10 @@ export class WrapGuard {
       else out.push(bytes.subarray(start, end));
       if (nl >= 0) {
         this.atLineStart = true;
-        if (this.holding) out.push(this.merge(concat(this.held.splice(0))));
+        if (this.holding) {
+          const line = concat(this.held.splice(0));
+          if (!(line[0] === OPEN_BRACE && this.ownAnswer(line))) out.push(this.merge(line));
+        }
       }
       start = end;
     }
@@ -251,6 +297,7 @@ export class WrapGuard {
   /** The server's output ended: a held line goes out, and answers still waiting for the server. */
   endFromServer(): void {
     this.responses.end();
+    for (const settle of [...this.asked.values()]) settle(new Error('the server ended its output'));
     if (this.held.length) this.io.toClient(this.merge(concat(this.held.splice(0))));
     for (const p of this.partials.splice(0)) this.io.reply(p.answers);
   }

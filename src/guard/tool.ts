@@ -29,6 +29,25 @@ interface Tool {
   inputSchema?: Record<string, unknown>;
 }
 
+/**
+ * Asks the server for one page of its tool list (a `tools/list` of the guard's own, `cursor`
+ * for the pages after the first) and resolves with that page's result; rejects when it cannot
+ * (its message names the reason, never payload content). Given by a transport that can ask.
+ */
+export type ListTools = (cursor: string | undefined) => Promise<unknown>;
+
+/** tools/list requests remembered while unanswered (an unanswered one is forgotten past it). */
+export const MAX_PENDING_LISTS = 64;
+
+/** Adds `id` to `pending`, forgetting the oldest past MAX_PENDING_LISTS (memory stays bounded). */
+export function remember(pending: Set<string | number>, id: string | number): void {
+  pending.add(id);
+  if (pending.size > MAX_PENDING_LISTS) pending.delete(pending.values().next().value!);
+}
+
+/** Pages a list learnt by asking may have (a server whose cursors never end is refused). */
+const MAX_LIST_PAGES = 1000;
+
 const hasSchema = (tool: Tool | undefined): tool is Tool & { inputSchema: Record<string, unknown> } =>
   typeof tool?.inputSchema === 'object' && tool.inputSchema !== null;
 
@@ -41,7 +60,13 @@ export class ToolCallGuard {
   private tools: Map<string, Tool> | null = null; // null until a complete list was seen
   private collecting: Map<string, Tool> | null = null;
   private stale = false;
+  /** list_changed notifications seen (a list asked for before the last one is stale). */
+  private changes = 0;
+  /** The list being learnt by asking, shared by the calls that wait for it. */
+  private asking: Promise<void> | undefined;
   private readonly listRequests = new Set<string | number>();
+  /** About how many bytes the current list holds (its JSON), for callers that bound memory. */
+  listBytes = 0;
 
   constructor(private readonly options: ToolCallGuardOptions = {}) {}
 
@@ -51,8 +76,8 @@ export class ToolCallGuard {
   }
 
   /** Why this call must not leave, or undefined (loads the schema compiler if needed). */
-  async checkAsync(name: string, args: Record<string, unknown>): Promise<BlockedCall | undefined> {
-    return this.verdict(name, args);
+  async checkAsync(name: string, args: Record<string, unknown>, ask?: ListTools): Promise<BlockedCall | undefined> {
+    return this.verdict(name, args, ask);
   }
 
   /** As `checkAsync`, synchronously: after `await ToolCallGuard.ready()` (throws if a schema needs the compiler before). */
@@ -62,15 +87,36 @@ export class ToolCallGuard {
     return v;
   }
 
-  /** Synchronous unless a schema must be checked before the compiler has loaded. */
-  private verdict(name: string, args: Record<string, unknown>): MaybePromise<BlockedCall | undefined> {
-    // After notifications/tools/list_changed, until the host lists again, the last list still
-    // holds for the tools in it (checked against their last schema); a tool not in it may be
-    // new, so it passes and the server answers. A stale list never strands a session.
+  /** Whether a complete tool list is known (and not changed since). */
+  get knowsList(): boolean {
+    return this.tools !== null && !this.stale;
+  }
+
+  /**
+   * Synchronous unless a schema must be checked before the compiler has loaded, or the list
+   * must be asked for. A guard that does not know the server's current list never lets an
+   * unknown tool pass: it asks (`ask`, when the transport can), else it blocks with the reason.
+   */
+  private verdict(name: string, args: Record<string, unknown>, ask?: ListTools): MaybePromise<BlockedCall | undefined> {
+    // After notifications/tools/list_changed the last list still holds for the tools in it
+    // (checked against their last schema, so a session is not stranded); a tool not in it may be
+    // new or made up: only the server's current list can say.
     const tool = this.tools?.get(name);
-    if (this.tools && !tool && !this.stale)
-      return { toolName: name, reason: `tool ${JSON.stringify(name)} is not in the server's current tool list` };
-    if (hasSchema(tool) && !schemaCompilerLoaded()) return loadSchemaCompiler().then(() => this.verdict(name, args));
+    if (!tool && !this.knowsList) {
+      if (!ask) return { toolName: name, reason: `${this.unknownList()}; list the tools (tools/list), then call again` };
+      return this.learnBy(ask).then(
+        () => this.checkListed(name, args), // (the list just given holds, even if changed again since)
+        (e: unknown) => ({ toolName: name, reason: `${this.unknownList()}, and asking the server for it failed: ${(e as Error).message}` }),
+      );
+    }
+    return this.checkListed(name, args);
+  }
+
+  /** The checks against the list the guard holds. */
+  private checkListed(name: string, args: Record<string, unknown>): MaybePromise<BlockedCall | undefined> {
+    const tool = this.tools?.get(name);
+    if (!tool) return { toolName: name, reason: `tool ${JSON.stringify(name)} is not in the server's current tool list` };
+    if (hasSchema(tool) && !schemaCompilerLoaded()) return loadSchemaCompiler().then(() => this.checkListed(name, args));
     const problem = hasSchema(tool) ? schemaProblem(tool.inputSchema, args) : undefined;
     if (problem) return { toolName: name, reason: `arguments do not match the tool's inputSchema: ${problem.text}`, path: problem.path };
     const verdict = this.options.policy?.(name, args);
@@ -78,15 +124,65 @@ export class ToolCallGuard {
     return undefined;
   }
 
+  private unknownList(): string {
+    return this.tools ? "the server's tool list changed and was not listed again" : "the server's tool list is not known";
+  }
+
+  /** Learns the whole list by asking (all pages); calls waiting at once share one asking. */
+  private learnBy(ask: ListTools): Promise<void> {
+    if (!this.asking) {
+      const asking = this.askAll(ask);
+      this.asking = asking;
+      const done = () => {
+        if (this.asking === asking) this.asking = undefined;
+      };
+      asking.then(done, done);
+    }
+    return this.asking;
+  }
+
+  private async askAll(ask: ListTools): Promise<void> {
+    const changes = this.changes;
+    const into = new Map<string, Tool>();
+    const cursors = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      if (page === MAX_LIST_PAGES) throw new Error(`its tool list runs past ${MAX_LIST_PAGES} pages`);
+      const result = (await ask(cursor)) as { tools?: unknown; nextCursor?: unknown } | null;
+      if (typeof result !== 'object' || result === null || !Array.isArray(result.tools))
+        throw new Error(`its tools/list answer (page ${page + 1}) holds no tools array`);
+      for (const tool of result.tools as Tool[]) if (typeof tool?.name === 'string') into.set(tool.name, tool);
+      if (typeof result.nextCursor !== 'string' || result.nextCursor === '') break;
+      if (cursors.has(result.nextCursor)) throw new Error(`its tools/list cursors repeat (page ${page + 1})`);
+      cursor = result.nextCursor;
+      cursors.add(cursor);
+    }
+    this.adopt(into);
+    // (a change announced while asking may not be in what was given)
+    this.stale = this.changes !== changes;
+  }
+
+  /** A complete list becomes the current one. */
+  private adopt(into: Map<string, Tool>): void {
+    this.tools = into;
+    this.stale = false;
+    let bytes = 0;
+    for (const tool of into.values()) bytes += JSON.stringify(tool)?.length ?? 0;
+    this.listBytes = bytes;
+    // Load the compiler now, while the host thinks: the first call then needs no wait.
+    if ([...into.values()].some(hasSchema)) void loadSchemaCompiler().catch(() => {});
+  }
+
   /**
    * A message on its way to the server: remembers tools/list requests; for a tools/call that
    * must not leave, gives the answer to give the caller instead (after reporting the block).
-   * Synchronous unless the schema compiler must load first.
+   * Synchronous unless the schema compiler must load first or the list is asked for (`ask`:
+   * how this transport asks the server for a page of it; without it, an unknown list blocks).
    */
-  outgoing(message: Message): MaybePromise<Message | undefined> {
+  outgoing(message: Message, ask?: ListTools): MaybePromise<Message | undefined> {
     if (!isRequest(message)) return undefined;
     if (message.method === 'tools/list') {
-      this.listRequests.add(message.id);
+      remember(this.listRequests, message.id);
       if (!message.params?.cursor) this.collecting = new Map();
       return undefined;
     }
@@ -99,24 +195,24 @@ export class ToolCallGuard {
       this.options.onblock?.(blocked);
       return blockedReply(message.id, this.options.reply, blockedText(blocked));
     };
-    const v = this.verdict(name, args);
+    const v = this.verdict(name, args, ask);
     return v instanceof Promise ? v.then(answer) : answer(v);
   }
 
   /** A message from the server: learns tool lists (all pages) and list changes. */
   incoming(message: Message): void {
-    if (isNotification(message) && message.method === 'notifications/tools/list_changed') this.stale = true;
+    if (isNotification(message) && message.method === 'notifications/tools/list_changed') {
+      this.stale = true;
+      this.changes++;
+    }
     const m = message as { id?: string | number; result?: { tools?: Tool[]; nextCursor?: string } };
     if (m.id === undefined || !this.listRequests.delete(m.id) || !m.result || !Array.isArray(m.result.tools)) return;
     const into = this.collecting ?? new Map<string, Tool>();
     for (const tool of m.result.tools) into.set(tool.name, tool);
     this.collecting = into;
     if (!m.result.nextCursor) {
-      this.tools = into;
       this.collecting = null;
-      this.stale = false;
-      // Load the compiler now, while the host thinks: the first call then needs no wait.
-      if ([...into.values()].some(hasSchema)) void loadSchemaCompiler().catch(() => {});
+      this.adopt(into);
     }
   }
 }

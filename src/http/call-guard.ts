@@ -4,7 +4,7 @@
 // each caller feeds it messages and sends the answers it gives in its own way.
 
 import { damagedCall, integrityReply } from '../guard/integrity.js';
-import { ToolCallGuard } from '../guard/tool.js';
+import { type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
 import { type Id, isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
 
 /** 'all': both guards (--guard); 'tools': tool names and schemas only (--guard-tools-only). */
@@ -27,11 +27,22 @@ export class CallGuard {
     return this.pendingLists.size > 0;
   }
 
+  /** Whether the server's current tool list is known (else a call to a tool not in it asks or blocks). */
+  get knowsList(): boolean {
+    return this.tools.knowsList;
+  }
+
+  /** About how many bytes the tool list held takes (for a bound on what sessions keep). */
+  get listBytes(): number {
+    return this.tools.listBytes;
+  }
+
   /**
    * A decoded message on its way to the server: the answer to give the client instead, or
-   * undefined to send it on. Synchronous unless the schema compiler must load first.
+   * undefined to send it on. Synchronous unless the schema compiler must load first or the tool
+   * list is asked for (`ask`: one page of it from the server, with this request's session).
    */
-  answer(m: unknown): MaybePromise<Message | undefined> {
+  answer(m: unknown, ask?: ListTools): MaybePromise<Message | undefined> {
     if (typeof m !== 'object' || m === null) return undefined;
     const message = m as Message;
     if (this.mode === 'all') {
@@ -41,9 +52,9 @@ export class CallGuard {
         return integrityReply((message as { id: Id }).id, error, 'result');
       }
     }
-    const answer = this.tools.outgoing(message);
+    const answer = this.tools.outgoing(message, ask);
     const passed = (a: Message | undefined) => {
-      if (!a && isRequest(message) && message.method === 'tools/list') this.pendingLists.add(message.id);
+      if (!a && isRequest(message) && message.method === 'tools/list') remember(this.pendingLists, message.id);
       return a;
     };
     return answer instanceof Promise ? answer.then(passed) : passed(answer);
@@ -78,10 +89,10 @@ export interface Screened {
 }
 
 /** Runs every message of a decoded body (a message or a batch) past the guard. */
-export async function screen(guard: CallGuard, body: unknown): Promise<Screened> {
+export async function screen(guard: CallGuard, body: unknown, ask?: ListTools): Promise<Screened> {
   const batch = Array.isArray(body);
   const messages = batch ? (body as unknown[]) : [body];
-  const verdicts = await Promise.all(messages.map((m) => guard.answer(m)));
+  const verdicts = await Promise.all(messages.map((m) => guard.answer(m, ask)));
   const passed = messages.flatMap((_, i) => (verdicts[i] === undefined ? [i] : []));
   const rest = passed.map((i) => messages[i]);
   const restHasRequests = rest.some((m) => isRequest(m as Message));

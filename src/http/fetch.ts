@@ -3,11 +3,13 @@
 // StreamableHTTPClientTransport through its `fetch` option.
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { decodeBytes, readBounded } from './body.js';
-import { CallGuard, type GuardMode } from './call-guard.js';
+import type { GuardMode } from './call-guard.js';
 import { guardRequest, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
+import { askUpstream } from './list-tools.js';
 import { collisionOutcome, refusalOutcome } from './replies.js';
-import { encodeResponse, isJson, mediaType } from './response.js';
+import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
+import { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -24,11 +26,23 @@ export interface FilteringFetchOptions extends BodyOptions {
   /** Told why each call was blocked (never argument values). */
   onGuardLog?: (line: string) => void;
   /**
+   * With `guard`: the MCP sessions whose tool lists are kept at once (default 4,096; the lists
+   * together also within 64 MiB), the least recently used forgotten first. A forgotten list is
+   * asked for again when a call needs it.
+   */
+  guardSessions?: number;
+  /**
    * Told when an event stream is cut short because the encoder refused an event (the error
    * names the message and byte, never content); the stream then ends with an error for each
    * request it answers.
    */
   onStreamError?: (error: unknown) => void;
+}
+
+/** A 404 as the SDK's servers give a request of a session they do not know. */
+function sessionNotFound(): Response {
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+  return new Response(body, { status: 404, headers: { 'content-type': 'application/json' } });
 }
 
 /** The parts of a Request that a fetch init carries (so `fetch(url, init)` sends the same). */
@@ -48,11 +62,26 @@ function initOf(request: Request): RequestInit {
 }
 
 export function createFilteringFetch(options: FilteringFetchOptions = {}): FetchLike {
-  const { fetch: inner, guard: mode, onGuardLog, onStreamError, ...codec } = options;
+  const { fetch: inner, guard: mode, onGuardLog, onStreamError, guardSessions, ...codec } = options;
   const max = codec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
-  const guard = mode ? new CallGuard(mode, onGuardLog) : undefined;
+  // One tool list per MCP session (the wrapper may serve several, one after another when a
+  // server restarts); a guard that holds none asks the server as the session.
+  const guards = mode ? new SessionGuards(mode, onGuardLog ?? (() => {}), guardSessions) : undefined;
   return async (input, init) => {
+    const response = await pass(input, init);
+    if (guards && response.ok) {
+      const sent = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+      const session = sent.get('mcp-session-id');
+      const issued = response.headers.get('mcp-session-id');
+      if (!session && issued) guards.issued(issued);
+      const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+      if (method === 'DELETE' && session) guards.drop(session);
+    }
+    return response;
+  };
+
+  async function pass(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     // Looked at without building a Request first: that would lock a stream body we pass on.
     const given = input instanceof Request ? input : undefined;
     const method = (init?.method ?? given?.method ?? 'GET').toUpperCase();
@@ -63,7 +92,9 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
     // The MCP endpoint: what the transport sends there (OAuth requests accept JSON only, and
     // carry no session).
     const endpoint = rpc || (sent.get('accept') ?? '').includes('text/event-stream') || sent.has('mcp-session-id');
-    const responseOptions = { ...codec, guard, endpoint };
+    const session = sent.get('mcp-session-id');
+    const guard = method === 'DELETE' ? undefined : guards?.get(session);
+    const responseOptions = { ...codec, guard, endpoint, method };
     if (!rpc) return encodeResponse(await base(input, init), responseOptions);
     const request = new Request(input, init); // (a normalised view: headers, body)
     const original = await readBounded(request.body, max);
@@ -86,7 +117,13 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
       }
       body = outcome.forward!;
     } else if (guard) {
-      const guarded = await guardRequest(guard, body, codec);
+      const headers = new Headers(request.headers);
+      const ask = askUpstream(base, request.url, headers, max, request.signal);
+      const guarded = await guardRequest(guard, body, codec, ask);
+      guards!.keep(session, guard); // (a list learnt by asking as it: the server knows the session)
+      // The server does not know the session: it would answer this request 404 as well (and
+      // an SDK client starts again on it); the server's own answer to the asking is no message.
+      if (ask.refused === 404 && session !== null) return sessionNotFound();
       answers = guarded.answers;
       reply = guarded.reply;
       if (!guarded.forward) return reply!;
@@ -106,7 +143,7 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
       return reply;
     }
     const filtered = await withAnswers(await encodeResponse(response, responseOptions), answers, codec, max);
-    if (mediaType(filtered.headers.get('content-type')) !== 'text/event-stream') return filtered;
+    if (responseKind(response, responseOptions) !== 'sse') return filtered;
     // An event stream the encoder refuses part-way ends with an error for each request (settle.ts).
     const settled = await settle(filtered.body, false, onStreamError ?? (() => {}), (e) => streamEnding(original, e, codec));
     return new Response(settled as ReadableStream<Uint8Array> | null, {
@@ -114,5 +151,5 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
       statusText: filtered.statusText,
       headers: filtered.headers,
     });
-  };
+  }
 }

@@ -5,6 +5,7 @@
 // before encoding (real values; the guard reads only tools/list answers and list changes).
 
 import { concat } from '../concat.js';
+import type { ListTools } from '../guard/tool.js';
 import { keepElements } from '../json-spans.js';
 import type { Message } from '../jsonrpc.js';
 import { messageText, rawIds, underId } from '../raw-id.js';
@@ -33,7 +34,7 @@ export async function jsonReply(value: unknown, options: BodyOptions): Promise<R
 }
 
 /** Screens a decoded POST body (JSON that is not JSON-RPC passes untouched). */
-export async function guardRequest(guard: CallGuard, decoded: Uint8Array, options: BodyOptions): Promise<GuardedRequest> {
+export async function guardRequest(guard: CallGuard, decoded: Uint8Array, options: BodyOptions, ask?: ListTools): Promise<GuardedRequest> {
   let body: unknown;
   const text = utf8.decode(decoded);
   try {
@@ -41,7 +42,7 @@ export async function guardRequest(guard: CallGuard, decoded: Uint8Array, option
   } catch {
     return { forward: decoded, answers: [] };
   }
-  const s = await screen(guard, body);
+  const s = await screen(guard, body, ask);
   if (!s.answers.length) return { forward: decoded, answers: [] };
   // Each answer under its request's id as written (the blocked ones: those that did not pass, in order).
   const ids = rawIds(text);
@@ -171,7 +172,7 @@ function learnText(guard: CallGuard, text: string): void {
 }
 
 /** The data of each `message` event in whole events (the SSE field rules, as sse-reader.ts reads them). */
-function eventData(text: string): string[] {
+export function eventData(text: string): string[] {
   const out: string[] = [];
   let data: string[] = [];
   let type = '';

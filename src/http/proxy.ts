@@ -7,13 +7,14 @@ import { SERVER_ERROR } from '../jsonrpc.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { type AccessOptions, withAccess } from './access/index.js';
 import { BodyTooLargeError, type Decoded, decodeBytes, readBounded } from './body.js';
-import { CallGuard } from './call-guard.js';
 import type { FetchLike, FilteringFetchOptions } from './fetch.js';
 import { hostAllowed, type OriginPolicy, originAllowed } from './guard.js';
 import { guardRequest, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
+import { askUpstream } from './list-tools.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
-import { encodeResponse, isJson, mediaType } from './response.js';
+import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
+import { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy, Partial<AccessOptions> {
@@ -34,8 +35,8 @@ export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPoli
   upstreamHeaders?: Readonly<Record<string, string>>;
 }
 
-/** Sessions whose tool lists a guarding proxy keeps at once. */
-const GUARDED_SESSIONS = 1024;
+/** The code the SDK's servers give a request of a session they do not know. */
+const SESSION_NOT_FOUND = -32001;
 
 /** Headers that belong to one connection, not to the message (RFC 9110 7.6.1). */
 const HOP_BY_HOP = [
@@ -74,6 +75,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     maxSessionsPerClient,
     sessionIdleMs,
     sessionSecret,
+    guardSessions,
     ...codec
   } = options;
   const upstream = new URL(upstreamOption);
@@ -85,28 +87,18 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   const log = (line: string) => onLog?.(line);
   const bodyOptions: BodyOptions = codec;
-  // One guard per MCP session (its own tool list), the sessions without an id sharing one.
-  // A session's guard is made when the upstream issues its id (an id a client makes up gets a
-  // guard of its own that is not kept, so it cannot push a live session out), kept in LRU
-  // order up to GUARDED_SESSIONS, and dropped when the upstream accepts its DELETE.
-  const guards = new Map<string, CallGuard>();
-  const guardFor = (session: string | null): CallGuard | undefined => {
-    if (!mode) return undefined;
-    const key = session ?? '';
-    const guard = guards.get(key);
-    if (guard) {
-      guards.delete(key);
-      guards.set(key, guard);
-      return guard;
-    }
-    const made = new CallGuard(mode, onGuardLog ?? log);
-    if (session === null) guards.set(key, made);
-    return made;
-  };
-  const sessionIssued = (id: string) => {
-    if (!mode || guards.has(id)) return;
-    guards.set(id, new CallGuard(mode, onGuardLog ?? log));
-    if (guards.size > GUARDED_SESSIONS) guards.delete(guards.keys().next().value!);
+  // One guard per MCP session (its own tool list), the sessions without an id sharing one
+  // (session-guards.ts: made when the upstream issues the id, kept within bounds, dropped with
+  // the session's DELETE). A guard that holds no list asks the upstream as that session.
+  const guards = mode ? new SessionGuards(mode, onGuardLog ?? log, guardSessions) : undefined;
+
+  /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
+  const sentUpstream = (request: Request): Headers => {
+    const headers = withoutHopByHop(request.headers);
+    headers.delete('host');
+    headers.delete('content-length');
+    for (const [name, value] of Object.entries(upstreamHeaders)) headers.set(name, value);
+    return headers;
   };
 
   const isEndpoint = (url: URL) => url.pathname === path || url.pathname === upstream.pathname;
@@ -137,7 +129,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     }
     // (after the Host and Origin checks: a refused request makes no guard)
     const session = request.headers.get('mcp-session-id');
-    const guard = request.method === 'DELETE' ? undefined : guardFor(session);
+    const guard = request.method === 'DELETE' ? undefined : guards?.get(session);
     const tooLarge = () => {
       log(`${request.method} refused: body over ${max} bytes (413)`);
       return jsonError(413, -32600, `Request body larger than ${max} bytes`, { connection: 'close' });
@@ -182,7 +174,15 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
           }
           body = outcome.forward!;
         } else if (guard) {
-          const guarded = await guardRequest(guard, body, bodyOptions);
+          const ask = askUpstream(base, target(url), sentUpstream(request), max, request.signal);
+          const guarded = await guardRequest(guard, body, bodyOptions, ask);
+          guards!.keep(session, guard); // (a list learnt by asking as it: the upstream knows the session)
+          if (ask.refused === 404 && session !== null) {
+            // The upstream does not know the session (it restarted, or the id is made up): it
+            // would answer this request 404 too, and that tells an SDK client to start again.
+            log(`${request.method} answered 404: the upstream does not know the session (asked for its tool list)`);
+            return jsonError(404, SESSION_NOT_FOUND, 'Session not found');
+          }
           answers = guarded.answers;
           reply = guarded.reply;
           if (!guarded.forward) return reply!;
@@ -190,10 +190,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
         }
       }
     }
-    const headers = withoutHopByHop(request.headers);
-    headers.delete('host');
-    headers.delete('content-length');
-    for (const [name, value] of Object.entries(upstreamHeaders)) headers.set(name, value);
+    const headers = sentUpstream(request);
     let response: Response;
     try {
       // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
@@ -218,20 +215,22 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       );
       return new Response(replies as Uint8Array<ArrayBuffer>, { status: 502, headers: { 'content-type': 'application/json' } });
     }
-    if (response.ok) {
+    if (response.ok && guards) {
       const issued = response.headers.get('mcp-session-id');
-      if (!session && issued) sessionIssued(issued);
-      if (request.method === 'DELETE' && session) guards.delete(session);
+      if (!session && issued) guards.issued(issued);
+      if (request.method === 'DELETE' && session) guards.drop(session);
     }
     if (reply) {
       // (what passed needs no answer: notifications, or responses to the server's requests)
       await response.body?.cancel().catch(() => {});
       return reply;
     }
+    const framing = { endpoint: isEndpoint(url), method: request.method };
+    const kind = responseKind(response, framing);
     const encoded = await encodeResponse(response, {
       ...bodyOptions,
+      ...framing,
       guard,
-      endpoint: isEndpoint(url),
       onTruncated: () => log(`${request.method} upstream event stream ended inside an event; ended at the last whole event`),
     });
     const filtered = await withAnswers(encoded, answers, bodyOptions, max);
@@ -244,12 +243,14 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       log(`${request.method} upstream response refused: ${(e as Error).name}: ${(e as Error).message}`);
       onStreamError?.(e);
     };
-    const sse = mediaType(filtered.headers.get('content-type')) === 'text/event-stream';
+    const sse = kind === 'sse';
     // An event stream cut short by a refused event ends with an error for each request of the
     // POST: its answer was the refused event or would have come after it, and the host must not
     // wait for its timeout (a request answered before gets a second answer, which clients drop).
     const ending = sse && original ? (e: unknown) => streamEnding(original!, e, bodyOptions) : undefined;
-    const settled = await settle(filtered.body, !sse, refused, ending);
+    // A JSON answer's first chunk is read before the headers go (it fails: 502 instead); a body
+    // encoded whole (text, errors) or an event stream goes at once, however long it stays open.
+    const settled = await settle(filtered.body, (kind === 'json' && response.ok) || kind === 'binary', refused, ending);
     if (settled === 'failed') {
       const { body: replies } = await errorReplies(
         original ? parseShape(original) : { batch: false, items: [] },

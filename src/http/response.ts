@@ -1,6 +1,8 @@
 // Responses on their way to the host: JSON bodies and event streams are encoded as they
 // stream; other text bodies (error pages) and JSON error bodies are encoded whole, up to the
-// size bound. Only media passes as it is.
+// size bound (the response goes at once; its body when whole). Only media passes as it is.
+// The framing is the one the host's client reads the body with: the SDK's client reads any
+// successful GET body as an event stream, whatever its Content-Type says.
 import { createCodec } from '../codec.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { encodeBytes, readBounded } from './body.js';
@@ -29,12 +31,17 @@ const TEXTUAL =
 /** Media that is only bytes (kept as it is, as image and audio content is inside messages). */
 const MEDIA = /^(?:image|audio|video|font)\//;
 
+export type BodyKind = 'sse' | 'json' | 'text' | 'binary';
+
 /**
  * How a body is encoded: 'sse' and 'json' as they stream, 'text' whole; 'binary' passes. On the
- * MCP endpoint nothing passes but the media of a success: a body of any other type is read as text.
+ * MCP endpoint nothing passes but the media of a success: a body of any other type is read as
+ * text, and a successful GET's body is an event stream whatever its type (the SDK's client
+ * reads it so: streamableHttp.js `_startOrAuthSse` looks only at `response.ok`; a POST's body
+ * it reads by type, `text/event-stream` as events and `application/json` as JSON).
  */
-function bodyKind(type: string, endpoint: boolean, ok: boolean): 'sse' | 'json' | 'text' | 'binary' {
-  if (type === 'text/event-stream') return 'sse';
+function bodyKind(type: string, endpoint: boolean, ok: boolean, get: boolean): BodyKind {
+  if (type === 'text/event-stream' || (get && ok && endpoint)) return 'sse';
   if (isJsonResponse(type)) return 'json';
   // (an error is read as text whatever its type says: a client shows an error's body)
   if (MEDIA.test(type) && (ok || !endpoint)) return 'binary';
@@ -53,27 +60,35 @@ export interface ResponseFilterOptions extends BodyOptions {
    * Elsewhere (OAuth metadata) only JSON and text bodies are, as before.
    */
   endpoint?: boolean;
+  /** The request's method (default 'POST'): a successful GET on the endpoint is an event stream. */
+  method?: string;
+}
+
+/** How `response` is read by the host's client, so how it is encoded. */
+export function responseKind(response: Response, options: Pick<ResponseFilterOptions, 'endpoint' | 'method'>): BodyKind | 'none' {
+  if (!response.body || NULL_BODY.has(response.status)) return 'none';
+  const { endpoint = true, method = 'POST' } = options;
+  return bodyKind(mediaType(response.headers.get('content-type')), endpoint, response.ok, method.toUpperCase() === 'GET');
 }
 
 /** `response` with its body encoded for the host; headers kept but the length and encoding. */
 export async function encodeResponse(response: Response, options: ResponseFilterOptions): Promise<Response> {
-  if (!response.body || NULL_BODY.has(response.status)) return response;
-  const type = mediaType(response.headers.get('content-type'));
+  const kind = responseKind(response, options);
+  if (!response.body || kind === 'none') return response;
   const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const { onTruncated, guard, endpoint = true, ...codecOptions } = options;
-  const kind = bodyKind(type, endpoint, response.ok);
+  const { onTruncated, guard, endpoint = true, method: _, ...codecOptions } = options;
   let body: ReadableStream<Uint8Array> | Uint8Array;
   if (kind === 'sse') {
     const events = wholeEvents(response.body, max, onTruncated, guard && eventObserver(guard));
     body = events.pipeThrough(createEncodeStream({ ...codecOptions, framing: 'sse' }));
   } else if (kind === 'json' && endpoint && !response.ok) {
-    body = await encodeJsonWhole(response.body, max, codecOptions);
+    body = later((whole) => encodeJsonWhole(whole, max, codecOptions), response.body);
   } else if (kind === 'json') {
     body = (guard ? response.body.pipeThrough(observeJson(guard, max)) : response.body).pipeThrough(
       createJsonBodyStream('encode', codecOptions),
     );
   } else if (kind === 'text') {
-    body = await encodeText(await readBounded(response.body, max), codecOptions);
+    body = later(async (whole) => encodeText(await readBounded(whole, max), codecOptions), response.body);
   } else return response; // media: nothing a model reads as text
   const headers = new Headers(response.headers);
   headers.delete('content-length'); // (a new length, unknown while streaming)
@@ -81,6 +96,48 @@ export async function encodeResponse(response: Response, options: ResponseFilter
   // (the status text is the upstream's words, and a client may show them: encoded too)
   const statusText = createCodec(codecOptions).encodeText(response.statusText);
   return new Response(body as BodyInit, { status: response.status, statusText, headers });
+}
+
+/**
+ * A body made whole by `make` (from `source`) when first read: the response itself goes at once
+ * (a body that stays open does not hold it back), and a client that will not read it cancels
+ * `source` (the upstream's connection is let go).
+ */
+function later(
+  make: (body: ReadableStream<Uint8Array>) => Promise<Uint8Array>,
+  source: ReadableStream<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  const reader = source.getReader();
+  let cancelled = false;
+  const from = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const next = await reader.read();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+  let started = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (started) return;
+        started = true;
+        const bytes = await make(from);
+        if (cancelled) return;
+        if (bytes.length) controller.enqueue(bytes);
+        controller.close();
+      },
+      cancel(reason) {
+        cancelled = true;
+        return reader.cancel(reason).catch(() => {});
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 // A BOM is kept (it is text too); bytes that are not UTF-8 become U+FFFD in the lenient one.

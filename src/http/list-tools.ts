@@ -1,0 +1,128 @@
+// How the HTTP guards learn a tool list they do not hold (a session forgotten or never seen, a
+// proxy restarted, a list changed): they ask the upstream themselves, a `tools/list` of their
+// own sent as the client's session (its Mcp-Session-Id, protocol version and auth headers), and
+// read the upstream's answer before anything encodes it (real names, as the guard checks them).
+import type { ListTools } from '../guard/tool.js';
+import { readBounded } from './body.js';
+import type { FetchLike } from './fetch.js';
+import { eventData } from './guarded.js';
+import { mediaType } from './response.js';
+
+/** How long asking may take, every page and answer read included. */
+export const LIST_TIMEOUT_MS = 10_000;
+
+const utf8 = new TextDecoder();
+let asked = 0;
+
+/**
+ * Asks `url` for pages of its tool list with `headers` (the client's request headers: session,
+ * protocol version, auth), within LIST_TIMEOUT_MS in all and `maxBytes` an answer; `signal` (the
+ * client's request) ends the asking when the client leaves.
+ */
+export function askUpstream(fetch: FetchLike, url: string | URL, headers: Headers, maxBytes: number, signal?: AbortSignal): Asker {
+  let deadline: number | undefined; // (from the first page)
+  const ask: Asker = async (cursor) => {
+    deadline ??= Date.now() + LIST_TIMEOUT_MS;
+    const id = `mcp-payload-codec/tools-list/${++asked}`;
+    const h = new Headers(headers);
+    h.delete('content-length');
+    h.delete('last-event-id');
+    h.set('content-type', 'application/json');
+    h.set('accept', 'application/json, text/event-stream');
+    const params = cursor === undefined ? {} : { cursor };
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(new Error(`no whole list within ${LIST_TIMEOUT_MS} ms`)), Math.max(0, deadline - Date.now()));
+    const left = () => stop.abort(new Error('the client left'));
+    signal?.addEventListener('abort', left, { once: true });
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params }),
+        signal: stop.signal,
+        redirect: 'manual',
+      });
+      if (!response.ok) {
+        ask.refused = response.status;
+        await response.body?.cancel().catch(() => {});
+        throw new Error(`the server answered HTTP ${response.status}`);
+      }
+      const answer =
+        mediaType(response.headers.get('content-type')) === 'text/event-stream'
+          ? await answerInEvents(response.body, id, maxBytes)
+          : answerIn(utf8.decode(await readBounded(response.body, maxBytes)), id);
+      if (!answer) throw new Error('its answer holds no response to it');
+      if (answer.error !== undefined) throw new Error(`the server answered error ${Number((answer.error as { code?: unknown })?.code)}`);
+      return answer.result;
+    } catch (e) {
+      throw stop.signal.aborted ? (stop.signal.reason as Error) : e instanceof SyntaxError ? new Error('its answer is not JSON') : e;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', left);
+    }
+  };
+  return ask;
+}
+
+/** ListTools that says which HTTP status the upstream refused the asking with, if it did. */
+export type Asker = ListTools & { refused?: number };
+
+interface Answer {
+  result?: unknown;
+  error?: unknown;
+}
+
+/** The response with `id` in a JSON body (a message or a batch). */
+function answerIn(text: string, id: string): Answer | undefined {
+  const value = JSON.parse(text) as unknown;
+  for (const m of (Array.isArray(value) ? value : [value]) as { id?: unknown; method?: unknown }[])
+    if (typeof m === 'object' && m !== null && m.id === id && m.method === undefined) return m as Answer;
+  return undefined;
+}
+
+/** The response with `id` in an event stream, read until it comes (the stream is then let go). */
+async function answerInEvents(body: ReadableStream<Uint8Array> | null, id: string, maxBytes: number): Promise<Answer | undefined> {
+  if (!body) return undefined;
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  let size = 0;
+  let scanned = 0; // (text before it holds no blank line: a long event is not searched again)
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) text += decoder.decode();
+      else {
+        size += value.length;
+        if (size > maxBytes) throw new Error(`its answer is larger than maxMessageBytes (${maxBytes})`);
+        text += decoder.decode(value, { stream: true });
+      }
+      // Whole events only (a blank line ends each); what follows the last stays for the next read.
+      const end = done ? text.length : lastEventEnd(text, Math.max(0, scanned - 3));
+      scanned = text.length;
+      for (const data of eventData(text.slice(0, end) + (done ? '\n\n' : ''))) {
+        let answer: Answer | undefined;
+        try {
+          answer = answerIn(data, id);
+        } catch {
+          continue; // (another event that is not JSON is not ours to judge)
+        }
+        if (answer) return answer;
+      }
+      text = text.slice(end);
+      scanned -= end;
+      if (done) return undefined;
+    }
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+}
+
+/** Index just past the last blank line of `text` that starts at `from` or after (0 when none). */
+function lastEventEnd(text: string, from: number): number {
+  const blank = /(?:\r\n|\r|\n)(?:\r\n|\r|\n)/g;
+  blank.lastIndex = from;
+  let end = 0;
+  for (let m = blank.exec(text); m; m = blank.exec(text)) end = m.index + m[0].length;
+  return end;
+}

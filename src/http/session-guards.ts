@@ -1,0 +1,83 @@
+// The guards of many MCP sessions (the proxy's clients, or the sessions a filtering fetch
+// serves), each with its own tool list, the sessions without an id sharing one. What they keep
+// is bounded in sessions and in the bytes of their lists, the least recently used forgotten
+// first. Forgetting is safe: a guard that holds no list asks the upstream for it, or blocks.
+import { CallGuard, type GuardMode } from './call-guard.js';
+
+/** Sessions whose guards are kept at once. */
+export const GUARDED_SESSIONS = 4096;
+/** The tool lists they hold, in bytes of JSON, together. */
+export const GUARDED_LIST_BYTES = 64 * 1024 * 1024;
+
+export class SessionGuards {
+  /** In least recently used order (a Map keeps insertion order). */
+  private readonly guards = new Map<string, CallGuard>();
+
+  constructor(
+    private readonly mode: GuardMode,
+    private readonly log: (line: string) => void,
+    private readonly maxSessions = GUARDED_SESSIONS,
+    private readonly maxBytes = GUARDED_LIST_BYTES,
+  ) {}
+
+  get size(): number {
+    return this.guards.size;
+  }
+
+  /** About how many bytes the kept lists take together. */
+  get listBytes(): number {
+    let bytes = 0;
+    for (const g of this.guards.values()) bytes += g.listBytes;
+    return bytes;
+  }
+
+  /**
+   * The guard of `session` (null: no session id). An id this process has not seen gets a guard
+   * that is not kept until it proves real (`keep`), so made-up ids cannot push live sessions out.
+   */
+  get(session: string | null): CallGuard {
+    const key = session ?? '';
+    const guard = this.guards.get(key);
+    if (guard) {
+      this.guards.delete(key);
+      this.guards.set(key, guard);
+      return guard;
+    }
+    const made = new CallGuard(this.mode, this.log);
+    if (session === null) this.put(key, made);
+    return made;
+  }
+
+  /** The upstream issued `id` (its answer to an initialize): a new session, a new guard. */
+  issued(id: string): void {
+    this.put(id, new CallGuard(this.mode, this.log));
+  }
+
+  /** Keeps `guard` for `session` once it learnt a list as that session (the upstream took the id). */
+  keep(session: string | null, guard: CallGuard): void {
+    const key = session ?? '';
+    if (this.guards.get(key) !== guard && guard.knowsList) this.put(key, guard);
+    else this.trim();
+  }
+
+  /** The session ended (the upstream accepted its DELETE). */
+  drop(session: string): void {
+    this.guards.delete(session);
+  }
+
+  private put(key: string, guard: CallGuard): void {
+    this.guards.delete(key);
+    this.guards.set(key, guard);
+    this.trim();
+  }
+
+  /** Forgets the least recently used guards while over either bound (lists learn as responses pass). */
+  private trim(): void {
+    let bytes = this.listBytes;
+    for (const [key, g] of this.guards) {
+      if (this.guards.size <= 1 || (this.guards.size <= this.maxSessions && bytes <= this.maxBytes)) break;
+      this.guards.delete(key);
+      bytes -= g.listBytes;
+    }
+  }
+}
