@@ -9,6 +9,7 @@ export type { Id };
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
 /** Implementation-defined server errors (-32000 to -32099). */
 export const SERVER_ERROR = -32000;
 
