@@ -5,8 +5,8 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runServe, SERVE_HOLD_BYTES, type ServeCommandOptions } from '../src/cli/serve.js';
-import { encodeText } from '../src/index.js';
+import { PENDING_MESSAGES, runServe, SERVE_HOLD_BYTES, type ServeCommandOptions } from '../src/cli/serve.js';
+import { decodeText, encodeText } from '../src/index.js';
 import { connectHost, TIMEOUT, textOf } from './http-helpers.ts';
 
 /** The errors a recording child was sent, as [id, code]. */
@@ -285,5 +285,71 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     while (told().length === 0) await sleep(20);
     expect(told()).toEqual([['srv-9', -32700]]);
     expect(logs.join('\n')).not.toContain('AB');
+  });
+});
+
+describe('serve, what the server sends before the host opened any stream', () => {
+  // Right after initialization (no request in flight, no GET stream yet) the server sends
+  // PENDING_MESSAGES + 1 log messages, then a request of its own. The SDK transport dropped them
+  // all (it keeps nothing for a GET stream not open). Now they wait, bounded; past the bound a
+  // message is dropped with a line naming it, and the request is answered so the server does not wait.
+  const CHILD = `
+const { appendFileSync } = require('node:fs');
+const [record, count] = process.argv.slice(1);
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  appendFileSync(record, line + '\\n');
+  const m = JSON.parse(line);
+  if (m.method === 'initialize') {
+    const result = { protocolVersion: m.params.protocolVersion, capabilities: { logging: {} }, serverInfo: { name: 'early', version: '1' } };
+    send({ jsonrpc: '2.0', id: m.id, result });
+  } else if (m.method === 'notifications/initialized') {
+    for (let i = 1; i <= Number(count); i++) send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'Qwen ' + i } });
+    send({ jsonrpc: '2.0', id: 'srv-1', method: 'roots/list' });
+  } else if (m.method === 'ping') send({ jsonrpc: '2.0', id: m.id, result: {} });
+});`;
+  const start = async (count: number) => {
+    const record = join(tmpdir(), `serve-record-${process.pid}-early-${count}.txt`);
+    writeFileSync(record, '');
+    cleanup.push(() => rmSync(record, { force: true }));
+    const served = await serve({ command: [process.execPath, '-e', CHILD, record, String(count)] });
+    const session = await initialize(served.url);
+    return { ...served, session, record };
+  };
+  const data = (text: string) => [...text.matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1]!));
+
+  it('waits for the GET stream, up to its bound; past it, a line on stderr and an error for the request', async () => {
+    const { url, logs, session, record } = await start(PENDING_MESSAGES + 1);
+    while (!logs.some((l) => l.includes('not delivered'))) await sleep(20);
+    const get = await fetch(url, { headers: { ...HEADERS, accept: 'text/event-stream', 'mcp-session-id': session } });
+    const reader = get.body!.getReader();
+    let text = '';
+    while (!text.includes(`"${encodeText(`Qwen ${PENDING_MESSAGES}`)}"`)) text += new TextDecoder().decode((await reader.read()).value);
+    void reader.cancel();
+    expect(data(text).map((m) => decodeText(m.params.data))).toEqual(Array.from({ length: PENDING_MESSAGES }, (_, i) => `Qwen ${i + 1}`));
+    // (Numbered as the encoder numbers the server's messages: its answer to initialize is 1.)
+    expect(logs.filter((l) => l.includes('not delivered'))).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^from the server: message ${PENDING_MESSAGES + 2} \\(a notification, \\d+ bytes\\) not delivered: the host has no stream open and ${PENDING_MESSAGES} messages \\(\\d+ characters\\) already wait for one$`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^from the server: message ${PENDING_MESSAGES + 3} \\(a request, \\d+ bytes\\) not delivered: .* \\(the server answered\\)$`,
+        ),
+      ),
+    ]);
+    while (errorsIn(record).length === 0) await sleep(20);
+    expect(errorsIn(record)).toEqual([['srv-1', -32000]]);
+    expect(logs.join('\n')).not.toMatch(/Qwen/);
+  });
+
+  it('or goes out on the next response stream the host opens, before its answer', async () => {
+    const { url, logs, session } = await start(2);
+    // (The server has sent them; nothing was open to take them.)
+    while (!logs.some((l) => l.includes('wait for the host to open its GET stream'))) await sleep(20);
+    const text = await (await post(url, { jsonrpc: '2.0', id: 5, method: 'ping' }, session)).text();
+    expect(data(text).map((m) => m.method ?? m.id)).toEqual(['notifications/message', 'notifications/message', 'roots/list', 5]);
   });
 });
