@@ -251,6 +251,26 @@ describe('serve, a host body that is not UTF-8', () => {
   });
 });
 
+describe('serve, a host body that does not parse', () => {
+  it('gets 400 -32700 (Parse error) and reaches no one; JSON that is no JSON-RPC message gets 400 -32600', async () => {
+    const record = join(tmpdir(), `serve-record-${process.pid}-parse.txt`);
+    writeFileSync(record, '');
+    cleanup.push(() => rmSync(record, { force: true }));
+    const { url } = await serve({ command: [process.execPath, 'test/fixtures/serve-record-child.mjs', record] });
+    const session = await initialize(url);
+    const send = (body: string) => fetch(url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': session }, body });
+    for (const body of ['not json', '{"jsonrpc":"2.0","id":1,"method":"x"', '']) {
+      const res = await send(body);
+      expect([res.status, await res.json()]).toMatchObject([400, { id: null, error: { code: -32700 } }]);
+    }
+    for (const body of ['[]', '{"id":1,"method":"x"}', '[{"jsonrpc":"2.0","method":"x"},5]']) {
+      const res = await send(body);
+      expect([res.status, await res.json()]).toMatchObject([400, { id: null, error: { code: -32600 } }]);
+    }
+    expect(readFileSync(record, 'utf8').split('\n').filter(Boolean)).toHaveLength(2); // (initialize, initialized)
+  });
+});
+
 describe('serve, a server line that is not UTF-8', () => {
   // wrap's case, mirrored in serve: the server's answer to a host's call held a bad byte and was
   // skipped with a note; the host's call stayed open (the session kept alive by it) until the
