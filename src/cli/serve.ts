@@ -327,8 +327,10 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
 export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdio MCP server over Streamable HTTP at
                                          http://HOST:PORT/mcp, filtered. One child per MCP
                                          session (started at initialize, ended on DELETE, when
-                                         idle, or when it exits). Each session keeps its last
-                                         1000 events for Last-Event-ID resumption.
+                                         idle, or when it exits: its requests in flight are
+                                         then answered at once). Each session keeps its last
+                                         1000 events for Last-Event-ID resumption. Numbers and
+                                         ids pass byte for byte.
     --port N                             default 8080 (0: any free port)
     --host ADDRESS                       default 127.0.0.1 (only this machine)
     --session-idle DURATION              end a session after this long without a request
