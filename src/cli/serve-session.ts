@@ -219,10 +219,15 @@ export class ServeSession {
     if (live && !live.ended) live.event(data, eventId);
   }
 
-  /** Answers request `r` with `data` (the child's answer, or one serve wrote); its stream ends with its last answer. */
+  /** Answers request `r` with `data` (the child's answer, or one serve wrote). */
   private answer(r: InFlight, data: string): void {
-    this.inFlight = this.inFlight.filter((x) => x !== r);
     this.send(r.stream, data);
+    this.done(r);
+  }
+
+  /** Request `r` is answered or cancelled: no longer in flight; its stream ends with its last one. */
+  private done(r: InFlight): void {
+    this.inFlight = this.inFlight.filter((x) => x !== r);
     const channel = this.channels.get(r.stream);
     if (channel && --channel.open <= 0) {
       channel.live?.close();
@@ -269,7 +274,7 @@ export class ServeSession {
       // (The server sends no answer to a cancelled request: it is no longer in flight.)
       const id = v.params?.requestId;
       const r = isId(id) ? this.inFlight.find((x) => x.id === id) : undefined;
-      if (r) this.inFlight = this.inFlight.filter((x) => x !== r);
+      if (r) this.done(r);
     }
     this.child.stdin!.write(concat([m.bytes, NEWLINE]));
   }

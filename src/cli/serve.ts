@@ -241,6 +241,8 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         { status: 400, code: INVALID_PARAMS, message: e.message },
       );
     }
+    // (The session may have ended while the body was decoded: its child exited, say.)
+    if (session?.ended) return refuse(404, SERVER_ERROR - 1, 'Session not found');
     const body = decoded.bytes;
     const values = (Array.isArray(value) ? value : [value]) as unknown[];
     if (!values.length || !values.every(isMessage)) return refuse(400, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message');
