@@ -84,3 +84,23 @@ describe('serve, numbers and ids', () => {
     }
   });
 });
+
+describe('serve, answers it writes itself', () => {
+  it('carry the id as the host wrote it: a request whose keys collide once decoded, a body that is not UTF-8', async () => {
+    const token = '__mcp_ref_5177656e__'; // (Qwen: the key `Qwen` and its token decode alike)
+    for (const id of ['9007199254740993', '123456789012345678901234567890', '-1.50e+3']) {
+      const collide = `{"jsonrpc":"2.0","id":${id},"method":"echo","params":{"Qwen":1,"${token}":2}}`;
+      expect(await (await post(collide)).text()).toMatch(
+        new RegExp(`^\\{"jsonrpc":"2.0","id":${id.replace(/[.+]/g, '\\$&')},"error":\\{"code":-32602,`),
+      );
+      const bad = new Uint8Array([
+        ...new TextEncoder().encode(`{"jsonrpc":"2.0","id":${id},"method":"echo","params":{"t":"A`),
+        0xff,
+        ...new TextEncoder().encode('"}}'),
+      ]);
+      const res = await fetch(served.url, { method: 'POST', headers, body: bad });
+      expect(await res.text()).toMatch(new RegExp(`^\\{"jsonrpc":"2.0","id":${id.replace(/[.+]/g, '\\$&')},"error":\\{"code":-32700,`));
+    }
+    expect(lines().some((l) => l.includes(token) || l.includes('"A'))).toBe(false); // (neither reached the child)
+  });
+});
