@@ -153,9 +153,10 @@ export class ServeSession {
       this.connections.add(live);
       for (const [eventId, data] of after.events) live.event(data, eventId);
       // A stream still waiting for answers (or the GET stream) goes on here; one all answered ends.
-      if (channel || after.streamId === GET_STREAM) this.channels.set(after.streamId, { open: channel?.open ?? 0, live });
-      else live.close();
-      this.flushPending(after.streamId);
+      if (channel || after.streamId === GET_STREAM) {
+        this.channels.set(after.streamId, { open: channel?.open ?? 0, live });
+        this.flushPending(after.streamId);
+      } else live.close();
       return new Response(live.body, { status: 200, headers });
     }
     const open = this.channels.get(GET_STREAM)?.live;
