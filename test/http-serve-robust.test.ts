@@ -365,6 +365,28 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     expect(logs.join('\n')).not.toMatch(/Qwen/);
   });
 
+  it('is not lost to a stream the host resumes that has nothing more to send', async () => {
+    const record = join(tmpdir(), `serve-record-${process.pid}-early-resume.txt`);
+    writeFileSync(record, '');
+    cleanup.push(() => rmSync(record, { force: true }));
+    const { url, logs } = await serve({ command: [process.execPath, '-e', CHILD, record, '2'] });
+    const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+    const init = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params });
+    const eventId = (await init.text()).match(/^id: (.+)$/m)![1]!;
+    const session = init.headers.get('mcp-session-id')!;
+    await (await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+    while (!logs.some((l) => l.includes('wait for the host to open its GET stream'))) await sleep(20);
+    const get = (h: Record<string, string>) =>
+      fetch(url, { headers: { ...HEADERS, accept: 'text/event-stream', 'mcp-session-id': session, ...h } });
+    // Resuming the answered initialize stream: nothing after that event, and it ends.
+    expect(data(await (await get({ 'last-event-id': eventId })).text())).toEqual([]);
+    const reader = (await get({})).body!.getReader();
+    let text = '';
+    while (!text.includes('roots/list')) text += new TextDecoder().decode((await reader.read()).value);
+    void reader.cancel();
+    expect(data(text).map((m) => m.method)).toEqual(['notifications/message', 'notifications/message', 'roots/list']);
+  });
+
   it('or goes out on the next response stream the host opens, before its answer', async () => {
     const { url, logs, session } = await start(2);
     // (The server has sent them; nothing was open to take them.)
