@@ -267,7 +267,11 @@ describe('serve, a host body that does not parse', () => {
       const res = await send(body);
       expect([res.status, await res.json()]).toMatchObject([400, { id: null, error: { code: -32600 } }]);
     }
-    expect(readFileSync(record, 'utf8').split('\n').filter(Boolean)).toHaveLength(2); // (initialize, initialized)
+    // A notification last: once the child has it, it would have had any of the above before it.
+    expect((await send('{"jsonrpc":"2.0","method":"notifications/marker"}')).status).toBe(202);
+    const seen = () => readFileSync(record, 'utf8').split('\n').filter(Boolean);
+    while (seen().length < 3) await sleep(20);
+    expect(seen().map((l) => JSON.parse(l).method)).toEqual(['initialize', 'notifications/initialized', 'notifications/marker']);
   });
 });
 
