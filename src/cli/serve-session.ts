@@ -21,10 +21,11 @@ import type { CallGuard } from '../http/call-guard.js';
 import { arrayElementSpans } from '../json-spans.js';
 import { errorResponse, type Id, INTERNAL_ERROR, isId, isResponseShape, SERVER_ERROR } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
+import { messageText, RawId, rawIds } from '../raw-id.js';
 import { createByteTransformer, type PayloadStreamError } from '../stream/index.js';
 import { BoundedEventStore } from './event-store.js';
 import { ndjsonLines } from './ndjson-lines.js';
-import { oneLine, rawMember, withRawId } from './raw-json.js';
+import { oneLine } from './one-line.js';
 import { RefusedLines, refusalOfLine } from './refused-lines.js';
 import { SseConnection } from './sse-connection.js';
 
@@ -266,7 +267,12 @@ export class ServeSession {
   /** Answers a host's request here (encoded, under its id as written), as if the child had. */
   private answerHere(m: HostMessage, message: object): void {
     const r = m.rawId === undefined ? undefined : this.inFlight.find((x) => x.rawId === m.rawId && x.id === m.value.id);
-    if (r) this.answer(r, withRawId(message, m.rawId!, this.o.codec));
+    if (r) this.answer(r, this.written(message, r.rawId));
+  }
+
+  /** An answer serve writes itself for the host: encoded, under the request's id as written. */
+  private written(message: object, rawId: string): string {
+    return messageText(this.o.codec.encodeMessage({ ...message, id: new RawId(rawId) }));
   }
 
   private write(m: HostMessage): void {
@@ -320,7 +326,7 @@ export class ServeSession {
         r.method === 'tools/call'
           ? { jsonrpc: '2.0', id: null, result: { content: [{ type: 'text', text: reason }], isError: true } }
           : errorResponse(null, INTERNAL_ERROR, reason);
-      this.answer(r, withRawId(message, r.rawId, this.o.codec));
+      this.answer(r, this.written(message, r.rawId));
     }
     this.o.onEnd(why);
   }
@@ -349,9 +355,9 @@ export class ServeSession {
     const out: Uint8Array[] = [];
     const refused = new RefusedLines(REFUSED_LINE_BYTES, o.maxMessageBytes, (e, line) => {
       const { replies, toOtherSide } = refusalOfLine('server', e, line);
-      if (replies) child.stdin!.write(`${JSON.stringify(replies)}\n`);
+      if (replies) child.stdin!.write(`${messageText(replies)}\n`);
       // (After a '\n' of its own: the spoiled start of the refused line, if one went out, may not be ended yet.)
-      for (const m of toOtherSide) out.push(new TextEncoder().encode(`\n${JSON.stringify(o.codec.encodeMessage(m))}\n`));
+      for (const m of toOtherSide) out.push(new TextEncoder().encode(`\n${messageText(o.codec.encodeMessage(m))}\n`));
       const told = [replies && 'the server answered', toOtherSide.length && 'the host told'].filter(Boolean).join(', ');
       o.log(`from the server: skipped ${describeInvalid(e)}: not forwarded${told && ` (${told})`}; the session goes on`);
     });
@@ -397,7 +403,7 @@ export class ServeSession {
       }
     }
     if (isResponseShape(m) && isId(m.id)) {
-      const r = this.find(m.id, rawMember(bytes, 'id') ?? JSON.stringify(m.id));
+      const r = this.find(m.id, rawIds(text)[0]?.text ?? JSON.stringify(m.id));
       if (r) this.answer(r, text);
       else this.o.log(`from the server: message ${this.received} answers no request in flight (cancelled, or answered before); dropped`);
       return;
@@ -438,7 +444,7 @@ export class ServeSession {
     );
     if (request) {
       const error = errorResponse(null, SERVER_ERROR, 'Not delivered: the host has no stream open and too much waits for one');
-      this.toChildLines([withRawId(error, rawMember(bytes, 'id') ?? JSON.stringify(m.id))]);
+      this.toChildLines([messageText({ ...error, id: rawIds(text)[0] ?? m.id })]);
     }
   }
 

@@ -14,21 +14,24 @@ import { arrayElementSpans } from '../json-spans.js';
 import {
   collisionReplies,
   errorResponse,
+  type Id,
   INVALID_PARAMS,
   INVALID_REQUEST,
   isId,
   isResponse,
+  type Message,
   PARSE_ERROR,
   refusalCode,
   refusalReplies,
   SERVER_ERROR,
 } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
+import { messageText, readMessage } from '../raw-id.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CommandLine } from './args.js';
 import { duration, port as portFlag, positiveInt, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
-import { oneLine, rawMember, withRawId } from './raw-json.js';
+import { oneLine } from './one-line.js';
 import { type HostMessage, ServeSession } from './serve-session.js';
 import { UsageError } from './usage-error.js';
 
@@ -62,31 +65,6 @@ const isMessage = (v: unknown): v is Value =>
   (typeof v.method === 'string'
     ? v.id === undefined || isId(v.id)
     : ('result' in v && isId(v.id)) || ('error' in v && (isId(v.id) || v.id === null)));
-
-/** A body's messages (valid JSON) with the raw text of each id, to answer under ids as written. */
-function rawIds(bytes: Uint8Array, value: unknown): (id: unknown, request: boolean) => string {
-  const spans = Array.isArray(value) ? arrayElementSpans(bytes) : [[0, bytes.length] as [number, number]];
-  const items = (Array.isArray(value) ? value : [value]).map((v, k) => ({
-    id: (v as { id?: unknown })?.id,
-    request: typeof (v as { method?: unknown })?.method === 'string',
-    raw: spans[k] && rawMember(bytes.subarray(...spans[k]), 'id'),
-  }));
-  return (id, request) => {
-    const k = items.findIndex((m) => m.raw !== undefined && m.request === request && m.id === id);
-    return k < 0 ? JSON.stringify(id) : items.splice(k, 1)[0]!.raw!;
-  };
-}
-
-/** Answers (one or a batch) as JSON text, each under its id as the body wrote it. */
-function asText(
-  messages: unknown,
-  raw: (id: unknown, request: boolean) => string,
-  request: boolean,
-  codec?: ReturnType<typeof createCodec>,
-) {
-  const one = (m: { id?: unknown }) => withRawId(m, raw(m.id, request), codec);
-  return Array.isArray(messages) ? `[${messages.map(one).join(',')}]` : one(messages as { id?: unknown });
-}
 
 export async function runServe(options: ServeCommandOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const {
@@ -158,20 +136,17 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
   /**
    * A body serve cannot forward (the decoder refused it, or its keys collide once decoded): its
    * requests are answered here, its responses (answers to the child's requests) reach the child
-   * as errors under their ids, so no one waits for a timeout; all under ids as written.
+   * as errors, so no one waits for a timeout; all under their ids as written (RawId).
    */
   const notForwarded = (
-    bytes: Uint8Array,
-    value: unknown,
     session: ServeSession | undefined,
-    answers: { replies: unknown; toChild: unknown[] },
+    replies: Message | Message[] | undefined,
+    toChild: Message[],
     none: { status: number; code: number; message: string },
   ) => {
-    const raw = rawIds(bytes, value);
-    if (answers.toChild.length) session?.toChildLines(answers.toChild.map((m) => asText(m, raw, false)));
-    if (answers.replies !== undefined && (!Array.isArray(answers.replies) || answers.replies.length))
-      return jsonText(asText(answers.replies, raw, true, codec));
-    return answers.toChild.length ? new Response(null, { status: 202 }) : refuse(none.status, none.code, none.message);
+    if (toChild.length) session?.toChildLines(toChild.map((m) => messageText(m)));
+    if (replies !== undefined && (!Array.isArray(replies) || replies.length)) return jsonText(messageText(codec.encodeMessage(replies)));
+    return toChild.length ? new Response(null, { status: 202 }) : refuse(none.status, none.code, none.message);
   };
 
   const post = async (request: Request, sessionId: string | null): Promise<Response> => {
@@ -198,23 +173,15 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       const e = decoded.refused;
       const reason = `the request body was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
       log(`POST refused: ${reason}`);
-      const value = readLeniently(bytes);
-      const { replies, toOtherSide } = refusalReplies(value, refusalCode(e.code), reason);
-      return notForwarded(
-        bytes,
-        value,
-        session,
-        { replies, toChild: toOtherSide },
-        { status: 400, code: refusalCode(e.code), message: `Parse error: ${reason}` },
-      );
+      const { replies, toOtherSide } = refusalReplies(readLeniently(bytes), refusalCode(e.code), reason);
+      return notForwarded(session, replies, toOtherSide, { status: 400, code: refusalCode(e.code), message: `Parse error: ${reason}` });
     }
-    // (What the guard and the routing look at: the decoded values; the original's, to answer a collision.)
-    let value: unknown;
-    try {
-      value = JSON.parse(new TextDecoder().decode(decoded.collision ? bytes : decoded.bytes));
-    } catch {
-      return refuse(400, PARSE_ERROR, 'Parse error');
-    }
+    // (What the guard and the routing look at: the decoded values, with each id as written; the
+    // original's, to answer a collision.)
+    const read = readMessage(new TextDecoder().decode(decoded.collision ? bytes : decoded.bytes));
+    if (!read) return refuse(400, PARSE_ERROR, 'Parse error');
+    const { value } = read;
+    const idOf = (k: number, m: Value) => read.ids[k] ?? (m.id as Id);
     if (decoded.collision) {
       // Answered here, never forwarded; a batch has every request answered. Responses to the
       // child's own requests (sampling, elicitation), alone or a batch of them: the child gets an
@@ -223,23 +190,20 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       const items = (Array.isArray(value) ? value : [value]) as Value[];
       if (items.length && items.every(isResponse))
         return notForwarded(
-          bytes,
-          value,
           session,
-          { replies: undefined, toChild: items.map((m) => errorResponse(m.id as string, INVALID_PARAMS, e.message)) },
+          undefined,
+          items.map((m, k) => errorResponse(idOf(k, m), INVALID_PARAMS, e.message)),
           { status: 202, code: 0, message: '' },
         );
       const replies = collisionReplies(
-        items.filter((m) => typeof m?.method === 'string').map((m) => m.id),
+        items.flatMap((m, k) => (typeof m?.method === 'string' ? [m.id === undefined ? undefined : idOf(k, m)] : [])),
         e.message,
       );
-      return notForwarded(
-        bytes,
-        value,
-        session,
-        { replies: Array.isArray(value) ? replies : replies[0], toChild: [] },
-        { status: 400, code: INVALID_PARAMS, message: e.message },
-      );
+      return notForwarded(session, Array.isArray(value) ? replies : replies[0], [], {
+        status: 400,
+        code: INVALID_PARAMS,
+        message: e.message,
+      });
     }
     // (The session may have ended while the body was decoded: its child exited, say.)
     if (session?.ended) return refuse(404, SERVER_ERROR - 1, 'Session not found');
@@ -250,7 +214,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     const spans = Array.isArray(value) ? arrayElementSpans(body) : [[0, body.length] as [number, number]];
     const messages: HostMessage[] = values.map((v, k) => {
       const b = body.subarray(...spans[k]!);
-      return { bytes: oneLine(b), value: v, rawId: v.id === undefined ? undefined : rawMember(b, 'id') };
+      return { bytes: oneLine(b), value: v, rawId: v.id === undefined ? undefined : read.ids[k]?.text };
     });
     const init = values.find((v) => v.method === 'initialize');
     if (session) {
