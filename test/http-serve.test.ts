@@ -95,6 +95,19 @@ describe('serve', () => {
     while (!logs.some((l) => l.startsWith('session ended (idle)'))) await new Promise((r) => setTimeout(r, 50));
   });
 
+  it('with --guard, asks the child for its tool list to judge a call made before any list; the answer stays with serve', async () => {
+    const { url } = await serve({ guard: 'all' });
+    const { client } = await connect(url);
+    const errors: Error[] = [];
+    client.onerror = (e) => void errors.push(e); // (an answer to an id the host never sent would land here)
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'Qwen' } }, undefined, TIMEOUT))).toBe(encodeText('echo: Qwen'));
+    const unknown = await client.callTool({ name: 'qwen_tool', arguments: {} }, undefined, TIMEOUT);
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toMatch(/was blocked before it reached the server/);
+    expect(textOf(await client.callTool({ name: 'calls', arguments: {} }, undefined, TIMEOUT))).toBe('1'); // (only the echo reached it)
+    expect(errors).toEqual([]);
+  });
+
   it('answers 403 to a foreign Origin', async () => {
     const { url } = await serve();
     const res = await fetch(url, {

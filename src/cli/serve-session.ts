@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
+import type { ListTools } from '../guard/tool.js';
 import type { CallGuard } from '../http/call-guard.js';
 import { arrayElementSpans } from '../json-spans.js';
 import { errorResponse, type Id, INTERNAL_ERROR, isId, isResponseShape, SERVER_ERROR } from '../jsonrpc.js';
@@ -43,6 +44,8 @@ export const PENDING_MESSAGES = 1000;
 export const PENDING_BYTES = SERVE_HOLD_BYTES;
 /** A refused server line is kept up to this many bytes to read its ids (as wrap keeps one). */
 const REFUSED_LINE_BYTES = 1024 * 1024;
+/** How long the child may take to answer a page of a tool list the guard asks for (as wrap). */
+const LIST_TIMEOUT_MS = 10_000;
 /** The stream id of the GET stream (the SDK's, so event ids look the same). */
 const GET_STREAM = '_GET_stream';
 
@@ -113,6 +116,9 @@ export class ServeSession {
   private checks: Promise<void> = Promise.resolve();
   /** Messages read from the child (as the encoder numbers them), for log lines. */
   private received = 0;
+  /** The guard's own tools/list requests to the child, waiting for their answers. */
+  private readonly asked = new Map<string, (answer: Error | { result?: unknown; error?: { code?: unknown } }) => void>();
+  private asks = 0;
 
   constructor(private readonly o: SessionOptions) {
     const [file, ...args] = o.command;
@@ -254,7 +260,7 @@ export class ServeSession {
       return;
     }
     this.checks = this.checks
-      .then(() => guard.answer(m.value))
+      .then(() => guard.answer(m.value, this.ask))
       .then(
         (answer) => (answer ? this.answerHere(m, answer) : this.write(m)),
         (e: unknown) => {
@@ -263,6 +269,29 @@ export class ServeSession {
         },
       );
   }
+
+  /**
+   * The guard cannot judge a call (no tool list seen yet, or a tool not in the last one after
+   * list_changed): it asks the child for a page of its list, as wrap does; the answer is taken
+   * from the child's output (it never reaches the host), decoded.
+   */
+  private readonly ask: ListTools = (cursor) => {
+    const id = `mcp-payload-codec/tools-list/${++this.asks}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => settle(new Error(`no answer within ${LIST_TIMEOUT_MS} ms`)), LIST_TIMEOUT_MS);
+      timer.unref?.();
+      const settle = (answer: Error | { result?: unknown; error?: { code?: unknown } }) => {
+        clearTimeout(timer);
+        this.asked.delete(id);
+        if (answer instanceof Error) reject(answer);
+        else if ('error' in answer) reject(new Error(`the server answered error ${Number(answer.error?.code)}`));
+        else resolve(answer.result);
+      };
+      if (this.ended) return settle(new Error('the session has ended'));
+      this.asked.set(id, settle);
+      this.toChildLines([JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: cursor === undefined ? {} : { cursor } })]);
+    });
+  };
 
   /** Answers a host's request here (encoded, under its id as written), as if the child had. */
   private answerHere(m: HostMessage, message: object): void {
@@ -317,6 +346,7 @@ export class ServeSession {
       this.o.log(`from the server: ${(e as Error).message}`);
       why = 'a message from the server could not be read';
     }
+    for (const settle of [...this.asked.values()]) settle(new Error(why));
     if (this.ended) return;
     // Nothing more will answer the requests in flight: each is answered now, as the host reads
     // answers (a tool call as a result the model can read, anything else as an error).
@@ -401,6 +431,15 @@ export class ServeSession {
       } catch {
         // keys that collide once decoded: encoding made them from distinct keys; cannot happen
       }
+    }
+    const own = isResponseShape(m) && typeof m.id === 'string' ? this.asked.get(m.id) : undefined;
+    if (own) {
+      try {
+        own(this.o.codec.decodeMessage(m) as { result?: unknown });
+      } catch {
+        own(new Error('its answer could not be decoded'));
+      }
+      return;
     }
     if (isResponseShape(m) && isId(m.id)) {
       const r = this.find(m.id, rawIds(text)[0]?.text ?? JSON.stringify(m.id));
