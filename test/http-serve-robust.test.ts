@@ -80,7 +80,7 @@ async function leaveSlowCall(url: string, session: string, how: 'cancelled' | 'a
 
 describe('serve, a host that leaves a request', () => {
   it('still ends the session for idleness once the host cancelled its only call', async () => {
-    const { url, logs } = await serve({ sessionIdleMs: 1500 });
+    const { url, logs } = await serve({ sessionIdleMs: 3000 }); // (long enough that a busy host does not lose the session between its requests)
     const session = await initialize(url);
     await leaveSlowCall(url, session, 'cancelled');
     // (The child's handler ends now; the SDK server sends no answer to a cancelled request.)
