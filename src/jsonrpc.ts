@@ -9,6 +9,7 @@ export type { Id };
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
 export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
 /** Implementation-defined server errors (-32000 to -32099). */
 export const SERVER_ERROR = -32000;
 
@@ -68,8 +69,11 @@ export function collisionReplies(
 
 const isAnswerId = (id: unknown): id is AnswerId => isId(id) || id instanceof RawId;
 
-/** The error code for a message a stream refused (PayloadStreamError's code): bytes that are not UTF-8 do not parse. */
-export const refusalCode = (code: string): number => (code === 'invalid-utf8' ? PARSE_ERROR : INVALID_REQUEST);
+/** Refusals of bytes that do not parse as JSON (JSON-RPC's -32700); the others refuse JSON that parses (-32600). */
+const UNPARSEABLE = new Set(['invalid-json', 'invalid-utf8', 'control-character', 'invalid-escape', 'incomplete']);
+
+/** The error code for a message a stream refused (PayloadStreamError's code). */
+export const refusalCode = (code: string): number => (UNPARSEABLE.has(code) ? PARSE_ERROR : INVALID_REQUEST);
 
 /** What to send for a message a stream refused but could still read (leniently). */
 export interface RefusalReplies {

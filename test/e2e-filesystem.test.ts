@@ -5,11 +5,15 @@
 // model sees must be what encodeMessage makes of the direct result and hold no term; what the
 // model writes back (as tokens) must land on disk as the bytes it stands for; with --guard, a
 // write whose text holds U+FFFD is blocked and nothing is written.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeText } from '../src/index.ts';
+import { runServe } from '../src/cli/serve.ts';
+import { decodeText, encodeText } from '../src/index.ts';
 import { connect, FILESYSTEM, type Pair, pseudoRandomBytes, REQUEST, requests, type Session, same, termLeaks } from './e2e-helpers.ts';
 
 const T = 30_000;
@@ -154,6 +158,42 @@ describe('server-filesystem through wrap', () => {
       );
       expect(ok.isError ?? false).toBe(false);
       expect(readFileSync(join(dir, 'fine.md'), 'utf8')).toBe('Qwen is fine');
+    },
+    T,
+  );
+});
+
+describe('server-filesystem through serve', () => {
+  // Started without a directory, it asks the host for its roots (roots/list) as soon as the
+  // session is initialized, before the host has opened its GET stream or sent a request. serve
+  // dropped that request (0 of 3 runs; 1 of 1 directly): the server kept no directory.
+  it(
+    "its roots/list reaches the host, and the host's roots become its directories",
+    async () => {
+      const served = await runServe({ command: [process.execPath, FILESYSTEM], port: 0, log: () => {} });
+      const client = new Client({ name: 'host', version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
+      let asked!: () => void;
+      const rootsAsked = new Promise<string>((r) => (asked = () => r('asked')));
+      client.setRequestHandler(ListRootsRequestSchema, () => {
+        asked();
+        return { roots: [{ uri: `file://${dir}`, name: 'files' }] };
+      });
+      try {
+        await client.connect(new StreamableHTTPClientTransport(new URL(served.url)), REQUEST);
+        // (Bounded: a request that never comes fails here, not at the test's timeout.)
+        expect(await Promise.race([rootsAsked, new Promise((r) => setTimeout(() => r('never asked'), 10_000))])).toBe('asked');
+        // The server applies the roots once it has the answer: ask until it has.
+        let text = '';
+        for (let i = 0; i < 50 && !text.includes(realpathSync(dir)); i++) {
+          const r = await client.callTool({ name: 'list_allowed_directories', arguments: {} }, undefined, REQUEST);
+          text = decodeText((r.content as { text: string }[])[0]!.text);
+          if (!text.includes(realpathSync(dir))) await new Promise((r) => setTimeout(r, 100));
+        }
+        expect(text).toContain(realpathSync(dir));
+      } finally {
+        await client.close().catch(() => {});
+        await served.close();
+      }
     },
     T,
   );

@@ -140,6 +140,29 @@ describe('proxy and createFilteringFetch: a body the decoder refuses', () => {
     expect(logs.join('\n')).not.toContain('AB');
   });
 
+  it('proxy: a body that does not parse gets 400 -32700 (Parse error), as the SDK server, serve and connect answer; JSON nested too deep -32600', async () => {
+    // (It said -32600 (Invalid Request) for all of them.)
+    const upstream = await recordingUpstream();
+    const proxy = await runProxy({ upstream: upstream.url, port: 0, log: () => {} });
+    cleanup.push(() => {
+      proxy.server.closeAllConnections();
+      proxy.server.close();
+    });
+    const send = (body: string) => fetch(proxy.url, { method: 'POST', headers: HEADERS, body });
+    for (const body of [
+      'not json',
+      '{"jsonrpc":"2.0","id":1,"method":"x"',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"t":"\\q"}}',
+      '{"t":"\u0001"}',
+    ]) {
+      const res = await send(body);
+      expect([res.status, await res.json()]).toMatchObject([400, { id: null, error: { code: -32700 } }]);
+    }
+    const deep = `{"jsonrpc":"2.0","id":4,"method":"x","params":{"a":${'['.repeat(70_000)}${']'.repeat(70_000)}}}`;
+    expect(await (await send(deep)).json()).toMatchObject({ id: 4, error: { code: -32600 } });
+    expect(upstream.seen).toEqual([]);
+  });
+
   it('createFilteringFetch: a response refused for a type conflict goes to the server as -32600 under its id', async () => {
     const upstream = await recordingUpstream();
     const fetchFiltered = createFilteringFetch();

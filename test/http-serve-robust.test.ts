@@ -5,8 +5,8 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runServe, SERVE_HOLD_BYTES, type ServeCommandOptions } from '../src/cli/serve.js';
-import { encodeText } from '../src/index.js';
+import { PENDING_MESSAGES, runServe, SERVE_HOLD_BYTES, type ServeCommandOptions } from '../src/cli/serve.js';
+import { decodeText, encodeText } from '../src/index.js';
 import { connectHost, TIMEOUT, textOf } from './http-helpers.ts';
 
 /** The errors a recording child was sent, as [id, code]. */
@@ -80,7 +80,7 @@ async function leaveSlowCall(url: string, session: string, how: 'cancelled' | 'a
 
 describe('serve, a host that leaves a request', () => {
   it('still ends the session for idleness once the host cancelled its only call', async () => {
-    const { url, logs } = await serve({ sessionIdleMs: 1500 });
+    const { url, logs } = await serve({ sessionIdleMs: 3000 }); // (long enough that a busy host does not lose the session between its requests)
     const session = await initialize(url);
     await leaveSlowCall(url, session, 'cancelled');
     // (The child's handler ends now; the SDK server sends no answer to a cancelled request.)
@@ -251,6 +251,30 @@ describe('serve, a host body that is not UTF-8', () => {
   });
 });
 
+describe('serve, a host body that does not parse', () => {
+  it('gets 400 -32700 (Parse error) and reaches no one; JSON that is no JSON-RPC message gets 400 -32600', async () => {
+    const record = join(tmpdir(), `serve-record-${process.pid}-parse.txt`);
+    writeFileSync(record, '');
+    cleanup.push(() => rmSync(record, { force: true }));
+    const { url } = await serve({ command: [process.execPath, 'test/fixtures/serve-record-child.mjs', record] });
+    const session = await initialize(url);
+    const send = (body: string) => fetch(url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': session }, body });
+    for (const body of ['not json', '{"jsonrpc":"2.0","id":1,"method":"x"', '']) {
+      const res = await send(body);
+      expect([res.status, await res.json()]).toMatchObject([400, { id: null, error: { code: -32700 } }]);
+    }
+    for (const body of ['[]', '{"id":1,"method":"x"}', '[{"jsonrpc":"2.0","method":"x"},5]']) {
+      const res = await send(body);
+      expect([res.status, await res.json()]).toMatchObject([400, { id: null, error: { code: -32600 } }]);
+    }
+    // A notification last: once the child has it, it would have had any of the above before it.
+    expect((await send('{"jsonrpc":"2.0","method":"notifications/marker"}')).status).toBe(202);
+    const seen = () => readFileSync(record, 'utf8').split('\n').filter(Boolean);
+    while (seen().length < 3) await sleep(20);
+    expect(seen().map((l) => JSON.parse(l).method)).toEqual(['initialize', 'notifications/initialized', 'notifications/marker']);
+  });
+});
+
 describe('serve, a server line that is not UTF-8', () => {
   // wrap's case, mirrored in serve: the server's answer to a host's call held a bad byte and was
   // skipped with a note; the host's call stayed open (the session kept alive by it) until the
@@ -285,5 +309,93 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     while (told().length === 0) await sleep(20);
     expect(told()).toEqual([['srv-9', -32700]]);
     expect(logs.join('\n')).not.toContain('AB');
+  });
+});
+
+describe('serve, what the server sends before the host opened any stream', () => {
+  // Right after initialization (no request in flight, no GET stream yet) the server sends
+  // PENDING_MESSAGES + 1 log messages, then a request of its own. The SDK transport dropped them
+  // all (it keeps nothing for a GET stream not open). Now they wait, bounded; past the bound a
+  // message is dropped with a line naming it, and the request is answered so the server does not wait.
+  const CHILD = `
+const { appendFileSync } = require('node:fs');
+const [record, count] = process.argv.slice(1);
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  appendFileSync(record, line + '\\n');
+  const m = JSON.parse(line);
+  if (m.method === 'initialize') {
+    const result = { protocolVersion: m.params.protocolVersion, capabilities: { logging: {} }, serverInfo: { name: 'early', version: '1' } };
+    send({ jsonrpc: '2.0', id: m.id, result });
+  } else if (m.method === 'notifications/initialized') {
+    for (let i = 1; i <= Number(count); i++) send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'Qwen ' + i } });
+    send({ jsonrpc: '2.0', id: 'srv-1', method: 'roots/list' });
+  } else if (m.method === 'ping') send({ jsonrpc: '2.0', id: m.id, result: {} });
+});`;
+  const start = async (count: number) => {
+    const record = join(tmpdir(), `serve-record-${process.pid}-early-${count}.txt`);
+    writeFileSync(record, '');
+    cleanup.push(() => rmSync(record, { force: true }));
+    const served = await serve({ command: [process.execPath, '-e', CHILD, record, String(count)] });
+    const session = await initialize(served.url);
+    return { ...served, session, record };
+  };
+  const data = (text: string) => [...text.matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1]!));
+
+  it('waits for the GET stream, up to its bound; past it, a line on stderr and an error for the request', async () => {
+    const { url, logs, session, record } = await start(PENDING_MESSAGES + 1);
+    while (!logs.some((l) => l.includes('not delivered'))) await sleep(20);
+    const get = await fetch(url, { headers: { ...HEADERS, accept: 'text/event-stream', 'mcp-session-id': session } });
+    const reader = get.body!.getReader();
+    let text = '';
+    while (!text.includes(`"${encodeText(`Qwen ${PENDING_MESSAGES}`)}"`)) text += new TextDecoder().decode((await reader.read()).value);
+    void reader.cancel();
+    expect(data(text).map((m) => decodeText(m.params.data))).toEqual(Array.from({ length: PENDING_MESSAGES }, (_, i) => `Qwen ${i + 1}`));
+    // (Numbered as the encoder numbers the server's messages: its answer to initialize is 1.)
+    expect(logs.filter((l) => l.includes('not delivered'))).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^from the server: message ${PENDING_MESSAGES + 2} \\(a notification, \\d+ bytes\\) not delivered: the host has no stream open and ${PENDING_MESSAGES} messages \\(\\d+ characters\\) already wait for one$`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^from the server: message ${PENDING_MESSAGES + 3} \\(a request, \\d+ bytes\\) not delivered: .* \\(the server answered\\)$`,
+        ),
+      ),
+    ]);
+    while (errorsIn(record).length === 0) await sleep(20);
+    expect(errorsIn(record)).toEqual([['srv-1', -32000]]);
+    expect(logs.join('\n')).not.toMatch(/Qwen/);
+  });
+
+  it('is not lost to a stream the host resumes that has nothing more to send', async () => {
+    const record = join(tmpdir(), `serve-record-${process.pid}-early-resume.txt`);
+    writeFileSync(record, '');
+    cleanup.push(() => rmSync(record, { force: true }));
+    const { url, logs } = await serve({ command: [process.execPath, '-e', CHILD, record, '2'] });
+    const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+    const init = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params });
+    const eventId = (await init.text()).match(/^id: (.+)$/m)![1]!;
+    const session = init.headers.get('mcp-session-id')!;
+    await (await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+    while (!logs.some((l) => l.includes('wait for the host to open its GET stream'))) await sleep(20);
+    const get = (h: Record<string, string>) =>
+      fetch(url, { headers: { ...HEADERS, accept: 'text/event-stream', 'mcp-session-id': session, ...h } });
+    // Resuming the answered initialize stream: nothing after that event, and it ends.
+    expect(data(await (await get({ 'last-event-id': eventId })).text())).toEqual([]);
+    const reader = (await get({})).body!.getReader();
+    let text = '';
+    while (!text.includes('roots/list')) text += new TextDecoder().decode((await reader.read()).value);
+    void reader.cancel();
+    expect(data(text).map((m) => m.method)).toEqual(['notifications/message', 'notifications/message', 'roots/list']);
+  });
+
+  it('or goes out on the next response stream the host opens, before its answer', async () => {
+    const { url, logs, session } = await start(2);
+    // (The server has sent them; nothing was open to take them.)
+    while (!logs.some((l) => l.includes('wait for the host to open its GET stream'))) await sleep(20);
+    const text = await (await post(url, { jsonrpc: '2.0', id: 5, method: 'ping' }, session)).text();
+    expect(data(text).map((m) => m.method ?? m.id)).toEqual(['notifications/message', 'notifications/message', 'roots/list', 5]);
   });
 });

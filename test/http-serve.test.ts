@@ -95,6 +95,19 @@ describe('serve', () => {
     while (!logs.some((l) => l.startsWith('session ended (idle)'))) await new Promise((r) => setTimeout(r, 50));
   });
 
+  it('with --guard, asks the child for its tool list to judge a call made before any list; the answer stays with serve', async () => {
+    const { url } = await serve({ guard: 'all' });
+    const { client } = await connect(url);
+    const errors: Error[] = [];
+    client.onerror = (e) => void errors.push(e); // (an answer to an id the host never sent would land here)
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'Qwen' } }, undefined, TIMEOUT))).toBe(encodeText('echo: Qwen'));
+    const unknown = await client.callTool({ name: 'qwen_tool', arguments: {} }, undefined, TIMEOUT);
+    expect(unknown.isError).toBe(true);
+    expect(textOf(unknown)).toMatch(/was blocked before it reached the server/);
+    expect(textOf(await client.callTool({ name: 'calls', arguments: {} }, undefined, TIMEOUT))).toBe('1'); // (only the echo reached it)
+    expect(errors).toEqual([]);
+  });
+
   it('answers 403 to a foreign Origin', async () => {
     const { url } = await serve();
     const res = await fetch(url, {
@@ -106,61 +119,60 @@ describe('serve', () => {
   });
 });
 
+/** What a host resuming after event `id` gets: the stream and its messages after it (throws when it cannot resume). */
+function replay(store: BoundedEventStore, id: string) {
+  const after = store.eventsAfter(id);
+  if (!after) throw new Error('that event is no longer stored');
+  return { streamId: after.streamId, sent: after.events.map(([, message]) => message) };
+}
+
 describe('BoundedEventStore', () => {
   it('replays the events of one stream after an id, and forgets all but the last N', async () => {
     const store = new BoundedEventStore(3);
-    const m = (n: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { n } });
+    const m = (n: number) => JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { n } });
     const a1 = await store.storeEvent('a', m(1));
     await store.storeEvent('b', m(2));
     await store.storeEvent('a', m(3));
-    const sent: unknown[] = [];
-    expect(await store.replayEventsAfter(a1, { send: async (_id, msg) => void sent.push(msg) })).toBe('a');
-    expect(sent).toEqual([m(3)]);
+    expect(replay(store, a1)).toEqual({ streamId: 'a', sent: [m(3)] });
     await store.storeEvent('a', m(4)); // (a1 drops out)
     expect(await store.getStreamIdForEventId(a1)).toBeUndefined();
-    await expect(store.replayEventsAfter(a1, { send: async () => {} })).rejects.toThrow(/no longer stored/);
+    expect(() => replay(store, a1)).toThrow(/no longer stored/);
   });
 
   it('also forgets the oldest events once they hold more than its byte bound', async () => {
-    const big = (n: number) => ({ jsonrpc: '2.0' as const, method: 'n', params: { text: 'x'.repeat(1000), n } });
+    const big = (n: number) => JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { text: 'x'.repeat(1000), n } });
     const store = new BoundedEventStore(1000, 2500);
-    const ids = [];
+    const ids: string[] = [];
     for (let n = 0; n < 4; n++) ids.push(await store.storeEvent('a', big(n)));
     // ids[0]: what followed it (ids[1]) is no longer held. ids[1] was let go too, but all after
     // it is held: a client that saw it resumes after it.
     expect(await store.getStreamIdForEventId(ids[0]!)).toBeUndefined();
-    await expect(store.replayEventsAfter(ids[0]!, { send: async () => {} })).rejects.toThrow(/no longer stored/);
+    expect(() => replay(store, ids[0]!)).toThrow(/no longer stored/);
     expect(await store.getStreamIdForEventId(ids[1]!)).toBe('a');
     expect(await store.getStreamIdForEventId(ids[2]!)).toBe('a');
-    const sent: unknown[] = [];
-    await store.replayEventsAfter(ids[2]!, { send: async (_id, msg) => void sent.push(msg) });
-    expect(sent).toEqual([big(3)]);
+    expect(replay(store, ids[2]!)).toEqual({ streamId: 'a', sent: [big(3)] });
   });
 
   it('a client that saw a large event resumes from it after the next one is stored (the answer after it is not lost)', async () => {
     const store = new BoundedEventStore(1000, 100);
-    const log = await store.storeEvent('a', { jsonrpc: '2.0', method: 'n', params: { text: 'x'.repeat(1000) } });
+    const log = await store.storeEvent('a', JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { text: 'x'.repeat(1000) } }));
     // (the host's connection drops here, having seen the log; the answer comes)
-    const answer = { jsonrpc: '2.0' as const, id: 1, result: {} };
+    const answer = JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} });
     await store.storeEvent('a', answer);
-    const sent: unknown[] = [];
     expect(await store.getStreamIdForEventId(log)).toBe('a');
-    expect(await store.replayEventsAfter(log, { send: async (_id, msg) => void sent.push(msg) })).toBe('a');
-    expect(sent).toEqual([answer]);
+    expect(replay(store, log)).toEqual({ streamId: 'a', sent: [answer] });
   });
 
   it('keeps the newest event even when it alone is larger than its byte bound (a client resumes from it)', async () => {
     const store = new BoundedEventStore(1000, 100);
-    const small = await store.storeEvent('a', { jsonrpc: '2.0', method: 'n', params: { n: 1 } });
-    const large = await store.storeEvent('a', { jsonrpc: '2.0', method: 'n', params: { text: 'x'.repeat(1000) } });
+    const small = await store.storeEvent('a', JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { n: 1 } }));
+    const large = await store.storeEvent('a', JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { text: 'x'.repeat(1000) } }));
     expect(await store.getStreamIdForEventId(small)).toBe('a'); // (its message went; all after it is held)
     expect(await store.getStreamIdForEventId(large)).toBe('a');
-    const sent: unknown[] = [];
-    expect(await store.replayEventsAfter(large, { send: async (_id, msg) => void sent.push(msg) })).toBe('a');
-    expect(sent).toEqual([]);
+    expect(replay(store, large)).toEqual({ streamId: 'a', sent: [] });
     // The next event lets its message go; its id stays, so resuming after it still works, and
     // resuming from before it is refused (its message is gone).
-    const next = await store.storeEvent('a', { jsonrpc: '2.0', method: 'n', params: { n: 3 } });
+    const next = await store.storeEvent('a', JSON.stringify({ jsonrpc: '2.0', method: 'n', params: { n: 3 } }));
     expect(await store.getStreamIdForEventId(large)).toBe('a');
     expect(await store.getStreamIdForEventId(small)).toBeUndefined();
     expect(await store.getStreamIdForEventId(next)).toBe('a');

@@ -1,18 +1,17 @@
 // A bounded, in-memory event store for Last-Event-ID resumption, one per `serve` session: it
 // keeps the last MAX_EVENTS events of the session (all streams together), the messages of at most
-// MAX_BYTES of them as JSON (or the newest alone, when it is larger); an older event keeps its id
+// MAX_BYTES of them as the text that was sent (or the newest alone, when it is larger; as
+// characters); an older event keeps its id
 // only, so a client that saw it resumes after it while what followed is held. A client that
 // comes back too late gets 400 instead of the server holding memory for it (a few large results
 // would otherwise pin gigabytes).
-import type { EventStore } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 const MAX_EVENTS = 1000;
 const MAX_BYTES = 64 * 1024 * 1024;
 
-export class BoundedEventStore implements EventStore {
+export class BoundedEventStore {
   /** Oldest first; the first `marked` have let their message go (over the byte bound): ids only. */
-  private events: { id: string; streamId: string; message: JSONRPCMessage | undefined; size: number }[] = [];
+  private events: { id: string; streamId: string; message: string | undefined; size: number }[] = [];
   private marked = 0;
   private seq = 0;
   private bytes = 0;
@@ -22,9 +21,10 @@ export class BoundedEventStore implements EventStore {
     private readonly maxBytes = MAX_BYTES,
   ) {}
 
-  async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+  /** Stores the message (its JSON text; '' for an event without one: a stream's priming event); its event id. */
+  storeEvent(streamId: string, message: string): string {
     const id = `${streamId}|${++this.seq}`;
-    const size = JSON.stringify(message).length;
+    const size = message.length;
     this.events.push({ id, streamId, message, size });
     this.bytes += size;
     // Over the byte bound, the oldest messages go but their ids stay (until MAX_EVENTS): a client
@@ -54,19 +54,18 @@ export class BoundedEventStore implements EventStore {
     return at;
   }
 
-  async getStreamIdForEventId(eventId: string): Promise<string | undefined> {
+  getStreamIdForEventId(eventId: string): string | undefined {
     const at = this.resumable(eventId);
     return at < 0 ? undefined : this.events[at]!.streamId;
   }
 
-  async replayEventsAfter(
-    lastEventId: string,
-    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
-  ): Promise<string> {
+  /** The stream of event `lastEventId` and its messages after it, as [event id, message]; undefined when it cannot be resumed. */
+  eventsAfter(lastEventId: string): { streamId: string; events: [string, string][] } | undefined {
     const at = this.resumable(lastEventId);
-    if (at < 0) throw new Error('that event is no longer stored');
+    if (at < 0) return undefined;
     const streamId = this.events[at]!.streamId;
-    for (const e of this.events.slice(at + 1)) if (e.streamId === streamId) await send(e.id, e.message!);
-    return streamId;
+    const events: [string, string][] = [];
+    for (const e of this.events.slice(at + 1)) if (e.streamId === streamId && e.message) events.push([e.id, e.message]);
+    return { streamId, events };
   }
 }

@@ -1,19 +1,16 @@
 // `mcp-payload-codec serve [options] -- <command> [args...]`: exposes a stdio MCP server over
 // Streamable HTTP at /mcp, filtered. One child per MCP session, started at initialize and ended
-// on DELETE, after --session-idle without a request, or when it exits. The HTTP side is the
-// SDK's WebStandardStreamableHTTPServerTransport (loaded when serve starts: the SDK is an
-// optional peer dependency), so sessions, SSE and resumption follow the SDK exactly.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+// on DELETE, after --session-idle without a request, or when it exits. The HTTP side is serve's
+// own (serve-session.ts), on bytes: the SDK's transport takes and gives parsed values, which
+// changed numbers (12345678901234567890 reached the child as 12345678901234567000); it follows
+// the SDK's in sessions, headers, status codes, event ids and resumption.
 import type { Server } from 'node:http';
-import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createCodec } from '../codec.js';
-import { PayloadKeyCollisionError } from '../errors.js';
-import { BodyTooLargeError, readBounded } from '../http/body.js';
+import { BodyTooLargeError, decodeBytes, readBounded } from '../http/body.js';
 import { CallGuard, type GuardMode } from '../http/call-guard.js';
 import { hostAllowed, originAllowed } from '../http/guard.js';
-import { firstInvalidUtf8Byte, readLeniently } from '../invalid-utf8.js';
+import { readLeniently } from '../invalid-utf8.js';
+import { arrayElementSpans } from '../json-spans.js';
 import {
   collisionReplies,
   errorResponse,
@@ -22,36 +19,26 @@ import {
   INVALID_REQUEST,
   isId,
   isResponse,
+  type Message,
   PARSE_ERROR,
+  refusalCode,
   refusalReplies,
   SERVER_ERROR,
 } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
-import { messageText } from '../raw-id.js';
-import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError } from '../stream/index.js';
+import { messageText, readMessage } from '../raw-id.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CommandLine } from './args.js';
-import { BoundedEventStore } from './event-store.js';
-import { HeldStreams } from './held-streams.js';
 import { duration, port as portFlag, positiveInt, type StreamCommandOptions, untilSignal } from './http-args.js';
-import { ndjsonLines } from './ndjson-lines.js';
 import { listen } from './node-http.js';
-import { RefusedLines, refusalOfLine } from './refused-lines.js';
+import { oneLine } from './one-line.js';
+import { type HostMessage, ServeSession } from './serve-session.js';
 import { UsageError } from './usage-error.js';
 
-/**
- * Bytes a session may hold that its host has not read yet (plus the message being sent): beyond
- * them serve stops reading the server's stdout until the host catches up (the SDK transport
- * would queue without limit).
- */
-export const SERVE_HOLD_BYTES = 8 * 1024 * 1024;
+export { PENDING_BYTES, PENDING_MESSAGES, SERVE_HOLD_BYTES } from './serve-session.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-/** A refused server line is kept up to this many bytes to read its ids (as wrap keeps one). */
-const REFUSED_LINE_BYTES = 1024 * 1024;
-
-/** Where and why, never what: `message 3 (invalid JSON at byte 0; blank lines not counted)`. */
-const describeInvalid = (e: PayloadStreamError) =>
-  `message ${e.messageNumber} (${e.reason} at byte ${e.byteOffset}; blank lines not counted)`;
+/** Messages in one POST at most (the SDK's bound). */
+const MAX_BATCH = 100;
 
 export interface ServeCommandOptions extends CodecOptions {
   command: string[];
@@ -69,23 +56,15 @@ export interface ServeCommandOptions extends CodecOptions {
   log?: (line: string) => void;
 }
 
-interface Session {
-  transport: WebStandardStreamableHTTPServerTransport;
-  child: ChildProcess;
-  idle?: ReturnType<typeof setTimeout>;
-  /** Since when the child waits for the host to read what it was sent (see SERVE_HOLD_BYTES). */
-  heldSince?: number;
-  /** The host was told (once) that messages wait for its GET stream. */
-  toldNoGet?: boolean;
-  /** Requests sent to the child and not yet answered, in order (server messages relate to the latest). */
-  inFlight: (string | number)[];
-  progress: Map<string | number, string | number>;
-  /** The response streams handed to the host: which it left, and what waits in them. */
-  streams: HeldStreams;
-  /** --guard: this session's tool list and checks; messages from the host pass it in order. */
-  guard?: CallGuard;
-  checks: Promise<void>;
-}
+type Value = HostMessage['value'];
+const isObject = (v: unknown): v is Value => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A JSON-RPC 2.0 request, notification or response (what the SDK's schema lets through, ids aside: any number). */
+const isMessage = (v: unknown): v is Value =>
+  isObject(v) &&
+  v.jsonrpc === '2.0' &&
+  (typeof v.method === 'string'
+    ? v.id === undefined || isId(v.id)
+    : ('result' in v && isId(v.id)) || ('error' in v && (isId(v.id) || v.id === null)));
 
 export async function runServe(options: ServeCommandOptions): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const {
@@ -101,227 +80,172 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     ...codecOptions
   } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`));
-  const [file, ...args] = command;
+  const [file] = command;
   if (!file) throw new TypeError('serve needs a command after --');
   const max = codecOptions.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const codec = createCodec(codecOptions);
-  let sdk: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
+  let versions: typeof import('@modelcontextprotocol/sdk/types.js');
   try {
-    sdk = await import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js');
+    versions = await import('@modelcontextprotocol/sdk/types.js'); // (the protocol versions the SDK knows)
   } catch {
     throw new Error('serve needs the MCP SDK: npm install @modelcontextprotocol/sdk');
   }
-  const sessions = new Map<string, Session>();
-  let starting = 0;
+  const sessions = new Map<string, ServeSession>();
 
   const end = (id: string, why: string) => {
     const s = sessions.get(id);
     if (!s) return;
     sessions.delete(id);
-    clearTimeout(s.idle);
+    s.close();
     log(`session ended (${why}); ${sessions.size} open`);
-    s.child.stdin?.end();
-    s.child.kill('SIGTERM');
-    void s.transport.close().catch(() => {});
   };
-  const touch = (id: string) => {
-    const s = sessions.get(id);
-    if (!s) return;
+  const touch = (s: ServeSession) => {
     clearTimeout(s.idle);
     // (A request still being answered is activity: a long tool call does not end its session;
     // unless the host has read nothing of its answer for as long.)
     s.idle = setTimeout(() => {
-      if (s.heldSince !== undefined && Date.now() - s.heldSince >= sessionIdleMs) end(id, 'idle: the host reads nothing');
-      else if (s.inFlight.length) touch(id);
-      else end(id, 'idle');
+      if (s.heldSince !== undefined && Date.now() - s.heldSince >= sessionIdleMs) end(s.id, 'idle: the host reads nothing');
+      else if (s.inFlight.length) touch(s);
+      else end(s.id, 'idle');
     }, sessionIdleMs);
     s.idle.unref?.();
   };
 
-  /** A child and a transport for a new session (registered once initialize is handled). */
-  const open = async (): Promise<Session> => {
-    const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-    const session: Session = {
-      child,
-      inFlight: [],
-      progress: new Map(),
-      streams: new HeldStreams(),
-      transport: undefined!,
-      checks: Promise.resolve(),
-    };
-    if (guardMode) session.guard = new CallGuard(guardMode, log);
-    const transport = new sdk.WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      eventStore: new BoundedEventStore(),
-      onsessioninitialized: (id) => {
-        sessions.set(id, session);
-        touch(id);
-        log(`session started; ${sessions.size} open`);
-      },
-      onsessionclosed: (id) => end(id, 'DELETE'),
-    });
-    session.transport = transport;
-    // Host to child: already decoded (below); one message per line. With --guard, a blocked
-    // call is answered as if by the child (encoded, on the stream of its request), never sent.
-    const deliver = (message: JSONRPCMessage) => {
-      const m = message as { id?: unknown; method?: unknown; params?: { _meta?: { progressToken?: unknown }; requestId?: unknown } };
-      if (typeof m.method === 'string' && isId(m.id)) {
-        session.inFlight.push(m.id);
-        const token = m.params?._meta?.progressToken;
-        if (isId(token)) session.progress.set(token, m.id);
-      } else if (m.method === 'notifications/cancelled' && isId(m.params?.requestId)) {
-        // (The server sends no answer to a cancelled request: it is no longer in flight.)
-        forget(session, m.params.requestId);
-      }
-      child.stdin!.write(JSON.stringify(message) + '\n');
-    };
-    transport.onmessage = (message) => {
-      const guard = session.guard;
-      if (!guard) return deliver(message);
-      // (A check may wait for the schema compiler: what follows waits behind it, in order.)
-      session.checks = session.checks
-        .then(() => guard.answer(message))
-        .then(
-          (answer) => (answer ? route(session, codec.encodeMessage(answer) as JSONRPCMessage) : deliver(message)),
-          (e: unknown) => {
-            log(`the guard failed (${(e as Error).name}): message not delivered`);
-            const id = (message as { id?: unknown }).id;
-            if (typeof (message as { method?: unknown }).method === 'string' && isId(id))
-              route(session, codec.encodeMessage(errorResponse(id, SERVER_ERROR, 'The tool call guard failed')) as JSONRPCMessage);
-          },
-        );
-    };
-    // Child to host: encoded on bytes, then routed: a response to its request's stream, a
-    // progress notification to the request that asked for it, anything else to the latest
-    // request in flight (as the SDK relates what a handler sends), or the GET stream.
-    // A line that is not a message (a banner, a stray log line) is skipped with a note, as
-    // wrap does; one over maxMessageBytes still ends the session (its request would wait forever).
-    // A refused line whose ids can be read is answered as wrap answers it: the host's request
-    // gets the error (routed as the server's answer would have been), the server's its own.
-    async function* encoded(): AsyncGenerator<Uint8Array> {
-      const out: Uint8Array[] = [];
-      const refused = new RefusedLines(REFUSED_LINE_BYTES, max, (e, line) => {
-        const { replies, toOtherSide } = refusalOfLine('server', e, line);
-        if (replies) child.stdin!.write(`${messageText(replies)}\n`);
-        // (After a '\n' of its own: the spoiled start of the refused line, if one went out, may not be ended yet.)
-        for (const m of toOtherSide) out.push(new TextEncoder().encode(`\n${messageText(codec.encodeMessage(m))}\n`));
-        const told = [replies && 'the server answered', toOtherSide.length && 'the host told'].filter(Boolean).join(', ');
-        log(`from the server: skipped ${describeInvalid(e)}: not forwarded${told && ` (${told})`}; the session goes on`);
-      });
-      const encoder = createByteTransformer(
-        'encode',
-        {
-          ...codecOptions,
-          framing: 'ndjson',
-          onInvalidMessage: (e) => {
-            if (e.code === 'too-large') throw e;
-            refused.refuse(e);
-          },
-        },
-        (b) => out.push(b),
-      );
-      try {
-        for await (const chunk of child.stdout! as AsyncIterable<Uint8Array>) {
-          refused.push(chunk, (b) => encoder.push(b));
-          yield* out.splice(0);
-        }
-        encoder.close();
-        refused.end();
-        yield* out.splice(0);
-      } finally {
-        encoder.release(); // (a host gone mid-stream: the WASM memory goes back)
-      }
-    }
-    const lines = encoded();
-    void (async () => {
-      const decoder = new TextDecoder();
-      let why = 'the server exited';
-      try {
-        // (Each line is a message the encoder wrote whole, or the spoiled start of one it refused.)
-        for await (const bytes of ndjsonLines(lines)) {
-          const line = decoder.decode(bytes);
-          if (!line.trim()) continue;
-          let message: JSONRPCMessage;
-          try {
-            message = JSON.parse(line) as JSONRPCMessage;
-          } catch {
-            continue; // (the encoder spoiled it on purpose and has logged why)
-          }
-          await route(session, message);
-          // Backpressure: while the host has not read what it was sent, the child waits.
-          while (session.streams.waiting(session.inFlight) > SERVE_HOLD_BYTES && !closed(session)) {
-            session.heldSince ??= Date.now();
-            await new Promise((r) => setTimeout(r, 20));
-          }
-          session.heldSince = undefined;
-        }
-      } catch (e) {
-        log(`from the server: ${(e as Error).message}`);
-        why = 'a message from the server could not be read';
-      }
-      if (transport.sessionId) end(transport.sessionId, why);
-      else void transport.close().catch(() => {});
-    })();
-    child.on('error', (e) => log(`cannot start ${file}: ${e.message}`));
-    child.stdin!.on('error', () => {}); // (it may exit first; 'close' tells)
-    await transport.start();
-    return session;
-  };
-
-  const closed = (s: Session) => !s.transport.sessionId || sessions.get(s.transport.sessionId) !== s;
-  /** Request `id` is answered or cancelled. */
-  const forget = (s: Session, id: Id) => {
-    s.inFlight = s.inFlight.filter((x) => x !== id);
-    for (const [token, x] of s.progress) if (x === id) s.progress.delete(token);
-  };
-
-  const route = async (s: Session, message: JSONRPCMessage) => {
-    const m = message as { id?: unknown; method?: unknown; params?: { progressToken?: unknown } };
-    let related: Id | undefined;
-    if (typeof m.method !== 'string' && isId(m.id)) {
-      related = m.id;
-      forget(s, m.id);
-    } else {
-      // Progress to the request that asked for it, anything else to the latest request in
-      // flight, while the host still reads that request's stream; else the GET stream.
-      const token = m.method === 'notifications/progress' ? m.params?.progressToken : undefined;
-      const asked = isId(token) ? s.progress.get(token) : undefined;
-      related = asked;
-      if (related === undefined || !s.streams.reachable(related)) related = s.inFlight.findLast((id) => s.streams.reachable(id));
-      // With no stream open (the host left its requests' streams, and has no GET stream), a
-      // message stays on a request's stream: the one that asked for progress, else the latest
-      // in flight. The SDK stores it there for Last-Event-ID, as it does a handler's own; a GET
-      // stream the host never opened can never be resumed.
-      if (related === undefined && !s.streams.reachable('GET')) related = asked ?? s.inFlight.at(-1);
-      if (related !== undefined || s.streams.reachable('GET')) s.toldNoGet = false;
-      else if (!s.toldNoGet) {
-        s.toldNoGet = true; // (once until the host opens one: a chatty server does not flood the log)
-        log('messages from the server outside any request wait for the host to open its GET stream (kept for Last-Event-ID)');
-      }
-    }
-    if (s.guard?.wants(message)) {
-      try {
-        s.guard.learn(codec.decodeMessage(message));
-      } catch {
-        // keys that collide once decoded: encoding made them from distinct keys; cannot happen
-      }
-    }
-    try {
-      await s.transport.send(message, related === undefined ? undefined : { relatedRequestId: related });
-    } catch (e) {
-      log(`dropped a message from the server: ${(e as Error).message.split(':')[0]}`); // (the host left that stream)
-    }
-  };
-
-  /** What a response's stream carries: a POST's requests, or (a GET without Last-Event-ID) messages outside any request. */
-  const carried = (request: Request, body: unknown): Id[] | 'GET' => {
-    if (request.method === 'GET') return request.headers.has('last-event-id') ? [] : 'GET';
-    const items = (Array.isArray(body) ? body : [body]) as { id?: unknown; method?: unknown }[];
-    return items.filter((m) => typeof m?.method === 'string' && isId(m.id)).map((m) => m.id as Id);
-  };
-
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-    new Response(messageText(codec.encodeMessage(body)), { status, headers: { 'content-type': 'application/json', ...headers } });
+    new Response(JSON.stringify(codec.encodeMessage(body)), { status, headers: { 'content-type': 'application/json', ...headers } });
+  const jsonText = (text: string) => new Response(text, { status: 200, headers: { 'content-type': 'application/json' } });
+  const refuse = (status: number, code: number, message: string) => json(status, errorResponse(null, code, message));
+  const streamHeaders = (s: ServeSession) => ({
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'mcp-session-id': s.id,
+  });
+  /** 400 for a protocol version header the SDK does not know. */
+  const badVersion = (request: Request) => {
+    const v = request.headers.get('mcp-protocol-version');
+    if (v === null || versions.SUPPORTED_PROTOCOL_VERSIONS.includes(v)) return undefined;
+    return refuse(
+      400,
+      SERVER_ERROR,
+      `Bad Request: Unsupported protocol version (supported versions: ${versions.SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+    );
+  };
+
+  /**
+   * A body serve cannot forward (the decoder refused it, or its keys collide once decoded): its
+   * requests are answered here, its responses (answers to the child's requests) reach the child
+   * as errors, so no one waits for a timeout; all under their ids as written (RawId).
+   */
+  const notForwarded = (
+    session: ServeSession | undefined,
+    replies: Message | Message[] | undefined,
+    toChild: Message[],
+    none: { status: number; code: number; message: string },
+  ) => {
+    if (toChild.length) session?.toChildLines(toChild.map((m) => messageText(m)));
+    if (replies !== undefined && (!Array.isArray(replies) || replies.length)) return jsonText(messageText(codec.encodeMessage(replies)));
+    return toChild.length ? new Response(null, { status: 202 }) : refuse(none.status, none.code, none.message);
+  };
+
+  const post = async (request: Request, sessionId: string | null): Promise<Response> => {
+    const accept = request.headers.get('accept') ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
+      return refuse(406, SERVER_ERROR, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+    const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/json') return refuse(415, SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
+    let bytes: Uint8Array;
+    try {
+      if (Number(request.headers.get('content-length')) > max) throw new BodyTooLargeError(max);
+      bytes = await readBounded(request.body, max);
+    } catch (e) {
+      if (!(e instanceof BodyTooLargeError)) throw e;
+      void request.body?.cancel().catch(() => {});
+      return json(413, errorResponse(null, INVALID_REQUEST, `Request body larger than ${max} bytes`), { connection: 'close' });
+    }
+    const session = sessionId ? sessions.get(sessionId) : undefined;
+    if (sessionId && !session) return refuse(404, SERVER_ERROR - 1, 'Session not found');
+    // Decoded on bytes (as the proxy decodes a body): what goes on is what the host wrote.
+    const decoded = await decodeBytes(bytes, codecOptions);
+    if (decoded.refused) {
+      // Not delivered (with U+FFFD for bad bytes, or half): read leniently, answered, as wrap does.
+      const e = decoded.refused;
+      const reason = `the request body was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
+      log(`POST refused: ${reason}`);
+      const { replies, toOtherSide } = refusalReplies(readLeniently(bytes), refusalCode(e.code), reason);
+      return notForwarded(session, replies, toOtherSide, { status: 400, code: refusalCode(e.code), message: `Parse error: ${reason}` });
+    }
+    // (What the guard and the routing look at: the decoded values, with each id as written; the
+    // original's, to answer a collision.)
+    const read = readMessage(new TextDecoder().decode(decoded.collision ? bytes : decoded.bytes));
+    if (!read) return refuse(400, PARSE_ERROR, 'Parse error');
+    const { value } = read;
+    const idOf = (k: number, m: Value) => read.ids[k] ?? (m.id as Id);
+    if (decoded.collision) {
+      // Answered here, never forwarded; a batch has every request answered. Responses to the
+      // child's own requests (sampling, elicitation), alone or a batch of them: the child gets an
+      // error under each id instead of waiting forever, as the HTTP proxy does for one.
+      const e = decoded.collision;
+      const items = (Array.isArray(value) ? value : [value]) as Value[];
+      if (items.length && items.every(isResponse))
+        return notForwarded(
+          session,
+          undefined,
+          items.map((m, k) => errorResponse(idOf(k, m), INVALID_PARAMS, e.message)),
+          { status: 202, code: 0, message: '' },
+        );
+      const replies = collisionReplies(
+        items.flatMap((m, k) => (typeof m?.method === 'string' ? [m.id === undefined ? undefined : idOf(k, m)] : [])),
+        e.message,
+      );
+      return notForwarded(session, Array.isArray(value) ? replies : replies[0], [], {
+        status: 400,
+        code: INVALID_PARAMS,
+        message: e.message,
+      });
+    }
+    // (The session may have ended while the body was decoded: its child exited, say.)
+    if (session?.ended) return refuse(404, SERVER_ERROR - 1, 'Session not found');
+    const body = decoded.bytes;
+    const values = (Array.isArray(value) ? value : [value]) as unknown[];
+    if (!values.length || !values.every(isMessage)) return refuse(400, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message');
+    if (values.length > MAX_BATCH) return refuse(400, INVALID_REQUEST, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
+    const spans = Array.isArray(value) ? arrayElementSpans(body) : [[0, body.length] as [number, number]];
+    const messages: HostMessage[] = values.map((v, k) => {
+      const b = body.subarray(...spans[k]!);
+      return { bytes: oneLine(b), value: v, rawId: v.id === undefined ? undefined : read.ids[k]?.text };
+    });
+    const init = values.find((v) => v.method === 'initialize');
+    if (session) {
+      if (init) return refuse(400, INVALID_REQUEST, 'Invalid Request: Server already initialized');
+      const bad = badVersion(request);
+      if (bad) return bad;
+      touch(session);
+      const version = request.headers.get('mcp-protocol-version') ?? versions.DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
+      return session.post(messages, version, streamHeaders(session));
+    }
+    if (!init) return refuse(400, SERVER_ERROR, 'Bad Request: no session (send initialize first)');
+    if (messages.length > 1) return refuse(400, INVALID_REQUEST, 'Invalid Request: Only one initialization request is allowed');
+    if (sessions.size >= maxSessions) {
+      log(`refused a session: ${maxSessions} open (503)`);
+      return json(503, errorResponse(null, SERVER_ERROR, `Too many sessions (${maxSessions})`), { 'retry-after': '5' });
+    }
+    const s: ServeSession = new ServeSession({
+      command,
+      codec,
+      codecOptions,
+      maxMessageBytes: max,
+      guard: guardMode ? new CallGuard(guardMode, log) : undefined,
+      log,
+      onEnd: (why) => end(s.id, why),
+    });
+    sessions.set(s.id, s);
+    touch(s);
+    log(`session started; ${sessions.size} open`);
+    const version = (init.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    return s.post(messages, typeof version === 'string' ? version : versions.DEFAULT_NEGOTIATED_PROTOCOL_VERSION, streamHeaders(s));
+  };
 
   const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
@@ -333,91 +257,24 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     }
     if (url.pathname !== '/mcp') return new Response('Not Found', { status: 404 });
     const sessionId = request.headers.get('mcp-session-id');
-    let parsedBody: unknown;
-    if (request.method === 'POST') {
-      let bytes: Uint8Array;
-      try {
-        if (Number(request.headers.get('content-length')) > max) throw new BodyTooLargeError(max);
-        bytes = await readBounded(request.body, max);
-      } catch (e) {
-        if (!(e instanceof BodyTooLargeError)) throw e;
-        void request.body?.cancel().catch(() => {});
-        return json(413, errorResponse(null, INVALID_REQUEST, `Request body larger than ${max} bytes`), { connection: 'close' });
-      }
-      let text: string;
-      try {
-        text = utf8.decode(bytes);
-      } catch {
-        // Not UTF-8: not delivered with U+FFFD in place of the bad bytes (silently, as it was).
-        // Its requests are answered, its responses reach the server as that error (as wrap).
-        const reason = `the request body is not valid UTF-8 (at byte ${firstInvalidUtf8Byte(bytes)}) and was not forwarded`;
-        log(`POST refused: ${reason}`);
-        const { replies, toOtherSide, toOtherSideAsSent } = refusalReplies(readLeniently(bytes), PARSE_ERROR, reason);
-        if (!toOtherSide.length) return json(replies ? 200 : 400, replies ?? errorResponse(null, PARSE_ERROR, `Parse error: ${reason}`));
-        if (replies) {
-          // (A batch of both: the server's errors as the host's messages would have gone.)
-          const s = sessionId ? sessions.get(sessionId) : undefined;
-          for (const m of toOtherSide) s?.transport.onmessage?.(m as JSONRPCMessage);
-          return json(200, replies);
-        }
-        text = JSON.stringify(toOtherSideAsSent);
-      }
-      try {
-        parsedBody = JSON.parse(text);
-      } catch {
-        return json(400, errorResponse(null, PARSE_ERROR, 'Parse error'));
-      }
-      try {
-        parsedBody = codec.decodeMessage(parsedBody);
-      } catch (e) {
-        if (!(e instanceof PayloadKeyCollisionError)) throw e;
-        // Answered here, never forwarded; a batch has every request answered.
-        const items = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]) as { id?: unknown; method?: unknown }[];
-        const responses = items.every(isResponse);
-        if (items.length && responses) {
-          // Responses to the server's own requests (sampling, elicitation), alone or a batch of
-          // them: the server gets an error under each id instead of waiting forever, as the
-          // HTTP proxy does for one; they go to the child like the responses would have (real
-          // values: nothing to encode).
-          const errors = (items as { id: Id }[]).map((m) => errorResponse(m.id, INVALID_PARAMS, e.message));
-          parsedBody = Array.isArray(parsedBody) ? errors : errors[0];
-        } else {
-          const replies = collisionReplies(
-            items.filter((m) => typeof m?.method === 'string').map((m) => m.id),
-            e.message,
-          );
-          if (!replies.length) return json(400, errorResponse(null, INVALID_PARAMS, e.message));
-          return json(200, Array.isArray(parsedBody) ? replies : replies[0]);
-        }
-      }
+    if (request.method === 'POST') return post(request, sessionId);
+    if (request.method !== 'GET' && request.method !== 'DELETE') {
+      return json(405, errorResponse(null, SERVER_ERROR, 'Method not allowed.'), { allow: 'GET, POST, DELETE' });
     }
-    if (sessionId) {
-      const s = sessions.get(sessionId);
-      if (!s) return json(404, errorResponse(null, SERVER_ERROR - 1, 'Session not found'));
-      touch(sessionId);
-      return s.streams.watch(await s.transport.handleRequest(request, { parsedBody }), carried(request, parsedBody), s.inFlight);
+    if (request.method === 'GET' && !request.headers.get('accept')?.includes('text/event-stream'))
+      return refuse(406, SERVER_ERROR, 'Not Acceptable: Client must accept text/event-stream');
+    if (!sessionId) return refuse(400, SERVER_ERROR, 'Bad Request: no session (send initialize first)');
+    const s = sessions.get(sessionId);
+    if (!s) return refuse(404, SERVER_ERROR - 1, 'Session not found');
+    const bad = badVersion(request);
+    if (bad) return bad;
+    touch(s);
+    if (request.method === 'DELETE') {
+      end(sessionId, 'DELETE');
+      return new Response(null, { status: 200 });
     }
-    const initialize = (Array.isArray(parsedBody) ? parsedBody : [parsedBody]).some(
-      (m) => (m as { method?: unknown })?.method === 'initialize',
-    );
-    if (request.method !== 'POST' || !initialize)
-      return json(400, errorResponse(null, SERVER_ERROR, 'Bad Request: no session (send initialize first)'));
-    if (sessions.size + starting >= maxSessions) {
-      log(`refused a session: ${maxSessions} open (503)`);
-      return json(503, errorResponse(null, SERVER_ERROR, `Too many sessions (${maxSessions})`), { 'retry-after': '5' });
-    }
-    starting++;
-    try {
-      const s = await open();
-      const response = s.streams.watch(await s.transport.handleRequest(request, { parsedBody }), carried(request, parsedBody), s.inFlight);
-      if (!s.transport.sessionId) {
-        s.child.kill('SIGTERM'); // initialize failed: no session
-        void s.transport.close().catch(() => {});
-      }
-      return response;
-    } finally {
-      starting--;
-    }
+    const got = s.get(request.headers.get('last-event-id'), streamHeaders(s));
+    return got instanceof Response ? got : refuse(got.status, SERVER_ERROR, got.message);
   };
 
   const { server, url } = await listen(handler, host, port, log);
@@ -436,8 +293,10 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
 export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdio MCP server over Streamable HTTP at
                                          http://HOST:PORT/mcp, filtered. One child per MCP
                                          session (started at initialize, ended on DELETE, when
-                                         idle, or when it exits). Each session keeps its last
-                                         1000 events for Last-Event-ID resumption.
+                                         idle, or when it exits: its requests in flight are
+                                         then answered at once). Each session keeps its last
+                                         1000 events for Last-Event-ID resumption. Numbers and
+                                         ids pass byte for byte.
     --port N                             default 8080 (0: any free port)
     --host ADDRESS                       default 127.0.0.1 (only this machine)
     --session-idle DURATION              end a session after this long without a request

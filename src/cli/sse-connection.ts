@@ -1,0 +1,80 @@
+// One event stream serve hands a host (a POST's answer, the GET stream, a resumed stream):
+// events go in as text, out as bytes as the host reads them; what the host has not read yet is
+// counted (serve stops reading its child beyond a bound); a comment every 15 s keeps idle
+// connections open through proxies, as the SDK's transport does.
+
+/** The SDK's interval between keep-alive comments. */
+export const KEEP_ALIVE_MS = 15_000;
+
+const utf8 = new TextEncoder();
+
+export class SseConnection {
+  /** Closed by serve, or left by the host: nothing more reaches the host this way. */
+  ended = false;
+  readonly body: ReadableStream<Uint8Array>;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private readonly keepAlive: ReturnType<typeof setInterval>;
+
+  /** `onLeft`: the host stopped reading (cancelled the body). */
+  constructor(onLeft: () => void) {
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          this.controller = c;
+        },
+        cancel: () => {
+          this.stop();
+          onLeft();
+        },
+      },
+      // (Nothing is pulled ahead: what waits for the host waits in the queue, counted in bytes.)
+      { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+    );
+    this.keepAlive = setInterval(() => this.write(': keepalive\n\n'), KEEP_ALIVE_MS);
+    this.keepAlive.unref?.();
+  }
+
+  /** A message event (`data`: one line of JSON), with its event id for Last-Event-ID. */
+  event(data: string, eventId: string): void {
+    this.write(`event: message\nid: ${eventId}\ndata: ${data}\n\n`);
+  }
+
+  /** An event with an id and no message (2025-11-25): the host can resume from the start. */
+  prime(eventId: string): void {
+    this.write(`id: ${eventId}\ndata: \n\n`);
+  }
+
+  /** Ends the stream once the host has read what it holds. */
+  close(): void {
+    if (this.ended) return;
+    this.stop();
+    try {
+      this.controller.close();
+    } catch {
+      // (already cancelled by the host)
+    }
+  }
+
+  /** Bytes written and not yet read by the host (0 once it left). */
+  get waiting(): number {
+    try {
+      return Math.max(0, -(this.controller.desiredSize ?? 0));
+    } catch {
+      return 0;
+    }
+  }
+
+  private write(text: string): void {
+    if (this.ended) return;
+    try {
+      this.controller.enqueue(utf8.encode(text));
+    } catch {
+      this.stop(); // (the host left between two events)
+    }
+  }
+
+  private stop(): void {
+    this.ended = true;
+    clearInterval(this.keepAlive);
+  }
+}
