@@ -199,6 +199,69 @@ describe('proxy with bearer tokens', () => {
   });
 });
 
+describe('serve with bearer tokens', () => {
+  const CHILD = ['node', 'test/fixtures/env-child.mjs'];
+  async function serve(args: string[], env: Record<string, string> = {}) {
+    const p = spawn(process.execPath, [MAIN, 'serve', '--port', '0', ...args, '--', ...CHILD], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...env },
+    });
+    cleanup.push(() => void p.kill('SIGKILL'));
+    let err = '';
+    p.stderr!.setEncoding('utf8');
+    const url = await new Promise<string>((resolve, reject) => {
+      p.stderr!.on('data', (chunk: string) => {
+        err += chunk;
+        const m = / on (http:\/\/\S+\/mcp)/.exec(err);
+        if (m) resolve(m[1]!);
+      });
+      p.on('exit', () => reject(new Error(`exited early: ${err}`)));
+    });
+    return { p, url, stderr: () => err };
+  }
+
+  it('refuses without a token, serves with one, and the child never inherits the token variable', async () => {
+    const { url, stderr } = await serve([], { MCP_PAYLOAD_CODEC_AUTH_TOKENS: `${TOKEN_A}\n${TOKEN_B}` });
+    const none = await initialize(url);
+    expect(none.status).toBe(401);
+    expect(stderr()).not.toMatch(/session started/); // (no child for a refused request)
+    const c = await client(url, TOKEN_A);
+    const r = (await c.callTool({ name: 'has_env', arguments: { name: 'MCP_PAYLOAD_CODEC_AUTH_TOKENS' } }, undefined, TIMEOUT)) as {
+      content: { text: string }[];
+    };
+    expect(r.content[0]!.text).toBe('unset');
+    expect(stderr()).not.toMatch(/tokenA|tokenB/);
+  });
+
+  it('binds sessions: another valid token cannot use one, and no child hears it', async () => {
+    const { url } = await serve(['--auth-token-file', tokenFile(`${TOKEN_A}\n${TOKEN_B}\n`), '--max-sessions-per-client', '1']);
+    const a = await initialize(url, { authorization: `Bearer ${TOKEN_A}` });
+    expect(a.status).toBe(200);
+    const session = a.headers.get('mcp-session-id')!;
+    await a.text();
+    const hijack = await fetch(url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${TOKEN_B}`, 'mcp-session-id': session },
+    });
+    expect(hijack.status).toBe(404);
+    expect((await initialize(url, { authorization: `Bearer ${TOKEN_A}` })).status).toBe(429);
+    const del = await fetch(url, { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN_A}`, 'mcp-session-id': session } });
+    expect(del.status).toBe(200);
+    expect((await initialize(url, { authorization: `Bearer ${TOKEN_A}` })).status).toBe(200);
+  });
+
+  it('refuses to listen beyond loopback without authentication', () => {
+    const r = spawnSync(process.execPath, [MAIN, 'serve', '--port', '0', '--host', '0.0.0.0', '--', ...CHILD], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/without authentication/);
+  });
+});
+
 describe('the safe default', () => {
   const run = (args: string[], env: Record<string, string> = {}) =>
     spawnSync(process.execPath, [MAIN, 'proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--port', '0', ...args], {

@@ -6,6 +6,7 @@
 // the SDK's in sessions, headers, status codes, event ids and resumption.
 import type { Server } from 'node:http';
 import { createCodec } from '../codec.js';
+import { type AccessOptions, withAccess } from '../http/access/index.js';
 import { BodyTooLargeError, decodeBytes, readBounded } from '../http/body.js';
 import { CallGuard, type GuardMode } from '../http/call-guard.js';
 import { hostAllowed, originAllowed } from '../http/guard.js';
@@ -28,6 +29,7 @@ import {
 import type { CodecOptions } from '../options.js';
 import { messageText, readMessage } from '../raw-id.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
+import { ACCESS_HELP, commandAccess } from './access-args.js';
 import type { CommandLine } from './args.js';
 import { duration, port as portFlag, positiveInt, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
@@ -54,6 +56,8 @@ export interface ServeCommandOptions extends CodecOptions {
   /** Check tool calls before they reach the child ('all': tools and U+FFFD, as wrap --guard). */
   guard?: GuardMode | false;
   log?: (line: string) => void;
+  /** Who may use it (authentication, per-credential limits); default: anyone who reaches it. */
+  access?: AccessOptions;
 }
 
 type Value = HostMessage['value'];
@@ -77,6 +81,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     allowedOrigins,
     guard: guardMode,
     log: _log,
+    access,
     ...codecOptions
   } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`));
@@ -277,7 +282,8 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     return got instanceof Response ? got : refuse(got.status, SERVER_ERROR, got.message);
   };
 
-  const { server, url } = await listen(handler, host, port, log);
+  // Who may come in, how often, and whose sessions are whose: before anything reads the request.
+  const { server, url } = await listen(access ? withAccess(handler, { ...access, onLog: log }) : handler, host, port, log);
   log(`serving ${file} on ${url}/mcp`);
   return {
     server,
@@ -309,25 +315,31 @@ export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdi
                                          with a note on stderr. Beyond 8 MiB not yet read by
                                          the host, serve stops reading the server's stdout.)
     --guard, --guard-tools-only          check tool calls as wrap does (below)
-`;
+${ACCESS_HELP}`;
 
 /** `serve` from its command line (the server command from its first plain argument on); runs until a signal. */
 export async function serveCommand(line: CommandLine, options: StreamCommandOptions, guard: GuardMode | false): Promise<number> {
   const { values, lists } = line;
   const command = line.child ?? [];
   if (!command.length) throw new UsageError('serve needs the server command: serve [options] [--] <command> [args...]');
+  const host = values.host ?? '127.0.0.1';
+  const log = (text: string) => process.stderr.write(`mcp-payload-codec: ${text}\n`);
+  // (before any child starts: the token variable is taken out of the environment it inherits)
+  const { access, reload } = await commandAccess(line, host, log);
   const served = await runServe({
     ...options,
     command,
     port: portFlag(values.port, 8080),
-    host: values.host ?? '127.0.0.1',
+    host,
     sessionIdleMs: duration(values['session-idle'], '--session-idle', 10 * 60_000),
     maxSessions: positiveInt(values['max-sessions'], '--max-sessions', 32),
     allowedHosts: lists['allowed-host'],
     allowedOrigins: lists['allowed-origin'],
     guard,
+    log,
+    access,
   });
-  await untilSignal();
+  await untilSignal(reload && (() => void reload()));
   await served.close();
   return 0;
 }
