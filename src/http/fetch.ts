@@ -4,6 +4,7 @@
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { decodeBytes, readBounded } from './body.js';
 import type { GuardMode } from './call-guard.js';
+import type { FetchLike } from './fetch-like.js';
 import { guardRequest, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream } from './list-tools.js';
@@ -12,7 +13,7 @@ import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
 import { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+export type { FetchLike } from './fetch-like.js';
 
 export interface FilteringFetchOptions extends BodyOptions {
   /** The fetch to wrap; default globalThis.fetch (looked up at each call). */

@@ -4,7 +4,7 @@
 // read the upstream's answer before anything encodes it (real names, as the guard checks them).
 import type { ListTools } from '../guard/tool.js';
 import { readBounded } from './body.js';
-import type { FetchLike } from './fetch.js';
+import type { FetchLike } from './fetch-like.js';
 import { eventData } from './guarded.js';
 import { mediaType } from './response.js';
 
