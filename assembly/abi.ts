@@ -62,6 +62,10 @@ export const J_DEC_CAP: usize = 72;
 export const J_DEC_LEN: usize = 76;
 export const J_REC: usize = 80; // ptr: match or token records of one window
 export const J_AUX: usize = 84; // ptr: decoded token bytes of one window
+// Encoding: the automaton's state after the J_CAND_KNOWN bytes of the possible match at the
+// start of the windows, and the end of the longest match among them (0: none) (match.ts heldState, heldBest).
+export const J_CAND_STATE: usize = 88;
+export const J_CAND_BEST: usize = 92;
 export const J_SMALL_LEN: usize = 96;
 export const J_EVENTS: usize = 100; // ptr: events of one call, EV_SIZE bytes each
 export const J_EV_COUNT: usize = 104;
@@ -90,9 +94,10 @@ export const J_SMALL_SIZE: usize = 24; // at least LONGEST_KEY (fields.ts)
 export const J_NUM: usize = 216; // a maxLength number, written when it ends
 export const J_NUM_SIZE: usize = 24;
 export const J_URI_FED: usize = 240; // decoded window bytes the data: URI recogniser has read
-// Decoding: bytes at the start of the windows already found to be a token candidate's prefix
-// and hex digits (a long candidate stays in the windows until it is decided; this keeps each
-// flush from scanning it again).
+// Bytes at the start of the windows already read as the start of an undecided candidate: when
+// decoding, a token candidate's prefix and hex digits; when encoding, a possible match's bytes
+// the automaton walked (J_CAND_STATE, J_CAND_BEST). A long candidate stays in the windows until
+// it is decided; this keeps each flush from scanning it again.
 export const J_CAND_KNOWN: usize = 244;
 // jsonLines (json/lines.ts) results besides its return value (input bytes of the lines taken)
 // and J_OUT_LEN (their output): messages among them (blank lines are none), and why it
