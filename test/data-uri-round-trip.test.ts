@@ -225,4 +225,27 @@ describe("a whole base64 data: URI's header", () => {
       runs(200),
     );
   });
+
+  // The indexed path matches a long message in one pass; a match of the whole text may run from
+  // the header into the base64, where the header alone matches otherwise.
+  it('is matched on its own when a term could run on into the base64, however long the message', () => {
+    for (const terms of [{ ascii: ['64,ab', 'qwen'] }, { exact: ['e64,A', 'qwen'] }]) {
+      const custom = createCodec({ terms });
+      for (const pad of [10, 3000]) {
+        const uri = 'data:image/qwen;base64,abAAqwen';
+        const m = {
+          jsonrpc: '2.0',
+          id: 1,
+          result: {
+            content: [
+              { type: 'text', text: `${'x'.repeat(pad)} qwen` },
+              { type: 'text', text: uri },
+            ],
+          },
+        };
+        expect(custom.encodeMessage(m).result.content[1]!.text).toBe('data:image/__mcp_ref_7177656e__;base64,abAAqwen');
+        streamAgreesWithObjectApi('encode', { terms }, `${JSON.stringify(m)}\n`, []);
+      }
+    }
+  });
 });
