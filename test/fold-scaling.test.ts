@@ -23,9 +23,9 @@ describe("fold 'nfkc' on a term spread by ignorables", () => {
   });
 });
 
-// The framings as a server writes them. A line, body or event up to 256 KiB cut by a chunk's end
-// is held until it ends and taken whole, so these are larger: what is cut goes through the
-// string windows (SSE events are held whole today; the test holds whatever way they take).
+// The framings as a server writes them (an SSE event typed before its data, as the SDK writes
+// them). A line, body or event up to 256 KiB cut by a chunk's end is held until it ends and taken
+// whole, so these are larger: what is cut goes through the string windows.
 const FRAME: Record<Framing, (body: string) => string> = {
   ndjson: (b) => `${b}\n`,
   sse: (b) => `event: message\ndata: ${b}\n\n`,
