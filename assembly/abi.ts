@@ -62,11 +62,16 @@ export const J_DEC_CAP: usize = 72;
 export const J_DEC_LEN: usize = 76;
 export const J_REC: usize = 80; // ptr: match or token records of one window
 export const J_AUX: usize = 84; // ptr: decoded token bytes of one window
+// Encoding: the automaton's state after the J_CAND_KNOWN bytes of the possible match at the
+// start of the windows, and the end of the longest match among them (0: none) (match.ts heldState, heldBest).
+export const J_CAND_STATE: usize = 88;
+export const J_CAND_BEST: usize = 92;
 export const J_SMALL_LEN: usize = 96;
 export const J_EVENTS: usize = 100; // ptr: events of one call, EV_SIZE bytes each
 export const J_EV_COUNT: usize = 104;
 export const J_OUT_LEN: usize = 108; // output bytes of the last call
 export const J_ERROR: usize = 112; // E_*, or 0
+export const J_URI_HEAD: usize = 116; // message output offset where the deferred data: URI's header (to its comma) ends
 export const J_MSG_LEVEL: usize = 120;
 export const J_VALUE: usize = 124; // flags for the value that follows a key (json/state.ts V_*)
 export const J_STR_START: usize = 128; // message output offset where the current string's text begins
@@ -90,9 +95,10 @@ export const J_SMALL_SIZE: usize = 24; // at least LONGEST_KEY (fields.ts)
 export const J_NUM: usize = 216; // a maxLength number, written when it ends
 export const J_NUM_SIZE: usize = 24;
 export const J_URI_FED: usize = 240; // decoded window bytes the data: URI recogniser has read
-// Decoding: bytes at the start of the windows already found to be a token candidate's prefix
-// and hex digits (a long candidate stays in the windows until it is decided; this keeps each
-// flush from scanning it again).
+// Bytes at the start of the windows already read as the start of an undecided candidate: when
+// decoding, a token candidate's prefix and hex digits; when encoding, a possible match's bytes
+// the automaton walked (J_CAND_STATE, J_CAND_BEST). A long candidate stays in the windows until
+// it is decided; this keeps each flush from scanning it again.
 export const J_CAND_KNOWN: usize = 244;
 // jsonLines (json/lines.ts) results besides its return value (input bytes of the lines taken)
 // and J_OUT_LEN (their output): messages among them (blank lines are none), and why it
@@ -131,10 +137,12 @@ export const EV_KEY_CHANGED: u32 = 6; // the same, for a key decoding changed
 export const EV_OBJ_CLOSE: u32 = 7;
 export const EV_ID: u32 = 8; // a..b: the id value's JSON text in the output
 export const EV_MSG_END: u32 = 9; // a message object ended (decoding: tells batch elements apart)
+export const EV_URI_HEADER: u32 = 10; // a: where the deferred string's data: URI header ends; EV_RESOLVE RESOLVE_URI follows
 // EV_RESOLVE's verdicts.
 export const RESOLVE_TRANSFORM: u32 = 0; // a JSON value to transform
 export const RESOLVE_KEEP: u32 = 1; // opaque: kept as it is
 export const RESOLVE_STRING: u32 = 2; // a string's text and closing quote, to transform (not a data: URI)
+export const RESOLVE_URI: u32 = 3; // a whole base64 data: URI: its header (to EV_URI_HEADER's offset) transformed as text, the rest kept
 // What a deferred value waits for.
 export const DEFER_DATA: u32 = 0; // its object's `type`
 export const DEFER_BLOB: u32 = 1; // its object's `uri`, or the object's end

@@ -1,9 +1,10 @@
 // Recognises a whole base64 `data:` URI, byte by byte, as src/protocol-fields.ts defines it
 // (isBase64DataUri): `data:` and `;base64,` in any ASCII case, a media type of printable ASCII
 // without space, '"', ',' or '\', then base64 (standard or URL-safe) with up to two '='.
-// One that holds the token prefix (any ASCII case; the media type or the URL-safe alphabet can
-// spell it) is not one: encoding keeps a whole data: URI as it is and decoding restores a token
-// in one, so it is encoded like text (its prefix escaped) for the round trip to hold.
+// Its header (`data:` to the comma) is text and its base64 is kept. One that holds the token
+// prefix (any ASCII case; the media type or the URL-safe alphabet can spell it) is not one:
+// encoding keeps the base64 as it is and decoding restores a token anywhere, so it is encoded
+// like text (its prefix escaped) for the round trip to hold.
 
 import {
   BACKSLASH, CASE_BIT, COMMA, DEL, DIGIT_0, DIGIT_9, EQUALS, LOWER_A, LOWER_Z, MINUS, PLUS, QUOTE, SEMICOLON, SLASH, SPACE, UNDERSCORE,
@@ -74,6 +75,14 @@ function prefixStep(k: u32, b: u32, pre: usize): u32 {
   return k == pl ? URI_DEAD : u | (k << PREFIX_SHIFT);
 }
 
+/** Whether the URI's header (`data:` to the comma) ended at the byte that led from s to t. */
+@inline export function uriHeaderEnded(s: u32, t: u32): bool {
+  return (s & URI_BITS) < BODY && (t & URI_BITS) == BODY;
+}
+
+/** Set by uriRun: how many of its bytes end with the header's comma, or -1 if none does. */
+export let uriHeaderAt: i32 = -1;
+
 /** The state after byte b. */
 export function uriStep(s: u32, b: u32): u32 {
   const desc = get(J_DESC) as usize;
@@ -91,11 +100,14 @@ export function uriRun(s: u32, p: usize, n: usize): u32 {
   const pre = load<u32>(desc + D_PREFIX) as usize;
   const pl = load<u32>(desc + D_PREFIX_LEN);
   const first = <u32>load<u8>(pre);
+  uriHeaderAt = -1;
   for (let k: usize = 0; k < n && s != URI_DEAD; k++) {
     const b = <u32>load<u8>(p + k);
     // (The body, no byte of the prefix just read: a base64 byte that does not begin it changes nothing.)
     if (s == BODY && isBase64Byte(b) && lower(b) != first) continue;
-    s = step(s, b, pre, pl);
+    const t = step(s, b, pre, pl);
+    if (uriHeaderEnded(s, t)) uriHeaderAt = <i32>k + 1;
+    s = t;
   }
   return s;
 }

@@ -33,12 +33,30 @@ let gConsumed: i32 = 0;
   return (35 - <i32>clz(load<u32>(desc + D_GRAM_MASK))) >> 3;
 }
 
+// The possible match left undecided by the last call (it ran into the end of input that was not
+// final; the bytes from its start were not consumed): how many of its bytes the automaton
+// walked, the state it reached and the end of the longest match among them (0: none), from its
+// start. Handed back to scanHeld once the candidate starts the input, it is walked on from
+// there: a long one (`fold: 'nfkc'`: a term's first letter, then ignorables without end) is
+// walked once, not again at every chunk of a stream.
+export let heldWalked: i32 = 0;
+export let heldState: u32 = 0;
+export let heldBest: i32 = 0;
+
 /**
  * Scans `len` bytes at `inp`. Returns how many input bytes are final: unless `final`, a
  * possible match that runs into the end of the input is left for the next call (the caller
  * carries those bytes over). Records need 8 bytes of room per possible match at `out`.
  */
 export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, mode: i32): i32 {
+  return scanHeld(desc, inp, len, out, final, mode, 0, 0, 0);
+}
+
+/**
+ * scan, the input starting with the candidate the last call left undecided: `walked` (> 0) of
+ * its bytes already walked to `state`, `best` as heldBest said; or none (`walked` 0).
+ */
+export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i32, mode: i32, walked: i32, state: u32, best: i32): i32 {
   gDesc = desc;
   gInp = inp;
   gOut = out;
@@ -49,6 +67,17 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
   gStop = false;
   gSkip = 0;
   gConsumed = len;
+  heldWalked = 0;
+  if (walked > 0 && walked <= len) {
+    // The held candidate first: on from where it was left. Its start is then tried.
+    const end = walkFrom(0, walked, state, best, len, final);
+    if (gStop) {
+      gConsumed = 0;
+      finish();
+      return 0;
+    }
+    gSkip = end > 0 ? end : 1;
+  }
   // In final input no match starts where the shortest would run past the end: a short string
   // (most keys and names) is done here, and the SIMD loop's fingerprints that would run past
   // the end need no scalar pass (those that can match lie within the input).
@@ -212,16 +241,22 @@ function scalar(b: i32, end: i32, len: i32, final: i32): i32 {
 }
 
 /** Walks the automaton from c; on a match, emits it and returns its end, else 0. */
-function tryMatch(c: i32, len: i32, final: i32): i32 {
+@inline function tryMatch(c: i32, len: i32, final: i32): i32 {
+  return walkFrom(c, c, 1, 0, len, final);
+}
+
+/**
+ * tryMatch for a candidate at c walked up to j, in state s, its longest match so far ending at
+ * best (or 0). A candidate that runs into the end of input that is not final stops the scan
+ * (gStop) and is left in heldWalked, heldState and heldBest.
+ */
+function walkFrom(c: i32, j: i32, s: u32, best: i32, len: i32, final: i32): i32 {
   const desc = gDesc;
   const inp = gInp;
   const trans = load<u32>(desc + D_TRANS) as usize;
   const classes = load<u32>(desc + D_CLASSES) as usize;
   const accept = load<u32>(desc + D_ACCEPT) as usize;
   const nc = load<u32>(desc + D_NCLASSES);
-  let s: u32 = 1;
-  let j = c;
-  let best: i32 = 0;
   while (j < len) {
     const cls = <u32>load<u8>(classes + <usize>load<u8>(inp + <usize>j));
     s = <u32>load<u16>(trans + (<usize>(s * nc + cls) << 1));
@@ -231,6 +266,9 @@ function tryMatch(c: i32, len: i32, final: i32): i32 {
   }
   if (s != 0 && !final) {
     gStop = true; // a longer match may continue in the next chunk
+    heldWalked = j - c;
+    heldState = s;
+    heldBest = best > 0 ? best - c : 0;
     return 0;
   }
   if (best == 0) return 0;

@@ -4,7 +4,7 @@ import type { JsonPath } from './errors.js';
 import { type CodecOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { mapMessage, type PayloadField } from './payload.js';
 import { ENVELOPE_RULES } from './protocol-fields.js';
-import { keptDataUri, mapValue } from './walk.js';
+import { dataUriPayload, mapValue } from './walk.js';
 
 export interface Codec {
   /** The options in force, with defaults filled in. */
@@ -30,7 +30,7 @@ export function createCodec(options?: CodecOptions): Codec {
   const resolved = resolveOptions(options);
   const { encode, decode, widen } = compile(resolved);
   const { prefix, suffix, hexCase, terms, fold } = resolved;
-  const keepUri = keptDataUri(prefix);
+  const keptFrom = dataUriPayload(prefix);
   const encodeAt = (value: unknown, basePath: JsonPath, field?: PayloadField) =>
     mapValue(value, encode.text, {
       checkCollisions: false,
@@ -38,7 +38,7 @@ export function createCodec(options?: CodecOptions): Codec {
       mapKey: encode.key,
       rule: field && ENVELOPE_RULES[field],
       widen,
-      keep: keepUri,
+      keptFrom,
     });
   const decodeAt = (value: unknown, basePath: JsonPath, field?: PayloadField) =>
     mapValue(value, decode.text, { checkCollisions: true, basePath, mapKey: decode.key, rule: field && ENVELOPE_RULES[field] });

@@ -51,10 +51,11 @@ export const META_KEY = '_meta';
 export const MEDIA_TYPES: readonly string[] = ['image', 'audio'];
 
 /**
- * A whole `data:` URI with `;base64,` (icons, 2025-11-25; links): opaque. Matched on the
+ * A whole `data:` URI with `;base64,` (icons, 2025-11-25; links): its base64 payload is opaque,
+ * its header (`data:`, the media type and parameters, `;base64,`) is text. Matched on the
  * decoded text: `data:` and `;base64,` in any ASCII case, a media type of printable ASCII
  * without space, `"`, `,` or `\`, then base64 (standard or URL-safe alphabet, up to two `=`).
- * A `data:` URI inside prose stays text.
+ * So the header ends at the first comma. A `data:` URI inside prose stays text.
  */
 const BASE64_DATA_URI = /^data:[!#-+\--[\]-~]*;base64,[A-Za-z0-9+/_-]*={0,2}$/i;
 

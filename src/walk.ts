@@ -182,23 +182,29 @@ export interface MapOptions {
   /** Encoding: the factor `maxLength` grows by in tool schemas (0 or absent: unchanged). */
   readonly widen?: number;
   /**
-   * Encoding: the strings kept as they are, whole base64 `data:` URIs without the token prefix
-   * (keptDataUri). Decoding restores a token in one: a URI taken out of prose (where encoding
-   * put tokens in it) comes back whole; one that holds the prefix is encoded like text (its
-   * prefix escaped), so the round trip holds for every URI.
+   * Encoding: where the kept part of a string begins (its length: none), for whole base64
+   * `data:` URIs without the token prefix the base64 payload (dataUriPayload). Decoding
+   * restores a token anywhere in one: a URI taken out of prose (where encoding put tokens in
+   * it) comes back whole; one that holds the prefix is encoded like text (its prefix escaped),
+   * so the round trip holds for every URI.
    */
-  readonly keep?: (s: string) => boolean;
+  readonly keptFrom?: (s: string) => number;
 }
 
-const never = () => false;
-
 /**
- * Encoding keeps a whole base64 `data:` URI as it is, unless it holds the token prefix (in any
- * ASCII case: the media type or the URL-safe alphabet can spell it); see MapOptions.keep.
+ * Encoding: a whole base64 `data:` URI keeps its payload as it is (from the first comma on)
+ * and its header is text, unless it holds the token prefix (in any ASCII case: the media type
+ * or the URL-safe alphabet can spell it), when it is all text; see MapOptions.keptFrom.
  */
-export function keptDataUri(prefix: string): (s: string) => boolean {
+export function dataUriPayload(prefix: string): (s: string) => number {
   const lower = lowerAscii(prefix);
-  return (s) => isBase64DataUri(s) && !lowerAscii(s).includes(lower);
+  return (s) => (isBase64DataUri(s) && !lowerAscii(s).includes(lower) ? s.indexOf(',') + 1 : s.length);
+}
+
+/** A string encoded by `map` up to `keptFrom(s)` and kept as it is after. */
+function mapText(s: string, map: (s: string) => string, keptFrom: ((s: string) => number) | undefined): string {
+  const k = keptFrom ? keptFrom(s) : s.length;
+  return k === s.length ? map(s) : map(s.slice(0, k)) + s.slice(k);
 }
 
 function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
@@ -234,8 +240,8 @@ function openFrame(
  * fields of `options.rule`. Inputs are never mutated.
  */
 export function mapValue(root: unknown, map: (s: string) => string, options: MapOptions): unknown {
-  const keepUri = options.keep ?? never;
-  if (typeof root === 'string') return keepUri(root) ? root : map(root);
+  const keptFrom = options.keptFrom;
+  if (typeof root === 'string') return mapText(root, map, keptFrom);
   if (!isContainer(root)) return root;
   const mapKey = options.mapKey ?? map;
   const widen = options.widen ?? 0;
@@ -256,7 +262,7 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
       const i = f.i++;
       const v = f.child(i);
       if (f.keeps(i)) f.deliver(i, v, v);
-      else if (typeof v === 'string') f.deliver(i, v, keepUri(v) ? v : map(v));
+      else if (typeof v === 'string') f.deliver(i, v, mapText(v, map, keptFrom));
       else if (isContainer(v)) {
         const rule = f.childRule(i);
         open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));

@@ -4,8 +4,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
+import { createByteTransformer } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
-import { bytes, oneByteChunks, split, streamAgreesWithObjectApi, transformChunks } from './stream-helpers.ts';
+import { bytes, choices, oneByteChunks, split, streamAgreesWithObjectApi, text, transformChunks, writeJson } from './stream-helpers.ts';
 
 const CASES: [string, object, string][] = [
   ['URL-safe base64', {}, 'data:image/png;base64,AB__mcp_ref_7177656e__CD'],
@@ -81,5 +82,170 @@ describe('a data: URI holding text spelt like a token', () => {
     const m = { jsonrpc: '2.0', id: 1, result: { icons: [{ src: uri }] } };
     expect(codec.encodeMessage(m)).toEqual(m);
     expect(transformChunks('encode', {}, [bytes(`${JSON.stringify(m)}\n`)])).toBe(`${JSON.stringify(m)}\n`);
+  });
+});
+
+// Only a whole base64 data: URI's payload is opaque: its header (`data:`, the media type and
+// parameters, `;base64,`) is text, so a term there becomes a token (it once reached the model
+// whole); a URI with the prefix anywhere, or that is not whole, is all text.
+describe("a whole base64 data: URI's header", () => {
+  const codec = createCodec();
+  const uri = 'data:text/plain;name=qwen-notes.txt;base64,aGk=';
+  const wire = 'data:text/plain;name=__mcp_ref_7177656e__-notes.txt;base64,aGk=';
+
+  it('is encoded like text, its base64 kept: the wire format', () => {
+    expect(codec.encodeValue(uri)).toBe(wire);
+    const m = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: uri }] } };
+    const line = `${JSON.stringify(m)}\n`;
+    const encoded = transformChunks('encode', {}, [bytes(line)]);
+    expect(encoded).toBe(line.replace(uri, wire));
+    expect(transformChunks('encode', {}, oneByteChunks(bytes(line)))).toBe(encoded);
+    expect(transformChunks('decode', {}, [bytes(encoded)])).toBe(line);
+    expect(codec.decodeValue(wire)).toBe(uri);
+  });
+
+  const B64 = /^data:[!#-+\--[\]-~]*;base64,[A-Za-z0-9+/_-]*={0,2}$/i;
+  /** The reference: a whole base64 URI without the prefix keeps what follows its first comma. */
+  const reference = (s: string) =>
+    B64.test(s) && !s.toLowerCase().includes('__mcp_ref_')
+      ? codec.encodeText(s.slice(0, s.indexOf(',') + 1)) + s.slice(s.indexOf(',') + 1)
+      : codec.encodeText(s);
+
+  const headerPiece = fc.constantFrom(
+    'qwen',
+    'QWEN',
+    'Qwen',
+    'ali',
+    'baba',
+    'ali-baba',
+    'aliyuncs',
+    'text/plain',
+    'image/',
+    'png',
+    ';',
+    '=',
+    'name',
+    '-',
+    '.',
+    '%71wen',
+    'q',
+    'wen',
+    '+',
+    '_',
+    '__mcp_ref_',
+    '__MCP',
+    '通义',
+    ' ',
+    'base64',
+    ';base64',
+    '\\',
+    '"',
+  );
+  const dataUri = fc
+    .tuple(
+      fc.constantFrom('data:', 'DATA:', 'Data:', 'data'),
+      fc.array(headerPiece, { maxLength: 6 }),
+      fc.constantFrom(';base64,', ';BASE64,', ';Base64,', ',', ';base64'),
+      fc.oneof(
+        {
+          weight: 6,
+          arbitrary: fc
+            .array(fc.constantFrom('aGk', 'cXdlbg', 'qwen', 'QWEN', 'A', '_', '-', '+', '/', 'ali', '__mcp_ref_', ' '), { maxLength: 8 })
+            .map((p) => p.join('')),
+        },
+        // (Past the 16 KiB a core call takes: the string is deferred across calls and chunks.)
+        { weight: 1, arbitrary: fc.constant('cXdlbg'.repeat(3000)) },
+      ),
+      fc.constantFrom('', '=', '=='),
+    )
+    .map((parts) => parts.flat().join(''));
+
+  /** The message in each framing, and how to read the bodies back out of a stream's output. */
+  const FRAMINGS = {
+    ndjson: { frame: (b: string) => `${b}\n`, bodies: (o: string) => o.split('\n').slice(0, -1) },
+    sse: {
+      frame: (b: string) => `event: message\ndata: ${b.replace(/\r/g, '')}\n\n`, // (a CR would end the line)
+      bodies: (o: string) =>
+        o
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6)),
+    },
+    'content-length': {
+      frame: (b: string) => `Content-Length: ${bytes(b).length}\r\n\r\n${b}`,
+      bodies: (o: string) => [o.slice(o.indexOf('\r\n\r\n') + 4)],
+    },
+  } as const;
+
+  it('is encoded like text in values, keys and deferred values, through the object API and every stream however cut', () => {
+    fc.assert(
+      fc.property(
+        fc.array(dataUri, { minLength: 1, maxLength: 3 }),
+        choices,
+        fc.array(fc.nat(70_000), { maxLength: 6 }),
+        fc.constantFrom(...(Object.keys(FRAMINGS) as (keyof typeof FRAMINGS)[])),
+        fc.boolean(),
+        (uris, ch, cuts, framing, lines) => {
+          const a = uris[0]!;
+          const [, b = a, c = a] = uris;
+          const m = {
+            jsonrpc: '2.0',
+            id: 1,
+            result: {
+              content: [
+                { type: 'text', text: a },
+                { data: b, type: 'text' },
+              ],
+              icons: [{ src: c }],
+              [b]: 1,
+            },
+          };
+          const want = codec.encodeMessage(m);
+          expect(want.result.content[0]!.text).toBe(reference(a));
+          expect(want.result.content[1]!.data).toBe(reference(b));
+          expect(want.result.icons[0]!.src).toBe(reference(c));
+          expect(Object.keys(want.result)).toContain(codec.encodeText(b)); // a key is text
+          expect(codec.decodeMessage(want)).toEqual(m);
+          const { frame, bodies } = FRAMINGS[framing];
+          const data = bytes(frame(writeJson(m, ch)));
+          const parts: Uint8Array[] = [];
+          const t = createByteTransformer('encode', { framing }, (o) => void parts.push(o.slice()), { lines });
+          for (const piece of split(
+            data,
+            cuts.map((k) => k % (data.length + 1)),
+          ))
+            t.push(piece);
+          t.close();
+          const out = bodies(text(Buffer.concat(parts)));
+          expect(out.map((o) => JSON.parse(o))).toEqual([want]);
+          const back = transformChunks('decode', {}, [bytes(`${out[0]}\n`)]);
+          expect(JSON.parse(back)).toEqual(m);
+        },
+      ),
+      runs(200),
+    );
+  });
+
+  // The indexed path matches a long message in one pass; a match of the whole text may run from
+  // the header into the base64, where the header alone matches otherwise.
+  it('is matched on its own when a term could run on into the base64, however long the message', () => {
+    for (const terms of [{ ascii: ['64,ab', 'qwen'] }, { exact: ['e64,A', 'qwen'] }]) {
+      const custom = createCodec({ terms });
+      for (const pad of [10, 3000]) {
+        const uri = 'data:image/qwen;base64,abAAqwen';
+        const m = {
+          jsonrpc: '2.0',
+          id: 1,
+          result: {
+            content: [
+              { type: 'text', text: `${'x'.repeat(pad)} qwen` },
+              { type: 'text', text: uri },
+            ],
+          },
+        };
+        expect(custom.encodeMessage(m).result.content[1]!.text).toBe('data:image/__mcp_ref_7177656e__;base64,abAAqwen');
+        streamAgreesWithObjectApi('encode', { terms }, `${JSON.stringify(m)}\n`, []);
+      }
+    }
   });
 });

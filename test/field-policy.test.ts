@@ -20,11 +20,16 @@ const RESULT_IDS = ['protocolVersion', 'nextCursor', 'taskId'];
 const DATA_URI = /^data:[\x21\x23-\x2b\x2d-\x5b\x5d-\x7e]*;base64,[A-Za-z0-9+/_-]*={0,2}$/i;
 
 /**
- * `uris`: encoding's token prefix, whole data: URIs without it (any ASCII case) kept; false:
- * decoding, which restores a token in one too.
+ * `uris`: encoding's token prefix, whole data: URIs without it (any ASCII case) keep their
+ * base64 (after the first comma; the header is text); false: decoding, which restores a token
+ * in one too.
  */
 function refPayload(v: Json, f: Transform, uris: string | false): Json {
-  if (typeof v === 'string') return uris !== false && DATA_URI.test(v) && !v.toLowerCase().includes(uris.toLowerCase()) ? v : f(v);
+  if (typeof v === 'string') {
+    if (uris === false || !DATA_URI.test(v) || v.toLowerCase().includes(uris.toLowerCase())) return f(v);
+    const body = v.indexOf(',') + 1;
+    return f(v.slice(0, body)) + v.slice(body);
+  }
   if (Array.isArray(v)) return v.map((x) => refPayload(x, f, uris));
   if (v === null || typeof v !== 'object') return v;
   const out: { [k: string]: Json } = {};

@@ -5,8 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../src/compiled.ts';
 import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
 import { resolveOptions } from '../src/options.ts';
+import { createByteTransformer } from '../src/stream/index.ts';
 import { anyString, fragmentString, runs } from './arbitraries.ts';
-import { foldedOccurrences, foldedPatterns, foldMap, lookalikeText, refFold, tokenSpans } from './fold-reference.ts';
+import { foldedOccurrences, foldedPatterns, foldMap, lookalikeText, refFold, spreadTerm, tokenSpans } from './fold-reference.ts';
+import { bytes, choices, split, text, writeJson } from './stream-helpers.ts';
 
 // A custom set where folds of several letters matter: `℡` is all of `tel`, `ﬁ` starts `fin`,
 // `㎪` is `kpa`; the middle of `ﬁn` is `in`, `tmall` may start with `™`.
@@ -17,12 +19,14 @@ const sets = [
     name: 'default terms',
     terms: DEFAULT_TERMS,
     codec: createCodec({ fold: 'nfkc' }),
+    options: { fold: 'nfkc' } as const,
     widen: compile(resolveOptions({ fold: 'nfkc' })).widen,
   },
   {
     name: 'letters that fold to several',
     terms: CUSTOM,
     codec: createCodec({ fold: 'nfkc', terms: CUSTOM }),
+    options: { fold: 'nfkc', terms: CUSTOM } as const,
     widen: compile(resolveOptions({ fold: 'nfkc', terms: CUSTOM })).widen,
   },
 ];
@@ -31,7 +35,7 @@ const sets = [
 // through the JS matcher: every string is tried both ways.
 const PAD = 'x'.repeat(70);
 
-describe.each(sets)('fold nfkc, $name', ({ terms, codec, widen }) => {
+describe.each(sets)('fold nfkc, $name', ({ terms, codec, options, widen }) => {
   const patterns = foldedPatterns(terms);
   const strings = fc.oneof(lookalikeText(terms), lookalikeText(terms, 40), fragmentString(), anyString(60));
 
@@ -97,6 +101,36 @@ describe.each(sets)('fold nfkc, $name', ({ terms, codec, widen }) => {
         expect(codec.decodeText(codec.encodeText(s))).toBe(s);
       }),
       runs(1000),
+    );
+  });
+
+  // A possible match undecided across many chunks (a term's first letters, then runs of
+  // ignorables) is carried in the string windows from chunk to chunk, the automaton's state
+  // with it: the per-message path (no whole lines) however cut, against the object API.
+  it('streams a term spread by long runs of ignorables, cut anywhere, as the object API encodes it', () => {
+    const piece = fc.oneof(spreadTerm(terms), lookalikeText(terms, 4));
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 3 }), choices, fc.array(fc.nat(4000), { maxLength: 12 }), (ps, ch, cuts) => {
+        const message = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: ps.join('') }], [ps[0]!]: ps.join(' ') } };
+        const line = `${writeJson(message, ch)}\n`;
+        const data = bytes(line);
+        const out = (chunks: Uint8Array[]) => {
+          const parts: Uint8Array[] = [];
+          const t = createByteTransformer('encode', options, (b) => void parts.push(b.slice()), { lines: false });
+          for (const c of chunks) t.push(c);
+          t.close();
+          return text(Buffer.concat(parts));
+        };
+        const cut = out(
+          split(
+            data,
+            cuts.map((c) => c % (data.length + 1)),
+          ),
+        );
+        expect(JSON.parse(cut)).toEqual(codec.encodeMessage(message));
+        expect(cut).toBe(out([data]));
+      }),
+      runs(150),
     );
   });
 });

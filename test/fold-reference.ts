@@ -166,3 +166,29 @@ export function lookalikeText(terms: Terms = DEFAULT_TERMS, maxPieces = 12): fc.
   );
   return fc.array(piece, { maxLength: maxPieces }).map((ps) => ps.join(''));
 }
+
+/**
+ * A lookalike term's first characters, then long runs of ignorables (of the kinds that
+ * once made streams quadratic, and others), then the rest of the term or not: a possible
+ * match that stays undecided across many chunks.
+ */
+export function spreadTerm(terms: Terms = DEFAULT_TERMS): fc.Arbitrary<string> {
+  const kinds = ['\u200B', '\u00AD', '\uFE0F', '\u{E0041}', '\u2060', ...probe.ignorables.slice(0, 20)];
+  const run = fc
+    .array(fc.tuple(fc.constantFrom(...kinds), fc.nat(120)), { minLength: 1, maxLength: 4 })
+    .map((parts) => parts.map(([ig, n]) => ig.repeat(n)).join(''));
+  return fc
+    .tuple(
+      lookalikeTerm(terms),
+      fc.nat(),
+      run,
+      fc.constantFrom('rest', 'none', 'other'),
+      fc.constantFrom('', ' ', 'x', 'q', 'cs', 'yun', 'wen'),
+    )
+    .map(([t, k, ignorables, end, other]) => {
+      const cps = [...t];
+      const cut = 1 + (k % cps.length);
+      const tail = end === 'rest' ? cps.slice(cut).join('') : end === 'other' ? other : '';
+      return cps.slice(0, cut).join('') + ignorables + tail;
+    });
+}

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
-import { createByteTransformer, createDecodeStream, createEncodeStream } from '../src/stream/index.ts';
+import { createByteTransformer, createDecodeStream, createEncodeStream, type Framing } from '../src/stream/index.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 import { growth, LINEAR_BOUND } from './scaling.ts';
 import { bytes, run, split, text } from './stream-helpers.ts';
@@ -15,11 +15,17 @@ const codec = createCodec();
 const enc = new TextEncoder();
 
 /** Time of 4n bytes over time of n bytes, fed in `chunk`-byte pieces. */
-function growthOf(mode: 'encode' | 'decode', make: (n: number) => string, n: number, chunk = 64 * 1024): number {
+function growthOf(
+  mode: 'encode' | 'decode',
+  make: (n: number) => string,
+  n: number,
+  chunk = 64 * 1024,
+  framing: Framing = 'ndjson',
+): number {
   const small = enc.encode(make(n));
   const big = enc.encode(make(4 * n));
   const run = (input: Uint8Array) => () => {
-    const t = createByteTransformer(mode, {}, () => {});
+    const t = createByteTransformer(mode, { framing }, () => {});
     for (let i = 0; i < input.length; i += chunk) t.push(input.subarray(i, i + chunk));
     t.close();
   };
@@ -61,6 +67,19 @@ describe('linear time on hostile input', () => {
   for (const [name, make] of candidates) {
     it(`a long token candidate ${name}, decoding in 1 KiB chunks`, () => {
       expect(growthOf('decode', make, 1024 * 1024, 1024)).toBeLessThan(BOUND);
+    });
+  }
+
+  // The same candidate in an SSE event typed before its data (streamed through encoding, as the
+  // SDK writes them) and in a Content-Length body.
+  const framed: [Framing, (body: string) => string][] = [
+    ['sse', (b) => `event: message\ndata: ${b}\n\n`],
+    ['content-length', (b) => `Content-Length: ${enc.encode(b).length}\r\n\r\n${b}`],
+  ];
+  for (const [framing, frame] of framed) {
+    it(`a long token candidate without its suffix, decoding ${framing} in 1 KiB chunks`, () => {
+      const make = (n: number) => frame(`{"params":{"x":"__mcp_ref_${'0'.repeat(n)}"}}`);
+      expect(growthOf('decode', make, 1024 * 1024, 1024, framing)).toBeLessThan(BOUND);
     });
   }
 

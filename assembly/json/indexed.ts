@@ -23,7 +23,7 @@ import { scan } from '../match';
 import { utf8Encode } from '../utf8';
 import { keyRules, valueFlags } from './envelope';
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart } from './lexer';
-import { isMediaType, isWholeDataUri, resolveMedia } from './media';
+import { isMediaType, isWholeDataUri, rawOffset, resolveMedia, uriHeaderEnd } from './media';
 import { shortestToken, writeMatches, writeMaxLength, writeToken } from './rewrite';
 import {
   begin, done, emit, get, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, o, set, setTop, st, top, V_BLOB,
@@ -104,6 +104,7 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
             // decoding looks at none: a token in a data: URI is restored.)
             const uriCheck = get(J_MODE) == JSON_ENCODE && (depth > 0 || get(J_ROOT_PAYLOAD) != ROOT_TEXT);
             if (!(uriCheck && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, e);
+            else if (!transformUriHeader(i + 1, e)) return INDEXED_REFUSED;
           }
           if ((v & V_TYPE) != 0 && !resolveMedia(isMediaType(gDec, <u32>gDecLen))) return INDEXED_HOST;
           i = e + 1;
@@ -372,6 +373,39 @@ function writeRecords(a: i32, e: i32): bool {
   }
   emit(gIn + <usize>emitted, <usize>(e - emitted));
   gCopied = e;
+  return true;
+}
+
+/**
+ * A whole base64 data: URI at [a, e) of the input (its decoded text in gDec): its header is
+ * transformed as text on its own, its base64 copied as it is (media.ts writeUri). False when
+ * the whole message's matches (gRecords) hold one that runs from the header into the base64:
+ * the header alone may match otherwise, so the per-message path takes the message.
+ */
+function transformUriHeader(a: i32, e: i32): bool {
+  const h = uriHeaderEnd(gDec, gDecLen);
+  if (gRecords) {
+    // (No escapes in the message: raw and decoded offsets agree.)
+    const rec = get(J_REC) as usize;
+    for (let k = gRecNext; k < gRecCount; k++) {
+      const at = rec + <usize>k * MATCH_RECORD_SIZE;
+      if (<i32>load<u32>(at) >= a + h) break;
+      if (<i32>load<u32>(at, 4) > a + h) return false;
+    }
+    if (gRecNext < gRecCount && <i32>load<u32>(rec + <usize>gRecNext * MATCH_RECORD_SIZE) < a + h) writeRecords(a, a + h);
+    return true;
+  }
+  const desc = get(J_DESC) as usize;
+  scan(desc, gDec, h, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);
+  const count = <i32>load<u32>(desc + D_MATCHES);
+  if (count == 0) return true;
+  const raw = gIn + <usize>a;
+  emit(gIn + <usize>gCopied, <usize>(a - gCopied));
+  if (gEscapes) useEscapeMap(gEscapeEntries);
+  const rh = rawOffset(raw, e - a, h, !gEscapes);
+  writeMatches(raw, rh, gDec, count, h, true, !gEscapes);
+  useEscapeMap(-1);
+  gCopied = a + rh;
   return true;
 }
 

@@ -1,13 +1,18 @@
 // Values that can only be judged once later bytes arrive, and are deferred until then: copied
 // as they are while the host holds them, then kept (opaque) or transformed on their own. A
 // `data` waits for its object's `type` (image/audio or not), a `blob` for its object's `uri`,
-// and a string that begins like a data: URI for its own end (a whole base64 data: URI is kept).
+// and a string that begins like a data: URI for its own end (a whole base64 data: URI keeps its
+// base64; its header is text).
 import {
   DEFER_BLOB, DEFER_DATA, DEFER_STRING, E_TYPE_CONFLICT, EV_DEFER_START, EV_RESOLVE, J_CAND_KNOWN, J_DEC, J_DEC_LEN, J_DEFER_AT,
-  J_DEPTH, J_RAW, J_RAW_ESCAPES, J_RAW_LEN, J_SMALL, J_SMALL_LEN, J_STR, J_URI, J_URI_FED, RESOLVE_KEEP, RESOLVE_TRANSFORM,
+  J_DEPTH, J_RAW, J_RAW_ESCAPES, J_RAW_LEN, J_SMALL, J_SMALL_LEN, J_STR, J_URI, J_URI_FED, J_URI_HEAD, RESOLVE_KEEP,
+  RESOLVE_TRANSFORM,
 } from '../abi';
-import { CASE_BIT, LOWER_D } from '../bytes';
-import { uriComplete, uriRun, URI_DEAD, uriUndecided } from '../data-uri';
+import { CASE_BIT, COMMA, LOWER_D } from '../bytes';
+import { uriComplete, uriHeaderAt, uriRun, URI_DEAD, uriUndecided } from '../data-uri';
+import { findByte } from '../find';
+import { transformSpan } from './rewrite';
+import { advance, cursorStart, gCurRaw } from './windows';
 import {
   emit, error, event, get, K_BLOB_PENDING, K_MEDIA_SHIFT, K_PENDING, K_URI, MEDIA_NO, MEDIA_UNKNOWN, MEDIA_YES, outPos, set, setTop,
   st, STR_TRANSFORM, STR_URI, STR_URI_CHECK, top,
@@ -53,12 +58,35 @@ export function resolveMedia(media: bool): bool {
 
 /**
  * A payload string wholly in view (raw bytes at raw, decoded at dec) that is a whole base64
- * data: URI is written as it is; returns false to have it transformed.
+ * data: URI is written (writeUri); returns false to have it transformed.
  */
-export function keptAsUri(flags: u32, raw: usize, rawLen: i32, dec: usize, decLen: i32): bool {
+export function keptAsUri(flags: u32, raw: usize, rawLen: i32, dec: usize, decLen: i32, noEscapes: bool): bool {
   if ((flags & STR_URI_CHECK) == 0 || !isWholeDataUri(dec, decLen)) return false;
-  emit(raw, <usize>rawLen);
+  writeUri(raw, rawLen, dec, decLen, noEscapes);
   return true;
+}
+
+/** Where the header of the whole data: URI decoded at dec ends: just past its first comma. */
+@inline export function uriHeaderEnd(dec: usize, decLen: i32): i32 {
+  return findByte(dec, 0, decLen, <u8>COMMA) + 1;
+}
+
+/** The raw offset (in raw, rawLen bytes) of decoded offset `at`. */
+export function rawOffset(raw: usize, rawLen: i32, at: i32, noEscapes: bool): i32 {
+  cursorStart(noEscapes);
+  advance(raw, rawLen, at);
+  return gCurRaw;
+}
+
+/**
+ * Writes a whole base64 data: URI wholly in view: its header (`data:`, media type and
+ * parameters, `;base64,`) transformed as text on its own, its base64 as it is.
+ */
+export function writeUri(raw: usize, rawLen: i32, dec: usize, decLen: i32, noEscapes: bool): void {
+  const h = uriHeaderEnd(dec, decLen);
+  const rh = rawOffset(raw, rawLen, h, noEscapes);
+  transformSpan(raw, rh, dec, h, true, noEscapes, 0);
+  emit(raw + <usize>rh, <usize>(rawLen - rh));
 }
 
 /** Whether the decoded string at dec (n bytes, at least one readable) is a whole base64 data: URI. */
@@ -85,14 +113,18 @@ export function uriCheck(final: bool): bool {
     return true;
   }
   if (!final && uriUndecided(s)) return false; // too little to tell
-  if (!final) {
+  const raw = get(J_RAW) as usize;
+  const rawLen = get(J_RAW_LEN);
+  const noEscapes = get(J_RAW_ESCAPES) == 0;
+  if (final) writeUri(raw, <i32>rawLen, dec, <i32>decLen, noEscapes);
+  else {
+    // Held by the host from here to its end, then resolved; where its header ends, if that is here.
+    if (uriHeaderAt >= 0) set(J_URI_HEAD, outPos() + <u32>rawOffset(raw, <i32>rawLen, <i32>fed + uriHeaderAt, noEscapes));
     event(EV_DEFER_START, outPos(), DEFER_STRING);
     set(J_DEFER_AT, get(J_DEPTH) + 1);
     set(J_STR, (flags & ~(STR_URI_CHECK | STR_TRANSFORM)) | STR_URI);
+    emit(raw, <usize>rawLen);
   }
-  const raw = get(J_RAW) as usize;
-  const rawLen = <usize>get(J_RAW_LEN);
-  emit(raw, rawLen);
   set(J_RAW_LEN, 0);
   set(J_DEC_LEN, 0);
   set(J_RAW_ESCAPES, 0);

@@ -2,13 +2,13 @@
 // token for each match (encoding) or the JSON-escaped decoded text of each token (decoding),
 // and a tool schema's `maxLength` written widened.
 import {
-  D_HEX, D_MATCHES, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX, D_SUFFIX_LEN, D_WIDEN, J_AUX, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_REC,
-  J_STR_CHANGED, JSON_ENCODE, MATCH_RECORD_SIZE, MODE_BYTE_RECORDS, TOKEN_RECORD_SIZE,
+  D_HEX, D_MATCHES, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX, D_SUFFIX_LEN, D_WIDEN, J_AUX, J_CAND_BEST, J_CAND_STATE, J_DESC, J_MODE,
+  J_NUM, J_NUM_LEN, J_REC, J_STR_CHANGED, JSON_ENCODE, MATCH_RECORD_SIZE, MODE_BYTE_RECORDS, TOKEN_RECORD_SIZE,
 } from '../abi';
 import { BACKSLASH, BS, CR, DIGIT_0, DIGIT_9, DOT, FF, FIRST_PRINTABLE, LF, LOWER_A, LOWER_B, LOWER_F, LOWER_N, LOWER_R, LOWER_T, LOWER_U, QUOTE, TAB } from '../bytes';
 import { copyBytes } from '../copy';
 import { decode } from '../decode';
-import { scan } from '../match';
+import { scanHeld } from '../match';
 import { emit, get, o, put, set, st, wrote } from './state';
 import { advance, cursorAt, cursorStart, gCurRaw } from './windows';
 
@@ -80,7 +80,7 @@ function putEscaped(p: usize, n: i32): void {
  * Runs the matcher over decoded bytes and writes the decided part of the raw text: raw bytes
  * between matches, a replacement per match. Returns how many decoded bytes were decided; the
  * raw offset where they end is left in gCurRaw. With `final` everything is written. `known`:
- * bytes at the start already found to be a token candidate's (J_CAND_KNOWN), when decoding.
+ * bytes at the start already read as an undecided candidate's (J_CAND_KNOWN), or 0.
  */
 export function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, final: bool, noEscapes: bool, known: i32): i32 {
   const desc = get(J_DESC) as usize;
@@ -94,7 +94,7 @@ export function transformSpan(raw: usize, rawLen: i32, dec: usize, decLen: i32, 
     return decLen;
   }
   const consumed = encoding
-    ? scan(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS)
+    ? scanHeld(desc, dec, decLen, rec, final ? 1 : 0, MODE_BYTE_RECORDS, known, get(J_CAND_STATE), <i32>get(J_CAND_BEST))
     : decode(desc, dec, decLen, rec, final ? 1 : 0, aux, known);
   const count = <i32>load<u32>(desc + D_MATCHES);
   if (count == 0 && final) {

@@ -5,12 +5,12 @@
 import {
   E_CONTROL, E_ESCAPE, E_NEED_MEMORY, E_UTF8, J_DEC, J_DEC_CAP, J_DEC_LEN, J_DEPTH, J_ESC, J_HIGH, J_PHASE, J_RAW,
   J_RAW_CAP, J_RAW_ESCAPES, J_RAW_LEN, J_ROOT_PAYLOAD, J_SMALL, J_SMALL_LEN, J_STR, J_STR_CHANGED, J_STR_START, J_UACC, J_URI,
-  J_URI_FED, J_UTF8_HI, J_UTF8_LO, J_UTF8_NEED, J_VALUE, P_AFTER, P_STRING, RESOLVE_KEEP, RESOLVE_STRING, DEFER_STRING,
-  EV_RESOLVE, J_MODE, JSON_ENCODE, ROOT_TEXT,
+  J_URI_FED, J_URI_HEAD, J_UTF8_HI, J_UTF8_LO, J_UTF8_NEED, J_VALUE, P_AFTER, P_STRING, RESOLVE_STRING, RESOLVE_URI, DEFER_STRING,
+  EV_RESOLVE, EV_URI_HEADER, J_MODE, JSON_ENCODE, ROOT_TEXT,
 } from '../abi';
 import { BACKSLASH, BS, CR, FF, FIRST_PRINTABLE, LF, LONE_SURROGATE, LOWER_B, LOWER_F, LOWER_N, LOWER_R, LOWER_T, LOWER_U, QUOTE, SLASH, TAB } from '../bytes';
 import { copyBytes } from '../copy';
-import { uriComplete, uriStep } from '../data-uri';
+import { uriComplete, uriHeaderEnded, uriStep } from '../data-uri';
 import { hexValue } from '../decode';
 import { LONGEST_KEY } from '../fields';
 import { utf8Lead, utf8SequenceAt } from '../utf8';
@@ -159,7 +159,12 @@ export function decoded(d: u32): void {
     if (n < LONGEST_KEY) store<u8>(st + J_SMALL + <usize>n, <u8>d);
     set(J_SMALL_LEN, n + 1);
   }
-  if ((flags & STR_URI) != 0) set(J_URI, uriStep(get(J_URI), d));
+  if ((flags & STR_URI) != 0) {
+    const u = get(J_URI);
+    const t = uriStep(u, d);
+    if (uriHeaderEnded(u, t)) set(J_URI_HEAD, outPos()); // (its raw bytes are written)
+    set(J_URI, t);
+  }
   if ((flags & STR_TRANSFORM) != 0) {
     const n = get(J_DEC_LEN);
     store<u8>((get(J_DEC) as usize) + <usize>n, <u8>d);
@@ -292,6 +297,11 @@ export function stringEnd(): bool {
   if ((flags & STR_KEY) != 0) return keyEnd(end);
   if ((get(J_VALUE) & V_TYPE) != 0 && !resolveMedia(collectedIsMedia())) return false;
   const ok = valueEnd();
-  if ((flags & STR_URI) != 0) event(EV_RESOLVE, uriComplete(get(J_URI)) ? RESOLVE_KEEP : RESOLVE_STRING, DEFER_STRING);
+  if ((flags & STR_URI) != 0) {
+    // A whole base64 data: URI: the host transforms its header and keeps the rest.
+    const whole = uriComplete(get(J_URI));
+    if (whole) event(EV_URI_HEADER, get(J_URI_HEAD), 0);
+    event(EV_RESOLVE, whole ? RESOLVE_URI : RESOLVE_STRING, DEFER_STRING);
+  }
   return ok;
 }

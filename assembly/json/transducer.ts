@@ -18,14 +18,14 @@
 import {
   E_INCOMPLETE, J_CAND_KNOWN, J_DEC, J_DEC_CAP, J_DEC_LEN, J_DEFER_AT, J_DEPTH, J_ENV, J_ERROR, J_ESC, J_EV_COUNT, J_HIGH, J_L1,
   J_MSG_LEVEL, J_NUM_LEN, J_OUT_TOTAL, J_PHASE, J_RAW, J_RAW_CAP, J_RAW_LEN, J_SCALAR, J_SCHEMA_AT, J_SKIP_AT, J_SMALL_LEN,
-  J_STACK, J_STR, J_STR_CHANGED, J_URI, J_UTF8_NEED, J_VALUE, P_DONE, P_SCALAR, P_STRING, P_VALUE,
+  J_STACK, J_STR, J_STR_CHANGED, J_URI, J_URI_HEAD, J_UTF8_NEED, J_VALUE, P_DONE, P_SCALAR, P_STRING, P_VALUE,
 } from '../abi';
 import { BACKSLASH, QUOTE } from '../bytes';
-import { uriRun } from '../data-uri';
+import { uriHeaderAt, uriRun } from '../data-uri';
 import { scalarEnd, scalarRun, structuralByte } from './lexer';
 import { keptAsUri } from './media';
 import { transformSpan } from './rewrite';
-import { attach, begin, done, emit, fail, get, set, STR_COLLECT, STR_TRANSFORM, STR_URI } from './state';
+import { attach, begin, done, emit, fail, get, outPos, set, STR_COLLECT, STR_TRANSFORM, STR_URI } from './state';
 import { collect, decodeShortEscapes, plainRun, stringByte, stringEnd } from './strings';
 import { flushString } from './windows';
 
@@ -83,7 +83,10 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
           const n = j - i;
           if (n > 0) {
             if ((flags & STR_COLLECT) != 0) collect(inp + <usize>i, <u32>n);
-            if ((flags & STR_URI) != 0) set(J_URI, uriRun(get(J_URI), inp + <usize>i, <usize>n));
+            if ((flags & STR_URI) != 0) {
+              set(J_URI, uriRun(get(J_URI), inp + <usize>i, <usize>n));
+              if (uriHeaderAt >= 0) set(J_URI_HEAD, outPos() + <u32>uriHeaderAt);
+            }
             emit(inp + <usize>i, <usize>n);
           }
           if (j < len && load<u8>(inp + <usize>j) == QUOTE) {
@@ -104,7 +107,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
               const n = j - i;
               if (n > 0) {
                 if ((flags & STR_COLLECT) != 0) collect(inp + <usize>i, <u32>n);
-                if (!keptAsUri(flags, inp + <usize>i, n, inp + <usize>i, n)) transformSpan(inp + <usize>i, n, inp + <usize>i, n, true, true, 0);
+                if (!keptAsUri(flags, inp + <usize>i, n, inp + <usize>i, n, true)) transformSpan(inp + <usize>i, n, inp + <usize>i, n, true, true, 0);
               }
               i = j + 1;
               if (!stringEnd()) return fail(j);
@@ -118,7 +121,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
               const n = <i32>get(J_DEC_LEN);
               set(J_DEC_LEN, 0);
               if ((flags & STR_COLLECT) != 0) collect(dec, <u32>n);
-              if (!keptAsUri(flags, inp + <usize>i, q - i, dec, n)) transformSpan(inp + <usize>i, q - i, dec, n, true, false, 0);
+              if (!keptAsUri(flags, inp + <usize>i, q - i, dec, n, false)) transformSpan(inp + <usize>i, q - i, dec, n, true, false, 0);
               i = q + 1;
               if (!stringEnd()) return fail(q);
               continue;

@@ -2,10 +2,11 @@
 // so output is written from them) and the same text decoded (what the matcher or token decoder
 // reads). A cursor pair maps decoded offsets back to raw ones, skipping from backslash to
 // backslash; flushString writes what is decided and keeps what is not.
-import { J_CAND_KNOWN, J_DEC, J_DEC_LEN, J_RAW, J_RAW_ESCAPES, J_RAW_LEN, J_STR } from '../abi';
+import { J_CAND_BEST, J_CAND_KNOWN, J_CAND_STATE, J_DEC, J_DEC_LEN, J_MODE, J_RAW, J_RAW_ESCAPES, J_RAW_LEN, J_STR, JSON_ENCODE } from '../abi';
 import { BACKSLASH, LOWER_U } from '../bytes';
 import { candidateKnown, forgetCandidate, hexValue } from '../decode';
 import { findByte } from '../find';
+import { heldBest, heldState, heldWalked } from '../match';
 import { uriCheck } from './media';
 import { transformSpan } from './rewrite';
 import { get, STR_URI_CHECK, set } from './state';
@@ -164,7 +165,12 @@ export function flushString(final: bool): void {
   const dec = get(J_DEC) as usize;
   forgetCandidate();
   const consumed = transformSpan(raw, rawLen, dec, decLen, final, get(J_RAW_ESCAPES) == 0, <i32>get(J_CAND_KNOWN));
-  set(J_CAND_KNOWN, final ? 0 : <u32>candidateKnown);
+  if (final) set(J_CAND_KNOWN, 0);
+  else if (get(J_MODE) == JSON_ENCODE) {
+    set(J_CAND_KNOWN, <u32>heldWalked);
+    set(J_CAND_STATE, heldState);
+    set(J_CAND_BEST, <u32>heldBest);
+  } else set(J_CAND_KNOWN, <u32>candidateKnown);
   const keepRaw = final ? rawLen : gCurRaw;
   const kept = rawLen - keepRaw;
   if (keepRaw > 0) memory.copy(raw, raw + <usize>keepRaw, <usize>kept);

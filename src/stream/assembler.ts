@@ -5,7 +5,8 @@
 //
 // The core's events are EV_* (explained in assembly/abi.ts). EV_RESOLVE's a is a verdict
 // (RESOLVE_*); its b, and EV_DEFER_START's, is the kind of deferral (DEFER_*: an object's
-// `data`, its `blob`, a string that began like a data: URI).
+// `data`, its `blob`, a string that began like a data: URI). A whole base64 data: URI resolves
+// RESOLVE_URI, after EV_URI_HEADER: its header is transformed as text, its base64 kept.
 
 import {
   EV_DEFER_END,
@@ -17,8 +18,10 @@ import {
   EV_OBJ_CLOSE,
   EV_OBJ_OPEN,
   EV_RESOLVE,
+  EV_URI_HEADER,
   RESOLVE_STRING,
   RESOLVE_TRANSFORM,
+  RESOLVE_URI,
 } from '../core/abi.js';
 import { PayloadKeyCollisionError } from '../errors.js';
 import { isResponseShape } from '../jsonrpc.js';
@@ -102,6 +105,8 @@ export class MessageAssembler {
   private readonly objectChanged = new NumList();
   private readonly keys = new NumList();
   private collision: [number, number] | null = null;
+  /** Where the header of the data: URI resolved next ends (EV_URI_HEADER), in `held`. */
+  private uriHeader = 0;
   // Ids of the message objects (one, or one per batch element) as [start, end) in `held`
   // (-1 when absent), read only for a collision error; and which element collided.
   private idStart = -1;
@@ -204,8 +209,16 @@ export class MessageAssembler {
         this.open.length--;
         this.openKinds.length--;
         if (a === RESOLVE_TRANSFORM || a === RESOLVE_STRING) this.transform(d, a === RESOLVE_STRING);
+        else if (a === RESOLVE_URI) {
+          // Only the header is transformed (as a string of its own); the rest stays held as it is.
+          this.deferrals.a[d + 1] = this.uriHeader;
+          this.transform(d, true, true);
+        }
         break;
       }
+      case EV_URI_HEADER:
+        this.uriHeader = this.index(a);
+        break;
       case EV_OBJ_OPEN:
         this.objectKeys.push(this.keys.length);
         this.objectChanged.push(0);
@@ -244,16 +257,19 @@ export class MessageAssembler {
 
   /**
    * Deferral d is not media: transform its value, once. Its held bytes are read no more (keys
-   * and ids never lie inside it), so they are let go of as the transform goes.
+   * and ids never lie inside it), so they are let go of as the transform goes. `head`: the
+   * deferral is a data: URI's header, a string's text without its closing quote.
    */
-  private transform(d: number, text: boolean): void {
+  private transform(d: number, text: boolean, head = false): void {
     const f = this.deferrals.a;
     const start = f[d]!;
     const end = f[d + 1]!;
     const pieces: (Uint8Array | undefined)[] = this.held.range(start, end);
     this.held.drop(start, end);
-    // A string's text and closing quote: transformed as a whole JSON string, less its quote.
+    // A string's text and closing quote: transformed as a whole JSON string, less its quote
+    // (a header: less both quotes).
     if (text) pieces.unshift(QUOTE);
+    if (head) pieces.push(QUOTE);
     const skip = text ? 1 : 0;
     const at = this.replaced.length + skip;
     let large: Uint8Array[] | null;
@@ -263,6 +279,11 @@ export class MessageAssembler {
         let k = 0;
         while (large[k]!.length === 0) k++;
         large[k] = large[k]!.subarray(1);
+      }
+      if (large && head) {
+        let k = large.length - 1;
+        while (large[k]!.length === 0) k--;
+        large[k] = large[k]!.subarray(0, -1);
       }
     } catch (e) {
       if (!(e instanceof PayloadKeyCollisionError)) throw e;
@@ -276,8 +297,8 @@ export class MessageAssembler {
       size = large.reduce((n, p) => n + p.length, 0);
     } else {
       f[d + 2] = at;
-      f[d + 3] = this.replaced.length;
-      size = this.replaced.length - at;
+      f[d + 3] = this.replaced.length - (head ? 1 : 0);
+      size = f[d + 3]! - at;
     }
     this.delta += size - (end - start);
   }
