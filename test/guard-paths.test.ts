@@ -32,6 +32,9 @@ describe('which parameter names say path', () => {
     'destination',
     'target',
     'outputPath',
+    'output',
+    'saveTo',
+    'save_to',
     'SOURCE_FILE',
     'rootURI',
     'uri',
@@ -54,6 +57,8 @@ describe('which parameter names say path', () => {
     'sourceText',
     'filter',
     'dryRun',
+    'outputType',
+    'to',
     '',
   ])('%s is not', (name) => expect(pathName(name)).toBeUndefined());
 

@@ -6,8 +6,9 @@
 // argument, is a path when
 // - its parameter's name says so: its last word, or its last two words joined, is path, file,
 //   filename, filepath, pathname, dir, dirname, directory, folder, cwd, root, source,
-//   destination, target or uri, or a plural of one (`paths`, `filePath`, `source_path`,
-//   `targetDir`, `fileName`; not `profile`, `pathPattern`, `targetLanguage`);
+//   destination, target, output, saveto or uri, or a plural of one (`paths`, `filePath`,
+//   `source_path`, `targetDir`, `fileName`, `saveTo`; not `profile`, `pathPattern`,
+//   `targetLanguage`, `outputType`);
 // - or its schema says `format: "uri"` / `"uri-reference"`;
 // - or it is a `file:` URI, whatever its name, at any depth.
 // A value of a uri parameter (or format) with another scheme (`https:`) is not a local path.
@@ -52,6 +53,8 @@ const PATH_WORDS = new Set([
   'source',
   'destination',
   'target',
+  'output',
+  'saveto',
   'uri',
 ]);
 
