@@ -1,7 +1,8 @@
 // Captures the tool lists of real servers for the path rule's fixtures
 // (test/fixtures/tool-lists/*.json, read by test/guard-paths-servers.test.ts): each server from
 // node_modules is started over stdio with the real SDK client, and its tools/list (every page)
-// is written as it came. Run again after updating a server: node scripts/tool-lists.mjs
+// is written as it came. Run again after updating a server: node scripts/tool-lists.mjs, then
+// npx biome format --write test/fixtures/tool-lists
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

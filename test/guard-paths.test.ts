@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pathArguments, pathName, type Realpath, Roots } from '../src/guard/paths.ts';
+import { ToolCallGuard } from '../src/guard/tool.ts';
 import { runs } from './arbitraries.ts';
 
 describe('which parameter names say path', () => {
@@ -271,5 +272,38 @@ describe('symlinks, with a realpath', () => {
   ] as const)('%s inside: %s (lexically: %s)', (value, real, lexical) => {
     expect(roots.inside(value)).toBe(real);
     expect(new Roots([root]).inside(value)).toBe(lexical);
+  });
+});
+
+describe('ToolCallGuard with roots', () => {
+  const guard = new ToolCallGuard({ roots: ['/data'] });
+  guard.outgoing({ jsonrpc: '2.0', id: 'l', method: 'tools/list' });
+  guard.incoming({
+    jsonrpc: '2.0',
+    id: 'l',
+    result: { tools: [{ name: 'read', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }] },
+  });
+  const call = (path: string) =>
+    guard.outgoing({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'read', arguments: { path } } });
+
+  it('answers a call outside the roots with isError naming the parameter, and lets one inside pass', async () => {
+    expect(await call('/data/x/../y')).toBeUndefined();
+    expect(await call('/etc/shadow-value')).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      result: {
+        content: [
+          {
+            type: 'text',
+            text: 'MCP tool call "read" was blocked before it reached the server: argument "/path" is a path outside the allowed roots ("/data")',
+          },
+        ],
+        isError: true,
+      },
+    });
+  });
+
+  it('refuses roots it cannot use when it is made', () => {
+    expect(() => new ToolCallGuard({ roots: ['relative'] })).toThrow(/root 1 is not an absolute path/);
   });
 });
