@@ -224,6 +224,16 @@ describe('where a path lands, against node:path', () => {
     expect(() => new Roots(['/data', 'C:\\data'])).toThrow(/all POSIX paths or all Windows paths/);
   });
 
+  it('a realpath that answers what is no absolute path, or throws, leaves nothing inside', () => {
+    expect(new Roots(['/data'], () => 'not/absolute').inside('/data/x')).toBe(false);
+    expect(new Roots(['C:\\data'], (p) => (p.length > 3 ? '/posix/answer' : p)).inside('C:\\data\\x')).toBe(false);
+    const denied: Realpath = () => {
+      throw Object.assign(new Error('EACCES'), { code: 'EACCES' });
+    };
+    expect(new Roots(['/data'], denied).inside('/data/x')).toBe(false);
+    expect(new Roots(['/data'], (p) => p).inside('/data/x')).toBe(true); // (a realpath that finds everything real)
+  });
+
   it('names the parameter and the roots, never the value', () => {
     const roots = new Roots(['/data']);
     const verdict = roots.check({ options: { targetDir: '/etc/secret-value' } });

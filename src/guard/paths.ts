@@ -283,7 +283,7 @@ export class Roots {
     if (!this.realpath) return this.within(lexical);
     try {
       // As a server that normalises first, then resolves; and as the OS walks the path as given.
-      return this.within(this.walk(lexical) ?? lexical) && this.within(this.walk(p) ?? lexical);
+      return this.within(this.walk(lexical)) && this.within(this.walk(p));
     } catch {
       return false; // (a loop, no permission: cannot tell, so not inside)
     }
