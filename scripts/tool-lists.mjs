@@ -3,7 +3,7 @@
 // node_modules is started over stdio with the real SDK client, and its tools/list (every page)
 // is written as it came. Run again after updating a server: node scripts/tool-lists.mjs, then
 // npx biome format --write test/fixtures/tool-lists
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,12 +16,18 @@ const SERVERS = {
   'server-filesystem': [pkg('@modelcontextprotocol/server-filesystem', 'dist/index.js'), scratch],
   'server-everything': [pkg('@modelcontextprotocol/server-everything', 'dist/index.js')],
   'server-memory': [pkg('@modelcontextprotocol/server-memory', 'dist/index.js')],
-  // (lists its tools without a device; calls would need one)
+  // Lists its tools without a device (calls would need one). Not a devDependency (its
+  // dependencies want Node 22.12 and platform-specific binaries): to capture it again,
+  // npm install --no-save --ignore-scripts @mobilenext/mobile-mcp@1.0.4 first.
   'mobile-mcp': [pkg('@mobilenext/mobile-mcp', 'lib/index.js')],
 };
 
 try {
   for (const [name, args] of Object.entries(SERVERS)) {
+    if (!existsSync(args[0])) {
+      console.log(`${name}: not installed, its list kept as it is`);
+      continue;
+    }
     const { version } = JSON.parse(readFileSync(join(args[0], '..', '..', 'package.json'), 'utf8'));
     const transport = new StdioClientTransport({
       command: process.execPath,
