@@ -212,6 +212,12 @@ describe('where a path lands, against node:path', () => {
     });
   }
 
+  it('a value a server would trim is checked trimmed too', () => {
+    const roots = new Roots(['/data']);
+    for (const v of [' /etc/x', '"/etc/x"', "'/etc/x'", '\t/etc/x\n', '"../x"']) expect(roots.inside(v), JSON.stringify(v)).toBe(false);
+    for (const v of [' a ', '"a"', ' /data/x ', "'b c'"]) expect(roots.inside(v), JSON.stringify(v)).toBe(true);
+  });
+
   it('a sibling with the same prefix is not inside', () => {
     expect(new Roots(['/data']).inside('/data2/x')).toBe(false);
     expect(new Roots(['/data']).inside('/data/../data2')).toBe(false);

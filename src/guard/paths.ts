@@ -13,7 +13,8 @@
 // - or it is a `file:` URI, whatever its name, at any depth.
 // A value of a uri parameter (or format) with another scheme (`https:`) is not a local path.
 //
-// Resolution: relative paths against the first root; `.` and `..` normalised (never above a
+// Resolution: relative paths against the first root (and again with white space and quotes
+// trimmed off, as some servers read them); `.` and `..` normalised (never above a
 // drive, share or `/`). The roots' form decides the flavour: Windows (drive letters in any case,
 // UNC, `\` and `/` both separators, compared without case) or POSIX (where `\` is taken as a
 // separator too, and a drive letter or a leading `~` is outside: a server may read either as a
@@ -262,8 +263,16 @@ export class Roots {
     });
   }
 
-  /** Whether one value stays inside a root. */
+  /**
+   * Whether one value stays inside a root: as it is, and with surrounding white space and a
+   * quote at either end taken off (a server that trims its input opens that one).
+   */
   inside(value: string, kind: 'path' | 'uri' = 'path'): boolean {
+    const trimmed = value.trim().replace(/^["']|["']$/g, '');
+    return this.insideAsIs(value, kind) && (trimmed === value || this.insideAsIs(trimmed, kind));
+  }
+
+  private insideAsIs(value: string, kind: 'path' | 'uri'): boolean {
     let path = value;
     if (isFileUri(value)) {
       const p = fileUriPath(value, this.flavour);
