@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pathArguments, pathName, type Realpath, Roots } from '../src/guard/paths.ts';
+import { MAX_SEGMENTS, pathArguments, pathName, type Realpath, Roots } from '../src/guard/paths.ts';
 import { ToolCallGuard } from '../src/guard/tool.ts';
 import { runs } from './arbitraries.ts';
 
@@ -216,6 +216,13 @@ describe('where a path lands, against node:path', () => {
     const roots = new Roots(['/data']);
     for (const v of [' /etc/x', '"/etc/x"', "'/etc/x'", '\t/etc/x\n', '"../x"']) expect(roots.inside(v), JSON.stringify(v)).toBe(false);
     for (const v of [' a ', '"a"', ' /data/x ', "'b c'"]) expect(roots.inside(v), JSON.stringify(v)).toBe(true);
+  });
+
+  it('a path of more steps than any file system takes is outside', () => {
+    const steps = (n: number) => Array.from({ length: n }, () => 'sub').join('/');
+    const roots = new Roots(['/data']);
+    expect(roots.inside(`/data/${steps(MAX_SEGMENTS - 2)}`)).toBe(true);
+    expect(roots.inside(`/data/${steps(MAX_SEGMENTS)}`)).toBe(false);
   });
 
   it('a sibling with the same prefix is not inside', () => {

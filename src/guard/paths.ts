@@ -145,6 +145,8 @@ interface Absolute {
 }
 
 const DRIVE = /^([A-Za-z]):/;
+/** Steps a path may have (Linux's PATH_MAX is 4096 bytes: 2048 steps at most). */
+export const MAX_SEGMENTS = 4096;
 const UNC = /^\\\\([^\\]+)\\([^\\]+)(?:\\|$)/;
 
 const text = (p: Absolute, flavour: Flavour) =>
@@ -287,7 +289,8 @@ export class Roots {
       }
     }
     const p = placed(path, this.flavour, this.roots[0]!);
-    if (!p) return false;
+    // (a path no file system takes: it costs a realpath a step, so it is not walked)
+    if (!p || p.segments.length > MAX_SEGMENTS) return false;
     const lexical = { device: p.device, segments: normalised(p.segments) };
     if (!this.realpath) return this.within(lexical);
     try {
