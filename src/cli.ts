@@ -5,6 +5,7 @@ import { codecOptions, framing, maxMessageBytes } from './cli/codec-options.js';
 import { connectCommand } from './cli/connect.js';
 import { HELP } from './cli/help.js';
 import { proxyCommand } from './cli/proxy.js';
+import { rootsOption } from './cli/roots.js';
 import { scan } from './cli/scan.js';
 import { serveCommand } from './cli/serve.js';
 import { transformStdio } from './cli/transform.js';
@@ -26,7 +27,7 @@ const ACCESS = [
 ] as const;
 /** The options each command takes (help goes with all). */
 const APPLIES: Record<string, readonly OptionName[]> = {
-  wrap: [...CODEC, ...GUARD],
+  wrap: [...CODEC, ...GUARD, 'root'],
   proxy: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'upstream', 'upstream-header'],
   connect: [...CODEC, ...GUARD, 'header'],
   serve: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'session-idle', 'max-sessions'],
@@ -65,8 +66,12 @@ export async function main(argv: string[]): Promise<number> {
   const maxBytes = maxMessageBytes(line);
   const options = { ...codecOptions(line), ...(maxBytes === undefined ? {} : { maxMessageBytes: maxBytes }) };
   switch (command) {
-    case 'wrap':
-      return wrap(line.child ?? [], { stream: options, guard: guardMode(line) });
+    case 'wrap': {
+      const guard = guardMode(line);
+      const roots = rootsOption(line);
+      if (roots && !guard) throw new UsageError('--root needs --guard or --guard-tools-only (the tool guard checks the paths)');
+      return wrap(line.child ?? [], { stream: options, guard, ...(roots ? { roots } : {}) });
+    }
     case 'proxy':
       return proxyCommand(line, options, guardMode(line));
     case 'connect':

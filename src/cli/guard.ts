@@ -1,8 +1,9 @@
 // wrap --guard: the guards on the proxy's two directions. Calls are checked after decoding
 // (the real values the tools and schemas see): first for U+FFFD (the integrity guard), then
-// against the tool list and schemas (the tool guard). Tool lists are learnt from what the
-// client is shown (the encoder's output, decoded back), so a line the encoder dropped as
-// invalid teaches the guard nothing the client did not see.
+// against the tool list and schemas, and with --root the path arguments against the roots (the
+// tool guard: a path written as tokens is checked as the server will receive it). Tool lists
+// are learnt from what the client is shown (the encoder's output, decoded back), so a line the
+// encoder dropped as invalid teaches the guard nothing the client did not see.
 //
 // Every request of a batch is checked. The blocked ones are answered by the proxy, the rest
 // go on to the server as a batch; when the server answers that batch, the proxy's answers are
@@ -18,6 +19,7 @@
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
+import type { Realpath } from '../guard/paths.js';
 import { type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
 import { keepElements } from '../json-spans.js';
 import { isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
@@ -52,6 +54,10 @@ export interface WrapGuardOptions {
   tools: boolean;
   /** Check arguments for U+FFFD (the integrity guard). */
   integrity: boolean;
+  /** Confine path arguments to these folders (the tool guard; see guard/paths.ts). */
+  roots?: readonly string[];
+  /** This machine's realpath, with roots: symlinks in path arguments are followed. */
+  realpath?: Realpath;
 }
 
 export interface WrapGuardIo {
@@ -101,7 +107,10 @@ export class WrapGuard {
     private readonly options: WrapGuardOptions = { tools: true, integrity: true },
   ) {
     this.tools = options.tools
-      ? new ToolCallGuard({ onblock: (b) => io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`) })
+      ? new ToolCallGuard({
+          onblock: (b) => io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`),
+          ...(options.roots ? { roots: options.roots, realpath: options.realpath } : {}),
+        })
       : undefined;
     this.requests = new LineSplitter((line) => {
       if (this.waiting) this.queue.push(line);

@@ -19,6 +19,9 @@ Commands:
         with a tool result the model can read (isError: true, the reason as its text, never
         the value), the reason on stderr too. Each request of a batch is checked on its own.
         --guard-tools-only does the tool checks only.
+        --root DIR (repeatable, with a guard) also blocks calls whose path arguments (by name:
+        path, file, dir, source, destination, target, uri...; format uri; any file: URI) resolve
+        outside every DIR: relative paths against the first, symlinks followed.
         Exit status: the child's exit code; if the child died of a signal, wrap raises that
         signal on itself, unless wrap had passed that signal on (it got SIGINT, SIGTERM or
         SIGHUP): then 128 + its number (130, 143, 129). 1 if wrap itself failed (reason on
@@ -48,6 +51,8 @@ and the guards work with every command they make sense for):
   --guard                               wrap, proxy, connect, serve: check tool calls (wrap,
                                         above)
   --guard-tools-only                    the same, tool names and schemas only
+  --root DIR                            wrap, with a guard: confine path arguments to DIR
+                                        (repeatable; wrap, above)
   -h, --help                            this text
 
 Usage errors exit with code 2.

@@ -17,12 +17,15 @@ import { HeldLines } from './held-lines.js';
 import { LineWriter } from './line-writer.js';
 import { RefusedLines, refusalOfLine } from './refused-lines.js';
 import { type Reply, replyLine } from './replies.js';
+import { localRealpath } from './roots.js';
 import { UsageError } from './usage-error.js';
 
 export interface WrapOptions {
   stream: CodecOptions & Pick<StreamOptions, 'maxMessageBytes'>;
   /** 'all': tool and integrity guards (--guard); 'tools': the tool guard only (--guard-tools-only). */
   guard: 'all' | 'tools' | false;
+  /** --root: real absolute folders the guard confines path arguments to. */
+  roots?: string[];
 }
 
 /** Server output is held line by line up to this many bytes (see held-lines.ts). */
@@ -39,7 +42,7 @@ const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n
 const serverLine = (m: unknown) => new TextEncoder().encode(`${messageText(m)}\n`);
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
 
-export function wrap(command: readonly string[], { stream: options, guard: guarded }: WrapOptions): Promise<number> {
+export function wrap(command: readonly string[], { stream: options, guard: guarded, roots }: WrapOptions): Promise<number> {
   const [file, ...args] = command;
   if (!file) throw new UsageError('wrap needs the server command (see --help)');
   const codec = createCodec(options);
@@ -87,7 +90,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
             else if (!status.failed && !child.stdin.writableNeedDrain) process.stdin.resume();
           },
         },
-        { tools: true, integrity: guarded === 'all' },
+        { tools: true, integrity: guarded === 'all', ...(roots ? { roots, realpath: localRealpath } : {}) },
       )
     : undefined;
   const held = new HeldLines(guard ? (b) => guard.toClient(b) : (b) => toClient.write(b), HOLD_LIMIT);

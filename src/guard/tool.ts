@@ -1,10 +1,12 @@
 // The tool-call guard, free of any transport: a tools/call is checked before it leaves: the
 // tool must be in the list the server last gave, its arguments must satisfy the tool's
-// inputSchema, and the host's own policy must allow it. A blocked call is answered locally,
+// inputSchema, its path arguments must stay inside the host's roots (paths.ts), and the host's
+// own policy must allow it. A blocked call is answered locally,
 // by default with a tool result the model can read (isError: true), or with JSON-RPC error
 // -32602 (reply: 'error'); either says what was blocked and why, never argument content.
 // The SDK transport (mcp/), the CLI and the HTTP pieces all run this one.
 import { isNotification, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
+import { type Realpath, Roots } from './paths.js';
 import { blockedReply, type GuardReply } from './reply.js';
 import { loadSchemaCompiler, schemaCompilerLoaded, schemaProblem } from './schema.js';
 
@@ -22,6 +24,18 @@ export interface ToolCallGuardOptions {
   onblock?: (blocked: BlockedCall) => void;
   /** 'result' (default): a CallToolResult with isError: true; 'error': JSON-RPC error -32602. */
   reply?: GuardReply;
+  /**
+   * Folders the tools may work in (absolute paths, all POSIX or all Windows): a call whose path
+   * argument (see the README's rule) resolves outside every one is blocked. Relative paths are
+   * taken against the first.
+   */
+  roots?: readonly string[];
+  /**
+   * Where the server runs on this machine: the real path of an existing path (undefined when it
+   * does not exist; throw when it cannot tell), so that symlinks are followed. Without it the
+   * check is lexical. Give real paths as `roots` then.
+   */
+  realpath?: Realpath;
 }
 
 interface Tool {
@@ -67,8 +81,11 @@ export class ToolCallGuard {
   private readonly listRequests = new Set<string | number>();
   /** About how many bytes the current list holds (its JSON), for callers that bound memory. */
   listBytes = 0;
+  private readonly roots: Roots | undefined;
 
-  constructor(private readonly options: ToolCallGuardOptions = {}) {}
+  constructor(private readonly options: ToolCallGuardOptions = {}) {
+    this.roots = options.roots ? new Roots(options.roots, options.realpath) : undefined;
+  }
 
   /** Loads the schema compiler (ajv), so that `check` can run synchronously. */
   static ready(): Promise<void> {
@@ -119,6 +136,8 @@ export class ToolCallGuard {
     if (hasSchema(tool) && !schemaCompilerLoaded()) return loadSchemaCompiler().then(() => this.checkListed(name, args));
     const problem = hasSchema(tool) ? schemaProblem(tool.inputSchema, args) : undefined;
     if (problem) return { toolName: name, reason: `arguments do not match the tool's inputSchema: ${problem.text}`, path: problem.path };
+    const outside = this.roots?.check(args, tool.inputSchema);
+    if (outside) return { toolName: name, reason: outside.reason, path: outside.pointer };
     const verdict = this.options.policy?.(name, args);
     if (verdict && !verdict.allow) return { toolName: name, reason: `blocked by policy: ${verdict.reason}` };
     return undefined;
