@@ -119,10 +119,10 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
   };
 
   // WASM memory full: 503 for the request that meets it (checked before anything is forwarded,
-  // so that nothing reaches the upstream whose answer could not be passed on), never a 500.
+  // so that nothing reaches the upstream whose answer could not be passed on), never a 500. Its
+  // body is left unread (the answer closes the connection).
   const memoryFull = (request: Request) => {
     log(`${request.method} refused: WASM memory is full (503)`);
-    void request.body?.cancel().catch(() => {});
     return memoryFullResponse();
   };
   const handler = async (request: Request): Promise<Response> => {

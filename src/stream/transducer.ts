@@ -57,10 +57,10 @@ import {
 } from '../core/abi.js';
 import type { Descriptor } from '../core/descriptor.js';
 import { core } from '../core/instance.js';
-import { allocate, free, heap, heap32 } from '../core/memory.js';
+import { free, heap, heap32 } from '../core/memory.js';
 import { byteFinder } from './find-byte.js';
 import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
-import { giveBlock, type PooledBlock, takeBlock } from './work-pool.js';
+import { allocateBlock, giveBlock, type PooledBlock, takeBlock } from './work-pool.js';
 
 /** Most input bytes handed to the core per call. */
 const SLICE = 16 * 1024;
@@ -214,7 +214,7 @@ export class Transducer {
     const { size, at, key } = this.standard;
     const kept = takeBlock<Work>(key);
     let work: Work;
-    if (kept === undefined) work = this.layout(allocate(size), size, at, WINDOW, key);
+    if (kept === undefined) work = this.layout(allocateBlock(size), size, at, WINDOW, key);
     else {
       // Laid out already: only what differs from one transducer to the next.
       work = kept;
@@ -279,7 +279,7 @@ export class Transducer {
     const old = this.work!;
     const window = old.window * 2;
     const { size, at } = this.regions(window);
-    const block = allocate(size); // (before any view)
+    const block = allocateBlock(size); // (before any view)
     const w = heap32();
     const was = (f: number) => w[(old.state + f) >>> 2]!;
     const [state, stack, raw, dec] = at.map((a) => block + a) as [number, number, number, number];
@@ -477,7 +477,7 @@ export class Transducer {
    */
   large(chunk: Uint8Array, from: number, n: number, write: (output: Uint8Array) => void): boolean {
     const { size, at, window, mapEntries } = this.largeRegions(n);
-    const block = allocate(size);
+    const block = allocateBlock(size);
     const held = this.work !== null; // (within `lines`: its block)
     const state = this.use().state; // (both may grow the memory: before any view)
     const [input, dec, rec, aux, out, map] = at.map((a) => block + a) as [number, number, number, number, number, number];

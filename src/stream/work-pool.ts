@@ -7,6 +7,7 @@
 // Blocks given back are kept for the next taker of the same layout, laid out already (a call
 // then sets a few fields, not the whole state); past a few, they go back to the allocator.
 import { allocate, free } from '../core/memory.js';
+import { WasmMemoryFullError } from '../errors.js';
 
 /** A block of WASM memory and the layout of its regions (`key`: the same key, the same layout). */
 export interface PooledBlock {
@@ -43,6 +44,20 @@ export function giveBlock(block: PooledBlock): void {
   }
 }
 
+/**
+ * `allocate(size)` for a block; when memory is full, the idle blocks go first (they may be of
+ * another layout: a decoding stream's, another codec's) and it tries again.
+ */
+export function allocateBlock(size: number): number {
+  try {
+    return allocate(size);
+  } catch (e) {
+    if (!(e instanceof WasmMemoryFullError) || idle.length === 0) throw e;
+    for (const kept of idle.splice(0)) free(kept.block, kept.size);
+    return allocate(size);
+  }
+}
+
 /** At least a block of the default codec (about 1 MiB), with room for a codec that expands more. */
 const ROOM = 2 * 1024 * 1024;
 
@@ -51,6 +66,5 @@ const ROOM = 2 * 1024 * 1024;
  * it takes a request on, so that a full memory is a 503 at once, not a stream cut short later.
  */
 export function assertRoom(): void {
-  if (idle.length > 0) return;
-  free(allocate(ROOM), ROOM);
+  free(allocateBlock(ROOM), ROOM);
 }
