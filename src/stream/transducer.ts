@@ -304,8 +304,8 @@ export class Transducer {
    */
   private stringRegions(window: number): [dec: number, rec: number, aux: number] {
     if (this.job.mode === 'encode') return [window, window * MATCH_RECORD_SIZE + 64, 64];
+    const desc = this.job.desc.ptr; // (placing the tables may grow memory: before the view)
     const w = heap32();
-    const desc = this.job.desc.ptr;
     const shortest = w[(desc + D_PREFIX_LEN) >>> 2]! + w[(desc + D_SUFFIX_LEN) >>> 2]! + 2;
     return [window, TOKEN_RECORD_SIZE * Math.ceil(window / shortest) + 64, (window >> 1) + 64];
   }
