@@ -120,7 +120,9 @@ async function call(session, id) {
 /** A client: a session, and its GET event stream, held open once its first event is read. */
 const held = [];
 async function openStream() {
-  const { status, session } = await post(initialize);
+  const { status, session } = await post(initialize).catch((e) => {
+    throw new Error(`initialize: ${e.message}`);
+  });
   if (status !== 200 || !session) throw new Error(`initialize: status ${status}`);
   await new Promise((resolve, reject) => {
     const req = request(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': session }, agent: false }, (res) => {
@@ -136,7 +138,7 @@ async function openStream() {
       });
       res.on('end', () => reject(new Error('GET: ended')));
     });
-    req.on('error', reject);
+    req.on('error', (e) => reject(new Error(`GET: ${e.message}`)));
     req.end();
     held.push(req);
   });
