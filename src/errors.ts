@@ -143,3 +143,13 @@ export class ArgumentIntegrityError extends Error {
     this.total = Math.max(total, reports.length);
   }
 }
+
+/**
+ * WASM memory (4 GiB at most) cannot hold what was asked for: a resource limit of the process,
+ * not a fault of the input. Streams hold WASM memory only while they read a message in pieces
+ * (about 1 MB each), so this is thousands of such messages at once, or one too large. An HTTP
+ * piece answers the request that met it with 503 and Retry-After; other requests go on.
+ */
+export class WasmMemoryFullError extends RangeError {
+  override readonly name = 'WasmMemoryFullError';
+}

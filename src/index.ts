@@ -1,5 +1,5 @@
 export { type Codec, createCodec } from './codec.js';
-export { ArgumentIntegrityError, formatPath, type JsonPath, PayloadKeyCollisionError } from './errors.js';
+export { ArgumentIntegrityError, formatPath, type JsonPath, PayloadKeyCollisionError, WasmMemoryFullError } from './errors.js';
 export {
   assertNoReplacementCharacters,
   type ByteIntegrityReport,

@@ -80,10 +80,14 @@ describe('stream consumers', () => {
     const parts: Uint8Array[] = [];
     const t = createByteTransformer('encode', {}, (b) => {
       parts.push(b);
-      // Streams that stay open take new blocks: the memory grows under the writer (it grows in
-      // steps, so as many as it takes).
+      // Streams in the middle of a message take new blocks: the memory grows under the writer
+      // (it grows in steps, so as many as it takes).
       const buffer = core.memory.buffer;
-      for (let i = 0; i < 4 || (core.memory.buffer === buffer && i < 5000); i++) kept.push(createByteTransformer('decode', {}, () => {}));
+      for (let i = 0; i < 4 || (core.memory.buffer === buffer && i < 5000); i++) {
+        const open = createByteTransformer('decode', {}, () => {}, { lines: false });
+        open.push(bytes('{"result":"'));
+        kept.push(open);
+      }
     });
     t.push(input);
     t.close();

@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isMemoryFull, memoryFullResponse } from '../http/memory-full.js';
 
 export type Handler = (request: Request) => Promise<Response>;
 
@@ -135,7 +136,9 @@ export async function listen(
       .then((response) => send(response, res, onError))
       .catch((e: unknown) => {
         onError(`request failed: ${(e as Error).name}`);
-        if (!res.headersSent) res.writeHead(500).end();
+        // (WASM memory full is the process's limit, not a fault: 503, retry later)
+        if (!res.headersSent && isMemoryFull(e)) void send(memoryFullResponse(), res, onError);
+        else if (!res.headersSent) res.writeHead(500).end();
         else res.destroy();
       });
   });

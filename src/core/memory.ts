@@ -2,6 +2,7 @@
 // coalesced on free, so memory given back is reused whatever its size) for codec tables and
 // stream blocks, and a pair of work regions (input, output) reused by every string call.
 // WASM memory cannot shrink; what is freed is reused. Views are cached and refreshed after growth.
+import { WasmMemoryFullError } from '../errors.js';
 import { core } from './instance.js';
 
 const PAGE = 65536;
@@ -67,11 +68,11 @@ export function allocate(size: number): number {
         core.memory.grow(pages); // (near the limit: only what is needed)
       }
     } catch {
-      // Past what WASM memory can hold (4 GiB): the heap is as it was. Each open stream holds
-      // about 1 MB, so this is thousands of streams left open, or a message too large.
-      throw new RangeError(
+      // Past what WASM memory can hold (4 GiB): the heap is as it was. Idle streams hold none;
+      // each stream in the middle of a message read in pieces holds about 1 MB.
+      throw new WasmMemoryFullError(
         `mcp-payload-codec: WASM memory is full (${core.memory.buffer.byteLength} bytes; ${size} more asked for): ` +
-          'each open stream holds about 1 MB of it until it ends or is cancelled',
+          'each stream in the middle of a message read in pieces holds about 1 MB of it until that message ends or the stream is cancelled',
       );
     }
     refreshViews();

@@ -5,6 +5,7 @@ import { createCodec } from '../codec.js';
 import type { Message } from '../jsonrpc.js';
 import { SERVER_ERROR } from '../jsonrpc.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
+import { assertRoom } from '../stream/work-pool.js';
 import { type AccessOptions, withAccess } from './access/index.js';
 import { BodyTooLargeError, type Decoded, decodeBytes, readBounded } from './body.js';
 import type { FetchLike, FilteringFetchOptions } from './fetch.js';
@@ -12,6 +13,7 @@ import { hostAllowed, type OriginPolicy, originAllowed } from './guard.js';
 import { guardRequest, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream } from './list-tools.js';
+import { isMemoryFull, memoryFullResponse } from './memory-full.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
 import { SessionGuards } from './session-guards.js';
@@ -116,7 +118,15 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json', ...headers } });
   };
 
+  // WASM memory full: 503 for the request that meets it (checked before anything is forwarded,
+  // so that nothing reaches the upstream whose answer could not be passed on), never a 500. Its
+  // body is left unread (the answer closes the connection).
+  const memoryFull = (request: Request) => {
+    log(`${request.method} refused: WASM memory is full (503)`);
+    return memoryFullResponse();
+  };
   const handler = async (request: Request): Promise<Response> => {
+    assertRoom();
     const url = new URL(request.url);
     // The Host header when the server passes it, else the host the URL was built from.
     if (!hostAllowed(request.headers.get('host') ?? url.host, allowedHosts)) {
@@ -155,6 +165,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
         try {
           decoded = await decodeBytes(original, bodyOptions);
         } catch (e) {
+          if (isMemoryFull(e)) throw e;
           log(`${request.method} refused: ${(e as Error).message} (400)`); // (names the place, never the content)
           return jsonError(400, -32700, `Parse error: ${(e as Error).message}`);
         }
@@ -238,7 +249,9 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     // fetch has decompressed every body, passed-through ones too; the server frames the length.
     down.delete('content-encoding');
     down.delete('content-length');
+    let failure: unknown;
     const refused = (e: unknown) => {
+      failure = e;
       // (encoder errors name the message and byte, never its content)
       log(`${request.method} upstream response refused: ${(e as Error).name}: ${(e as Error).message}`);
       onStreamError?.(e);
@@ -252,6 +265,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     // encoded whole (text, errors) or an event stream goes at once, however long it stays open.
     const settled = await settle(filtered.body, (kind === 'json' && response.ok) || kind === 'binary', refused, ending);
     if (settled === 'failed') {
+      if (isMemoryFull(failure)) return memoryFull(request);
       const { body: replies } = await errorReplies(
         original ? parseShape(original) : { batch: false, items: [] },
         SERVER_ERROR,
@@ -262,6 +276,14 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     }
     return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: down });
   };
+  const served = async (request: Request): Promise<Response> => {
+    try {
+      return await handler(request);
+    } catch (e) {
+      if (isMemoryFull(e)) return memoryFull(request);
+      throw e;
+    }
+  };
   // Who may come in, how often, and whose sessions are whose: before anything reads the request.
-  return authorize ? withAccess(handler, { authorize, ratePerSecond, maxSessionsPerClient, sessionIdleMs, sessionSecret, onLog }) : handler;
+  return authorize ? withAccess(served, { authorize, ratePerSecond, maxSessionsPerClient, sessionIdleMs, sessionSecret, onLog }) : served;
 }

@@ -257,6 +257,7 @@ export class MessagePipe {
     if (!(e instanceof PayloadStreamError) || !onInvalidMessage) throw e;
     this.invalid = true;
     if (!spoiled && this.written > 0 && this.transducer.outputMightParse()) this.emit(SPOIL);
+    this.transducer.idle(); // (the rest is skipped: its block goes back)
     this.assembler.begin(); // what it held goes
     onInvalidMessage(e);
   }
@@ -303,7 +304,7 @@ const MAX_DEFERRED_NESTING = 32;
  */
 class ValueTransformer {
   // Per level: a transducer for JSON values, one for strings known not to be data: URIs (each
-  // made when first needed: one holds about 1 MB of WASM memory), and the assembler they share.
+  // made when first needed; it holds WASM memory only while it reads), and the assembler they share.
   private readonly levels: { t?: Transducer; text?: Transducer; a: MessageAssembler }[] = [];
 
   constructor(
@@ -338,14 +339,18 @@ class ValueTransformer {
     const t = (text ? l.text : l.t)!;
     t.begin();
     a.begin();
-    let offset = 0;
-    for (let i = 0; i < pieces.length; i++) {
-      const p = pieces[i]!;
-      pieces[i] = undefined;
-      t.write(p, a.sink, messageNumber, offset);
-      offset += p.length;
+    try {
+      let offset = 0;
+      for (let i = 0; i < pieces.length; i++) {
+        const p = pieces[i]!;
+        pieces[i] = undefined;
+        t.write(p, a.sink, messageNumber, offset);
+        offset += p.length;
+      }
+      t.finish(a.sink, messageNumber, offset);
+    } finally {
+      t.idle(); // (its block goes back, whatever happened)
     }
-    t.finish(a.sink, messageNumber, offset);
     return a.endInto(messageNumber, into);
   }
 

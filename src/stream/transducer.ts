@@ -57,9 +57,10 @@ import {
 } from '../core/abi.js';
 import type { Descriptor } from '../core/descriptor.js';
 import { core } from '../core/instance.js';
-import { allocate, free, heap, heap32 } from '../core/memory.js';
+import { free, heap, heap32 } from '../core/memory.js';
 import { byteFinder } from './find-byte.js';
 import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
+import { allocateBlock, giveBlock, type PooledBlock, takeBlock } from './work-pool.js';
 
 /** Most input bytes handed to the core per call. */
 const SLICE = 16 * 1024;
@@ -134,17 +135,36 @@ export interface TransducerJob {
  */
 export type StepSink = (output: Uint8Array, events: Uint32Array, count: number) => void;
 
+/**
+ * The working memory of one call or message, laid out in one block (work-pool.ts): the state,
+ * the stack, the windows and string regions, events, output, input, and the batch regions
+ * (`lines`' input; `framed`'s input and frame table).
+ */
+interface Work extends PooledBlock {
+  readonly window: number;
+  readonly state: number;
+  readonly out: number;
+  readonly input: number;
+  readonly lines: number;
+  readonly framed: number;
+  /** The transducer whose chunk the lines region holds a copy of (see `lines`). */
+  linesOwner: Transducer | null;
+}
+
 export class Transducer {
-  private block = 0;
-  private blockSize = 0;
-  private window = WINDOW;
-  private ptrs = { state: 0, out: 0, input: 0 };
+  /**
+   * The block in use: held from `begin` to the message's end (`finish`, or `idle` for one given
+   * up), or for a batch call; null between messages, when the stream holds no WASM memory.
+   */
+  private work: Work | null = null;
+  /** The standard block's regions (window WINDOW) and their key, worked out at the first call. */
+  private standard: { size: number; at: number[]; key: string } | null = null;
   /** The events of the last call, copied out (a nested transducer may grow WASM memory). */
   private events = new Uint32Array(0); // (made at the first events: a stream may carry none)
-  // `lines`' own input region (made on first use), and which bytes of which chunk it holds: a
-  // line it refuses goes through `write` (the other input region), then `lines` goes on from
-  // the next line without copying the rest again.
-  private linesRegion = 0;
+  // Which bytes of which chunk `lines` copied into the lines region of the block it last used
+  // (valid while that block's `linesOwner` is this): a line it refuses goes through `write`
+  // (the input region), then `lines` goes on from the next line without copying the rest again.
+  private linesWork: Work | null = null;
   private linesChunk: Uint8Array | null = null;
   private linesFrom = 0;
   private linesLength = 0;
@@ -152,8 +172,8 @@ export class Transducer {
   linesTaken = 0;
   /** The last `lines` call stopped at a line it refused (not at the end of the whole lines). */
   linesRefused = false;
-  // `framed`'s input region (FRAMED bytes) and frame table after it (made on first use).
-  private framedRegion = 0;
+  /** The block of the last `framed` call, whose output and frame table are read after it. */
+  private framedWork: Work | null = null;
   /** Messages (not bodies of only whitespace) among the bodies the last `framed` call took. */
   framedMessages = 0;
 
@@ -164,14 +184,11 @@ export class Transducer {
      * is a string already known not to be a base64 data: URI.
      */
     private readonly rootPayload: boolean | 'text' = false,
-  ) {
-    this.layout(WINDOW);
-  }
+  ) {}
 
-  /** Lays out state, stack, windows, records, events and output in one pooled block. */
-  private layout(window: number): void {
-    const descPtr = this.job.desc.ptr; // (placing the tables may grow memory: before any view)
-    const { size, at } = carve([
+  /** State, stack, windows, records, events, output, input and batch regions, back to back. */
+  private regions(window: number): { size: number; at: number[] } {
+    return carve([
       J_SIZE,
       STACK_DEPTH * STACK_ENTRY_SIZE,
       window,
@@ -179,9 +196,57 @@ export class Transducer {
       SLICE * EVENTS_PER_BYTE * EV_SIZE + 64,
       this.outputFor(SLICE + window),
       SLICE,
+      LINES,
+      FRAMED + FRAMES * FRAME_SIZE,
     ]);
-    const block = allocate(size);
-    const [state, stack, raw, dec, rec, aux, events, out, input] = at.map((a) => block + a) as [
+  }
+
+  /**
+   * The block in use, or one taken for this call or message (a kept one with the same layout,
+   * or new), its state set for this transducer. May grow WASM memory: take views after.
+   */
+  private take(): Work {
+    if (this.work !== null) return this.work;
+    if (this.standard === null) {
+      const { size, at } = this.regions(WINDOW);
+      this.standard = { size, at, key: at.join() };
+    }
+    const { size, at, key } = this.standard;
+    const kept = takeBlock<Work>(key);
+    let work: Work;
+    if (kept === undefined) work = this.layout(allocateBlock(size), size, at, WINDOW, key);
+    else {
+      // Laid out already: only what differs from one transducer to the next.
+      work = kept;
+      const descPtr = this.job.desc.ptr; // (may grow memory: before the view)
+      const w = heap32();
+      w[(work.state + J_DESC) >>> 2] = descPtr;
+      w[(work.state + J_MODE) >>> 2] = this.job.mode === 'encode' ? JSON_ENCODE : JSON_DECODE;
+      w[(work.state + J_ROOT_PAYLOAD) >>> 2] = this.rootValue();
+    }
+    this.work = work;
+    return work;
+  }
+
+  private rootValue(): number {
+    return this.rootPayload === 'text' ? ROOT_TEXT : this.rootPayload ? ROOT_PAYLOAD : ROOT_MESSAGE;
+  }
+
+  /** Gives the block back (between messages a stream holds none). */
+  idle(): void {
+    const work = this.work;
+    if (work === null) return;
+    this.work = null;
+    if (work.window === WINDOW) giveBlock(work);
+    else free(work.block, work.size); // (grown for one long string: not kept)
+  }
+
+  /** Sets the state's pointers, capacities and job in `block`, laid out as `at` says. */
+  private layout(block: number, size: number, at: number[], window: number, key: string): Work {
+    const descPtr = this.job.desc.ptr; // (placing the tables may grow memory: before any view)
+    const [state, stack, raw, dec, rec, aux, events, out, input, lines, framed] = at.map((a) => block + a) as [
+      number,
+      number,
       number,
       number,
       number,
@@ -193,15 +258,6 @@ export class Transducer {
       number,
     ];
     const w = heap32();
-    if (this.block !== 0) {
-      // Growing: keep the state, the stack and what the windows hold.
-      const old = this.ptrs.state;
-      heap().copyWithin(state, old, old + J_SIZE);
-      heap().copyWithin(stack, w[(old + J_STACK) >>> 2]!, w[(old + J_STACK) >>> 2]! + STACK_DEPTH * STACK_ENTRY_SIZE);
-      heap().copyWithin(raw, w[(old + J_RAW) >>> 2]!, w[(old + J_RAW) >>> 2]! + w[(old + J_RAW_LEN) >>> 2]!);
-      heap().copyWithin(dec, w[(old + J_DEC) >>> 2]!, w[(old + J_DEC) >>> 2]! + w[(old + J_DEC_LEN) >>> 2]!);
-      free(this.block, this.blockSize);
-    }
     const set = (f: number, v: number) => (w[(state + f) >>> 2] = v);
     set(J_DESC, descPtr);
     set(J_MODE, this.job.mode === 'encode' ? JSON_ENCODE : JSON_DECODE);
@@ -214,11 +270,25 @@ export class Transducer {
     set(J_REC, rec);
     set(J_AUX, aux);
     set(J_EVENTS, events);
-    set(J_ROOT_PAYLOAD, this.rootPayload === 'text' ? ROOT_TEXT : this.rootPayload ? ROOT_PAYLOAD : ROOT_MESSAGE);
-    this.block = block;
-    this.blockSize = size;
-    this.window = window;
-    this.ptrs = { state, out, input };
+    set(J_ROOT_PAYLOAD, this.rootValue());
+    return { block, size, key, window, state, out, input, lines, framed, linesOwner: null };
+  }
+
+  /** A string outgrew the windows: a block with twice the window, keeping the state, the stack and what the windows hold. */
+  private grow(): void {
+    const old = this.work!;
+    const window = old.window * 2;
+    const { size, at } = this.regions(window);
+    const block = allocateBlock(size); // (before any view)
+    const w = heap32();
+    const was = (f: number) => w[(old.state + f) >>> 2]!;
+    const [state, stack, raw, dec] = at.map((a) => block + a) as [number, number, number, number];
+    heap().copyWithin(state, old.state, old.state + J_SIZE);
+    heap().copyWithin(stack, was(J_STACK), was(J_STACK) + STACK_DEPTH * STACK_ENTRY_SIZE);
+    heap().copyWithin(raw, was(J_RAW), was(J_RAW) + was(J_RAW_LEN));
+    heap().copyWithin(dec, was(J_DEC), was(J_DEC) + was(J_DEC_LEN));
+    this.idle();
+    this.work = this.layout(block, size, at, window, ''); // (the new pointers and capacities; never kept)
   }
 
   /** Output room for `bytes` input bytes: each may become `expansion` bytes (a token's share). */
@@ -234,24 +304,31 @@ export class Transducer {
    */
   private stringRegions(window: number): [dec: number, rec: number, aux: number] {
     if (this.job.mode === 'encode') return [window, window * MATCH_RECORD_SIZE + 64, 64];
+    const desc = this.job.desc.ptr; // (placing the tables may grow memory: before the view)
     const w = heap32();
-    const desc = this.job.desc.ptr;
     const shortest = w[(desc + D_PREFIX_LEN) >>> 2]! + w[(desc + D_SUFFIX_LEN) >>> 2]! + 2;
     return [window, TOKEN_RECORD_SIZE * Math.ceil(window / shortest) + 64, (window >> 1) + 64];
   }
 
-  /** The codec's tables, placed in WASM memory again if they were evicted since the last call. */
-  private useTables(): void {
+  /**
+   * The block for a core call: the one held (its codec's tables placed again if they were
+   * evicted since the last call) or one taken. May grow WASM memory: take views after.
+   */
+  private use(): Work {
+    const work = this.work;
+    if (work === null) return this.take();
     const ptr = this.job.desc.ptr; // (first: placing the tables may grow memory and the views)
-    heap32()[(this.ptrs.state + J_DESC) >>> 2] = ptr;
+    heap32()[(work.state + J_DESC) >>> 2] = ptr;
+    return work;
   }
 
   private field(f: number): number {
-    return heap32()[(this.ptrs.state + f) >>> 2]!;
+    return heap32()[(this.work!.state + f) >>> 2]!;
   }
 
+  /** Starts a message read the per-message way: its block is held until `finish` (or `idle`). */
   begin(): void {
-    core.jsonReset(this.ptrs.state);
+    core.jsonReset(this.use().state);
   }
 
   /** Feeds bytes; `messageNumber` and `offset` (bytes of this message before them) name errors. */
@@ -259,8 +336,7 @@ export class Transducer {
     let done = 0;
     while (done < bytes.length) {
       const n = Math.min(SLICE, bytes.length - done);
-      const { state, out, input } = this.ptrs;
-      this.useTables();
+      const { state, out, input } = this.use();
       heap().set(n === bytes.length ? bytes : bytes.subarray(done, done + n), input);
       heap32()[(state + J_EV_COUNT) >>> 2] = 0;
       const consumed = core.jsonStep(state, input, n, out);
@@ -268,7 +344,7 @@ export class Transducer {
       const error = this.field(J_ERROR);
       if (error === E_NEED_MEMORY) {
         heap32()[(state + J_ERROR) >>> 2] = 0;
-        this.layout(this.window * 2);
+        this.grow();
         done += consumed;
         continue;
       }
@@ -277,15 +353,23 @@ export class Transducer {
     }
   }
 
-  /** Ends the message. Returns false if it held nothing but whitespace (a blank line). */
+  /**
+   * Ends the message. Returns false if it held nothing but whitespace (a blank line). Either way
+   * its block goes back; on an error it is kept for `outputMightParse`, until `idle`.
+   */
   finish(sink: StepSink, messageNumber: number, offset: number): boolean {
-    const { state, out } = this.ptrs;
-    this.useTables();
+    const { state, out } = this.use();
     heap32()[(state + J_EV_COUNT) >>> 2] = 0;
     const error = core.jsonFinish(state, out);
     this.deliver(sink);
-    if (error === 0) return true;
-    if (this.field(J_PHASE) === P_VALUE && this.field(J_DEPTH) === 0) return false;
+    if (error === 0) {
+      this.idle();
+      return true;
+    }
+    if (this.field(J_PHASE) === P_VALUE && this.field(J_DEPTH) === 0) {
+      this.idle();
+      return false;
+    }
     throw coreError(error, messageNumber, offset);
   }
 
@@ -305,6 +389,8 @@ export class Transducer {
     this.linesTaken = 0;
     this.linesRefused = false;
     let lineEnd = firstEnd; // where the line at `at` ends, when it is known to be long (else -1)
+    const held = this.work !== null; // (none: no message is in progress)
+    const work = this.use();
     for (;;) {
       if (lineEnd - at >= LINES) {
         // Too long for the region: taken on its own, when it is not too long for that too.
@@ -326,19 +412,25 @@ export class Transducer {
         if (at === chunk.length) break;
         continue;
       }
-      if (this.linesChunk !== chunk || at < this.linesFrom || at >= this.linesFrom + this.linesLength) {
+      if (
+        this.linesChunk !== chunk ||
+        this.linesWork !== work ||
+        work.linesOwner !== this ||
+        at < this.linesFrom ||
+        at >= this.linesFrom + this.linesLength
+      ) {
         const n = Math.min(LINES, chunk.length - at);
         if (n <= 0) break;
-        if (this.linesRegion === 0) this.linesRegion = allocate(LINES);
-        heap().set(chunk.subarray(at, at + n), this.linesRegion);
+        heap().set(chunk.subarray(at, at + n), work.lines);
+        work.linesOwner = this;
+        this.linesWork = work;
         this.linesChunk = chunk;
         this.linesFrom = at;
         this.linesLength = n;
       }
       const skip = at - this.linesFrom;
-      this.useTables();
-      const { state, out } = this.ptrs;
-      at += core.jsonLines(state, this.linesRegion + skip, this.linesLength - skip, out, maxBytes);
+      const { state, out } = work;
+      at += core.jsonLines(state, work.lines + skip, this.linesLength - skip, out, maxBytes);
       const w = heap32();
       const len = w[(state + J_OUT_LEN) >>> 2]!;
       taken += w[(state + J_LINES_MESSAGES) >>> 2]!;
@@ -359,6 +451,7 @@ export class Transducer {
       }
       this.linesChunk = null;
     }
+    if (!held) this.idle();
     this.linesTaken = taken;
     return at;
   }
@@ -384,10 +477,10 @@ export class Transducer {
    */
   large(chunk: Uint8Array, from: number, n: number, write: (output: Uint8Array) => void): boolean {
     const { size, at, window, mapEntries } = this.largeRegions(n);
-    const block = allocate(size);
-    this.useTables(); // (both may grow the memory: before any view)
+    const block = allocateBlock(size);
+    const held = this.work !== null; // (within `lines`: its block)
+    const state = this.use().state; // (both may grow the memory: before any view)
     const [input, dec, rec, aux, out, map] = at.map((a) => block + a) as [number, number, number, number, number, number];
-    const state = this.ptrs.state;
     const fields = [J_DEC, J_DEC_CAP, J_REC, J_AUX].map((f) => (state + f) >>> 2);
     const w = heap32();
     const kept = fields.map((f) => w[f]!);
@@ -399,6 +492,7 @@ export class Transducer {
       written = core.jsonLarge(state, input, n, out, map, mapEntries);
     } finally {
       for (let k = 0; k < fields.length; k++) w[fields[k]!] = kept[k]!; // (the core never grows the memory: w is current)
+      if (!held) this.idle();
     }
     try {
       if (written >= 0) write(heap().subarray(out, out + written));
@@ -414,12 +508,14 @@ export class Transducer {
    * `bodies` holds each body's start and length in `chunk`, all inside [from, to), which is at
    * most FRAMED bytes (copied once); count is at most FRAMES. Returns how many were taken: all,
    * or those before the first that must go the per-message way (any error, a deferral, a
-   * changed key). `framedOutput` and `framedEnd` give their output; sets `framedMessages`.
+   * changed key). `framedOutput` and `framedEnd` give their output, read before any other core
+   * call (the block is given back: the next call of any stream may take it); sets
+   * `framedMessages`.
    */
   framed(chunk: Uint8Array, from: number, to: number, bodies: ArrayLike<number>, count: number): number {
-    if (this.framedRegion === 0) this.framedRegion = allocate(FRAMED + FRAMES * FRAME_SIZE);
-    this.useTables(); // (may grow the memory: before any view)
-    const region = this.framedRegion;
+    const held = this.work !== null; // (none: no message is in progress)
+    const work = this.use(); // (may grow the memory: before any view)
+    const region = work.framed;
     const table = region + FRAMED;
     heap().set(chunk.subarray(from, to), region);
     const w = heap32();
@@ -427,25 +523,27 @@ export class Transducer {
       w[f + (F_OFFSET >>> 2)] = bodies[2 * k]! - from;
       w[f + (F_LENGTH >>> 2)] = bodies[2 * k + 1]!;
     }
-    const taken = core.jsonMessages(this.ptrs.state, region, table, count, this.ptrs.out);
+    const taken = core.jsonMessages(work.state, region, table, count, work.out);
     let messages = 0;
     for (let k = 0, f = table >>> 2; k < taken; k++, f += FRAME_SIZE >>> 2) messages += w[f + (F_MESSAGE >>> 2)]!;
     this.framedMessages = messages;
+    this.framedWork = work;
+    if (!held) this.idle();
     return taken;
   }
 
   /**
    * The output of the last `framed` call, the taken bodies' back to back: a view into WASM
-   * memory, valid until the memory grows (copy it before anything that may grow it).
+   * memory, valid until the next core call or growth of the memory (copy it first).
    */
   framedOutput(): Uint8Array {
-    const out = this.ptrs.out;
-    return heap().subarray(out, out + this.field(J_OUT_LEN));
+    const { out, state } = this.framedWork!;
+    return heap().subarray(out, out + heap32()[(state + J_OUT_LEN) >>> 2]!);
   }
 
   /** Where body k's output ends in `framedOutput()` (it starts where body k - 1's ends, or at 0). */
   framedEnd(k: number): number {
-    return heap32()[(this.framedRegion + FRAMED + k * FRAME_SIZE + F_OUT_END) >>> 2]!;
+    return heap32()[(this.framedWork!.framed + FRAMED + k * FRAME_SIZE + F_OUT_END) >>> 2]!;
   }
 
   /** The chunk `lines` last read may be changed by its owner once the push returns. */
@@ -456,15 +554,17 @@ export class Transducer {
   /**
    * True when the output so far might itself parse as a JSON value: the root value is complete,
    * or is a scalar still being read (`12` of `123x`). Else it is an unclosed string or container.
+   * Only for a message in progress or failed (before `idle`).
    */
   outputMightParse(): boolean {
+    if (this.work === null) return false;
     if (this.field(J_DEPTH) !== 0) return false;
     const phase = this.field(J_PHASE);
     return phase === P_DONE || phase === P_SCALAR;
   }
 
   private deliver(sink: StepSink): void {
-    const { out, state } = this.ptrs;
+    const { out, state } = this.work!;
     const w = heap32();
     const len = w[(state + J_OUT_LEN) >>> 2]!;
     const count = w[(state + J_EV_COUNT) >>> 2]!;
@@ -478,14 +578,11 @@ export class Transducer {
     sink(heap().subarray(out, out + len), this.events, count);
   }
 
-  /** Returns the memory to the pool; the transducer must not be used afterwards. */
+  /** Gives back the block it holds (mid-message); the transducer must not be used afterwards. */
   release(): void {
-    if (this.block !== 0) free(this.block, this.blockSize);
-    this.block = 0;
-    if (this.linesRegion !== 0) free(this.linesRegion, LINES);
-    this.linesRegion = 0;
-    if (this.framedRegion !== 0) free(this.framedRegion, FRAMED + FRAMES * FRAME_SIZE);
-    this.framedRegion = 0;
+    this.idle();
     this.linesChunk = null;
+    this.linesWork = null;
+    this.framedWork = null;
   }
 }
