@@ -2,7 +2,7 @@
 // from a file and from the environment, rotation on SIGHUP, the client's credential never
 // forwarded, sessions bound to the credential that made them, per-credential limits, and the
 // safe default (no authentication beyond loopback refuses to start).
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
-import { cleanup, MAIN, ROOT } from './http-cli-helpers.ts';
+import { cleanup, listening, MAIN, ROOT } from './http-cli-helpers.ts';
 import { TIMEOUT } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -36,25 +36,7 @@ async function upstream(): Promise<Upstream> {
 }
 
 /** Starts `proxy` with `args`; resolves with its MCP URL and its stderr so far. */
-async function proxy(args: string[], env: Record<string, string> = {}): Promise<{ p: ChildProcess; url: string; stderr: () => string }> {
-  const p = spawn(process.execPath, [MAIN, 'proxy', '--port', '0', ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, ...env },
-  });
-  cleanup.push(() => void p.kill('SIGKILL'));
-  let err = '';
-  p.stderr!.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    p.stderr!.on('data', (chunk: string) => {
-      err += chunk;
-      const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    p.on('exit', () => reject(new Error(`exited early: ${err}`)));
-  });
-  return { p, url, stderr: () => err };
-}
+const proxy = (args: string[], env: Record<string, string> = {}) => listening(['proxy', '--port', '0', ...args], env);
 
 async function client(url: string, token?: string): Promise<Client> {
   const c = new Client({ name: 'host', version: '1.0.0' });
@@ -201,25 +183,7 @@ describe('proxy with bearer tokens', () => {
 
 describe('serve with bearer tokens', () => {
   const CHILD = ['node', 'test/fixtures/env-child.mjs'];
-  async function serve(args: string[], env: Record<string, string> = {}) {
-    const p = spawn(process.execPath, [MAIN, 'serve', '--port', '0', ...args, '--', ...CHILD], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, ...env },
-    });
-    cleanup.push(() => void p.kill('SIGKILL'));
-    let err = '';
-    p.stderr!.setEncoding('utf8');
-    const url = await new Promise<string>((resolve, reject) => {
-      p.stderr!.on('data', (chunk: string) => {
-        err += chunk;
-        const m = / on (http:\/\/\S+\/mcp)/.exec(err);
-        if (m) resolve(m[1]!);
-      });
-      p.on('exit', () => reject(new Error(`exited early: ${err}`)));
-    });
-    return { p, url, stderr: () => err };
-  }
+  const serve = (args: string[], env: Record<string, string> = {}) => listening(['serve', '--port', '0', ...args, '--', ...CHILD], env);
 
   it('refuses without a token, serves with one, and the child never inherits the token variable', async () => {
     const { url, stderr } = await serve([], { MCP_PAYLOAD_CODEC_AUTH_TOKENS: `${TOKEN_A}\n${TOKEN_B}` });

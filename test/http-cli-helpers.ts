@@ -12,9 +12,12 @@ afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
 
-/** Starts a listening command; resolves with its URL (printed on stderr) and its stderr so far. */
-export async function listening(args: string[]): Promise<{ p: ChildProcess; url: string; stderr: () => string }> {
-  const p = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+/** Starts a listening command (`env` added to this one's); resolves with its URL (printed on stderr) and its stderr so far. */
+export async function listening(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ p: ChildProcess; url: string; stderr: () => string }> {
+  const p = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   cleanup.push(() => void p.kill('SIGKILL'));
   let err = '';
   p.stderr!.setEncoding('utf8');

@@ -3,7 +3,6 @@
 // time, end to end through the CLI; tokens that must be refused (no token, expired, another
 // audience, another issuer, a forged signature, missing scopes) never reach the upstream; the
 // protected resource metadata (RFC 9728); sessions bound to the token's subject; key rotation.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,7 +12,7 @@ import { createFilteringProxy, oauthResource } from '../src/http/index.js';
 import { encodeText } from '../src/index.js';
 import { type AuthServer, CLIENT, startAuthServer } from './fixtures/auth-server.ts';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
-import { cleanup, MAIN, ROOT } from './http-cli-helpers.ts';
+import { cleanup, listening } from './http-cli-helpers.ts';
 import { TIMEOUT } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -29,21 +28,7 @@ async function setup(): Promise<{ up: Upstream; as: AuthServer }> {
   return { up, as };
 }
 
-async function proxy(args: string[]): Promise<{ p: ChildProcess; url: string; stderr: () => string }> {
-  const p = spawn(process.execPath, [MAIN, 'proxy', '--port', '0', ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  cleanup.push(() => void p.kill('SIGKILL'));
-  let err = '';
-  p.stderr!.setEncoding('utf8');
-  const url = await new Promise<string>((resolve, reject) => {
-    p.stderr!.on('data', (chunk: string) => {
-      err += chunk;
-      const m = /listening on (http:\/\/\S+\/mcp)/.exec(err);
-      if (m) resolve(m[1]!);
-    });
-    p.on('exit', () => reject(new Error(`exited early: ${err}`)));
-  });
-  return { p, url, stderr: () => err };
-}
+const proxy = (args: string[]) => listening(['proxy', '--port', '0', ...args]);
 
 const oauthArgs = (up: Upstream, as: AuthServer) => [
   '--upstream',
