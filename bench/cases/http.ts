@@ -159,18 +159,26 @@ async function stream(proxied: string, mib: number): Promise<number> {
 const status = (pid: number) => readFileSync(`/proc/${pid}/status`, 'utf8');
 const kb = (text: string, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)![1]) * 1024;
 
-async function rssRow(up: string, quick: boolean): Promise<CaseResult> {
-  const mib = quick ? 64 : 256;
+/**
+ * A fresh proxy per run (a child process: its own RSS), warmed up with `read(url, 4)`, then its
+ * peak RSS growth while `read(url, mib)` passes through it: the row, against the target.
+ */
+async function rssGrowthRow(
+  up: string,
+  runCount: number,
+  mib: number,
+  name: (runs: number) => string,
+  read: (url: string, mib: number) => Promise<number>,
+): Promise<CaseResult> {
   const runs: { growth: number; mbps: number }[] = [];
-  for (let r = 0; r < (quick ? 1 : 3); r++) {
-    // A fresh proxy each time (a child process: its own RSS), warmed up with a 4 MiB stream.
+  for (let r = 0; r < runCount; r++) {
     const { child, url } = await proxy(up);
     try {
-      await stream(url, 4);
+      await read(url, 4);
       writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
       const baseline = kb(status(child.pid!), 'VmRSS');
       const t0 = performance.now();
-      const bytes = await stream(url, mib);
+      const bytes = await read(url, mib);
       const seconds = (performance.now() - t0) / 1000;
       runs.push({ growth: (kb(status(child.pid!), 'VmHWM') - baseline) / MiB, mbps: bytes / 1e6 / seconds });
     } finally {
@@ -182,13 +190,22 @@ async function rssRow(up: string, quick: boolean): Promise<CaseResult> {
   const mbps = runs.find((r) => r.growth === growth)!.mbps;
   return {
     group: 'proxy',
-    name: `a ${mib} MiB SSE response (1 MiB events) through the proxy: its peak RSS growth (median of ${runs.length}, worst)`,
+    name: name(runs.length),
     bytes: mib * MiB,
     figure: `${growth.toFixed(1)} MiB, worst ${Math.max(...growths).toFixed(1)} (${mbps.toFixed(0)} MB/s)`,
     target: `< ${MAX_RSS_GROWTH_MIB} MiB`,
     met: growth < MAX_RSS_GROWTH_MIB,
   };
 }
+
+const rssRow = (up: string, quick: boolean) =>
+  rssGrowthRow(
+    up,
+    quick ? 1 : 3,
+    quick ? 64 : 256,
+    (n) => `a ${quick ? 64 : 256} MiB SSE response (1 MiB events) through the proxy: its peak RSS growth (median of ${n}, worst)`,
+    stream,
+  );
 
 /** Reads one event of `mib` MiB through the proxy and drops it; the bytes read, and whether the event came out whole. */
 async function oneEvent(proxied: string, mib: number): Promise<{ bytes: number; whole: boolean }> {
@@ -202,37 +219,20 @@ async function oneEvent(proxied: string, mib: number): Promise<{ bytes: number; 
   return { bytes, whole: new TextDecoder().decode(last.subarray(-7)) === '"}]}}\n\n' };
 }
 
-/** The proxy's peak RSS growth while one event of 400 MiB (64 quick) passes through it (a fresh proxy per run). */
-export async function largeEventRow(up: string, quick: boolean): Promise<CaseResult> {
-  const mib = quick ? 64 : 400;
-  const runs: { growth: number; mbps: number }[] = [];
-  for (let r = 0; r < (quick ? 1 : 3); r++) {
-    const { child, url } = await proxy(up);
-    try {
-      await oneEvent(url, 4);
-      writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
-      const baseline = kb(status(child.pid!), 'VmRSS');
-      const t0 = performance.now();
+/** The proxy's peak RSS growth while one event of 400 MiB (64 quick) passes through it. */
+export const largeEventRow = (up: string, quick: boolean) =>
+  rssGrowthRow(
+    up,
+    quick ? 1 : 3,
+    quick ? 64 : 400,
+    (n) =>
+      `one ${quick ? 64 : 400} MiB SSE event (its type before its data) through the proxy: its peak RSS growth (median of ${n}, worst)`,
+    async (url, mib) => {
       const { bytes, whole } = await oneEvent(url, mib);
-      const seconds = (performance.now() - t0) / 1000;
       if (!whole || bytes < mib * MiB) throw new Error(`proxy: the ${mib} MiB event did not come through whole (${bytes} bytes)`);
-      runs.push({ growth: (kb(status(child.pid!), 'VmHWM') - baseline) / MiB, mbps: bytes / 1e6 / seconds });
-    } finally {
-      child.kill('SIGTERM');
-    }
-  }
-  const growths = runs.map((r) => r.growth);
-  const growth = median(growths);
-  const mbps = runs.find((r) => r.growth === growth)!.mbps;
-  return {
-    group: 'proxy',
-    name: `one ${mib} MiB SSE event (its type before its data) through the proxy: its peak RSS growth (median of ${runs.length}, worst)`,
-    bytes: mib * MiB,
-    figure: `${growth.toFixed(1)} MiB, worst ${Math.max(...growths).toFixed(1)} (${mbps.toFixed(0)} MB/s)`,
-    target: `< ${MAX_RSS_GROWTH_MIB} MiB`,
-    met: growth < MAX_RSS_GROWTH_MIB,
-  };
-}
+      return bytes;
+    },
+  );
 
 /** The upstream alone (bench/large-event.ts). */
 export async function withUpstream<T>(f: (up: string) => Promise<T>): Promise<T> {
