@@ -311,6 +311,42 @@ describe('held SSE events (adversary)', () => {
     }
   });
 
+  it('write as much of an invalid event typed a message first, held or streamed, however its pushes cut it', () => {
+    // With `event: message` before its data the per-line way streams the data, and where the
+    // pipe is fed decides how much of an invalid message goes out before its error (a payload
+    // string's output so far is written at each feed's end). Fed as pushes brought it, that
+    // depended on the cuts, and a held event the batch read whole and refused (or one past the
+    // carry) wrote other bytes than the per-line way: `…"text":"` where it wrote
+    // `…"text":"__mcp_ref_5177656e__ `. Fed in fixed blocks of its data, neither depends on them.
+    const bad = (n: number) => `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"${'Qwen '.repeat(n)}\u0001"}]}}`;
+    // (A small event, one the large path refuses, one that outgrows the carry; a keep-alive
+    // before the type, written once it ends; each line ending.)
+    for (const n of [1, 10_000, 60_000])
+      for (const nl of ['\n', '\r\n', '\r'])
+        for (const head of [`event: message${nl}id: 1${nl}`, `: ping${nl}event: message${nl}`]) {
+          const next = `event: message${nl}data: ${progress(2)}${nl}${nl}`;
+          const text = `data: ${progress(1)}${nl}${nl}${head}data: ${bad(n)}${nl}${nl}${next}`; // (ASCII: its offsets are the bytes')
+          const input = bytes(text);
+          const start = text.indexOf(head);
+          const qwen = text.indexOf('Qwen', start);
+          const cutsOf = [
+            [qwen + 5], // just after the first `Qwen `
+            [start + 3, qwen + 2, input.length - next.length - 1, input.length - next.length], // in the first line, a term, the blank line
+            every(input, n === 1 ? 7 : 100_000),
+            every(input, n === 1 ? 64 : 65_536),
+          ];
+          for (const onInvalidMessage of [undefined, () => {}]) {
+            const options = { onInvalidMessage };
+            const whole = transform('encode', options, input, false, []);
+            for (const cuts of cutsOf) {
+              const off = transform('encode', options, input, false, cuts);
+              expect([n, nl, head, cuts, transform('encode', options, input, true, cuts)]).toEqual([n, nl, head, cuts, off]);
+              expect([n, nl, head, cuts, off]).toEqual([n, nl, head, cuts, whole]);
+            }
+          }
+        }
+  });
+
   it('take maxMessageBytes of 1, 2 and 12 and exactly at a data size as the per-message path does', () => {
     // (The lines after the data count against the limit too: `data: ` and its line end, and
     // comments of 0-10 bytes after it put that count either side of each limit.)

@@ -8,11 +8,12 @@
 // transformed (joined by '\n', as the spec joins it: each data line's output is what the pipe
 // writes up to the matching '\n') or the event passes as it came. An event whose `event:` line
 // said "message" (or "") before its first data line (as the MCP SDK writes them) is not held:
-// its data streams through the pipe as it comes, each other line waiting only until the output
-// has passed it, and only its final type is checked at its end (one that is no longer a message
-// is refused: its data went out encoded). Lines outside that span (comments, `id:`, `event:`,
-// unknown fields before any data) stream out as they arrive. Every byte is kept, line endings
-// included, except the transformed JSON.
+// its data streams through the pipe as it comes (in blocks of DATA_BLOCK bytes of it, wherever
+// pushes cut it), each other line waiting only until the output has passed it, and only its
+// final type is checked at its end (one that is no longer a message is refused: its data went
+// out encoded). Lines outside that span (comments, `id:`, `event:`, unknown fields before any
+// data) stream out as they arrive. Every byte is kept, line endings included, except the
+// transformed JSON.
 import { Carry } from './carry.js';
 import { byteFinder } from './find-byte.js';
 import { FramedWriter } from './framed-writer.js';
@@ -46,6 +47,15 @@ const BATCH_LINES = 64;
 const BOM = [0xef, 0xbb, 0xbf];
 /** The longest start of an event held until it ends: data the core takes whole (shorter than LARGE_LINE), and other lines. */
 const CARRY = LARGE_LINE + 1024;
+/**
+ * A streamed event's data goes to the pipe in blocks of this many bytes (and the rest at its
+ * end), not as pushes bring it: where the pipe is fed decides how much of an invalid message is
+ * written before its error (a payload string's output so far goes out at each feed's end), so
+ * feeding it as it came made that depend on how the stream was cut, and a held event read whole
+ * (the batch's carry) wrote other bytes than the same event streamed. A held event's data is fed
+ * in the same blocks (HeldBytes' chunks).
+ */
+const DATA_BLOCK = 64 * 1024;
 
 type Kind = 'head' | 'data' | 'event' | 'other';
 
@@ -95,8 +105,8 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let eventIsMessage = true;
   let typed = false; // an `event:` line was seen (before the first data line, it decides `streaming`)
   let holding = false; // a data line was seen: the rest of the event is held
-  // Its type was a message at its first data line: its data goes to the pipe as it comes, and
-  // its other lines are held only until the output passes them.
+  // Its type was a message at its first data line: its data goes to the pipe as it comes (in
+  // blocks), and its other lines are held only until the output passes them.
   let streaming = false;
   let skipping = false; // the event was refused (too large, or its streamed message): its data lines are dropped
   let endBegun = false; // the data line being read was begun in the output before it was refused: its ending goes out
@@ -128,8 +138,11 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
 
   const refuse = (reason: string, offset: number) => {
     // (Each throws unless onInvalidMessage takes it.)
-    if (streaming) pipe.fail('too-large', reason);
-    else pipe.reject('too-large', reason, offset);
+    if (streaming) {
+      flushData(); // (an error in the data before comes first, as when it was fed as it came)
+      if (skipping) return; // (it had one: the event is abandoned)
+      pipe.fail('too-large', reason);
+    } else pipe.reject('too-large', reason, offset);
     abandon();
   };
 
@@ -140,6 +153,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
    */
   const abandon = () => {
     skipping = true;
+    blockLength = 0; // (a streamed event's data not fed goes with it)
     let i = 0;
     if (streaming) {
       i = cur; // (the lines before it are out)
@@ -161,10 +175,49 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     lineHeld = false;
   };
 
-  /** A streamed event's data bytes (a joining '\n' counts against maxMessageBytes, as when held). */
-  const feedData = (b: Uint8Array) => {
+  // A streamed event's data not yet fed: up to DATA_BLOCK bytes (made at the first, grown by doubling).
+  let block: Uint8Array = NO_BYTES;
+  let blockLength = 0;
+
+  /** Feeds the pipe a streamed event's data. */
+  const feedPipe = (b: Uint8Array) => {
     pipe.feed(b);
     if (pipe.invalid && !skipping) abandon(); // (onInvalidMessage took it: its data stops here)
+  };
+
+  /** Feeds what waits of a streamed event's data (a block, or less at the event's end). */
+  const flushData = () => {
+    if (blockLength === 0) return;
+    const b = block.subarray(0, blockLength);
+    blockLength = 0;
+    feedPipe(b);
+  };
+
+  /**
+   * A streamed event's data bytes (a joining '\n' counts against maxMessageBytes, as when held),
+   * fed in blocks of DATA_BLOCK bytes of its data, wherever the pushes cut it.
+   */
+  const feedData = (b: Uint8Array) => {
+    let at = 0;
+    while (at < b.length && !skipping) {
+      if (blockLength === 0 && b.length - at >= DATA_BLOCK) {
+        feedPipe(b.subarray(at, at + DATA_BLOCK)); // (a whole block: not copied)
+        at += DATA_BLOCK;
+        continue;
+      }
+      const n = Math.min(DATA_BLOCK - blockLength, b.length - at);
+      if (blockLength + n > block.length) {
+        let size = Math.max(1024, block.length);
+        while (size < blockLength + n) size *= 2;
+        const grown = new Uint8Array(Math.min(size, DATA_BLOCK));
+        grown.set(block.subarray(0, blockLength));
+        block = grown;
+      }
+      block.set(n === b.length ? b : b.subarray(at, at + n), blockLength);
+      blockLength += n;
+      at += n;
+      if (blockLength === DATA_BLOCK) flushData();
+    }
   };
 
   /** Bytes of the current line, after its field is known. */
@@ -389,6 +442,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   const endStreamed = () => {
     let result: EndResult;
     try {
+      flushData();
       if (!skipping && !eventIsMessage) pipe.fail('framing', TYPE_CHANGED);
       result = pipe.end();
     } finally {
@@ -423,6 +477,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     typed = false;
     skipping = false;
     endBegun = false;
+    blockLength = 0;
     heldFrom = 0;
     eventIsMessage = true;
     held.reset();
