@@ -110,7 +110,12 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       if (url.search) t.search = url.search;
       return t;
     }
-    return new URL(url.pathname + url.search, upstream.origin);
+    // The path set on a copy of the origin, never parsed as a reference: `//evil.example/x`
+    // (or `/.//evil.example/x`, which a URL parser turns into it) would name another host.
+    const t = new URL(upstream.origin);
+    t.pathname = url.pathname;
+    t.search = url.search;
+    return t;
   };
 
   const jsonError = async (status: number, code: number, message: string, headers: HeadersInit = {}) => {
