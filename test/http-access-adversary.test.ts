@@ -1,8 +1,11 @@
 // The access layer attacked the way a hostile client would. Each test here failed before its fix.
 import { describe, expect, it, vi } from 'vitest';
+import { bearerTokens, withAccess } from '../src/http/access/index.js';
 import { createFilteringProxy } from '../src/http/index.js';
 
 vi.setConfig({ testTimeout: 30_000 });
+
+const TOKEN_A = 'tokenA-0123456789abcdef';
 
 const post = (url: string, headers: Record<string, string> = {}) =>
   new Request(url, {
@@ -29,4 +32,50 @@ describe('proxy paths never leave the upstream origin', () => {
       expect(seen[0]!.host).toBe('upstream.example');
     });
   }
+});
+
+describe('sessions per credential', () => {
+  it('holds under concurrent initializations (no more sessions than the limit)', async () => {
+    let n = 0;
+    const handler = async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      return new Response('{}', { status: 200, headers: { 'mcp-session-id': `s${++n}` } });
+    };
+    const tokens = await bearerTokens([TOKEN_A]);
+    const access = withAccess(handler, { authorize: tokens.authorize, maxSessionsPerClient: 1 });
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => access(post('http://localhost/mcp', { authorization: `Bearer ${TOKEN_A}` }))),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 429, 429, 429, 429]);
+    expect(n).toBe(1);
+  });
+
+  it('a slot taken by a refused initialization is given back', async () => {
+    let ok = false;
+    const handler = async () =>
+      ok ? new Response('{}', { status: 200, headers: { 'mcp-session-id': 'sX' } }) : new Response('{}', { status: 400 });
+    const tokens = await bearerTokens([TOKEN_A]);
+    const access = withAccess(handler, { authorize: tokens.authorize, maxSessionsPerClient: 1 });
+    expect((await access(post('http://localhost/mcp', { authorization: `Bearer ${TOKEN_A}` }))).status).toBe(400);
+    ok = true;
+    expect((await access(post('http://localhost/mcp', { authorization: `Bearer ${TOKEN_A}` }))).status).toBe(200);
+  });
+
+  it('a Connection header cannot take the session id off the request the server sees', async () => {
+    const seen: (string | null)[] = [];
+    let n = 0;
+    const handler = async (request: Request) => {
+      seen.push(request.headers.get('connection'));
+      return new Response('{}', { status: 200, headers: { 'mcp-session-id': request.headers.get('mcp-session-id') ?? `s${++n}` } });
+    };
+    const tokens = await bearerTokens([TOKEN_A]);
+    const access = withAccess(handler, { authorize: tokens.authorize, maxSessionsPerClient: 1 });
+    const first = await access(post('http://localhost/mcp', { authorization: `Bearer ${TOKEN_A}` }));
+    const session = first.headers.get('mcp-session-id')!;
+    await access(
+      post('http://localhost/mcp', { authorization: `Bearer ${TOKEN_A}`, 'mcp-session-id': session, connection: 'mcp-session-id' }),
+    );
+    expect(seen[1]).toBeNull();
+    expect(n).toBe(1);
+  });
 });

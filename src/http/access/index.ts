@@ -29,9 +29,15 @@ export interface AccessOptions {
 
 type Handler = (request: Request) => Promise<Response>;
 
-/** Without the credential: the handler behind gets no Authorization header. */
+/**
+ * Without the credential: the handler behind gets no Authorization header, and the session id
+ * checked here (a Connection header naming Mcp-Session-Id would have the proxy drop it, and the
+ * server open a session this layer never counted: the Connection header ends here).
+ */
 function withoutCredential(request: Request, session: string | undefined): Request {
   const headers = new Headers(request.headers);
+  for (const name of (request.headers.get('connection') ?? '').split(',')) if (name.trim()) headers.delete(name.trim());
+  headers.delete('connection');
   headers.delete('authorization');
   if (session !== undefined) headers.set('mcp-session-id', session);
   return new Request(request, { headers });
@@ -68,6 +74,7 @@ export function withAccess(handler: Handler, options: AccessOptions): Handler {
     if (wait > 0) return tooMany(`over ${options.ratePerSecond} requests per second`, wait);
     const presented = request.headers.get('mcp-session-id');
     let session: string | undefined;
+    let release: (() => void) | undefined;
     if (presented !== null) {
       session = await (await bound()).unbind(principal.id, presented);
       if (session === undefined) {
@@ -77,16 +84,25 @@ export function withAccess(handler: Handler, options: AccessOptions): Handler {
         return refusal(404, 'Session not found');
       }
       sessions?.seen(principal.id, session);
-    } else if (request.method === 'POST' && sessions?.full(principal.id)) {
-      return tooMany(`${sessions.max} sessions open`, 5);
+    } else if (request.method === 'POST' && sessions) {
+      // (a place held until the server answers: concurrent initializations count at once)
+      release = sessions.reserve(principal.id);
+      if (!release) return tooMany(`${sessions.max} sessions open`, 5);
     }
-    const response = await handler(withoutCredential(request, session));
+    let response: Response;
+    try {
+      response = await handler(withoutCredential(request, session));
+    } catch (e) {
+      release?.();
+      throw e;
+    }
     const issued = response.headers.get('mcp-session-id');
+    if (issued !== null && response.ok) sessions?.seen(principal.id, issued);
+    release?.();
     if (session !== undefined && (response.status === 404 || (request.method === 'DELETE' && response.ok)))
       sessions?.ended(principal.id, session);
     if (issued === null) return response;
     // The server's session id goes out bound to this credential.
-    if (response.ok) sessions?.seen(principal.id, issued);
     const headers = new Headers(response.headers);
     headers.set('mcp-session-id', await (await bound()).bind(principal.id, issued));
     return withHeaders(response, headers);

@@ -44,14 +44,38 @@ export class SessionCounter {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Whether `who` is at its limit (idle sessions no longer count). */
+  /** Sessions being opened (a request without a session id on its way to the server), per credential. */
+  private readonly opening = new Map<string, number>();
+
+  /** Whether `who` is at its limit (idle sessions no longer count; those being opened do). */
   full(who: string): boolean {
     const sessions = this.live.get(who);
-    if (!sessions) return false;
-    const t = this.now();
-    for (const [id, seen] of sessions) if (t - seen > this.idleMs) sessions.delete(id);
-    if (!sessions.size) this.live.delete(who);
-    return sessions.size >= this.max;
+    let size = 0;
+    if (sessions) {
+      const t = this.now();
+      for (const [id, seen] of sessions) if (t - seen > this.idleMs) sessions.delete(id);
+      if (!sessions.size) this.live.delete(who);
+      size = sessions.size;
+    }
+    return size + (this.opening.get(who) ?? 0) >= this.max;
+  }
+
+  /**
+   * Holds a place for a session `who` is opening, when under its limit: concurrent requests
+   * cannot all pass the check before the first session is counted. Undefined when full; else
+   * the function that gives the place back (once the server has answered).
+   */
+  reserve(who: string): (() => void) | undefined {
+    if (this.full(who)) return undefined;
+    this.opening.set(who, (this.opening.get(who) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const n = (this.opening.get(who) ?? 1) - 1;
+      if (n > 0) this.opening.set(who, n);
+      else this.opening.delete(who);
+    };
   }
 
   seen(who: string, id: string): void {
