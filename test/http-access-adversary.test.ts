@@ -1,7 +1,7 @@
 // The access layer attacked the way a hostile client would. Each test here failed before its fix.
 import { describe, expect, it, vi } from 'vitest';
 import { bearerTokens, withAccess } from '../src/http/access/index.js';
-import { createFilteringProxy } from '../src/http/index.js';
+import { createFilteringProxy, oauthResource } from '../src/http/index.js';
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -77,5 +77,38 @@ describe('sessions per credential', () => {
     );
     expect(seen[1]).toBeNull();
     expect(n).toBe(1);
+  });
+});
+
+describe('OAuth discovery', () => {
+  it('does not fetch the metadata again for every request while the issuer is down', async () => {
+    let fetches = 0;
+    const authorize = oauthResource({
+      issuer: 'https://as.example',
+      audience: 'urn:x',
+      fetch: async () => {
+        fetches++;
+        throw new TypeError('fetch failed');
+      },
+    });
+    for (let i = 0; i < 20; i++) {
+      const r = await authorize(post('http://localhost/mcp', { authorization: 'Bearer garbage-token-0123456789' }));
+      expect((r as Response).status).toBe(503);
+    }
+    expect(fetches).toBeLessThanOrEqual(2);
+  });
+
+  it('gives up on a metadata fetch that never answers', async () => {
+    const authorize = oauthResource({
+      issuer: 'https://as.example',
+      audience: 'urn:x',
+      discoveryTimeoutMs: 200,
+      fetch: (_input, init) =>
+        new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason))),
+    });
+    const started = Date.now();
+    const r = await authorize(post('http://localhost/mcp', { authorization: 'Bearer garbage-token-0123456789' }));
+    expect((r as Response).status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

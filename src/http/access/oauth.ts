@@ -28,6 +28,13 @@ export interface OAuthResourceOptions {
   keyRefreshCooldownMs?: number;
   /** The fetch used for discovery; default globalThis.fetch. */
   fetch?: typeof fetch;
+  /** How long one metadata fetch may take; default 10 s. */
+  discoveryTimeoutMs?: number;
+  /**
+   * After discovery fails, how long requests are answered 503 without trying again (so that
+   * every request, a made-up token's too, cannot make this server fetch); default 5 s.
+   */
+  discoveryRetryMs?: number;
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -60,14 +67,24 @@ export function oauthResource(options: OAuthResourceOptions): Authorize {
   const log = (line: string) => options.onLog?.(line);
   const fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
-  // The key set, from the issuer's metadata; found once, again after a failure.
+  const timeoutMs = options.discoveryTimeoutMs ?? 10_000;
+  const retryMs = options.discoveryRetryMs ?? 5_000;
+  // The key set, from the issuer's metadata; found once, again after a failure (not before
+  // retryMs: until then the failure is the answer, without a fetch).
   let keys: Promise<JWTVerifyGetKey> | undefined;
+  let failedAt = Number.NEGATIVE_INFINITY;
   const keySet = (): Promise<JWTVerifyGetKey> => {
+    if (!keys && performance.now() - failedAt < retryMs) return Promise.reject(new Error(`discovery failed less than ${retryMs} ms ago`));
     keys ??= (async () => {
       const jose = await import('jose');
       for (const url of discoveryUrls(issuer)) {
-        const res = await fetchFn(url, { headers: { accept: 'application/json' } }).catch(() => undefined);
-        if (!res?.ok) continue;
+        // (one deadline for the answer and its body: a server that never ends it is given up on)
+        const signal = AbortSignal.timeout(timeoutMs);
+        const res = await fetchFn(url, { headers: { accept: 'application/json' }, signal }).catch(() => undefined);
+        if (!res?.ok) {
+          await res?.body?.cancel().catch(() => {});
+          continue;
+        }
         const meta = (await res.json().catch(() => ({}))) as { issuer?: unknown; jwks_uri?: unknown };
         // RFC 8414 3.3: metadata that names another issuer is not this issuer's.
         if (meta.issuer !== options.issuer || typeof meta.jwks_uri !== 'string') continue;
@@ -80,6 +97,7 @@ export function oauthResource(options: OAuthResourceOptions): Authorize {
     })();
     keys.catch(() => {
       keys = undefined;
+      failedAt = performance.now();
     });
     return keys;
   };
