@@ -2,6 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { bearerTokens, withAccess } from '../src/http/access/index.js';
 import { createFilteringProxy, oauthResource } from '../src/http/index.js';
+import { startAuthServer } from './fixtures/auth-server.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -110,5 +111,21 @@ describe('OAuth discovery', () => {
     const r = await authorize(post('http://localhost/mcp', { authorization: 'Bearer garbage-token-0123456789' }));
     expect((r as Response).status).toBe(503);
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('a token with only a client_id is not the user whose sub is that id', async () => {
+    const as = await startAuthServer({ audience: 'urn:x', scope: 's' });
+    try {
+      const authorize = oauthResource({ issuer: as.issuer, audience: 'urn:x' });
+      const user = await authorize(post('http://localhost/mcp', { authorization: `Bearer ${await as.mint({ sub: 'alice' })}` }));
+      const client = await authorize(
+        post('http://localhost/mcp', { authorization: `Bearer ${await as.mint({ sub: undefined, client_id: 'alice' })}` }),
+      );
+      expect(user).not.toBeInstanceOf(Response);
+      expect(client).not.toBeInstanceOf(Response);
+      expect((user as { id: string }).id).not.toBe((client as { id: string }).id);
+    } finally {
+      await as.close();
+    }
   });
 });

@@ -156,7 +156,14 @@ export function oauthResource(options: OAuthResourceOptions): Authorize {
       log(`oauth: token refused (${code})`);
       return refusal(401, 'Unauthorized: invalid token', { 'www-authenticate': challenge(request, 'invalid_token') });
     }
-    const subject = typeof payload.sub === 'string' ? payload.sub : typeof payload.client_id === 'string' ? payload.client_id : undefined;
+    // A token with no sub (client credentials at some servers) is its client's: a name of
+    // another kind, so that a client_id can never be taken for a user whose sub is the same.
+    const subject =
+      typeof payload.sub === 'string'
+        ? `oauth:${payload.sub}`
+        : typeof payload.client_id === 'string'
+          ? `oauth-client:${payload.client_id}`
+          : undefined;
     if (subject === undefined) {
       log('oauth: token refused (no sub or client_id to bind sessions to)');
       return refusal(401, 'Unauthorized: invalid token', { 'www-authenticate': challenge(request, 'invalid_token') });
@@ -167,6 +174,6 @@ export function oauthResource(options: OAuthResourceOptions): Authorize {
       log(`oauth: token refused (missing ${missing.length} required scope${missing.length > 1 ? 's' : ''})`);
       return refusal(403, 'Forbidden: insufficient scope', { 'www-authenticate': challenge(request, 'insufficient_scope') });
     }
-    return { id: `oauth:${subject}`, scopes: granted };
+    return { id: subject, scopes: granted };
   };
 }
