@@ -7,6 +7,7 @@ import { startAuthServer } from './fixtures/auth-server.ts';
 vi.setConfig({ testTimeout: 30_000 });
 
 const TOKEN_A = 'tokenA-0123456789abcdef';
+const TOKEN_B = 'tokenB-0123456789abcdef';
 
 const post = (url: string, headers: Record<string, string> = {}) =>
   new Request(url, {
@@ -127,5 +128,16 @@ describe('OAuth discovery', () => {
     } finally {
       await as.close();
     }
+  });
+});
+
+describe('token rotation', () => {
+  it('the last replace wins, even when an earlier one finishes later', async () => {
+    const tokens = await bearerTokens([TOKEN_A]);
+    // (a long token takes the earlier replace's digest longer than the later one's)
+    await Promise.all([tokens.replace(['h'.repeat(20_000_000), TOKEN_A]), tokens.replace([TOKEN_B])]);
+    const as = (t: string) => tokens.authorize(post('http://localhost/mcp', { authorization: `Bearer ${t}` }));
+    expect(await as(TOKEN_B)).not.toBeInstanceOf(Response);
+    expect(await as(TOKEN_A)).toBeInstanceOf(Response);
   });
 });
