@@ -1,6 +1,7 @@
 // The access layer attacked the way a hostile client would. Each test here failed before its fix.
 import { describe, expect, it, vi } from 'vitest';
 import { bearerTokens, withAccess } from '../src/http/access/index.js';
+import { SessionCounter } from '../src/http/access/limits.js';
 import { createFilteringProxy, oauthResource } from '../src/http/index.js';
 import { startAuthServer } from './fixtures/auth-server.ts';
 
@@ -139,5 +140,17 @@ describe('token rotation', () => {
     const as = (t: string) => tokens.authorize(post('http://localhost/mcp', { authorization: `Bearer ${t}` }));
     expect(await as(TOKEN_B)).not.toBeInstanceOf(Response);
     expect(await as(TOKEN_A)).toBeInstanceOf(Response);
+  });
+});
+
+describe('memory under many credentials', () => {
+  it('the session count forgets credentials whose sessions went idle, without their coming back', () => {
+    let t = 0;
+    const counter = new SessionCounter(1, 1_000, () => t);
+    for (let i = 0; i < 50_000; i++) {
+      counter.seen(`oauth-client:c${i}`, `s${i}`);
+      t += 1; // (each session idle 1 s after it was seen: 1000 steps later)
+    }
+    expect(counter.credentials).toBeLessThan(25_000);
   });
 });

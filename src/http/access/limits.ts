@@ -78,10 +78,29 @@ export class SessionCounter {
     };
   }
 
+  /** Credentials held before the next sweep of every idle session (doubles with what a sweep keeps). */
+  private sweepAt = 10_000;
+
   seen(who: string, id: string): void {
     const sessions = this.live.get(who) ?? new Map<string, number>();
     this.live.set(who, sessions);
     sessions.set(id, this.now());
+    // A credential that never comes back is otherwise pruned only by its own next session: many
+    // credentials opening one each would be held for ever. Amortised: each sweep is paid for by
+    // as many new credentials as it looked at.
+    if (this.live.size > this.sweepAt) {
+      const t = this.now();
+      for (const [who, sessions] of this.live) {
+        for (const [id, seen] of sessions) if (t - seen > this.idleMs) sessions.delete(id);
+        if (!sessions.size) this.live.delete(who);
+      }
+      this.sweepAt = Math.max(10_000, 2 * this.live.size);
+    }
+  }
+
+  /** How many credentials hold sessions (or did, not yet swept). */
+  get credentials(): number {
+    return this.live.size;
   }
 
   ended(who: string, id: string): void {
