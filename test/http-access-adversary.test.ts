@@ -1,9 +1,11 @@
 // The access layer attacked the way a hostile client would. Each test here failed before its fix.
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import { bearerTokens, withAccess } from '../src/http/access/index.js';
 import { SessionCounter } from '../src/http/access/limits.js';
 import { createFilteringProxy, oauthResource } from '../src/http/index.js';
 import { startAuthServer } from './fixtures/auth-server.ts';
+import { listening } from './http-cli-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -152,5 +154,64 @@ describe('memory under many credentials', () => {
       t += 1; // (each session idle 1 s after it was seen: 1000 steps later)
     }
     expect(counter.credentials).toBeLessThan(25_000);
+  });
+});
+
+describe('Host and Origin before the access layer', () => {
+  it('a Host not allowed gets 403, not metadata naming it as the resource', async () => {
+    const handler = createFilteringProxy({
+      upstream: 'https://upstream.example/mcp',
+      authorize: oauthResource({ issuer: 'https://as.example', audience: 'urn:x', fetch: async () => new Response(null, { status: 500 }) }),
+      fetch: async () => new Response('{}', { status: 500 }),
+    });
+    const r = await handler(new Request('http://localhost/.well-known/oauth-protected-resource', { headers: { host: 'evil.example' } }));
+    expect(r.status).toBe(403);
+    const fromPage = await handler(
+      new Request('http://localhost/mcp', { method: 'POST', headers: { host: 'localhost', origin: 'https://evil.example' }, body: '{}' }),
+    );
+    expect(fromPage.status).toBe(403);
+  });
+});
+
+describe('serve, end to end', () => {
+  const CHILD = ['node', 'test/fixtures/env-child.mjs'];
+  const serve = (args: string[]) =>
+    listening(['serve', '--port', '0', ...args, '--', ...CHILD], { MCP_PAYLOAD_CODEC_AUTH_TOKENS: TOKEN_A });
+  const init = (url: string, headers: Record<string, string>) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    });
+
+  it('five initializations at once with --max-sessions-per-client 1 start one child', async () => {
+    const { url, stderr } = await serve(['--max-sessions-per-client', '1']);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => init(url, { authorization: `Bearer ${TOKEN_A}` })));
+    await Promise.all(answers.map((r) => r.body?.cancel()));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 429, 429, 429, 429]);
+    expect(stderr().match(/session started/g)?.length).toBe(1);
+  });
+
+  it('a Host not allowed gets 403 before the access layer answers', async () => {
+    const { url } = await serve([]);
+    const u = new URL(url);
+    const r = await new Promise<number>((resolve, reject) => {
+      // (fetch will not send another Host)
+      const req = httpRequest(
+        { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { host: 'evil.example' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(r).toBe(403);
   });
 });
