@@ -1,6 +1,7 @@
 // The access layer attacked the way a hostile client would. Each test here failed before its fix.
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
+import { listen } from '../src/cli/node-http.js';
 import { bearerTokens, withAccess } from '../src/http/access/index.js';
 import { SessionCounter } from '../src/http/access/limits.js';
 import { createFilteringProxy, oauthResource } from '../src/http/index.js';
@@ -213,5 +214,104 @@ describe('serve, end to end', () => {
       req.end('{}');
     });
     expect(r).toBe(403);
+  });
+});
+
+describe('JWTs a hostile client makes up (checked: refused already)', () => {
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  it('alg none, HS256 with the public key, no exp, another issuer, unknown kids: 401, one key fetch', async () => {
+    const as = await startAuthServer({ audience: 'urn:x', scope: 's' });
+    try {
+      const authorize = oauthResource({ issuer: as.issuer, audience: 'urn:x' });
+      const status = async (token: string) => {
+        const r = await authorize(post('http://localhost/mcp', { authorization: `Bearer ${token}` }));
+        return r instanceof Response ? r.status : 200;
+      };
+      expect(await status(await as.mint({}))).toBe(200);
+      const claims = { iss: as.issuer, aud: 'urn:x', sub: 'mallory', exp: Math.floor(Date.now() / 1000) + 300 };
+      expect(await status(`${b64({ alg: 'none' })}.${b64(claims)}.`)).toBe(401);
+      const jwk = (await (await fetch(`${as.issuer}/jwks`)).json()) as { keys: { x: string }[] };
+      const { createHmac } = await import('node:crypto');
+      const unsigned = `${b64({ alg: 'HS256', kid: 'k1' })}.${b64(claims)}`;
+      const hs = createHmac('sha256', JSON.stringify(jwk.keys[0])).update(unsigned).digest('base64url');
+      expect(await status(`${unsigned}.${hs}`)).toBe(401);
+      expect(await status(await as.mint({ iss: 'https://other.example' }))).toBe(401);
+      expect(await status(await as.mint({ aud: ['urn:other', 'urn:x'] }))).toBe(200);
+      const before = as.counts.jwks;
+      for (let i = 0; i < 20; i++) expect(await status(`${b64({ alg: 'ES256', kid: `k${i + 100}` })}.${b64(claims)}.AAAA`)).toBe(401);
+      expect(as.counts.jwks - before).toBeLessThanOrEqual(1);
+    } finally {
+      await as.close();
+    }
+  });
+
+  it('a well-signed token without exp: 401', async () => {
+    const { SignJWT, exportJWK, generateKeyPair } = await import('jose');
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'ES256' }] };
+    const issuer = 'https://as.example';
+    const authorize = oauthResource({
+      issuer,
+      audience: 'urn:x',
+      fetch: async (input) => Response.json(String(input).endsWith('/jwks') ? jwks : { issuer, jwks_uri: `${issuer}/jwks` }),
+    });
+    const sign = (exp: boolean) => {
+      const jwt = new SignJWT({ sub: 'u' }).setProtectedHeader({ alg: 'ES256', kid: 'k' }).setIssuer(issuer).setAudience('urn:x');
+      return (exp ? jwt.setExpirationTime('5m') : jwt).sign(privateKey);
+    };
+    const status = async (token: string) => {
+      const r = await authorize(post('http://localhost/mcp', { authorization: `Bearer ${token}` }));
+      return r instanceof Response ? r.status : 200;
+    };
+    expect(await status(await sign(true))).toBe(200);
+    expect(await status(await sign(false))).toBe(401);
+  });
+});
+
+describe('odd credentials and paths (checked: refused already)', () => {
+  it('a second Authorization header, tabs, other schemes, paths around the metadata: 401, nothing passes', async () => {
+    const passed: string[] = [];
+    const tokens = await bearerTokens([TOKEN_A]);
+    const handler = withAccess(
+      async (r) => {
+        passed.push(`${r.method} ${new URL(r.url).pathname}`);
+        return new Response('ok');
+      },
+      { authorize: tokens.authorize },
+    );
+    const { server, url } = await listen(handler, '127.0.0.1', 0, () => {});
+    try {
+      const u = new URL(url);
+      const raw = (method: string, path: string, headers: Record<string, string | string[]>) =>
+        new Promise<number>((resolve, reject) => {
+          const req = httpRequest({ host: u.hostname, port: u.port, path, method, headers }, (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      expect(await raw('POST', '/mcp', { authorization: [`Bearer ${TOKEN_A}`, 'Bearer nope-0123456789abcdef'] })).toBe(401);
+      expect(await raw('POST', '/mcp', { authorization: [`Bearer ${TOKEN_A}`, `Bearer ${TOKEN_A}`] })).toBe(401);
+      expect(await raw('POST', '/mcp', { authorization: `Bearer\t${TOKEN_A}` })).toBe(401);
+      expect(await raw('POST', '/mcp', { authorization: `Basic ${TOKEN_A}` })).toBe(401);
+      expect(await raw('POST', '/mcp', { authorization: `Bearer ${TOKEN_A.slice(0, -1)}` })).toBe(401);
+      expect(await raw('POST', '/mcp', { authorization: `Bearer ${TOKEN_A}x` })).toBe(401);
+      for (const method of ['GET', 'HEAD', 'OPTIONS', 'DELETE', 'PUT', 'PATCH']) expect(await raw(method, '/mcp', {})).toBe(401);
+      expect(await raw('TRACE', '/mcp', {})).toBe(400); // (no Request can have it: refused before any handler)
+      for (const path of [
+        '/.well-known/oauth-protected-resource/../mcp',
+        '/.well-known/oauth-protected-resource/%2e%2e/mcp',
+        '/.well-known/oauth-protected-resource%2f..%2fmcp',
+        '//mcp',
+        '/mcp?x=/.well-known/oauth-protected-resource',
+      ])
+        expect(await raw('POST', path, {})).toBe(401);
+      expect(passed).toEqual([]);
+      expect(await raw('POST', '/mcp', { authorization: `bearer   ${TOKEN_A}` })).toBe(200);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
