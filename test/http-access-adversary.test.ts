@@ -315,3 +315,23 @@ describe('odd credentials and paths (checked: refused already)', () => {
     }
   });
 });
+
+describe('OAuth keys in clear', () => {
+  it("an https issuer's metadata naming an http jwks_uri is not used", async () => {
+    const fetched: string[] = [];
+    const issuer = 'https://as.example';
+    const authorize = oauthResource({
+      issuer,
+      audience: 'urn:x',
+      fetch: async (input) => {
+        fetched.push(String(input));
+        return Response.json(String(input).endsWith('/jwks') ? { keys: [] } : { issuer, jwks_uri: 'http://as.example/jwks' });
+      },
+    });
+    const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    const token = `${b64({ alg: 'ES256', kid: 'k' })}.${b64({ iss: issuer, aud: 'urn:x', sub: 'u', exp: 2e9 })}.AAAA`;
+    const r = await authorize(post('http://localhost/mcp', { authorization: `Bearer ${token}` }));
+    expect((r as Response).status).toBe(503);
+    expect(fetched.filter((u) => u.endsWith('/jwks'))).toEqual([]);
+  });
+});

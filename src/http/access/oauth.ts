@@ -88,7 +88,15 @@ export function oauthResource(options: OAuthResourceOptions): Authorize {
         const meta = (await res.json().catch(() => ({}))) as { issuer?: unknown; jwks_uri?: unknown };
         // RFC 8414 3.3: metadata that names another issuer is not this issuer's.
         if (meta.issuer !== options.issuer || typeof meta.jwks_uri !== 'string') continue;
-        return jose.createRemoteJWKSet(new URL(meta.jwks_uri), {
+        // An https issuer's keys come over https only (metadata redirected to http: included):
+        // keys fetched in clear let whoever is on the path sign tokens.
+        const jwksUri = URL.canParse(meta.jwks_uri) ? new URL(meta.jwks_uri) : undefined;
+        const clear = (u: string | URL | undefined) => !!u && new URL(u).protocol !== 'https:';
+        if (!jwksUri || (issuer.protocol === 'https:' && (clear(jwksUri) || clear(res.url || undefined)))) {
+          log(`oauth: the metadata at ${url.origin} names no https key set for an https issuer`);
+          continue;
+        }
+        return jose.createRemoteJWKSet(jwksUri, {
           cooldownDuration: options.keyRefreshCooldownMs ?? 30_000,
           [jose.customFetch]: fetchFn,
         } as never);
