@@ -69,9 +69,11 @@ describe('sessions per credential', () => {
 
   it('a Connection header cannot take the session id off the request the server sees', async () => {
     const seen: (string | null)[] = [];
+    const hosts: (string | null)[] = [];
     let n = 0;
     const handler = async (request: Request) => {
       seen.push(request.headers.get('connection'));
+      hosts.push(request.headers.get('host'));
       return new Response('{}', { status: 200, headers: { 'mcp-session-id': request.headers.get('mcp-session-id') ?? `s${++n}` } });
     };
     const tokens = await bearerTokens([TOKEN_A]);
@@ -82,6 +84,13 @@ describe('sessions per credential', () => {
       post('http://localhost/mcp', { authorization: `Bearer ${TOKEN_A}`, 'mcp-session-id': session, connection: 'mcp-session-id' }),
     );
     expect(seen[1]).toBeNull();
+    expect(n).toBe(1);
+    // (other names stay for the handler, which checks Host and Origin before it drops them)
+    await access(
+      post('http://localhost/mcp', { authorization: `Bearer ${TOKEN_A}`, 'mcp-session-id': session, connection: 'Mcp-Session-Id, host' }),
+    );
+    expect(seen[2]).toBe('host');
+    expect(hosts[2]).toBe('localhost');
     expect(n).toBe(1);
   });
 });

@@ -31,13 +31,18 @@ type Handler = (request: Request) => Promise<Response>;
 
 /**
  * Without the credential: the handler behind gets no Authorization header, and the session id
- * checked here (a Connection header naming Mcp-Session-Id would have the proxy drop it, and the
- * server open a session this layer never counted: the Connection header ends here).
+ * checked here, to keep: a Connection header naming Mcp-Session-Id would have a proxy behind drop
+ * it, and the server open a session this layer never counted. (Other names stay listed: the
+ * handler checks Host and Origin itself, before it drops what the client named.)
  */
 function withoutCredential(request: Request, session: string | undefined): Request {
   const headers = new Headers(request.headers);
-  for (const name of (request.headers.get('connection') ?? '').split(',')) if (name.trim()) headers.delete(name.trim());
-  headers.delete('connection');
+  const connection = (request.headers.get('connection') ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name && name.toLowerCase() !== 'mcp-session-id');
+  if (connection.length) headers.set('connection', connection.join(', '));
+  else headers.delete('connection');
   headers.delete('authorization');
   if (session !== undefined) headers.set('mcp-session-id', session);
   return new Request(request, { headers });
