@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import { listen } from '../src/cli/node-http.js';
 import { bearerTokens, withAccess } from '../src/http/access/index.js';
-import { SessionCounter } from '../src/http/access/limits.js';
+import { RateLimiter, SessionCounter } from '../src/http/access/limits.js';
 import { createFilteringProxy, oauthResource } from '../src/http/index.js';
 import { startAuthServer } from './fixtures/auth-server.ts';
 import { listening } from './http-cli-helpers.ts';
@@ -342,5 +342,14 @@ describe('OAuth keys in clear', () => {
     const r = await authorize(post('http://localhost/mcp', { authorization: `Bearer ${token}` }));
     expect((r as Response).status).toBe(503);
     expect(fetched.filter((u) => u.endsWith('/jwks'))).toEqual([]);
+  });
+});
+
+describe('rate limit under many credentials', () => {
+  it('does not sweep every bucket on every request once over 10 000 credentials', () => {
+    const limiter = new RateLimiter(10, () => 0); // (a frozen clock: no bucket fills up again)
+    const sweep = vi.spyOn(limiter as unknown as { forgetFull: (t: number) => void }, 'forgetFull');
+    for (let i = 0; i < 30_000; i++) limiter.take(`c${i}`);
+    expect(sweep.mock.calls.length).toBeLessThan(10);
   });
 });

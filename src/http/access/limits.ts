@@ -5,6 +5,8 @@
 /** Requests per second with a burst of as many; buckets for credentials idle long enough to be full again are forgotten. */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  /** Credentials held before the next sweep of full buckets. */
+  private sweepAt = 10_000;
 
   constructor(
     private readonly perSecond: number,
@@ -20,7 +22,11 @@ export class RateLimiter {
     b.tokens = Math.min(this.perSecond, b.tokens + ((t - b.at) / 1000) * this.perSecond);
     b.at = t;
     this.buckets.set(who, b);
-    if (this.buckets.size > 10_000) this.forgetFull(t);
+    // (amortised: a sweep that frees little is not repeated before as many new credentials again)
+    if (this.buckets.size > this.sweepAt) {
+      this.forgetFull(t);
+      this.sweepAt = Math.max(10_000, 2 * this.buckets.size);
+    }
     if (b.tokens >= 1) {
       b.tokens -= 1;
       return 0;
