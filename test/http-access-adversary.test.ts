@@ -353,3 +353,26 @@ describe('rate limit under many credentials', () => {
     expect(sweep.mock.calls.length).toBeLessThan(10);
   });
 });
+
+describe('an authorize hook that answers nothing usable', () => {
+  for (const [what, answer] of [
+    ['{ id: undefined }', { id: undefined }],
+    ['{ id: "" }', { id: '' }],
+    ['{}', {}],
+    ['null', null],
+    ['a Response of another fetch implementation', { status: 401, headers: new Headers(), body: null }],
+  ] as const)
+    it(`${what}: nothing reaches the handler`, async () => {
+      let reached = 0;
+      const access = withAccess(
+        async () => {
+          reached++;
+          return new Response('ok');
+        },
+        { authorize: () => answer as never },
+      );
+      const r = await access(post('http://localhost/mcp')).catch(() => new Response(null, { status: 500 }));
+      expect(reached).toBe(0);
+      expect(r.status).toBeGreaterThanOrEqual(400);
+    });
+});

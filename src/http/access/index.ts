@@ -69,6 +69,13 @@ export function withAccess(handler: Handler, options: AccessOptions): Handler {
       void request.body?.cancel().catch(() => {});
       return who;
     }
+    // Anything but a Principal with an id (undefined, null, `{ id: user?.id }`, a Response of
+    // another fetch implementation) is the authorizer's fault, never a way in.
+    if (typeof (who as Principal | null)?.id !== 'string' || !(who as Principal).id) {
+      void request.body?.cancel().catch(() => {});
+      log(`${request.method} refused: the authorizer returned neither a Response nor a principal with an id (500)`);
+      return refusal(500, 'Internal error: cannot tell who the request is from');
+    }
     const principal: Principal = who;
     const tooMany = (message: string, seconds: number) => {
       void request.body?.cancel().catch(() => {});
