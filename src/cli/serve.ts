@@ -252,14 +252,15 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     return s.post(messages, typeof version === 'string' ? version : versions.DEFAULT_NEGOTIATED_PROTOCOL_VERSION, streamHeaders(s));
   };
 
+  const hostOrOriginRefused = (request: Request): Response | undefined =>
+    !hostAllowed(request.headers.get('host') ?? new URL(request.url).host, allowedHosts) ||
+    !originAllowed(request.headers.get('origin'), allowedOrigins)
+      ? json(403, errorResponse(null, SERVER_ERROR, 'Forbidden: Host or Origin not allowed'))
+      : undefined;
   const handler = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
-    if (
-      !hostAllowed(request.headers.get('host') ?? url.host, allowedHosts) ||
-      !originAllowed(request.headers.get('origin'), allowedOrigins)
-    ) {
-      return json(403, errorResponse(null, SERVER_ERROR, 'Forbidden: Host or Origin not allowed'));
-    }
+    const refused = hostOrOriginRefused(request);
+    if (refused) return refused;
     if (url.pathname !== '/mcp') return new Response('Not Found', { status: 404 });
     const sessionId = request.headers.get('mcp-session-id');
     if (request.method === 'POST') return post(request, sessionId);
@@ -283,7 +284,19 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
   };
 
   // Who may come in, how often, and whose sessions are whose: before anything reads the request.
-  const { server, url } = await listen(access ? withAccess(handler, { ...access, onLog: log }) : handler, host, port, log);
+  // (Host and Origin before it: a name this server does not answer to gets no OAuth metadata naming it)
+  const guarded = access ? withAccess(handler, { ...access, onLog: log }) : undefined;
+  const entry = guarded
+    ? async (request: Request) => {
+        const refused = hostOrOriginRefused(request);
+        if (refused) {
+          void request.body?.cancel().catch(() => {});
+          return refused;
+        }
+        return guarded(request);
+      }
+    : handler;
+  const { server, url } = await listen(entry, host, port, log);
   log(`serving ${file} on ${url}/mcp`);
   return {
     server,

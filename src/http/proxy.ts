@@ -110,7 +110,12 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       if (url.search) t.search = url.search;
       return t;
     }
-    return new URL(url.pathname + url.search, upstream.origin);
+    // The path set on a copy of the origin, never parsed as a reference: `//evil.example/x`
+    // (or `/.//evil.example/x`, which a URL parser turns into it) would name another host.
+    const t = new URL(upstream.origin);
+    t.pathname = url.pathname;
+    t.search = url.search;
+    return t;
   };
 
   const jsonError = async (status: number, code: number, message: string, headers: HeadersInit = {}) => {
@@ -125,11 +130,11 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     log(`${request.method} refused: WASM memory is full (503)`);
     return memoryFullResponse();
   };
-  const handler = async (request: Request): Promise<Response> => {
-    assertRoom();
-    const url = new URL(request.url);
+  // Host and Origin first, before the access layer too: a name this proxy does not answer to
+  // gets no protected resource metadata naming it, and no challenge pointing there.
+  const hostOrOriginRefused = (request: Request): Promise<Response> | undefined => {
     // The Host header when the server passes it, else the host the URL was built from.
-    if (!hostAllowed(request.headers.get('host') ?? url.host, allowedHosts)) {
+    if (!hostAllowed(request.headers.get('host') ?? new URL(request.url).host, allowedHosts)) {
       log(`${request.method} refused: Host not allowed (403)`);
       return jsonError(403, SERVER_ERROR, 'Forbidden: Host header not allowed');
     }
@@ -137,6 +142,13 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       log(`${request.method} refused: Origin not allowed (403)`);
       return jsonError(403, SERVER_ERROR, 'Forbidden: Origin not allowed');
     }
+    return undefined;
+  };
+  const handler = async (request: Request): Promise<Response> => {
+    assertRoom();
+    const url = new URL(request.url);
+    const notHere = hostOrOriginRefused(request);
+    if (notHere) return notHere;
     // (after the Host and Origin checks: a refused request makes no guard)
     const session = request.headers.get('mcp-session-id');
     const guard = request.method === 'DELETE' ? undefined : guards?.get(session);
@@ -285,5 +297,14 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     }
   };
   // Who may come in, how often, and whose sessions are whose: before anything reads the request.
-  return authorize ? withAccess(served, { authorize, ratePerSecond, maxSessionsPerClient, sessionIdleMs, sessionSecret, onLog }) : served;
+  if (!authorize) return served;
+  const access = withAccess(served, { authorize, ratePerSecond, maxSessionsPerClient, sessionIdleMs, sessionSecret, onLog });
+  return async (request) => {
+    const notHere = hostOrOriginRefused(request);
+    if (notHere) {
+      void request.body?.cancel().catch(() => {});
+      return notHere;
+    }
+    return access(request);
+  };
 }

@@ -31,13 +31,18 @@ export interface BearerTokens {
 /** Accepts the given tokens; `next`, when set, decides for a request whose token is none of them. */
 export async function bearerTokens(tokens: readonly string[], next?: Authorize): Promise<BearerTokens> {
   let known: { token: string; id: string }[] = [];
+  // Rotations in the order they were asked for: one that finishes after a later one (its digests
+  // took longer) must not put back tokens the later one took out.
+  let asked = 0;
   const replace = async (list: readonly string[]) => {
     for (const [i, t] of list.entries()) {
       const problem = tokenProblem(t);
       if (problem) throw new TypeError(`token ${i + 1} ${problem}`);
     }
+    const mine = ++asked;
     // The id of a token's holder: the start of its digest (stable across rotations, never the token).
-    known = await Promise.all(list.map(async (token) => ({ token, id: `bearer:${hex((await sha256(token)).subarray(0, 8))}` })));
+    const next = await Promise.all(list.map(async (token) => ({ token, id: `bearer:${hex((await sha256(token)).subarray(0, 8))}` })));
+    if (mine === asked) known = next;
   };
   await replace(tokens);
   const authorize: Authorize = async (request) => {

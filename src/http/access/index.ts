@@ -29,9 +29,20 @@ export interface AccessOptions {
 
 type Handler = (request: Request) => Promise<Response>;
 
-/** Without the credential: the handler behind gets no Authorization header. */
+/**
+ * Without the credential: the handler behind gets no Authorization header, and the session id
+ * checked here, to keep: a Connection header naming Mcp-Session-Id would have a proxy behind drop
+ * it, and the server open a session this layer never counted. (Other names stay listed: the
+ * handler checks Host and Origin itself, before it drops what the client named.)
+ */
 function withoutCredential(request: Request, session: string | undefined): Request {
   const headers = new Headers(request.headers);
+  const connection = (request.headers.get('connection') ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name && name.toLowerCase() !== 'mcp-session-id');
+  if (connection.length) headers.set('connection', connection.join(', '));
+  else headers.delete('connection');
   headers.delete('authorization');
   if (session !== undefined) headers.set('mcp-session-id', session);
   return new Request(request, { headers });
@@ -58,6 +69,13 @@ export function withAccess(handler: Handler, options: AccessOptions): Handler {
       void request.body?.cancel().catch(() => {});
       return who;
     }
+    // Anything but a Principal with an id (undefined, null, `{ id: user?.id }`, a Response of
+    // another fetch implementation) is the authorizer's fault, never a way in.
+    if (typeof (who as Principal | null)?.id !== 'string' || !(who as Principal).id) {
+      void request.body?.cancel().catch(() => {});
+      log(`${request.method} refused: the authorizer returned neither a Response nor a principal with an id (500)`);
+      return refusal(500, 'Internal error: cannot tell who the request is from');
+    }
     const principal: Principal = who;
     const tooMany = (message: string, seconds: number) => {
       void request.body?.cancel().catch(() => {});
@@ -68,6 +86,7 @@ export function withAccess(handler: Handler, options: AccessOptions): Handler {
     if (wait > 0) return tooMany(`over ${options.ratePerSecond} requests per second`, wait);
     const presented = request.headers.get('mcp-session-id');
     let session: string | undefined;
+    let release: (() => void) | undefined;
     if (presented !== null) {
       session = await (await bound()).unbind(principal.id, presented);
       if (session === undefined) {
@@ -77,16 +96,25 @@ export function withAccess(handler: Handler, options: AccessOptions): Handler {
         return refusal(404, 'Session not found');
       }
       sessions?.seen(principal.id, session);
-    } else if (request.method === 'POST' && sessions?.full(principal.id)) {
-      return tooMany(`${sessions.max} sessions open`, 5);
+    } else if (request.method === 'POST' && sessions) {
+      // (a place held until the server answers: concurrent initializations count at once)
+      release = sessions.reserve(principal.id);
+      if (!release) return tooMany(`${sessions.max} sessions open`, 5);
     }
-    const response = await handler(withoutCredential(request, session));
+    let response: Response;
+    try {
+      response = await handler(withoutCredential(request, session));
+    } catch (e) {
+      release?.();
+      throw e;
+    }
     const issued = response.headers.get('mcp-session-id');
+    if (issued !== null && response.ok) sessions?.seen(principal.id, issued);
+    release?.();
     if (session !== undefined && (response.status === 404 || (request.method === 'DELETE' && response.ok)))
       sessions?.ended(principal.id, session);
     if (issued === null) return response;
     // The server's session id goes out bound to this credential.
-    if (response.ok) sessions?.seen(principal.id, issued);
     const headers = new Headers(response.headers);
     headers.set('mcp-session-id', await (await bound()).bind(principal.id, issued));
     return withHeaders(response, headers);

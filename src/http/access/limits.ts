@@ -5,6 +5,8 @@
 /** Requests per second with a burst of as many; buckets for credentials idle long enough to be full again are forgotten. */
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  /** Credentials held before the next sweep of full buckets. */
+  private sweepAt = 10_000;
 
   constructor(
     private readonly perSecond: number,
@@ -20,7 +22,11 @@ export class RateLimiter {
     b.tokens = Math.min(this.perSecond, b.tokens + ((t - b.at) / 1000) * this.perSecond);
     b.at = t;
     this.buckets.set(who, b);
-    if (this.buckets.size > 10_000) this.forgetFull(t);
+    // (amortised: a sweep that frees little is not repeated before as many new credentials again)
+    if (this.buckets.size > this.sweepAt) {
+      this.forgetFull(t);
+      this.sweepAt = Math.max(10_000, 2 * this.buckets.size);
+    }
     if (b.tokens >= 1) {
       b.tokens -= 1;
       return 0;
@@ -44,20 +50,63 @@ export class SessionCounter {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Whether `who` is at its limit (idle sessions no longer count). */
+  /** Sessions being opened (a request without a session id on its way to the server), per credential. */
+  private readonly opening = new Map<string, number>();
+
+  /** Whether `who` is at its limit (idle sessions no longer count; those being opened do). */
   full(who: string): boolean {
     const sessions = this.live.get(who);
-    if (!sessions) return false;
-    const t = this.now();
-    for (const [id, seen] of sessions) if (t - seen > this.idleMs) sessions.delete(id);
-    if (!sessions.size) this.live.delete(who);
-    return sessions.size >= this.max;
+    let size = 0;
+    if (sessions) {
+      const t = this.now();
+      for (const [id, seen] of sessions) if (t - seen > this.idleMs) sessions.delete(id);
+      if (!sessions.size) this.live.delete(who);
+      size = sessions.size;
+    }
+    return size + (this.opening.get(who) ?? 0) >= this.max;
   }
+
+  /**
+   * Holds a place for a session `who` is opening, when under its limit: concurrent requests
+   * cannot all pass the check before the first session is counted. Undefined when full; else
+   * the function that gives the place back (once the server has answered).
+   */
+  reserve(who: string): (() => void) | undefined {
+    if (this.full(who)) return undefined;
+    this.opening.set(who, (this.opening.get(who) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      const n = (this.opening.get(who) ?? 1) - 1;
+      if (n > 0) this.opening.set(who, n);
+      else this.opening.delete(who);
+    };
+  }
+
+  /** Credentials held before the next sweep of every idle session (doubles with what a sweep keeps). */
+  private sweepAt = 10_000;
 
   seen(who: string, id: string): void {
     const sessions = this.live.get(who) ?? new Map<string, number>();
     this.live.set(who, sessions);
     sessions.set(id, this.now());
+    // A credential that never comes back is otherwise pruned only by its own next session: many
+    // credentials opening one each would be held for ever. Amortised: each sweep is paid for by
+    // as many new credentials as it looked at.
+    if (this.live.size > this.sweepAt) {
+      const t = this.now();
+      for (const [who, sessions] of this.live) {
+        for (const [id, seen] of sessions) if (t - seen > this.idleMs) sessions.delete(id);
+        if (!sessions.size) this.live.delete(who);
+      }
+      this.sweepAt = Math.max(10_000, 2 * this.live.size);
+    }
+  }
+
+  /** How many credentials hold sessions (or did, not yet swept). */
+  get credentials(): number {
+    return this.live.size;
   }
 
   ended(who: string, id: string): void {

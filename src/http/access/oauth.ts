@@ -28,6 +28,13 @@ export interface OAuthResourceOptions {
   keyRefreshCooldownMs?: number;
   /** The fetch used for discovery; default globalThis.fetch. */
   fetch?: typeof fetch;
+  /** How long one metadata fetch may take; default 10 s. */
+  discoveryTimeoutMs?: number;
+  /**
+   * After discovery fails, how long requests are answered 503 without trying again (so that
+   * every request, a made-up token's too, cannot make this server fetch); default 5 s.
+   */
+  discoveryRetryMs?: number;
 }
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -60,18 +67,36 @@ export function oauthResource(options: OAuthResourceOptions): Authorize {
   const log = (line: string) => options.onLog?.(line);
   const fetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
-  // The key set, from the issuer's metadata; found once, again after a failure.
+  const timeoutMs = options.discoveryTimeoutMs ?? 10_000;
+  const retryMs = options.discoveryRetryMs ?? 5_000;
+  // The key set, from the issuer's metadata; found once, again after a failure (not before
+  // retryMs: until then the failure is the answer, without a fetch).
   let keys: Promise<JWTVerifyGetKey> | undefined;
+  let failedAt = Number.NEGATIVE_INFINITY;
   const keySet = (): Promise<JWTVerifyGetKey> => {
+    if (!keys && performance.now() - failedAt < retryMs) return Promise.reject(new Error(`discovery failed less than ${retryMs} ms ago`));
     keys ??= (async () => {
       const jose = await import('jose');
       for (const url of discoveryUrls(issuer)) {
-        const res = await fetchFn(url, { headers: { accept: 'application/json' } }).catch(() => undefined);
-        if (!res?.ok) continue;
+        // (one deadline for the answer and its body: a server that never ends it is given up on)
+        const signal = AbortSignal.timeout(timeoutMs);
+        const res = await fetchFn(url, { headers: { accept: 'application/json' }, signal }).catch(() => undefined);
+        if (!res?.ok) {
+          await res?.body?.cancel().catch(() => {});
+          continue;
+        }
         const meta = (await res.json().catch(() => ({}))) as { issuer?: unknown; jwks_uri?: unknown };
         // RFC 8414 3.3: metadata that names another issuer is not this issuer's.
         if (meta.issuer !== options.issuer || typeof meta.jwks_uri !== 'string') continue;
-        return jose.createRemoteJWKSet(new URL(meta.jwks_uri), {
+        // An https issuer's keys come over https only (metadata redirected to http: included):
+        // keys fetched in clear let whoever is on the path sign tokens.
+        const jwksUri = URL.canParse(meta.jwks_uri) ? new URL(meta.jwks_uri) : undefined;
+        const clear = (u: string | URL | undefined) => !!u && new URL(u).protocol !== 'https:';
+        if (!jwksUri || (issuer.protocol === 'https:' && (clear(jwksUri) || clear(res.url || undefined)))) {
+          log(`oauth: the metadata at ${url.origin} names no https key set for an https issuer`);
+          continue;
+        }
+        return jose.createRemoteJWKSet(jwksUri, {
           cooldownDuration: options.keyRefreshCooldownMs ?? 30_000,
           [jose.customFetch]: fetchFn,
         } as never);
@@ -80,6 +105,7 @@ export function oauthResource(options: OAuthResourceOptions): Authorize {
     })();
     keys.catch(() => {
       keys = undefined;
+      failedAt = performance.now();
     });
     return keys;
   };
@@ -138,7 +164,14 @@ export function oauthResource(options: OAuthResourceOptions): Authorize {
       log(`oauth: token refused (${code})`);
       return refusal(401, 'Unauthorized: invalid token', { 'www-authenticate': challenge(request, 'invalid_token') });
     }
-    const subject = typeof payload.sub === 'string' ? payload.sub : typeof payload.client_id === 'string' ? payload.client_id : undefined;
+    // A token with no sub (client credentials at some servers) is its client's: a name of
+    // another kind, so that a client_id can never be taken for a user whose sub is the same.
+    const subject =
+      typeof payload.sub === 'string'
+        ? `oauth:${payload.sub}`
+        : typeof payload.client_id === 'string'
+          ? `oauth-client:${payload.client_id}`
+          : undefined;
     if (subject === undefined) {
       log('oauth: token refused (no sub or client_id to bind sessions to)');
       return refusal(401, 'Unauthorized: invalid token', { 'www-authenticate': challenge(request, 'invalid_token') });
@@ -149,6 +182,6 @@ export function oauthResource(options: OAuthResourceOptions): Authorize {
       log(`oauth: token refused (missing ${missing.length} required scope${missing.length > 1 ? 's' : ''})`);
       return refusal(403, 'Forbidden: insufficient scope', { 'www-authenticate': challenge(request, 'insufficient_scope') });
     }
-    return { id: `oauth:${subject}`, scopes: granted };
+    return { id: subject, scopes: granted };
   };
 }
