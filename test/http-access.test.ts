@@ -149,6 +149,10 @@ describe('proxy with bearer tokens', () => {
     await vi.waitFor(() => expect(stderr()).toMatch(/not re-read.*line 1|token 1 is shorter/), { timeout: 5_000 });
     expect((await initialize(url, { authorization: `Bearer ${TOKEN_C}` })).status).toBe(200);
     expect(stderr()).not.toContain('too-short');
+    writeFileSync(file, '# emptied by mistake\n');
+    p.kill('SIGHUP');
+    await vi.waitFor(() => expect(stderr()).toMatch(/holds no token/), { timeout: 5_000 });
+    expect((await initialize(url, { authorization: `Bearer ${TOKEN_C}` })).status).toBe(200);
     expect(p.exitCode).toBe(null);
   });
 

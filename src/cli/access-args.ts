@@ -102,6 +102,8 @@ export async function commandAccess(line: CommandLine, host: string, log: (line:
       ? async () => {
           try {
             const list = readTokens();
+            // (an emptied file is a mistake more often than a wish to lock everyone out)
+            if (!list.length && !oauth) throw new Error('it holds no token');
             await tokens!.replace(list);
             log(`auth: ${list.length} token${list.length === 1 ? '' : 's'} in force (re-read on SIGHUP)`);
           } catch (e) {
