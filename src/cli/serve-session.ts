@@ -173,6 +173,16 @@ export class ServeSession {
     return new Response(live.body, { status: 200, headers });
   }
 
+  /**
+   * Resolves once the child has taken what it was sent down to SERVE_HOLD_BYTES (or the session
+   * ended, or `signal` aborted): a host's next body waits in its socket, not in serve, while a
+   * child reads nothing of its stdin.
+   */
+  async writable(signal?: AbortSignal): Promise<void> {
+    while (!this.ended && !signal?.aborted && (this.child.stdin?.writableLength ?? 0) > SERVE_HOLD_BYTES)
+      await new Promise((r) => setTimeout(r, 20));
+  }
+
   /** Lines for the child that serve wrote itself (errors answering its requests), one message each. */
   toChildLines(lines: string[]): void {
     for (const line of lines) this.child.stdin!.write(`${line}\n`);

@@ -160,6 +160,10 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       return refuse(406, SERVER_ERROR, 'Not Acceptable: Client must accept both application/json and text/event-stream');
     const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/json') return refuse(415, SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
+    // (Backpressure to the host: while its child has not taken what it was sent, the body is not read.)
+    const waitFor = sessionId ? sessions.get(sessionId) : undefined;
+    if (waitFor) await waitFor.writable(request.signal);
+    if (request.signal.aborted) return refuse(503, SERVER_ERROR, 'The host left while its server was busy');
     let bytes: Uint8Array;
     try {
       if (Number(request.headers.get('content-length')) > max) throw new BodyTooLargeError(max);

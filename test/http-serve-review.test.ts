@@ -1,0 +1,79 @@
+// serve against a child that misbehaves with its own process: one that reads nothing of its
+// stdin (the host's messages must not pile up in serve), one that ignores SIGTERM (a session's
+// end must still end it). Real children, real sockets.
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runServe, SERVE_HOLD_BYTES } from '../src/cli/serve.js';
+
+vi.setConfig({ testTimeout: 30_000 });
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+
+async function start(mode: 'deaf' | 'stubborn') {
+  const pidFile = join(tmpdir(), `serve-review-${process.pid}-${mode}-${Date.now()}`);
+  cleanup.push(() => rmSync(pidFile, { force: true }));
+  const logs: string[] = [];
+  const served = await runServe({
+    command: [process.execPath, 'test/fixtures/serve-stubborn-child.mjs', mode, pidFile],
+    port: 0,
+    log: (l) => void logs.push(l),
+  });
+  cleanup.push(() => served.close());
+  const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+  // (The child never answers: the initialize stream stays open; its headers carry the session.)
+  const aborter = new AbortController();
+  cleanup.push(() => aborter.abort());
+  const init = await fetch(served.url, {
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params }),
+    signal: aborter.signal,
+  });
+  const session = init.headers.get('mcp-session-id')!;
+  while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8')) await sleep(20);
+  const pid = Number(readFileSync(pidFile, 'utf8'));
+  cleanup.push(() => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+  });
+  return { ...served, session, pid, logs };
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('serve, a child that reads nothing of its stdin', () => {
+  it('holds back the host beyond SERVE_HOLD_BYTES instead of buffering what the child does not take', async () => {
+    const { url, session } = await start('deaf');
+    const MIB = 1 << 20;
+    const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/note', params: { text: 'x'.repeat(MIB) } });
+    // Before the fix every one of these got 202 at once, 48 MiB held in serve for a child that
+    // takes none of it (and more for as long as the host goes on).
+    let accepted = 0;
+    for (let k = 0; k < 48; k++) {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { ...HEADERS, 'mcp-session-id': session },
+        body: note,
+        signal: AbortSignal.timeout(2000),
+      }).catch(() => undefined);
+      if (!res) break;
+      expect(res.status).toBe(202);
+      accepted++;
+    }
+    expect(accepted * MIB).toBeLessThanOrEqual(SERVE_HOLD_BYTES + 2 * MIB);
+  });
+});
