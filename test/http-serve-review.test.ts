@@ -77,3 +77,14 @@ describe('serve, a child that reads nothing of its stdin', () => {
     expect(accepted * MIB).toBeLessThanOrEqual(SERVE_HOLD_BYTES + 2 * MIB);
   });
 });
+
+describe('serve, a child that ignores SIGTERM', () => {
+  it('is killed once its session has ended (DELETE), as wrap kills one', async () => {
+    const { url, session, pid } = await start('stubborn');
+    const res = await fetch(url, { method: 'DELETE', headers: { ...HEADERS, 'mcp-session-id': session } });
+    expect(res.status).toBe(200);
+    // (wrap: SIGTERM, SIGKILL 3 s later.) Waited for up to 8 s.
+    for (let k = 0; k < 400 && alive(pid); k++) await sleep(20);
+    expect(alive(pid)).toBe(false);
+  });
+});

@@ -46,6 +46,8 @@ export const PENDING_BYTES = SERVE_HOLD_BYTES;
 const REFUSED_LINE_BYTES = 1024 * 1024;
 /** How long the child may take to answer a page of a tool list the guard asks for (as wrap). */
 const LIST_TIMEOUT_MS = 10_000;
+/** After a session ends and its child gets SIGTERM, how long it has before SIGKILL (as wrap). */
+const KILL_GRACE_MS = 3000;
 /** The stream id of the GET stream (the SDK's, so event ids look the same). */
 const GET_STREAM = '_GET_stream';
 
@@ -194,7 +196,14 @@ export class ServeSession {
     this.ended = true;
     clearTimeout(this.idle);
     this.child.stdin?.end();
-    this.child.kill('SIGTERM');
+    const c = this.child;
+    if (c.exitCode === null && c.signalCode === null && c.pid !== undefined) {
+      c.kill('SIGTERM');
+      // (As wrap: a child that ignores SIGTERM gets SIGKILL; it would otherwise outlive its
+      // session, uncounted by --max-sessions, its output still read.)
+      const timer = setTimeout(() => c.kill('SIGKILL'), KILL_GRACE_MS);
+      c.once('exit', () => clearTimeout(timer));
+    }
     for (const c of this.connections) c.close();
     this.channels.clear();
   }
