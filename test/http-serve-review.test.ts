@@ -1,7 +1,8 @@
 // serve against a child that misbehaves with its own process: one that reads nothing of its
 // stdin (the host's messages must not pile up in serve), one that ignores SIGTERM (a session's
-// end must still end it). Real children, real sockets.
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+// end must still end it); and a host's cancellation under an id past 2^53. Real children, real
+// sockets.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -87,4 +88,36 @@ describe('serve, a child that ignores SIGTERM', () => {
     for (let k = 0; k < 400 && alive(pid); k++) await sleep(20);
     expect(alive(pid)).toBe(false);
   });
+});
+
+describe('serve, a cancellation under an id past 2^53', () => {
+  it('ends the stream of the request it names as written, not one whose id parses the same', async () => {
+    const record = join(tmpdir(), `serve-review-cancel-${process.pid}-${Date.now()}`);
+    writeFileSync(record, '');
+    cleanup.push(() => rmSync(record, { force: true }));
+    const served = await runServe({ command: [process.execPath, 'test/fixtures/serve-record-child.mjs', record], port: 0, log: () => {} });
+    cleanup.push(() => served.close());
+    const post = (body: string, session?: string) =>
+      fetch(served.url, { method: 'POST', headers: { ...HEADERS, ...(session ? { 'mcp-session-id': session } : {}) }, body });
+    const init = await post(
+      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}',
+    );
+    await init.text();
+    const session = init.headers.get('mcp-session-id')!;
+    // (The child answers nothing but initialize: both calls stay in flight.)
+    const first = await post('{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/call","params":{"name":"a"}}', session);
+    const second = await post('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"b"}}', session);
+    let firstEnded = false;
+    void first.text().then(
+      () => (firstEnded = true),
+      () => (firstEnded = true),
+    );
+    const cancel = '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9007199254740993}}';
+    expect((await post(cancel, session)).status).toBe(202);
+    // Before the fix the first call (…992) was taken for the cancelled one: its stream ended
+    // unanswered, and the second's stayed open for ever.
+    await second.text();
+    await sleep(200);
+    expect(firstEnded).toBe(false);
+  }, 10_000);
 });

@@ -22,7 +22,7 @@ import type { CallGuard } from '../http/call-guard.js';
 import { arrayElementSpans } from '../json-spans.js';
 import { errorResponse, type Id, INTERNAL_ERROR, isId, isResponseShape, SERVER_ERROR } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
-import { messageText, RawId, rawIds } from '../raw-id.js';
+import { memberText, messageText, RawId, rawIds } from '../raw-id.js';
 import { createByteTransformer, type PayloadStreamError } from '../stream/index.js';
 import { BoundedEventStore } from './event-store.js';
 import { ndjsonLines } from './ndjson-lines.js';
@@ -327,8 +327,9 @@ export class ServeSession {
     const v = m.value;
     if (v.method === 'notifications/cancelled') {
       // (The server sends no answer to a cancelled request: it is no longer in flight.)
+      // (Named as written: two ids past 2^53 that parse the same are two requests.)
       const id = v.params?.requestId;
-      const r = isId(id) ? this.inFlight.find((x) => x.id === id) : undefined;
+      const r = isId(id) ? this.find(id, memberText(utf8.decode(m.bytes), ['params', 'requestId']) ?? JSON.stringify(id)) : undefined;
       if (r) this.done(r);
     }
     this.child.stdin!.write(concat([m.bytes, NEWLINE]));
