@@ -1,12 +1,15 @@
 // serve against a child that misbehaves with its own process: one that reads nothing of its
 // stdin (the host's messages must not pile up in serve), one that ignores SIGTERM (a session's
-// end must still end it); and a host's cancellation under an id past 2^53. Real children, real
-// sockets.
+// end must still end it); a host's cancellation under an id past 2^53; calls in flight when a
+// session ends on DELETE or at shutdown (answered at once, as when the child exits). Real
+// children, real sockets, the SDK client where it is the one that would wait.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runServe, SERVE_HOLD_BYTES } from '../src/cli/serve.js';
+import { connectHost } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
 const cleanup: (() => unknown)[] = [];
@@ -120,4 +123,56 @@ describe('serve, a cancellation under an id past 2^53', () => {
     await sleep(200);
     expect(firstEnded).toBe(false);
   }, 10_000);
+});
+
+describe('serve, a session that ends with calls in flight', () => {
+  const SDK_SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
+
+  it('answers them at shutdown (the SDK client gets an isError result, not its timeout)', async () => {
+    const served = await runServe({ command: SDK_SERVER, port: 0, log: () => {} });
+    cleanup.push(() => served.close());
+    const { client } = await connectHost(served.url);
+    cleanup.push(() => client.close());
+    let started!: () => void;
+    const first = new Promise<void>((r) => (started = r));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, () => started());
+    // (Before the fix this call waited for its timeout: McpError -32001, Request timed out.)
+    const call = client.callTool({ name: 'slow', arguments: {} }, undefined, { timeout: 15_000 });
+    await first;
+    await served.close();
+    const result = (await call) as { isError?: boolean; content: { text: string }[] };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]!.text).toContain('shutdown');
+  });
+
+  it('answers them on DELETE, under their ids as written', async () => {
+    const served = await runServe({ command: SDK_SERVER, port: 0, log: () => {} });
+    cleanup.push(() => served.close());
+    const post = (body: string, session?: string) =>
+      fetch(served.url, { method: 'POST', headers: { ...HEADERS, ...(session ? { 'mcp-session-id': session } : {}) }, body });
+    const init = await post(
+      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}',
+    );
+    await init.text();
+    const session = init.headers.get('mcp-session-id')!;
+    await (await post('{"jsonrpc":"2.0","method":"notifications/initialized"}', session)).text();
+    const slow = await post(
+      '{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"slow","arguments":{}}}',
+      session,
+    );
+    const ping = await post(
+      '[{"jsonrpc":"2.0","id":"p","method":"ping"},{"jsonrpc":"2.0","id":1.0,"method":"tools/call","params":{"name":"slow","arguments":{}}}]',
+      session,
+    );
+    await sleep(200);
+    const deleted = await fetch(served.url, { method: 'DELETE', headers: { ...HEADERS, 'mcp-session-id': session } });
+    expect(deleted.status).toBe(200);
+    // Before the fix the stream ended with no answer (a client waits for its timeout).
+    const text = await slow.text();
+    expect(text).toContain('"id":12345678901234567890');
+    expect(text).toContain('"isError":true');
+    const batch = await ping.text();
+    expect(batch).toMatch(/"id":"p"[^\n]*"result":\{\}|"result":\{\}[^\n]*"id":"p"/); // (the ping was answered by the child)
+    expect(batch).toMatch(/"id":1\.0[^\n]*"isError":true|"isError":true[^\n]*"id":1\.0/);
+  });
 });

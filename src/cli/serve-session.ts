@@ -190,9 +190,14 @@ export class ServeSession {
     for (const line of lines) this.child.stdin!.write(`${line}\n`);
   }
 
-  /** Ends the session: the child is stopped, every stream ends (what they hold still reaches the host). */
-  close(): void {
+  /**
+   * Ends the session: each request still in flight is answered (as when the child exits: no call
+   * waits for the host's timeout), the child is stopped, every stream ends (what they hold still
+   * reaches the host). `why`: for the answers.
+   */
+  close(why = 'the session has ended'): void {
     if (this.ended) return;
+    this.answerInFlight(`Not answered: ${why}`);
     this.ended = true;
     clearTimeout(this.idle);
     this.child.stdin?.end();
@@ -368,9 +373,15 @@ export class ServeSession {
     }
     for (const settle of [...this.asked.values()]) settle(new Error(why));
     if (this.ended) return;
-    // Nothing more will answer the requests in flight: each is answered now, as the host reads
-    // answers (a tool call as a result the model can read, anything else as an error).
-    const reason = `Not answered: ${why}; the session has ended`;
+    this.answerInFlight(`Not answered: ${why}; the session has ended`);
+    this.o.onEnd(why);
+  }
+
+  /**
+   * Nothing more will answer the requests in flight: each is answered now, as the host reads
+   * answers (a tool call as a result the model can read, anything else as an error).
+   */
+  private answerInFlight(reason: string): void {
     for (const r of [...this.inFlight]) {
       const message =
         r.method === 'tools/call'
@@ -378,7 +389,6 @@ export class ServeSession {
           : errorResponse(null, INTERNAL_ERROR, reason);
       this.answer(r, this.written(message, r.rawId));
     }
-    this.o.onEnd(why);
   }
 
   /** How the child ended, once its stdout has: `exited with code 3`, `was killed by SIGKILL`. */
