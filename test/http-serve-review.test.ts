@@ -2,13 +2,14 @@
 // stdin (the host's messages must not pile up in serve), one that ignores SIGTERM (a session's
 // end must still end it); a host's cancellation under an id past 2^53; calls in flight when a
 // session ends on DELETE or at shutdown (answered at once, as when the child exits). Real
-// children, real sockets, the SDK client where it is the one that would wait.
+// children, real sockets, the SDK client where it is the one that would wait. A host that
+// keeps requests in flight without bound (each cancellation and answer cost a scan of them all).
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runServe, SERVE_HOLD_BYTES } from '../src/cli/serve.js';
+import { MAX_IN_FLIGHT, runServe, SERVE_HOLD_BYTES } from '../src/cli/serve.js';
 import { connectHost } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -174,5 +175,42 @@ describe('serve, a session that ends with calls in flight', () => {
     const batch = await ping.text();
     expect(batch).toMatch(/"id":"p"[^\n]*"result":\{\}|"result":\{\}[^\n]*"id":"p"/); // (the ping was answered by the child)
     expect(batch).toMatch(/"id":1\.0[^\n]*"isError":true|"isError":true[^\n]*"id":1\.0/);
+  });
+});
+
+describe('serve, requests in flight', () => {
+  it('are bounded per session: beyond MAX_IN_FLIGHT a request is answered -32000 at once, not forwarded', async () => {
+    const record = join(tmpdir(), `serve-review-inflight-${process.pid}-${Date.now()}`);
+    writeFileSync(record, '');
+    cleanup.push(() => rmSync(record, { force: true }));
+    const served = await runServe({ command: [process.execPath, 'test/fixtures/serve-record-child.mjs', record], port: 0, log: () => {} });
+    cleanup.push(() => served.close());
+    const post = (body: string, session?: string, signal?: AbortSignal) =>
+      fetch(served.url, { method: 'POST', headers: { ...HEADERS, ...(session ? { 'mcp-session-id': session } : {}) }, body, signal });
+    const init = await post(
+      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}',
+    );
+    await init.text();
+    const session = init.headers.get('mcp-session-id')!;
+    // (The child answers nothing but initialize: every ping stays in flight; the host leaves each stream.)
+    const pings = (from: number) =>
+      `[${Array.from({ length: 100 }, (_, k) => `{"jsonrpc":"2.0","id":${from + k},"method":"ping"}`).join(',')}]`;
+    for (let from = 1; from <= MAX_IN_FLIGHT; from += 100) {
+      const aborter = new AbortController();
+      await post(pings(from), session, aborter.signal);
+      aborter.abort();
+    }
+    // Before the fix these were forwarded too (in flight without bound); the stream stayed open.
+    const over = await (await post(pings(MAX_IN_FLIGHT + 1), session)).text();
+    const answers = over.split('\n').filter((l) => l.startsWith('data: '));
+    expect(answers).toHaveLength(100);
+    for (const [k, line] of answers.entries()) expect(line).toMatch(new RegExp(`"id":${MAX_IN_FLIGHT + 1 + k}[,}].*"code":-32000`));
+    const seen = () =>
+      readFileSync(record, 'utf8')
+        .split('\n')
+        .filter((l) => l.includes('"ping"')).length;
+    while (seen() < MAX_IN_FLIGHT) await sleep(20);
+    await sleep(100);
+    expect(seen()).toBe(MAX_IN_FLIGHT);
   });
 });

@@ -42,6 +42,12 @@ export const SERVE_HOLD_BYTES = 8 * 1024 * 1024;
  */
 export const PENDING_MESSAGES = 1000;
 export const PENDING_BYTES = SERVE_HOLD_BYTES;
+/**
+ * Requests of one session in flight at once (answered by neither the child nor serve yet); beyond
+ * it a request is answered -32000 at once and not forwarded. What a host can make serve hold, and
+ * how long the scans of them (each answer, each cancellation) take.
+ */
+export const MAX_IN_FLIGHT = 1000;
 /** A refused server line is kept up to this many bytes to read its ids (as wrap keeps one). */
 const REFUSED_LINE_BYTES = 1024 * 1024;
 /** How long the child may take to answer a page of a tool list the guard asks for (as wrap). */
@@ -141,13 +147,25 @@ export class ServeSession {
     const live = this.connect(stream, requests.length);
     // (2025-11-25: an event id before anything else, so the host can resume from the start.)
     if (protocolVersion >= '2025-11-25') live.prime(this.store.storeEvent(stream, ''));
-    for (const m of requests) {
+    // (Beyond MAX_IN_FLIGHT, a request is answered here, on its stream, and not forwarded.)
+    const room = Math.max(0, MAX_IN_FLIGHT - this.inFlight.length);
+    const over: InFlight[] = [];
+    const refused = new Set<HostMessage>();
+    for (const [k, m] of requests.entries()) {
       const meta = m.value.params?._meta as { progressToken?: unknown } | undefined;
       const id = m.value.id as Id;
-      this.inFlight.push({ rawId: m.rawId!, id, method: m.value.method as string, stream, progressToken: tokenKey(meta?.progressToken) });
+      const r: InFlight = { rawId: m.rawId!, id, method: m.value.method as string, stream, progressToken: tokenKey(meta?.progressToken) };
+      this.inFlight.push(r);
+      if (k >= room) {
+        over.push(r);
+        refused.add(m);
+      }
     }
     this.flushPending(stream);
-    for (const m of messages) this.toChild(m);
+    for (const m of messages) if (!refused.has(m)) this.toChild(m);
+    if (over.length) this.o.log(`${over.length} requests not forwarded: ${MAX_IN_FLIGHT} already in flight in the session (-32000)`);
+    const error = errorResponse(null, SERVER_ERROR, `Too many requests in flight (${MAX_IN_FLIGHT}); not forwarded`);
+    for (const r of over) this.answer(r, this.written(error, r.rawId));
     return new Response(live.body, { status: 200, headers });
   }
 

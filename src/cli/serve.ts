@@ -37,7 +37,7 @@ import { oneLine } from './one-line.js';
 import { type HostMessage, ServeSession } from './serve-session.js';
 import { UsageError } from './usage-error.js';
 
-export { PENDING_BYTES, PENDING_MESSAGES, SERVE_HOLD_BYTES } from './serve-session.js';
+export { MAX_IN_FLIGHT, PENDING_BYTES, PENDING_MESSAGES, SERVE_HOLD_BYTES } from './serve-session.js';
 
 /** At shutdown, how long responses still being sent (the answers to calls in flight) have to finish. */
 const SHUTDOWN_GRACE_MS = 1000;
