@@ -97,6 +97,36 @@ function objectId(text: string, i: number): { id: string | undefined; end: numbe
   }
 }
 
+/** Where the value of the object at `i`'s member `name` starts (the last one, as JSON.parse keeps); -1 when it has none. */
+function memberValue(text: string, i: number, name: string): number {
+  let at = -1;
+  i = skipSpace(text, i + 1);
+  if (text.charCodeAt(i) === 0x7d) return at;
+  for (;;) {
+    const keyEnd = skipString(text, i);
+    const key = text.slice(i, keyEnd);
+    const from = skipSpace(text, skipSpace(text, keyEnd) + 1); // (past the ':')
+    if (key === `"${name}"` || (key.includes('\\') && JSON.parse(key) === name)) at = from;
+    i = skipSpace(text, skipValue(text, from));
+    if (text.charCodeAt(i) !== 0x2c) return at; // '}'
+    i = skipSpace(text, i + 1);
+  }
+}
+
+/**
+ * The text of the value at `path` (member names, outermost first) in the object `text` (valid
+ * JSON), as written: `["params", "requestId"]` of a cancellation. Undefined where there is none.
+ */
+export function memberText(text: string, path: readonly string[]): string | undefined {
+  let i = skipSpace(text, 0);
+  for (const name of path) {
+    if (text.charCodeAt(i) !== 0x7b) return undefined;
+    i = memberValue(text, i, name);
+    if (i < 0) return undefined;
+  }
+  return text.slice(i, skipValue(text, i));
+}
+
 /** A string or number's text as a RawId; anything else (null, an object) is no id to answer under. */
 const answerable = (text: string | undefined): RawId | undefined => {
   const c = text?.charCodeAt(0);

@@ -21,7 +21,7 @@ import { runConnect } from '../src/cli/connect.ts';
 import { runProxy } from '../src/cli/proxy.ts';
 import { createFilteringFetch } from '../src/http/index.ts';
 import { IntegrityGuardTransport, PayloadFilteringTransport } from '../src/mcp/index.ts';
-import { rawIds } from '../src/raw-id.ts';
+import { memberText, rawIds } from '../src/raw-id.ts';
 import { runs } from './arbitraries.ts';
 import { CliSession, fixture } from './fixtures/cli-session.ts';
 import { growth, LINEAR_BOUND } from './scaling.ts';
@@ -370,6 +370,23 @@ describe('answers the library writes carry the id as written', () => {
         expect(new Set(answers).size).toBe(1); // (the blocked call and the collision: as the ping)
       }),
       runs(20),
+    );
+  });
+});
+
+describe('memberText', () => {
+  it("reads a nested member as written (a cancellation's params.requestId: the last one, escaped keys, decoys, spaces)", () => {
+    fc.assert(
+      fc.property(fc.array(idText, { minLength: 1, maxLength: 3 }), idText, fc.boolean(), (ids, decoy, escaped) => {
+        const key = escaped ? '"request\\u0049d"' : '"requestId"';
+        const members = ids.map((t) => `${key} : ${t}`).join(' ,\n ');
+        const text = `{ "id": ${decoy}, "requestId": ${decoy}, "params" : { "x": {"requestId": ${decoy}}, ${members} , "y": [${decoy}] }, "method":"notifications/cancelled" }`;
+        JSON.parse(text); // (valid JSON, as the decoder hands it on)
+        expect(memberText(text, ['params', 'requestId'])).toBe(ids.at(-1));
+        expect(memberText(text, ['params', 'z'])).toBeUndefined();
+        expect(memberText(text, ['method', 'requestId'])).toBeUndefined();
+      }),
+      runs(300),
     );
   });
 });

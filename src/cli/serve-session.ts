@@ -22,7 +22,7 @@ import type { CallGuard } from '../http/call-guard.js';
 import { arrayElementSpans } from '../json-spans.js';
 import { errorResponse, type Id, INTERNAL_ERROR, isId, isResponseShape, SERVER_ERROR } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
-import { messageText, RawId, rawIds } from '../raw-id.js';
+import { memberText, messageText, RawId, rawIds } from '../raw-id.js';
 import { createByteTransformer, type PayloadStreamError } from '../stream/index.js';
 import { BoundedEventStore } from './event-store.js';
 import { ndjsonLines } from './ndjson-lines.js';
@@ -42,10 +42,18 @@ export const SERVE_HOLD_BYTES = 8 * 1024 * 1024;
  */
 export const PENDING_MESSAGES = 1000;
 export const PENDING_BYTES = SERVE_HOLD_BYTES;
+/**
+ * Requests of one session in flight at once (answered by neither the child nor serve yet); beyond
+ * it a request is answered -32000 at once and not forwarded. What a host can make serve hold, and
+ * how long the scans of them (each answer, each cancellation) take.
+ */
+export const MAX_IN_FLIGHT = 1000;
 /** A refused server line is kept up to this many bytes to read its ids (as wrap keeps one). */
 const REFUSED_LINE_BYTES = 1024 * 1024;
 /** How long the child may take to answer a page of a tool list the guard asks for (as wrap). */
 const LIST_TIMEOUT_MS = 10_000;
+/** After a session ends and its child gets SIGTERM, how long it has before SIGKILL (as wrap). */
+const KILL_GRACE_MS = 3000;
 /** The stream id of the GET stream (the SDK's, so event ids look the same). */
 const GET_STREAM = '_GET_stream';
 
@@ -139,13 +147,25 @@ export class ServeSession {
     const live = this.connect(stream, requests.length);
     // (2025-11-25: an event id before anything else, so the host can resume from the start.)
     if (protocolVersion >= '2025-11-25') live.prime(this.store.storeEvent(stream, ''));
-    for (const m of requests) {
+    // (Beyond MAX_IN_FLIGHT, a request is answered here, on its stream, and not forwarded.)
+    const room = Math.max(0, MAX_IN_FLIGHT - this.inFlight.length);
+    const over: InFlight[] = [];
+    const refused = new Set<HostMessage>();
+    for (const [k, m] of requests.entries()) {
       const meta = m.value.params?._meta as { progressToken?: unknown } | undefined;
       const id = m.value.id as Id;
-      this.inFlight.push({ rawId: m.rawId!, id, method: m.value.method as string, stream, progressToken: tokenKey(meta?.progressToken) });
+      const r: InFlight = { rawId: m.rawId!, id, method: m.value.method as string, stream, progressToken: tokenKey(meta?.progressToken) };
+      this.inFlight.push(r);
+      if (k >= room) {
+        over.push(r);
+        refused.add(m);
+      }
     }
     this.flushPending(stream);
-    for (const m of messages) this.toChild(m);
+    for (const m of messages) if (!refused.has(m)) this.toChild(m);
+    if (over.length) this.o.log(`${over.length} requests not forwarded: ${MAX_IN_FLIGHT} already in flight in the session (-32000)`);
+    const error = errorResponse(null, SERVER_ERROR, `Too many requests in flight (${MAX_IN_FLIGHT}); not forwarded`);
+    for (const r of over) this.answer(r, this.written(error, r.rawId));
     return new Response(live.body, { status: 200, headers });
   }
 
@@ -173,18 +193,40 @@ export class ServeSession {
     return new Response(live.body, { status: 200, headers });
   }
 
+  /**
+   * Resolves once the child has taken what it was sent down to SERVE_HOLD_BYTES (or the session
+   * ended, or `signal` aborted): a host's next body waits in its socket, not in serve, while a
+   * child reads nothing of its stdin.
+   */
+  async writable(signal?: AbortSignal): Promise<void> {
+    while (!this.ended && !signal?.aborted && (this.child.stdin?.writableLength ?? 0) > SERVE_HOLD_BYTES)
+      await new Promise((r) => setTimeout(r, 20));
+  }
+
   /** Lines for the child that serve wrote itself (errors answering its requests), one message each. */
   toChildLines(lines: string[]): void {
     for (const line of lines) this.child.stdin!.write(`${line}\n`);
   }
 
-  /** Ends the session: the child is stopped, every stream ends (what they hold still reaches the host). */
-  close(): void {
+  /**
+   * Ends the session: each request still in flight is answered (as when the child exits: no call
+   * waits for the host's timeout), the child is stopped, every stream ends (what they hold still
+   * reaches the host). `why`: for the answers.
+   */
+  close(why = 'the session has ended'): void {
     if (this.ended) return;
+    this.answerInFlight(`Not answered: ${why}`);
     this.ended = true;
     clearTimeout(this.idle);
     this.child.stdin?.end();
-    this.child.kill('SIGTERM');
+    const c = this.child;
+    if (c.exitCode === null && c.signalCode === null && c.pid !== undefined) {
+      c.kill('SIGTERM');
+      // (As wrap: a child that ignores SIGTERM gets SIGKILL; it would otherwise outlive its
+      // session, uncounted by --max-sessions, its output still read.)
+      const timer = setTimeout(() => c.kill('SIGKILL'), KILL_GRACE_MS);
+      c.once('exit', () => clearTimeout(timer));
+    }
     for (const c of this.connections) c.close();
     this.channels.clear();
   }
@@ -308,8 +350,9 @@ export class ServeSession {
     const v = m.value;
     if (v.method === 'notifications/cancelled') {
       // (The server sends no answer to a cancelled request: it is no longer in flight.)
+      // (Named as written: two ids past 2^53 that parse the same are two requests.)
       const id = v.params?.requestId;
-      const r = isId(id) ? this.inFlight.find((x) => x.id === id) : undefined;
+      const r = isId(id) ? this.find(id, memberText(utf8.decode(m.bytes), ['params', 'requestId']) ?? JSON.stringify(id)) : undefined;
       if (r) this.done(r);
     }
     this.child.stdin!.write(concat([m.bytes, NEWLINE]));
@@ -348,9 +391,15 @@ export class ServeSession {
     }
     for (const settle of [...this.asked.values()]) settle(new Error(why));
     if (this.ended) return;
-    // Nothing more will answer the requests in flight: each is answered now, as the host reads
-    // answers (a tool call as a result the model can read, anything else as an error).
-    const reason = `Not answered: ${why}; the session has ended`;
+    this.answerInFlight(`Not answered: ${why}; the session has ended`);
+    this.o.onEnd(why);
+  }
+
+  /**
+   * Nothing more will answer the requests in flight: each is answered now, as the host reads
+   * answers (a tool call as a result the model can read, anything else as an error).
+   */
+  private answerInFlight(reason: string): void {
     for (const r of [...this.inFlight]) {
       const message =
         r.method === 'tools/call'
@@ -358,7 +407,6 @@ export class ServeSession {
           : errorResponse(null, INTERNAL_ERROR, reason);
       this.answer(r, this.written(message, r.rawId));
     }
-    this.o.onEnd(why);
   }
 
   /** How the child ended, once its stdout has: `exited with code 3`, `was killed by SIGKILL`. */

@@ -4,7 +4,7 @@
 // own (serve-session.ts), on bytes: the SDK's transport takes and gives parsed values, which
 // changed numbers (12345678901234567890 reached the child as 12345678901234567000); it follows
 // the SDK's in sessions, headers, status codes, event ids and resumption.
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createCodec } from '../codec.js';
 import { type AccessOptions, withAccess } from '../http/access/index.js';
 import { BodyTooLargeError, decodeBytes, readBounded } from '../http/body.js';
@@ -37,8 +37,10 @@ import { oneLine } from './one-line.js';
 import { type HostMessage, ServeSession } from './serve-session.js';
 import { UsageError } from './usage-error.js';
 
-export { PENDING_BYTES, PENDING_MESSAGES, SERVE_HOLD_BYTES } from './serve-session.js';
+export { MAX_IN_FLIGHT, PENDING_BYTES, PENDING_MESSAGES, SERVE_HOLD_BYTES } from './serve-session.js';
 
+/** At shutdown, how long responses still being sent (the answers to calls in flight) have to finish. */
+const SHUTDOWN_GRACE_MS = 1000;
 /** Messages in one POST at most (the SDK's bound). */
 const MAX_BATCH = 100;
 
@@ -101,7 +103,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     const s = sessions.get(id);
     if (!s) return;
     sessions.delete(id);
-    s.close();
+    s.close(`the session has ended (${why})`);
     log(`session ended (${why}); ${sessions.size} open`);
   };
   const touch = (s: ServeSession) => {
@@ -160,6 +162,10 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       return refuse(406, SERVER_ERROR, 'Not Acceptable: Client must accept both application/json and text/event-stream');
     const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (type !== 'application/json') return refuse(415, SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json');
+    // (Backpressure to the host: while its child has not taken what it was sent, the body is not read.)
+    const waitFor = sessionId ? sessions.get(sessionId) : undefined;
+    if (waitFor) await waitFor.writable(request.signal);
+    if (request.signal.aborted) return refuse(503, SERVER_ERROR, 'The host left while its server was busy');
     let bytes: Uint8Array;
     try {
       if (Number(request.headers.get('content-length')) > max) throw new BodyTooLargeError(max);
@@ -298,13 +304,22 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     : handler;
   const { server, url } = await listen(entry, host, port, log);
   log(`serving ${file} on ${url}/mcp`);
+  // (Responses not yet finished: at shutdown, the answers just written to them go out first.)
+  const responses = new Set<ServerResponse>();
+  server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    responses.add(res);
+    res.once('close', () => responses.delete(res));
+  });
   return {
     server,
     url: `${url}/mcp`,
     async close() {
       for (const id of [...sessions.keys()]) end(id, 'shutdown');
+      const closed = new Promise((r) => server.close(r));
+      for (const until = Date.now() + SHUTDOWN_GRACE_MS; responses.size && Date.now() < until; )
+        await new Promise((r) => setTimeout(r, 10));
       server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+      await closed;
     },
   };
 }
@@ -312,10 +327,11 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
 export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdio MCP server over Streamable HTTP at
                                          http://HOST:PORT/mcp, filtered. One child per MCP
                                          session (started at initialize, ended on DELETE, when
-                                         idle, or when it exits: its requests in flight are
-                                         then answered at once). Each session keeps its last
-                                         1000 events for Last-Event-ID resumption. Numbers and
-                                         ids pass byte for byte.
+                                         idle, when it exits, or at shutdown: its requests in
+                                         flight are then answered at once; a child that ignores
+                                         SIGTERM gets SIGKILL 3 s later). Each session keeps
+                                         its last 1000 events for Last-Event-ID resumption.
+                                         Numbers and ids pass byte for byte.
     --port N                             default 8080 (0: any free port)
     --host ADDRESS                       default 127.0.0.1 (only this machine)
     --session-idle DURATION              end a session after this long without a request
