@@ -7,6 +7,7 @@ import { RateLimiter, SessionCounter } from '../src/http/access/limits.js';
 import { createFilteringProxy, oauthResource } from '../src/http/index.js';
 import { startAuthServer } from './fixtures/auth-server.ts';
 import { listening } from './http-cli-helpers.ts';
+import { postInitialize } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -187,17 +188,7 @@ describe('serve, end to end', () => {
   const CHILD = ['node', 'test/fixtures/env-child.mjs'];
   const serve = (args: string[]) =>
     listening(['serve', '--port', '0', ...args, '--', ...CHILD], { MCP_PAYLOAD_CODEC_AUTH_TOKENS: TOKEN_A });
-  const init = (url: string, headers: Record<string, string>) =>
-    fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      }),
-    });
+  const init = postInitialize;
 
   it('five initializations at once with --max-sessions-per-client 1 start one child', async () => {
     const { url, stderr } = await serve(['--max-sessions-per-client', '1']);

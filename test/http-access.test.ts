@@ -13,7 +13,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
 import { cleanup, listening, MAIN, ROOT } from './http-cli-helpers.ts';
-import { TIMEOUT } from './http-helpers.ts';
+import { postInitialize, TIMEOUT } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -46,17 +46,7 @@ async function client(url: string, token?: string): Promise<Client> {
   return c;
 }
 
-const initialize = (url: string, headers: Record<string, string> = {}) =>
-  fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  });
+const initialize = postInitialize;
 
 describe('proxy with bearer tokens', () => {
   it('refuses no token and a wrong one with 401 before the upstream sees anything', async () => {

@@ -95,3 +95,14 @@ export function answerInitialize(
   res.writeHead(200, { 'content-type': 'application/json', ...(session ? { 'mcp-session-id': session } : {}) });
   res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
 }
+
+/** The params of a raw client's `initialize`. */
+export const RAW_INITIALIZE_PARAMS = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+
+/** POSTs a raw `initialize` (id 1) to `url` with `headers` added: the first request of a session. */
+export const postInitialize = (url: string, headers: Record<string, string> = {}) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: RAW_INITIALIZE_PARAMS }),
+  });

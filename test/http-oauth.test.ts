@@ -13,7 +13,7 @@ import { encodeText } from '../src/index.js';
 import { type AuthServer, CLIENT, startAuthServer } from './fixtures/auth-server.ts';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
 import { cleanup, listening } from './http-cli-helpers.ts';
-import { TIMEOUT } from './http-helpers.ts';
+import { RAW_INITIALIZE_PARAMS, TIMEOUT } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -57,7 +57,7 @@ const initialize = (url: string, token?: string, session?: string) =>
             jsonrpc: '2.0',
             id: 1,
             method: 'initialize',
-            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+            params: RAW_INITIALIZE_PARAMS,
           },
     ),
   });
