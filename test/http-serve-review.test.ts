@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_IN_FLIGHT, runServe, SERVE_HOLD_BYTES } from '../src/cli/serve.js';
-import { connectHost } from './http-helpers.ts';
+import { connectHost, RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
 const cleanup: (() => unknown)[] = [];
@@ -30,14 +30,13 @@ async function start(mode: 'deaf' | 'stubborn') {
     log: (l) => void logs.push(l),
   });
   cleanup.push(() => served.close());
-  const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
   // (The child never answers: the initialize stream stays open; its headers carry the session.)
   const aborter = new AbortController();
   cleanup.push(() => aborter.abort());
   const init = await fetch(served.url, {
     method: 'POST',
     headers: HEADERS,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: RAW_INITIALIZE_PARAMS }),
     signal: aborter.signal,
   });
   const session = init.headers.get('mcp-session-id')!;
@@ -94,6 +93,16 @@ describe('serve, a child that ignores SIGTERM', () => {
   });
 });
 
+/** A raw session at `url`: initialized (its answer read), and a POST helper that names it. */
+async function rawSession(url: string) {
+  const post = (body: string, session?: string, signal?: AbortSignal) =>
+    fetch(url, { method: 'POST', headers: { ...HEADERS, ...(session ? { 'mcp-session-id': session } : {}) }, body, signal });
+  const init = await post(JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: RAW_INITIALIZE_PARAMS }));
+  await init.text();
+  const session = init.headers.get('mcp-session-id')!;
+  return { post: (body: string, signal?: AbortSignal) => post(body, session, signal), session };
+}
+
 describe('serve, a cancellation under an id past 2^53', () => {
   it('ends the stream of the request it names as written, not one whose id parses the same', async () => {
     const record = join(tmpdir(), `serve-review-cancel-${process.pid}-${Date.now()}`);
@@ -101,23 +110,17 @@ describe('serve, a cancellation under an id past 2^53', () => {
     cleanup.push(() => rmSync(record, { force: true }));
     const served = await runServe({ command: [process.execPath, 'test/fixtures/serve-record-child.mjs', record], port: 0, log: () => {} });
     cleanup.push(() => served.close());
-    const post = (body: string, session?: string) =>
-      fetch(served.url, { method: 'POST', headers: { ...HEADERS, ...(session ? { 'mcp-session-id': session } : {}) }, body });
-    const init = await post(
-      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}',
-    );
-    await init.text();
-    const session = init.headers.get('mcp-session-id')!;
+    const { post } = await rawSession(served.url);
     // (The child answers nothing but initialize: both calls stay in flight.)
-    const first = await post('{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/call","params":{"name":"a"}}', session);
-    const second = await post('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"b"}}', session);
+    const first = await post('{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/call","params":{"name":"a"}}');
+    const second = await post('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"b"}}');
     let firstEnded = false;
     void first.text().then(
       () => (firstEnded = true),
       () => (firstEnded = true),
     );
     const cancel = '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9007199254740993}}';
-    expect((await post(cancel, session)).status).toBe(202);
+    expect((await post(cancel)).status).toBe(202);
     // Before the fix the first call (…992) was taken for the cancelled one: its stream ended
     // unanswered, and the second's stayed open for ever.
     await second.text();
@@ -149,21 +152,11 @@ describe('serve, a session that ends with calls in flight', () => {
   it('answers them on DELETE, under their ids as written', async () => {
     const served = await runServe({ command: SDK_SERVER, port: 0, log: () => {} });
     cleanup.push(() => served.close());
-    const post = (body: string, session?: string) =>
-      fetch(served.url, { method: 'POST', headers: { ...HEADERS, ...(session ? { 'mcp-session-id': session } : {}) }, body });
-    const init = await post(
-      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}',
-    );
-    await init.text();
-    const session = init.headers.get('mcp-session-id')!;
-    await (await post('{"jsonrpc":"2.0","method":"notifications/initialized"}', session)).text();
-    const slow = await post(
-      '{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"slow","arguments":{}}}',
-      session,
-    );
+    const { post, session } = await rawSession(served.url);
+    await (await post('{"jsonrpc":"2.0","method":"notifications/initialized"}')).text();
+    const slow = await post('{"jsonrpc":"2.0","id":12345678901234567890,"method":"tools/call","params":{"name":"slow","arguments":{}}}');
     const ping = await post(
       '[{"jsonrpc":"2.0","id":"p","method":"ping"},{"jsonrpc":"2.0","id":1.0,"method":"tools/call","params":{"name":"slow","arguments":{}}}]',
-      session,
     );
     await sleep(200);
     const deleted = await fetch(served.url, { method: 'DELETE', headers: { ...HEADERS, 'mcp-session-id': session } });
@@ -185,23 +178,17 @@ describe('serve, requests in flight', () => {
     cleanup.push(() => rmSync(record, { force: true }));
     const served = await runServe({ command: [process.execPath, 'test/fixtures/serve-record-child.mjs', record], port: 0, log: () => {} });
     cleanup.push(() => served.close());
-    const post = (body: string, session?: string, signal?: AbortSignal) =>
-      fetch(served.url, { method: 'POST', headers: { ...HEADERS, ...(session ? { 'mcp-session-id': session } : {}) }, body, signal });
-    const init = await post(
-      '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}',
-    );
-    await init.text();
-    const session = init.headers.get('mcp-session-id')!;
+    const { post } = await rawSession(served.url);
     // (The child answers nothing but initialize: every ping stays in flight; the host leaves each stream.)
     const pings = (from: number) =>
       `[${Array.from({ length: 100 }, (_, k) => `{"jsonrpc":"2.0","id":${from + k},"method":"ping"}`).join(',')}]`;
     for (let from = 1; from <= MAX_IN_FLIGHT; from += 100) {
       const aborter = new AbortController();
-      await post(pings(from), session, aborter.signal);
+      await post(pings(from), aborter.signal);
       aborter.abort();
     }
     // Before the fix these were forwarded too (in flight without bound); the stream stayed open.
-    const over = await (await post(pings(MAX_IN_FLIGHT + 1), session)).text();
+    const over = await (await post(pings(MAX_IN_FLIGHT + 1))).text();
     const answers = over.split('\n').filter((l) => l.startsWith('data: '));
     expect(answers).toHaveLength(100);
     for (const [k, line] of answers.entries()) expect(line).toMatch(new RegExp(`"id":${MAX_IN_FLIGHT + 1 + k}[,}].*"code":-32000`));
