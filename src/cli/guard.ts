@@ -19,8 +19,9 @@
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
+import { OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
-import { type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
+import { remember, ToolCallGuard } from '../guard/tool.js';
 import { keepElements } from '../json-spans.js';
 import { isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
 import { messageText, rawIds, underId } from '../raw-id.js';
@@ -33,8 +34,6 @@ const NEWLINE = new Uint8Array([0x0a]);
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
-/** How long the server may take to answer a page of a list the guard asks for. */
-const LIST_TIMEOUT_MS = 10_000;
 
 function parse(line: Uint8Array | string): unknown {
   try {
@@ -97,9 +96,11 @@ export class WrapGuard {
   private atLineStart = true;
   private holding = false;
   private held: Uint8Array[] = [];
-  /** The guard's own tools/list requests waiting for their answers. */
-  private readonly asked = new Map<string, (answer: Error | Message) => void>();
-  private asks = 0;
+  /** The guard's own tools/list requests, written to the server after what passed before the call. */
+  private readonly own = new OwnRequests((request) => {
+    this.flush();
+    this.io.toServer(utf8Encoder.encode(`${JSON.stringify(request)}\n`));
+  });
 
   constructor(
     private readonly codec: Codec,
@@ -212,40 +213,20 @@ export class WrapGuard {
         return integrityReply((m as { id: string | number }).id, error, 'result');
       }
     }
-    return this.tools?.outgoing(m, this.ask);
+    return this.tools?.outgoing(m, this.own.ask);
   }
-
-  /** Asks the server for a page of its tool list (after what passed before the call). */
-  private readonly ask: ListTools = (cursor) => {
-    const id = `mcp-payload-codec/tools-list/${++this.asks}`;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => settle(new Error(`no answer within ${LIST_TIMEOUT_MS} ms`)), LIST_TIMEOUT_MS);
-      timer.unref?.();
-      const settle = (answer: Error | Message) => {
-        clearTimeout(timer);
-        this.asked.delete(id);
-        if (answer instanceof Error) return reject(answer);
-        const m = answer as { result?: unknown; error?: { code?: unknown } };
-        if ('error' in m) reject(new Error(`the server answered error ${Number(m.error?.code)}`));
-        else resolve(m.result);
-      };
-      this.asked.set(id, settle);
-      this.flush();
-      const params = cursor === undefined ? {} : { cursor };
-      this.io.toServer(utf8Encoder.encode(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params })}\n`));
-    });
-  };
 
   /** Whether a whole server line is the answer to the guard's own request (then taken, decoded). */
   private ownAnswer(line: Uint8Array): boolean {
-    const m = parse(line) as { id?: unknown; method?: unknown } | undefined;
-    const settle = typeof m?.id === 'string' && m.method === undefined ? this.asked.get(m.id) : undefined;
-    if (!settle) return false;
+    const m = parse(line) as Message | undefined;
+    if (!this.own.isAnswer(m)) return false;
+    let decoded: Error | Message;
     try {
-      settle(this.codec.decodeMessage(m as Message));
+      decoded = this.codec.decodeMessage(m!);
     } catch {
-      settle(new Error('its answer could not be decoded'));
+      decoded = new Error('its answer could not be decoded');
     }
+    this.own.settle(m!, decoded);
     return true;
   }
 
@@ -284,7 +265,7 @@ export class WrapGuard {
       if (this.atLineStart) {
         // Servers answer a batch with a batch: such a line is held whole while the proxy has
         // answers to add to one (bounded like any message, by --max-message-bytes).
-        this.holding = (this.partials.length > 0 && bytes[start] === OPEN_BRACKET) || (this.asked.size > 0 && bytes[start] === OPEN_BRACE);
+        this.holding = (this.partials.length > 0 && bytes[start] === OPEN_BRACKET) || (this.own.waiting > 0 && bytes[start] === OPEN_BRACE);
         this.atLineStart = false;
       }
       const nl = bytes.indexOf(0x0a, start);
@@ -306,7 +287,7 @@ export class WrapGuard {
   /** The server's output ended: a held line goes out, and answers still waiting for the server. */
   endFromServer(): void {
     this.responses.end();
-    for (const settle of [...this.asked.values()]) settle(new Error('the server ended its output'));
+    this.own.failAll('the server ended its output');
     if (this.held.length) this.io.toClient(this.merge(concat(this.held.splice(0))));
     for (const p of this.partials.splice(0)) this.io.reply(p.answers);
   }

@@ -17,10 +17,10 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
-import type { ListTools } from '../guard/tool.js';
+import { OwnRequests } from '../guard/own-requests.js';
 import type { CallGuard } from '../http/call-guard.js';
 import { arrayElementSpans } from '../json-spans.js';
-import { errorResponse, type Id, INTERNAL_ERROR, isId, isResponseShape, SERVER_ERROR } from '../jsonrpc.js';
+import { errorResponse, type Id, INTERNAL_ERROR, isId, isResponseShape, type Message, SERVER_ERROR } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { memberText, messageText, RawId, rawIds } from '../raw-id.js';
 import { createByteTransformer, type PayloadStreamError } from '../stream/index.js';
@@ -50,8 +50,6 @@ export const PENDING_BYTES = SERVE_HOLD_BYTES;
 export const MAX_IN_FLIGHT = 1000;
 /** A refused server line is kept up to this many bytes to read its ids (as wrap keeps one). */
 const REFUSED_LINE_BYTES = 1024 * 1024;
-/** How long the child may take to answer a page of a tool list the guard asks for (as wrap). */
-const LIST_TIMEOUT_MS = 10_000;
 /** After a session ends and its child gets SIGTERM, how long it has before SIGKILL (as wrap). */
 const KILL_GRACE_MS = 3000;
 /** The stream id of the GET stream (the SDK's, so event ids look the same). */
@@ -125,8 +123,15 @@ export class ServeSession {
   /** Messages read from the child (as the encoder numbers them), for log lines. */
   private received = 0;
   /** The guard's own tools/list requests to the child, waiting for their answers. */
-  private readonly asked = new Map<string, (answer: Error | { result?: unknown; error?: { code?: unknown } }) => void>();
-  private asks = 0;
+  /**
+   * The guard's own tools/list requests: when it cannot judge a call (no tool list seen yet, or
+   * a tool not in the last one after list_changed) it asks the child for a page of its list, as
+   * wrap does; the answer is taken from the child's output (it never reaches the host), decoded.
+   */
+  private readonly own = new OwnRequests((request) => {
+    if (this.ended) throw new Error('the session has ended');
+    this.toChildLines([JSON.stringify(request)]);
+  });
 
   constructor(private readonly o: SessionOptions) {
     const [file, ...args] = o.command;
@@ -302,7 +307,7 @@ export class ServeSession {
       return;
     }
     this.checks = this.checks
-      .then(() => guard.answer(m.value, this.ask))
+      .then(() => guard.answer(m.value, this.own.ask))
       .then(
         (answer) => (answer ? this.answerHere(m, answer) : this.write(m)),
         (e: unknown) => {
@@ -311,29 +316,6 @@ export class ServeSession {
         },
       );
   }
-
-  /**
-   * The guard cannot judge a call (no tool list seen yet, or a tool not in the last one after
-   * list_changed): it asks the child for a page of its list, as wrap does; the answer is taken
-   * from the child's output (it never reaches the host), decoded.
-   */
-  private readonly ask: ListTools = (cursor) => {
-    const id = `mcp-payload-codec/tools-list/${++this.asks}`;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => settle(new Error(`no answer within ${LIST_TIMEOUT_MS} ms`)), LIST_TIMEOUT_MS);
-      timer.unref?.();
-      const settle = (answer: Error | { result?: unknown; error?: { code?: unknown } }) => {
-        clearTimeout(timer);
-        this.asked.delete(id);
-        if (answer instanceof Error) reject(answer);
-        else if ('error' in answer) reject(new Error(`the server answered error ${Number(answer.error?.code)}`));
-        else resolve(answer.result);
-      };
-      if (this.ended) return settle(new Error('the session has ended'));
-      this.asked.set(id, settle);
-      this.toChildLines([JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params: cursor === undefined ? {} : { cursor } })]);
-    });
-  };
 
   /** Answers a host's request here (encoded, under its id as written), as if the child had. */
   private answerHere(m: HostMessage, message: object): void {
@@ -389,7 +371,7 @@ export class ServeSession {
       this.o.log(`from the server: ${(e as Error).message}`);
       why = 'a message from the server could not be read';
     }
-    for (const settle of [...this.asked.values()]) settle(new Error(why));
+    this.own.failAll(why);
     if (this.ended) return;
     this.answerInFlight(`Not answered: ${why}; the session has ended`);
     this.o.onEnd(why);
@@ -480,13 +462,14 @@ export class ServeSession {
         // keys that collide once decoded: encoding made them from distinct keys; cannot happen
       }
     }
-    const own = isResponseShape(m) && typeof m.id === 'string' ? this.asked.get(m.id) : undefined;
-    if (own) {
+    if (this.own.isAnswer(m)) {
+      let decoded: Error | Message;
       try {
-        own(this.o.codec.decodeMessage(m) as { result?: unknown });
+        decoded = this.o.codec.decodeMessage(m) as Message;
       } catch {
-        own(new Error('its answer could not be decoded'));
+        decoded = new Error('its answer could not be decoded');
       }
+      this.own.settle(m as Message, decoded);
       return;
     }
     if (isResponseShape(m) && isId(m.id)) {

@@ -2,17 +2,14 @@
 // proxy restarted, a list changed): they ask the upstream themselves, a `tools/list` of their
 // own sent as the client's session (its Mcp-Session-Id, protocol version and auth headers), and
 // read the upstream's answer before anything encodes it (real names, as the guard checks them).
+import { LIST_TIMEOUT_MS, ownRequestId } from '../guard/own-requests.js';
 import type { ListTools } from '../guard/tool.js';
 import { readBounded } from './body.js';
 import type { FetchLike } from './fetch-like.js';
 import { eventData } from './guarded.js';
 import { mediaType } from './response.js';
 
-/** How long asking may take, every page and answer read included. */
-export const LIST_TIMEOUT_MS = 10_000;
-
 const utf8 = new TextDecoder();
-let asked = 0;
 
 /**
  * Asks `url` for pages of its tool list with `headers` (the client's request headers: session,
@@ -23,7 +20,7 @@ export function askUpstream(fetch: FetchLike, url: string | URL, headers: Header
   let deadline: number | undefined; // (from the first page)
   const ask: Asker = async (cursor) => {
     deadline ??= Date.now() + LIST_TIMEOUT_MS;
-    const id = `mcp-payload-codec/tools-list/${++asked}`;
+    const id = ownRequestId();
     const h = new Headers(headers);
     h.delete('content-length');
     h.delete('last-event-id');
