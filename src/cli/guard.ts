@@ -63,6 +63,8 @@ export interface WrapGuardOptions {
 export interface WrapGuardIo {
   /** Decoded bytes on to the server. */
   toServer: (bytes: Uint8Array) => void;
+  /** The guard's own requests to the server (tools/list), when they go another way than the client's lines. */
+  ownToServer?: (bytes: Uint8Array) => void;
   /** Encoded server output on to the client (with the proxy's batch answers merged in). */
   toClient: (bytes: Uint8Array) => void;
   /** A whole answer of the proxy's own (encoded by the caller). */
@@ -232,7 +234,9 @@ export class WrapGuard {
       this.asked.set(id, settle);
       this.flush();
       const params = cursor === undefined ? {} : { cursor };
-      this.io.toServer(utf8Encoder.encode(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params })}\n`));
+      (this.io.ownToServer ?? this.io.toServer)(
+        utf8Encoder.encode(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list', params })}\n`),
+      );
     });
   };
 
