@@ -81,7 +81,7 @@ describe('wrap --call-timeout', () => {
     let progress = 0;
     const r = await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ });
     expect(r).toEqual({ content: [{ type: 'text', text: 'done' }] });
-    expect(progress).toBe(5);
+    expect(progress).toBe(15);
     await client.close();
   });
 
@@ -90,9 +90,25 @@ describe('wrap --call-timeout', () => {
     let progress = 0;
     const r = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => progress++ });
     expect(r).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
-    // Progress came every 300 ms: the call outlived the plain limit, then met the cap.
+    // Progress came every 100 ms, and the call met the cap (2 s: about 20 of them; without it, the
+    // server's 100 and the plain limit after them).
     expect(progress).toBeGreaterThan(3);
+    expect(progress).toBeLessThan(40);
     await client.close();
+  });
+
+  it('works behind --guard: a blocked call is answered once, a passed one timed', async () => {
+    const { client, errors } = await wrapped(record(), ['--guard', '--call-timeout', '1s']);
+    const blocked = await client.callTool({ name: 'nosuch', arguments: {} });
+    expect(blocked.isError).toBe(true);
+    expect(blocked.content).not.toEqual([{ type: 'text', text: NO_ANSWER }]);
+    expect(await client.callTool({ name: 'never', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: NO_ANSWER }],
+      isError: true,
+    });
+    await client.callTool({ name: 'echo', arguments: {} });
+    await client.close();
+    expect(errors.map((e) => e.message)).toEqual([]);
   });
 
   it('answers and cancels under the id as written (a number beyond 2^53)', async () => {
