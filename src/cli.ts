@@ -77,6 +77,8 @@ export async function main(argv: string[]): Promise<number> {
       const callTimeoutMs = timeout === undefined ? undefined : duration(timeout, '--call-timeout', 0);
       const callTimeoutMaxMs =
         callTimeoutMs === undefined ? undefined : duration(line.values['call-timeout-max'], '--call-timeout-max', 10 * callTimeoutMs);
+      if (callTimeoutMs !== undefined && callTimeoutMaxMs! < callTimeoutMs)
+        throw new UsageError('--call-timeout-max must be at least --call-timeout (progress only extends a call)');
       return wrap(line.child ?? [], {
         stream: options,
         guard,

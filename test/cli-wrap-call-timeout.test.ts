@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { CLI, CliSession, fixture, ROOT } from './fixtures/cli-session.ts';
+import { CLI, CliSession, cli, fixture, ROOT } from './fixtures/cli-session.ts';
 
 const SERVER = fixture('slow-server.mjs');
 const record = () => join(mkdtempSync(join(tmpdir(), 'mpc-timeout-')), 'seen.ndjson');
@@ -130,5 +130,20 @@ describe('wrap --call-timeout', () => {
     const out = ended.stdout.toString();
     expect(out.split(`"id":${ID}`)).toHaveLength(2); // once: the proxy's answer, never the late one
     expect(seen(file)).toContain(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${ID},"reason":"timeout"}}`);
+  });
+
+  it('refuses what it cannot honour, with exit status 2 and the reason', () => {
+    const cases: [string[], string][] = [
+      [['wrap', '--call-timeout', '0', 'node'], '--call-timeout must be a duration'],
+      [['wrap', '--call-timeout', 'soon', 'node'], '--call-timeout must be a duration'],
+      [['wrap', '--call-timeout-max', '5s', 'node'], '--call-timeout-max needs --call-timeout'],
+      [['wrap', '--call-timeout', '5s', '--call-timeout-max', '2s', 'node'], '--call-timeout-max must be at least --call-timeout'],
+      [['encode', '--call-timeout', '5s'], '--call-timeout applies to wrap, not encode'],
+    ];
+    for (const [args, reason] of cases) {
+      const r = cli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(reason);
+    }
   });
 });

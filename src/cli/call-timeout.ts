@@ -31,7 +31,7 @@ const NEWLINE = new Uint8Array([0x0a]);
 export interface CallTimeoutIo {
   /** An answer of the proxy's own to the client (encoded by the caller). */
   reply: (reply: Reply) => void;
-  /** A message of the proxy's own to the server (real values; the id as written). */
+  /** Bytes on to the server: the client's, and the proxy's own cancellations between its lines. */
   toServer: (bytes: Uint8Array) => void;
   log: (line: string) => void;
 }
@@ -63,6 +63,9 @@ export class CallTimeouts {
   /** Ids (as written) answered by the proxy: their late answers are dropped. */
   private readonly late = new Set<string>();
   private readonly requests = new LineSplitter((line) => this.sent(line));
+  /** The client's bytes to the server end between lines; else cancellations wait for the line's end. */
+  private betweenLines = true;
+  private cancellations: Uint8Array[] = [];
   private toldFull = false;
   private toldLong = false;
   // The server's output, line by line: held whole only while some id is timed or late.
@@ -78,9 +81,12 @@ export class CallTimeouts {
     private readonly holdLimit: number,
   ) {}
 
-  /** Decoded bytes on their way to the server (the client's lines that passed). */
+  /** Decoded bytes on their way to the server (the client's lines that passed): read, then written. */
   toServer(bytes: Uint8Array): void {
     this.requests.push(bytes);
+    this.io.toServer(bytes);
+    if (bytes.length) this.betweenLines = bytes[bytes.length - 1] === 0x0a;
+    if (this.betweenLines && this.cancellations.length) this.io.toServer(concat(this.cancellations.splice(0)));
   }
 
   private sent(line: Uint8Array): void {
@@ -131,9 +137,11 @@ export class CallTimeouts {
         ? { jsonrpc: '2.0', id: rawId, result: { content: [{ type: 'text', text }], isError: true } }
         : { jsonrpc: '2.0', id: rawId, error: { code: TIMEOUT_CODE, message: text } },
     );
-    this.io.toServer(
-      utf8Encoder.encode(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"timeout"}}\n`),
+    const cancel = utf8Encoder.encode(
+      `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"timeout"}}\n`,
     );
+    if (this.betweenLines) this.io.toServer(cancel);
+    else this.cancellations.push(cancel); // (never inside a line of the client's still being written)
     this.io.log(`--call-timeout: ${p.method} ${id} had no answer within ${seconds(this.limitMs)}; answered it, told the server`);
   }
 

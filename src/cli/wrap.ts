@@ -83,12 +83,7 @@ export function wrap(
       ? undefined
       : new CallTimeouts(callTimeoutMs, callTimeoutMaxMs ?? 10 * callTimeoutMs, { reply, toServer: writeToServer, log }, HOLD_LIMIT);
   // What reaches the server from the client (after the guard) is timed; the guard's own asks are not.
-  const clientToServer = timeouts
-    ? (b: Uint8Array) => {
-        timeouts.toServer(b);
-        writeToServer(b);
-      }
-    : writeToServer;
+  const clientToServer = timeouts ? (b: Uint8Array) => timeouts.toServer(b) : writeToServer;
   let guardWaiting = false;
   const guard = guarded
     ? new WrapGuard(
