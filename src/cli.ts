@@ -4,6 +4,7 @@ import { type CommandLine, type OptionName, parseCommandLine } from './cli/args.
 import { codecOptions, framing, maxMessageBytes } from './cli/codec-options.js';
 import { connectCommand } from './cli/connect.js';
 import { HELP } from './cli/help.js';
+import { duration } from './cli/http-args.js';
 import { proxyCommand } from './cli/proxy.js';
 import { rootsOption } from './cli/roots.js';
 import { scan } from './cli/scan.js';
@@ -27,7 +28,7 @@ const ACCESS = [
 ] as const;
 /** The options each command takes (help goes with all). */
 const APPLIES: Record<string, readonly OptionName[]> = {
-  wrap: [...CODEC, ...GUARD, 'root'],
+  wrap: [...CODEC, ...GUARD, 'root', 'call-timeout', 'call-timeout-max'],
   proxy: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'upstream', 'upstream-header'],
   connect: [...CODEC, ...GUARD, 'header'],
   serve: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'session-idle', 'max-sessions'],
@@ -70,7 +71,20 @@ export async function main(argv: string[]): Promise<number> {
       const guard = guardMode(line);
       const roots = rootsOption(line);
       if (roots && !guard) throw new UsageError('--root needs --guard or --guard-tools-only (the tool guard checks the paths)');
-      return wrap(line.child ?? [], { stream: options, guard, ...(roots ? { roots } : {}) });
+      const timeout = line.values['call-timeout'];
+      if (line.values['call-timeout-max'] !== undefined && timeout === undefined)
+        throw new UsageError('--call-timeout-max needs --call-timeout');
+      const callTimeoutMs = timeout === undefined ? undefined : duration(timeout, '--call-timeout', 0);
+      const callTimeoutMaxMs =
+        callTimeoutMs === undefined ? undefined : duration(line.values['call-timeout-max'], '--call-timeout-max', 10 * callTimeoutMs);
+      if (callTimeoutMs !== undefined && callTimeoutMaxMs! < callTimeoutMs)
+        throw new UsageError('--call-timeout-max must be at least --call-timeout (progress only extends a call)');
+      return wrap(line.child ?? [], {
+        stream: options,
+        guard,
+        ...(roots ? { roots } : {}),
+        ...(callTimeoutMs === undefined ? {} : { callTimeoutMs, callTimeoutMaxMs }),
+      });
     }
     case 'proxy':
       return proxyCommand(line, options, guardMode(line));

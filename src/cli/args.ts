@@ -30,6 +30,8 @@ export const VALUE_OPTIONS = [
   'oauth-resource',
   'rate',
   'max-sessions-per-client',
+  'call-timeout',
+  'call-timeout-max',
 ] as const;
 /** Options that take a value and may be given again, each time adding one. */
 export const LIST_OPTIONS = ['header', 'allowed-host', 'allowed-origin', 'oauth-scope', 'upstream-header', 'root'] as const;

@@ -62,6 +62,8 @@ export interface WrapGuardOptions {
 export interface WrapGuardIo {
   /** Decoded bytes on to the server. */
   toServer: (bytes: Uint8Array) => void;
+  /** The guard's own requests to the server (tools/list), when they go another way than the client's lines. */
+  ownToServer?: (bytes: Uint8Array) => void;
   /** Encoded server output on to the client (with the proxy's batch answers merged in). */
   toClient: (bytes: Uint8Array) => void;
   /** A whole answer of the proxy's own (encoded by the caller). */
@@ -99,7 +101,7 @@ export class WrapGuard {
   /** The guard's own tools/list requests, written to the server after what passed before the call. */
   private readonly own = new OwnRequests((request) => {
     this.flush();
-    this.io.toServer(utf8Encoder.encode(`${JSON.stringify(request)}\n`));
+    (this.io.ownToServer ?? this.io.toServer)(utf8Encoder.encode(`${JSON.stringify(request)}\n`));
   });
 
   constructor(

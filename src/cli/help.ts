@@ -22,6 +22,10 @@ Commands:
         --root DIR (repeatable, with a guard) also blocks calls whose path arguments (by name:
         path, file, dir, source, destination, target, uri...; format uri; any file: URI) resolve
         outside every DIR: relative paths against the first, symlinks followed.
+        --call-timeout DURATION answers a request the server leaves unanswered that long
+        (tools/call: isError "no answer from the server within 30 s"; others: JSON-RPC error
+        -32001), sends the server notifications/cancelled for it and drops its late answer.
+        Progress notifications for it restart its timer, up to --call-timeout-max in all.
         Exit status: the child's exit code; if the child died of a signal, wrap raises that
         signal on itself, unless wrap had passed that signal on (it got SIGINT, SIGTERM or
         SIGHUP): then 128 + its number (130, 143, 129). 1 if wrap itself failed (reason on
@@ -53,6 +57,10 @@ and the guards work with every command they make sense for):
   --guard-tools-only                    the same, tool names and schemas only
   --root DIR                            wrap, with a guard: confine path arguments to DIR
                                         (repeatable; wrap, above)
+  --call-timeout DURATION               wrap: answer requests the server leaves unanswered
+                                        this long (30s, 5m, 1h; wrap, above)
+  --call-timeout-max DURATION           wrap: how long progress may extend a request in all
+                                        (default: 10 times --call-timeout)
   -h, --help                            this text
 
 Usage errors exit with code 2.

@@ -11,6 +11,7 @@ import { collisionReplies, errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { collisionIds, messageText } from '../raw-id.js';
 import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
+import { CallTimeouts } from './call-timeout.js';
 import { ExitStatus, raise } from './exit-status.js';
 import { WrapGuard } from './guard.js';
 import { HeldLines } from './held-lines.js';
@@ -26,6 +27,10 @@ export interface WrapOptions {
   guard: 'all' | 'tools' | false;
   /** --root: real absolute folders the guard confines path arguments to. */
   roots?: string[];
+  /** --call-timeout: answer a request the server leaves unanswered this long (see call-timeout.ts). */
+  callTimeoutMs?: number;
+  /** --call-timeout-max: how long progress may keep a request's timer going in all. */
+  callTimeoutMaxMs?: number;
 }
 
 /** Server output is held line by line up to this many bytes (see held-lines.ts). */
@@ -42,7 +47,10 @@ const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n
 const serverLine = (m: unknown) => new TextEncoder().encode(`${messageText(m)}\n`);
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
 
-export function wrap(command: readonly string[], { stream: options, guard: guarded, roots }: WrapOptions): Promise<number> {
+export function wrap(
+  command: readonly string[],
+  { stream: options, guard: guarded, roots, callTimeoutMs, callTimeoutMaxMs }: WrapOptions,
+): Promise<number> {
   const [file, ...args] = command;
   if (!file) throw new UsageError('wrap needs the server command (see --help)');
   const codec = createCodec(options);
@@ -70,12 +78,19 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   const writeToServer = (b: Uint8Array) => {
     if (!child.stdin.write(b)) process.stdin.pause();
   };
+  const timeouts =
+    callTimeoutMs === undefined
+      ? undefined
+      : new CallTimeouts(callTimeoutMs, callTimeoutMaxMs ?? 10 * callTimeoutMs, { reply, toServer: writeToServer, log }, HOLD_LIMIT);
+  // What reaches the server from the client (after the guard) is timed; the guard's own asks are not.
+  const clientToServer = timeouts ? (b: Uint8Array) => timeouts.toServer(b) : writeToServer;
   let guardWaiting = false;
   const guard = guarded
     ? new WrapGuard(
         codec,
         {
-          toServer: writeToServer,
+          toServer: clientToServer,
+          ownToServer: writeToServer,
           toClient: (b) => toClient.write(b),
           reply,
           log,
@@ -94,7 +109,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
       )
     : undefined;
   const held = new HeldLines(guard ? (b) => guard.toClient(b) : (b) => toClient.write(b), HOLD_LIMIT);
-  const toServer = guard ? (b: Uint8Array) => guard.fromClient(b) : writeToServer;
+  const toServer = guard ? (b: Uint8Array) => guard.fromClient(b) : clientToServer;
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   // A refused server message whose ids can be read, as for the client's below: the server's
   // requests in it are answered, and the client told when it answered one of the client's.
@@ -193,7 +208,8 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   });
 
   child.stdout.on('data', (chunk: Buffer) => {
-    fromServer(() => serverRefused.push(chunk, (b) => encoder.push(b)));
+    const onward = (b: Uint8Array) => serverRefused.push(b, (d) => encoder.push(d));
+    fromServer(() => (timeouts ? timeouts.fromServer(chunk, onward) : onward(chunk)));
     // Once nothing reaches the client, keep draining: a child blocked on a full pipe would never exit.
     if (serverSideOpen && !toClient.ready) {
       child.stdout.pause();
@@ -202,6 +218,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   });
   child.stdout.on('end', () =>
     fromServer(() => {
+      timeouts?.endFromServer((b) => serverRefused.push(b, (d) => encoder.push(d)));
       encoder.close();
       serverRefused.end();
       held.end();
@@ -233,6 +250,7 @@ export function wrap(command: readonly string[], { stream: options, guard: guard
   for (const signal of FORWARDED_SIGNALS) process.on(signal, forward[signal]!);
   const cleanUp = () => {
     clearTimeout(killTimer);
+    timeouts?.stop();
     for (const signal of FORWARDED_SIGNALS) process.removeListener(signal, forward[signal]!);
     process.stdin.destroy();
   };

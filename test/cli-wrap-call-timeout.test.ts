@@ -1,0 +1,149 @@
+// wrap --call-timeout: a request the server leaves unanswered is answered by the proxy
+// (tools/call: an isError result; others: error -32001), the server is sent
+// notifications/cancelled under the id as written, a late answer never reaches the client, and
+// progress for the request keeps it going up to --call-timeout-max. The real SDK client drives
+// wrap over stdio; the server is a real child (fixtures/slow-server.mjs).
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describe, expect, it } from 'vitest';
+import { CLI, CliSession, cli, fixture, ROOT } from './fixtures/cli-session.ts';
+
+const SERVER = fixture('slow-server.mjs');
+const record = () => join(mkdtempSync(join(tmpdir(), 'mpc-timeout-')), 'seen.ndjson');
+const seen = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l);
+
+async function wrapped(file: string, options: string[]) {
+  const stderr: string[] = [];
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'wrap', ...options, '--', process.execPath, SERVER, file],
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+  const client = new Client({ name: 'timeout-test', version: '1.0.0' });
+  const errors: Error[] = [];
+  client.onerror = (e) => errors.push(e);
+  await client.connect(transport);
+  return { client, stderr, errors };
+}
+
+const NO_ANSWER = 'no answer from the server within 1 s';
+
+describe('wrap --call-timeout', () => {
+  it('answers a tools/call the server never answers, and tells the server', async () => {
+    const file = record();
+    const { client } = await wrapped(file, ['--call-timeout', '1s']);
+    const r = await client.callTool({ name: 'never', arguments: {} });
+    expect(r).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
+    // The session goes on.
+    expect((await client.callTool({ name: 'echo', arguments: {} })).content).toEqual([{ type: 'text', text: 'echo' }]);
+    await client.close();
+    const cancels = seen(file)
+      .map((l) => JSON.parse(l))
+      .filter((m) => m.method === 'notifications/cancelled');
+    expect(cancels).toHaveLength(1);
+    expect(cancels[0].params.reason).toBe('timeout');
+    const call = seen(file)
+      .map((l) => JSON.parse(l))
+      .find((m) => m.params?.name === 'never');
+    expect(cancels[0].params.requestId).toBe(call.id);
+  });
+
+  it('answers other requests with error -32001', async () => {
+    const { client } = await wrapped(record(), ['--call-timeout', '1s']);
+    await expect(client.listResources()).rejects.toMatchObject({ code: -32001, message: expect.stringContaining(NO_ANSWER) });
+    await client.close();
+  });
+
+  it('drops a late answer: the client never sees it', async () => {
+    const { client, stderr, errors } = await wrapped(record(), ['--call-timeout', '1s']);
+    const r = await client.callTool({ name: 'late', arguments: {} });
+    expect(r.isError).toBe(true);
+    while (!stderr.join('').includes('late answer sent')) await new Promise((resolve) => setTimeout(resolve, 50));
+    // An answer after the late one, on the same pipe: once it is in, the late one was read.
+    await client.callTool({ name: 'echo', arguments: {} });
+    await client.close();
+    // The SDK reports an answer to no request of its own as an error.
+    expect(errors.map((e) => e.message)).toEqual([]);
+    expect(stderr.join('')).toContain('dropped the server');
+  });
+
+  it('lets progress keep a call going past the limit', async () => {
+    const { client } = await wrapped(record(), ['--call-timeout', '1s']);
+    let progress = 0;
+    const r = await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ });
+    expect(r).toEqual({ content: [{ type: 'text', text: 'done' }] });
+    expect(progress).toBe(15);
+    await client.close();
+  });
+
+  it('stops at --call-timeout-max however much progress comes', async () => {
+    const { client } = await wrapped(record(), ['--call-timeout', '1s', '--call-timeout-max', '2s']);
+    let progress = 0;
+    const r = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => progress++ });
+    expect(r).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
+    // Progress came every 100 ms, and the call met the cap (2 s: about 20 of them; without it, the
+    // server's 100 and the plain limit after them).
+    expect(progress).toBeGreaterThan(3);
+    expect(progress).toBeLessThan(40);
+    await client.close();
+  });
+
+  it('works behind --guard: a blocked call is answered once, a passed one timed', async () => {
+    const { client, errors } = await wrapped(record(), ['--guard', '--call-timeout', '1s']);
+    const blocked = await client.callTool({ name: 'nosuch', arguments: {} });
+    expect(blocked.isError).toBe(true);
+    expect(blocked.content).not.toEqual([{ type: 'text', text: NO_ANSWER }]);
+    expect(await client.callTool({ name: 'never', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: NO_ANSWER }],
+      isError: true,
+    });
+    await client.callTool({ name: 'echo', arguments: {} });
+    await client.close();
+    expect(errors.map((e) => e.message)).toEqual([]);
+  });
+
+  it('answers and cancels under the id as written (a number beyond 2^53)', async () => {
+    const file = record();
+    const s = new CliSession(['wrap', '--call-timeout', '1s', '--', process.execPath, SERVER, file]);
+    const ID = '9007199254740993';
+    const batch = `[{"jsonrpc":"2.0","id":${ID},"method":"tools/call","params":{"name":"late","arguments":{}}},{"jsonrpc":"2.0","id":"b","method":"ping"}]\n`;
+    s.send(batch);
+    await s.until(() => s.stdout.toString().includes('"id":"b"') && s.stdout.toString().includes(`"id":${ID}`));
+    const lines = s.stdout.toString().split('\n').filter(Boolean);
+    // Each request of the batch is answered on its own line.
+    expect(lines.every((l) => l.startsWith('{'))).toBe(true);
+    expect(lines.find((l) => l.includes(`"id":${ID}`))).toContain('"isError":true');
+    expect(JSON.parse(lines.find((l) => l.includes('"id":"b"'))!).error.code).toBe(-32001);
+    await s.until(() => s.stderr.includes('late answer sent'));
+    s.send({ jsonrpc: '2.0', id: 'e', method: 'tools/call', params: { name: 'echo', arguments: {} } });
+    await s.response('e');
+    const ended = await s.end();
+    const out = ended.stdout.toString();
+    expect(out.split(`"id":${ID}`)).toHaveLength(2); // once: the proxy's answer, never the late one
+    expect(seen(file)).toContain(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${ID},"reason":"timeout"}}`);
+  });
+
+  it('refuses what it cannot honour, with exit status 2 and the reason', () => {
+    const cases: [string[], string][] = [
+      [['wrap', '--call-timeout', '0', 'node'], '--call-timeout must be a duration'],
+      [['wrap', '--call-timeout', 'soon', 'node'], '--call-timeout must be a duration'],
+      [['wrap', '--call-timeout-max', '5s', 'node'], '--call-timeout-max needs --call-timeout'],
+      [['wrap', '--call-timeout', '5s', '--call-timeout-max', '2s', 'node'], '--call-timeout-max must be at least --call-timeout'],
+      [['encode', '--call-timeout', '5s'], '--call-timeout applies to wrap, not encode'],
+    ];
+    for (const [args, reason] of cases) {
+      const r = cli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(reason);
+    }
+  });
+});
