@@ -4,7 +4,7 @@
 // It used to leave each call waiting for the host's own timeout. Real children, the real SDK client.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runServe } from '../src/cli/serve.js';
-import { connectHost, textOf } from './http-helpers.ts';
+import { connectHost, RAW_INITIALIZE_PARAMS, textOf } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 20_000 });
 const CHILD = [process.execPath, 'test/fixtures/serve-exit-child.mjs'];
@@ -65,12 +65,7 @@ describe('serve, a child that dies with requests in flight', () => {
     const init = await fetch(url, {
       method: 'POST',
       headers: HEADERS,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: RAW_INITIALIZE_PARAMS }),
     });
     await init.text();
     const headers = { ...HEADERS, 'mcp-session-id': init.headers.get('mcp-session-id')! };
