@@ -1,9 +1,24 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
-// Every test runs against both builds of the WASM core: SIMD (the default) and scalar
-// (what engines without WebAssembly SIMD get). The browser test loads the built bundle in
-// Chromium, which picks its own variant, so it runs once.
+// The tests run against both builds of the WASM core: SIMD (the default) and scalar (what
+// engines without WebAssembly SIMD get). Tests of what runs around the core (the CLI, HTTP,
+// SDK wrappers, guards, end to end) run once, on SIMD: their logic does not depend on the
+// build, and the core's agreement between builds is held by the kernel, stream and property
+// tests, which run on both (so do the byte-level HTTP body properties). The browser test loads
+// the built bundle in Chromium, which picks its own variant, so it runs once too.
+const BUILD_INDEPENDENT = [
+  'test/browser.test.ts',
+  'test/cli.test.ts',
+  'test/cli-!(args).test.ts',
+  'test/http-!(body|guard-batch-bytes).test.ts',
+  'test/e2e-*.test.ts',
+  'test/mcp-*.test.ts',
+  'test/connect-*.test.ts',
+  'test/guard-*.test.ts',
+  'test/tool-guard-*.test.ts',
+  'test/{layers,import-graph,one-line,raw-ids,refused-lines}.test.ts',
+];
 export default defineConfig({
   test: {
     // A worker per core (vitest's default leaves one idle): many tests wait on child processes
@@ -20,7 +35,7 @@ export default defineConfig({
         test: {
           name: 'scalar',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/browser.test.ts'],
+          exclude: BUILD_INDEPENDENT,
           env: { MCP_PAYLOAD_CODEC_WASM: 'scalar' },
         },
       },
