@@ -81,6 +81,8 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError('--call-timeout-max must be at least --call-timeout (progress only extends a call)');
       const audit = line.values.audit;
       if (line.flags['audit-all'] && audit === undefined) throw new UsageError('--audit-all needs --audit FILE');
+      if (audit !== undefined && !guard && timeout === undefined)
+        throw new UsageError('--audit needs --guard, --guard-tools-only or --call-timeout (the decisions it records)');
       return wrap(line.child ?? [], {
         stream: options,
         guard,

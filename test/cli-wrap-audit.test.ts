@@ -126,9 +126,15 @@ describe('wrap --audit', () => {
     expect(readFileSync(file, 'utf8')).not.toMatch(/SECRET/);
   }, 30_000);
 
-  it('--audit-all needs --audit (exit code 2)', () => {
+  it('--audit-all needs --audit; --audit needs a guard or --call-timeout; a file that cannot be opened (exit code 2)', () => {
     const r = cli(['wrap', '--audit-all', '--guard', '--', 'true']);
     expect(r.code).toBe(2);
-    expect(r.stderr.toString()).toMatch(/--audit-all needs --audit/);
+    expect(r.stderr).toMatch(/--audit-all needs --audit/);
+    const alone = cli(['wrap', '--audit', join(dir(), 'a'), '--', 'true']);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/--audit needs --guard/);
+    const missing = cli(['wrap', '--guard', '--audit', join(dir(), 'no', 'such', 'a'), '--', 'true']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--audit: cannot open the file \(ENOENT\)/);
   });
 });

@@ -53,21 +53,22 @@ const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n
 const serverLine = (m: unknown) => new TextEncoder().encode(`${messageText(m)}\n`);
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
 
+/** The audit file, appended to; private to its owner (mode 0600) when created. */
+function openAudit(file: string): number {
+  try {
+    return openSync(file, 'a', 0o600);
+  } catch (e) {
+    throw new UsageError(`--audit: cannot open the file (${(e as NodeJS.ErrnoException).code ?? reasonOf(e)})`);
+  }
+}
+
 export function wrap(
   command: readonly string[],
   { stream: options, guard: guarded, roots, callTimeoutMs, callTimeoutMaxMs, audit: auditFile, auditAll }: WrapOptions,
 ): Promise<number> {
   const [file, ...args] = command;
   if (!file) throw new UsageError('wrap needs the server command (see --help)');
-  // The trail: appended to, private to its owner (mode 0600 when created), written synchronously
-  // so each line is in the file before the answer it explains leaves.
-  const auditFd = auditFile === undefined ? undefined : openSync(auditFile, 'a', 0o600);
-  const onAudit =
-    auditFd === undefined
-      ? undefined
-      : (entry: AuditEntry) => {
-          if (entry.decision !== 'allowed' || auditAll) writeSync(auditFd, `${JSON.stringify(entry)}\n`);
-        };
+  const auditFd = auditFile === undefined ? undefined : openAudit(auditFile);
   const codec = createCodec(options);
   const status = new ExitStatus();
   const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -90,6 +91,19 @@ export function wrap(
     }, KILL_GRACE_MS);
   };
 
+  // The trail: written synchronously, so each line is in the file before the answer it explains
+  // leaves. A trail that cannot be written stops the session (no decision goes unrecorded).
+  const onAudit =
+    auditFd === undefined
+      ? undefined
+      : (entry: AuditEntry) => {
+          if (entry.decision === 'allowed' && !auditAll) return;
+          try {
+            writeSync(auditFd, `${JSON.stringify(entry)}\n`);
+          } catch (e) {
+            giveUp('writing the audit file', e);
+          }
+        };
   const writeToServer = (b: Uint8Array) => {
     if (!child.stdin.write(b)) process.stdin.pause();
   };
