@@ -28,7 +28,7 @@ const ACCESS = [
 ] as const;
 /** The options each command takes (help goes with all). */
 const APPLIES: Record<string, readonly OptionName[]> = {
-  wrap: [...CODEC, ...GUARD, 'root', 'call-timeout', 'call-timeout-max'],
+  wrap: [...CODEC, ...GUARD, 'root', 'call-timeout', 'call-timeout-max', 'audit', 'audit-all'],
   proxy: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'upstream', 'upstream-header'],
   connect: [...CODEC, ...GUARD, 'header'],
   serve: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'session-idle', 'max-sessions'],
@@ -79,9 +79,14 @@ export async function main(argv: string[]): Promise<number> {
         callTimeoutMs === undefined ? undefined : duration(line.values['call-timeout-max'], '--call-timeout-max', 10 * callTimeoutMs);
       if (callTimeoutMs !== undefined && callTimeoutMaxMs! < callTimeoutMs)
         throw new UsageError('--call-timeout-max must be at least --call-timeout (progress only extends a call)');
+      const audit = line.values.audit;
+      if (line.flags['audit-all'] && audit === undefined) throw new UsageError('--audit-all needs --audit FILE');
+      if (audit !== undefined && !guard && timeout === undefined)
+        throw new UsageError('--audit needs --guard, --guard-tools-only or --call-timeout (the decisions it records)');
       return wrap(line.child ?? [], {
         stream: options,
         guard,
+        ...(audit === undefined ? {} : { audit, auditAll: Boolean(line.flags['audit-all']) }),
         ...(roots ? { roots } : {}),
         ...(callTimeoutMs === undefined ? {} : { callTimeoutMs, callTimeoutMaxMs }),
       });

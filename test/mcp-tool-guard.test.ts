@@ -104,7 +104,7 @@ describe('ToolCallGuardTransport', () => {
     );
     await client.callTool({ name: 'move', arguments: { target: { x: 1, y: 2 }, note: 'n' } });
     expect(calls).toEqual([{ tool: 'move', args: { target: { x: 1, y: 2 }, note: 'n' } }]);
-    expect(blocked).toEqual([{ toolName: 'teleport', reason: expect.stringContaining('current tool list') }]);
+    expect(blocked).toEqual([{ toolName: 'teleport', rule: 'unknown-tool', reason: expect.stringContaining('current tool list') }]);
   });
 
   it('answers arguments that fail the inputSchema with the JSON path and the rule, never the value', async () => {

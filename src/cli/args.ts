@@ -32,10 +32,11 @@ export const VALUE_OPTIONS = [
   'max-sessions-per-client',
   'call-timeout',
   'call-timeout-max',
+  'audit',
 ] as const;
 /** Options that take a value and may be given again, each time adding one. */
 export const LIST_OPTIONS = ['header', 'allowed-host', 'allowed-origin', 'oauth-scope', 'upstream-header', 'root'] as const;
-export const FLAG_OPTIONS = ['guard', 'guard-tools-only', 'help', 'no-auth'] as const;
+export const FLAG_OPTIONS = ['audit-all', 'guard', 'guard-tools-only', 'help', 'no-auth'] as const;
 /** Commands whose arguments end with a child's command line. */
 export const CHILD_COMMANDS: ReadonlySet<string> = new Set(['wrap', 'serve']);
 

@@ -14,6 +14,7 @@
 // server line is held whole only while some request is timed or waits, and only up to
 // `holdLimit` bytes: a longer line passes unread (its id may come last), said once.
 import { concat } from '../concat.js';
+import type { OnAudit } from '../guard/audit.js';
 import { keepElements } from '../json-spans.js';
 import { memberText, RawId, rawIds } from '../raw-id.js';
 import { LineSplitter } from './lines.js';
@@ -34,10 +35,14 @@ export interface CallTimeoutIo {
   /** Bytes on to the server: the client's, and the proxy's own cancellations between its lines. */
   toServer: (bytes: Uint8Array) => void;
   log: (line: string) => void;
+  /** Told each request the proxy answered for the server, before its answer leaves. */
+  onAudit?: OnAudit;
 }
 
 interface Pending {
   method: string;
+  /** The tool's name, for a tools/call. */
+  tool: string | undefined;
   started: number;
   timer: NodeJS.Timeout;
   /** The progressToken's text, when the request asked for progress. */
@@ -99,11 +104,12 @@ export class CallTimeouts {
       const id = ids[k];
       if (!isObject(m) || typeof m.method !== 'string' || !id) return;
       const token = Array.isArray(parsed) ? progressTokenText(m) : memberText(text, ['params', '_meta', 'progressToken']);
-      this.track(id.text, m.method, token);
+      const name = (m.params as { name?: unknown } | undefined)?.name;
+      this.track(id.text, m.method, m.method === 'tools/call' ? String(name) : undefined, token);
     });
   }
 
-  private track(id: string, method: string, token: string | undefined): void {
+  private track(id: string, method: string, tool: string | undefined, token: string | undefined): void {
     if (this.pending.has(id)) return; // a reused id: the first one's timer stands
     if (this.pending.size >= MAX_TRACKED) {
       if (!this.toldFull) this.io.log(`--call-timeout: over ${MAX_TRACKED} requests in flight; the ones beyond are not timed`);
@@ -112,7 +118,7 @@ export class CallTimeouts {
     }
     this.late.delete(id); // an id used again: its new answer is awaited
     const timer = setTimeout(() => this.expire(id), this.limitMs);
-    this.pending.set(id, { method, started: Date.now(), timer, token });
+    this.pending.set(id, { method, tool, started: Date.now(), timer, token });
     if (token !== undefined) this.tokens.set(token, id);
   }
 
@@ -132,6 +138,13 @@ export class CallTimeouts {
     if (this.late.size > MAX_TRACKED) this.late.delete(this.late.values().next().value!);
     const text = `no answer from the server within ${seconds(this.limitMs)}`;
     const rawId = new RawId(id);
+    this.io.onAudit?.({
+      time: new Date().toISOString(),
+      request: id,
+      ...(p.tool === undefined ? {} : { tool: p.tool }),
+      decision: 'timed-out',
+      rule: 'timeout',
+    });
     this.io.reply(
       p.method === 'tools/call'
         ? { jsonrpc: '2.0', id: rawId, result: { content: [{ type: 'text', text }], isError: true } }

@@ -18,10 +18,12 @@
 // in order; none skips a check.
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
+import { type AuditRule, auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
 import { OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
-import { remember, ToolCallGuard } from '../guard/tool.js';
+import { blockedReply } from '../guard/reply.js';
+import { type BlockedCall, blockedText, remember, ToolCallGuard } from '../guard/tool.js';
 import { keepElements } from '../json-spans.js';
 import { isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
 import { messageText, rawIds, underId } from '../raw-id.js';
@@ -57,6 +59,16 @@ export interface WrapGuardOptions {
   roots?: readonly string[];
   /** This machine's realpath, with roots: symlinks in path arguments are followed. */
   realpath?: Realpath;
+  /** Told each tools/call judged (request: the id as written), before its answer or the call leaves. */
+  onAudit?: OnAudit;
+}
+
+/** The guard's judgement of one tools/call: its answer when blocked, and why. */
+interface Judgement {
+  tool: string;
+  reply?: Message;
+  rule?: AuditRule;
+  paths?: string[];
 }
 
 export interface WrapGuardIo {
@@ -111,7 +123,6 @@ export class WrapGuard {
   ) {
     this.tools = options.tools
       ? new ToolCallGuard({
-          onblock: (b) => io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`),
           ...(options.roots ? { roots: options.roots, realpath: options.realpath } : {}),
         })
       : undefined;
@@ -192,30 +203,57 @@ export class WrapGuard {
     const batch = Array.isArray(message) ? (message as Message[]) : undefined;
     const messages = batch ?? [message as Message];
     const answers = messages.map((m) => this.answer(m));
-    const then = (settled: (Message | undefined)[]) => () => {
+    const then = (settled: (Judgement | undefined)[]) => () => {
       // Answers go under their requests' ids as written (read from the line only when there are any).
-      const ids = settled.some((a) => a !== undefined) ? rawIds(text) : [];
+      const audit = this.options.onAudit;
+      const ids = settled.some((j) => j?.reply !== undefined || (j && audit)) ? rawIds(text) : [];
+      // The trail is written before any answer leaves or the call goes on.
+      if (audit)
+        settled.forEach((j, k) => {
+          if (j)
+            audit(
+              auditEntry(
+                ids[k]?.text ?? JSON.stringify((messages[k] as { id?: unknown }).id),
+                j.tool,
+                j.rule && { rule: j.rule, paths: j.paths },
+              ),
+            );
+        });
       this.route(
         line,
         batch,
         messages,
-        settled.map((a, k) => a && underId(a, ids[k])),
+        settled.map((j, k) => j?.reply && underId(j.reply, ids[k])),
       );
     };
-    return answers.some((a) => a instanceof Promise) ? Promise.all(answers).then(then) : then(answers as (Message | undefined)[]);
+    return answers.some((a) => a instanceof Promise) ? Promise.all(answers).then(then) : then(answers as (Judgement | undefined)[]);
   }
 
   /** The proxy's answer to one message, if it must not reach the server. */
-  private answer(m: Message): MaybePromise<Message | undefined> {
+  private answer(m: Message): MaybePromise<Judgement | undefined> {
     if (typeof m !== 'object' || m === null) return undefined;
+    if (!isRequest(m) || m.method !== 'tools/call') {
+      this.tools?.outgoing(m, this.own.ask); // (learns tools/list requests; never blocks these)
+      return undefined;
+    }
+    const tool = String(m.params?.name);
     if (this.options.integrity) {
       const error = damagedCall(m);
       if (error) {
         this.io.log(`blocked tools/call${error.toolName === undefined ? '' : ` ${JSON.stringify(error.toolName)}`}: ${error.message}`);
-        return integrityReply((m as { id: string | number }).id, error, 'result');
+        const paths = error.reports.map((r) => jsonPointer(r.path));
+        return { tool, reply: integrityReply(m.id, error, 'result'), rule: 'damaged', paths };
       }
     }
-    return this.tools?.outgoing(m, this.own.ask);
+    if (!this.tools) return { tool };
+    const judge = (b: BlockedCall | undefined): Judgement => {
+      if (!b) return { tool };
+      this.io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
+      const reply = blockedReply(m.id, undefined, blockedText(b));
+      return { tool, reply, rule: b.rule, ...(b.path === undefined ? {} : { paths: [b.path] }) };
+    };
+    const v = this.tools.checkCall(m, this.own.ask);
+    return v instanceof Promise ? v.then(judge) : judge(v);
   }
 
   /** Whether a whole server line is the answer to the guard's own request (then taken, decoded). */

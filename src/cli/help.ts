@@ -26,6 +26,10 @@ Commands:
         (tools/call: isError "no answer from the server within 30 s"; others: JSON-RPC error
         -32001), sends the server notifications/cancelled for it and drops its late answer.
         Progress notifications for it restart its timer, up to --call-timeout-max in all.
+        --audit FILE appends one JSON line per blocked or timed-out call to FILE (mode 0600,
+        written before the answer leaves): time, request (the id as written), tool, decision,
+        rule (unknown-tool, schema, damaged, outside-roots, timeout) and the argument paths,
+        never their values. --audit-all logs allowed calls too.
         Exit status: the child's exit code; if the child died of a signal, wrap raises that
         signal on itself, unless wrap had passed that signal on (it got SIGINT, SIGTERM or
         SIGHUP): then 128 + its number (130, 143, 129). 1 if wrap itself failed (reason on
@@ -61,6 +65,8 @@ and the guards work with every command they make sense for):
                                         this long (30s, 5m, 1h; wrap, above)
   --call-timeout-max DURATION           wrap: how long progress may extend a request in all
                                         (default: 10 times --call-timeout)
+  --audit FILE                          wrap: append a JSON line per blocked or timed-out call
+  --audit-all                           wrap, with --audit: log allowed calls too
   -h, --help                            this text
 
 Usage errors exit with code 2.

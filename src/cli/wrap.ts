@@ -6,7 +6,9 @@
 // goes on; a refused client line whose ids can still be read is answered (see refused-lines.ts).
 // How it ends: see exit-status.ts.
 import { spawn } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { createCodec } from '../codec.js';
+import type { AuditEntry } from '../guard/audit.js';
 import { collisionReplies, errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { collisionIds, messageText } from '../raw-id.js';
@@ -31,6 +33,10 @@ export interface WrapOptions {
   callTimeoutMs?: number;
   /** --call-timeout-max: how long progress may keep a request's timer going in all. */
   callTimeoutMaxMs?: number;
+  /** --audit: the file the trail is appended to (one JSON line per decision; see guard/audit.ts). */
+  audit?: string;
+  /** --audit-all: allowed calls too, not only the blocked and timed-out ones. */
+  auditAll?: boolean;
 }
 
 /** Server output is held line by line up to this many bytes (see held-lines.ts). */
@@ -47,12 +53,22 @@ const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n
 const serverLine = (m: unknown) => new TextEncoder().encode(`${messageText(m)}\n`);
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
 
+/** The audit file, appended to; private to its owner (mode 0600) when created. */
+function openAudit(file: string): number {
+  try {
+    return openSync(file, 'a', 0o600);
+  } catch (e) {
+    throw new UsageError(`--audit: cannot open the file (${(e as NodeJS.ErrnoException).code ?? reasonOf(e)})`);
+  }
+}
+
 export function wrap(
   command: readonly string[],
-  { stream: options, guard: guarded, roots, callTimeoutMs, callTimeoutMaxMs }: WrapOptions,
+  { stream: options, guard: guarded, roots, callTimeoutMs, callTimeoutMaxMs, audit: auditFile, auditAll }: WrapOptions,
 ): Promise<number> {
   const [file, ...args] = command;
   if (!file) throw new UsageError('wrap needs the server command (see --help)');
+  const auditFd = auditFile === undefined ? undefined : openAudit(auditFile);
   const codec = createCodec(options);
   const status = new ExitStatus();
   const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -75,13 +91,31 @@ export function wrap(
     }, KILL_GRACE_MS);
   };
 
+  // The trail: written synchronously, so each line is in the file before the answer it explains
+  // leaves. A trail that cannot be written stops the session (no decision goes unrecorded).
+  const onAudit =
+    auditFd === undefined
+      ? undefined
+      : (entry: AuditEntry) => {
+          if (entry.decision === 'allowed' && !auditAll) return;
+          try {
+            writeSync(auditFd, `${JSON.stringify(entry)}\n`);
+          } catch (e) {
+            giveUp('writing the audit file', e);
+          }
+        };
   const writeToServer = (b: Uint8Array) => {
     if (!child.stdin.write(b)) process.stdin.pause();
   };
   const timeouts =
     callTimeoutMs === undefined
       ? undefined
-      : new CallTimeouts(callTimeoutMs, callTimeoutMaxMs ?? 10 * callTimeoutMs, { reply, toServer: writeToServer, log }, HOLD_LIMIT);
+      : new CallTimeouts(
+          callTimeoutMs,
+          callTimeoutMaxMs ?? 10 * callTimeoutMs,
+          { reply, toServer: writeToServer, log, onAudit },
+          HOLD_LIMIT,
+        );
   // What reaches the server from the client (after the guard) is timed; the guard's own asks are not.
   const clientToServer = timeouts ? (b: Uint8Array) => timeouts.toServer(b) : writeToServer;
   let guardWaiting = false;
@@ -105,7 +139,7 @@ export function wrap(
             else if (!status.failed && !child.stdin.writableNeedDrain) process.stdin.resume();
           },
         },
-        { tools: true, integrity: guarded === 'all', ...(roots ? { roots, realpath: localRealpath } : {}) },
+        { tools: true, integrity: guarded === 'all', onAudit, ...(roots ? { roots, realpath: localRealpath } : {}) },
       )
     : undefined;
   const held = new HeldLines(guard ? (b) => guard.toClient(b) : (b) => toClient.write(b), HOLD_LIMIT);
@@ -253,6 +287,7 @@ export function wrap(
     timeouts?.stop();
     for (const signal of FORWARDED_SIGNALS) process.removeListener(signal, forward[signal]!);
     process.stdin.destroy();
+    if (auditFd !== undefined) closeSync(auditFd);
   };
 
   return new Promise((resolve) => {

@@ -6,6 +6,7 @@
 // -32602 (reply: 'error'); either says what was blocked and why, never argument content.
 // The SDK transport (mcp/), the CLI and the HTTP pieces all run this one.
 import { isNotification, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
+import { type AuditRule, auditEntry, type OnAudit } from './audit.js';
 import { type Realpath, Roots } from './paths.js';
 import { blockedReply, type GuardReply } from './reply.js';
 import { loadSchemaCompiler, schemaCompilerLoaded, schemaProblem } from './schema.js';
@@ -13,6 +14,8 @@ import { loadSchemaCompiler, schemaCompilerLoaded, schemaProblem } from './schem
 export interface BlockedCall {
   readonly toolName: string;
   readonly reason: string;
+  /** Which check blocked it (decided where the block is, for a trail; see audit.ts). */
+  readonly rule: AuditRule;
   /** JSON path of the offending argument, when the block is about one (e.g. "/content"). */
   readonly path?: string;
 }
@@ -22,6 +25,8 @@ export interface ToolCallGuardOptions {
   policy?: (toolName: string, args: Record<string, unknown>) => { allow: true } | { allow: false; reason: string };
   /** Told about every blocked call, for logs. */
   onblock?: (blocked: BlockedCall) => void;
+  /** Told about every tools/call judged, allowed or blocked (`request`: the parsed id's JSON text). */
+  onAudit?: OnAudit;
   /** 'result' (default): a CallToolResult with isError: true; 'error': JSON-RPC error -32602. */
   reply?: GuardReply;
   /**
@@ -120,10 +125,15 @@ export class ToolCallGuard {
     // new or made up: only the server's current list can say.
     const tool = this.tools?.get(name);
     if (!tool && !this.knowsList) {
-      if (!ask) return { toolName: name, reason: `${this.unknownList()}; list the tools (tools/list), then call again` };
+      if (!ask)
+        return { toolName: name, rule: 'unknown-tool', reason: `${this.unknownList()}; list the tools (tools/list), then call again` };
       return this.learnBy(ask).then(
         () => this.checkListed(name, args), // (the list just given holds, even if changed again since)
-        (e: unknown) => ({ toolName: name, reason: `${this.unknownList()}, and asking the server for it failed: ${(e as Error).message}` }),
+        (e: unknown) => ({
+          toolName: name,
+          rule: 'unknown-tool',
+          reason: `${this.unknownList()}, and asking the server for it failed: ${(e as Error).message}`,
+        }),
       );
     }
     return this.checkListed(name, args);
@@ -132,14 +142,21 @@ export class ToolCallGuard {
   /** The checks against the list the guard holds. */
   private checkListed(name: string, args: Record<string, unknown>): MaybePromise<BlockedCall | undefined> {
     const tool = this.tools?.get(name);
-    if (!tool) return { toolName: name, reason: `tool ${JSON.stringify(name)} is not in the server's current tool list` };
+    if (!tool)
+      return { toolName: name, rule: 'unknown-tool', reason: `tool ${JSON.stringify(name)} is not in the server's current tool list` };
     if (hasSchema(tool) && !schemaCompilerLoaded()) return loadSchemaCompiler().then(() => this.checkListed(name, args));
     const problem = hasSchema(tool) ? schemaProblem(tool.inputSchema, args) : undefined;
-    if (problem) return { toolName: name, reason: `arguments do not match the tool's inputSchema: ${problem.text}`, path: problem.path };
+    if (problem)
+      return {
+        toolName: name,
+        rule: 'schema',
+        reason: `arguments do not match the tool's inputSchema: ${problem.text}`,
+        path: problem.path,
+      };
     const outside = this.roots?.check(args, tool.inputSchema);
-    if (outside) return { toolName: name, reason: outside.reason, path: outside.pointer };
+    if (outside) return { toolName: name, rule: 'outside-roots', reason: outside.reason, path: outside.pointer };
     const verdict = this.options.policy?.(name, args);
-    if (verdict && !verdict.allow) return { toolName: name, reason: `blocked by policy: ${verdict.reason}` };
+    if (verdict && !verdict.allow) return { toolName: name, rule: 'policy', reason: `blocked by policy: ${verdict.reason}` };
     return undefined;
   }
 
@@ -206,16 +223,28 @@ export class ToolCallGuard {
       return undefined;
     }
     if (message.method !== 'tools/call') return undefined;
-    const params = message.params ?? {};
-    const name = String(params.name);
-    const args = (typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {}) as Record<string, unknown>;
+    const name = String(message.params?.name);
     const answer = (blocked: BlockedCall | undefined) => {
+      this.options.onAudit?.(
+        auditEntry(
+          JSON.stringify(message.id),
+          name,
+          blocked && { rule: blocked.rule, paths: blocked.path === undefined ? undefined : [blocked.path] },
+        ),
+      );
       if (!blocked) return undefined;
       this.options.onblock?.(blocked);
       return blockedReply(message.id, this.options.reply, blockedText(blocked));
     };
-    const v = this.verdict(name, args, ask);
+    const v = this.checkCall(message, ask);
     return v instanceof Promise ? v.then(answer) : answer(v);
+  }
+
+  /** The verdict on a tools/call request (undefined: it may leave), without answering or telling. */
+  checkCall(message: Message, ask?: ListTools): MaybePromise<BlockedCall | undefined> {
+    const params = (message as { params?: { name?: unknown; arguments?: unknown } }).params ?? {};
+    const args = (typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {}) as Record<string, unknown>;
+    return this.verdict(String(params.name), args, ask);
   }
 
   /** A message from the server: learns tool lists (all pages) and list changes. */

@@ -1,6 +1,7 @@
 // mcp-payload-codec/mcp: wrappers for the MCP SDK's Transport interface. Nothing here loads
 // ajv: the tool guard imports its schema compiler the first time it validates.
 
+export type { AuditEntry, AuditRule, OnAudit } from '../guard/audit.js';
 export type { GuardReply } from '../guard/reply.js';
 export { type FilterOptions, filterTransportIfEnabled, INVALID_PARAMS, PayloadFilteringTransport } from './filtering.js';
 export { damagedCall, type IntegrityGuardOptions, IntegrityGuardTransport } from './integrity-guard.js';

@@ -1,0 +1,38 @@
+// The trail of a guard's decisions: one entry per tools/call it judged (and per request a call
+// timer answered), for a log a person reads later. Names where and why, never an argument's value.
+
+/** Why a call was stopped: set where the block is decided, never read back from a reason's text. */
+export type AuditRule = 'unknown-tool' | 'schema' | 'damaged' | 'outside-roots' | 'policy' | 'timeout';
+
+export interface AuditEntry {
+  /** When it was decided (ISO 8601). */
+  readonly time: string;
+  /** The request's id as written (its JSON text: `7`, `"a"`, `9007199254740993`). */
+  readonly request: string;
+  /** The tool's name, for a tools/call. */
+  readonly tool?: string;
+  readonly decision: 'allowed' | 'blocked' | 'timed-out';
+  /** Why, unless allowed. */
+  readonly rule?: AuditRule;
+  /** JSON pointers of the arguments concerned, where the block names them. */
+  readonly paths?: readonly string[];
+}
+
+/** Receives the guard's decisions (blocked and allowed calls alike; a caller filters). */
+export type OnAudit = (entry: AuditEntry) => void;
+
+/** `/a/0/b~1c`: a JSON pointer of keys and indices (RFC 6901). */
+export const jsonPointer = (path: readonly (string | number)[]): string =>
+  path.map((p) => `/${String(p).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+
+/** The trail's entry for a verdict on a tools/call: allowed, unless `block` says why not. */
+export const auditEntry = (
+  request: string,
+  tool: string,
+  block?: { rule: AuditRule; paths?: readonly string[] | undefined },
+): AuditEntry => ({
+  time: new Date().toISOString(),
+  request,
+  tool,
+  ...(block ? { decision: 'blocked', rule: block.rule, ...(block.paths ? { paths: block.paths } : {}) } : { decision: 'allowed' }),
+});
