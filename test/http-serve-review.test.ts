@@ -103,14 +103,19 @@ async function rawSession(url: string) {
   return { post: (body: string, signal?: AbortSignal) => post(body, session, signal), session };
 }
 
+/** A raw session with a child that records what it reads and answers nothing but initialize. */
+async function recordingSession(name: string) {
+  const record = join(tmpdir(), `serve-review-${name}-${process.pid}-${Date.now()}`);
+  writeFileSync(record, '');
+  cleanup.push(() => rmSync(record, { force: true }));
+  const served = await runServe({ command: [process.execPath, 'test/fixtures/serve-record-child.mjs', record], port: 0, log: () => {} });
+  cleanup.push(() => served.close());
+  return { ...(await rawSession(served.url)), record };
+}
+
 describe('serve, a cancellation under an id past 2^53', () => {
   it('ends the stream of the request it names as written, not one whose id parses the same', async () => {
-    const record = join(tmpdir(), `serve-review-cancel-${process.pid}-${Date.now()}`);
-    writeFileSync(record, '');
-    cleanup.push(() => rmSync(record, { force: true }));
-    const served = await runServe({ command: [process.execPath, 'test/fixtures/serve-record-child.mjs', record], port: 0, log: () => {} });
-    cleanup.push(() => served.close());
-    const { post } = await rawSession(served.url);
+    const { post } = await recordingSession('cancel');
     // (The child answers nothing but initialize: both calls stay in flight.)
     const first = await post('{"jsonrpc":"2.0","id":9007199254740992,"method":"tools/call","params":{"name":"a"}}');
     const second = await post('{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"name":"b"}}');
@@ -173,12 +178,7 @@ describe('serve, a session that ends with calls in flight', () => {
 
 describe('serve, requests in flight', () => {
   it('are bounded per session: beyond MAX_IN_FLIGHT a request is answered -32000 at once, not forwarded', async () => {
-    const record = join(tmpdir(), `serve-review-inflight-${process.pid}-${Date.now()}`);
-    writeFileSync(record, '');
-    cleanup.push(() => rmSync(record, { force: true }));
-    const served = await runServe({ command: [process.execPath, 'test/fixtures/serve-record-child.mjs', record], port: 0, log: () => {} });
-    cleanup.push(() => served.close());
-    const { post } = await rawSession(served.url);
+    const { post, record } = await recordingSession('inflight');
     // (The child answers nothing but initialize: every ping stays in flight; the host leaves each stream.)
     const pings = (from: number) =>
       `[${Array.from({ length: 100 }, (_, k) => `{"jsonrpc":"2.0","id":${from + k},"method":"ping"}`).join(',')}]`;
