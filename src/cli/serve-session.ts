@@ -87,8 +87,6 @@ interface Channel {
 }
 
 export const isRequest = (m: HostMessage['value']) => typeof m.method === 'string' && isId(m.id);
-/** A key for an id: strings by value, numbers as written (two ids past 2^53 stay two). */
-const idKey = (id: Id, raw: string) => (typeof id === 'string' ? `s${id}` : `n${raw}`);
 const tokenKey = (token: unknown) => (isId(token) ? `${typeof token}:${token}` : undefined);
 
 export interface SessionOptions {
@@ -105,7 +103,7 @@ export interface SessionOptions {
 export class ServeSession {
   readonly id = randomUUID();
   readonly child: ChildProcess;
-  inFlight: InFlight[] = [];
+  readonly inFlight: InFlight[] = [];
   /** Since when the child waits for the host to read what it was sent (see SERVE_HOLD_BYTES). */
   heldSince?: number;
   idle?: ReturnType<typeof setTimeout>;
@@ -122,7 +120,6 @@ export class ServeSession {
   private checks: Promise<void> = Promise.resolve();
   /** Messages read from the child (as the encoder numbers them), for log lines. */
   private received = 0;
-  /** The guard's own tools/list requests to the child, waiting for their answers. */
   /**
    * The guard's own tools/list requests: when it cannot judge a call (no tool list seen yet, or
    * a tool not in the last one after list_changed) it asks the child for a page of its list, as
@@ -282,7 +279,8 @@ export class ServeSession {
 
   /** Request `r` is answered or cancelled: no longer in flight; its stream ends with its last one. */
   private done(r: InFlight): void {
-    this.inFlight = this.inFlight.filter((x) => x !== r);
+    const at = this.inFlight.indexOf(r);
+    if (at >= 0) this.inFlight.splice(at, 1);
     const channel = this.channels.get(r.stream);
     if (channel && --channel.open <= 0) {
       channel.live?.close();
@@ -290,13 +288,13 @@ export class ServeSession {
     }
   }
 
-  /** The request in flight an answer with this id is for: the same text, else (a child that rewrote the number) the same value. */
+  /**
+   * The request in flight an answer with this id is for: a string by value, a number by its text
+   * (two ids past 2^53 stay two), else (a child that rewrote the number) the same value.
+   */
   private find(id: Id, rawId: string): InFlight | undefined {
-    const key = idKey(id, rawId);
-    return (
-      this.inFlight.find((r) => idKey(r.id, r.rawId) === key) ??
-      (typeof id === 'number' ? this.inFlight.find((r) => r.id === id) : undefined)
-    );
+    const same = typeof id === 'string' ? (r: InFlight) => r.id === id : (r: InFlight) => typeof r.id === 'number' && r.rawId === rawId;
+    return this.inFlight.find(same) ?? (typeof id === 'number' ? this.inFlight.find((r) => r.id === id) : undefined);
   }
 
   /** A message from the host on its way to the child, past the guard when there is one. */
