@@ -205,3 +205,21 @@ export function collisionIds(e: PayloadKeyCollisionError): {
   const all = (texts: readonly string[] | undefined) => texts?.flatMap((t) => answerable(t) ?? []);
   return { id: answerable(e.idText), batchIds: all(e.batchIdTexts), batchResponseIds: all(e.batchResponseIdTexts) };
 }
+
+/**
+ * The key under which ids a JSON reader takes for the same request meet: a string by its value
+ * (`"a\u0041"` and `"aA"`), a number by its value where a double holds it exactly (`1.0` and
+ * `1`), else by its text (a server that parsed an integer past 2^53 could not give it back).
+ * For peers that answer under the id they parsed rather than the one they read.
+ */
+export function idKey(text: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value !== 'number' || !Number.isFinite(value)) return text;
+  return Number.isInteger(value) && !Number.isSafeInteger(value) ? text : String(value);
+}

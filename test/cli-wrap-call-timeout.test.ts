@@ -132,6 +132,20 @@ describe('wrap --call-timeout', () => {
     expect(seen(file)).toContain(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${ID},"reason":"timeout"}}`);
   });
 
+  it('takes an answer under the id as the server parsed it for the request (no timeout, no cancel)', async () => {
+    const file = record();
+    const s = new CliSession(['wrap', '--call-timeout', '1s', '--', process.execPath, SERVER, file, 'parsed-ids']);
+    for (const id of ['"a\\u0041"', '1.0', '1e1'])
+      s.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{}}}\n`);
+    await s.until(() => s.stdout.toString().split('\n').filter(Boolean).length === 3);
+    await new Promise((r) => setTimeout(r, 1_500)); // (past the limit: no answer of wrap's may follow)
+    const ended = await s.end();
+    const lines = ended.stdout.toString().split('\n').filter(Boolean);
+    expect(lines).toHaveLength(3);
+    expect(lines.every((l) => !l.includes('isError'))).toBe(true);
+    expect(seen(file).some((l) => l.includes('notifications/cancelled'))).toBe(false);
+  });
+
   it('refuses what it cannot honour, with exit status 2 and the reason', () => {
     const cases: [string[], string][] = [
       [['wrap', '--call-timeout', '0', 'node'], '--call-timeout must be a duration'],

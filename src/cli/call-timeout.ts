@@ -16,7 +16,7 @@
 import { concat } from '../concat.js';
 import type { OnAudit } from '../guard/audit.js';
 import { keepElements } from '../json-spans.js';
-import { memberText, RawId, rawIds } from '../raw-id.js';
+import { idKey, memberText, RawId, rawIds } from '../raw-id.js';
 import { LineSplitter } from './lines.js';
 import type { Reply } from './replies.js';
 
@@ -40,6 +40,8 @@ export interface CallTimeoutIo {
 }
 
 interface Pending {
+  /** The id as the client wrote it (answers and the cancellation carry it). */
+  raw: string;
   method: string;
   /** The tool's name, for a tools/call. */
   tool: string | undefined;
@@ -63,9 +65,9 @@ const isObject = (m: unknown): m is Record<string, unknown> => typeof m === 'obj
 
 export class CallTimeouts {
   private readonly pending = new Map<string, Pending>();
-  /** Progress tokens' texts, to the id text of their request. */
+  /** Progress tokens (by idKey), to the key of their request. */
   private readonly tokens = new Map<string, string>();
-  /** Ids (as written) answered by the proxy: their late answers are dropped. */
+  /** Ids (by idKey) answered by the proxy: their late answers are dropped. */
   private readonly late = new Set<string>();
   private readonly requests = new LineSplitter((line) => this.sent(line));
   /** The client's bytes to the server end between lines; else cancellations wait for the line's end. */
@@ -105,11 +107,13 @@ export class CallTimeouts {
       if (!isObject(m) || typeof m.method !== 'string' || !id) return;
       const token = Array.isArray(parsed) ? progressTokenText(m) : memberText(text, ['params', '_meta', 'progressToken']);
       const name = (m.params as { name?: unknown } | undefined)?.name;
-      this.track(id.text, m.method, m.method === 'tools/call' ? String(name) : undefined, token);
+      this.track(id.text, m.method, m.method === 'tools/call' ? String(name) : undefined, token === undefined ? undefined : idKey(token));
     });
   }
 
-  private track(id: string, method: string, tool: string | undefined, token: string | undefined): void {
+  private track(raw: string, method: string, tool: string | undefined, token: string | undefined): void {
+    // Keyed by what the id means, not how it is spelt: a server may answer under the id it parsed.
+    const id = idKey(raw);
     if (this.pending.has(id)) return; // a reused id: the first one's timer stands
     if (this.pending.size >= MAX_TRACKED) {
       if (!this.toldFull) this.io.log(`--call-timeout: over ${MAX_TRACKED} requests in flight; the ones beyond are not timed`);
@@ -118,7 +122,7 @@ export class CallTimeouts {
     }
     this.late.delete(id); // an id used again: its new answer is awaited
     const timer = setTimeout(() => this.expire(id), this.limitMs);
-    this.pending.set(id, { method, tool, started: Date.now(), timer, token });
+    this.pending.set(id, { raw, method, tool, started: Date.now(), timer, token });
     if (token !== undefined) this.tokens.set(token, id);
   }
 
@@ -137,10 +141,10 @@ export class CallTimeouts {
     this.late.add(id);
     if (this.late.size > MAX_TRACKED) this.late.delete(this.late.values().next().value!);
     const text = `no answer from the server within ${seconds(this.limitMs)}`;
-    const rawId = new RawId(id);
+    const rawId = new RawId(p.raw);
     this.io.onAudit?.({
       time: new Date().toISOString(),
-      request: id,
+      request: p.raw,
       ...(p.tool === undefined ? {} : { tool: p.tool }),
       decision: 'timed-out',
       rule: 'timeout',
@@ -151,7 +155,7 @@ export class CallTimeouts {
         : { jsonrpc: '2.0', id: rawId, error: { code: TIMEOUT_CODE, message: text } },
     );
     const cancel = utf8Encoder.encode(
-      `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${id},"reason":"timeout"}}\n`,
+      `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${p.raw},"reason":"timeout"}}\n`,
     );
     if (this.betweenLines) this.io.toServer(cancel);
     else this.cancellations.push(cancel); // (never inside a line of the client's still being written)
@@ -224,13 +228,14 @@ export class CallTimeouts {
     const ids = rawIds(text);
     const keep: number[] = [];
     messages.forEach((m, k) => {
-      const id = ids[k]?.text;
+      const written = ids[k]?.text;
+      const id = written === undefined ? undefined : idKey(written);
       if (isObject(m) && m.method === 'notifications/progress') {
         const token = Array.isArray(parsed) ? progressTokenText(m, 'params') : memberText(text, ['params', 'progressToken']);
-        if (token !== undefined) this.progress(token);
+        if (token !== undefined) this.progress(idKey(token));
       } else if (isObject(m) && m.method === undefined && id !== undefined) {
         if (this.late.delete(id)) {
-          this.io.log(`--call-timeout: dropped the server's late answer to ${id}`);
+          this.io.log(`--call-timeout: dropped the server's late answer to ${written}`);
           return;
         }
         this.settle(id);
