@@ -70,23 +70,22 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
   // server restarts); a guard that holds none asks the server as the session.
   const guards = mode ? new SessionGuards(mode, onGuardLog ?? (() => {}), guardSessions) : undefined;
   return async (input, init) => {
-    const response = await pass(input, init);
-    if (guards && response.ok) {
-      const sent = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-      const session = sent.get('mcp-session-id');
-      const issued = response.headers.get('mcp-session-id');
-      if (!session && issued) guards.issued(issued);
-      const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-      if (method === 'DELETE' && session) guards.drop(session);
-    }
-    return response;
-  };
-
-  async function pass(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     // Looked at without building a Request first: that would lock a stream body we pass on.
     const given = input instanceof Request ? input : undefined;
     const method = (init?.method ?? given?.method ?? 'GET').toUpperCase();
     const sent = new Headers(init?.headers ?? given?.headers);
+    const response = await pass(input, init, given, method, sent);
+    guards?.answered(sent.get('mcp-session-id'), method, response);
+    return response;
+  };
+
+  async function pass(
+    input: string | URL | Request,
+    init: RequestInit | undefined,
+    given: Request | undefined,
+    method: string,
+    sent: Headers,
+  ): Promise<Response> {
     const type = mediaType(sent.get('content-type'));
     const hasBody = init?.body != null || (init?.body === undefined && given?.body != null);
     const rpc = method === 'POST' && hasBody && isJson(type);

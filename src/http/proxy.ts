@@ -238,11 +238,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       );
       return new Response(replies as Uint8Array<ArrayBuffer>, { status: 502, headers: { 'content-type': 'application/json' } });
     }
-    if (response.ok && guards) {
-      const issued = response.headers.get('mcp-session-id');
-      if (!session && issued) guards.issued(issued);
-      if (request.method === 'DELETE' && session) guards.drop(session);
-    }
+    guards?.answered(session, request.method, response);
     if (reply) {
       // (what passed needs no answer: notifications, or responses to the server's requests)
       await response.body?.cancel().catch(() => {});
