@@ -5,7 +5,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { decodeBytes, readBounded } from './body.js';
 import type { GuardMode } from './call-guard.js';
 import type { FetchLike } from './fetch-like.js';
-import { guardRequest, withAnswers } from './guarded.js';
+import { type GuardedRequest, guardSession, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream } from './list-tools.js';
 import { collisionOutcome, refusalOutcome } from './replies.js';
@@ -70,23 +70,22 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
   // server restarts); a guard that holds none asks the server as the session.
   const guards = mode ? new SessionGuards(mode, onGuardLog ?? (() => {}), guardSessions) : undefined;
   return async (input, init) => {
-    const response = await pass(input, init);
-    if (guards && response.ok) {
-      const sent = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
-      const session = sent.get('mcp-session-id');
-      const issued = response.headers.get('mcp-session-id');
-      if (!session && issued) guards.issued(issued);
-      const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-      if (method === 'DELETE' && session) guards.drop(session);
-    }
-    return response;
-  };
-
-  async function pass(input: string | URL | Request, init?: RequestInit): Promise<Response> {
     // Looked at without building a Request first: that would lock a stream body we pass on.
     const given = input instanceof Request ? input : undefined;
     const method = (init?.method ?? given?.method ?? 'GET').toUpperCase();
     const sent = new Headers(init?.headers ?? given?.headers);
+    const response = await pass(input, init, given, method, sent);
+    guards?.answered(sent.get('mcp-session-id'), method, response);
+    return response;
+  };
+
+  async function pass(
+    input: string | URL | Request,
+    init: RequestInit | undefined,
+    given: Request | undefined,
+    method: string,
+    sent: Headers,
+  ): Promise<Response> {
     const type = mediaType(sent.get('content-type'));
     const hasBody = init?.body != null || (init?.body === undefined && given?.body != null);
     const rpc = method === 'POST' && hasBody && isJson(type);
@@ -101,7 +100,7 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
     const original = await readBounded(request.body, max);
     const decoded = await decodeBytes(original, codec);
     let body = decoded.bytes;
-    let answers: Awaited<ReturnType<typeof guardRequest>>['answers'] = [];
+    let answers: GuardedRequest['answers'] = [];
     let reply: Response | undefined;
     // Not sent: answered here, as the server would answer an invalid request (responses in it
     // go to the server as errors: it asked).
@@ -118,13 +117,10 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
       }
       body = outcome.forward!;
     } else if (guard) {
-      const headers = new Headers(request.headers);
-      const ask = askUpstream(base, request.url, headers, max, request.signal);
-      const guarded = await guardRequest(guard, body, codec, ask);
-      guards!.keep(session, guard); // (a list learnt by asking as it: the server knows the session)
-      // The server does not know the session: it would answer this request 404 as well (and
-      // an SDK client starts again on it); the server's own answer to the asking is no message.
-      if (ask.refused === 404 && session !== null) return sessionNotFound();
+      const ask = askUpstream(base, request.url, new Headers(request.headers), max, request.signal);
+      const guarded = await guardSession(guards!, session, guard, body, codec, ask);
+      // (the server's own answer to the asking is no message: a 404 as the SDK's servers give)
+      if (!guarded) return sessionNotFound();
       answers = guarded.answers;
       reply = guarded.reply;
       if (!guarded.forward) return reply!;

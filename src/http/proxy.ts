@@ -10,7 +10,7 @@ import { type AccessOptions, withAccess } from './access/index.js';
 import { BodyTooLargeError, type Decoded, decodeBytes, readBounded } from './body.js';
 import type { FetchLike, FilteringFetchOptions } from './fetch.js';
 import { hostAllowed, type OriginPolicy, originAllowed } from './guard.js';
-import { guardRequest, withAnswers } from './guarded.js';
+import { guardSession, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
@@ -198,11 +198,9 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
           body = outcome.forward!;
         } else if (guard) {
           const ask = askUpstream(base, target(url), sentUpstream(request), max, request.signal);
-          const guarded = await guardRequest(guard, body, bodyOptions, ask);
-          guards!.keep(session, guard); // (a list learnt by asking as it: the upstream knows the session)
-          if (ask.refused === 404 && session !== null) {
-            // The upstream does not know the session (it restarted, or the id is made up): it
-            // would answer this request 404 too, and that tells an SDK client to start again.
+          const guarded = await guardSession(guards!, session, guard, body, bodyOptions, ask);
+          if (!guarded) {
+            // (the upstream restarted, or the id is made up)
             log(`${request.method} answered 404: the upstream does not know the session (asked for its tool list)`);
             return jsonError(404, SESSION_NOT_FOUND, 'Session not found');
           }
@@ -238,11 +236,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       );
       return new Response(replies as Uint8Array<ArrayBuffer>, { status: 502, headers: { 'content-type': 'application/json' } });
     }
-    if (response.ok && guards) {
-      const issued = response.headers.get('mcp-session-id');
-      if (!session && issued) guards.issued(issued);
-      if (request.method === 'DELETE' && session) guards.drop(session);
-    }
+    guards?.answered(session, request.method, response);
     if (reply) {
       // (what passed needs no answer: notifications, or responses to the server's requests)
       await response.body?.cancel().catch(() => {});

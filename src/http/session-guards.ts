@@ -65,6 +65,17 @@ export class SessionGuards {
     this.guards.delete(session);
   }
 
+  /**
+   * The upstream answered a `method` request sent as `session` (null: none) with `response`: a
+   * success that issues an id starts a session; a DELETE it accepts ends one.
+   */
+  answered(session: string | null, method: string, response: Response): void {
+    if (!response.ok) return;
+    const issued = response.headers.get('mcp-session-id');
+    if (!session && issued) this.issued(issued);
+    if (method.toUpperCase() === 'DELETE' && session) this.drop(session);
+  }
+
   private put(key: string, guard: CallGuard): void {
     this.guards.delete(key);
     this.guards.set(key, guard);
