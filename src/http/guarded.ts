@@ -12,8 +12,6 @@ import { messageText, rawIds, underId } from '../raw-id.js';
 import { encodeBytes, readBounded } from './body.js';
 import { type CallGuard, screen } from './call-guard.js';
 import type { BodyOptions } from './json-body.js';
-import type { Asker } from './list-tools.js';
-import type { SessionGuards } from './session-guards.js';
 
 const utf8 = new TextDecoder();
 const toBytes = (value: unknown) => new TextEncoder().encode(messageText(value));
@@ -56,25 +54,6 @@ export async function guardRequest(guard: CallGuard, decoded: Uint8Array, option
   // Nothing that passes waits for an answer: the client's answer is made here.
   if (!s.restHasRequests) return { forward, reply: await jsonReply(s.batch ? answers : answers[0], options), answers: [] };
   return { forward, answers };
-}
-
-/**
- * guardRequest as the client's `session`: a guard without its tool list asks the upstream as
- * that session (`ask`), and is kept once it learnt one (the upstream took the id). Undefined
- * when the upstream answered the asking 404: it does not know the session and would answer
- * this request 404 too (which tells an SDK client to start again).
- */
-export async function guardSession(
-  guards: SessionGuards,
-  session: string | null,
-  guard: CallGuard,
-  decoded: Uint8Array,
-  options: BodyOptions,
-  ask: Asker,
-): Promise<GuardedRequest | undefined> {
-  const guarded = await guardRequest(guard, decoded, options, ask);
-  guards.keep(session, guard);
-  return ask.refused === 404 && session !== null ? undefined : guarded;
 }
 
 /** The upstream's (encoded) answer to a batch, with the answers made here added. */

@@ -5,9 +5,12 @@
 import { LIST_TIMEOUT_MS, ownRequestId } from '../guard/own-requests.js';
 import type { ListTools } from '../guard/tool.js';
 import { readBounded } from './body.js';
+import type { CallGuard } from './call-guard.js';
 import type { FetchLike } from './fetch-like.js';
-import { eventData } from './guarded.js';
+import { eventData, type GuardedRequest, guardRequest } from './guarded.js';
+import type { BodyOptions } from './json-body.js';
 import { mediaType } from './response.js';
+import type { SessionGuards } from './session-guards.js';
 
 const utf8 = new TextDecoder();
 
@@ -122,4 +125,23 @@ function lastEventEnd(text: string, from: number): number {
   let end = 0;
   for (let m = blank.exec(text); m; m = blank.exec(text)) end = m.index + m[0].length;
   return end;
+}
+
+/**
+ * guardRequest as the client's `session`: a guard without its tool list asks the upstream as
+ * that session (`ask`), and is kept once it learnt one (the upstream took the id). Undefined
+ * when the upstream answered the asking 404: it does not know the session and would answer
+ * this request 404 too (which tells an SDK client to start again).
+ */
+export async function guardSession(
+  guards: SessionGuards,
+  session: string | null,
+  guard: CallGuard,
+  decoded: Uint8Array,
+  options: BodyOptions,
+  ask: Asker,
+): Promise<GuardedRequest | undefined> {
+  const guarded = await guardRequest(guard, decoded, options, ask);
+  guards.keep(session, guard);
+  return ask.refused === 404 && session !== null ? undefined : guarded;
 }
