@@ -6,6 +6,16 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 
+/** Just after the JSON string whose opening quote is at `at` (a native search for each quote). */
+export function afterJsonString(b: Uint8Array, at: number): number {
+  for (let q = b.indexOf(QUOTE, at + 1); q >= 0; q = b.indexOf(QUOTE, q + 1)) {
+    let slashes = 0;
+    while (b[q - 1 - slashes] === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+  }
+  return b.length;
+}
+
 /**
  * [start, end) of each top-level element of the JSON array in `bytes`, whitespace trimmed.
  * `bytes` must be valid JSON whose value is an array (the caller has parsed it already).
@@ -20,9 +30,8 @@ export function arrayElementSpans(bytes: Uint8Array): [number, number][] {
     const b = bytes[i]!;
     if (b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d) continue;
     if (start < 0 && b !== 0x5d) start = i;
-    if (b === QUOTE) {
-      for (i++; i < bytes.length && bytes[i] !== QUOTE; i++) if (bytes[i] === BACKSLASH) i++;
-    } else if (b === 0x5b || b === 0x7b) depth++;
+    if (b === QUOTE) i = afterJsonString(bytes, i) - 1;
+    else if (b === 0x5b || b === 0x7b) depth++;
     else if (depth > 0 && (b === 0x5d || b === 0x7d)) depth--;
     else if (depth === 0 && (b === COMMA || b === 0x5d)) {
       if (start >= 0) spans.push([start, end]);

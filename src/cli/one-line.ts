@@ -2,19 +2,10 @@
 // (parsing is for looking, never for sending), and a pretty-printed body must become one NDJSON
 // line for the child, one SSE data line for the host.
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
+import { afterJsonString } from '../json-spans.js';
 
-/** Just after the string whose opening quote is at `at` (a native search for each quote). */
-function afterString(b: Uint8Array, at: number): number {
-  for (let q = b.indexOf(QUOTE, at + 1); q >= 0; q = b.indexOf(QUOTE, q + 1)) {
-    let slashes = 0;
-    while (b[q - 1 - slashes] === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return q + 1;
-  }
-  return b.length;
-}
+const QUOTE = 0x22;
+const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 
 /**
  * The message on one line with nothing else changed: JSON whitespace outside strings taken out
@@ -27,7 +18,7 @@ export function oneLine(b: Uint8Array): Uint8Array {
   for (let i = 0; i < b.length; ) {
     const c = b[i]!;
     if (c === QUOTE) {
-      const end = afterString(b, i);
+      const end = afterJsonString(b, i);
       out.set(b.subarray(i, end), n);
       n += end - i;
       i = end;
