@@ -392,20 +392,9 @@ function transformUriHeader(a: i32, e: i32): bool {
       if (<i32>load<u32>(at) >= a + h) break;
       if (<i32>load<u32>(at, 4) > a + h) return false;
     }
-    if (gRecNext < gRecCount && <i32>load<u32>(rec + <usize>gRecNext * MATCH_RECORD_SIZE) < a + h) writeRecords(a, a + h);
-    return true;
+    e = a + h;
   }
-  const desc = get(J_DESC) as usize;
-  scan(desc, gDec, h, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);
-  const count = <i32>load<u32>(desc + D_MATCHES);
-  if (count == 0) return true;
-  const raw = gIn + <usize>a;
-  emit(gIn + <usize>gCopied, <usize>(a - gCopied));
-  if (gEscapes) useEscapeMap(gEscapeEntries);
-  const rh = rawOffset(raw, e - a, h, !gEscapes);
-  writeMatches(raw, rh, gDec, count, h, true, !gEscapes);
-  useEscapeMap(-1);
-  gCopied = a + rh;
+  transformText(a, e, h);
   return true;
 }
 
@@ -413,8 +402,9 @@ function transformUriHeader(a: i32, e: i32): bool {
  * Runs the matcher (or the token decoder) over the decoded text of the string at [a, e) of the
  * input and, where it finds something, writes the output up to the string and the string
  * rewritten (its raw bytes, escapes kept, between the replacements). Returns whether it changed.
+ * `n`: only the first n decoded bytes are read and written (a data: URI's header; encoding).
  */
-function transformText(a: i32, e: i32): bool {
+function transformText(a: i32, e: i32, n: i32 = gDecLen): bool {
   if (gRecords) {
     // (Most strings hold no match: the next record starts past them, which needs no call.)
     if (gRecNext >= gRecCount || <i32>load<u32>(get(J_REC) as usize + <usize>gRecNext * MATCH_RECORD_SIZE) >= e) return false;
@@ -422,7 +412,7 @@ function transformText(a: i32, e: i32): bool {
   }
   const raw = gIn + <usize>a;
   const desc = get(J_DESC) as usize;
-  if (get(J_MODE) == JSON_ENCODE) scan(desc, gDec, gDecLen, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);
+  if (get(J_MODE) == JSON_ENCODE) scan(desc, gDec, n, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);
   else {
     if (gDecLen < shortestToken(desc)) return false; // too short to hold a token (most keys and names)
     decode(desc, gDec, gDecLen, get(J_REC) as usize, 1, get(J_AUX) as usize, 0);
@@ -431,8 +421,9 @@ function transformText(a: i32, e: i32): bool {
   if (count == 0) return false;
   emit(gIn + <usize>gCopied, <usize>(a - gCopied));
   if (gEscapes) useEscapeMap(gEscapeEntries);
-  writeMatches(raw, e - a, gDec, count, gDecLen, true, !gEscapes);
+  const rawLen = n == gDecLen ? e - a : rawOffset(raw, e - a, n, !gEscapes);
+  writeMatches(raw, rawLen, gDec, count, n, true, !gEscapes);
   useEscapeMap(-1);
-  gCopied = e;
+  gCopied = a + rawLen;
   return true;
 }

@@ -132,7 +132,6 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     if (lines.length > STRIDE * 65536) lines = []; // (a huge event's go)
   };
   let otherBytes = 0; // what `held` and the line index hold
-  let heldFrom = 0; // a streamed event: where in `held` the lines not yet written begin
   const tooManyOther = `SSE lines held within an event larger than maxMessageBytes (${max})`;
   let hasData = false; // a data line is held (the next one is joined with '\n')
 
@@ -384,7 +383,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
    * and what the event holds is counted again (only what waits counts against the bound).
    */
   const compact = () => {
-    heldFrom = lines[cur]!;
+    const heldFrom = lines[cur]!; // (where in `held` the lines not yet written begin)
     held.dropBefore(heldFrom);
     lines.copyWithin(0, cur, linesLength);
     linesLength -= cur;
@@ -478,7 +477,6 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     skipping = false;
     endBegun = false;
     blockLength = 0;
-    heldFrom = 0;
     eventIsMessage = true;
     held.reset();
     joined.reset();

@@ -216,20 +216,20 @@ export class Transducer {
     let work: Work;
     if (kept === undefined) work = this.layout(allocateBlock(size), size, at, WINDOW, key);
     else {
-      // Laid out already: only what differs from one transducer to the next.
-      work = kept;
-      const descPtr = this.job.desc.ptr; // (may grow memory: before the view)
-      const w = heap32();
-      w[(work.state + J_DESC) >>> 2] = descPtr;
-      w[(work.state + J_MODE) >>> 2] = this.job.mode === 'encode' ? JSON_ENCODE : JSON_DECODE;
-      w[(work.state + J_ROOT_PAYLOAD) >>> 2] = this.rootValue();
+      work = kept; // (laid out already: only what differs from one transducer to the next)
+      this.setJob(work.state);
     }
     this.work = work;
     return work;
   }
 
-  private rootValue(): number {
-    return this.rootPayload === 'text' ? ROOT_TEXT : this.rootPayload ? ROOT_PAYLOAD : ROOT_MESSAGE;
+  /** Sets the fields that differ from one transducer to the next (its job) in the state at `state`. */
+  private setJob(state: number): void {
+    const descPtr = this.job.desc.ptr; // (placing the tables may grow memory: before the view)
+    const w = heap32();
+    w[(state + J_DESC) >>> 2] = descPtr;
+    w[(state + J_MODE) >>> 2] = this.job.mode === 'encode' ? JSON_ENCODE : JSON_DECODE;
+    w[(state + J_ROOT_PAYLOAD) >>> 2] = this.rootPayload === 'text' ? ROOT_TEXT : this.rootPayload ? ROOT_PAYLOAD : ROOT_MESSAGE;
   }
 
   /** Gives the block back (between messages a stream holds none). */
@@ -243,7 +243,6 @@ export class Transducer {
 
   /** Sets the state's pointers, capacities and job in `block`, laid out as `at` says. */
   private layout(block: number, size: number, at: number[], window: number, key: string): Work {
-    const descPtr = this.job.desc.ptr; // (placing the tables may grow memory: before any view)
     const [state, stack, raw, dec, rec, aux, events, out, input, lines, framed] = at.map((a) => block + a) as [
       number,
       number,
@@ -257,10 +256,9 @@ export class Transducer {
       number,
       number,
     ];
+    this.setJob(state); // (may grow memory: before the view)
     const w = heap32();
     const set = (f: number, v: number) => (w[(state + f) >>> 2] = v);
-    set(J_DESC, descPtr);
-    set(J_MODE, this.job.mode === 'encode' ? JSON_ENCODE : JSON_DECODE);
     set(J_STACK, stack);
     set(J_STACK_CAP, STACK_DEPTH);
     set(J_RAW, raw);
@@ -270,7 +268,6 @@ export class Transducer {
     set(J_REC, rec);
     set(J_AUX, aux);
     set(J_EVENTS, events);
-    set(J_ROOT_PAYLOAD, this.rootValue());
     return { block, size, key, window, state, out, input, lines, framed, linesOwner: null };
   }
 
