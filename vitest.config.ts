@@ -28,6 +28,8 @@ export default defineConfig({
     testTimeout: process.env.FUZZ_RUNS ? 900_000 : 60_000,
     // fast-check's global limits (a failing or hanging property fails in seconds, not minutes).
     setupFiles: ['test/setup-fast-check.ts'],
+    // Prints the seed the properties draw from (test/suite-seed.ts), to replay a run.
+    globalSetup: ['test/print-seed.ts'],
     projects: [
       { extends: true, test: { name: 'simd', include: ['test/**/*.test.ts'], env: { MCP_PAYLOAD_CODEC_WASM: 'simd' } } },
       {
