@@ -12,6 +12,7 @@ import { FRAMED, LARGE_LINE } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
 import { framedBody as body, cat, describeError, hexAppender, pushCut, sized, sseField, traced } from './ndjson-scenarios.ts';
+import { leastTimes } from './scaling.ts';
 import { bytes, run } from './stream-helpers.ts';
 
 const CARRY = LARGE_LINE + 1024; // the longest event start held (sse.ts)
@@ -482,20 +483,13 @@ describe('held SSE events (adversary)', () => {
     const long = `data: ${Buffer.from(sized(12 * 1024)).toString()}\n\n`;
     const lines = `data: ${progress(1)}\n${': c\n'.repeat(2000)}\n`;
     const input = bytes(long + lines + long + lines);
-    const time = (batch: boolean, size: number) => {
-      const t0 = performance.now();
+    const push = (batch: boolean, size: number) => () => {
       const t = createByteTransformer('encode', { framing: 'sse' }, () => {}, { lines: batch });
       for (let at = 0; at < input.length; at += size) t.push(input.subarray(at, at + size));
       t.close();
-      return performance.now() - t0;
     };
     for (const size of [1, 4]) {
-      let held = Infinity;
-      let reference = Infinity;
-      for (let r = 0; r < 4; r++) {
-        held = Math.min(held, time(true, size));
-        reference = Math.min(reference, time(false, size));
-      }
+      const { subject: held, reference } = leastTimes(push(true, size), push(false, size), 3, 5);
       // (Walking the held lines again from the event's start per push: about 30x here.)
       expect(held).toBeLessThan(3 * reference + 5);
     }
