@@ -17,7 +17,7 @@ const BUILD_INDEPENDENT = [
   'test/connect-*.test.ts',
   'test/guard-*.test.ts',
   'test/tool-guard-*.test.ts',
-  'test/{layers,import-graph,one-line,raw-ids,refused-lines}.test.ts',
+  'test/{layers,import-graph,one-line,raw-ids,refused-lines,runtimes}.test.ts',
 ];
 export default defineConfig({
   test: {

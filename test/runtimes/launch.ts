@@ -1,0 +1,123 @@
+// Starts the harness in one runtime: bundles its entry with esbuild (as a user's build would),
+// starts the runtime's binary (from scripts/runtimes.mjs) on a loopback port, and resolves with
+// the harness's URL once it answers. Each runtime is a real child process, stopped by `stop`.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+export type RuntimeName = 'bun' | 'deno' | 'workerd';
+
+/** workerd's compatibility date for the Worker (the runtime's own date or older). */
+export const COMPATIBILITY_DATE = '2026-11-01';
+
+export interface Running {
+  url: string;
+  /** What the runtime printed on stderr so far (for a failure's message). */
+  stderr(): string;
+  stop(): Promise<void>;
+}
+
+async function bundle(entry: string, dir: string): Promise<string> {
+  const outfile = join(dir, 'entry.js');
+  await build({
+    entryPoints: [join(import.meta.dirname, entry)],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    conditions: ['workerd', 'worker', 'browser'],
+    target: 'es2022',
+    outfile,
+    logLevel: 'silent',
+  });
+  return outfile;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+const workerdConfig = (port: number, upstream: string) => `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "internet", network = (allow = ["public", "private", "local"])),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [(name = "entry.js", esModule = embed "entry.js")],
+  compatibilityDate = "${COMPATIBILITY_DATE}",
+  bindings = [(name = "UPSTREAM", text = ${JSON.stringify(upstream)})],
+  globalOutbound = "internet",
+);
+`;
+
+/** Waits until the harness answers at `url` (or the child exits, or 20 s pass). */
+async function answering(child: ChildProcess, url: string, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the runtime exited (${child.exitCode}): ${stderr()}`);
+    try {
+      await fetch(`${url}/codec`, { method: 'POST', body: '[]' });
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`the runtime did not answer within 20 s: ${stderr()}`);
+}
+
+export async function launch(name: RuntimeName, binary: string, upstream: string): Promise<Running> {
+  const dir = mkdtempSync(join(tmpdir(), `mpc-${name}-`));
+  const entry = await bundle({ bun: 'bun.ts', deno: 'deno.ts', workerd: 'worker.ts' }[name], dir);
+  const port = await freePort();
+  const env = { ...process.env, UPSTREAM: upstream, PORT: String(port), NO_COLOR: '1' };
+  let child: ChildProcess;
+  if (name === 'workerd') {
+    writeFileSync(join(dir, 'config.capnp'), workerdConfig(port, upstream));
+    child = spawn(binary, ['serve', join(dir, 'config.capnp')], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  } else if (name === 'deno') {
+    child = spawn(binary, ['run', '--quiet', '--allow-net', '--allow-env', entry], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  } else child = spawn(binary, [entry], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d) => {
+    err += d;
+  });
+  const stderr = () => err.slice(-2000);
+  let url: string;
+  if (name === 'workerd') url = `http://127.0.0.1:${port}`;
+  else {
+    // Bun and Deno listen on a port of their own choosing and print it.
+    let out = '';
+    url = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const m = /listening (\d+)/.exec(out);
+        if (m) resolve(`http://127.0.0.1:${m[1]}`);
+      });
+      child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening: ${stderr()}`)));
+    });
+  }
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await answering(child, url, stderr);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { url, stderr, stop };
+}
