@@ -4,6 +4,8 @@
 // each the same generated corpus (from the suite's seed) and holds its answers to Node's own,
 // byte for byte; the real SDK client (in Node) calls the real SDK server through
 // createFilteringProxy in the runtime, and createFilteringFetch runs there as the client side.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error (a plain .mjs script, no types)
@@ -12,9 +14,12 @@ import { fragmentString } from './arbitraries.ts';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.ts';
 import { connectHost, expectEncodedListAndEcho, expectProgressBeforeResult } from './http-helpers.ts';
 import { written } from './ndjson-scenarios.ts';
+import { codeBlocks } from './readme-blocks.ts';
 import { type CodecCase, runCodecCases, runStream, type StreamCase } from './runtimes/harness.ts';
 import { launch, type Running, type RuntimeName } from './runtimes/launch.ts';
 import { suiteSeed } from './suite-seed.ts';
+
+const ROOT = join(import.meta.dirname, '..');
 
 const OPTIONS: Record<string, unknown>[] = [
   {}, // mobile-mcp's wire format
@@ -72,6 +77,26 @@ function streamCorpus(): StreamCase[] {
   return cases;
 }
 
+/**
+ * The runtime's snippet in docs/DEPLOY.md (a ```ts block flagged with its name), written where
+ * the package resolves by its name; for workerd, the vars and compatibility date of the
+ * ```toml wrangler block beside it.
+ */
+function deploySnippet(name: RuntimeName): { entry: string; env: Record<string, string>; compatibilityDate?: string } {
+  const file = join(ROOT, 'docs', 'DEPLOY.md');
+  const blocks = codeBlocks(file, readFileSync(file, 'utf8'));
+  const block = blocks.find((b) => b.lang === 'ts' && b.flags.includes(name));
+  if (!block) throw new Error(`docs/DEPLOY.md has no \`\`\`ts ${name} block`);
+  const dir = join(ROOT, '.cache', 'deploy-snippets');
+  mkdirSync(dir, { recursive: true });
+  const entry = join(dir, `${name}.ts`);
+  writeFileSync(entry, block.code);
+  if (name !== 'workerd') return { entry, env: {} };
+  const toml = blocks.find((b) => b.lang === 'toml' && b.flags.includes('wrangler'))!.code;
+  const env = Object.fromEntries([...toml.split('[vars]')[1]!.matchAll(/^(\w+) = "(.*)"$/gm)].map((m) => [m[1]!, m[2]!]));
+  return { entry, env, compatibilityDate: /^compatibility_date = "(.*)"$/m.exec(toml)![1] };
+}
+
 let binaries: Record<RuntimeName, string> | undefined;
 
 describe.each(['bun', 'deno', 'workerd'] as const)('in %s', (name) => {
@@ -80,7 +105,8 @@ describe.each(['bun', 'deno', 'workerd'] as const)('in %s', (name) => {
   beforeAll(async () => {
     binaries ??= installRuntimes();
     upstream = await startUpstream('stateful');
-    runtime = await launch(name, binaries![name], upstream.url);
+    const entry = join(import.meta.dirname, 'runtimes', { bun: 'bun.ts', deno: 'deno.ts', workerd: 'worker.ts' }[name]);
+    runtime = await launch(name, binaries![name], { entry, env: { UPSTREAM: upstream.url } });
   }, 120_000);
   afterAll(async () => {
     await runtime?.stop();
@@ -118,6 +144,23 @@ describe.each(['bun', 'deno', 'workerd'] as const)('in %s', (name) => {
       await expectProgressBeforeResult(client, seen, 3);
     } finally {
       await client.close();
+    }
+  });
+
+  it('runs the docs/DEPLOY.md snippet for it, in front of the real SDK server', async () => {
+    const { entry, env, compatibilityDate } = deploySnippet(name);
+    const deployed = await launch(name, binaries![name], {
+      entry,
+      env: { ...env, UPSTREAM: upstream.url, HOST: '127.0.0.1' },
+      compatibilityDate,
+    });
+    const { client } = await connectHost(`${deployed.url}/mcp`);
+    try {
+      const before = upstream.calls.length;
+      await expectEncodedListAndEcho(client, 'Qwen 通义千问', () => upstream.calls.slice(before));
+    } finally {
+      await client.close();
+      await deployed.stop();
     }
   });
 

@@ -1,7 +1,7 @@
 // Starts the harness in one runtime: bundles its entry with esbuild (as a user's build would),
 // starts the runtime's binary (from scripts/runtimes.mjs) on a loopback port, and resolves with
 // the harness's URL once it answers. Each runtime is a real child process, stopped by `stop`.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 
 export type RuntimeName = 'bun' | 'deno' | 'workerd';
 
-/** workerd's compatibility date for the Worker (the runtime's own date or older). */
+/** workerd's compatibility date for the Worker, unless one is given (the runtime's own date or older). */
 export const COMPATIBILITY_DATE = '2026-11-01';
 
 export interface Running {
@@ -21,10 +21,18 @@ export interface Running {
   stop(): Promise<void>;
 }
 
+export interface LaunchOptions {
+  /** The entry module (absolute path): a Worker module for workerd, a script for Bun and Deno. */
+  entry: string;
+  /** Environment variables (Bun, Deno) or text bindings (workerd); PORT is set to the port. */
+  env: Record<string, string>;
+  compatibilityDate?: string;
+}
+
 async function bundle(entry: string, dir: string): Promise<string> {
   const outfile = join(dir, 'entry.js');
   await build({
-    entryPoints: [join(import.meta.dirname, entry)],
+    entryPoints: [entry],
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -44,7 +52,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const workerdConfig = (port: number, upstream: string) => `using Workerd = import "/workerd/workerd.capnp";
+const workerdConfig = (port: number, env: Record<string, string>, date: string) => `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
     (name = "main", worker = .worker),
@@ -54,19 +62,21 @@ const config :Workerd.Config = (
 );
 const worker :Workerd.Worker = (
   modules = [(name = "entry.js", esModule = embed "entry.js")],
-  compatibilityDate = "${COMPATIBILITY_DATE}",
-  bindings = [(name = "UPSTREAM", text = ${JSON.stringify(upstream)})],
+  compatibilityDate = "${date}",
+  bindings = [${Object.entries(env)
+    .map(([name, value]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(value)})`)
+    .join(', ')}],
   globalOutbound = "internet",
 );
 `;
 
-/** Waits until the harness answers at `url` (or the child exits, or 20 s pass). */
+/** Waits until something answers HTTP at `url` (or the child exits, or 20 s pass). */
 async function answering(child: ChildProcess, url: string, stderr: () => string): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the runtime exited (${child.exitCode}): ${stderr()}`);
     try {
-      await fetch(`${url}/codec`, { method: 'POST', body: '[]' });
+      await fetch(url, { method: 'OPTIONS' });
       return;
     } catch {
       await new Promise((r) => setTimeout(r, 50));
@@ -75,37 +85,25 @@ async function answering(child: ChildProcess, url: string, stderr: () => string)
   throw new Error(`the runtime did not answer within 20 s: ${stderr()}`);
 }
 
-export async function launch(name: RuntimeName, binary: string, upstream: string): Promise<Running> {
+/** Bundles `entry` and runs it in the runtime on a free loopback port. */
+export async function launch(name: RuntimeName, binary: string, options: LaunchOptions): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), `mpc-${name}-`));
-  const entry = await bundle({ bun: 'bun.ts', deno: 'deno.ts', workerd: 'worker.ts' }[name], dir);
+  const entry = await bundle(options.entry, dir);
   const port = await freePort();
-  const env = { ...process.env, UPSTREAM: upstream, PORT: String(port), NO_COLOR: '1' };
+  const vars = { ...options.env, PORT: String(port) };
+  const spawnOptions: SpawnOptions = { cwd: dir, env: { ...process.env, ...vars, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] };
   let child: ChildProcess;
   if (name === 'workerd') {
-    writeFileSync(join(dir, 'config.capnp'), workerdConfig(port, upstream));
-    child = spawn(binary, ['serve', join(dir, 'config.capnp')], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  } else if (name === 'deno') {
-    child = spawn(binary, ['run', '--quiet', '--allow-net', '--allow-env', entry], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  } else child = spawn(binary, [entry], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    writeFileSync(join(dir, 'config.capnp'), workerdConfig(port, vars, options.compatibilityDate ?? COMPATIBILITY_DATE));
+    child = spawn(binary, ['serve', join(dir, 'config.capnp')], spawnOptions);
+  } else if (name === 'deno') child = spawn(binary, ['run', '--quiet', '--allow-net', '--allow-env', entry], spawnOptions);
+  else child = spawn(binary, [entry], spawnOptions);
   let err = '';
   child.stderr!.on('data', (d) => {
     err += d;
   });
   const stderr = () => err.slice(-2000);
-  let url: string;
-  if (name === 'workerd') url = `http://127.0.0.1:${port}`;
-  else {
-    // Bun and Deno listen on a port of their own choosing and print it.
-    let out = '';
-    url = await new Promise<string>((resolve, reject) => {
-      child.stdout!.on('data', (d) => {
-        out += d;
-        const m = /listening (\d+)/.exec(out);
-        if (m) resolve(`http://127.0.0.1:${m[1]}`);
-      });
-      child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before listening: ${stderr()}`)));
-    });
-  }
+  const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
