@@ -27,6 +27,10 @@ const NOT_RUN: { holds: string; why: string }[] = [
     holds: "new StreamableHTTPClientTransport(new URL('https://example.com/mcp')",
     why: 'connects to a remote MCP server over the network (test/http-fetch.test.ts runs createFilteringFetch against a local one)',
   },
+  // docs/DEPLOY.md's snippets run in their own runtimes, in test/runtimes.test.ts.
+  { holds: 'Deno.serve(', why: 'runs in Deno' },
+  { holds: 'Bun.serve(', why: 'runs in Bun' },
+  { holds: 'fetch(request: Request, env: Env)', why: 'a Worker: runs in workerd' },
 ];
 
 const scratch = mkdtempSync(join(tmpdir(), 'readme-examples-'));
