@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
 // the built bundle in Chromium, which picks its own variant, so it runs once too.
 const BUILD_INDEPENDENT = [
   'test/browser.test.ts',
+  'test/playground.test.ts',
   'test/cli.test.ts',
   'test/cli-!(args).test.ts',
   'test/http-!(body|guard-batch-bytes).test.ts',

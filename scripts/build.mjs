@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { buildPlayground } from './playground.mjs';
 
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
 const bin = (name) => `node_modules/.bin/${name}`;
@@ -78,3 +79,5 @@ for (const [file, out] of Object.entries(outputs)) {
 }
 writeFileSync('dist/sizes.json', JSON.stringify(sizes, null, 2) + '\n');
 run(bin('tsc'), ['-p', 'tsconfig.build.json']);
+// The playground page's bundle, from the browser bundles just built (docs/playground/).
+await buildPlayground();

@@ -5,22 +5,12 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEncodeStream } from '../src/stream/index.ts';
+import { launchChromium } from './chromium.ts';
 import { bytes, run } from './stream-helpers.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
 const DIST = join(import.meta.dirname, '..', 'dist');
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html', '.ndjson': 'application/x-ndjson' };
 
@@ -70,13 +60,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
-  } catch (e) {
-    throw new Error(
-      `Chromium could not start from ${CHROMIUM} (install Debian's chromium; .ci/run does): ${(e as Error).message.split('\n')[0]}`,
-    );
-  }
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
