@@ -67,6 +67,14 @@ and the guards work with every command they make sense for):
                                         (default: 10 times --call-timeout)
   --audit FILE                          wrap: append a JSON line per blocked or timed-out call
   --audit-all                           wrap, with --audit: log allowed calls too
+  --config FILE.json                    every command: options from a JSON object keyed by
+                                        their names ({"guard": true, "root": ["src"], "port":
+                                        8080, "terms": {...} or a file}); paths in it are
+                                        relative to its folder; options on the command line
+                                        replace its (a list whole; a flag set in it stays
+                                        set). Not in it: --header, --upstream-header (they
+                                        carry credentials). Schema, for editors:
+                                        mcp-payload-codec/schema/config.schema.json
   -h, --help                            this text
 
 Usage errors exit with code 2.
