@@ -71,7 +71,8 @@ export async function main(argv: string[]): Promise<number> {
   if (!APPLIES[command]) throw new UsageError(`unknown command ${JSON.stringify(command)} (see --help)`);
   checkApplies(line, command);
   const file = line.values.config;
-  if (file !== undefined) line = withConfig(line, readConfig(file, (name) => notFor(command, name)));
+  const config = file === undefined ? undefined : readConfig(file, (name) => notFor(command, name));
+  if (config) line = withConfig(line, config);
   const maxBytes = maxMessageBytes(line);
   const options = { ...codecOptions(line), ...(maxBytes === undefined ? {} : { maxMessageBytes: maxBytes }) };
   switch (command) {

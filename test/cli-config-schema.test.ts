@@ -153,4 +153,23 @@ describe('schema/config.schema.json', () => {
       ['$schema', ...options.filter((n) => !['help', 'config', 'header', 'upstream-header'].includes(n))].sort(),
     );
   });
+
+  it('README: its table names every key once, and its example is a file both accept (after adding an option: a row)', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('**One file for the options: `--config FILE`**'));
+    const table = section.slice(section.indexOf('| key | value |'), section.indexOf('\n\n', section.indexOf('| key | value |')));
+    const keys = table
+      .split('\n')
+      .slice(2)
+      .flatMap((row) => [...row.split('|')[1]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+    const { properties } = JSON.parse(readFileSync(SHIPPED, 'utf8'));
+    expect(keys.toSorted()).toEqual(
+      Object.keys(properties)
+        .filter((k) => k !== '$schema')
+        .toSorted(),
+    );
+    const example = JSON.parse(/```json\n(\{\n {2}"\$schema"[^`]*)```/.exec(section)![1]!);
+    expect(new Ajv({ strict: true }).validate(JSON.parse(readFileSync(SHIPPED, 'utf8')), example)).toBe(true);
+    expect(() => configFromJson(example, '/base')).not.toThrow();
+  });
 });

@@ -70,11 +70,11 @@ and the guards work with every command they make sense for):
   --config FILE.json                    every command: options from a JSON object keyed by
                                         their names ({"guard": true, "root": ["src"], "port":
                                         8080, "terms": {...} or a file}); paths in it are
-                                        relative to its folder; options on the command line
-                                        replace its (a list whole; a flag set in it stays
-                                        set). Not in it: --header, --upstream-header (they
-                                        carry credentials). Schema, for editors:
-                                        mcp-payload-codec/schema/config.schema.json
+                                        relative to its folder. The command line replaces a
+                                        value or a whole list of the file's; a flag set in
+                                        either is set. Not in it: --header, --upstream-header
+                                        (they carry credentials). Its JSON Schema, for
+                                        editors: mcp-payload-codec/schema/config.schema.json
   -h, --help                            this text
 
 Usage errors exit with code 2.
