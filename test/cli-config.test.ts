@@ -1,7 +1,7 @@
 // --config FILE: a command's options from a JSON file, keyed by their names. The loader as a
 // function for the cases; real child processes for what a user sees (exit status 2, the line on
 // stderr naming the key's JSON pointer and never its value, the file's options in effect).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -10,7 +10,7 @@ import { LIST_OPTIONS, parseCommandLine, VALUE_OPTIONS } from '../src/cli/args.t
 import { configFromJson, readConfig, withConfig } from '../src/cli/config.ts';
 import { UsageError } from '../src/cli/usage-error.ts';
 import { runs } from './arbitraries.ts';
-import { cli } from './fixtures/cli-session.ts';
+import { CliSession, cli } from './fixtures/cli-session.ts';
 
 const DIR = '/etc/mpc'; // paths in a file are taken from its folder (never read here)
 const refusal = (json: unknown) => {
@@ -136,6 +136,15 @@ describe('withConfig: the command line over the file', () => {
     expect(line.values.terms).toBe('t.json');
     expect(line.inlineTerms).toBeUndefined();
   });
+  it('--guard or --guard-tools-only on the command line replaces the file one', () => {
+    for (const [inFile, onLine] of [
+      ['guard', 'guard-tools-only'],
+      ['guard-tools-only', 'guard'],
+    ]) {
+      const line = withConfig(parseCommandLine(['wrap', `--${onLine}`, 'x']), configFromJson({ [inFile!]: true }, DIR));
+      expect(line.flags).toEqual({ [onLine!]: true });
+    }
+  });
   it('flags add up', () => {
     fc.assert(
       fc.property(fc.boolean(), fc.boolean(), (inFile, onLine) => {
@@ -193,6 +202,32 @@ describe('the CLI with --config (child processes)', () => {
       code: 0,
       stdout: '{"jsonrpc":"2.0","id":1,"result":{"text":"__c_7177656E__"}}\n',
     });
+  });
+
+  it('wrap takes its guard, roots and audit file from the file, relative to its folder (not the working directory)', async () => {
+    const home = realpathSync(mkdtempSync(join(tmpdir(), 'mpc-config-wrap-')));
+    mkdirSync(join(home, 'inside'));
+    const path = join(home, 'mcp.json');
+    writeFileSync(path, JSON.stringify({ guard: true, root: ['inside'], audit: 'trail.jsonl' }));
+    const server = `process.stdin.on('data', (d) => { for (const l of String(d).split('\\n').filter(Boolean)) { const m = JSON.parse(l);
+      const result = m.method === 'tools/list' ? { tools: [{ name: 'read', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }] }
+        : { content: [{ type: 'text', text: 'read ' + m.params.arguments.path }] };
+      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n'); } });`;
+    const s = new CliSession(['wrap', '--config', path, process.execPath, '-e', server]); // cwd: the repository
+    s.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    await s.response(1);
+    const read = (id: number, file: string) =>
+      s.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read', arguments: { path: file } } });
+    read(2, join(home, 'inside', 'a'));
+    read(3, join(home, 'a'));
+    expect((await s.response(2)).result.content[0]!.text).toBe(`read ${join(home, 'inside', 'a')}`);
+    expect((await s.response(3)).result.isError).toBe(true);
+    expect((await s.end()).code).toBe(0);
+    const trail = readFileSync(join(home, 'trail.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    expect(trail).toMatchObject([{ request: '3', decision: 'blocked', rule: 'outside-roots', paths: ['/path'] }]);
   });
 
   it('exit 2 with the key path on stderr, never the value, before the server starts', () => {

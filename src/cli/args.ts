@@ -77,6 +77,9 @@ export const VALUE_TYPES: { readonly [name in ValueOption | ListOption]?: ValueT
 };
 export const valueType = (name: ValueOption | ListOption): ValueType => VALUE_TYPES[name] ?? { kind: 'string' };
 
+/** Flags of which a command takes one: the one on the command line replaces the file's. */
+export const ONE_OF: readonly (readonly FlagOption[])[] = [['guard', 'guard-tools-only']];
+
 /** Options a config file does not hold, and why (the command line still takes them). */
 export const NOT_IN_CONFIG: { readonly [name in OptionName]?: string } = {
   help: 'an action, not a setting',

@@ -4,7 +4,7 @@
 // (exit 2) naming its JSON pointer (`/root/2`), never the value. The checked file becomes
 // command-line values, so every later check (ranges, options that need others) is the command
 // line's own. The command line wins: a value or a list given there replaces the file's (a list
-// whole), and a flag set in either is set.
+// whole), and a flag set in either is set (--guard-tools-only there replaces the file's guard).
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { TermSetInput } from '../terms.js';
@@ -15,6 +15,7 @@ import {
   LIST_OPTIONS,
   type ListOption,
   NOT_IN_CONFIG,
+  ONE_OF,
   type OptionName,
   VALUE_OPTIONS,
   type ValueOption,
@@ -162,13 +163,18 @@ export function readConfig(file: string, notFor: (name: OptionName) => string | 
   }
 }
 
-/** The command line over the config file: its values and lists replace the file's, flags add. */
+/**
+ * The command line over the config file: its values and lists replace the file's; flags add,
+ * except that a flag of a ONE_OF group on the command line replaces the file's flags of that group.
+ */
 export function withConfig(line: CommandLine, config: ConfigOptions): CommandLine {
+  const flags = { ...config.flags };
+  for (const group of ONE_OF) if (group.some((f) => line.flags[f])) for (const f of group) delete flags[f];
   const merged: CommandLine = {
     ...line,
     values: { ...config.values, ...line.values },
     lists: { ...config.lists, ...line.lists },
-    flags: { ...config.flags, ...line.flags },
+    flags: { ...flags, ...line.flags },
   };
   if (line.values.terms === undefined && config.inlineTerms !== undefined) merged.inlineTerms = config.inlineTerms;
   return merged;

@@ -72,7 +72,8 @@ and the guards work with every command they make sense for):
                                         8080, "terms": {...} or a file}); paths in it are
                                         relative to its folder. The command line replaces a
                                         value or a whole list of the file's; a flag set in
-                                        either is set. Not in it: --header, --upstream-header
+                                        either is set (--guard and --guard-tools-only replace
+                                        each other). Not in it: --header, --upstream-header
                                         (they carry credentials). Its JSON Schema, for
                                         editors: mcp-payload-codec/schema/config.schema.json
   -h, --help                            this text
