@@ -2,6 +2,7 @@
 // (proxy, connect, serve), transform stdin to stdout, or scan NDJSON for U+FFFD. Node only (child processes, files); the library entries stay portable.
 import { type CommandLine, type OptionName, parseCommandLine } from './cli/args.js';
 import { codecOptions, framing, maxMessageBytes } from './cli/codec-options.js';
+import { readConfig, withConfig } from './cli/config.js';
 import { connectCommand } from './cli/connect.js';
 import { HELP } from './cli/help.js';
 import { duration } from './cli/http-args.js';
@@ -40,12 +41,17 @@ const WHY: Partial<Record<OptionName, string>> = {
   framing: ' (wrap speaks NDJSON, as MCP stdio does)',
 };
 
+/** Why option `name` does not apply to `command` (help and config go with all), or undefined. */
+function notFor(command: string, name: OptionName): string | undefined {
+  if (name === 'help' || name === 'config' || APPLIES[command]!.includes(name)) return undefined;
+  const users = Object.keys(APPLIES).filter((c) => APPLIES[c]!.includes(name));
+  return `--${name} applies to ${users.join(', ')}, not ${command}${WHY[name] ?? ''}`;
+}
+
 function checkApplies(line: CommandLine, command: string): void {
-  const allowed = APPLIES[command]!;
   for (const name of [...Object.keys(line.values), ...Object.keys(line.lists), ...Object.keys(line.flags)] as OptionName[]) {
-    if (name === 'help' || allowed.includes(name)) continue;
-    const users = Object.keys(APPLIES).filter((c) => APPLIES[c]!.includes(name));
-    throw new UsageError(`--${name} applies to ${users.join(', ')}, not ${command}${WHY[name] ?? ''}`);
+    const why = notFor(command, name);
+    if (why) throw new UsageError(why);
   }
 }
 
@@ -56,7 +62,7 @@ function guardMode({ flags }: CommandLine): 'all' | 'tools' | false {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const line = parseCommandLine(argv);
+  let line = parseCommandLine(argv);
   const { command } = line;
   if (line.flags.help || command === undefined) {
     process.stdout.write(HELP);
@@ -64,6 +70,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (!APPLIES[command]) throw new UsageError(`unknown command ${JSON.stringify(command)} (see --help)`);
   checkApplies(line, command);
+  const file = line.values.config;
+  const config = file === undefined ? undefined : readConfig(file, (name) => notFor(command, name));
+  if (config) line = withConfig(line, config);
   const maxBytes = maxMessageBytes(line);
   const options = { ...codecOptions(line), ...(maxBytes === undefined ? {} : { maxMessageBytes: maxBytes }) };
   switch (command) {

@@ -9,6 +9,7 @@
 // (`wrap`, `serve`), the first argument that is not an option of ours starts the
 // child's command line, and everything from there on is the child's, even `--guard` or `--`.
 // `--` ends our options anywhere.
+import type { TermSetInput } from '../terms.js';
 import { UsageError } from './usage-error.js';
 
 export const VALUE_OPTIONS = [
@@ -33,10 +34,60 @@ export const VALUE_OPTIONS = [
   'call-timeout',
   'call-timeout-max',
   'audit',
+  'config',
 ] as const;
 /** Options that take a value and may be given again, each time adding one. */
 export const LIST_OPTIONS = ['header', 'allowed-host', 'allowed-origin', 'oauth-scope', 'upstream-header', 'root'] as const;
 export const FLAG_OPTIONS = ['audit-all', 'guard', 'guard-tools-only', 'help', 'no-auth'] as const;
+
+/**
+ * What an option's value is, where it is more than any string: the config file is checked
+ * against it and its JSON Schema made from it (config.ts, config-schema.ts), so an option added
+ * above is taken from the file as a string, a list of strings or a boolean without a word here.
+ */
+export type ValueType =
+  | { kind: 'string' }
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'integer'; min: number; max: number }
+  /** '90s', '10m', '1h', or plain seconds (not 0): as `duration` in http-args.ts reads it. */
+  | { kind: 'duration' }
+  /** A file or folder: in a config file, relative to the file's folder. */
+  | { kind: 'path' }
+  /** A terms file's path, or (in a config file) the terms object itself. */
+  | { kind: 'terms' };
+
+const count = (min: number, max = Number.MAX_SAFE_INTEGER): ValueType => ({ kind: 'integer', min, max });
+/** The type of each value or list item that is not a plain string. */
+export const VALUE_TYPES: { readonly [name in ValueOption | ListOption]?: ValueType } = {
+  framing: { kind: 'enum', values: ['ndjson', 'content-length', 'sse'] },
+  'hex-case': { kind: 'enum', values: ['lower', 'upper'] },
+  fold: { kind: 'enum', values: ['ascii', 'nfkc'] },
+  terms: { kind: 'terms' },
+  'max-message-bytes': count(1),
+  port: count(0, 65535),
+  'session-idle': { kind: 'duration' },
+  'max-sessions': count(1),
+  'auth-token-file': { kind: 'path' },
+  rate: count(1),
+  'max-sessions-per-client': count(1),
+  'call-timeout': { kind: 'duration' },
+  'call-timeout-max': { kind: 'duration' },
+  audit: { kind: 'path' },
+  root: { kind: 'path' },
+};
+export const valueType = (name: ValueOption | ListOption): ValueType => VALUE_TYPES[name] ?? { kind: 'string' };
+
+/** Flags of which a command takes one: the one on the command line replaces the file's. */
+export const ONE_OF: readonly (readonly FlagOption[])[] = [['guard', 'guard-tools-only']];
+
+/** Options a config file does not hold, and why (the command line still takes them). */
+export const NOT_IN_CONFIG: { readonly [name in OptionName]?: string } = {
+  help: 'an action, not a setting',
+  config: 'a config file does not name another',
+  header: 'headers carry credentials, which a config file must not hold',
+  'upstream-header': 'headers carry credentials, which a config file must not hold',
+};
+
 /** Commands whose arguments end with a child's command line. */
 export const CHILD_COMMANDS: ReadonlySet<string> = new Set(['wrap', 'serve']);
 
@@ -55,6 +106,8 @@ export interface CommandLine {
   positionals: string[];
   /** For wrap and serve: the child's command line, from its file name on. */
   child: string[] | undefined;
+  /** The terms object a config file holds inline (a terms file in `values.terms` replaces it). */
+  inlineTerms?: TermSetInput;
 }
 
 const SHORT: Record<string, FlagOption> = { '-h': 'help' };

@@ -2,30 +2,26 @@
 // error (exit code 2) before any child starts or any byte is read.
 import { readFileSync } from 'node:fs';
 import { createCodec } from '../codec.js';
-import type { CodecOptions } from '../options.js';
+import type { CodecOptions, HexCase } from '../options.js';
 import type { Framing } from '../stream/index.js';
-import type { CommandLine } from './args.js';
+import type { Fold } from '../terms.js';
+import { type CommandLine, VALUE_TYPES } from './args.js';
 import { UsageError } from './usage-error.js';
 
-export function codecOptions({ values }: CommandLine): CodecOptions {
+export function codecOptions(line: CommandLine): CodecOptions {
+  const { values } = line;
   const options: CodecOptions = {};
   if (values.prefix !== undefined) options.prefix = values.prefix;
   if (values.suffix !== undefined) options.suffix = values.suffix;
-  if (values['hex-case'] !== undefined) {
-    if (values['hex-case'] !== 'lower' && values['hex-case'] !== 'upper') throw new UsageError('--hex-case must be lower or upper');
-    options.hexCase = values['hex-case'];
-  }
-  if (values.fold !== undefined) {
-    if (values.fold !== 'ascii' && values.fold !== 'nfkc') throw new UsageError('--fold must be ascii or nfkc');
-    options.fold = values.fold;
-  }
+  if (values['hex-case'] !== undefined) options.hexCase = oneOf<HexCase>('hex-case', values['hex-case']);
+  if (values.fold !== undefined) options.fold = oneOf<Fold>('fold', values.fold);
   if (values.terms !== undefined) {
     try {
       options.terms = JSON.parse(readFileSync(values.terms, 'utf8'));
     } catch (e) {
       throw new UsageError(`cannot read --terms ${values.terms}: ${(e as Error).message.split('\n')[0]}`);
     }
-  }
+  } else if (line.inlineTerms !== undefined) options.terms = line.inlineTerms;
   try {
     createCodec(options); // compiles once; the streams reuse it
   } catch (e) {
@@ -35,10 +31,14 @@ export function codecOptions({ values }: CommandLine): CodecOptions {
 }
 
 export function framing({ values }: CommandLine): Framing {
-  const value = values.framing;
-  if (value === undefined) return 'ndjson';
-  if (value === 'ndjson' || value === 'content-length' || value === 'sse') return value;
-  throw new UsageError('--framing must be ndjson, content-length or sse');
+  return values.framing === undefined ? 'ndjson' : oneOf<Framing>('framing', values.framing);
+}
+
+/** `value` if it is one of the option's values (VALUE_TYPES), else a usage error listing them. */
+function oneOf<T extends string>(name: 'framing' | 'hex-case' | 'fold', value: string): T {
+  const { values } = VALUE_TYPES[name] as { values: readonly string[] };
+  if (values.includes(value)) return value as T;
+  throw new UsageError(`--${name} must be ${values.slice(0, -1).join(', ')} or ${values.at(-1)}`);
 }
 
 export function maxMessageBytes({ values }: CommandLine): number | undefined {

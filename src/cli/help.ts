@@ -67,6 +67,15 @@ and the guards work with every command they make sense for):
                                         (default: 10 times --call-timeout)
   --audit FILE                          wrap: append a JSON line per blocked or timed-out call
   --audit-all                           wrap, with --audit: log allowed calls too
+  --config FILE.json                    every command: options from a JSON object keyed by
+                                        their names ({"guard": true, "root": ["src"], "port":
+                                        8080, "terms": {...} or a file}); paths in it are
+                                        relative to its folder. The command line replaces a
+                                        value or a whole list of the file's; a flag set in
+                                        either is set (--guard and --guard-tools-only replace
+                                        each other). Not in it: --header, --upstream-header
+                                        (they carry credentials). Its JSON Schema, for
+                                        editors: mcp-payload-codec/schema/config.schema.json
   -h, --help                            this text
 
 Usage errors exit with code 2.

@@ -21,12 +21,15 @@ export function port(value: string | undefined, fallback: number): number {
 /** The longest timer Node keeps (2^31-1 ms, about 596 h): a longer one fires after 1 ms. */
 export const MAX_DURATION_MS = 2 ** 31 - 1;
 
-/** '90s', '10m', '1h', or plain seconds; at most MAX_DURATION_MS. */
+/** A duration as written: '90s', '10m', '1h', or plain seconds; not 0. */
+export const DURATION = /^0*[1-9][0-9]*[smh]?$/;
+
+/** A DURATION's milliseconds; at most MAX_DURATION_MS. */
 export function duration(value: string | undefined, flag: string, fallbackMs: number): number {
   if (value === undefined) return fallbackMs;
-  const m = /^(\d+)(s|m|h)?$/.exec(value);
-  if (!m || Number(m[1]) === 0) throw new UsageError(`${flag} must be a duration such as 90s, 10m or 1h`);
-  const ms = Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
+  if (!DURATION.test(value)) throw new UsageError(`${flag} must be a duration such as 90s, 10m or 1h`);
+  const unit = /[smh]$/.test(value) ? (value.at(-1) as 's' | 'm' | 'h') : 's';
+  const ms = Number.parseInt(value, 10) * { s: 1000, m: 60_000, h: 3_600_000 }[unit];
   if (ms > MAX_DURATION_MS) throw new UsageError(`${flag} must be at most 596h (2147483s), the longest timer Node keeps`);
   return ms;
 }
