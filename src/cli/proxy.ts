@@ -1,14 +1,17 @@
 // `mcp-payload-codec proxy --upstream URL [--port N] [--host H]`: the filtering proxy on a
 // local port, in front of a remote Streamable HTTP server.
 import type { Server } from 'node:http';
+import type { OnAudit } from '../guard/audit.js';
 import type { AccessOptions } from '../http/access/index.js';
 import type { GuardMode } from '../http/call-guard.js';
 import { createFilteringProxy } from '../http/proxy.js';
 import type { CodecOptions } from '../options.js';
 import { ACCESS_HELP, commandAccess, upstreamHeaders } from './access-args.js';
 import type { CommandLine } from './args.js';
+import { auditOption } from './audit-file.js';
 import { port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
+import { lexicalRootsOption } from './roots.js';
 import { UsageError } from './usage-error.js';
 
 export interface ProxyCommandOptions extends CodecOptions {
@@ -22,6 +25,10 @@ export interface ProxyCommandOptions extends CodecOptions {
   maxMessageBytes?: number;
   /** Check tool calls before they go up ('all': tools and U+FFFD, as wrap --guard). */
   guard?: GuardMode | false;
+  /** With a guard: absolute folders (the upstream's) path arguments must stay in; a lexical check. */
+  roots?: string[];
+  /** With a guard: told each tools/call judged, with its session, before its answer or the call goes on. */
+  onAudit?: OnAudit;
   /** Where the URL and log lines go; default stderr. */
   log?: (line: string) => void;
   /** Who may use it (authentication, per-credential limits); default: anyone who reaches it. */
@@ -80,6 +87,8 @@ export async function proxyCommand(line: CommandLine, options: StreamCommandOpti
   const host = values.host ?? '127.0.0.1';
   const log = (text: string) => process.stderr.write(`mcp-payload-codec: ${text}\n`);
   const { access, reload } = await commandAccess(line, host, log);
+  const roots = lexicalRootsOption(line);
+  const audit = auditOption(line, log);
   const { server } = await runProxy({
     ...options,
     upstream: values.upstream,
@@ -88,6 +97,8 @@ export async function proxyCommand(line: CommandLine, options: StreamCommandOpti
     allowedHosts: lists['allowed-host'],
     allowedOrigins: lists['allowed-origin'],
     guard,
+    ...(roots ? { roots } : {}),
+    ...(audit ? { onAudit: audit.onAudit } : {}),
     log,
     access,
     upstreamHeaders: upstreamHeaders(lists['upstream-header'] ?? []),
@@ -95,5 +106,6 @@ export async function proxyCommand(line: CommandLine, options: StreamCommandOpti
   await untilSignal(reload && (() => void reload()));
   server.closeAllConnections();
   server.close();
+  audit?.close();
   return 0;
 }
