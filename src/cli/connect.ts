@@ -336,6 +336,11 @@ export const CONNECT_HELP = `  connect URL [options]                  A stdio MC
                                          message from the server ends its response
                                          (default 536870912)
     --guard, --guard-tools-only          check tool calls as wrap does (below)
+    --root DIR                           with a guard: confine path arguments to DIR
+                                         (repeatable; absolute, the server's own paths, checked
+                                         lexically: symlinks there are not seen)
+    --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
+                                         and allowed) call, with its session, as wrap (below)
 `;
 
 /** `connect` from its command line; resolves with the exit code when stdin ends. */

@@ -70,6 +70,11 @@ export const PROXY_HELP = `  proxy --upstream URL [options]        Listen on HTT
                                          the upstream needs; with authentication on, the
                                          client's own Authorization is never forwarded
     --guard, --guard-tools-only          check tool calls as wrap does (below)
+    --root DIR                           with a guard: confine path arguments to DIR
+                                         (repeatable; absolute, the server's own paths, checked
+                                         lexically: symlinks there are not seen)
+    --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
+                                         and allowed) call, with its session, as wrap (below)
 ${ACCESS_HELP}`;
 
 /** `proxy` from its command line; runs until SIGINT/SIGTERM/SIGHUP, then resolves 0. */

@@ -357,6 +357,10 @@ export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdi
                                          with a note on stderr. Beyond 8 MiB not yet read by
                                          the host, serve stops reading the server's stdout.)
     --guard, --guard-tools-only          check tool calls as wrap does (below)
+    --root DIR                           with a guard: confine path arguments to DIR
+                                         (repeatable; symlinks followed, as wrap)
+    --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
+                                         and allowed) call, with its session, as wrap (below)
 ${ACCESS_HELP}`;
 
 /** `serve` from its command line (the server command from its first plain argument on); runs until a signal. */
