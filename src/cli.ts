@@ -15,7 +15,7 @@ import { UsageError } from './cli/usage-error.js';
 import { wrap } from './cli/wrap.js';
 
 const CODEC = ['prefix', 'suffix', 'hex-case', 'fold', 'terms', 'max-message-bytes'] as const;
-const GUARD = ['guard', 'guard-tools-only'] as const;
+const GUARD = ['guard', 'guard-tools-only', 'root', 'audit', 'audit-all'] as const;
 const LISTEN = ['port', 'host', 'allowed-host', 'allowed-origin'] as const;
 const ACCESS = [
   'auth-token-file',
@@ -29,7 +29,7 @@ const ACCESS = [
 ] as const;
 /** The options each command takes (help goes with all). */
 const APPLIES: Record<string, readonly OptionName[]> = {
-  wrap: [...CODEC, ...GUARD, 'root', 'call-timeout', 'call-timeout-max', 'audit', 'audit-all'],
+  wrap: [...CODEC, ...GUARD, 'call-timeout', 'call-timeout-max'],
   proxy: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'upstream', 'upstream-header'],
   connect: [...CODEC, ...GUARD, 'header'],
   serve: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'session-idle', 'max-sessions'],
@@ -55,10 +55,19 @@ function checkApplies(line: CommandLine, command: string): void {
   }
 }
 
-function guardMode({ flags }: CommandLine): 'all' | 'tools' | false {
+/** The guard asked for, after checking that --root and --audit have what they need (--call-timeout makes decisions too). */
+function guardMode({ command, flags, lists, values }: CommandLine): 'all' | 'tools' | false {
   if (flags.guard && flags['guard-tools-only'])
     throw new UsageError('--guard and --guard-tools-only: give one (--guard-tools-only checks tools only, --guard also U+FFFD)');
-  return flags.guard ? 'all' : flags['guard-tools-only'] ? 'tools' : false;
+  const guard = flags.guard ? 'all' : flags['guard-tools-only'] ? 'tools' : false;
+  if (lists.root && !guard) throw new UsageError('--root needs --guard or --guard-tools-only (the tool guard checks the paths)');
+  if (flags['audit-all'] && values.audit === undefined) throw new UsageError('--audit-all needs --audit FILE');
+  const timed = APPLIES[command!]!.includes('call-timeout');
+  if (values.audit !== undefined && !guard && values['call-timeout'] === undefined)
+    throw new UsageError(
+      `--audit needs --guard${timed ? ', --guard-tools-only or --call-timeout' : ' or --guard-tools-only'} (the decisions it records)`,
+    );
+  return guard;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -77,10 +86,9 @@ export async function main(argv: string[]): Promise<number> {
   const options = { ...codecOptions(line), ...(maxBytes === undefined ? {} : { maxMessageBytes: maxBytes }) };
   switch (command) {
     case 'wrap': {
+      const timeout = line.values['call-timeout'];
       const guard = guardMode(line);
       const roots = rootsOption(line);
-      if (roots && !guard) throw new UsageError('--root needs --guard or --guard-tools-only (the tool guard checks the paths)');
-      const timeout = line.values['call-timeout'];
       if (line.values['call-timeout-max'] !== undefined && timeout === undefined)
         throw new UsageError('--call-timeout-max needs --call-timeout');
       const callTimeoutMs = timeout === undefined ? undefined : duration(timeout, '--call-timeout', 0);
@@ -89,9 +97,6 @@ export async function main(argv: string[]): Promise<number> {
       if (callTimeoutMs !== undefined && callTimeoutMaxMs! < callTimeoutMs)
         throw new UsageError('--call-timeout-max must be at least --call-timeout (progress only extends a call)');
       const audit = line.values.audit;
-      if (line.flags['audit-all'] && audit === undefined) throw new UsageError('--audit-all needs --audit FILE');
-      if (audit !== undefined && !guard && timeout === undefined)
-        throw new UsageError('--audit needs --guard, --guard-tools-only or --call-timeout (the decisions it records)');
       return wrap(line.child ?? [], {
         stream: options,
         guard,

@@ -170,3 +170,33 @@ describe('--max-message-bytes on the HTTP commands', () => {
     expect(JSON.parse(open.out.split('\n')[0]!)).toMatchObject({ id: 0, result: { serverInfo: { name: 'http-upstream' } } });
   });
 });
+
+describe('--audit on the HTTP commands, when the trail cannot be written', () => {
+  // (/dev/full opens, and every write to it fails with ENOSPC)
+  it.each<Command>(['serve', 'proxy'])('%s lets no call through and says why on stderr', async (command) => {
+    const flags = ['--guard', '--audit', '/dev/full', '--audit-all'];
+    let s: Awaited<ReturnType<typeof listening>>;
+    let reached = () => 0;
+    if (command === 'serve') s = await listening(['serve', '--port', '0', ...flags, ...STDIO_SERVER]);
+    else {
+      const up = await startUpstream('stateful');
+      cleanup.push(() => up.close());
+      reached = () => up.calls.length;
+      s = await listening(['proxy', '--upstream', up.url, '--port', '0', ...flags]);
+    }
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(s.url)), TIMEOUT);
+    cleanup.push(() => client.close().catch(() => {}));
+    await client.listTools(undefined, TIMEOUT);
+    const answer = await call(client, 'echo', { text: 'SECRET' }).then(
+      (r) => textOf(r),
+      (e: Error) => e.message,
+    );
+    expect(answer).not.toMatch(/echo: SECRET/);
+    expect(reached()).toBe(0);
+    // (stderr is its own pipe: the line may come after the answer)
+    const said = /writing the audit file failed \(ENOSPC\): the call is not let through/;
+    for (const end = Date.now() + 5000; !said.test(s.stderr()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 10));
+    expect(s.stderr()).toMatch(said);
+  });
+});

@@ -5,6 +5,7 @@
 // session with DELETE when the host closes stdin.
 import type { Readable, Writable } from 'node:stream';
 import { createCodec } from '../codec.js';
+import type { OnAudit } from '../guard/audit.js';
 import type { GuardMode } from '../http/call-guard.js';
 import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
 import { isJsonResponse, mediaType } from '../http/response.js';
@@ -14,9 +15,11 @@ import type { CodecOptions } from '../options.js';
 import { messageText } from '../raw-id.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CommandLine } from './args.js';
+import { auditOption } from './audit-file.js';
 import { MAX_DURATION_MS, type StreamCommandOptions } from './http-args.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { PendingRequests } from './pending-requests.js';
+import { lexicalRootsOption } from './roots.js';
 import { SseReader } from './sse-reader.js';
 import { UsageError } from './usage-error.js';
 
@@ -27,6 +30,10 @@ export interface ConnectCommandOptions extends CodecOptions {
   maxMessageBytes?: number;
   /** Check tool calls before they leave ('all': tools and U+FFFD, as wrap --guard). */
   guard?: GuardMode | false;
+  /** With a guard: absolute folders (the server's) path arguments must stay in; a lexical check. */
+  roots?: string[];
+  /** With a guard: told each tools/call judged, with its session, before its answer or the call goes on. */
+  onAudit?: OnAudit;
   /** Defaults: process.stdin, process.stdout, stderr lines, globalThis.fetch. */
   input?: Readable;
   output?: Writable;
@@ -329,6 +336,11 @@ export const CONNECT_HELP = `  connect URL [options]                  A stdio MC
                                          message from the server ends its response
                                          (default 536870912)
     --guard, --guard-tools-only          check tool calls as wrap does (below)
+    --root DIR                           with a guard: confine path arguments to DIR
+                                         (repeatable; absolute, the server's own paths, checked
+                                         lexically: symlinks there are not seen)
+    --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
+                                         and allowed) call, with its session, as wrap (below)
 `;
 
 /** `connect` from its command line; resolves with the exit code when stdin ends. */
@@ -348,5 +360,11 @@ export async function connectCommand(line: CommandLine, options: StreamCommandOp
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  return runConnect({ ...options, url, headers, guard });
+  const roots = lexicalRootsOption(line);
+  const audit = auditOption(line, (text) => process.stderr.write(`mcp-payload-codec: ${text}\n`));
+  try {
+    return await runConnect({ ...options, url, headers, guard, ...(roots ? { roots } : {}), ...(audit ? { onAudit: audit.onAudit } : {}) });
+  } finally {
+    audit?.close();
+  }
 }

@@ -29,7 +29,10 @@ Commands:
         --audit FILE appends one JSON line per blocked or timed-out call to FILE (mode 0600,
         written before the answer leaves): time, request (the id as written), tool, decision,
         rule (unknown-tool, schema, damaged, outside-roots, timeout) and the argument paths,
-        never their values. --audit-all logs allowed calls too.
+        never their values. --audit-all logs allowed calls too. serve, proxy and connect take
+        --root and --audit too (proxy and connect: the server is elsewhere, so each DIR must be
+        absolute and the check is lexical: symlinks there are not seen; entries hold the
+        Mcp-Session-Id as session).
         Exit status: the child's exit code; if the child died of a signal, wrap raises that
         signal on itself, unless wrap had passed that signal on (it got SIGINT, SIGTERM or
         SIGHUP): then 128 + its number (130, 143, 129). 1 if wrap itself failed (reason on
@@ -59,14 +62,16 @@ and the guards work with every command they make sense for):
   --guard                               wrap, proxy, connect, serve: check tool calls (wrap,
                                         above)
   --guard-tools-only                    the same, tool names and schemas only
-  --root DIR                            wrap, with a guard: confine path arguments to DIR
-                                        (repeatable; wrap, above)
+  --root DIR                            wrap, serve, proxy, connect, with a guard: confine
+                                        path arguments to DIR (repeatable; wrap, above; proxy
+                                        and connect: absolute, checked lexically)
   --call-timeout DURATION               wrap: answer requests the server leaves unanswered
                                         this long (30s, 5m, 1h; wrap, above)
   --call-timeout-max DURATION           wrap: how long progress may extend a request in all
                                         (default: 10 times --call-timeout)
-  --audit FILE                          wrap: append a JSON line per blocked or timed-out call
-  --audit-all                           wrap, with --audit: log allowed calls too
+  --audit FILE                          wrap, serve, proxy, connect: append a JSON line per
+                                        blocked or timed-out call (with its session over HTTP)
+  --audit-all                           with --audit: log allowed calls too
   --config FILE.json                    every command: options from a JSON object keyed by
                                         their names ({"guard": true, "root": ["src"], "port":
                                         8080, "terms": {...} or a file}); paths in it are

@@ -1,14 +1,17 @@
 // `mcp-payload-codec proxy --upstream URL [--port N] [--host H]`: the filtering proxy on a
 // local port, in front of a remote Streamable HTTP server.
 import type { Server } from 'node:http';
+import type { OnAudit } from '../guard/audit.js';
 import type { AccessOptions } from '../http/access/index.js';
 import type { GuardMode } from '../http/call-guard.js';
 import { createFilteringProxy } from '../http/proxy.js';
 import type { CodecOptions } from '../options.js';
 import { ACCESS_HELP, commandAccess, upstreamHeaders } from './access-args.js';
 import type { CommandLine } from './args.js';
+import { auditOption } from './audit-file.js';
 import { port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
+import { lexicalRootsOption } from './roots.js';
 import { UsageError } from './usage-error.js';
 
 export interface ProxyCommandOptions extends CodecOptions {
@@ -22,6 +25,10 @@ export interface ProxyCommandOptions extends CodecOptions {
   maxMessageBytes?: number;
   /** Check tool calls before they go up ('all': tools and U+FFFD, as wrap --guard). */
   guard?: GuardMode | false;
+  /** With a guard: absolute folders (the upstream's) path arguments must stay in; a lexical check. */
+  roots?: string[];
+  /** With a guard: told each tools/call judged, with its session, before its answer or the call goes on. */
+  onAudit?: OnAudit;
   /** Where the URL and log lines go; default stderr. */
   log?: (line: string) => void;
   /** Who may use it (authentication, per-credential limits); default: anyone who reaches it. */
@@ -63,6 +70,11 @@ export const PROXY_HELP = `  proxy --upstream URL [options]        Listen on HTT
                                          the upstream needs; with authentication on, the
                                          client's own Authorization is never forwarded
     --guard, --guard-tools-only          check tool calls as wrap does (below)
+    --root DIR                           with a guard: confine path arguments to DIR
+                                         (repeatable; absolute, the server's own paths, checked
+                                         lexically: symlinks there are not seen)
+    --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
+                                         and allowed) call, with its session, as wrap (below)
 ${ACCESS_HELP}`;
 
 /** `proxy` from its command line; runs until SIGINT/SIGTERM/SIGHUP, then resolves 0. */
@@ -80,6 +92,8 @@ export async function proxyCommand(line: CommandLine, options: StreamCommandOpti
   const host = values.host ?? '127.0.0.1';
   const log = (text: string) => process.stderr.write(`mcp-payload-codec: ${text}\n`);
   const { access, reload } = await commandAccess(line, host, log);
+  const roots = lexicalRootsOption(line);
+  const audit = auditOption(line, log);
   const { server } = await runProxy({
     ...options,
     upstream: values.upstream,
@@ -88,6 +102,8 @@ export async function proxyCommand(line: CommandLine, options: StreamCommandOpti
     allowedHosts: lists['allowed-host'],
     allowedOrigins: lists['allowed-origin'],
     guard,
+    ...(roots ? { roots } : {}),
+    ...(audit ? { onAudit: audit.onAudit } : {}),
     log,
     access,
     upstreamHeaders: upstreamHeaders(lists['upstream-header'] ?? []),
@@ -95,5 +111,6 @@ export async function proxyCommand(line: CommandLine, options: StreamCommandOpti
   await untilSignal(reload && (() => void reload()));
   server.closeAllConnections();
   server.close();
+  audit?.close();
   return 0;
 }

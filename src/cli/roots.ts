@@ -1,9 +1,11 @@
-// --root DIR (repeatable): the folders wrap --guard confines path arguments to. Each is taken
-// from the working directory and made real (symlinks resolved) at start, so that the check,
-// which follows symlinks in arguments (realpath below), compares real paths with real paths.
+// --root DIR (repeatable): the folders a guard confines path arguments to. Where the server runs
+// on this machine (wrap, serve), each is taken from the working directory and made real
+// (symlinks resolved) at start, so that the check, which follows symlinks in arguments (realpath
+// below), compares real paths with real paths. Where it runs elsewhere (proxy, connect), each
+// must be absolute and is taken as written: the check is lexical.
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Realpath } from '../guard/paths.js';
+import { type Realpath, Roots } from '../guard/paths.js';
 import type { CommandLine } from './args.js';
 import { UsageError } from './usage-error.js';
 
@@ -22,6 +24,26 @@ export function rootsOption({ lists }: CommandLine): string[] | undefined {
     if (!statSync(real).isDirectory()) throw new UsageError(`--root ${i + 1} is not a folder`);
     return real;
   });
+}
+
+/** The roots given as they are written (the server's own paths: absolute, all POSIX or all Windows); undefined when none is. */
+export function lexicalRootsOption({ lists }: CommandLine): string[] | undefined {
+  const given = lists.root;
+  if (!given) return undefined;
+  given.forEach((dir, i) => {
+    if (dir === '') throw new UsageError(`--root ${i + 1} is empty`);
+    try {
+      new Roots([dir]);
+    } catch {
+      throw new UsageError(`--root ${i + 1} is not an absolute path (the server runs elsewhere: nothing is resolved here)`);
+    }
+  });
+  try {
+    new Roots(given);
+  } catch {
+    throw new UsageError('--root: give all POSIX paths or all Windows paths, not both');
+  }
+  return given;
 }
 
 /** This machine's realpath, as the guard takes it: undefined for a path that does not exist. */

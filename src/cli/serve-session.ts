@@ -305,7 +305,7 @@ export class ServeSession {
       return;
     }
     this.checks = this.checks
-      .then(() => guard.answer(m.value, this.own.ask))
+      .then(() => guard.answer(m.value, this.own.ask, { request: m.rawId, session: this.id }))
       .then(
         (answer) => (answer ? this.answerHere(m, answer) : this.write(m)),
         (e: unknown) => {

@@ -6,6 +6,8 @@
 // the SDK's in sessions, headers, status codes, event ids and resumption.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createCodec } from '../codec.js';
+import type { OnAudit } from '../guard/audit.js';
+import { Roots } from '../guard/paths.js';
 import { type AccessOptions, withAccess } from '../http/access/index.js';
 import { BodyTooLargeError, decodeBytes, readBounded } from '../http/body.js';
 import { CallGuard, type GuardMode } from '../http/call-guard.js';
@@ -31,9 +33,11 @@ import { messageText, readMessage } from '../raw-id.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { ACCESS_HELP, commandAccess } from './access-args.js';
 import type { CommandLine } from './args.js';
+import { auditOption } from './audit-file.js';
 import { duration, port as portFlag, positiveInt, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
 import { oneLine } from './one-line.js';
+import { localRealpath, rootsOption } from './roots.js';
 import { type HostMessage, ServeSession } from './serve-session.js';
 import { UsageError } from './usage-error.js';
 
@@ -57,6 +61,10 @@ export interface ServeCommandOptions extends CodecOptions {
   allowedOrigins?: string[];
   /** Check tool calls before they reach the child ('all': tools and U+FFFD, as wrap --guard). */
   guard?: GuardMode | false;
+  /** With a guard: real absolute folders path arguments must stay in (symlinks followed: the child runs here). */
+  roots?: string[];
+  /** With a guard: told each tools/call judged, with its session, before its answer or the call goes on. */
+  onAudit?: OnAudit;
   log?: (line: string) => void;
   /** Who may use it (authentication, per-credential limits); default: anyone who reaches it. */
   access?: AccessOptions;
@@ -82,6 +90,8 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     allowedHosts,
     allowedOrigins,
     guard: guardMode,
+    roots,
+    onAudit,
     log: _log,
     access,
     ...codecOptions
@@ -89,6 +99,9 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
   const log = options.log ?? ((line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`));
   const [file] = command;
   if (!file) throw new TypeError('serve needs a command after --');
+  if (!guardMode && (roots || onAudit))
+    throw new TypeError('roots and onAudit need guard (the tool guard checks the paths and makes the decisions)');
+  if (roots) new Roots(roots, localRealpath); // (a bad root is refused now, not at the first session)
   const max = codecOptions.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const codec = createCodec(codecOptions);
   let versions: typeof import('@modelcontextprotocol/sdk/types.js');
@@ -247,7 +260,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       codec,
       codecOptions,
       maxMessageBytes: max,
-      guard: guardMode ? new CallGuard(guardMode, log) : undefined,
+      guard: guardMode ? new CallGuard(guardMode, log, { ...(roots ? { roots, realpath: localRealpath } : {}), onAudit }) : undefined,
       log,
       onEnd: (why) => end(s.id, why),
     });
@@ -344,6 +357,10 @@ export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdi
                                          with a note on stderr. Beyond 8 MiB not yet read by
                                          the host, serve stops reading the server's stdout.)
     --guard, --guard-tools-only          check tool calls as wrap does (below)
+    --root DIR                           with a guard: confine path arguments to DIR
+                                         (repeatable; symlinks followed, as wrap)
+    --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
+                                         and allowed) call, with its session, as wrap (below)
 ${ACCESS_HELP}`;
 
 /** `serve` from its command line (the server command from its first plain argument on); runs until a signal. */
@@ -355,6 +372,8 @@ export async function serveCommand(line: CommandLine, options: StreamCommandOpti
   const log = (text: string) => process.stderr.write(`mcp-payload-codec: ${text}\n`);
   // (before any child starts: the token variable is taken out of the environment it inherits)
   const { access, reload } = await commandAccess(line, host, log);
+  const roots = rootsOption(line);
+  const audit = auditOption(line, log);
   const served = await runServe({
     ...options,
     command,
@@ -365,10 +384,13 @@ export async function serveCommand(line: CommandLine, options: StreamCommandOpti
     allowedHosts: lists['allowed-host'],
     allowedOrigins: lists['allowed-origin'],
     guard,
+    ...(roots ? { roots } : {}),
+    ...(audit ? { onAudit: audit.onAudit } : {}),
     log,
     access,
   });
   await untilSignal(reload && (() => void reload()));
   await served.close();
+  audit?.close();
   return 0;
 }

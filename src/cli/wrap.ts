@@ -6,13 +6,13 @@
 // goes on; a refused client line whose ids can still be read is answered (see refused-lines.ts).
 // How it ends: see exit-status.ts.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { createCodec } from '../codec.js';
 import type { AuditEntry } from '../guard/audit.js';
 import { collisionReplies, errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { collisionIds, messageText } from '../raw-id.js';
 import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
+import { openAuditFile } from './audit-file.js';
 import { CallTimeouts } from './call-timeout.js';
 import { ExitStatus, raise } from './exit-status.js';
 import { WrapGuard } from './guard.js';
@@ -53,22 +53,13 @@ const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n
 const serverLine = (m: unknown) => new TextEncoder().encode(`${messageText(m)}\n`);
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
 
-/** The audit file, appended to; private to its owner (mode 0600) when created. */
-function openAudit(file: string): number {
-  try {
-    return openSync(file, 'a', 0o600);
-  } catch (e) {
-    throw new UsageError(`--audit: cannot open the file (${(e as NodeJS.ErrnoException).code ?? reasonOf(e)})`);
-  }
-}
-
 export function wrap(
   command: readonly string[],
   { stream: options, guard: guarded, roots, callTimeoutMs, callTimeoutMaxMs, audit: auditFile, auditAll }: WrapOptions,
 ): Promise<number> {
   const [file, ...args] = command;
   if (!file) throw new UsageError('wrap needs the server command (see --help)');
-  const auditFd = auditFile === undefined ? undefined : openAudit(auditFile);
+  const trail = auditFile === undefined ? undefined : openAuditFile(auditFile, Boolean(auditAll));
   const codec = createCodec(options);
   const status = new ExitStatus();
   const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
@@ -91,19 +82,17 @@ export function wrap(
     }, KILL_GRACE_MS);
   };
 
-  // The trail: written synchronously, so each line is in the file before the answer it explains
-  // leaves. A trail that cannot be written stops the session (no decision goes unrecorded).
+  // The trail (audit-file.ts): each line is in the file before the answer it explains leaves.
+  // A trail that cannot be written stops the session (no decision goes unrecorded).
   const onAudit =
-    auditFd === undefined
-      ? undefined
-      : (entry: AuditEntry) => {
-          if (entry.decision === 'allowed' && !auditAll) return;
-          try {
-            writeSync(auditFd, `${JSON.stringify(entry)}\n`);
-          } catch (e) {
-            giveUp('writing the audit file', e);
-          }
-        };
+    trail &&
+    ((entry: AuditEntry) => {
+      try {
+        trail.onAudit(entry);
+      } catch (e) {
+        giveUp('writing the audit file', e);
+      }
+    });
   const writeToServer = (b: Uint8Array) => {
     if (!child.stdin.write(b)) process.stdin.pause();
   };
@@ -287,7 +276,7 @@ export function wrap(
     timeouts?.stop();
     for (const signal of FORWARDED_SIGNALS) process.removeListener(signal, forward[signal]!);
     process.stdin.destroy();
-    if (auditFd !== undefined) closeSync(auditFd);
+    trail?.close();
   };
 
   return new Promise((resolve) => {

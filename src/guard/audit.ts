@@ -7,6 +7,8 @@ export type AuditRule = 'unknown-tool' | 'schema' | 'damaged' | 'outside-roots' 
 export interface AuditEntry {
   /** When it was decided (ISO 8601). */
   readonly time: string;
+  /** The MCP session (its Mcp-Session-Id) the call came in, where there is one. */
+  readonly session?: string;
   /** The request's id as written (its JSON text: `7`, `"a"`, `9007199254740993`). */
   readonly request: string;
   /** The tool's name, for a tools/call. */
@@ -30,8 +32,10 @@ export const auditEntry = (
   request: string,
   tool: string,
   block?: { rule: AuditRule; paths?: readonly string[] | undefined },
+  session?: string | null,
 ): AuditEntry => ({
   time: new Date().toISOString(),
+  ...(session ? { session } : {}),
   request,
   tool,
   ...(block ? { decision: 'blocked', rule: block.rule, ...(block.paths ? { paths: block.paths } : {}) } : { decision: 'allowed' }),

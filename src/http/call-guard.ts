@@ -1,14 +1,37 @@
 // --guard for the HTTP paths (the filtering fetch, the proxy, serve): the checks of wrap --guard
 // on each decoded message on its way to the server (U+FFFD in tools/call arguments, then the
 // tool list and schemas), and tool lists learnt from what the server answers. Message-level:
-// each caller feeds it messages and sends the answers it gives in its own way.
+// each caller feeds it messages and sends the answers it gives in its own way. With `roots`,
+// path arguments are confined too; with `onAudit`, each tools/call judged is told, with the
+// request's id as written and its session, before its answer is given or it goes on.
 
+import { auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
-import { type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
+import type { Realpath } from '../guard/paths.js';
+import { blockedReply } from '../guard/reply.js';
+import { type BlockedCall, blockedText, type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
 import { type Id, isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
 
 /** 'all': both guards (--guard); 'tools': tool names and schemas only (--guard-tools-only). */
 export type GuardMode = 'all' | 'tools';
+
+/** What a guard on HTTP checks besides tool names and schemas, and whom it tells. */
+export interface CallGuardOptions {
+  /** Folders path arguments must stay in (absolute; see guard/paths.ts). */
+  roots?: readonly string[];
+  /** This machine's realpath, where the server runs here (serve): symlinks are followed. */
+  realpath?: Realpath;
+  /** Told each tools/call judged (allowed or blocked), before its answer or the call goes on. */
+  onAudit?: OnAudit;
+}
+
+/** Where a message came from, for the trail: its id as written and its session. */
+export interface CallContext {
+  /** The id's JSON text as the client wrote it (default: the parsed id's). */
+  request?: string | undefined;
+  /** The Mcp-Session-Id it came with (null or undefined: none). */
+  session?: string | null | undefined;
+}
 
 export class CallGuard {
   private readonly tools: ToolCallGuard;
@@ -18,8 +41,14 @@ export class CallGuard {
   constructor(
     private readonly mode: GuardMode,
     private readonly log: (line: string) => void = () => {},
+    private readonly options: CallGuardOptions = {},
   ) {
-    this.tools = new ToolCallGuard({ onblock: (b) => log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`) });
+    this.tools = new ToolCallGuard(options.roots ? { roots: options.roots, realpath: options.realpath } : {});
+  }
+
+  /** Whether decisions are told (then callers give each message's context). */
+  get audits(): boolean {
+    return this.options.onAudit !== undefined;
   }
 
   /** True while a tools/list answer is awaited (responses must then be read). */
@@ -42,22 +71,33 @@ export class CallGuard {
    * undefined to send it on. Synchronous unless the schema compiler must load first or the tool
    * list is asked for (`ask`: one page of it from the server, with this request's session).
    */
-  answer(m: unknown, ask?: ListTools): MaybePromise<Message | undefined> {
+  answer(m: unknown, ask?: ListTools, at: CallContext = {}): MaybePromise<Message | undefined> {
     if (typeof m !== 'object' || m === null) return undefined;
     const message = m as Message;
+    if (!isRequest(message) || message.method !== 'tools/call') {
+      this.tools.outgoing(message, ask); // (learns tools/list requests; never blocks these)
+      if (isRequest(message) && message.method === 'tools/list') remember(this.pendingLists, message.id);
+      return undefined;
+    }
+    const tool = String(message.params?.name);
+    const tell = (block?: Parameters<typeof auditEntry>[2]) =>
+      this.options.onAudit?.(auditEntry(at.request ?? JSON.stringify(message.id), tool, block, at.session));
     if (this.mode === 'all') {
       const error = damagedCall(message);
       if (error) {
         this.log(`blocked tools/call${error.toolName === undefined ? '' : ` ${JSON.stringify(error.toolName)}`}: ${error.message}`);
-        return integrityReply((message as { id: Id }).id, error, 'result');
+        tell({ rule: 'damaged', paths: error.reports.map((r) => jsonPointer(r.path)) });
+        return integrityReply(message.id, error, 'result');
       }
     }
-    const answer = this.tools.outgoing(message, ask);
-    const passed = (a: Message | undefined) => {
-      if (!a && isRequest(message) && message.method === 'tools/list') remember(this.pendingLists, message.id);
-      return a;
+    const judge = (b: BlockedCall | undefined): Message | undefined => {
+      tell(b && { rule: b.rule, paths: b.path === undefined ? undefined : [b.path] });
+      if (!b) return undefined;
+      this.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
+      return blockedReply(message.id, undefined, blockedText(b));
     };
-    return answer instanceof Promise ? answer.then(passed) : passed(answer);
+    const v = this.tools.checkCall(message, ask);
+    return v instanceof Promise ? v.then(judge) : judge(v);
   }
 
   /** Whether a message from the server (as the client sees it: ids and methods are never encoded) teaches the guard anything. */
@@ -88,11 +128,20 @@ export interface Screened {
   restHasRequests: boolean;
 }
 
-/** Runs every message of a decoded body (a message or a batch) past the guard. */
-export async function screen(guard: CallGuard, body: unknown, ask?: ListTools): Promise<Screened> {
+/**
+ * Runs every message of a decoded body (a message or a batch) past the guard; `ids` (the ids as
+ * written, by position) and `session` go to the trail.
+ */
+export async function screen(
+  guard: CallGuard,
+  body: unknown,
+  ask?: ListTools,
+  ids: readonly ({ text: string } | undefined)[] = [],
+  session?: string | null,
+): Promise<Screened> {
   const batch = Array.isArray(body);
   const messages = batch ? (body as unknown[]) : [body];
-  const verdicts = await Promise.all(messages.map((m) => guard.answer(m, ask)));
+  const verdicts = await Promise.all(messages.map((m, k) => guard.answer(m, ask, { request: ids[k]?.text, session })));
   const passed = messages.flatMap((_, i) => (verdicts[i] === undefined ? [i] : []));
   const rest = passed.map((i) => messages[i]);
   const restHasRequests = rest.some((m) => isRequest(m as Message));

@@ -1,6 +1,7 @@
 // createFilteringFetch: a fetch for hosts. What the host POSTs is decoded before it leaves;
 // what comes back is encoded before the host reads it. Plugs into the SDK's
 // StreamableHTTPClientTransport through its `fetch` option.
+import type { OnAudit } from '../guard/audit.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { decodeBytes, readBounded } from './body.js';
 import type { GuardMode } from './call-guard.js';
@@ -10,7 +11,7 @@ import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { collisionOutcome, refusalOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
-import { SessionGuards } from './session-guards.js';
+import { sessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 
 export type { FetchLike } from './fetch-like.js';
@@ -32,6 +33,19 @@ export interface FilteringFetchOptions extends BodyOptions {
    * asked for again when a call needs it.
    */
   guardSessions?: number;
+  /**
+   * With `guard`: folders the tools may work in (absolute, all POSIX or all Windows). A call
+   * whose path argument (README, "What counts as a path") resolves outside every one is
+   * blocked; relative paths are taken against the first. Lexical: the server runs elsewhere, so
+   * symlinks, mounts and its own mapping of paths are not seen.
+   */
+  roots?: readonly string[];
+  /**
+   * With `guard`: told each tools/call judged, allowed or blocked (rule, JSON paths; never an
+   * argument's value), before its answer is made or it leaves; `request` is the id as written,
+   * `session` the Mcp-Session-Id it was sent with. A throw stops the call (the request fails).
+   */
+  onAudit?: OnAudit;
   /**
    * Told when an event stream is cut short because the encoder refused an event (the error
    * names the message and byte, never content); the stream then ends with an error for each
@@ -63,12 +77,12 @@ function initOf(request: Request): RequestInit {
 }
 
 export function createFilteringFetch(options: FilteringFetchOptions = {}): FetchLike {
-  const { fetch: inner, guard: mode, onGuardLog, onStreamError, guardSessions, ...codec } = options;
+  const { fetch: inner, guard: mode, onGuardLog, onStreamError, guardSessions, roots, onAudit, ...codec } = options;
   const max = codec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   // One tool list per MCP session (the wrapper may serve several, one after another when a
   // server restarts); a guard that holds none asks the server as the session.
-  const guards = mode ? new SessionGuards(mode, onGuardLog ?? (() => {}), guardSessions) : undefined;
+  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit }, onGuardLog ?? (() => {}));
   return async (input, init) => {
     // Looked at without building a Request first: that would lock a stream body we pass on.
     const given = input instanceof Request ? input : undefined;

@@ -33,8 +33,14 @@ export async function jsonReply(value: unknown, options: BodyOptions): Promise<R
   });
 }
 
-/** Screens a decoded POST body (JSON that is not JSON-RPC passes untouched). */
-export async function guardRequest(guard: CallGuard, decoded: Uint8Array, options: BodyOptions, ask?: ListTools): Promise<GuardedRequest> {
+/** Screens a decoded POST body (JSON that is not JSON-RPC passes untouched); `session`: its Mcp-Session-Id, for the trail. */
+export async function guardRequest(
+  guard: CallGuard,
+  decoded: Uint8Array,
+  options: BodyOptions,
+  ask?: ListTools,
+  session?: string | null,
+): Promise<GuardedRequest> {
   let body: unknown;
   const text = utf8.decode(decoded);
   try {
@@ -42,10 +48,12 @@ export async function guardRequest(guard: CallGuard, decoded: Uint8Array, option
   } catch {
     return { forward: decoded, answers: [] };
   }
-  const s = await screen(guard, body, ask);
+  // (the ids as written are read up front only for a trail, which names every call judged)
+  const written = guard.audits ? rawIds(text) : undefined;
+  const s = await screen(guard, body, ask, written, session);
   if (!s.answers.length) return { forward: decoded, answers: [] };
   // Each answer under its request's id as written (the blocked ones: those that did not pass, in order).
-  const ids = rawIds(text);
+  const ids = written ?? rawIds(text);
   const passed = new Set(s.passed);
   const blocked = ids.flatMap((_, k) => (passed.has(k) ? [] : [k]));
   const answers = s.answers.map((a, j) => underId(a, ids[blocked[j]!]));

@@ -141,7 +141,7 @@ export async function guardSession(
   options: BodyOptions,
   ask: Asker,
 ): Promise<GuardedRequest | undefined> {
-  const guarded = await guardRequest(guard, decoded, options, ask);
+  const guarded = await guardRequest(guard, decoded, options, ask, session);
   guards.keep(session, guard);
   return ask.refused === 404 && session !== null ? undefined : guarded;
 }

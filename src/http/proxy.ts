@@ -16,7 +16,7 @@ import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
-import { SessionGuards } from './session-guards.js';
+import { sessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy, Partial<AccessOptions> {
@@ -70,6 +70,8 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     fetch: inner,
     guard: mode,
     onGuardLog,
+    roots,
+    onAudit,
     onStreamError,
     upstreamHeaders = {},
     authorize,
@@ -92,7 +94,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
   // One guard per MCP session (its own tool list), the sessions without an id sharing one
   // (session-guards.ts: made when the upstream issues the id, kept within bounds, dropped with
   // the session's DELETE). A guard that holds no list asks the upstream as that session.
-  const guards = mode ? new SessionGuards(mode, onGuardLog ?? log, guardSessions) : undefined;
+  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit }, onGuardLog ?? log);
 
   /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
   const sentUpstream = (request: Request): Headers => {

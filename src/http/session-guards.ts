@@ -2,7 +2,9 @@
 // serves), each with its own tool list, the sessions without an id sharing one. What they keep
 // is bounded in sessions and in the bytes of their lists, the least recently used forgotten
 // first. Forgetting is safe: a guard that holds no list asks the upstream for it, or blocks.
-import { CallGuard, type GuardMode } from './call-guard.js';
+import type { OnAudit } from '../guard/audit.js';
+import { Roots } from '../guard/paths.js';
+import { CallGuard, type CallGuardOptions, type GuardMode } from './call-guard.js';
 
 /** Sessions whose guards are kept at once. */
 export const GUARDED_SESSIONS = 4096;
@@ -18,6 +20,7 @@ export class SessionGuards {
     private readonly log: (line: string) => void,
     private readonly maxSessions = GUARDED_SESSIONS,
     private readonly maxBytes = GUARDED_LIST_BYTES,
+    private readonly options: CallGuardOptions = {},
   ) {}
 
   get size(): number {
@@ -43,14 +46,14 @@ export class SessionGuards {
       this.guards.set(key, guard);
       return guard;
     }
-    const made = new CallGuard(this.mode, this.log);
+    const made = new CallGuard(this.mode, this.log, this.options);
     if (session === null) this.put(key, made);
     return made;
   }
 
   /** The upstream issued `id` (its answer to an initialize): a new session, a new guard. */
   issued(id: string): void {
-    this.put(id, new CallGuard(this.mode, this.log));
+    this.put(id, new CallGuard(this.mode, this.log, this.options));
   }
 
   /** Keeps `guard` for `session` once it learnt a list as that session (the upstream took the id). */
@@ -91,4 +94,27 @@ export class SessionGuards {
       bytes -= g.listBytes;
     }
   }
+}
+
+/** The guard options the filtering fetch and proxy take (see FilteringFetchOptions). */
+export interface GuardOptions {
+  guard?: GuardMode | false | undefined;
+  guardSessions?: number | undefined;
+  roots?: readonly string[] | undefined;
+  onAudit?: OnAudit | undefined;
+}
+
+/**
+ * The session guards those options ask for, or undefined without `guard`. Roots are checked now
+ * (a bad one is a TypeError at creation, not at the first call), and taken lexically: the
+ * server is elsewhere, its file system unseen.
+ */
+export function sessionGuards(options: GuardOptions, log: (line: string) => void): SessionGuards | undefined {
+  const { guard, guardSessions, roots, onAudit } = options;
+  if (!guard) {
+    if (roots || onAudit) throw new TypeError('roots and onAudit need guard (the tool guard checks the paths and makes the decisions)');
+    return undefined;
+  }
+  if (roots) new Roots(roots);
+  return new SessionGuards(guard, log, guardSessions, undefined, { ...(roots ? { roots } : {}), ...(onAudit ? { onAudit } : {}) });
 }

@@ -20,9 +20,16 @@ export class ToolCallGuardTransport extends TransportWrapper {
   /** The guard's own tools/list requests, sent through the inner transport. */
   private readonly own = new OwnRequests((request) => this.inner.send(request as Message));
 
+  /**
+   * `options` go to the guard (`roots`, `realpath`, `policy`, `onAudit`...); the trail's entries
+   * carry the inner transport's session id, where it has one (Streamable HTTP).
+   */
   constructor(inner: Transport, options: ToolCallGuardOptions = {}) {
     super(inner);
-    this.guard = new ToolCallGuard(options);
+    const { onAudit } = options;
+    this.guard = new ToolCallGuard(
+      onAudit ? { ...options, onAudit: (e) => onAudit(this.sessionId === undefined ? e : { ...e, session: this.sessionId }) } : options,
+    );
   }
 
   protected outgoing(message: Message): MaybePromise<Message | undefined> {

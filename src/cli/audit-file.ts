@@ -1,0 +1,58 @@
+// --audit FILE (wrap, serve, proxy, connect): the trail of the guards' decisions, one JSON line
+// each (guard/audit.ts), appended to a file private to its owner (mode 0600 when created).
+// Written synchronously, so each line is in the file before the answer it explains leaves or the
+// call goes on; a write that fails throws, and the caller stops what it was about to let through.
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { AuditEntry } from '../guard/audit.js';
+import type { CommandLine } from './args.js';
+import { UsageError } from './usage-error.js';
+
+export interface AuditFile {
+  /** Appends the entry (allowed ones only with --audit-all); throws when it cannot. */
+  readonly onAudit: (entry: AuditEntry) => void;
+  close(): void;
+}
+
+/** Opens FILE for the trail (`all`: --audit-all, allowed calls too); a file that cannot be opened is a usage error. */
+export function openAuditFile(file: string, all: boolean): AuditFile {
+  let fd: number;
+  try {
+    fd = openSync(file, 'a', 0o600);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`--audit: cannot open the file (${code ?? (e as Error).message.split('\n')[0]})`);
+  }
+  let open = true;
+  return {
+    onAudit: (entry) => {
+      if (entry.decision === 'allowed' && !all) return;
+      if (!open) throw new Error('the audit file is closed');
+      writeSync(fd, `${JSON.stringify(entry)}\n`);
+    },
+    close: () => {
+      if (open) closeSync(fd);
+      open = false;
+    },
+  };
+}
+
+/**
+ * --audit and --audit-all of a command whose calls go over HTTP (serve, proxy, connect): a write
+ * that fails is said on `log` and thrown, so the call it was about is answered with an error and
+ * not let through.
+ */
+export function auditOption({ values, flags }: CommandLine, log: (line: string) => void): AuditFile | undefined {
+  if (values.audit === undefined) return undefined;
+  const file = openAuditFile(values.audit, Boolean(flags['audit-all']));
+  return {
+    onAudit: (entry) => {
+      try {
+        file.onAudit(entry);
+      } catch (e) {
+        log(`writing the audit file failed (${(e as NodeJS.ErrnoException).code ?? (e as Error).name}): the call is not let through`);
+        throw e;
+      }
+    },
+    close: file.close,
+  };
+}
