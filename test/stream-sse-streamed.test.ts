@@ -93,6 +93,8 @@ describe('SSE: an event typed before its data streams', () => {
       [`event: message\ndata: ${m}\nevent: foo\nevent:\n\n`, `event: message\ndata: ${e}\nevent: foo\nevent:\n\n`, []],
       // Another type: refused, its data spoiled (it streamed encoded), every other line kept.
       [`event: message\ndata: ${m}\nevent: foo\n\n`, `event: message\ndata: ${e},\nevent: foo\n\n`, ['framing 1']],
+      // The same after a bare `data` line (an empty one): a colon with the spoiling byte (`data,` is no data line).
+      [`event: message\ndata: ${m}\ndata\nevent: foo\n\n`, `event: message\ndata: ${e}\ndata:,\nevent: foo\n\n`, ['framing 1']],
       // No type before the data: held, and passed as it came.
       [`data: ${m}\nevent: foo\n\n`, `data: ${m}\nevent: foo\n\n`, []],
     ];

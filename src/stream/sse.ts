@@ -25,6 +25,7 @@ import { FRAMED, FRAMES, LARGE_LINE } from './transducer.js';
 const LF = 0x0a;
 const CR = 0x0d;
 const NEWLINE = new Uint8Array([LF]);
+const COLON = new Uint8Array([0x3a]);
 const ENDINGS = { lf: new Uint8Array([LF]), cr: new Uint8Array([CR]), crlf: new Uint8Array([CR, LF]) };
 const DATA = [0x64, 0x61, 0x74, 0x61, 0x3a]; // 'data:'
 const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74, 0x3a]; // 'event:'
@@ -364,8 +365,16 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let prefixOut = false;
   /** Writes the held bytes of line `i` between two of its offsets (0 start, 2 and 3 its line ending). */
   const emitPart = (i: number, from: number, to: number) => held.forEach(lines[i + from]!, lines[i + to]!, emit);
-  const ensurePrefix = () => {
-    if (!prefixOut) emitPart(cur, 0, 1);
+  /**
+   * Writes data line `cur`'s field name (and `:`, a space) before its output. `value`: bytes of
+   * it follow, which a bare `data` line (no colon: an empty value) can only hold with a colon
+   * added, or they would join its field name (`data,` is no data line: the spoiled data of a
+   * refused event would parse).
+   */
+  const ensurePrefix = (value = false) => {
+    if (prefixOut) return;
+    emitPart(cur, 0, 1);
+    if (value && lines[cur + 1]! - lines[cur]! === 4) emit(COLON);
     prefixOut = true;
   };
   /** Ends data line `cur` and writes the non-data lines after it, up to the next data line. */
@@ -399,7 +408,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       const nl = find(LF, start);
       const end = nl < 0 ? bytes.length : nl;
       if (end > start) {
-        ensurePrefix();
+        ensurePrefix(true);
         emit(bytes.subarray(start, end));
       }
       if (nl < 0) return;
