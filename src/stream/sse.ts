@@ -332,8 +332,9 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     if (lineHeld) {
       lines[linesLength - 4] = held.length;
       otherBytes += ending.length;
-      held.push(ending);
+      held.push(ending); // (past the bound too: a refused event's lines go out whole)
       lines[linesLength - 3] = held.length;
+      if (otherBytes > max) refuse(tooManyOther, 0); // (else the last line's ending went unchecked)
     } else if (!(skipping && kind === 'data') || endBegun) emit(ending);
     endBegun = false;
     if (head.length) head = [];
