@@ -236,12 +236,15 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     const name = kind === 'data' ? Math.max(0, Math.min(b.length, valueStart - before)) : b.length;
     if (name > 0) {
       otherBytes += name;
-      if (otherBytes > max) {
+      const over = otherBytes > max;
+      // A data line's name (6 bytes at most) is held even past the bound: a streamed event's
+      // output goes after it, the byte that spoils it when refused here included.
+      if (!over || kind === 'data') held.push(name === b.length ? b : b.subarray(0, name));
+      if (over) {
         refuse(tooManyOther, 0);
         if (kind !== 'data') emit(b);
         return;
       }
-      held.push(name === b.length ? b : b.subarray(0, name));
     }
     if (name < b.length) {
       if (streaming) return feedData(name === 0 ? b : b.subarray(name));
