@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { wholeEvents } from '../src/http/sse-events.ts';
 import { headerAsReference } from './content-length-reference.ts';
+import { encodesAsParserReads, streamedAsParserReads } from './sse-properties.ts';
 import { bytes, streamAgreesWithObjectApi } from './stream-helpers.ts';
 
 const DIR = join(import.meta.dirname, 'fixtures', 'regressions');
@@ -49,6 +50,10 @@ const PROPERTIES = {
   },
   /** stream-content-length-header.test.ts: a header block is read as the regular expressions read it. */
   'content-length-header-reference': headerAsReference,
+  /** stream-sse-parser.test.ts: SSE events read by eventsource-parser, encoded one to one. */
+  'sse-encodes-as-parser-reads': encodesAsParserReads,
+  /** stream-sse-streamed.test.ts: the same for streamed events, fields anywhere, maxMessageBytes. */
+  'sse-streamed-as-parser-reads': streamedAsParserReads,
 } satisfies Record<string, (input: never) => unknown>;
 
 const fixtures = readdirSync(DIR)

@@ -9,14 +9,22 @@ const codec = createCodec();
 
 export const isMessage = (e: EventSourceMessage) => !e.event || e.event === 'message';
 
-/** An event as eventsource-parser gives it, and whether an encoding stream streams its data (see readEvents). */
-export type ReadEvent = EventSourceMessage & { streamed: boolean };
+/**
+ * An event as eventsource-parser gives it, whether an encoding stream streams its data, and the
+ * bytes it holds of it besides the data (see readEvents).
+ */
+export type ReadEvent = EventSourceMessage & { streamed: boolean; held: number };
+
+const utf8Length = (s: string) => new TextEncoder().encode(s).length;
 
 /**
  * The events of an SSE text (BOM already gone) as the spec reads them, in a few plain lines
  * (the tests check that they equal eventsource-parser's), each with `streamed`: its last
  * `event:` line before its first data line named a message ("" or "message"), so an encoding
- * stream sends its data on as it comes and refuses it if its final type is another. A last line
+ * stream sends its data on as it comes and refuses it if its final type is another; and `held`:
+ * the bytes of its lines from its first data line on that are not data (each line's ending, and
+ * all of a line but a data line's value), which an encoding stream holds within maxMessageBytes
+ * of their own (beyond 1,024 lines, each costs 48 bytes more: not counted here). A last line
  * without its ending is not read.
  */
 export function readEvents(text: string): ReadEvent[] {
@@ -25,22 +33,23 @@ export function readEvents(text: string): ReadEvent[] {
   let type: string | undefined; // (undefined: no `event:` line yet)
   let data: string[] = [];
   let streamed = false;
-  const lines = text.split(/\r\n|\r|\n/);
-  lines.pop();
-  for (const line of lines) {
+  let held = 0;
+  for (const [, line, ending] of text.matchAll(/([^\r\n]*)(\r\n|\r|\n)/g) as Iterable<[string, string, string]>) {
     if (line === '') {
-      if (data.length) out.push({ id, event: type || undefined, data: data.join('\n'), streamed });
-      [id, type, data, streamed] = [undefined, undefined, [], false];
+      if (data.length) out.push({ id, event: type || undefined, data: data.join('\n'), streamed, held });
+      [id, type, data, streamed, held] = [undefined, undefined, [], false, 0];
       continue;
     }
     const colon = line.indexOf(':');
     const field = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(line[colon + 1] === ' ' ? colon + 2 : colon + 1);
+    const valueAt = colon < 0 ? line.length : line[colon + 1] === ' ' ? colon + 2 : colon + 1;
+    const value = line.slice(valueAt);
     if (field === 'data') {
       if (!data.length) streamed = type === '' || type === 'message';
       data.push(value);
     } else if (field === 'event') type = value;
     else if (field === 'id' && !value.includes('\0')) id = value;
+    if (data.length) held += utf8Length(field === 'data' ? line.slice(0, valueAt) : line) + ending.length;
   }
   return out;
 }
@@ -48,7 +57,7 @@ export function readEvents(text: string): ReadEvent[] {
 /** readEvents, checked against eventsource-parser's events for the same text. */
 export function readEventsChecked(text: string, parsed: readonly EventSourceMessage[]): ReadEvent[] {
   const events = readEvents(text);
-  expect(events.map(({ streamed: _, ...e }) => e)).toEqual(parsed);
+  expect(events.map(({ streamed: _, held: __, ...e }) => e)).toEqual(parsed);
   return events;
 }
 
@@ -73,8 +82,8 @@ export function expectEventsEncoded(
   before: readonly ReadEvent[],
   after: readonly EventSourceMessage[],
   invalid: (data: string) => boolean = (d) => !parsesAsJson(d),
-  /** Data the stream refuses whatever the event's type (over maxMessageBytes). */
-  tooLarge: (data: string) => boolean = () => false,
+  /** The stream's maxMessageBytes: an event whose data, or what it holds besides, is larger is refused whatever its type. */
+  max = Number.POSITIVE_INFINITY,
 ): number {
   const byId = new Map<string | undefined, EventSourceMessage[]>();
   for (const o of after) byId.set(o.id, [...(byId.get(o.id) ?? []), o]);
@@ -83,7 +92,7 @@ export function expectEventsEncoded(
     const found = byId.get(e.id) ?? [];
     byId.delete(e.id);
     const blank = e.data.trim() === '';
-    if ((isMessage(e) && !blank && invalid(e.data)) || (e.streamed && !isMessage(e)) || tooLarge(e.data)) {
+    if ((isMessage(e) && !blank && invalid(e.data)) || (e.streamed && !isMessage(e)) || utf8Length(e.data) > max || e.held > max) {
       refused++;
       expect(found.length).toBeLessThanOrEqual(1);
       for (const o of found) expect((isMessage(o) || e.streamed) && !parsesAsJson(o.data)).toBe(true);

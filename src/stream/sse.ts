@@ -25,6 +25,7 @@ import { FRAMED, FRAMES, LARGE_LINE } from './transducer.js';
 const LF = 0x0a;
 const CR = 0x0d;
 const NEWLINE = new Uint8Array([LF]);
+const COLON = new Uint8Array([0x3a]);
 const ENDINGS = { lf: new Uint8Array([LF]), cr: new Uint8Array([CR]), crlf: new Uint8Array([CR, LF]) };
 const DATA = [0x64, 0x61, 0x74, 0x61, 0x3a]; // 'data:'
 const EVENT = [0x65, 0x76, 0x65, 0x6e, 0x74, 0x3a]; // 'event:'
@@ -235,12 +236,15 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     const name = kind === 'data' ? Math.max(0, Math.min(b.length, valueStart - before)) : b.length;
     if (name > 0) {
       otherBytes += name;
-      if (otherBytes > max) {
+      const over = otherBytes > max;
+      // A data line's name (6 bytes at most) is held even past the bound: a streamed event's
+      // output goes after it, the byte that spoils it when refused here included.
+      if (!over || kind === 'data') held.push(name === b.length ? b : b.subarray(0, name));
+      if (over) {
         refuse(tooManyOther, 0);
         if (kind !== 'data') emit(b);
         return;
       }
-      held.push(name === b.length ? b : b.subarray(0, name));
     }
     if (name < b.length) {
       if (streaming) return feedData(name === 0 ? b : b.subarray(name));
@@ -331,8 +335,9 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     if (lineHeld) {
       lines[linesLength - 4] = held.length;
       otherBytes += ending.length;
-      held.push(ending);
+      held.push(ending); // (past the bound too: a refused event's lines go out whole)
       lines[linesLength - 3] = held.length;
+      if (otherBytes > max) refuse(tooManyOther, 0); // (else the last line's ending went unchecked)
     } else if (!(skipping && kind === 'data') || endBegun) emit(ending);
     endBegun = false;
     if (head.length) head = [];
@@ -364,8 +369,16 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
   let prefixOut = false;
   /** Writes the held bytes of line `i` between two of its offsets (0 start, 2 and 3 its line ending). */
   const emitPart = (i: number, from: number, to: number) => held.forEach(lines[i + from]!, lines[i + to]!, emit);
-  const ensurePrefix = () => {
-    if (!prefixOut) emitPart(cur, 0, 1);
+  /**
+   * Writes data line `cur`'s field name (and `:`, a space) before its output. `value`: bytes of
+   * it follow, which a bare `data` line (no colon: an empty value) can only hold with a colon
+   * added, or they would join its field name (`data,` is no data line: the spoiled data of a
+   * refused event would parse).
+   */
+  const ensurePrefix = (value = false) => {
+    if (prefixOut) return;
+    emitPart(cur, 0, 1);
+    if (value && lines[cur + 1]! - lines[cur]! === 4) emit(COLON);
     prefixOut = true;
   };
   /** Ends data line `cur` and writes the non-data lines after it, up to the next data line. */
@@ -399,7 +412,7 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
       const nl = find(LF, start);
       const end = nl < 0 ? bytes.length : nl;
       if (end > start) {
-        ensurePrefix();
+        ensurePrefix(true);
         emit(bytes.subarray(start, end));
       }
       if (nl < 0) return;
