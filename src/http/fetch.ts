@@ -13,10 +13,11 @@ import { collisionOutcome, refusalOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
 import { sessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
+import { type CallTimeoutOptions, isBatch, sendTimed, timedOutReply, timePost } from './timed.js';
 
 export type { FetchLike } from './fetch-like.js';
 
-export interface FilteringFetchOptions extends BodyOptions {
+export interface FilteringFetchOptions extends BodyOptions, CallTimeoutOptions {
   /** The fetch to wrap; default globalThis.fetch (looked up at each call). */
   fetch?: FetchLike;
   /**
@@ -77,7 +78,18 @@ function initOf(request: Request): RequestInit {
 }
 
 export function createFilteringFetch(options: FilteringFetchOptions = {}): FetchLike {
-  const { fetch: inner, guard: mode, onGuardLog, onStreamError, guardSessions, roots, onAudit, ...codec } = options;
+  const {
+    fetch: inner,
+    guard: mode,
+    onGuardLog,
+    onStreamError,
+    guardSessions,
+    roots,
+    onAudit,
+    callTimeoutMs,
+    callTimeoutMaxMs,
+    ...codec
+  } = options;
   const max = codec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   // One tool list per MCP session (the wrapper may serve several, one after another when a
@@ -147,13 +159,29 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
     // A Blob, not the bytes: fetch can send it again after a 307/308 (Node's fetch detaches the
     // buffer of a typed-array body, and then fails to follow the redirect).
     forward.body = new Blob([body as Uint8Array<ArrayBuffer>]);
-    const response = await base(input instanceof Request ? request.url : input, forward);
+    const to = input instanceof Request ? request.url : input;
+    const cancel = (text: string) => {
+      const h = new Headers(headers);
+      h.set('content-type', 'application/json');
+      base(to, { method: 'POST', headers: h, body: text }).then(
+        (r) => void r.body?.cancel().catch(() => {}),
+        () => onGuardLog?.('notifications/cancelled not delivered: the server is unreachable'),
+      );
+    };
+    // (The requests that go, timed with a call time limit: timed.ts.)
+    const timed = reply ? undefined : timePost({ callTimeoutMs, callTimeoutMaxMs }, body, cancel, onGuardLog);
+    let response: Response;
+    if (timed) {
+      const sent = await sendTimed(timed, (signal) => base(to, { ...forward, signal }), forward.signal);
+      if (sent === 'timed-out') return timedOutReply(timed, isBatch(body), answers, codec);
+      response = sent;
+    } else response = await base(to, forward);
     if (reply) {
       // (what passed needs no answer: notifications, or responses to the server's requests)
       await response.body?.cancel().catch(() => {});
       return reply;
     }
-    const filtered = await withAnswers(await encodeResponse(response, responseOptions), answers, codec, max);
+    const filtered = await withAnswers(await encodeResponse(response, { ...responseOptions, timed }), answers, codec, max);
     if (responseKind(response, responseOptions) !== 'sse') return filtered;
     // An event stream the encoder refuses part-way ends with an error for each request (settle.ts).
     const settled = await settle(filtered.body, false, onStreamError ?? (() => {}), (e) => streamEnding(original, e, codec));

@@ -1,0 +1,214 @@
+// callTimeoutMs on HTTP: createFilteringProxy (proxy --call-timeout), createFilteringFetch and
+// connect --call-timeout. A request the upstream leaves unanswered is answered in its POST's
+// response (an event in an event stream; a JSON body when no response came at all), under its id
+// as written; the upstream is POSTed notifications/cancelled in the same session; a late answer
+// never reaches the client; progress keeps a call going up to the max. Real SDK clients, real
+// sockets; the upstreams are `serve` around a real child (fixtures/slow-server.mjs, which records
+// what it reads; event streams) and the SDK's server in JSON response mode (fixtures/http-upstream.ts).
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runProxy } from '../src/cli/proxy.js';
+import { runServe } from '../src/cli/serve.js';
+import { createFilteringFetch, type FetchLike } from '../src/http/index.js';
+import { CLI, ROOT } from './fixtures/cli-session.ts';
+import { startUpstream } from './fixtures/http-upstream.ts';
+import { RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
+
+vi.setConfig({ testTimeout: 15_000 });
+const NO_ANSWER = 'no answer from the server within 1 s';
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+const record = () => join(mkdtempSync(join(tmpdir(), 'mpc-http-timeout-')), 'seen.ndjson');
+const seen = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id?: unknown; method?: string; params?: { requestId?: unknown; reason?: string; name?: string } });
+const cancelsIn = (file: string) => seen(file).filter((m) => m.method === 'notifications/cancelled');
+
+/** Resolves once `check` holds (polled; the test's own timeout bounds it). */
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** serve around slow-server.mjs (no limit of its own): an upstream that answers on event streams. */
+async function slowUpstream() {
+  const file = record();
+  const logs: string[] = [];
+  const served = await runServe({
+    command: [process.execPath, 'test/fixtures/slow-server.mjs', file],
+    port: 0,
+    log: (l) => void logs.push(l),
+  });
+  cleanup.push(() => served.close());
+  return { url: served.url, file, logs };
+}
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/**
+ * A session opened straight at the upstream, without a limit (its child starting, on a loaded
+ * machine, is not what is timed here): its headers for raw POSTs.
+ */
+async function session(upstream: string): Promise<Record<string, string>> {
+  const init = await fetch(upstream, {
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: RAW_INITIALIZE_PARAMS }),
+  });
+  await init.text();
+  const headers = { ...HEADERS, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+  await (await fetch(upstream, { method: 'POST', headers, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' })).text();
+  return headers;
+}
+
+/** The real SDK client in a session opened at `upstream` (so it sends no initialize), talking to `url`. */
+async function client_(upstream: string, url: string, options: { fetch?: FetchLike } = {}) {
+  const sessionId = (await session(upstream))['mcp-session-id'];
+  const c = new Client({ name: 'host', version: '1.0.0' });
+  const errors: Error[] = [];
+  c.onerror = (e) => void errors.push(e);
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), { sessionId, ...options }));
+  cleanup.push(() => c.close().catch(() => {}));
+  return { client: c, errors };
+}
+
+async function proxied(upstream: string, timeout = { callTimeoutMs: 1000 } as { callTimeoutMs: number; callTimeoutMaxMs?: number }) {
+  const logs: string[] = [];
+  const { server, url } = await runProxy({ upstream, port: 0, log: (l) => void logs.push(l), ...timeout });
+  cleanup.push(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { ...(await client_(upstream, url)), url, logs };
+}
+
+describe('proxy --call-timeout, an upstream that answers on event streams', () => {
+  it('answers a tools/call never answered, cancels it upstream in the session, and goes on', async () => {
+    const up = await slowUpstream();
+    const { client } = await proxied(up.url);
+    expect(await client.callTool({ name: 'never', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: NO_ANSWER }],
+      isError: true,
+    });
+    expect((await client.callTool({ name: 'echo', arguments: {} })).content).toEqual([{ type: 'text', text: 'echo' }]);
+    await until(() => cancelsIn(up.file).length > 0);
+    const call = seen(up.file).find((m) => m.params?.name === 'never')!;
+    expect(cancelsIn(up.file).map((m) => m.params)).toEqual([{ requestId: call.id, reason: 'timeout' }]);
+  });
+
+  it('answers other requests with error -32001', async () => {
+    const { client } = await proxied((await slowUpstream()).url);
+    await expect(client.listResources()).rejects.toMatchObject({ code: -32001, message: expect.stringContaining(NO_ANSWER) });
+  });
+
+  it('lets progress keep a call going past the limit, up to the max', async () => {
+    const { client } = await proxied((await slowUpstream()).url, { callTimeoutMs: 1000, callTimeoutMaxMs: 2500 });
+    let progress = 0;
+    expect(await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ })).toEqual({
+      content: [{ type: 'text', text: 'done' }],
+    });
+    expect(progress).toBe(15);
+    progress = 0;
+    const capped = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => progress++ });
+    expect(capped).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
+    expect(progress).toBeGreaterThan(3);
+    expect(progress).toBeLessThan(50);
+  });
+
+  it('in a batch, answers the member that timed out, drops its late answer, passes the other (ids as written)', async () => {
+    const up = await slowUpstream();
+    const { url } = await proxied(up.url);
+    const headers = await session(up.url);
+    // `late` is answered at 1.5 s, past the limit; `progress` at 1.6 s, kept going by its progress.
+    const ID = '9007199254740993';
+    const body = `[{"jsonrpc":"2.0","id":${ID},"method":"tools/call","params":{"name":"late","arguments":{}}},{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"t"}}}]`;
+    const text = await (await fetch(url, { method: 'POST', headers, body })).text();
+    const data = text.split('\n').filter((l) => l.startsWith('data: {') && !l.includes('notifications/progress'));
+    expect(data).toEqual([
+      `data: {"jsonrpc":"2.0","id":${ID},"result":{"content":[{"type":"text","text":"${NO_ANSWER}"}],"isError":true}}`,
+      'data: {"jsonrpc":"2.0","id":"p","result":{"content":[{"type":"text","text":"done"}]}}',
+    ]);
+    expect(text.match(/notifications\/progress/g)).toHaveLength(15);
+    await until(() => cancelsIn(up.file).length > 0);
+    expect(readFileSync(up.file, 'utf8')).toContain(
+      `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${ID},"reason":"timeout"}}`,
+    );
+  });
+});
+
+describe('proxy --call-timeout, an upstream that answers with JSON bodies', () => {
+  it('answers with a JSON body when no response came in time, and cancels upstream', async () => {
+    const up = await startUpstream('stateful', { json: true });
+    cleanup.push(() => up.close());
+    const { client } = await proxied(up.url);
+    expect(await client.callTool({ name: 'slow', arguments: {} })).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
+    await until(() => up.hits.some((h) => h.rpc === 'notifications/cancelled'));
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'x' } })).content).toEqual([{ type: 'text', text: 'echo: x' }]);
+  });
+});
+
+describe('createFilteringFetch({ callTimeoutMs })', () => {
+  it('answers in the response the SDK transport reads, and cancels upstream', async () => {
+    const up = await slowUpstream();
+    const { client, errors } = await client_(up.url, up.url, { fetch: createFilteringFetch({ callTimeoutMs: 1000 }) });
+    expect(await client.callTool({ name: 'late', arguments: {} })).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
+    await until(() => cancelsIn(up.file).length > 0);
+    await until(() => up.logs.some((l) => l.includes('answers no request in flight')));
+    expect((await client.callTool({ name: 'echo', arguments: {} })).content).toEqual([{ type: 'text', text: 'echo' }]);
+    expect(errors.map((e) => e.message)).toEqual([]);
+  });
+
+  it('drops a late answer from the stream when the upstream answers anyway (batch: the other member still waits)', async () => {
+    const up = await slowUpstream();
+    // An upstream that never hears the cancellation: it sends its late answer on the stream.
+    const swallowed: string[] = [];
+    const inner = async (input: string | URL | Request, init?: RequestInit) => {
+      if (typeof init?.body === 'string' && init.body.includes('notifications/cancelled')) {
+        swallowed.push(init.body);
+        return new Response(null, { status: 202 });
+      }
+      return fetch(input, init);
+    };
+    const filtered = createFilteringFetch({ callTimeoutMs: 1000, fetch: inner });
+    const headers = await session(up.url);
+    const body =
+      '[{"jsonrpc":"2.0","id":"l","method":"tools/call","params":{"name":"late","arguments":{}}},' +
+      '{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"t"}}}]';
+    const text = await (await filtered(up.url, { method: 'POST', headers, body })).text();
+    const data = text.split('\n').filter((l) => l.startsWith('data: {') && !l.includes('notifications/progress'));
+    expect(data).toEqual([
+      `data: {"jsonrpc":"2.0","id":"l","result":{"content":[{"type":"text","text":"${NO_ANSWER}"}],"isError":true}}`,
+      'data: {"jsonrpc":"2.0","id":"p","result":{"content":[{"type":"text","text":"done"}]}}',
+    ]);
+    expect(swallowed).toEqual(['{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l","reason":"timeout"}}']);
+  });
+});
+
+describe('connect --call-timeout', () => {
+  it('answers the host over stdio, and cancels upstream', async () => {
+    // (The SDK's server in-process: its initialize is not held up by a child starting.)
+    const up = await startUpstream('stateful', { json: true });
+    cleanup.push(() => up.close());
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'connect', up.url, '--call-timeout', '1s'],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(transport);
+    cleanup.push(() => client.close().catch(() => {}));
+    expect(await client.callTool({ name: 'slow', arguments: {} })).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
+    await until(() => up.hits.some((h) => h.rpc === 'notifications/cancelled'));
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'x' } })).content).toEqual([{ type: 'text', text: 'echo: x' }]);
+  });
+});
