@@ -5,7 +5,10 @@
 // never reaches the client; progress keeps a call going up to the max. Real SDK clients, real
 // sockets; the upstreams are `serve` around a real child (fixtures/slow-server.mjs, which records
 // what it reads; event streams) and the SDK's server in JSON response mode (fixtures/http-upstream.ts).
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -190,6 +193,46 @@ describe('createFilteringFetch({ callTimeoutMs })', () => {
       'data: {"jsonrpc":"2.0","id":"p","result":{"content":[{"type":"text","text":"done"}]}}',
     ]);
     expect(swallowed).toEqual(['{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l","reason":"timeout"}}']);
+  });
+});
+
+describe('an event stream that ends before its answers', () => {
+  /** An upstream on a real socket whose event streams end at once (after `head`), recording what it is POSTed. */
+  async function endingUpstream(head: string) {
+    const posted: string[] = [];
+    const server = createServer(async (req, res) => {
+      let body = '';
+      for await (const c of req) body += c;
+      posted.push(body);
+      if (body.includes('notifications/')) return void res.writeHead(202).end();
+      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(head);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanup.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, posted };
+  }
+  const CALL = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{}}}';
+
+  it('without event ids (no resuming it): is held open and answers at the limit', async () => {
+    const up = await endingUpstream('');
+    const response = await createFilteringFetch({ callTimeoutMs: 1000 })(up.url, { method: 'POST', headers: HEADERS, body: CALL });
+    expect(await response.text()).toBe(
+      `event: message\ndata: {"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"${NO_ANSWER}"}],"isError":true}}\n\n`,
+    );
+    await until(() => up.posted.length === 2);
+    expect(up.posted[1]).toBe('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"timeout"}}');
+  });
+
+  it('with event ids: ends with it (the client resumes it) and cancels nothing', async () => {
+    const up = await endingUpstream('id: 1\ndata: \n\n');
+    const response = await createFilteringFetch({ callTimeoutMs: 1000 })(up.url, { method: 'POST', headers: HEADERS, body: CALL });
+    expect(await response.text()).toBe('id: 1\ndata: \n\n');
+    await new Promise((r) => setTimeout(r, 1500)); // (past the limit: no cancellation may follow)
+    expect(up.posted).toEqual([CALL]);
   });
 });
 
