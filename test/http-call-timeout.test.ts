@@ -7,7 +7,7 @@
 // what it reads; event streams) and the SDK's server in JSON response mode (fixtures/http-upstream.ts).
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,30 @@ const cancelsIn = (file: string) => seen(file).filter((m) => m.method === 'notif
 /** Resolves once `check` holds (polled; the test's own timeout bounds it). */
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((r) => setTimeout(r, 20));
+}
+
+/**
+ * An upstream on a real socket: a POST holding a request gets `respond` (which may never answer);
+ * notifications get 202. It records each body POSTed and its session header.
+ */
+async function rawUpstream(respond: (res: ServerResponse) => void) {
+  const posted: string[] = [];
+  const sessions: (string | undefined)[] = [];
+  const server = createServer(async (req, res) => {
+    let body = '';
+    for await (const c of req) body += c;
+    posted.push(body);
+    sessions.push(req.headers['mcp-session-id'] as string | undefined);
+    if (body.includes('notifications/')) return void res.writeHead(202).end();
+    respond(res);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  cleanup.push(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, posted, sessions };
 }
 
 /** serve around slow-server.mjs (no limit of its own): an upstream that answers on event streams. */
@@ -157,6 +181,32 @@ describe('proxy --call-timeout, an upstream that answers with JSON bodies', () =
     await until(() => up.hits.some((h) => h.rpc === 'notifications/cancelled'));
     expect((await client.callTool({ name: 'echo', arguments: { text: 'x' } })).content).toEqual([{ type: 'text', text: 'echo: x' }]);
   });
+
+  it('answers a batch whose requests all timed out with a JSON batch, each under its id as written', async () => {
+    // (An upstream that accepts a batch and never answers it: the SDK's server no longer takes batches.)
+    const up = await rawUpstream(() => {});
+    const { server, url } = await runProxy({ upstream: up.url, port: 0, log: () => {}, callTimeoutMs: 1000 });
+    cleanup.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const body =
+      '[{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"slow","arguments":{}}},' +
+      '{"jsonrpc":"2.0","id":"b","method":"ping"}]';
+    const response = await fetch(url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': 's1' }, body });
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.text()).toBe(
+      `[{"jsonrpc":"2.0","id":18446744073709551617,"result":{"content":[{"type":"text","text":"${NO_ANSWER}"}],"isError":true}},` +
+        `{"jsonrpc":"2.0","id":"b","error":{"code":-32001,"message":"${NO_ANSWER}"}}]`,
+    );
+    await until(() => up.posted.length === 3);
+    expect(up.posted.slice(1).sort()).toEqual([
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"b","reason":"timeout"}}',
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":18446744073709551617,"reason":"timeout"}}',
+    ]);
+    // (In the client's session.)
+    expect(up.sessions).toEqual(['s1', 's1', 's1']);
+  });
 });
 
 describe('createFilteringFetch({ callTimeoutMs })', () => {
@@ -197,24 +247,7 @@ describe('createFilteringFetch({ callTimeoutMs })', () => {
 });
 
 describe('an event stream that ends before its answers', () => {
-  /** An upstream on a real socket whose event streams end at once (after `head`), recording what it is POSTed. */
-  async function endingUpstream(head: string) {
-    const posted: string[] = [];
-    const server = createServer(async (req, res) => {
-      let body = '';
-      for await (const c of req) body += c;
-      posted.push(body);
-      if (body.includes('notifications/')) return void res.writeHead(202).end();
-      res.writeHead(200, { 'content-type': 'text/event-stream' }).end(head);
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    cleanup.push(() => {
-      server.closeAllConnections();
-      server.close();
-    });
-    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, posted };
-  }
+  const endingUpstream = (head: string) => rawUpstream((res) => void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(head));
   const CALL = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{}}}';
 
   it('without event ids (no resuming it): is held open and answers at the limit', async () => {

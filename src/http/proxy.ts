@@ -229,7 +229,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     const headers = sentUpstream(request);
     // (The requests that go up, timed with a call time limit: timed.ts.)
     const timed =
-      request.method === 'POST' && !reply
+      request.method === 'POST' && !reply && isEndpoint(url)
         ? timePost({ callTimeoutMs, callTimeoutMaxMs }, body, (text) => cancelUpstream(request, url, text), log)
         : undefined;
     // The bytes themselves (redirects are not followed here, so nothing needs to resend them):

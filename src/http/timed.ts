@@ -47,7 +47,8 @@ const isObject = (m: unknown): m is Record<string, unknown> => typeof m === 'obj
 export class TimedPost {
   readonly timer: CallTimer;
   private readonly due: Message[] = [];
-  private wake: (() => void) | undefined;
+  /** Who waits for the next timeout (the response race, the event stream). */
+  private readonly waiters = new Set<() => void>();
   private timedOut = false;
 
   constructor(
@@ -64,7 +65,8 @@ export class TimedPost {
         this.timedOut = true;
         this.due.push(t.answer);
         this.cancel(t.cancel);
-        this.wake?.();
+        for (const wake of this.waiters) wake();
+        this.waiters.clear();
       },
     });
   }
@@ -79,15 +81,12 @@ export class TimedPost {
     return this.due.splice(0);
   }
 
-  /** Resolves at the next timeout (at once when one is due). */
+  /**
+   * Resolves at the next timeout, never at once (the answers due already are `take`n first: a
+   * wait that resolved while some are due would spin).
+   */
   next(): Promise<void> {
-    if (this.due.length) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.wake = () => {
-        this.wake = undefined;
-        resolve();
-      };
-    });
+    return new Promise((resolve) => void this.waiters.add(resolve));
   }
 
   /** Resolves when every request has timed out (before any response: they all were sent at once). */
@@ -97,7 +96,7 @@ export class TimedPost {
 
   stop(): void {
     this.timer.stop();
-    this.wake = undefined;
+    this.waiters.clear();
   }
 }
 
