@@ -18,6 +18,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runProxy } from '../src/cli/proxy.js';
 import { runServe } from '../src/cli/serve.js';
 import { createFilteringFetch, type FetchLike } from '../src/http/index.js';
+import { createCodec } from '../src/index.ts';
 import { CLI, ROOT } from './fixtures/cli-session.ts';
 import { startUpstream } from './fixtures/http-upstream.ts';
 import { RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
@@ -185,7 +186,9 @@ describe('proxy --call-timeout, an upstream that answers with JSON bodies', () =
   it('answers a batch whose requests all timed out with a JSON batch, each under its id as written', async () => {
     // (An upstream that accepts a batch and never answers it: the SDK's server no longer takes batches.)
     const up = await rawUpstream(() => {});
-    const { server, url } = await runProxy({ upstream: up.url, port: 0, log: () => {}, callTimeoutMs: 1000 });
+    const codec = { terms: { ascii: ['answer'] } };
+    const { server, url } = await runProxy({ upstream: up.url, port: 0, log: () => {}, callTimeoutMs: 1000, ...codec });
+    const text = createCodec(codec).encodeText(NO_ANSWER);
     cleanup.push(() => {
       server.closeAllConnections();
       server.close();
@@ -196,8 +199,8 @@ describe('proxy --call-timeout, an upstream that answers with JSON bodies', () =
     const response = await fetch(url, { method: 'POST', headers: { ...HEADERS, 'mcp-session-id': 's1' }, body });
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(await response.text()).toBe(
-      `[{"jsonrpc":"2.0","id":18446744073709551617,"result":{"content":[{"type":"text","text":"${NO_ANSWER}"}],"isError":true}},` +
-        `{"jsonrpc":"2.0","id":"b","error":{"code":-32001,"message":"${NO_ANSWER}"}}]`,
+      `[{"jsonrpc":"2.0","id":18446744073709551617,"result":{"content":[{"type":"text","text":"${text}"}],"isError":true}},` +
+        `{"jsonrpc":"2.0","id":"b","error":{"code":-32001,"message":"${text}"}}]`,
     );
     await until(() => up.posted.length === 3);
     expect(up.posted.slice(1).sort()).toEqual([
@@ -252,9 +255,14 @@ describe('an event stream that ends before its answers', () => {
 
   it('without event ids (no resuming it): is held open and answers at the limit', async () => {
     const up = await endingUpstream('');
-    const response = await createFilteringFetch({ callTimeoutMs: 1000 })(up.url, { method: 'POST', headers: HEADERS, body: CALL });
+    // (A term in the answer's text: it is encoded like the upstream's events.)
+    const codec = { terms: { ascii: ['answer'] } };
+    const filtered = createFilteringFetch({ callTimeoutMs: 1000, ...codec });
+    const response = await filtered(up.url, { method: 'POST', headers: HEADERS, body: CALL });
+    const text = createCodec(codec).encodeText(NO_ANSWER);
+    expect(text).not.toBe(NO_ANSWER);
     expect(await response.text()).toBe(
-      `event: message\ndata: {"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"${NO_ANSWER}"}],"isError":true}}\n\n`,
+      `event: message\ndata: {"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"${text}"}],"isError":true}}\n\n`,
     );
     await until(() => up.posted.length === 2);
     expect(up.posted[1]).toBe('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"timeout"}}');

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runServe } from '../src/cli/serve.js';
+import { createCodec } from '../src/index.ts';
 import { connectHost, RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
@@ -25,9 +26,11 @@ const seen = (file: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { id?: unknown; method?: string; params?: { requestId?: unknown; reason?: string; name?: string } });
 
-async function serve(file: string, timeout: { callTimeoutMs: number; callTimeoutMaxMs?: number } = { callTimeoutMs: 1000 }) {
+type Options = { callTimeoutMs: number; callTimeoutMaxMs?: number; terms?: { ascii: string[] } };
+
+async function serve(file: string, options: Options = { callTimeoutMs: 1000 }) {
   const logs: string[] = [];
-  const served = await runServe({ command: [process.execPath, SERVER, file], port: 0, log: (l) => void logs.push(l), ...timeout });
+  const served = await runServe({ command: [process.execPath, SERVER, file], port: 0, log: (l) => void logs.push(l), ...options });
   cleanup.push(() => served.close());
   const host = await connectHost(served.url);
   const errors: Error[] = [];
@@ -86,7 +89,11 @@ describe('serve --call-timeout', () => {
 
   it('answers and cancels under the id as written (past 2^53), only the batch member that timed out', async () => {
     const file = record();
-    const { url } = await serve(file);
+    // (A term in the answer's text: it is encoded like the child's output.)
+    const codec = { terms: { ascii: ['answer'] } };
+    const { url } = await serve(file, { callTimeoutMs: 1000, ...codec });
+    const encoded = createCodec(codec).encodeText(NO_ANSWER);
+    expect(encoded).not.toBe(NO_ANSWER);
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const init = await fetch(url, {
       method: 'POST',
@@ -101,7 +108,7 @@ describe('serve --call-timeout', () => {
     const data = text.split('\n').filter((l) => l.startsWith('data: {'));
     expect(data).toHaveLength(2);
     expect(data[0]).toBe('data: {"jsonrpc":"2.0","id":"e","result":{"content":[{"type":"text","text":"echo"}]}}');
-    expect(data[1]).toBe(`data: {"jsonrpc":"2.0","id":${ID},"result":{"content":[{"type":"text","text":"${NO_ANSWER}"}],"isError":true}}`);
+    expect(data[1]).toBe(`data: {"jsonrpc":"2.0","id":${ID},"result":{"content":[{"type":"text","text":"${encoded}"}],"isError":true}}`);
     await until(() => readFileSync(file, 'utf8').includes('notifications/cancelled'));
     expect(readFileSync(file, 'utf8')).toContain(
       `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${ID},"reason":"timeout"}}`,
