@@ -277,6 +277,48 @@ describe('an event stream that ends before its answers', () => {
   });
 });
 
+describe('an event over 1 MiB', () => {
+  it('streams on unread (not held whole) and ends the timing: no second answer, no cancellation', async () => {
+    let finish!: () => void;
+    const finished = new Promise<void>((r) => (finish = r));
+    const up = await rawUpstream((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`event: message\ndata: {"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"${'x'.repeat(1_200_000)}`);
+      void finished.then(() => res.write('"}]}}\n\n')); // (and the stream stays open)
+    });
+    const response = await createFilteringFetch({ callTimeoutMs: 1000 })(up.url, {
+      method: 'POST',
+      headers: HEADERS,
+      body: '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{}}}',
+    });
+    const reader = response.body!.getReader();
+    let text = '';
+    const decoder = new TextDecoder();
+    /** Reads on while `more` holds; false if the stream ended first. */
+    const readWhile = async (more: () => boolean) => {
+      while (more()) {
+        const next = await reader.read();
+        if (next.done) return false;
+        text += decoder.decode(next.value, { stream: true });
+      }
+      return true;
+    };
+    // Its first MiB comes before the upstream has sent the rest.
+    expect(await readWhile(() => text.length < 1_000_000)).toBe(true);
+    expect(text.startsWith('event: message\ndata: {"jsonrpc":"2.0","id":7,')).toBe(true);
+    finish();
+    expect(await readWhile(() => !text.endsWith('\n\n'))).toBe(true);
+    // Past the limit: no answer of the filter's follows, and the upstream is told nothing.
+    let more = '';
+    void reader.read().then((r) => (more = decoder.decode(r.value)));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(more).toBe('');
+    expect(up.posted).toHaveLength(1);
+    expect(JSON.parse(text.slice(text.indexOf('data: ') + 6)).id).toBe(7);
+    await reader.cancel();
+  });
+});
+
 describe('connect --call-timeout', () => {
   it('answers the host over stdio, and cancels upstream', async () => {
     // (The SDK's server in-process: its initialize is not held up by a child starting.)

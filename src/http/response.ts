@@ -10,7 +10,7 @@ import type { CallGuard } from './call-guard.js';
 import { eventObserver, observeJson } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { createJsonBodyStream } from './json-body.js';
-import { wholeEvents } from './sse-events.js';
+import { STREAM_PAST, wholeEvents } from './sse-events.js';
 import { type TimedPost, timedEvents } from './timed.js';
 
 /** Statuses whose responses have no body (Response refuses one). */
@@ -86,8 +86,15 @@ export async function encodeResponse(response: Response, options: ResponseFilter
   const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   let body: ReadableStream<Uint8Array> | Uint8Array;
   if (kind === 'sse') {
-    // (Timed: events are held whole, up to maxMessageBytes, to be read.)
-    const whole = wholeEvents(response.body, max, onTruncated, guard ? eventObserver(guard) : timed && (() => {}));
+    // (Timed: events are read as they pass; one that goes on unread (past 1 MiB) ends the timing.)
+    const whole = wholeEvents(
+      response.body,
+      max,
+      onTruncated,
+      guard && eventObserver(guard),
+      STREAM_PAST,
+      timed && (() => timed.passUnread()),
+    );
     const events = timed ? timedEvents(whole, timed) : whole;
     body = events.pipeThrough(createEncodeStream({ ...codecOptions, framing: 'sse' }));
   } else if (kind === 'json' && endpoint && !response.ok) {

@@ -10,6 +10,8 @@
 //    and one of them here, the stream ends (the upstream's is cancelled). An upstream stream that
 //    ends before its answers is held open until they time out, unless it gave event ids (the
 //    client resumes it with Last-Event-ID; that GET is not timed);
+//    An event over 1 MiB goes on unread as it comes (as without a time limit: it is not held
+//    whole), and ends the timing of the POST's requests (it may be the answer to any of them);
 //  - any other response (JSON, an HTTP error) ends the timing: it is the upstream's answer.
 // The upstream gets notifications/cancelled for each request timed out, POSTed with the
 // session's headers. Answers are written under each id as the client wrote it, and encoded.
@@ -50,11 +52,13 @@ export class TimedPost {
   /** Who waits for the next timeout (the response race, the event stream). */
   private readonly waiters = new Set<() => void>();
   private timedOut = false;
+  /** An event went on unread: its requests are no longer timed (it may hold their answers). */
+  private unread = false;
 
   constructor(
     o: TimedPostOptions,
     private readonly cancel: (text: string) => void,
-    log?: (line: string) => void,
+    private readonly log?: (line: string) => void,
   ) {
     this.timer = new CallTimer({
       limitMs: o.callTimeoutMs,
@@ -71,9 +75,26 @@ export class TimedPost {
     });
   }
 
-  /** Whether every request is answered, one of them here. */
+  /** Whether every request is answered, one of them here (the stream can end). */
   get over(): boolean {
-    return this.timedOut && this.timer.size === 0;
+    return !this.unread && this.timedOut && this.timer.size === 0;
+  }
+
+  /** Whether the events must be read (a request timed, or a late answer awaited). */
+  get watching(): boolean {
+    return !this.unread && this.timer.watching;
+  }
+
+  /**
+   * An event too long to hold goes on unread (its bytes are not held whole, as without a time
+   * limit): it may be the answer to any request of the POST, so none is timed any more (a
+   * timeout after it could answer a request twice).
+   */
+  passUnread(): void {
+    if (this.unread) return;
+    this.unread = true;
+    if (this.timer.size) this.log?.('--call-timeout: an event over 1 MiB passes unread; the requests of its POST are no longer timed');
+    this.stop();
   }
 
   /** The answers made since last asked. */
@@ -216,7 +237,7 @@ export function timedEvents(events: ReadableStream<Uint8Array>, timed: TimedPost
             ended = true;
             continue;
           }
-          const kept = timed.timer.watching ? readEvents(next.value, timed, () => (resumable = true)) : next.value;
+          const kept = timed.watching ? readEvents(next.value, timed, () => (resumable = true)) : next.value;
           if (kept.length) return controller.enqueue(kept);
         }
       },
