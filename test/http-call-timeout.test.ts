@@ -277,6 +277,35 @@ describe('an event stream that ends before its answers', () => {
   });
 });
 
+describe('a batch answered in one event', () => {
+  it('keeps the answer still awaited and takes out the late one', async () => {
+    // `a` times out at 1 s; `b`'s progress (at 0.4 and 0.8 s) keeps it to 1.8 s; both answers
+    // come at 1.3 s in one event.
+    const up = await rawUpstream((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const progress = (n: number) =>
+        res.write(
+          `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":${n}}}\n\n`,
+        );
+      setTimeout(() => progress(1), 400);
+      setTimeout(() => progress(2), 800);
+      setTimeout(
+        () => res.end('event: message\ndata: [{"jsonrpc":"2.0","id":"a","result":{}},\ndata: {"jsonrpc":"2.0","id":"b","result":{}}]\n\n'),
+        1300,
+      );
+    });
+    const body =
+      '[{"jsonrpc":"2.0","id":"a","method":"ping"},' +
+      '{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"progressToken":"t"}}}]';
+    const response = await createFilteringFetch({ callTimeoutMs: 1000 })(up.url, { method: 'POST', headers: HEADERS, body });
+    const data = (await response.text()).split('\n').filter((l) => l.startsWith('data: ') && !l.includes('progress'));
+    expect(data).toEqual([
+      `data: {"jsonrpc":"2.0","id":"a","error":{"code":-32001,"message":"${NO_ANSWER}"}}`,
+      'data: [{"jsonrpc":"2.0","id":"b","result":{}}]',
+    ]);
+  });
+});
+
 describe('an event over 1 MiB', () => {
   it('streams on unread (not held whole) and ends the timing: no second answer, no cancellation', async () => {
     let finish!: () => void;

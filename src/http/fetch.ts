@@ -13,7 +13,7 @@ import { collisionOutcome, refusalOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
 import { sessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
-import { type CallTimeoutOptions, isBatch, sendTimed, timedOutReply, timePost } from './timed.js';
+import { type CallTimeoutOptions, sendTimed, timedOutReply, timePost } from './timed.js';
 
 export type { FetchLike } from './fetch-like.js';
 
@@ -173,7 +173,7 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
     let response: Response;
     if (timed) {
       const sent = await sendTimed(timed, (signal) => base(to, { ...forward, signal }), forward.signal);
-      if (sent === 'timed-out') return timedOutReply(timed, isBatch(body), answers, codec);
+      if (sent === 'timed-out') return timedOutReply(timed, answers, codec);
       response = sent;
     } else response = await base(to, forward);
     if (reply) {

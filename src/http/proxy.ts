@@ -18,7 +18,7 @@ import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './re
 import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
 import { sessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
-import { isBatch, sendTimed, timedOutReply, timePost } from './timed.js';
+import { sendTimed, timedOutReply, timePost } from './timed.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy, Partial<AccessOptions> {
   /** The upstream MCP endpoint, e.g. https://example.com/mcp. */
@@ -242,7 +242,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
         const sent = await sendTimed(timed, send, request.signal);
         if (sent === 'timed-out') {
           log(`${request.method} answered here: no response from the upstream within the call time limit`);
-          return timedOutReply(timed, isBatch(body!), answers, bodyOptions);
+          return timedOutReply(timed, answers, bodyOptions);
         }
         response = sent;
       } else response = await send(request.signal);

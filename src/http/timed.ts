@@ -23,6 +23,7 @@ import { keepElements } from '../json-spans.js';
 import type { Message } from '../jsonrpc.js';
 import { messageText, rawIds } from '../raw-id.js';
 import { encodeBytes } from './body.js';
+import { eventData } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 
 export interface CallTimeoutOptions {
@@ -54,6 +55,8 @@ export class TimedPost {
   private timedOut = false;
   /** An event went on unread: its requests are no longer timed (it may hold their answers). */
   private unread = false;
+  /** The POST is a batch (a reply made here is one too). */
+  batch = false;
 
   constructor(
     o: TimedPostOptions,
@@ -147,6 +150,7 @@ export function timePost(
     const raw = ids[k]?.text;
     if (!isObject(m) || typeof m.method !== 'string' || raw === undefined) return;
     timed ??= new TimedPost({ ...options, callTimeoutMs }, cancel, log);
+    timed.batch = Array.isArray(value);
     const params = isObject(m.params) ? m.params : {};
     const token = tokenKey(isObject(params._meta) ? params._meta.progressToken : undefined);
     timed.timer.track(raw, m.method, m.method === 'tools/call' ? String(params.name) : undefined, token);
@@ -185,17 +189,14 @@ export async function sendTimed(
 }
 
 /** The answers to a POST whose requests all timed out (with the guard's own, for a batch), as JSON, encoded. */
-export async function timedOutReply(timed: TimedPost, batch: boolean, guardAnswers: Message[], options: BodyOptions): Promise<Response> {
+export async function timedOutReply(timed: TimedPost, guardAnswers: Message[], options: BodyOptions): Promise<Response> {
   const answers = [...guardAnswers, ...timed.take()];
-  const text = messageText(batch ? answers : answers[0]);
+  const text = messageText(timed.batch ? answers : answers[0]);
   return new Response((await encodeBytes(toBytes(text), options)) as Uint8Array<ArrayBuffer>, {
     status: 200,
     headers: { 'content-type': 'application/json' },
   });
 }
-
-/** Whether a decoded POST body is a batch. */
-export const isBatch = (body: Uint8Array) => /^\s*\[/.test(utf8.decode(body.subarray(0, 64)));
 
 /** The bytes of an event holding one message (its answers before encoding: the encoder encodes them). */
 const messageEvent = (m: Message) => toBytes(`event: message\ndata: ${messageText(m)}\n\n`);
@@ -273,22 +274,6 @@ function eventSpans(bytes: Uint8Array): [number, number][] {
   return spans;
 }
 
-/** The lines of one event, and its data when it is a message event. */
-function fields(text: string): { lines: string[]; data: string | undefined } {
-  const lines = text.split(/\r\n|\r|\n/).filter((l) => l !== '');
-  const data: string[] = [];
-  let type = '';
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') type = value;
-  }
-  return { lines, data: data.length && (type === '' || type === 'message') ? data.join('\n') : undefined };
-}
-
 /** Whole events, seen by the timer: answers settle their requests, progress restarts them, late answers go. */
 function readEvents(bytes: Uint8Array, timed: TimedPost, sawId: () => void): Uint8Array {
   const out: Uint8Array[] = [];
@@ -296,7 +281,8 @@ function readEvents(bytes: Uint8Array, timed: TimedPost, sawId: () => void): Uin
   for (const [start, end] of eventSpans(bytes)) {
     const event = bytes.subarray(start, end);
     const text = utf8.decode(event);
-    const { lines, data } = fields(text);
+    const lines = text.split(/\r\n|\r|\n/).filter((l) => l !== '');
+    const data = eventData(text)[0]; // (a message event's data, by the SSE field rules)
     if (lines.some((l) => /^id: ?./.test(l))) sawId();
     const kept = data === undefined ? undefined : keptData(data, timed);
     if (kept === undefined || kept === data) out.push(event);
