@@ -306,6 +306,28 @@ describe('a batch answered in one event', () => {
   });
 });
 
+describe('an upstream that answers under the id as it parsed it', () => {
+  it('settles the request: no timeout answer, no cancellation', async () => {
+    // ("a\u0041" answered as "aA", and the stream left open.)
+    const up = await rawUpstream((res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: message\ndata: {"jsonrpc":"2.0","id":"aA","result":{}}\n\n');
+    });
+    const body = '{"jsonrpc":"2.0","id":"a\\u0041","method":"ping"}';
+    const response = await createFilteringFetch({ callTimeoutMs: 1000 })(up.url, { method: 'POST', headers: HEADERS, body });
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    expect(decoder.decode((await reader.read()).value)).toBe('event: message\ndata: {"jsonrpc":"2.0","id":"aA","result":{}}\n\n');
+    // Past the limit: nothing follows, and the upstream is told nothing.
+    let more = '';
+    void reader.read().then((r) => (more = decoder.decode(r.value)));
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(more).toBe('');
+    expect(up.posted).toHaveLength(1);
+    await reader.cancel();
+  });
+});
+
 describe('an event over 1 MiB', () => {
   it('streams on unread (not held whole) and ends the timing: no second answer, no cancellation', async () => {
     let finish!: () => void;
