@@ -9,7 +9,7 @@ import type { OnAudit } from '../guard/audit.js';
 import { CallTimer, type TimedOut } from '../guard/call-timer.js';
 import { type Message, TransportWrapper } from './wrapper.js';
 
-export interface CallTimeoutOptions {
+export interface CallTimeoutTransportOptions {
   /** Answer a request the server leaves unanswered this long (milliseconds). */
   callTimeoutMs: number;
   /** How long progress notifications may keep a request going in all; default 10 times callTimeoutMs. */
@@ -33,7 +33,7 @@ const each = (message: Message) => (Array.isArray(message) ? (message as Fields[
 export class CallTimeoutTransport extends TransportWrapper {
   private readonly timer: CallTimer;
 
-  constructor(inner: Transport, options: CallTimeoutOptions) {
+  constructor(inner: Transport, options: CallTimeoutTransportOptions) {
     super(inner);
     this.timer = new CallTimer({
       limitMs: options.callTimeoutMs,

@@ -3,7 +3,7 @@
 
 export type { AuditEntry, AuditRule, OnAudit } from '../guard/audit.js';
 export type { GuardReply } from '../guard/reply.js';
-export { type CallTimeoutOptions, CallTimeoutTransport } from './call-timeout.js';
+export { CallTimeoutTransport, type CallTimeoutTransportOptions } from './call-timeout.js';
 export { type FilterOptions, filterTransportIfEnabled, INVALID_PARAMS, PayloadFilteringTransport } from './filtering.js';
 export { damagedCall, type IntegrityGuardOptions, IntegrityGuardTransport } from './integrity-guard.js';
 export {
