@@ -17,6 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runProxy } from '../src/cli/proxy.js';
 import { runServe } from '../src/cli/serve.js';
+import type { AuditEntry } from '../src/guard/audit.ts';
 import { createFilteringFetch, type FetchLike } from '../src/http/index.js';
 import { createCodec } from '../src/index.ts';
 import { CLI, ROOT } from './fixtures/cli-session.ts';
@@ -106,7 +107,7 @@ async function client_(upstream: string, url: string, options: { fetch?: FetchLi
   c.onerror = (e) => void errors.push(e);
   await c.connect(new StreamableHTTPClientTransport(new URL(url), { sessionId, ...options }));
   cleanup.push(() => c.close().catch(() => {}));
-  return { client: c, errors };
+  return { client: c, errors, sessionId };
 }
 
 async function proxied(upstream: string, timeout = { callTimeoutMs: 1000 } as { callTimeoutMs: number; callTimeoutMaxMs?: number }) {
@@ -215,12 +216,26 @@ describe('proxy --call-timeout, an upstream that answers with JSON bodies', () =
 describe('createFilteringFetch({ callTimeoutMs })', () => {
   it('answers in the response the SDK transport reads, and cancels upstream', async () => {
     const up = await slowUpstream();
-    const { client, errors } = await client_(up.url, up.url, { fetch: createFilteringFetch({ callTimeoutMs: 1000 }) });
+    const audit: AuditEntry[] = [];
+    const filtered = createFilteringFetch({ callTimeoutMs: 1000, onAudit: (e) => void audit.push(e) });
+    const { client, errors, sessionId } = await client_(up.url, up.url, { fetch: filtered });
     expect(await client.callTool({ name: 'late', arguments: {} })).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
     await until(() => cancelsIn(up.file).length > 0);
     await until(() => up.logs.some((l) => l.includes('answers no request in flight')));
     expect((await client.callTool({ name: 'echo', arguments: {} })).content).toEqual([{ type: 'text', text: 'echo' }]);
     expect(errors.map((e) => e.message)).toEqual([]);
+    // (The trail without a guard: the time limit decides too.)
+    const call = seen(up.file).find((m) => m.params?.name === 'late')!;
+    expect(audit).toEqual([
+      {
+        time: expect.any(String),
+        session: sessionId,
+        request: JSON.stringify(call.id),
+        tool: 'late',
+        decision: 'timed-out',
+        rule: 'timeout',
+      },
+    ]);
   });
 
   it('drops a late answer from the stream when the upstream answers anyway (batch: the other member still waits)', async () => {

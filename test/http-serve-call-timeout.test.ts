@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runServe } from '../src/cli/serve.js';
+import type { AuditEntry, OnAudit } from '../src/guard/audit.ts';
 import { createCodec } from '../src/index.ts';
 import { connectHost, RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
 
@@ -26,7 +27,7 @@ const seen = (file: string) =>
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { id?: unknown; method?: string; params?: { requestId?: unknown; reason?: string; name?: string } });
 
-type Options = { callTimeoutMs: number; callTimeoutMaxMs?: number; terms?: { ascii: string[] } };
+type Options = { callTimeoutMs: number; callTimeoutMaxMs?: number; terms?: { ascii: string[] }; onAudit?: OnAudit };
 
 async function serve(file: string, options: Options = { callTimeoutMs: 1000 }) {
   const logs: string[] = [];
@@ -47,7 +48,9 @@ async function until(check: () => boolean): Promise<void> {
 describe('serve --call-timeout', () => {
   it('answers a tools/call the child never answers, tells the child, and the session goes on', async () => {
     const file = record();
-    const { client } = await serve(file);
+    const audit: AuditEntry[] = [];
+    // (The trail without a guard: the time limit decides too.)
+    const { client, transport } = await serve(file, { callTimeoutMs: 1000, onAudit: (e) => void audit.push(e) });
     expect(await client.callTool({ name: 'never', arguments: {} })).toEqual({
       content: [{ type: 'text', text: NO_ANSWER }],
       isError: true,
@@ -57,6 +60,16 @@ describe('serve --call-timeout', () => {
     await until(() => seen(file).some((m) => m.method === 'notifications/cancelled'));
     const cancels = seen(file).filter((m) => m.method === 'notifications/cancelled');
     expect(cancels.map((m) => m.params)).toEqual([{ requestId: call.id, reason: 'timeout' }]);
+    expect(audit).toEqual([
+      {
+        time: expect.any(String),
+        session: transport.sessionId,
+        request: JSON.stringify(call.id),
+        tool: 'never',
+        decision: 'timed-out',
+        rule: 'timeout',
+      },
+    ]);
   });
 
   it('answers other requests with error -32001', async () => {

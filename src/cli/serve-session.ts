@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
+import { inSession, type OnAudit } from '../guard/audit.js';
 import { CallTimer, type TimedOut } from '../guard/call-timer.js';
 import { OwnRequests } from '../guard/own-requests.js';
 import type { CallGuard } from '../http/call-guard.js';
@@ -104,8 +105,8 @@ export interface SessionOptions {
   log: (line: string) => void;
   /** The session is over (the child exited, or its output cannot be read). */
   onEnd: (why: string) => void;
-  /** Answer requests the child leaves unanswered this long (progress extends up to maxMs). */
-  callTimeout?: { limitMs: number; maxMs?: number };
+  /** Answer requests the child leaves unanswered this long (progress extends up to maxMs); onAudit told each. */
+  callTimeout?: { limitMs: number; maxMs?: number | undefined; onAudit?: OnAudit | undefined };
 }
 
 export class ServeSession {
@@ -142,7 +143,16 @@ export class ServeSession {
   private readonly timer: CallTimer | undefined;
 
   constructor(private readonly o: SessionOptions) {
-    this.timer = o.callTimeout && new CallTimer({ ...o.callTimeout, log: o.log, onTimeout: (t) => this.timedOut(t) });
+    const audit = o.callTimeout?.onAudit;
+    this.timer =
+      o.callTimeout &&
+      new CallTimer({
+        limitMs: o.callTimeout.limitMs,
+        maxMs: o.callTimeout.maxMs,
+        log: o.log,
+        onAudit: audit && ((e) => audit(inSession(e, this.id))),
+        onTimeout: (t) => this.timedOut(t),
+      });
     const [file, ...args] = o.command;
     this.child = spawn(file!, args, { stdio: ['pipe', 'pipe', 'inherit'] });
     this.child.on('error', (e) => o.log(`cannot start ${file}: ${e.message}`));

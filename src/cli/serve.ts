@@ -105,8 +105,10 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
   const log = options.log ?? ((line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`));
   const [file] = command;
   if (!file) throw new TypeError('serve needs a command after --');
-  if (!guardMode && (roots || onAudit))
-    throw new TypeError('roots and onAudit need guard (the tool guard checks the paths and makes the decisions)');
+  if (!guardMode && (roots || (onAudit && callTimeoutMs === undefined)))
+    throw new TypeError(
+      'roots and onAudit need guard (the tool guard checks the paths and makes the decisions; or, for onAudit, callTimeoutMs)',
+    );
   if (roots) new Roots(roots, localRealpath); // (a bad root is refused now, not at the first session)
   const max = codecOptions.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const codec = createCodec(codecOptions);
@@ -269,7 +271,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       guard: guardMode ? new CallGuard(guardMode, log, { ...(roots ? { roots, realpath: localRealpath } : {}), onAudit }) : undefined,
       log,
       onEnd: (why) => end(s.id, why),
-      ...(callTimeoutMs === undefined ? {} : { callTimeout: { limitMs: callTimeoutMs, maxMs: callTimeoutMaxMs } }),
+      ...(callTimeoutMs === undefined ? {} : { callTimeout: { limitMs: callTimeoutMs, maxMs: callTimeoutMaxMs, onAudit } }),
     });
     sessions.set(s.id, s);
     touch(s);

@@ -2,6 +2,7 @@
 // what comes back is encoded before the host reads it. Plugs into the SDK's
 // StreamableHTTPClientTransport through its `fetch` option.
 import type { OnAudit } from '../guard/audit.js';
+import { type AuditEntry, inSession } from '../guard/audit.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { decodeBytes, readBounded } from './body.js';
 import type { GuardMode } from './call-guard.js';
@@ -94,7 +95,7 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   // One tool list per MCP session (the wrapper may serve several, one after another when a
   // server restarts); a guard that holds none asks the server as the session.
-  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit }, onGuardLog ?? (() => {}));
+  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit, callTimeoutMs }, onGuardLog ?? (() => {}));
   return async (input, init) => {
     // Looked at without building a Request first: that would lock a stream body we pass on.
     const given = input instanceof Request ? input : undefined;
@@ -169,7 +170,8 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
       );
     };
     // (The requests that go, timed with a call time limit: timed.ts.)
-    const timed = reply ? undefined : timePost({ callTimeoutMs, callTimeoutMaxMs }, body, cancel, onGuardLog);
+    const audit = onAudit && ((e: AuditEntry) => onAudit(inSession(e, session)));
+    const timed = reply ? undefined : timePost({ callTimeoutMs, callTimeoutMaxMs, onAudit: audit }, body, cancel, onGuardLog);
     let response: Response;
     if (timed) {
       const sent = await sendTimed(timed, (signal) => base(to, { ...forward, signal }), forward.signal);

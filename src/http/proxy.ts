@@ -2,6 +2,7 @@
 // Web-standard fetch handler. Requests are decoded on their way up, responses encoded on their
 // way down, as they stream (pipeThrough: a slow reader slows the upstream).
 import { createCodec } from '../codec.js';
+import { inSession } from '../guard/audit.js';
 import type { Message } from '../jsonrpc.js';
 import { SERVER_ERROR } from '../jsonrpc.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
@@ -97,7 +98,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
   // One guard per MCP session (its own tool list), the sessions without an id sharing one
   // (session-guards.ts: made when the upstream issues the id, kept within bounds, dropped with
   // the session's DELETE). A guard that holds no list asks the upstream as that session.
-  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit }, onGuardLog ?? log);
+  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit, callTimeoutMs }, onGuardLog ?? log);
 
   /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
   const sentUpstream = (request: Request): Headers => {
@@ -230,7 +231,12 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     // (The requests that go up, timed with a call time limit: timed.ts.)
     const timed =
       request.method === 'POST' && !reply && isEndpoint(url)
-        ? timePost({ callTimeoutMs, callTimeoutMaxMs }, body, (text) => cancelUpstream(request, url, text), log)
+        ? timePost(
+            { callTimeoutMs, callTimeoutMaxMs, onAudit: onAudit && ((e) => onAudit(inSession(e, session))) },
+            body,
+            (text) => cancelUpstream(request, url, text),
+            log,
+          )
         : undefined;
     // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
     // Node's fetch writes them with the headers at once, where a Blob costs a write per part.
