@@ -5,7 +5,7 @@ import { codecOptions, framing, maxMessageBytes } from './cli/codec-options.js';
 import { readConfig, withConfig } from './cli/config.js';
 import { connectCommand } from './cli/connect.js';
 import { HELP } from './cli/help.js';
-import { duration } from './cli/http-args.js';
+import { callTimeout } from './cli/http-args.js';
 import { proxyCommand } from './cli/proxy.js';
 import { rootsOption } from './cli/roots.js';
 import { scan } from './cli/scan.js';
@@ -16,6 +16,7 @@ import { wrap } from './cli/wrap.js';
 
 const CODEC = ['prefix', 'suffix', 'hex-case', 'fold', 'terms', 'max-message-bytes'] as const;
 const GUARD = ['guard', 'guard-tools-only', 'root', 'audit', 'audit-all'] as const;
+const TIMEOUT = ['call-timeout', 'call-timeout-max'] as const;
 const LISTEN = ['port', 'host', 'allowed-host', 'allowed-origin'] as const;
 const ACCESS = [
   'auth-token-file',
@@ -29,10 +30,10 @@ const ACCESS = [
 ] as const;
 /** The options each command takes (help goes with all). */
 const APPLIES: Record<string, readonly OptionName[]> = {
-  wrap: [...CODEC, ...GUARD, 'call-timeout', 'call-timeout-max'],
-  proxy: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'upstream', 'upstream-header'],
-  connect: [...CODEC, ...GUARD, 'header'],
-  serve: [...CODEC, ...GUARD, ...LISTEN, ...ACCESS, 'session-idle', 'max-sessions'],
+  wrap: [...CODEC, ...GUARD, ...TIMEOUT],
+  proxy: [...CODEC, ...GUARD, ...TIMEOUT, ...LISTEN, ...ACCESS, 'upstream', 'upstream-header'],
+  connect: [...CODEC, ...GUARD, ...TIMEOUT, 'header'],
+  serve: [...CODEC, ...GUARD, ...TIMEOUT, ...LISTEN, ...ACCESS, 'session-idle', 'max-sessions'],
   encode: [...CODEC, 'framing'],
   decode: [...CODEC, 'framing'],
   scan: [],
@@ -86,23 +87,16 @@ export async function main(argv: string[]): Promise<number> {
   const options = { ...codecOptions(line), ...(maxBytes === undefined ? {} : { maxMessageBytes: maxBytes }) };
   switch (command) {
     case 'wrap': {
-      const timeout = line.values['call-timeout'];
       const guard = guardMode(line);
       const roots = rootsOption(line);
-      if (line.values['call-timeout-max'] !== undefined && timeout === undefined)
-        throw new UsageError('--call-timeout-max needs --call-timeout');
-      const callTimeoutMs = timeout === undefined ? undefined : duration(timeout, '--call-timeout', 0);
-      const callTimeoutMaxMs =
-        callTimeoutMs === undefined ? undefined : duration(line.values['call-timeout-max'], '--call-timeout-max', 10 * callTimeoutMs);
-      if (callTimeoutMs !== undefined && callTimeoutMaxMs! < callTimeoutMs)
-        throw new UsageError('--call-timeout-max must be at least --call-timeout (progress only extends a call)');
+      const timeout = callTimeout(line);
       const audit = line.values.audit;
       return wrap(line.child ?? [], {
         stream: options,
         guard,
         ...(audit === undefined ? {} : { audit, auditAll: Boolean(line.flags['audit-all']) }),
         ...(roots ? { roots } : {}),
-        ...(callTimeoutMs === undefined ? {} : { callTimeoutMs, callTimeoutMaxMs }),
+        ...timeout,
       });
     }
     case 'proxy':

@@ -12,6 +12,8 @@ export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
 /** Implementation-defined server errors (-32000 to -32099). */
 export const SERVER_ERROR = -32000;
+/** An answer given for a server that did not answer in time (the SDK's RequestTimeout). */
+export const TIMEOUT_CODE = -32001;
 
 /**
  * A JSON-RPC 2.0 message (or, where a batch may come, a batch of them) as the library reads and

@@ -152,7 +152,9 @@ describe('wrap --call-timeout', () => {
       [['wrap', '--call-timeout', 'soon', 'node'], '--call-timeout must be a duration'],
       [['wrap', '--call-timeout-max', '5s', 'node'], '--call-timeout-max needs --call-timeout'],
       [['wrap', '--call-timeout', '5s', '--call-timeout-max', '2s', 'node'], '--call-timeout-max must be at least --call-timeout'],
-      [['encode', '--call-timeout', '5s'], '--call-timeout applies to wrap, not encode'],
+      [['encode', '--call-timeout', '5s'], '--call-timeout applies to wrap, proxy, connect, serve, not encode'],
+      [['serve', '--call-timeout-max', '5s', 'node'], '--call-timeout-max needs --call-timeout'],
+      [['proxy', '--call-timeout', 'soon', '--upstream', 'http://x'], '--call-timeout must be a duration'],
     ];
     for (const [args, reason] of cases) {
       const r = cli(args);

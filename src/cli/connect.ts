@@ -16,7 +16,7 @@ import { messageText } from '../raw-id.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';
-import { MAX_DURATION_MS, type StreamCommandOptions } from './http-args.js';
+import { callTimeout, MAX_DURATION_MS, type StreamCommandOptions } from './http-args.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { PendingRequests } from './pending-requests.js';
 import { lexicalRootsOption } from './roots.js';
@@ -34,6 +34,10 @@ export interface ConnectCommandOptions extends CodecOptions {
   roots?: string[];
   /** With a guard: told each tools/call judged, with its session, before its answer or the call goes on. */
   onAudit?: OnAudit;
+  /** Answer a request the server leaves unanswered this long (http/timed.ts); default: none. */
+  callTimeoutMs?: number;
+  /** How long progress may keep a request going in all; default 10 times callTimeoutMs. */
+  callTimeoutMaxMs?: number;
   /** Defaults: process.stdin, process.stdout, stderr lines, globalThis.fetch. */
   input?: Readable;
   output?: Writable;
@@ -341,6 +345,9 @@ export const CONNECT_HELP = `  connect URL [options]                  A stdio MC
                                          lexically: symlinks there are not seen)
     --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
                                          and allowed) call, with its session, as wrap (below)
+    --call-timeout DURATION              answer a request the server leaves unanswered that
+                                         long and POST it notifications/cancelled (as wrap)
+    --call-timeout-max DURATION          how long progress may extend it (default 10 times)
 `;
 
 /** `connect` from its command line; resolves with the exit code when stdin ends. */
@@ -363,7 +370,15 @@ export async function connectCommand(line: CommandLine, options: StreamCommandOp
   const roots = lexicalRootsOption(line);
   const audit = auditOption(line, (text) => process.stderr.write(`mcp-payload-codec: ${text}\n`));
   try {
-    return await runConnect({ ...options, url, headers, guard, ...(roots ? { roots } : {}), ...(audit ? { onAudit: audit.onAudit } : {}) });
+    return await runConnect({
+      ...options,
+      url,
+      headers,
+      guard,
+      ...callTimeout(line),
+      ...(roots ? { roots } : {}),
+      ...(audit ? { onAudit: audit.onAudit } : {}),
+    });
   } finally {
     audit?.close();
   }

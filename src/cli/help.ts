@@ -65,10 +65,11 @@ and the guards work with every command they make sense for):
   --root DIR                            wrap, serve, proxy, connect, with a guard: confine
                                         path arguments to DIR (repeatable; wrap, above; proxy
                                         and connect: absolute, checked lexically)
-  --call-timeout DURATION               wrap: answer requests the server leaves unanswered
-                                        this long (30s, 5m, 1h; wrap, above)
-  --call-timeout-max DURATION           wrap: how long progress may extend a request in all
-                                        (default: 10 times --call-timeout)
+  --call-timeout DURATION               wrap, serve, proxy, connect: answer requests the
+                                        server leaves unanswered this long (30s, 5m, 1h;
+                                        wrap, above)
+  --call-timeout-max DURATION           the same: how long progress may extend a request in
+                                        all (default: 10 times --call-timeout)
   --audit FILE                          wrap, serve, proxy, connect: append a JSON line per
                                         blocked or timed-out call (with its session over HTTP)
   --audit-all                           with --audit: log allowed calls too

@@ -1,6 +1,7 @@
 // Values of the HTTP commands' options (proxy, connect, serve), read from the one command line
 // parser (args.ts), and what the three share.
 import type { CodecOptions } from '../options.js';
+import type { CommandLine } from './args.js';
 import { UsageError } from './usage-error.js';
 
 /** The codec options and the message bound, as every command takes them. */
@@ -32,6 +33,18 @@ export function duration(value: string | undefined, flag: string, fallbackMs: nu
   const ms = Number.parseInt(value, 10) * { s: 1000, m: 60_000, h: 3_600_000 }[unit];
   if (ms > MAX_DURATION_MS) throw new UsageError(`${flag} must be at most 596h (2147483s), the longest timer Node keeps`);
   return ms;
+}
+
+/** --call-timeout and --call-timeout-max (wrap, serve, proxy, connect): none when not given. */
+export function callTimeout({ values }: CommandLine): { callTimeoutMs?: number; callTimeoutMaxMs?: number } {
+  const timeout = values['call-timeout'];
+  if (values['call-timeout-max'] !== undefined && timeout === undefined) throw new UsageError('--call-timeout-max needs --call-timeout');
+  if (timeout === undefined) return {};
+  const callTimeoutMs = duration(timeout, '--call-timeout', 0);
+  const callTimeoutMaxMs = duration(values['call-timeout-max'], '--call-timeout-max', 10 * callTimeoutMs);
+  if (callTimeoutMaxMs < callTimeoutMs)
+    throw new UsageError('--call-timeout-max must be at least --call-timeout (progress only extends a call)');
+  return { callTimeoutMs, callTimeoutMaxMs };
 }
 
 /**

@@ -9,7 +9,7 @@ import type { CodecOptions } from '../options.js';
 import { ACCESS_HELP, commandAccess, upstreamHeaders } from './access-args.js';
 import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';
-import { port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
+import { callTimeout, port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
 import { lexicalRootsOption } from './roots.js';
 import { UsageError } from './usage-error.js';
@@ -35,6 +35,10 @@ export interface ProxyCommandOptions extends CodecOptions {
   access?: AccessOptions;
   /** Headers set on every request sent upstream. */
   upstreamHeaders?: Record<string, string>;
+  /** Answer a request the upstream leaves unanswered this long (http/timed.ts); default: none. */
+  callTimeoutMs?: number;
+  /** How long progress may keep a request going in all; default 10 times callTimeoutMs. */
+  callTimeoutMaxMs?: number;
 }
 
 /** Starts the proxy; resolves with the server and the URL of its MCP endpoint once listening. */
@@ -75,6 +79,10 @@ export const PROXY_HELP = `  proxy --upstream URL [options]        Listen on HTT
                                          lexically: symlinks there are not seen)
     --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
                                          and allowed) call, with its session, as wrap (below)
+    --call-timeout DURATION              answer a request the upstream leaves unanswered that
+                                         long, in its response (JSON or an event), and POST
+                                         the upstream notifications/cancelled (as wrap, below)
+    --call-timeout-max DURATION          how long progress may extend it (default 10 times)
 ${ACCESS_HELP}`;
 
 /** `proxy` from its command line; runs until SIGINT/SIGTERM/SIGHUP, then resolves 0. */
@@ -107,6 +115,7 @@ export async function proxyCommand(line: CommandLine, options: StreamCommandOpti
     log,
     access,
     upstreamHeaders: upstreamHeaders(lists['upstream-header'] ?? []),
+    ...callTimeout(line),
   });
   await untilSignal(reload && (() => void reload()));
   server.closeAllConnections();

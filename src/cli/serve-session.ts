@@ -12,11 +12,18 @@
 //
 // When the child exits (or its output cannot be read), each request in flight is answered at
 // once (a tool call as an isError result, anything else -32603) and the session ends.
+//
+// With a call time limit (--call-timeout; guard/call-timer.ts), a request the child leaves
+// unanswered is answered the same way, on its stream, under its id as written (a tool call as an
+// isError result, anything else -32001); the child gets notifications/cancelled for it, and its
+// late answer, which no request in flight waits for any more, is dropped.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
+import { inSession, type OnAudit } from '../guard/audit.js';
+import { CallTimer, type TimedOut } from '../guard/call-timer.js';
 import { OwnRequests } from '../guard/own-requests.js';
 import type { CallGuard } from '../http/call-guard.js';
 import { arrayElementSpans } from '../json-spans.js';
@@ -98,6 +105,8 @@ export interface SessionOptions {
   log: (line: string) => void;
   /** The session is over (the child exited, or its output cannot be read). */
   onEnd: (why: string) => void;
+  /** Answer requests the child leaves unanswered this long (progress extends up to maxMs); onAudit told each. */
+  callTimeout?: { limitMs: number; maxMs?: number | undefined; onAudit?: OnAudit | undefined };
 }
 
 export class ServeSession {
@@ -130,7 +139,20 @@ export class ServeSession {
     this.toChildLines([JSON.stringify(request)]);
   });
 
+  /** The requests sent on to the child, timed (with a call time limit). */
+  private readonly timer: CallTimer | undefined;
+
   constructor(private readonly o: SessionOptions) {
+    const audit = o.callTimeout?.onAudit;
+    this.timer =
+      o.callTimeout &&
+      new CallTimer({
+        limitMs: o.callTimeout.limitMs,
+        maxMs: o.callTimeout.maxMs,
+        log: o.log,
+        onAudit: audit && ((e) => audit(inSession(e, this.id))),
+        onTimeout: (t) => this.timedOut(t),
+      });
     const [file, ...args] = o.command;
     this.child = spawn(file!, args, { stdio: ['pipe', 'pipe', 'inherit'] });
     this.child.on('error', (e) => o.log(`cannot start ${file}: ${e.message}`));
@@ -219,6 +241,7 @@ export class ServeSession {
     if (this.ended) return;
     this.answerInFlight(`Not answered: ${why}`);
     this.ended = true;
+    this.timer?.stop();
     clearTimeout(this.idle);
     this.child.stdin?.end();
     const c = this.child;
@@ -279,6 +302,7 @@ export class ServeSession {
 
   /** Request `r` is answered or cancelled: no longer in flight; its stream ends with its last one. */
   private done(r: InFlight): void {
+    this.timer?.forget(r.rawId);
     const at = this.inFlight.indexOf(r);
     if (at >= 0) this.inFlight.splice(at, 1);
     const channel = this.channels.get(r.stream);
@@ -335,7 +359,19 @@ export class ServeSession {
       const r = isId(id) ? this.find(id, memberText(utf8.decode(m.bytes), ['params', 'requestId']) ?? JSON.stringify(id)) : undefined;
       if (r) this.done(r);
     }
+    // Timed from here: what the guard answered never reaches the child.
+    if (this.timer && isRequest(v)) {
+      const token = tokenKey((v.params?._meta as { progressToken?: unknown } | undefined)?.progressToken);
+      this.timer.track(m.rawId!, v.method as string, v.method === 'tools/call' ? String(v.params?.name) : undefined, token);
+    }
     this.child.stdin!.write(concat([m.bytes, NEWLINE]));
+  }
+
+  /** The child left a request unanswered too long: the host gets the answer, the child a cancellation. */
+  private timedOut(t: TimedOut): void {
+    const r = this.inFlight.find((x) => x.rawId === t.raw);
+    if (r) this.answer(r, this.written(t.answer, r.rawId));
+    if (!this.ended) this.toChildLines([t.cancel]);
   }
 
   /** The child's output: encoded on bytes, then each message routed; at its end, the session ends. */
@@ -471,7 +507,9 @@ export class ServeSession {
       return;
     }
     if (isResponseShape(m) && isId(m.id)) {
-      const r = this.find(m.id, rawIds(text)[0]?.text ?? JSON.stringify(m.id));
+      const raw = rawIds(text)[0]?.text ?? JSON.stringify(m.id);
+      if (this.timer?.answered(raw)) return; // (late: the host was answered)
+      const r = this.find(m.id, raw);
       if (r) this.answer(r, text);
       else this.o.log(`from the server: message ${this.received} answers no request in flight (cancelled, or answered before); dropped`);
       return;
@@ -479,6 +517,7 @@ export class ServeSession {
     // Progress to the request that asked for it, anything else to the latest request in flight,
     // while the host still reads that request's stream; else the GET stream.
     const token = m.method === 'notifications/progress' ? tokenKey(m.params?.progressToken) : undefined;
+    if (token !== undefined) this.timer?.progress(token);
     const asked = token === undefined ? undefined : this.inFlight.find((r) => r.progressToken === token);
     let stream = asked && this.reachable(asked.stream) ? asked.stream : this.inFlight.findLast((r) => this.reachable(r.stream))?.stream;
     if (stream === undefined && this.reachable(GET_STREAM)) stream = GET_STREAM;

@@ -34,7 +34,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { ACCESS_HELP, commandAccess } from './access-args.js';
 import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';
-import { duration, port as portFlag, positiveInt, type StreamCommandOptions, untilSignal } from './http-args.js';
+import { callTimeout, duration, port as portFlag, positiveInt, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
 import { oneLine } from './one-line.js';
 import { localRealpath, rootsOption } from './roots.js';
@@ -68,6 +68,10 @@ export interface ServeCommandOptions extends CodecOptions {
   log?: (line: string) => void;
   /** Who may use it (authentication, per-credential limits); default: anyone who reaches it. */
   access?: AccessOptions;
+  /** Answer a request the child leaves unanswered this long (serve-session.ts); default: none. */
+  callTimeoutMs?: number;
+  /** How long progress may keep a request going in all; default 10 times callTimeoutMs. */
+  callTimeoutMaxMs?: number;
 }
 
 type Value = HostMessage['value'];
@@ -94,13 +98,17 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     onAudit,
     log: _log,
     access,
+    callTimeoutMs,
+    callTimeoutMaxMs,
     ...codecOptions
   } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`));
   const [file] = command;
   if (!file) throw new TypeError('serve needs a command after --');
-  if (!guardMode && (roots || onAudit))
-    throw new TypeError('roots and onAudit need guard (the tool guard checks the paths and makes the decisions)');
+  if (!guardMode && (roots || (onAudit && callTimeoutMs === undefined)))
+    throw new TypeError(
+      'roots and onAudit need guard (the tool guard checks the paths and makes the decisions; or, for onAudit, callTimeoutMs)',
+    );
   if (roots) new Roots(roots, localRealpath); // (a bad root is refused now, not at the first session)
   const max = codecOptions.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const codec = createCodec(codecOptions);
@@ -263,6 +271,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       guard: guardMode ? new CallGuard(guardMode, log, { ...(roots ? { roots, realpath: localRealpath } : {}), onAudit }) : undefined,
       log,
       onEnd: (why) => end(s.id, why),
+      ...(callTimeoutMs === undefined ? {} : { callTimeout: { limitMs: callTimeoutMs, maxMs: callTimeoutMaxMs, onAudit } }),
     });
     sessions.set(s.id, s);
     touch(s);
@@ -361,6 +370,10 @@ export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdi
                                          (repeatable; symlinks followed, as wrap)
     --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
                                          and allowed) call, with its session, as wrap (below)
+    --call-timeout DURATION              answer a request the server leaves unanswered that
+                                         long, on its stream, and send the server
+                                         notifications/cancelled (as wrap, below)
+    --call-timeout-max DURATION          how long progress may extend it (default 10 times)
 ${ACCESS_HELP}`;
 
 /** `serve` from its command line (the server command from its first plain argument on); runs until a signal. */
@@ -388,6 +401,7 @@ export async function serveCommand(line: CommandLine, options: StreamCommandOpti
     ...(audit ? { onAudit: audit.onAudit } : {}),
     log,
     access,
+    ...callTimeout(line),
   });
   await untilSignal(reload && (() => void reload()));
   await served.close();

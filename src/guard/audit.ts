@@ -40,3 +40,7 @@ export const auditEntry = (
   tool,
   ...(block ? { decision: 'blocked', rule: block.rule, ...(block.paths ? { paths: block.paths } : {}) } : { decision: 'allowed' }),
 });
+
+/** `entry` as decided in MCP session `session`, where there is one (after `time`, as auditEntry writes it). */
+export const inSession = ({ time, ...rest }: AuditEntry, session: string | null | undefined): AuditEntry =>
+  session ? { time, session, ...rest } : { time, ...rest };

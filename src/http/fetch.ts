@@ -2,6 +2,7 @@
 // what comes back is encoded before the host reads it. Plugs into the SDK's
 // StreamableHTTPClientTransport through its `fetch` option.
 import type { OnAudit } from '../guard/audit.js';
+import { type AuditEntry, inSession } from '../guard/audit.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { decodeBytes, readBounded } from './body.js';
 import type { GuardMode } from './call-guard.js';
@@ -13,10 +14,11 @@ import { collisionOutcome, refusalOutcome } from './replies.js';
 import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
 import { sessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
+import { type CallTimeoutOptions, sendTimed, timedOutReply, timePost } from './timed.js';
 
 export type { FetchLike } from './fetch-like.js';
 
-export interface FilteringFetchOptions extends BodyOptions {
+export interface FilteringFetchOptions extends BodyOptions, CallTimeoutOptions {
   /** The fetch to wrap; default globalThis.fetch (looked up at each call). */
   fetch?: FetchLike;
   /**
@@ -77,12 +79,23 @@ function initOf(request: Request): RequestInit {
 }
 
 export function createFilteringFetch(options: FilteringFetchOptions = {}): FetchLike {
-  const { fetch: inner, guard: mode, onGuardLog, onStreamError, guardSessions, roots, onAudit, ...codec } = options;
+  const {
+    fetch: inner,
+    guard: mode,
+    onGuardLog,
+    onStreamError,
+    guardSessions,
+    roots,
+    onAudit,
+    callTimeoutMs,
+    callTimeoutMaxMs,
+    ...codec
+  } = options;
   const max = codec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   // One tool list per MCP session (the wrapper may serve several, one after another when a
   // server restarts); a guard that holds none asks the server as the session.
-  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit }, onGuardLog ?? (() => {}));
+  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit, callTimeoutMs }, onGuardLog ?? (() => {}));
   return async (input, init) => {
     // Looked at without building a Request first: that would lock a stream body we pass on.
     const given = input instanceof Request ? input : undefined;
@@ -147,13 +160,30 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
     // A Blob, not the bytes: fetch can send it again after a 307/308 (Node's fetch detaches the
     // buffer of a typed-array body, and then fails to follow the redirect).
     forward.body = new Blob([body as Uint8Array<ArrayBuffer>]);
-    const response = await base(input instanceof Request ? request.url : input, forward);
+    const to = input instanceof Request ? request.url : input;
+    const cancel = (text: string) => {
+      const h = new Headers(headers);
+      h.set('content-type', 'application/json');
+      base(to, { method: 'POST', headers: h, body: text }).then(
+        (r) => void r.body?.cancel().catch(() => {}),
+        () => onGuardLog?.('notifications/cancelled not delivered: the server is unreachable'),
+      );
+    };
+    // (The requests that go, timed with a call time limit: timed.ts.)
+    const audit = onAudit && ((e: AuditEntry) => onAudit(inSession(e, session)));
+    const timed = reply ? undefined : timePost({ callTimeoutMs, callTimeoutMaxMs, onAudit: audit }, body, cancel, onGuardLog);
+    let response: Response;
+    if (timed) {
+      const sent = await sendTimed(timed, (signal) => base(to, { ...forward, signal }), forward.signal);
+      if (sent === 'timed-out') return timedOutReply(timed, answers, codec);
+      response = sent;
+    } else response = await base(to, forward);
     if (reply) {
       // (what passed needs no answer: notifications, or responses to the server's requests)
       await response.body?.cancel().catch(() => {});
       return reply;
     }
-    const filtered = await withAnswers(await encodeResponse(response, responseOptions), answers, codec, max);
+    const filtered = await withAnswers(await encodeResponse(response, { ...responseOptions, timed }), answers, codec, max);
     if (responseKind(response, responseOptions) !== 'sse') return filtered;
     // An event stream the encoder refuses part-way ends with an error for each request (settle.ts).
     const settled = await settle(filtered.body, false, onStreamError ?? (() => {}), (e) => streamEnding(original, e, codec));

@@ -2,6 +2,7 @@
 // Web-standard fetch handler. Requests are decoded on their way up, responses encoded on their
 // way down, as they stream (pipeThrough: a slow reader slows the upstream).
 import { createCodec } from '../codec.js';
+import { inSession } from '../guard/audit.js';
 import type { Message } from '../jsonrpc.js';
 import { SERVER_ERROR } from '../jsonrpc.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
@@ -18,6 +19,7 @@ import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './re
 import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
 import { sessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
+import { sendTimed, timedOutReply, timePost } from './timed.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy, Partial<AccessOptions> {
   /** The upstream MCP endpoint, e.g. https://example.com/mcp. */
@@ -80,6 +82,8 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     sessionIdleMs,
     sessionSecret,
     guardSessions,
+    callTimeoutMs,
+    callTimeoutMaxMs,
     ...codec
   } = options;
   const upstream = new URL(upstreamOption);
@@ -94,7 +98,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
   // One guard per MCP session (its own tool list), the sessions without an id sharing one
   // (session-guards.ts: made when the upstream issues the id, kept within bounds, dropped with
   // the session's DELETE). A guard that holds no list asks the upstream as that session.
-  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit }, onGuardLog ?? log);
+  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit, callTimeoutMs }, onGuardLog ?? log);
 
   /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
   const sentUpstream = (request: Request): Headers => {
@@ -103,6 +107,16 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     headers.delete('content-length');
     for (const [name, value] of Object.entries(upstreamHeaders)) headers.set(name, value);
     return headers;
+  };
+
+  /** notifications/cancelled for a request that timed out, POSTed upstream in the client's session. */
+  const cancelUpstream = (request: Request, url: URL, text: string) => {
+    const headers = sentUpstream(request);
+    headers.set('content-type', 'application/json');
+    base(target(url), { method: 'POST', headers, body: text, redirect: 'manual' }).then(
+      (r) => void r.body?.cancel().catch(() => {}),
+      () => log('notifications/cancelled not delivered: upstream unreachable'),
+    );
   };
 
   const isEndpoint = (url: URL) => url.pathname === path || url.pathname === upstream.pathname;
@@ -214,18 +228,32 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       }
     }
     const headers = sentUpstream(request);
+    // (The requests that go up, timed with a call time limit: timed.ts.)
+    const timed =
+      request.method === 'POST' && !reply && isEndpoint(url)
+        ? timePost(
+            { callTimeoutMs, callTimeoutMaxMs, onAudit: onAudit && ((e) => onAudit(inSession(e, session))) },
+            body,
+            (text) => cancelUpstream(request, url, text),
+            log,
+          )
+        : undefined;
+    // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
+    // Node's fetch writes them with the headers at once, where a Blob costs a write per part.
+    const send = (signal: AbortSignal) =>
+      base(target(url), { method: request.method, headers, body: body as Uint8Array<ArrayBuffer> | undefined, signal, redirect: 'manual' });
     let response: Response;
     try {
-      // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
-      // Node's fetch writes them with the headers at once, where a Blob costs a write per part.
-      response = await base(target(url), {
-        method: request.method,
-        headers,
-        body: body as Uint8Array<ArrayBuffer> | undefined,
-        signal: request.signal,
-        redirect: 'manual',
-      });
+      if (timed) {
+        const sent = await sendTimed(timed, send, request.signal);
+        if (sent === 'timed-out') {
+          log(`${request.method} answered here: no response from the upstream within the call time limit`);
+          return timedOutReply(timed, answers, bodyOptions);
+        }
+        response = sent;
+      } else response = await send(request.signal);
     } catch (e) {
+      timed?.stop();
       if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left
       const code = (e as { cause?: { code?: unknown } }).cause?.code;
       const reason = typeof code === 'string' ? ` (${code})` : '';
@@ -250,6 +278,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       ...bodyOptions,
       ...framing,
       guard,
+      timed,
       onTruncated: () => log(`${request.method} upstream event stream ended inside an event; ended at the last whole event`),
     });
     const filtered = await withAnswers(encoded, answers, bodyOptions, max);

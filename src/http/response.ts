@@ -10,7 +10,8 @@ import type { CallGuard } from './call-guard.js';
 import { eventObserver, observeJson } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { createJsonBodyStream } from './json-body.js';
-import { wholeEvents } from './sse-events.js';
+import { STREAM_PAST, wholeEvents } from './sse-events.js';
+import { type TimedPost, timedEvents } from './timed.js';
 
 /** Statuses whose responses have no body (Response refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -62,6 +63,11 @@ export interface ResponseFilterOptions extends BodyOptions {
   endpoint?: boolean;
   /** The request's method (default 'POST'): a successful GET on the endpoint is an event stream. */
   method?: string;
+  /**
+   * The POST's requests under a call time limit: timed on in an event stream (timed.ts), done
+   * with in any other response (the upstream's answer).
+   */
+  timed?: TimedPost;
 }
 
 /** How `response` is read by the host's client, so how it is encoded. */
@@ -74,12 +80,22 @@ export function responseKind(response: Response, options: Pick<ResponseFilterOpt
 /** `response` with its body encoded for the host; headers kept but the length and encoding. */
 export async function encodeResponse(response: Response, options: ResponseFilterOptions): Promise<Response> {
   const kind = responseKind(response, options);
+  const { onTruncated, guard, endpoint = true, method: _, timed, ...codecOptions } = options;
+  if (kind !== 'sse') timed?.stop();
   if (!response.body || kind === 'none') return response;
   const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-  const { onTruncated, guard, endpoint = true, method: _, ...codecOptions } = options;
   let body: ReadableStream<Uint8Array> | Uint8Array;
   if (kind === 'sse') {
-    const events = wholeEvents(response.body, max, onTruncated, guard && eventObserver(guard));
+    // (Timed: events are read as they pass; one that goes on unread (past 1 MiB) ends the timing.)
+    const whole = wholeEvents(
+      response.body,
+      max,
+      onTruncated,
+      guard && eventObserver(guard),
+      STREAM_PAST,
+      timed && (() => timed.passUnread()),
+    );
+    const events = timed ? timedEvents(whole, timed) : whole;
     body = events.pipeThrough(createEncodeStream({ ...codecOptions, framing: 'sse' }));
   } else if (kind === 'json' && endpoint && !response.ok) {
     body = later((whole) => encodeJsonWhole(whole, max, codecOptions), response.body);

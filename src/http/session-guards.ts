@@ -102,6 +102,8 @@ export interface GuardOptions {
   guardSessions?: number | undefined;
   roots?: readonly string[] | undefined;
   onAudit?: OnAudit | undefined;
+  /** A call time limit: it makes decisions for onAudit too (timed-out calls). */
+  callTimeoutMs?: number | undefined;
 }
 
 /**
@@ -110,9 +112,12 @@ export interface GuardOptions {
  * server is elsewhere, its file system unseen.
  */
 export function sessionGuards(options: GuardOptions, log: (line: string) => void): SessionGuards | undefined {
-  const { guard, guardSessions, roots, onAudit } = options;
+  const { guard, guardSessions, roots, onAudit, callTimeoutMs } = options;
   if (!guard) {
-    if (roots || onAudit) throw new TypeError('roots and onAudit need guard (the tool guard checks the paths and makes the decisions)');
+    if (roots || (onAudit && callTimeoutMs === undefined))
+      throw new TypeError(
+        'roots and onAudit need guard (the tool guard checks the paths and makes the decisions; or, for onAudit, callTimeoutMs)',
+      );
     return undefined;
   }
   if (roots) new Roots(roots);

@@ -75,6 +75,8 @@ export function wholeEvents(
   onTruncated?: (error: unknown) => void,
   observe?: (pieces: readonly Uint8Array[]) => void,
   streamPast = STREAM_PAST,
+  /** Told when an event starts to go on unread (longer than `streamPast`), before any of it goes. */
+  onStreamPast?: () => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const boundaries = new EventBoundaries();
@@ -108,6 +110,7 @@ export function wholeEvents(
             held.push(chunk);
             heldBytes += chunk.length;
             if (!observe && heldBytes > streamPast) {
+              onStreamPast?.();
               for (const h of held) controller.enqueue(h);
               held = [];
               heldBytes = 0;

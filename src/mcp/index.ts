@@ -3,7 +3,14 @@
 
 export type { AuditEntry, AuditRule, OnAudit } from '../guard/audit.js';
 export type { GuardReply } from '../guard/reply.js';
+export { CallTimeoutTransport, type CallTimeoutTransportOptions } from './call-timeout.js';
 export { type FilterOptions, filterTransportIfEnabled, INVALID_PARAMS, PayloadFilteringTransport } from './filtering.js';
 export { damagedCall, type IntegrityGuardOptions, IntegrityGuardTransport } from './integrity-guard.js';
-export { type BlockedCall, ToolCallGuard, type ToolCallGuardOptions, ToolCallGuardTransport } from './tool-guard.js';
+export {
+  type BlockedCall,
+  ToolCallGuard,
+  type ToolCallGuardOptions,
+  ToolCallGuardTransport,
+  type ToolCallGuardTransportOptions,
+} from './tool-guard.js';
 export { TransportWrapper } from './wrapper.js';

@@ -2,12 +2,24 @@
 // transport.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { OnAudit } from '../guard/audit.js';
 import { OwnRequests } from '../guard/own-requests.js';
 import { ToolCallGuard, type ToolCallGuardOptions } from '../guard/tool.js';
 import type { MaybePromise } from '../jsonrpc.js';
+import { CallTimeoutTransport } from './call-timeout.js';
 import { type Message, TransportWrapper } from './wrapper.js';
 
 export { type BlockedCall, ToolCallGuard, type ToolCallGuardOptions } from '../guard/tool.js';
+
+export interface ToolCallGuardTransportOptions extends ToolCallGuardOptions {
+  /**
+   * Also answer a call (or any request) the server leaves unanswered this long, as
+   * CallTimeoutTransport does (its timeouts go to onAudit too). Default: no limit.
+   */
+  callTimeoutMs?: number;
+  /** With callTimeoutMs: how long progress may keep a request going in all; default 10 times it. */
+  callTimeoutMaxMs?: number;
+}
 
 /**
  * Client side: Client -> (PayloadFilteringTransport) -> ToolCallGuardTransport -> transport.
@@ -22,14 +34,15 @@ export class ToolCallGuardTransport extends TransportWrapper {
 
   /**
    * `options` go to the guard (`roots`, `realpath`, `policy`, `onAudit`...); the trail's entries
-   * carry the inner transport's session id, where it has one (Streamable HTTP).
+   * carry the inner transport's session id, where it has one (Streamable HTTP). `callTimeoutMs`
+   * puts a CallTimeoutTransport below the guard.
    */
-  constructor(inner: Transport, options: ToolCallGuardOptions = {}) {
-    super(inner);
-    const { onAudit } = options;
-    this.guard = new ToolCallGuard(
-      onAudit ? { ...options, onAudit: (e) => onAudit(this.sessionId === undefined ? e : { ...e, session: this.sessionId }) } : options,
-    );
+  constructor(inner: Transport, options: ToolCallGuardTransportOptions = {}) {
+    const { callTimeoutMs, callTimeoutMaxMs, onAudit, ...rest } = options;
+    const audit: OnAudit | undefined = onAudit && ((e) => onAudit(inner.sessionId === undefined ? e : { ...e, session: inner.sessionId }));
+    // (Timed below the guard: a call it blocks is answered already; its own asking is timed too.)
+    super(callTimeoutMs === undefined ? inner : new CallTimeoutTransport(inner, { callTimeoutMs, callTimeoutMaxMs, onAudit: audit }));
+    this.guard = new ToolCallGuard(audit ? { ...rest, onAudit: audit } : rest);
   }
 
   protected outgoing(message: Message): MaybePromise<Message | undefined> {

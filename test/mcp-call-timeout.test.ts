@@ -1,0 +1,120 @@
+// CallTimeoutTransport (and ToolCallGuardTransport's callTimeoutMs) with the real SDK Client over
+// stdio to a real child (fixtures/slow-server.mjs, which records every line it reads): a request
+// the server leaves unanswered is answered through onmessage (tools/call: an isError result;
+// others: error -32001), encoded by a PayloadFilteringTransport above it like the server's
+// answers; the server gets notifications/cancelled through the inner transport; a late answer
+// never reaches the client; progress keeps a call going up to the max.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { AuditEntry } from '../src/guard/audit.ts';
+import { createCodec } from '../src/index.ts';
+import { CallTimeoutTransport, PayloadFilteringTransport, ToolCallGuardTransport } from '../src/mcp/index.ts';
+
+vi.setConfig({ testTimeout: 15_000 });
+const NO_ANSWER = 'no answer from the server within 1 s';
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+const record = () => join(mkdtempSync(join(tmpdir(), 'mpc-mcp-timeout-')), 'seen.ndjson');
+const seen = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id?: unknown; method?: string; params?: { requestId?: unknown; reason?: string; name?: string } });
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await new Promise((r) => setTimeout(r, 20));
+}
+
+async function connect(wrap: (t: Transport) => Transport) {
+  const file = record();
+  const stdio = new StdioClientTransport({ command: process.execPath, args: ['test/fixtures/slow-server.mjs', file], stderr: 'pipe' });
+  const stderr: string[] = [];
+  stdio.stderr?.on('data', (d: Buffer) => void stderr.push(d.toString()));
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  const errors: Error[] = [];
+  client.onerror = (e) => void errors.push(e);
+  // (Timing starts once the child is up: its start on a loaded machine is not what is tested.)
+  await client.connect(wrap(stdio));
+  cleanup.push(() => client.close().catch(() => {}));
+  return { client, file, stderr, errors };
+}
+
+const timed =
+  (ms = 1000, max?: number) =>
+  (t: Transport) =>
+    new CallTimeoutTransport(t, { callTimeoutMs: ms, callTimeoutMaxMs: max });
+
+describe('CallTimeoutTransport', () => {
+  it('answers a tools/call never answered, encoded on its way up, and cancels it through the inner transport', async () => {
+    const options = { terms: { ascii: ['answer'] } };
+    const { client, file } = await connect((t) => new PayloadFilteringTransport(timed()(t), { ...options, side: 'client' }));
+    const r = await client.callTool({ name: 'never', arguments: {} });
+    expect(r).toEqual({ content: [{ type: 'text', text: createCodec(options).encodeText(NO_ANSWER) }], isError: true });
+    expect((await client.callTool({ name: 'echo', arguments: {} })).content).toEqual([{ type: 'text', text: 'echo' }]);
+    const call = seen(file).find((m) => m.params?.name === 'never')!;
+    await until(() => seen(file).some((m) => m.method === 'notifications/cancelled'));
+    expect(
+      seen(file)
+        .filter((m) => m.method === 'notifications/cancelled')
+        .map((m) => m.params),
+    ).toEqual([{ requestId: call.id, reason: 'timeout' }]);
+  });
+
+  it('answers other requests with error -32001', async () => {
+    const { client } = await connect(timed());
+    await expect(client.listResources()).rejects.toMatchObject({ code: -32001, message: expect.stringContaining(NO_ANSWER) });
+  });
+
+  it('drops a late answer: the client never sees it', async () => {
+    const { client, stderr, errors } = await connect(timed());
+    expect((await client.callTool({ name: 'late', arguments: {} })).isError).toBe(true);
+    await until(() => stderr.join('').includes('late answer sent'));
+    // An answer after the late one, on the same pipe: once it is in, the late one was read.
+    await client.callTool({ name: 'echo', arguments: {} });
+    // (The SDK reports an answer to no request of its own as an error.)
+    expect(errors.map((e) => e.message)).toEqual([]);
+  });
+
+  it('lets progress keep a call going past the limit, up to the max', async () => {
+    const { client } = await connect(timed(1000, 2500));
+    let progress = 0;
+    expect(await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ })).toEqual({
+      content: [{ type: 'text', text: 'done' }],
+    });
+    expect(progress).toBe(15);
+    progress = 0;
+    const capped = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => progress++ });
+    expect(capped).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
+    expect(progress).toBeGreaterThan(3);
+    expect(progress).toBeLessThan(50);
+  });
+});
+
+describe('ToolCallGuardTransport({ callTimeoutMs })', () => {
+  it('times the calls it lets through, and tells onAudit', async () => {
+    const audit: AuditEntry[] = [];
+    const { client, file } = await connect(
+      (t) => new ToolCallGuardTransport(t, { callTimeoutMs: 1000, onAudit: (e) => void audit.push(e) }),
+    );
+    const blocked = await client.callTool({ name: 'nosuch', arguments: {} });
+    expect(blocked.isError).toBe(true);
+    expect(blocked.content).not.toEqual([{ type: 'text', text: NO_ANSWER }]);
+    expect(await client.callTool({ name: 'never', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: NO_ANSWER }],
+      isError: true,
+    });
+    const call = seen(file).find((m) => m.params?.name === 'never')!;
+    expect(audit.filter((e) => e.decision === 'timed-out')).toEqual([
+      { time: expect.any(String), request: JSON.stringify(call.id), tool: 'never', decision: 'timed-out', rule: 'timeout' },
+    ]);
+    await until(() => seen(file).some((m) => m.method === 'notifications/cancelled'));
+  });
+});
