@@ -37,7 +37,7 @@ export const VALUE_OPTIONS = [
   'config',
 ] as const;
 /** Options that take a value and may be given again, each time adding one. */
-export const LIST_OPTIONS = ['header', 'allowed-host', 'allowed-origin', 'oauth-scope', 'upstream-header', 'root'] as const;
+export const LIST_OPTIONS = ['header', 'allowed-host', 'allowed-origin', 'oauth-scope', 'upstream-header', 'root', 'confirm'] as const;
 export const FLAG_OPTIONS = ['audit-all', 'guard', 'guard-tools-only', 'help', 'no-auth'] as const;
 
 /**

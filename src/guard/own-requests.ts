@@ -1,24 +1,52 @@
-// The guards' own requests to a server: a page of its tool list, asked when a guard cannot
-// judge a call. Their ids (strings no host or server request uses), the time a server has to
-// answer, and how an answer settles the request waiting for it. A transport that can ask
-// keeps one OwnRequests: it sends what `ask` makes and hands back every answer whose id is ours.
+// The guards' own requests, to either side: to the server a page of its tool list (asked when a
+// guard cannot judge a call), to the client (the host) an `elicitation/create` (a confirmation)
+// or a `roots/list`. Their ids, the time the other side has to answer, and how an answer
+// settles the request waiting for it. A transport that can ask keeps one OwnRequests per
+// direction: it sends what `request` makes and hands back every answer whose id is ours, so
+// that answer never reaches the other side.
+//
+// Ids: strings `mcp-payload-codec/<method>/<nonce>-<n>`, the nonce random per process. The
+// host's and the server's requests use their own ids (numbers, as the SDK does, or their own
+// strings); one of ours cannot be guessed, so an answer with it is ours.
 import type { Message } from '../jsonrpc.js';
-import type { ListTools } from './tool.js';
+
+/**
+ * Asks the server for one page of its tool list (a `tools/list` of the guard's own, `cursor`
+ * for the pages after the first) and resolves with that page's result; rejects when it cannot
+ * (its message names the reason, never payload content). Given by a transport that can ask.
+ */
+export type ListTools = (cursor: string | undefined) => Promise<unknown>;
 
 /** How long a server may take to answer a page (over HTTP: every page of one asking together). */
 export const LIST_TIMEOUT_MS = 10_000;
 
+const NONCE = Math.random().toString(36).slice(2, 10);
 let issued = 0;
-/** A new id for one of the guards' own requests. */
-export const ownRequestId = (): string => `mcp-payload-codec/tools-list/${++issued}`;
+/** A new id for one of the guards' own requests (`method`: what it asks, for a reader of the wire). */
+export const ownRequestId = (method = 'tools/list'): string => `mcp-payload-codec/${method.replace('/', '-')}/${NONCE}-${++issued}`;
+
+/** The other side gave no answer within the time it had. */
+export class NoAnswer extends Error {
+  override name = 'NoAnswer';
+  constructor(readonly ms: number) {
+    super(`no answer within ${ms / 1000} s`);
+  }
+}
 
 type Settle = (answer: Error | Message) => void;
 
 export class OwnRequests {
   private readonly pending = new Map<string, Settle>();
 
-  /** `send` puts a request on its way; a failure it reports fails that request. */
-  constructor(private readonly send: (request: Message) => void | Promise<unknown>) {}
+  /**
+   * `send` puts a message on its way to `side`; a failure it reports fails that request. The
+   * client is sent `notifications/cancelled` for a request it left unanswered (a confirmation
+   * dialog closes; the server's own timeouts end its side).
+   */
+  constructor(
+    private readonly send: (message: Message) => void | Promise<unknown>,
+    private readonly side: 'server' | 'client' = 'server',
+  ) {}
 
   /** How many requests wait for their answers. */
   get waiting(): number {
@@ -26,31 +54,43 @@ export class OwnRequests {
   }
 
   /** Asks for a page of the tool list; resolves with the answer's result within LIST_TIMEOUT_MS. */
-  readonly ask: ListTools = (cursor) => {
-    const id = ownRequestId();
+  readonly ask: ListTools = (cursor) => this.request('tools/list', cursor === undefined ? {} : { cursor }, LIST_TIMEOUT_MS);
+
+  /**
+   * Sends a request of the guard's own; resolves with its answer's result, rejects with the
+   * reason when it cannot (an error answer, NoAnswer after `timeoutMs`, a failed send).
+   */
+  request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+    const id = ownRequestId(method);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => settle(new Error(`no answer within ${LIST_TIMEOUT_MS} ms`)), LIST_TIMEOUT_MS);
+      const timer = setTimeout(() => {
+        settle(new NoAnswer(timeoutMs));
+        if (this.side === 'client')
+          this.trySend({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'timeout' } } as Message);
+      }, timeoutMs);
       (timer as { unref?: () => void }).unref?.();
       const settle: Settle = (answer) => {
         clearTimeout(timer);
         this.pending.delete(id);
         if (answer instanceof Error) return reject(answer);
         const m = answer as { result?: unknown; error?: { code?: unknown } };
-        if ('error' in m) reject(new Error(`the server answered error ${Number(m.error?.code)}`));
+        if ('error' in m) reject(new Error(`the ${this.side} answered error ${Number(m.error?.code)}`));
         else resolve(m.result);
       };
       this.pending.set(id, settle);
-      const request: Message = { jsonrpc: '2.0', id, method: 'tools/list', params: cursor === undefined ? {} : { cursor } };
       // Sent at once (a stdio guard writes it after what passed before the call, in order).
-      const failed = (e: unknown) => settle(new Error(`sending it failed (${(e as Error).name})`));
-      try {
-        const sent = this.send(request);
-        if (sent instanceof Promise) sent.catch(failed);
-      } catch (e) {
-        failed(e);
-      }
+      this.trySend({ jsonrpc: '2.0', id, method, params } as Message, (e) => settle(new Error(`sending it failed (${(e as Error).name})`)));
     });
-  };
+  }
+
+  private trySend(message: Message, failed: (e: unknown) => void = () => {}): void {
+    try {
+      const sent = this.send(message);
+      if (sent instanceof Promise) sent.catch(failed);
+    } catch (e) {
+      failed(e);
+    }
+  }
 
   /** Whether `message` answers one of these requests (an id of ours, no method). */
   isAnswer(message: unknown): boolean {
@@ -63,7 +103,7 @@ export class OwnRequests {
     this.pending.get(answer.id as string)?.(outcome);
   }
 
-  /** Fails every request still waiting (the server is gone). */
+  /** Fails every request still waiting (the other side is gone). */
   failAll(reason: string): void {
     for (const settle of [...this.pending.values()]) settle(new Error(reason));
   }

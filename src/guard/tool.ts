@@ -6,7 +6,17 @@
 // -32602 (reply: 'error'); either says what was blocked and why, never argument content.
 // The SDK transport (mcp/), the CLI and the HTTP pieces all run this one.
 import { isNotification, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
-import { type AuditRule, auditEntry, type OnAudit } from './audit.js';
+import { type AuditDecision, type AuditRule, auditEntry, type OnAudit } from './audit.js';
+import {
+  type AskUser,
+  CONFIRM_TIMEOUT_MS,
+  type ConfirmRequest,
+  canElicitForm,
+  confirm,
+  elicitingAsker,
+  needsConfirmation,
+} from './confirm.js';
+import type { ListTools, OwnRequests } from './own-requests.js';
 import { type Realpath, Roots } from './paths.js';
 import { blockedReply, type GuardReply } from './reply.js';
 import { loadSchemaCompiler, schemaCompilerLoaded, schemaProblem } from './schema.js';
@@ -18,6 +28,8 @@ export interface BlockedCall {
   readonly rule: AuditRule;
   /** JSON path of the offending argument, when the block is about one (e.g. "/content"). */
   readonly path?: string;
+  /** How the trail names it: 'blocked' unless a confirmation was 'declined' or 'timed-out'. */
+  readonly decision?: Exclude<AuditDecision, 'allowed' | 'confirmed'>;
 }
 
 export interface ToolCallGuardOptions {
@@ -41,19 +53,26 @@ export interface ToolCallGuardOptions {
    * check is lexical. Give real paths as `roots` then.
    */
   realpath?: Realpath;
+  /**
+   * Calls the user must confirm first: tool names, and 'destructive' for every tool whose
+   * listed annotations say `destructiveHint: true` and not `readOnlyHint: true`. Asked with an
+   * `elicitation/create` where the client declared `elicitation` and the transport can send
+   * it, else with `askUser`; a call nobody can be asked about is blocked.
+   */
+  confirm?: readonly string[];
+  /** Asks the user about a call (`confirm`) where the client cannot be asked; true lets it go on. */
+  askUser?: AskUser;
+  /** How long an `elicitation/create` waits for the user (default CONFIRM_TIMEOUT_MS, 55 s). */
+  confirmTimeoutMs?: number;
 }
 
 interface Tool {
   name: string;
   inputSchema?: Record<string, unknown>;
+  annotations?: { destructiveHint?: unknown; readOnlyHint?: unknown };
 }
 
-/**
- * Asks the server for one page of its tool list (a `tools/list` of the guard's own, `cursor`
- * for the pages after the first) and resolves with that page's result; rejects when it cannot
- * (its message names the reason, never payload content). Given by a transport that can ask.
- */
-export type ListTools = (cursor: string | undefined) => Promise<unknown>;
+export type { ListTools } from './own-requests.js';
 
 /** tools/list requests remembered while unanswered (an unanswered one is forgotten past it). */
 export const MAX_PENDING_LISTS = 64;
@@ -63,6 +82,9 @@ export function remember(pending: Set<string | number>, id: string | number): vo
   pending.add(id);
   if (pending.size > MAX_PENDING_LISTS) pending.delete(pending.values().next().value!);
 }
+
+/** Calls that may wait for a confirmation at once (each holds its message; past it, one is refused). */
+export const MAX_CONFIRMING = 16;
 
 /** Pages a list learnt by asking may have (a server whose cursors never end is refused). */
 const MAX_LIST_PAGES = 1000;
@@ -87,6 +109,10 @@ export class ToolCallGuard {
   /** About how many bytes the current list holds (its JSON), for callers that bound memory. */
   listBytes = 0;
   private readonly roots: Roots | undefined;
+  /** Calls waiting for the user's answer. */
+  private confirming = 0;
+  /** The capabilities the client declared in its `initialize` (what it can be asked). */
+  private clientCapabilities: unknown;
 
   constructor(private readonly options: ToolCallGuardOptions = {}) {
     this.roots = options.roots ? new Roots(options.roots, options.realpath) : undefined;
@@ -215,8 +241,9 @@ export class ToolCallGuard {
    * Synchronous unless the schema compiler must load first or the list is asked for (`ask`:
    * how this transport asks the server for a page of it; without it, an unknown list blocks).
    */
-  outgoing(message: Message, ask?: ListTools): MaybePromise<Message | undefined> {
+  outgoing(message: Message, ask?: ListTools, client?: OwnRequests): MaybePromise<Message | undefined> {
     if (!isRequest(message)) return undefined;
+    if (message.method === 'initialize') this.clientCapabilities = (message.params as { capabilities?: unknown })?.capabilities;
     if (message.method === 'tools/list') {
       remember(this.listRequests, message.id);
       if (!message.params?.cursor) this.collecting = new Map();
@@ -224,20 +251,57 @@ export class ToolCallGuard {
     }
     if (message.method !== 'tools/call') return undefined;
     const name = String(message.params?.name);
-    const answer = (blocked: BlockedCall | undefined) => {
+    const answer = (blocked: BlockedCall | undefined, confirmed = false) => {
       this.options.onAudit?.(
         auditEntry(
           JSON.stringify(message.id),
           name,
-          blocked && { rule: blocked.rule, paths: blocked.path === undefined ? undefined : [blocked.path] },
+          blocked
+            ? { rule: blocked.rule, decision: blocked.decision, paths: blocked.path === undefined ? undefined : [blocked.path] }
+            : confirmed
+              ? { rule: 'confirm', decision: 'confirmed' }
+              : undefined,
         ),
       );
       if (!blocked) return undefined;
       this.options.onblock?.(blocked);
       return blockedReply(message.id, this.options.reply, blockedText(blocked));
     };
+    const judged = (blocked: BlockedCall | undefined): MaybePromise<Message | undefined> => {
+      const asking = blocked ? undefined : this.confirmation(message);
+      if (!asking) return answer(blocked);
+      return this.confirmCall(asking, client).then((refused) => answer(refused, true));
+    };
     const v = this.checkCall(message, ask);
-    return v instanceof Promise ? v.then(answer) : answer(v);
+    return v instanceof Promise ? v.then(judged) : judged(v);
+  }
+
+  /** What to ask the user before a call that passed the checks may leave, or undefined. */
+  confirmation(message: Message): ConfirmRequest | undefined {
+    const rule = this.options.confirm;
+    if (!rule?.length) return undefined;
+    const params = (message as { params?: { name?: unknown; arguments?: unknown } }).params ?? {};
+    const name = String(params.name);
+    if (!needsConfirmation(rule, this.tools?.get(name) ?? { name })) return undefined;
+    const args = typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {};
+    return { tool: name, argumentNames: Object.keys(args) };
+  }
+
+  /**
+   * Asks the user (through `client`, the transport's own requests to the client, when the client
+   * declared elicitation; else with the askUser option) and resolves with the block, or
+   * undefined when the user confirmed.
+   */
+  async confirmCall(request: ConfirmRequest, client?: OwnRequests): Promise<BlockedCall | undefined> {
+    const ask =
+      client && canElicitForm(this.clientCapabilities)
+        ? elicitingAsker(client, this.options.confirmTimeoutMs ?? CONFIRM_TIMEOUT_MS)
+        : this.options.askUser;
+    if (this.confirming >= MAX_CONFIRMING)
+      return { toolName: request.tool, rule: 'confirm', reason: `${MAX_CONFIRMING} calls wait for a confirmation already` };
+    this.confirming++;
+    const refused = await confirm(request, ask).finally(() => this.confirming--);
+    return refused && { toolName: request.tool, rule: 'confirm', decision: refused.decision, reason: refused.reason };
   }
 
   /** The verdict on a tools/call request (undefined: it may leave), without answering or telling. */
