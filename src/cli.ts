@@ -7,7 +7,7 @@ import { connectCommand } from './cli/connect.js';
 import { HELP } from './cli/help.js';
 import { callTimeout } from './cli/http-args.js';
 import { proxyCommand } from './cli/proxy.js';
-import { rootsOption } from './cli/roots.js';
+import { wrapRootsOption } from './cli/roots.js';
 import { scan } from './cli/scan.js';
 import { serveCommand } from './cli/serve.js';
 import { transformStdio } from './cli/transform.js';
@@ -97,7 +97,7 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'wrap': {
       const guard = guardMode(line);
-      const roots = rootsOption(line);
+      const roots = wrapRootsOption(line);
       const timeout = callTimeout(line);
       const confirm = confirmOption(line);
       if (confirm && !guard) throw new UsageError('--confirm needs --guard or --guard-tools-only (the tool guard knows the tools)');

@@ -61,8 +61,8 @@ export interface WrapGuardOptions {
   tools: boolean;
   /** Check arguments for U+FFFD (the integrity guard). */
   integrity: boolean;
-  /** Confine path arguments to these folders (the tool guard; see guard/paths.ts). */
-  roots?: readonly string[];
+  /** Confine path arguments to these folders, or to the roots the client lists (the tool guard; see guard/paths.ts). */
+  roots?: readonly string[] | 'client';
   /** This machine's realpath, with roots: symlinks in path arguments are followed. */
   realpath?: Realpath;
   /** Told each tools/call judged (request: the id as written), before its answer or the call leaves. */
@@ -193,7 +193,8 @@ export class WrapGuard {
       return;
     }
     this.waiting = true;
-    this.io.busy(true);
+    // (stop reading the client, unless an answer from it is awaited: a check may wait for it)
+    if (this.toClientRequests.waiting === 0) this.io.busy(true);
     verdict.then(
       (then) => {
         then();
@@ -296,7 +297,7 @@ export class WrapGuard {
   private answer(m: Message): MaybePromise<Judgement | undefined> {
     if (typeof m !== 'object' || m === null) return undefined;
     if (!isRequest(m) || m.method !== 'tools/call') {
-      this.tools?.outgoing(m, this.own.ask); // (learns tools/list requests; never blocks these)
+      this.tools?.outgoing(m, this.own.ask, this.toClientRequests); // (learns tools/list requests, asks roots; never blocks these)
       return undefined;
     }
     const tool = String(m.params?.name);

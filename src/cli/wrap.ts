@@ -27,8 +27,8 @@ export interface WrapOptions {
   stream: CodecOptions & Pick<StreamOptions, 'maxMessageBytes'>;
   /** 'all': tool and integrity guards (--guard); 'tools': the tool guard only (--guard-tools-only). */
   guard: 'all' | 'tools' | false;
-  /** --root: real absolute folders the guard confines path arguments to. */
-  roots?: string[];
+  /** --root: real absolute folders the guard confines path arguments to, or 'client' (the roots the client lists). */
+  roots?: string[] | 'client';
   /** --confirm: calls the client is asked to confirm first (tool names, 'destructive'). */
   confirm?: string[];
   /** --call-timeout: answer a request the server leaves unanswered this long (see call-timeout.ts). */

@@ -7,6 +7,7 @@
 // The SDK transport (mcp/), the CLI and the HTTP pieces all run this one.
 import { isNotification, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
 import { type AuditDecision, type AuditRule, auditEntry, type OnAudit } from './audit.js';
+import { ClientRoots } from './client-roots.js';
 import {
   type AskUser,
   CONFIRM_TIMEOUT_MS,
@@ -17,7 +18,7 @@ import {
   needsConfirmation,
 } from './confirm.js';
 import type { ListTools, OwnRequests } from './own-requests.js';
-import { type Realpath, Roots } from './paths.js';
+import { type OutsideRoots, type Realpath, Roots } from './paths.js';
 import { blockedReply, type GuardReply } from './reply.js';
 import { loadSchemaCompiler, schemaCompilerLoaded, schemaProblem } from './schema.js';
 
@@ -44,9 +45,10 @@ export interface ToolCallGuardOptions {
   /**
    * Folders the tools may work in (absolute paths, all POSIX or all Windows): a call whose path
    * argument (see the README's rule) resolves outside every one is blocked. Relative paths are
-   * taken against the first.
+   * taken against the first. 'client': the roots the client lists (see client-roots.ts), asked
+   * for by a transport that can send the client a request.
    */
-  roots?: readonly string[];
+  roots?: readonly string[] | 'client';
   /**
    * Where the server runs on this machine: the real path of an existing path (undefined when it
    * does not exist; throw when it cannot tell), so that symlinks are followed. Without it the
@@ -108,14 +110,15 @@ export class ToolCallGuard {
   private readonly listRequests = new Set<string | number>();
   /** About how many bytes the current list holds (its JSON), for callers that bound memory. */
   listBytes = 0;
-  private readonly roots: Roots | undefined;
+  private readonly roots: Roots | ClientRoots | undefined;
   /** Calls waiting for the user's answer. */
   private confirming = 0;
   /** The capabilities the client declared in its `initialize` (what it can be asked). */
   private clientCapabilities: unknown;
 
   constructor(private readonly options: ToolCallGuardOptions = {}) {
-    this.roots = options.roots ? new Roots(options.roots, options.realpath) : undefined;
+    const { roots, realpath } = options;
+    this.roots = roots === 'client' ? new ClientRoots(realpath) : roots ? new Roots(roots, realpath) : undefined;
   }
 
   /** Loads the schema compiler (ajv), so that `check` can run synchronously. */
@@ -180,6 +183,10 @@ export class ToolCallGuard {
         path: problem.path,
       };
     const outside = this.roots?.check(args, tool.inputSchema);
+    return outside instanceof Promise ? outside.then((o) => this.checkPolicy(name, args, o)) : this.checkPolicy(name, args, outside);
+  }
+
+  private checkPolicy(name: string, args: Record<string, unknown>, outside: OutsideRoots | undefined): BlockedCall | undefined {
     if (outside) return { toolName: name, rule: 'outside-roots', reason: outside.reason, path: outside.pointer };
     const verdict = this.options.policy?.(name, args);
     if (verdict && !verdict.allow) return { toolName: name, rule: 'policy', reason: `blocked by policy: ${verdict.reason}` };
@@ -242,6 +249,7 @@ export class ToolCallGuard {
    * how this transport asks the server for a page of it; without it, an unknown list blocks).
    */
   outgoing(message: Message, ask?: ListTools, client?: OwnRequests): MaybePromise<Message | undefined> {
+    if (isNotification(message) && this.roots instanceof ClientRoots) this.roots.notified(message, this.clientCapabilities, client);
     if (!isRequest(message)) return undefined;
     if (message.method === 'initialize') this.clientCapabilities = (message.params as { capabilities?: unknown })?.capabilities;
     if (message.method === 'tools/list') {
