@@ -1,10 +1,11 @@
-// ToolCallGuardTransport with `confirm`: the real SDK Client and McpServer. A client that
-// declared elicitation is sent an elicitation/create of the guard's own (its answer never reaches
-// the server); one that did not is asked through the askUser callback, or the call is blocked.
+// ToolCallGuardTransport asking the client, with the real SDK Client and McpServer. `confirm`: a
+// client that declared elicitation is sent an elicitation/create of the guard's own (its answer
+// never reaches the server); one that did not is asked through askUser, or the call is blocked.
+// `roots: 'client'`: the guard asks roots/list (again on list_changed) and confines paths to them.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ElicitRequestSchema, type ElicitResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type ElicitResult, type JSONRPCMessage, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { AuditEntry } from '../src/guard/audit.ts';
@@ -108,5 +109,47 @@ describe('ToolCallGuardTransport confirm', () => {
     const s = await setup({});
     expect(await s.call()).toBe('needs a confirmation that this client cannot ask for');
     expect(s.ran).toEqual([]);
+  });
+});
+
+describe("ToolCallGuardTransport roots: 'client'", () => {
+  it('asks the client for its roots (again on list_changed) and confines path arguments to them', async () => {
+    const ran: string[] = [];
+    const server = new McpServer({ name: 's', version: '1' });
+    server.registerTool('peek', { inputSchema: { path: z.string() } }, async ({ path }) => {
+      ran.push(path);
+      return { content: [{ type: 'text' as const, text: 'ok' }] };
+    });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = quick(new Client({ name: 'c', version: '1' }, { capabilities: { roots: { listChanged: true } } }));
+    let root = '/srv/a';
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: `file://${root}` }] }));
+    await client.connect(new ToolCallGuardTransport(clientSide, { roots: 'client' }));
+    const peek = async (path: string) => {
+      const r = (await client.callTool({ name: 'peek', arguments: { path } })) as { isError?: boolean; content: { text: string }[] };
+      return r.isError ? r.content[0]!.text.replace(/^.*the server: /, '') : 'ran';
+    };
+    expect(await peek('/srv/a/x')).toBe('ran');
+    expect(await peek('/srv/b/x')).toBe('argument "/path" is a path outside the allowed roots ("/srv/a")');
+    root = '/srv/b';
+    await client.sendRootsListChanged();
+    expect(await peek('/srv/b/x')).toBe('ran');
+    expect(ran).toEqual(['/srv/a/x', '/srv/b/x']);
+  });
+
+  it('a client without roots: a path-bearing call is blocked with the reason', async () => {
+    const server = new McpServer({ name: 's', version: '1' });
+    server.registerTool('peek', { inputSchema: { path: z.string() } }, async () => ({ content: [] }));
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = quick(new Client({ name: 'c', version: '1' }));
+    await client.connect(new ToolCallGuardTransport(clientSide, { roots: 'client' }));
+    const r = (await client.callTool({ name: 'peek', arguments: { path: '/srv/a' } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
+    expect(r.isError).toBe(true);
+    expect(r.content[0]!.text).toMatch(/argument "\/path" is a path, and the client's roots are not known: the client declared no roots/);
   });
 });
