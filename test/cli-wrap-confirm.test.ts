@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, REQUEST, ROOT, type Session } from './e2e-helpers.ts';
+import { cli } from './fixtures/cli-session.ts';
 
 const T = 30_000;
 const dir = mkdtempSync(join(tmpdir(), 'mpc-confirm-'));
@@ -155,4 +156,18 @@ describe('wrap --confirm with an SDK client that cannot be asked', () => {
     },
     T,
   );
+});
+
+describe('--confirm and --root client on the command line', () => {
+  it('need a guard; --confirm takes a name; --root client stands alone; wrap only (exit code 2)', () => {
+    for (const [args, error] of [
+      [['wrap', '--confirm', 'destructive', '--', 'true'], /--confirm needs --guard or --guard-tools-only/],
+      [['wrap', '--guard', '--confirm=', '--', 'true'], /--confirm 1 is empty/],
+      [['wrap', '--guard', '--root', 'client', '--root', dir, '--', 'true'], /--root client takes the roots the client lists/],
+      [['serve', '--guard', '--confirm', 'x', '--', 'true'], /--confirm applies to wrap, not serve/],
+    ] as const) {
+      const r = cli([...args]);
+      expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(error)]);
+    }
+  });
 });
