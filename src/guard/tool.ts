@@ -1,7 +1,8 @@
 // The tool-call guard, free of any transport: a tools/call is checked before it leaves: the
 // tool must be in the list the server last gave, its arguments must satisfy the tool's
-// inputSchema, its path arguments must stay inside the host's roots (paths.ts), and the host's
-// own policy must allow it. A blocked call is answered locally,
+// inputSchema, its path arguments must stay inside the host's roots (paths.ts, or the client's:
+// client-roots.ts), and the host's own policy must allow it; then a call the confirm rule names
+// goes on only once the user said yes (confirm.ts). A blocked call is answered locally,
 // by default with a tool result the model can read (isError: true), or with JSON-RPC error
 // -32602 (reply: 'error'); either says what was blocked and why, never argument content.
 // The SDK transport (mcp/), the CLI and the HTTP pieces all run this one.
@@ -246,7 +247,9 @@ export class ToolCallGuard {
    * A message on its way to the server: remembers tools/list requests; for a tools/call that
    * must not leave, gives the answer to give the caller instead (after reporting the block).
    * Synchronous unless the schema compiler must load first or the list is asked for (`ask`:
-   * how this transport asks the server for a page of it; without it, an unknown list blocks).
+   * how this transport asks the server for a page of it; without it, an unknown list blocks),
+   * or the client is asked (`client`: this transport's own requests to it; a confirmation, the
+   * client's roots; without it, askUser confirms and roots: 'client' blocks path arguments).
    */
   outgoing(message: Message, ask?: ListTools, client?: OwnRequests): MaybePromise<Message | undefined> {
     if (isNotification(message) && this.roots instanceof ClientRoots) this.roots.notified(message, this.clientCapabilities, client);
