@@ -21,6 +21,7 @@ type Answer = ElicitResult | 'never';
 /** What the asking client's user answers next, and what it was asked. */
 let answer: Answer = { action: 'accept', content: { allow: true } };
 const asked: ElicitRequest['params'][] = [];
+const askedIds: (string | number)[] = [];
 const aborted: boolean[] = [];
 
 let asking: Session;
@@ -37,6 +38,7 @@ beforeAll(async () => {
         client.registerCapabilities({ elicitation: {} });
         client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
           asked.push(request.params);
+          askedIds.push(extra.requestId);
           if (answer !== 'never') return answer;
           return new Promise<ElicitResult>((_, reject) =>
             extra.signal.addEventListener('abort', () => {
@@ -46,7 +48,7 @@ beforeAll(async () => {
           );
         });
       },
-      ['--guard', '--confirm', 'destructive', '--confirm', 'echo', '--call-timeout', '2s', '--audit', audit],
+      ['--guard', '--confirm', 'destructive', '--confirm', 'echo', '--call-timeout', '4s', '--audit', audit],
     ),
     connect([process.execPath, SERVER], 'wrap', undefined, ['--guard', '--confirm', 'destructive']),
   ]);
@@ -115,9 +117,39 @@ describe('wrap --confirm with an SDK client that can be asked', () => {
       answer = 'never';
       const r = await call(asking, 'delete_file', { path: '/tmp/never-answered' });
       expect(r.isError).toBe(true);
-      expect(text(r)).toMatch(/: no confirmation from the user within 2 s$/);
+      expect(text(r)).toMatch(/: no confirmation from the user within 4 s$/);
       await expect.poll(() => aborted.length, { timeout: 5_000 }).toBe(1);
+      // A yes that comes late is the proxy's still, and dropped (then a call to see it was read).
+      const late = { jsonrpc: '2.0', id: askedIds.at(-1), result: { action: 'accept', content: { allow: true } } };
+      asking.writeRaw(`${JSON.stringify(late)}\n`);
+      answer = { action: 'accept', content: { allow: true } };
+      expect((await call(asking, 'echo', { text: 'after' })).isError ?? false).toBe(false);
       expect(readFileSync(spyLog, 'utf8')).not.toContain('never-answered');
+    },
+    T,
+  );
+
+  it(
+    'the client cancels the call while its user is asked: the question is withdrawn, the call never runs',
+    async () => {
+      answer = 'never';
+      const before = asked.length;
+      const cancel = new AbortController();
+      const pending = asking.client.callTool({ name: 'delete_file', arguments: { path: '/tmp/cancelled-call' } }, undefined, {
+        ...REQUEST,
+        signal: cancel.signal,
+      });
+      await expect.poll(() => asked.length, { timeout: 5_000 }).toBe(before + 1);
+      cancel.abort();
+      await expect(pending).rejects.toThrow();
+      await expect.poll(() => aborted.length, { timeout: 5_000 }).toBe(2);
+      answer = { action: 'accept', content: { allow: true } };
+      expect((await call(asking, 'echo', { text: 'after' })).isError ?? false).toBe(false);
+      expect(readFileSync(spyLog, 'utf8')).not.toContain('cancelled-call');
+      // (withdrawn at the cancellation, not left to time out)
+      const trail = readFileSync(audit, 'utf8').trim().split('\n');
+      const entries = trail.map((l) => JSON.parse(l) as { tool: string; decision: string });
+      expect(entries.filter((e) => e.tool === 'delete_file').at(-1)!.decision).toBe('blocked');
     },
     T,
   );
@@ -137,8 +169,11 @@ describe('wrap --confirm with an SDK client that can be asked', () => {
       { tool: 'delete_file', decision: 'declined', rule: 'confirm' },
       { tool: 'delete_file', decision: 'declined', rule: 'confirm' },
       { tool: 'delete_file', decision: 'timed-out', rule: 'confirm' },
+      { tool: 'echo', decision: 'confirmed', rule: 'confirm' },
+      { tool: 'delete_file', decision: 'blocked', rule: 'confirm' },
+      { tool: 'echo', decision: 'confirmed', rule: 'confirm' },
     ]);
-    expect(JSON.stringify(trail)).not.toMatch(/SECRET|declined-|never-answered/);
+    expect(JSON.stringify(trail)).not.toMatch(/SECRET|declined-|never-answered|cancelled-call/);
   });
 });
 

@@ -216,7 +216,7 @@ export class WrapGuard {
 
   /** Whether a whole client line is the answer to the guard's own request (then taken). */
   private clientAnswer(line: Uint8Array): boolean {
-    if (this.toClientRequests.waiting === 0 || line[0] !== OPEN_BRACE) return false;
+    if (!this.toClientRequests.expecting || line[0] !== OPEN_BRACE) return false;
     const m = parse(line) as Message | undefined;
     if (!this.toClientRequests.isAnswer(m)) return false;
     this.toClientRequests.settle(m!);
@@ -273,7 +273,7 @@ export class WrapGuard {
     this.confirming++;
     const confirmed = checked.map((j) =>
       j?.confirm
-        ? this.tools!.confirmCall(j.confirm.request, this.toClientRequests).then((b): Judgement => {
+        ? this.tools!.confirmCall(j.confirm.request, this.toClientRequests, j.confirm.id).then((b): Judgement => {
             if (!b) return { tool: j.tool, rule: 'confirm', decision: 'confirmed' };
             this.io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
             const reply = blockedReply(j.confirm!.id, undefined, blockedText(b));

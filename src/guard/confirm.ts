@@ -13,8 +13,11 @@ export interface ConfirmRequest {
   readonly argumentNames: readonly string[];
 }
 
-/** Asks the user; resolves true to let the call go on (a rejection blocks it with its reason). */
-export type AskUser = (request: ConfirmRequest) => Promise<boolean>;
+/**
+ * Asks the user; resolves true to let the call go on (a rejection blocks it with its reason).
+ * `signal` aborts when the client cancelled the call meanwhile (its answer no longer counts).
+ */
+export type AskUser = (request: ConfirmRequest, signal?: AbortSignal) => Promise<boolean>;
 
 /** The rule entry that names every tool annotated destructive. */
 export const DESTRUCTIVE = 'destructive';
@@ -64,8 +67,8 @@ export function confirmationParams({ tool, argumentNames }: ConfirmRequest): Rec
 
 /** Asks through the client: an `elicitation/create` of the guard's own, answered within `timeoutMs`. */
 export function elicitingAsker(client: OwnRequests, timeoutMs: number): AskUser {
-  return async (request) => {
-    const result = (await client.request('elicitation/create', confirmationParams(request), timeoutMs)) as {
+  return async (request, signal) => {
+    const result = (await client.request('elicitation/create', confirmationParams(request), timeoutMs, signal)) as {
       action?: unknown;
       content?: Record<string, unknown>;
     } | null;
@@ -82,12 +85,25 @@ export interface Refusal {
 /** The reason for a client that cannot be asked. */
 export const CANNOT_ASK = 'needs a confirmation that this client cannot ask for';
 
-/** Asks `ask` (undefined: this client cannot be asked); resolves undefined when the user confirmed. */
-export async function confirm(request: ConfirmRequest, ask: AskUser | undefined): Promise<Refusal | undefined> {
+/** The reason for a call the client cancelled while its user was asked. */
+export const CANCELLED = 'the client cancelled the call while the user was asked';
+
+/**
+ * Asks `ask` (undefined: this client cannot be asked); resolves undefined when the user
+ * confirmed. Once `signal` aborts (the client cancelled the call), no answer lets it go on.
+ */
+export async function confirm(request: ConfirmRequest, ask: AskUser | undefined, signal?: AbortSignal): Promise<Refusal | undefined> {
   if (!ask) return { decision: 'blocked', reason: CANNOT_ASK };
+  const cancelled = { decision: 'blocked', reason: CANCELLED } as const;
   try {
-    return (await ask(request)) ? undefined : { decision: 'declined', reason: 'declined by the user' };
+    const yes = await new Promise<boolean>((resolve, reject) => {
+      signal?.addEventListener('abort', () => reject(signal.reason));
+      ask(request, signal).then(resolve, reject);
+    });
+    if (signal?.aborted) return cancelled;
+    return yes ? undefined : { decision: 'declined', reason: 'declined by the user' };
   } catch (e) {
+    if (signal?.aborted) return cancelled;
     if (e instanceof NoAnswer) return { decision: 'timed-out', reason: `no confirmation from the user within ${e.ms / 1000} s` };
     return { decision: 'blocked', reason: `asking the user for a confirmation failed: ${(e as Error).message}` };
   }

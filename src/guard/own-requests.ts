@@ -25,6 +25,9 @@ let issued = 0;
 /** A new id for one of the guards' own requests (`method`: what it asks, for a reader of the wire). */
 export const ownRequestId = (method = 'tools/list'): string => `mcp-payload-codec/${method.replace('/', '-')}/${NONCE}-${++issued}`;
 
+/** Ids given up on that are still recognised when their answer comes late (the oldest forgotten). */
+const MAX_LATE = 256;
+
 /** The other side gave no answer within the time it had. */
 export class NoAnswer extends Error {
   override name = 'NoAnswer';
@@ -37,6 +40,8 @@ type Settle = (answer: Error | Message) => void;
 
 export class OwnRequests {
   private readonly pending = new Map<string, Settle>();
+  /** Ids given up on (no answer in time, cancelled): an answer that comes late is still ours, dropped. */
+  private readonly late = new Set<string>();
 
   /**
    * `send` puts a message on its way to `side`; a failure it reports fails that request. The
@@ -53,6 +58,11 @@ export class OwnRequests {
     return this.pending.size;
   }
 
+  /** Whether an answer of ours may come (one waits for it, or one given up on may still come late). */
+  get expecting(): boolean {
+    return this.pending.size > 0 || this.late.size > 0;
+  }
+
   /** Asks for a page of the tool list; resolves with the answer's result within LIST_TIMEOUT_MS. */
   readonly ask: ListTools = (cursor) => this.request('tools/list', cursor === undefined ? {} : { cursor }, LIST_TIMEOUT_MS);
 
@@ -60,18 +70,24 @@ export class OwnRequests {
    * Sends a request of the guard's own; resolves with its answer's result, rejects with the
    * reason when it cannot (an error answer, NoAnswer after `timeoutMs`, a failed send).
    */
-  request(method: string, params: Record<string, unknown>, timeoutMs: number): Promise<unknown> {
+  request(method: string, params: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
     const id = ownRequestId(method);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        settle(new NoAnswer(timeoutMs));
+      const giveUp = (error: Error, reason: string) => {
+        settle(error);
+        this.late.add(id);
+        if (this.late.size > MAX_LATE) this.late.delete(this.late.values().next().value!);
         if (this.side === 'client')
-          this.trySend({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'timeout' } } as Message);
-      }, timeoutMs);
+          this.trySend({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } } as Message);
+      };
+      const timer = setTimeout(() => giveUp(new NoAnswer(timeoutMs), 'timeout'), timeoutMs);
       (timer as { unref?: () => void }).unref?.();
+      const aborted = () => giveUp(new Error('cancelled'), 'cancelled');
+      signal?.addEventListener('abort', aborted);
       const settle: Settle = (answer) => {
         clearTimeout(timer);
-        this.pending.delete(id);
+        signal?.removeEventListener('abort', aborted);
+        if (!this.pending.delete(id)) return; // (settled already)
         if (answer instanceof Error) return reject(answer);
         const m = answer as { result?: unknown; error?: { code?: unknown } };
         if ('error' in m) reject(new Error(`the ${this.side} answered error ${Number(m.error?.code)}`));
@@ -92,14 +108,15 @@ export class OwnRequests {
     }
   }
 
-  /** Whether `message` answers one of these requests (an id of ours, no method). */
+  /** Whether `message` answers one of these requests (an id of ours, no method), maybe late. */
   isAnswer(message: unknown): boolean {
     const m = message as { id?: unknown; method?: unknown } | undefined;
-    return typeof m?.id === 'string' && m.method === undefined && this.pending.has(m.id);
+    return typeof m?.id === 'string' && m.method === undefined && (this.pending.has(m.id) || this.late.has(m.id));
   }
 
-  /** Settles the request `answer` (an answer per `isAnswer`) is for, with it or with the error. */
+  /** Settles the request `answer` (an answer per `isAnswer`) is for, with it or with the error; a late one is dropped. */
   settle(answer: Message, outcome: Error | Message = answer): void {
+    if (this.late.delete(answer.id as string)) return;
     this.pending.get(answer.id as string)?.(outcome);
   }
 

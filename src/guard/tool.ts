@@ -114,6 +114,8 @@ export class ToolCallGuard {
   private readonly roots: Roots | ClientRoots | undefined;
   /** Calls waiting for the user's answer. */
   private confirming = 0;
+  /** Those of them the client may cancel, by their id's JSON text. */
+  private readonly cancellable = new Map<string, AbortController>();
   /** The capabilities the client declared in its `initialize` (what it can be asked). */
   private clientCapabilities: unknown;
 
@@ -252,7 +254,11 @@ export class ToolCallGuard {
    * client's roots; without it, askUser confirms and roots: 'client' blocks path arguments).
    */
   outgoing(message: Message, ask?: ListTools, client?: OwnRequests): MaybePromise<Message | undefined> {
-    if (isNotification(message) && this.roots instanceof ClientRoots) this.roots.notified(message, this.clientCapabilities, client);
+    if (isNotification(message)) {
+      if (this.roots instanceof ClientRoots) this.roots.notified(message, this.clientCapabilities, client);
+      if (message.method === 'notifications/cancelled')
+        this.cancellable.get(JSON.stringify((message.params as { requestId?: unknown } | undefined)?.requestId))?.abort();
+    }
     if (!isRequest(message)) return undefined;
     if (message.method === 'initialize') this.clientCapabilities = (message.params as { capabilities?: unknown })?.capabilities;
     if (message.method === 'tools/list') {
@@ -281,7 +287,7 @@ export class ToolCallGuard {
     const judged = (blocked: BlockedCall | undefined): MaybePromise<Message | undefined> => {
       const asking = blocked ? undefined : this.confirmation(message);
       if (!asking) return answer(blocked);
-      return this.confirmCall(asking, client).then((refused) => answer(refused, true));
+      return this.confirmCall(asking, client, message.id).then((refused) => answer(refused, true));
     };
     const v = this.checkCall(message, ask);
     return v instanceof Promise ? v.then(judged) : judged(v);
@@ -303,7 +309,7 @@ export class ToolCallGuard {
    * declared elicitation; else with the askUser option) and resolves with the block, or
    * undefined when the user confirmed.
    */
-  async confirmCall(request: ConfirmRequest, client?: OwnRequests): Promise<BlockedCall | undefined> {
+  async confirmCall(request: ConfirmRequest, client?: OwnRequests, id?: string | number): Promise<BlockedCall | undefined> {
     const ask =
       client && canElicitForm(this.clientCapabilities)
         ? elicitingAsker(client, this.options.confirmTimeoutMs ?? CONFIRM_TIMEOUT_MS)
@@ -311,7 +317,14 @@ export class ToolCallGuard {
     if (this.confirming >= MAX_CONFIRMING)
       return { toolName: request.tool, rule: 'confirm', reason: `${MAX_CONFIRMING} calls wait for a confirmation already` };
     this.confirming++;
-    const refused = await confirm(request, ask).finally(() => this.confirming--);
+    // (the client may cancel the call meanwhile: notifications/cancelled, see outgoing)
+    const key = JSON.stringify(id);
+    const abort = new AbortController();
+    if (id !== undefined) this.cancellable.set(key, abort);
+    const refused = await confirm(request, ask, abort.signal).finally(() => {
+      this.confirming--;
+      if (this.cancellable.get(key) === abort) this.cancellable.delete(key);
+    });
     return refused && { toolName: request.tool, rule: 'confirm', decision: refused.decision, reason: refused.reason };
   }
 
