@@ -26,7 +26,7 @@ import { concat } from '../concat.js';
 import { type AuditDecision, type AuditRule, auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
 import type { ConfirmRequest } from '../guard/confirm.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
-import { OwnRequests } from '../guard/own-requests.js';
+import { OWN_ID_PREFIX, OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
 import { blockedReply } from '../guard/reply.js';
 import { type BlockedCall, blockedText, remember, ToolCallGuard } from '../guard/tool.js';
@@ -42,6 +42,8 @@ const NEWLINE = new Uint8Array([0x0a]);
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
+// (its start up to the slash, which a client may write escaped: `\/`)
+const OWN_ID = `"${OWN_ID_PREFIX.slice(0, -1)}`;
 
 function parse(line: Uint8Array | string): unknown {
   try {
@@ -217,6 +219,8 @@ export class WrapGuard {
   /** Whether a whole client line is the answer to the guard's own request (then taken). */
   private clientAnswer(line: Uint8Array): boolean {
     if (!this.toClientRequests.expecting || line[0] !== OPEN_BRACE) return false;
+    // (a native search first: after a question given up on, every line would be parsed twice)
+    if (!Buffer.from(line.buffer, line.byteOffset, line.byteLength).includes(OWN_ID)) return false;
     const m = parse(line) as Message | undefined;
     if (!this.toClientRequests.isAnswer(m)) return false;
     this.toClientRequests.settle(m!);

@@ -20,10 +20,12 @@ export type ListTools = (cursor: string | undefined) => Promise<unknown>;
 /** How long a server may take to answer a page (over HTTP: every page of one asking together). */
 export const LIST_TIMEOUT_MS = 10_000;
 
+/** How every id of the guards' own requests starts. */
+export const OWN_ID_PREFIX = 'mcp-payload-codec/';
 const NONCE = Math.random().toString(36).slice(2, 10);
 let issued = 0;
 /** A new id for one of the guards' own requests (`method`: what it asks, for a reader of the wire). */
-export const ownRequestId = (method = 'tools/list'): string => `mcp-payload-codec/${method.replace('/', '-')}/${NONCE}-${++issued}`;
+export const ownRequestId = (method = 'tools/list'): string => `${OWN_ID_PREFIX}${method.replace('/', '-')}/${NONCE}-${++issued}`;
 
 /** Ids given up on that are still recognised when their answer comes late (the oldest forgotten). */
 const MAX_LATE = 256;
