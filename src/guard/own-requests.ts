@@ -5,9 +5,11 @@
 // direction: it sends what `request` makes and hands back every answer whose id is ours, so
 // that answer never reaches the other side.
 //
-// Ids: strings `mcp-payload-codec/<method>/<nonce>-<n>`, the nonce random per process. The
-// host's and the server's requests use their own ids (numbers, as the SDK does, or their own
-// strings); one of ours cannot be guessed, so an answer with it is ours.
+// Ids: strings `mcp-payload-codec/<method>/<nonce>-<n>`, the nonce random per process and per
+// side. The host's and the server's requests use their own ids (numbers, as the SDK does, or
+// their own strings); one of ours cannot be guessed, so an answer with it is ours. The server
+// never sees an id sent to the client (nor its nonce): it cannot send the client a request of
+// its own under one (a question of its own whose yes the guard would read as a confirmation).
 import type { Message } from '../jsonrpc.js';
 
 /**
@@ -22,10 +24,12 @@ export const LIST_TIMEOUT_MS = 10_000;
 
 /** How every id of the guards' own requests starts. */
 export const OWN_ID_PREFIX = 'mcp-payload-codec/';
-const NONCE = Math.random().toString(36).slice(2, 10);
+const nonce = () => Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
+const NONCES = { server: nonce(), client: nonce() };
 let issued = 0;
-/** A new id for one of the guards' own requests (`method`: what it asks, for a reader of the wire). */
-export const ownRequestId = (method = 'tools/list'): string => `${OWN_ID_PREFIX}${method.replace('/', '-')}/${NONCE}-${++issued}`;
+/** A new id for one of the guards' own requests to `side` (`method`: what it asks, for a reader of the wire). */
+export const ownRequestId = (method = 'tools/list', side: 'server' | 'client' = 'server'): string =>
+  `${OWN_ID_PREFIX}${method.replace('/', '-')}/${NONCES[side]}-${++issued}`;
 
 /** Ids given up on that are still recognised when their answer comes late (the oldest forgotten). */
 const MAX_LATE = 256;
@@ -73,7 +77,7 @@ export class OwnRequests {
    * reason when it cannot (an error answer, NoAnswer after `timeoutMs`, a failed send).
    */
   request(method: string, params: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
-    const id = ownRequestId(method);
+    const id = ownRequestId(method, this.side);
     return new Promise((resolve, reject) => {
       const giveUp = (error: Error, reason: string) => {
         settle(error);
