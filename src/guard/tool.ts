@@ -60,7 +60,9 @@ export interface ToolCallGuardOptions {
    * Calls the user must confirm first: tool names, and 'destructive' for every tool whose
    * listed annotations say `destructiveHint: true` and not `readOnlyHint: true`. Asked with an
    * `elicitation/create` where the client declared `elicitation` and the transport can send
-   * it, else with `askUser`; a call nobody can be asked about is blocked.
+   * it, else with `askUser`; a call nobody can be asked about is blocked. `outgoing` asks;
+   * `check` and `checkAsync` do not (a caller of theirs asks with `confirmation` and
+   * `confirmCall`).
    */
   confirm?: readonly string[];
   /** Asks the user about a call (`confirm`) where the client cannot be asked; true lets it go on. */
