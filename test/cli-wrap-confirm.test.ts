@@ -200,6 +200,7 @@ describe('--confirm and --root client on the command line', () => {
       [['wrap', '--guard', '--confirm=', '--', 'true'], /--confirm 1 is empty/],
       [['wrap', '--guard', '--root', 'client', '--root', dir, '--', 'true'], /--root client takes the roots the client lists/],
       [['serve', '--guard', '--confirm', 'x', '--', 'true'], /--confirm applies to wrap, not serve/],
+      [['serve', '--guard', '--root', 'client', '--', 'true'], /--root client applies to wrap only/],
     ] as const) {
       const r = cli([...args]);
       expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(error)]);
