@@ -7,7 +7,7 @@ import { connectCommand } from './cli/connect.js';
 import { HELP } from './cli/help.js';
 import { callTimeout } from './cli/http-args.js';
 import { proxyCommand } from './cli/proxy.js';
-import { rootsOption } from './cli/roots.js';
+import { wrapRootsOption } from './cli/roots.js';
 import { scan } from './cli/scan.js';
 import { serveCommand } from './cli/serve.js';
 import { transformStdio } from './cli/transform.js';
@@ -30,7 +30,7 @@ const ACCESS = [
 ] as const;
 /** The options each command takes (help goes with all). */
 const APPLIES: Record<string, readonly OptionName[]> = {
-  wrap: [...CODEC, ...GUARD, ...TIMEOUT],
+  wrap: [...CODEC, ...GUARD, 'confirm', ...TIMEOUT],
   proxy: [...CODEC, ...GUARD, ...TIMEOUT, ...LISTEN, ...ACCESS, 'upstream', 'upstream-header'],
   connect: [...CODEC, ...GUARD, ...TIMEOUT, 'header'],
   serve: [...CODEC, ...GUARD, ...TIMEOUT, ...LISTEN, ...ACCESS, 'session-idle', 'max-sessions'],
@@ -54,6 +54,15 @@ function checkApplies(line: CommandLine, command: string): void {
     const why = notFor(command, name);
     if (why) throw new UsageError(why);
   }
+}
+
+/** --confirm NAME (repeatable): the tools the user confirms, 'destructive' for the annotated ones. */
+function confirmOption({ lists }: CommandLine): string[] | undefined {
+  const given = lists.confirm;
+  given?.forEach((name, i) => {
+    if (name === '') throw new UsageError(`--confirm ${i + 1} is empty`);
+  });
+  return given;
 }
 
 /** The guard asked for, after checking that --root and --audit have what they need (--call-timeout makes decisions too). */
@@ -88,8 +97,10 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'wrap': {
       const guard = guardMode(line);
-      const roots = rootsOption(line);
+      const roots = wrapRootsOption(line);
       const timeout = callTimeout(line);
+      const confirm = confirmOption(line);
+      if (confirm && !guard) throw new UsageError('--confirm needs --guard or --guard-tools-only (the tool guard knows the tools)');
       const audit = line.values.audit;
       return wrap(line.child ?? [], {
         stream: options,
@@ -97,6 +108,7 @@ export async function main(argv: string[]): Promise<number> {
         ...(audit === undefined ? {} : { audit, auditAll: Boolean(line.flags['audit-all']) }),
         ...(roots ? { roots } : {}),
         ...timeout,
+        ...(confirm ? { confirm } : {}),
       });
     }
     case 'proxy':

@@ -60,6 +60,14 @@ describe('configFromJson', () => {
     });
   });
 
+  it('takes "client" as a root as it is (wrap --root client), and confirm as strings', () => {
+    expect(configFromJson({ root: ['client'], confirm: ['destructive', 'deploy'] }, DIR)).toEqual({
+      values: {},
+      lists: { root: ['client'], confirm: ['destructive', 'deploy'] },
+      flags: {},
+    });
+  });
+
   it('takes the terms object inline', () => {
     const terms = { ascii: ['qwen'], exact: ['通义'], pairs: [['ali', 'cloud']] };
     expect(configFromJson({ terms }, DIR)).toEqual({ values: {}, lists: {}, flags: {}, inlineTerms: terms });

@@ -37,7 +37,7 @@ export const VALUE_OPTIONS = [
   'config',
 ] as const;
 /** Options that take a value and may be given again, each time adding one. */
-export const LIST_OPTIONS = ['header', 'allowed-host', 'allowed-origin', 'oauth-scope', 'upstream-header', 'root'] as const;
+export const LIST_OPTIONS = ['header', 'allowed-host', 'allowed-origin', 'oauth-scope', 'upstream-header', 'root', 'confirm'] as const;
 export const FLAG_OPTIONS = ['audit-all', 'guard', 'guard-tools-only', 'help', 'no-auth'] as const;
 
 /**
@@ -51,8 +51,8 @@ export type ValueType =
   | { kind: 'integer'; min: number; max: number }
   /** '90s', '10m', '1h', or plain seconds (not 0): as `duration` in http-args.ts reads it. */
   | { kind: 'duration' }
-  /** A file or folder: in a config file, relative to the file's folder. */
-  | { kind: 'path' }
+  /** A file or folder: in a config file, relative to the file's folder (but a `word` it may be instead). */
+  | { kind: 'path'; words?: readonly string[] }
   /** A terms file's path, or (in a config file) the terms object itself. */
   | { kind: 'terms' };
 
@@ -73,7 +73,7 @@ export const VALUE_TYPES: { readonly [name in ValueOption | ListOption]?: ValueT
   'call-timeout': { kind: 'duration' },
   'call-timeout-max': { kind: 'duration' },
   audit: { kind: 'path' },
-  root: { kind: 'path' },
+  root: { kind: 'path', words: ['client'] },
 };
 export const valueType = (name: ValueOption | ListOption): ValueType => VALUE_TYPES[name] ?? { kind: 'string' };
 

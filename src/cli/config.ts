@@ -87,6 +87,7 @@ function checked(type: ValueType, value: unknown, at: string, dir: string): stri
       if (typeof value !== 'string' || !DURATION.test(value)) refuse(at, 'must be a duration such as "90s", "10m" or "1h"');
       return value as string;
     case 'path':
+      if (typeof value === 'string' && type.words?.includes(value)) return value; // (`"root": ["client"]`)
       return resolve(dir, nonEmptyString(value, at, 'must be a non-empty path (relative to the config file)'));
     case 'terms':
       if (isObject(value)) return inlineTerms(value, at);

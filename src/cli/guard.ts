@@ -16,11 +16,17 @@
 // list_changed) makes it ask the server itself (a tools/list of its own; the answer, read from
 // the server's output, never reaches the client). Lines from the client then wait behind it,
 // in order; none skips a check.
+//
+// --confirm: a call that passed the checks and that the rule names is held aside (lines after it
+// go on) while the client is asked with an `elicitation/create` of the proxy's own, written to
+// the client like the server's requests; the client's answer, taken out of its input before any
+// queue, never reaches the server. Then the call goes on, or is answered as declined.
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
-import { type AuditRule, auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
+import { type AuditDecision, type AuditRule, auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
+import type { ConfirmRequest } from '../guard/confirm.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
-import { OwnRequests } from '../guard/own-requests.js';
+import { OWN_ID_PREFIX, OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
 import { blockedReply } from '../guard/reply.js';
 import { type BlockedCall, blockedText, remember, ToolCallGuard } from '../guard/tool.js';
@@ -36,6 +42,8 @@ const NEWLINE = new Uint8Array([0x0a]);
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
+// (its start up to the slash, which a client may write escaped: `\/`)
+const OWN_ID = `"${OWN_ID_PREFIX.slice(0, -1)}`;
 
 function parse(line: Uint8Array | string): unknown {
   try {
@@ -55,12 +63,16 @@ export interface WrapGuardOptions {
   tools: boolean;
   /** Check arguments for U+FFFD (the integrity guard). */
   integrity: boolean;
-  /** Confine path arguments to these folders (the tool guard; see guard/paths.ts). */
-  roots?: readonly string[];
+  /** Confine path arguments to these folders, or to the roots the client lists (the tool guard; see guard/paths.ts). */
+  roots?: readonly string[] | 'client';
   /** This machine's realpath, with roots: symlinks in path arguments are followed. */
   realpath?: Realpath;
   /** Told each tools/call judged (request: the id as written), before its answer or the call leaves. */
   onAudit?: OnAudit;
+  /** Calls the user must confirm first: tool names and 'destructive' (see guard/confirm.ts). */
+  confirm?: readonly string[];
+  /** How long the client has to answer a confirmation. */
+  confirmTimeoutMs?: number;
 }
 
 /** The guard's judgement of one tools/call: its answer when blocked, and why. */
@@ -68,7 +80,10 @@ interface Judgement {
   tool: string;
   reply?: Message;
   rule?: AuditRule;
+  decision?: Exclude<AuditDecision, 'allowed'>;
   paths?: string[];
+  /** Passed the checks; must be confirmed first (`id`: the call's, for the answer). */
+  confirm?: { request: ConfirmRequest; id: string | number };
 }
 
 export interface WrapGuardIo {
@@ -106,6 +121,8 @@ export class WrapGuard {
   private waiting = false;
   private failed = false;
   private drainedWaiters: (() => void)[] = [];
+  /** Lines held aside while the client is asked to confirm a call in them. */
+  private confirming = 0;
   // The server's output: a line that may be the answer to a partial batch is held whole.
   private atLineStart = true;
   private holding = false;
@@ -115,6 +132,8 @@ export class WrapGuard {
     this.flush();
     (this.io.ownToServer ?? this.io.toServer)(utf8Encoder.encode(`${JSON.stringify(request)}\n`));
   });
+  /** The guard's own requests to the client (confirmations), written like the proxy's answers. */
+  private readonly toClientRequests = new OwnRequests((request) => this.io.reply(request), 'client');
 
   constructor(
     private readonly codec: Codec,
@@ -124,9 +143,11 @@ export class WrapGuard {
     this.tools = options.tools
       ? new ToolCallGuard({
           ...(options.roots ? { roots: options.roots, realpath: options.realpath } : {}),
+          ...(options.confirm ? { confirm: options.confirm, confirmTimeoutMs: options.confirmTimeoutMs } : {}),
         })
       : undefined;
     this.requests = new LineSplitter((line) => {
+      if (this.clientAnswer(line)) return;
       if (this.waiting) this.queue.push(line);
       else this.take(line);
     });
@@ -148,7 +169,9 @@ export class WrapGuard {
   endFromClient(): Promise<void> {
     this.requests.end();
     this.flush();
-    if (!this.waiting) return Promise.resolve();
+    // (no answer can come now: the calls held for one are answered)
+    this.toClientRequests.failAll("the client's input ended");
+    if (!this.waiting && !this.confirming) return Promise.resolve();
     return new Promise((resolve) => this.drainedWaiters.push(resolve));
   }
 
@@ -172,7 +195,8 @@ export class WrapGuard {
       return;
     }
     this.waiting = true;
-    this.io.busy(true);
+    // (stop reading the client, unless an answer from it is awaited: a check may wait for it)
+    if (this.toClientRequests.waiting === 0) this.io.busy(true);
     verdict.then(
       (then) => {
         then();
@@ -181,11 +205,26 @@ export class WrapGuard {
         this.flush();
         if (!this.waiting) {
           this.io.busy(false);
-          for (const w of this.drainedWaiters.splice(0)) w();
+          this.drained();
         }
       },
       (e: unknown) => this.fail(e),
     );
+  }
+
+  private drained(): void {
+    if (!this.waiting && !this.confirming) for (const w of this.drainedWaiters.splice(0)) w();
+  }
+
+  /** Whether a whole client line is the answer to the guard's own request (then taken). */
+  private clientAnswer(line: Uint8Array): boolean {
+    if (!this.toClientRequests.expecting || line[0] !== OPEN_BRACE) return false;
+    // (a native search first: after a question given up on, every line would be parsed twice)
+    if (!Buffer.from(line.buffer, line.byteOffset, line.byteLength).includes(OWN_ID)) return false;
+    const m = parse(line) as Message | undefined;
+    if (!this.toClientRequests.isAnswer(m)) return false;
+    this.toClientRequests.settle(m!);
+    return true;
   }
 
   private fail(e: unknown): void {
@@ -203,7 +242,11 @@ export class WrapGuard {
     const batch = Array.isArray(message) ? (message as Message[]) : undefined;
     const messages = batch ?? [message as Message];
     const answers = messages.map((m) => this.answer(m));
-    const then = (settled: (Judgement | undefined)[]) => () => {
+    const then = (checked: (Judgement | undefined)[]) => () => {
+      if (checked.some((j) => j?.confirm)) this.confirmAside(checked, finish);
+      else finish(checked);
+    };
+    const finish = (settled: (Judgement | undefined)[]) => {
       // Answers go under their requests' ids as written (read from the line only when there are any).
       const audit = this.options.onAudit;
       const ids = settled.some((j) => j?.reply !== undefined || (j && audit)) ? rawIds(text) : [];
@@ -215,7 +258,7 @@ export class WrapGuard {
               auditEntry(
                 ids[k]?.text ?? JSON.stringify((messages[k] as { id?: unknown }).id),
                 j.tool,
-                j.rule && { rule: j.rule, paths: j.paths },
+                j.rule && { rule: j.rule, decision: j.decision, paths: j.paths },
               ),
             );
         });
@@ -229,11 +272,36 @@ export class WrapGuard {
     return answers.some((a) => a instanceof Promise) ? Promise.all(answers).then(then) : then(answers as (Judgement | undefined)[]);
   }
 
+  /** Asks the client about each call of a line that needs it, the line held aside meanwhile. */
+  private confirmAside(checked: (Judgement | undefined)[], finish: (settled: (Judgement | undefined)[]) => void): void {
+    this.confirming++;
+    const confirmed = checked.map((j) =>
+      j?.confirm
+        ? this.tools!.confirmCall(j.confirm.request, this.toClientRequests, j.confirm.id).then((b): Judgement => {
+            if (!b) return { tool: j.tool, rule: 'confirm', decision: 'confirmed' };
+            this.io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
+            const reply = blockedReply(j.confirm!.id, undefined, blockedText(b));
+            return { tool: j.tool, reply, rule: 'confirm', ...(b.decision ? { decision: b.decision } : {}) };
+          })
+        : j,
+    );
+    Promise.all(confirmed).then(
+      (settled) => {
+        this.confirming--;
+        if (this.failed) return;
+        finish(settled);
+        this.flush();
+        this.drained();
+      },
+      (e: unknown) => this.fail(e),
+    );
+  }
+
   /** The proxy's answer to one message, if it must not reach the server. */
   private answer(m: Message): MaybePromise<Judgement | undefined> {
     if (typeof m !== 'object' || m === null) return undefined;
     if (!isRequest(m) || m.method !== 'tools/call') {
-      this.tools?.outgoing(m, this.own.ask); // (learns tools/list requests; never blocks these)
+      this.tools?.outgoing(m, this.own.ask, this.toClientRequests); // (learns tools/list requests, asks roots; never blocks these)
       return undefined;
     }
     const tool = String(m.params?.name);
@@ -247,7 +315,10 @@ export class WrapGuard {
     }
     if (!this.tools) return { tool };
     const judge = (b: BlockedCall | undefined): Judgement => {
-      if (!b) return { tool };
+      if (!b) {
+        const request = this.tools!.confirmation(m);
+        return request ? { tool, confirm: { request, id: m.id } } : { tool };
+      }
       this.io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
       const reply = blockedReply(m.id, undefined, blockedText(b));
       return { tool, reply, rule: b.rule, ...(b.path === undefined ? {} : { paths: [b.path] }) };

@@ -21,18 +21,24 @@ Commands:
         --guard-tools-only does the tool checks only.
         --root DIR (repeatable, with a guard) also blocks calls whose path arguments (by name:
         path, file, dir, source, destination, target, uri...; format uri; any file: URI) resolve
-        outside every DIR: relative paths against the first, symlinks followed.
+        outside every DIR: relative paths against the first, symlinks followed. --root client
+        takes the roots the client lists (it is asked roots/list, again on list_changed; a call
+        with a path waits for them, and is blocked if the client has none).
+        --confirm NAME (repeatable; destructive: tools annotated destructiveHint and not
+        readOnlyHint) asks the user first, with an elicitation/create naming the tool and the
+        argument names: yes lets the call go on; no, or no answer within --call-timeout (else
+        55 s), answers it isError; a client without elicitation cannot confirm (isError).
         --call-timeout DURATION answers a request the server leaves unanswered that long
         (tools/call: isError "no answer from the server within 30 s"; others: JSON-RPC error
         -32001), sends the server notifications/cancelled for it and drops its late answer.
         Progress notifications for it restart its timer, up to --call-timeout-max in all.
-        --audit FILE appends one JSON line per blocked or timed-out call to FILE (mode 0600,
-        written before the answer leaves): time, request (the id as written), tool, decision,
-        rule (unknown-tool, schema, damaged, outside-roots, timeout) and the argument paths,
-        never their values. --audit-all logs allowed calls too. serve, proxy and connect take
-        --root and --audit too (proxy and connect: the server is elsewhere, so each DIR must be
-        absolute and the check is lexical: symlinks there are not seen; entries hold the
-        Mcp-Session-Id as session).
+        --audit FILE appends one JSON line per blocked, confirmed, declined or timed-out call
+        to FILE (mode 0600, written before the answer leaves): time, request (the id as
+        written), tool, decision, rule (unknown-tool, schema, damaged, outside-roots, confirm,
+        timeout) and the argument paths, never their values. --audit-all logs allowed calls
+        too. serve, proxy and connect take --root DIR and --audit too (proxy and connect: the
+        server is elsewhere, so each DIR must be absolute and the check is lexical: symlinks
+        there are not seen; entries hold the Mcp-Session-Id as session).
         Exit status: the child's exit code; if the child died of a signal, wrap raises that
         signal on itself, unless wrap had passed that signal on (it got SIGINT, SIGTERM or
         SIGHUP): then 128 + its number (130, 143, 129). 1 if wrap itself failed (reason on
@@ -62,16 +68,19 @@ and the guards work with every command they make sense for):
   --guard                               wrap, proxy, connect, serve: check tool calls (wrap,
                                         above)
   --guard-tools-only                    the same, tool names and schemas only
-  --root DIR                            wrap, serve, proxy, connect, with a guard: confine
+  --root DIR|client                     wrap, serve, proxy, connect, with a guard: confine
                                         path arguments to DIR (repeatable; wrap, above; proxy
-                                        and connect: absolute, checked lexically)
+                                        and connect: absolute, checked lexically); wrap:
+                                        client, the roots the client lists
+  --confirm NAME|destructive            wrap, with a guard: ask the user before such calls
+                                        (repeatable; wrap, above)
   --call-timeout DURATION               wrap, serve, proxy, connect: answer requests the
                                         server leaves unanswered this long (30s, 5m, 1h;
                                         wrap, above)
   --call-timeout-max DURATION           the same: how long progress may extend a request in
                                         all (default: 10 times --call-timeout)
   --audit FILE                          wrap, serve, proxy, connect: append a JSON line per
-                                        blocked or timed-out call (with its session over HTTP)
+                                        decision on a call (with its session over HTTP)
   --audit-all                           with --audit: log allowed calls too
   --config FILE.json                    every command: options from a JSON object keyed by
                                         their names ({"guard": true, "root": ["src"], "port":

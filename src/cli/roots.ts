@@ -2,17 +2,33 @@
 // on this machine (wrap, serve), each is taken from the working directory and made real
 // (symlinks resolved) at start, so that the check, which follows symlinks in arguments (realpath
 // below), compares real paths with real paths. Where it runs elsewhere (proxy, connect), each
-// must be absolute and is taken as written: the check is lexical.
+// must be absolute and is taken as written: the check is lexical. `wrap --root client`: the
+// roots the client lists (guard/client-roots.ts), made real the same way.
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Realpath, Roots } from '../guard/paths.js';
 import type { CommandLine } from './args.js';
 import { UsageError } from './usage-error.js';
 
+/** wrap's roots: as rootsOption, or 'client' (`--root client`: the roots the client lists). */
+export function wrapRootsOption(line: CommandLine): string[] | 'client' | undefined {
+  const given = line.lists.root;
+  if (!given?.includes('client')) return rootsOption(line);
+  if (given.length > 1)
+    throw new UsageError('--root client takes the roots the client lists: give no other --root (a folder named client: ./client)');
+  return 'client';
+}
+
+/** `--root client` where the guard cannot ask the client (over HTTP). */
+const notHere = (given: readonly string[]) => {
+  if (given.includes('client')) throw new UsageError('--root client applies to wrap only (a folder named client: ./client)');
+};
+
 /** The roots given, as real absolute paths; undefined when none is. */
 export function rootsOption({ lists }: CommandLine): string[] | undefined {
   const given = lists.root;
   if (!given) return undefined;
+  notHere(given);
   return given.map((dir, i) => {
     if (dir === '') throw new UsageError(`--root ${i + 1} is empty`);
     let real: string;
@@ -30,6 +46,7 @@ export function rootsOption({ lists }: CommandLine): string[] | undefined {
 export function lexicalRootsOption({ lists }: CommandLine): string[] | undefined {
   const given = lists.root;
   if (!given) return undefined;
+  notHere(given);
   given.forEach((dir, i) => {
     if (dir === '') throw new UsageError(`--root ${i + 1} is empty`);
     try {

@@ -27,8 +27,10 @@ export interface WrapOptions {
   stream: CodecOptions & Pick<StreamOptions, 'maxMessageBytes'>;
   /** 'all': tool and integrity guards (--guard); 'tools': the tool guard only (--guard-tools-only). */
   guard: 'all' | 'tools' | false;
-  /** --root: real absolute folders the guard confines path arguments to. */
-  roots?: string[];
+  /** --root: real absolute folders the guard confines path arguments to, or 'client' (the roots the client lists). */
+  roots?: string[] | 'client';
+  /** --confirm: calls the client is asked to confirm first (tool names, 'destructive'). */
+  confirm?: string[];
   /** --call-timeout: answer a request the server leaves unanswered this long (see call-timeout.ts). */
   callTimeoutMs?: number;
   /** --call-timeout-max: how long progress may keep a request's timer going in all. */
@@ -55,7 +57,7 @@ const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).sp
 
 export function wrap(
   command: readonly string[],
-  { stream: options, guard: guarded, roots, callTimeoutMs, callTimeoutMaxMs, audit: auditFile, auditAll }: WrapOptions,
+  { stream: options, guard: guarded, roots, confirm, callTimeoutMs, callTimeoutMaxMs, audit: auditFile, auditAll }: WrapOptions,
 ): Promise<number> {
   const [file, ...args] = command;
   if (!file) throw new UsageError('wrap needs the server command (see --help)');
@@ -128,7 +130,14 @@ export function wrap(
             else if (!status.failed && !child.stdin.writableNeedDrain) process.stdin.resume();
           },
         },
-        { tools: true, integrity: guarded === 'all', onAudit, ...(roots ? { roots, realpath: localRealpath } : {}) },
+        {
+          tools: true,
+          integrity: guarded === 'all',
+          onAudit,
+          ...(roots ? { roots, realpath: localRealpath } : {}),
+          // (the user has as long as the server would: the call time limit, else guard/confirm.ts's default)
+          ...(confirm ? { confirm, confirmTimeoutMs: callTimeoutMs } : {}),
+        },
       )
     : undefined;
   const held = new HeldLines(guard ? (b) => guard.toClient(b) : (b) => toClient.write(b), HOLD_LIMIT);

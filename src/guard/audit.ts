@@ -2,7 +2,10 @@
 // timer answered), for a log a person reads later. Names where and why, never an argument's value.
 
 /** Why a call was stopped: set where the block is decided, never read back from a reason's text. */
-export type AuditRule = 'unknown-tool' | 'schema' | 'damaged' | 'outside-roots' | 'policy' | 'timeout';
+export type AuditRule = 'unknown-tool' | 'schema' | 'damaged' | 'outside-roots' | 'policy' | 'confirm' | 'timeout';
+
+/** What became of a call: `confirmed`/`declined` by the user (rule `confirm`), or the others. */
+export type AuditDecision = 'allowed' | 'blocked' | 'confirmed' | 'declined' | 'timed-out';
 
 export interface AuditEntry {
   /** When it was decided (ISO 8601). */
@@ -13,7 +16,7 @@ export interface AuditEntry {
   readonly request: string;
   /** The tool's name, for a tools/call. */
   readonly tool?: string;
-  readonly decision: 'allowed' | 'blocked' | 'timed-out';
+  readonly decision: AuditDecision;
   /** Why, unless allowed. */
   readonly rule?: AuditRule;
   /** JSON pointers of the arguments concerned, where the block names them. */
@@ -27,18 +30,23 @@ export type OnAudit = (entry: AuditEntry) => void;
 export const jsonPointer = (path: readonly (string | number)[]): string =>
   path.map((p) => `/${String(p).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
 
-/** The trail's entry for a verdict on a tools/call: allowed, unless `block` says why not. */
+/**
+ * The trail's entry for a verdict on a tools/call: allowed, unless `block` says why not
+ * (`decision`: 'blocked' unless it says another, as 'confirmed' for a call the user allowed).
+ */
 export const auditEntry = (
   request: string,
   tool: string,
-  block?: { rule: AuditRule; paths?: readonly string[] | undefined },
+  block?: { rule: AuditRule; decision?: Exclude<AuditDecision, 'allowed'> | undefined; paths?: readonly string[] | undefined },
   session?: string | null,
 ): AuditEntry => ({
   time: new Date().toISOString(),
   ...(session ? { session } : {}),
   request,
   tool,
-  ...(block ? { decision: 'blocked', rule: block.rule, ...(block.paths ? { paths: block.paths } : {}) } : { decision: 'allowed' }),
+  ...(block
+    ? { decision: block.decision ?? 'blocked', rule: block.rule, ...(block.paths ? { paths: block.paths } : {}) }
+    : { decision: 'allowed' }),
 });
 
 /** `entry` as decided in MCP session `session`, where there is one (after `time`, as auditEntry writes it). */

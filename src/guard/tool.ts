@@ -1,13 +1,25 @@
 // The tool-call guard, free of any transport: a tools/call is checked before it leaves: the
 // tool must be in the list the server last gave, its arguments must satisfy the tool's
-// inputSchema, its path arguments must stay inside the host's roots (paths.ts), and the host's
-// own policy must allow it. A blocked call is answered locally,
+// inputSchema, its path arguments must stay inside the host's roots (paths.ts, or the client's:
+// client-roots.ts), and the host's own policy must allow it; then a call the confirm rule names
+// goes on only once the user said yes (confirm.ts). A blocked call is answered locally,
 // by default with a tool result the model can read (isError: true), or with JSON-RPC error
 // -32602 (reply: 'error'); either says what was blocked and why, never argument content.
 // The SDK transport (mcp/), the CLI and the HTTP pieces all run this one.
 import { isNotification, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
-import { type AuditRule, auditEntry, type OnAudit } from './audit.js';
-import { type Realpath, Roots } from './paths.js';
+import { type AuditDecision, type AuditRule, auditEntry, type OnAudit } from './audit.js';
+import { ClientRoots } from './client-roots.js';
+import {
+  type AskUser,
+  CONFIRM_TIMEOUT_MS,
+  type ConfirmRequest,
+  canElicitForm,
+  confirm,
+  elicitingAsker,
+  needsConfirmation,
+} from './confirm.js';
+import type { ListTools, OwnRequests } from './own-requests.js';
+import { type OutsideRoots, type Realpath, Roots } from './paths.js';
 import { blockedReply, type GuardReply } from './reply.js';
 import { loadSchemaCompiler, schemaCompilerLoaded, schemaProblem } from './schema.js';
 
@@ -18,6 +30,8 @@ export interface BlockedCall {
   readonly rule: AuditRule;
   /** JSON path of the offending argument, when the block is about one (e.g. "/content"). */
   readonly path?: string;
+  /** How the trail names it: 'blocked' unless a confirmation was 'declined' or 'timed-out'. */
+  readonly decision?: Exclude<AuditDecision, 'allowed' | 'confirmed'>;
 }
 
 export interface ToolCallGuardOptions {
@@ -32,28 +46,38 @@ export interface ToolCallGuardOptions {
   /**
    * Folders the tools may work in (absolute paths, all POSIX or all Windows): a call whose path
    * argument (see the README's rule) resolves outside every one is blocked. Relative paths are
-   * taken against the first.
+   * taken against the first. 'client': the roots the client lists (see client-roots.ts), asked
+   * for by a transport that can send the client a request.
    */
-  roots?: readonly string[];
+  roots?: readonly string[] | 'client';
   /**
    * Where the server runs on this machine: the real path of an existing path (undefined when it
    * does not exist; throw when it cannot tell), so that symlinks are followed. Without it the
    * check is lexical. Give real paths as `roots` then.
    */
   realpath?: Realpath;
+  /**
+   * Calls the user must confirm first: tool names, and 'destructive' for every tool whose
+   * listed annotations say `destructiveHint: true` and not `readOnlyHint: true`. Asked with an
+   * `elicitation/create` where the client declared `elicitation` and the transport can send
+   * it, else with `askUser`; a call nobody can be asked about is blocked. `outgoing` asks;
+   * `check` and `checkAsync` do not (a caller of theirs asks with `confirmation` and
+   * `confirmCall`).
+   */
+  confirm?: readonly string[];
+  /** Asks the user about a call (`confirm`) where the client cannot be asked; true lets it go on. */
+  askUser?: AskUser;
+  /** How long an `elicitation/create` waits for the user (default CONFIRM_TIMEOUT_MS, 55 s). */
+  confirmTimeoutMs?: number;
 }
 
 interface Tool {
   name: string;
   inputSchema?: Record<string, unknown>;
+  annotations?: { destructiveHint?: unknown; readOnlyHint?: unknown };
 }
 
-/**
- * Asks the server for one page of its tool list (a `tools/list` of the guard's own, `cursor`
- * for the pages after the first) and resolves with that page's result; rejects when it cannot
- * (its message names the reason, never payload content). Given by a transport that can ask.
- */
-export type ListTools = (cursor: string | undefined) => Promise<unknown>;
+export type { ListTools } from './own-requests.js';
 
 /** tools/list requests remembered while unanswered (an unanswered one is forgotten past it). */
 export const MAX_PENDING_LISTS = 64;
@@ -63,6 +87,9 @@ export function remember(pending: Set<string | number>, id: string | number): vo
   pending.add(id);
   if (pending.size > MAX_PENDING_LISTS) pending.delete(pending.values().next().value!);
 }
+
+/** Calls that may wait for a confirmation at once (each holds its message; past it, one is refused). */
+export const MAX_CONFIRMING = 16;
 
 /** Pages a list learnt by asking may have (a server whose cursors never end is refused). */
 const MAX_LIST_PAGES = 1000;
@@ -86,10 +113,17 @@ export class ToolCallGuard {
   private readonly listRequests = new Set<string | number>();
   /** About how many bytes the current list holds (its JSON), for callers that bound memory. */
   listBytes = 0;
-  private readonly roots: Roots | undefined;
+  private readonly roots: Roots | ClientRoots | undefined;
+  /** Calls waiting for the user's answer. */
+  private confirming = 0;
+  /** Those of them the client may cancel, by their id's JSON text. */
+  private readonly cancellable = new Map<string, AbortController>();
+  /** The capabilities the client declared in its `initialize` (what it can be asked). */
+  private clientCapabilities: unknown;
 
   constructor(private readonly options: ToolCallGuardOptions = {}) {
-    this.roots = options.roots ? new Roots(options.roots, options.realpath) : undefined;
+    const { roots, realpath } = options;
+    this.roots = roots === 'client' ? new ClientRoots(realpath) : roots ? new Roots(roots, realpath) : undefined;
   }
 
   /** Loads the schema compiler (ajv), so that `check` can run synchronously. */
@@ -154,6 +188,10 @@ export class ToolCallGuard {
         path: problem.path,
       };
     const outside = this.roots?.check(args, tool.inputSchema);
+    return outside instanceof Promise ? outside.then((o) => this.checkPolicy(name, args, o)) : this.checkPolicy(name, args, outside);
+  }
+
+  private checkPolicy(name: string, args: Record<string, unknown>, outside: OutsideRoots | undefined): BlockedCall | undefined {
     if (outside) return { toolName: name, rule: 'outside-roots', reason: outside.reason, path: outside.pointer };
     const verdict = this.options.policy?.(name, args);
     if (verdict && !verdict.allow) return { toolName: name, rule: 'policy', reason: `blocked by policy: ${verdict.reason}` };
@@ -213,10 +251,18 @@ export class ToolCallGuard {
    * A message on its way to the server: remembers tools/list requests; for a tools/call that
    * must not leave, gives the answer to give the caller instead (after reporting the block).
    * Synchronous unless the schema compiler must load first or the list is asked for (`ask`:
-   * how this transport asks the server for a page of it; without it, an unknown list blocks).
+   * how this transport asks the server for a page of it; without it, an unknown list blocks),
+   * or the client is asked (`client`: this transport's own requests to it; a confirmation, the
+   * client's roots; without it, askUser confirms and roots: 'client' blocks path arguments).
    */
-  outgoing(message: Message, ask?: ListTools): MaybePromise<Message | undefined> {
+  outgoing(message: Message, ask?: ListTools, client?: OwnRequests): MaybePromise<Message | undefined> {
+    if (isNotification(message)) {
+      if (this.roots instanceof ClientRoots) this.roots.notified(message, this.clientCapabilities, client);
+      if (message.method === 'notifications/cancelled')
+        this.cancellable.get(JSON.stringify((message.params as { requestId?: unknown } | undefined)?.requestId))?.abort();
+    }
     if (!isRequest(message)) return undefined;
+    if (message.method === 'initialize') this.clientCapabilities = (message.params as { capabilities?: unknown })?.capabilities;
     if (message.method === 'tools/list') {
       remember(this.listRequests, message.id);
       if (!message.params?.cursor) this.collecting = new Map();
@@ -224,20 +270,64 @@ export class ToolCallGuard {
     }
     if (message.method !== 'tools/call') return undefined;
     const name = String(message.params?.name);
-    const answer = (blocked: BlockedCall | undefined) => {
+    const answer = (blocked: BlockedCall | undefined, confirmed = false) => {
       this.options.onAudit?.(
         auditEntry(
           JSON.stringify(message.id),
           name,
-          blocked && { rule: blocked.rule, paths: blocked.path === undefined ? undefined : [blocked.path] },
+          blocked
+            ? { rule: blocked.rule, decision: blocked.decision, paths: blocked.path === undefined ? undefined : [blocked.path] }
+            : confirmed
+              ? { rule: 'confirm', decision: 'confirmed' }
+              : undefined,
         ),
       );
       if (!blocked) return undefined;
       this.options.onblock?.(blocked);
       return blockedReply(message.id, this.options.reply, blockedText(blocked));
     };
+    const judged = (blocked: BlockedCall | undefined): MaybePromise<Message | undefined> => {
+      const asking = blocked ? undefined : this.confirmation(message);
+      if (!asking) return answer(blocked);
+      return this.confirmCall(asking, client, message.id).then((refused) => answer(refused, true));
+    };
     const v = this.checkCall(message, ask);
-    return v instanceof Promise ? v.then(answer) : answer(v);
+    return v instanceof Promise ? v.then(judged) : judged(v);
+  }
+
+  /** What to ask the user before a call that passed the checks may leave, or undefined. */
+  confirmation(message: Message): ConfirmRequest | undefined {
+    const rule = this.options.confirm;
+    if (!rule?.length) return undefined;
+    const params = (message as { params?: { name?: unknown; arguments?: unknown } }).params ?? {};
+    const name = String(params.name);
+    if (!needsConfirmation(rule, this.tools?.get(name) ?? { name })) return undefined;
+    const args = typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {};
+    return { tool: name, argumentNames: Object.keys(args) };
+  }
+
+  /**
+   * Asks the user (through `client`, the transport's own requests to the client, when the client
+   * declared elicitation; else with the askUser option) and resolves with the block, or
+   * undefined when the user confirmed.
+   */
+  async confirmCall(request: ConfirmRequest, client?: OwnRequests, id?: string | number): Promise<BlockedCall | undefined> {
+    const ask =
+      client && canElicitForm(this.clientCapabilities)
+        ? elicitingAsker(client, this.options.confirmTimeoutMs ?? CONFIRM_TIMEOUT_MS)
+        : this.options.askUser;
+    if (this.confirming >= MAX_CONFIRMING)
+      return { toolName: request.tool, rule: 'confirm', reason: `${MAX_CONFIRMING} calls wait for a confirmation already` };
+    this.confirming++;
+    // (the client may cancel the call meanwhile: notifications/cancelled, see outgoing)
+    const key = JSON.stringify(id);
+    const abort = new AbortController();
+    if (id !== undefined) this.cancellable.set(key, abort);
+    const refused = await confirm(request, ask, abort.signal).finally(() => {
+      this.confirming--;
+      if (this.cancellable.get(key) === abort) this.cancellable.delete(key);
+    });
+    return refused && { toolName: request.tool, rule: 'confirm', decision: refused.decision, reason: refused.reason };
   }
 
   /** The verdict on a tools/call request (undefined: it may leave), without answering or telling. */

@@ -6,6 +6,7 @@
 // request's id as written and its session, before its answer is given or it goes on.
 
 import { auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
+import type { AskUser } from '../guard/confirm.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
 import type { Realpath } from '../guard/paths.js';
 import { blockedReply } from '../guard/reply.js';
@@ -23,6 +24,10 @@ export interface CallGuardOptions {
   realpath?: Realpath;
   /** Told each tools/call judged (allowed or blocked), before its answer or the call goes on. */
   onAudit?: OnAudit;
+  /** Calls the user must confirm first (tool names, 'destructive'; see guard/confirm.ts). */
+  confirm?: readonly string[];
+  /** Asks the user about such a call (over HTTP the guard cannot ask the client itself). */
+  askUser?: AskUser;
 }
 
 /** Where a message came from, for the trail: its id as written and its session. */
@@ -43,7 +48,8 @@ export class CallGuard {
     private readonly log: (line: string) => void = () => {},
     private readonly options: CallGuardOptions = {},
   ) {
-    this.tools = new ToolCallGuard(options.roots ? { roots: options.roots, realpath: options.realpath } : {});
+    const { roots, realpath, confirm, askUser } = options;
+    this.tools = new ToolCallGuard({ ...(roots ? { roots, realpath } : {}), ...(confirm ? { confirm, askUser } : {}) });
   }
 
   /** Whether decisions are told (then callers give each message's context). */
@@ -90,14 +96,25 @@ export class CallGuard {
         return integrityReply(message.id, error, 'result');
       }
     }
-    const judge = (b: BlockedCall | undefined): Message | undefined => {
-      tell(b && { rule: b.rule, paths: b.path === undefined ? undefined : [b.path] });
+    const judge = (b: BlockedCall | undefined, confirmed = false): Message | undefined => {
+      tell(
+        b
+          ? { rule: b.rule, decision: b.decision, paths: b.path === undefined ? undefined : [b.path] }
+          : confirmed
+            ? { rule: 'confirm', decision: 'confirmed' }
+            : undefined,
+      );
       if (!b) return undefined;
       this.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
       return blockedReply(message.id, undefined, blockedText(b));
     };
+    // A call that passed and that the confirm rule names waits for askUser (no client to ask here).
+    const judged = (b: BlockedCall | undefined): MaybePromise<Message | undefined> => {
+      const asking = b ? undefined : this.tools.confirmation(message);
+      return asking ? this.tools.confirmCall(asking, undefined, message.id).then((r) => judge(r, true)) : judge(b);
+    };
     const v = this.tools.checkCall(message, ask);
-    return v instanceof Promise ? v.then(judge) : judge(v);
+    return v instanceof Promise ? v.then(judged) : judged(v);
   }
 
   /** Whether a message from the server (as the client sees it: ids and methods are never encoded) teaches the guard anything. */

@@ -3,6 +3,7 @@
 // StreamableHTTPClientTransport through its `fetch` option.
 import type { OnAudit } from '../guard/audit.js';
 import { type AuditEntry, inSession } from '../guard/audit.js';
+import type { AskUser } from '../guard/confirm.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { decodeBytes, readBounded } from './body.js';
 import type { GuardMode } from './call-guard.js';
@@ -49,6 +50,14 @@ export interface FilteringFetchOptions extends BodyOptions, CallTimeoutOptions {
    */
   onAudit?: OnAudit;
   /**
+   * With `guard`: calls the user must confirm first (tool names, and 'destructive' for tools
+   * annotated `destructiveHint: true` and not `readOnlyHint: true`), asked with `askUser`
+   * (`(request: { tool, argumentNames }, signal) => Promise<boolean>`; true lets the call go
+   * on). Without `askUser` such a call is blocked: over HTTP the guard cannot ask the client.
+   */
+  confirm?: readonly string[];
+  askUser?: AskUser;
+  /**
    * Told when an event stream is cut short because the encoder refused an event (the error
    * names the message and byte, never content); the stream then ends with an error for each
    * request it answers.
@@ -89,13 +98,15 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
     onAudit,
     callTimeoutMs,
     callTimeoutMaxMs,
+    confirm,
+    askUser,
     ...codec
   } = options;
   const max = codec.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const base: FetchLike = inner ?? ((input, init) => globalThis.fetch(input, init));
   // One tool list per MCP session (the wrapper may serve several, one after another when a
   // server restarts); a guard that holds none asks the server as the session.
-  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit, callTimeoutMs }, onGuardLog ?? (() => {}));
+  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit, callTimeoutMs, confirm, askUser }, onGuardLog ?? (() => {}));
   return async (input, init) => {
     // Looked at without building a Request first: that would lock a stream body we pass on.
     const given = input instanceof Request ? input : undefined;

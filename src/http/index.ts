@@ -1,5 +1,7 @@
 // mcp-payload-codec/http: filtering for MCP's Streamable HTTP transport, on Web-standard
 // Request, Response, fetch and streams only (Node 20+, browsers, Deno, Bun, edge workers).
+
+export type { AskUser, ConfirmRequest } from '../guard/confirm.js';
 export {
   type AccessOptions,
   type Authorize,

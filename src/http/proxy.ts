@@ -74,6 +74,8 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     onGuardLog,
     roots,
     onAudit,
+    confirm,
+    askUser,
     onStreamError,
     upstreamHeaders = {},
     authorize,
@@ -98,7 +100,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
   // One guard per MCP session (its own tool list), the sessions without an id sharing one
   // (session-guards.ts: made when the upstream issues the id, kept within bounds, dropped with
   // the session's DELETE). A guard that holds no list asks the upstream as that session.
-  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit, callTimeoutMs }, onGuardLog ?? log);
+  const guards = sessionGuards({ guard: mode, guardSessions, roots, onAudit, callTimeoutMs, confirm, askUser }, onGuardLog ?? log);
 
   /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
   const sentUpstream = (request: Request): Headers => {

@@ -3,6 +3,7 @@
 // is bounded in sessions and in the bytes of their lists, the least recently used forgotten
 // first. Forgetting is safe: a guard that holds no list asks the upstream for it, or blocks.
 import type { OnAudit } from '../guard/audit.js';
+import type { AskUser } from '../guard/confirm.js';
 import { Roots } from '../guard/paths.js';
 import { CallGuard, type CallGuardOptions, type GuardMode } from './call-guard.js';
 
@@ -104,6 +105,8 @@ export interface GuardOptions {
   onAudit?: OnAudit | undefined;
   /** A call time limit: it makes decisions for onAudit too (timed-out calls). */
   callTimeoutMs?: number | undefined;
+  confirm?: readonly string[] | undefined;
+  askUser?: AskUser | undefined;
 }
 
 /**
@@ -112,14 +115,19 @@ export interface GuardOptions {
  * server is elsewhere, its file system unseen.
  */
 export function sessionGuards(options: GuardOptions, log: (line: string) => void): SessionGuards | undefined {
-  const { guard, guardSessions, roots, onAudit, callTimeoutMs } = options;
+  const { guard, guardSessions, roots, onAudit, callTimeoutMs, confirm, askUser } = options;
   if (!guard) {
     if (roots || (onAudit && callTimeoutMs === undefined))
       throw new TypeError(
         'roots and onAudit need guard (the tool guard checks the paths and makes the decisions; or, for onAudit, callTimeoutMs)',
       );
+    if (confirm) throw new TypeError('confirm needs guard (the tool guard knows the tools)');
     return undefined;
   }
   if (roots) new Roots(roots);
-  return new SessionGuards(guard, log, guardSessions, undefined, { ...(roots ? { roots } : {}), ...(onAudit ? { onAudit } : {}) });
+  return new SessionGuards(guard, log, guardSessions, undefined, {
+    ...(roots ? { roots } : {}),
+    ...(onAudit ? { onAudit } : {}),
+    ...(confirm ? { confirm, askUser } : {}),
+  });
 }

@@ -1,7 +1,8 @@
 // mcp-payload-codec/mcp: wrappers for the MCP SDK's Transport interface. Nothing here loads
 // ajv: the tool guard imports its schema compiler the first time it validates.
 
-export type { AuditEntry, AuditRule, OnAudit } from '../guard/audit.js';
+export type { AuditDecision, AuditEntry, AuditRule, OnAudit } from '../guard/audit.js';
+export type { AskUser, ConfirmRequest } from '../guard/confirm.js';
 export type { GuardReply } from '../guard/reply.js';
 export { CallTimeoutTransport, type CallTimeoutTransportOptions } from './call-timeout.js';
 export { type FilterOptions, filterTransportIfEnabled, INVALID_PARAMS, PayloadFilteringTransport } from './filtering.js';

@@ -1,6 +1,6 @@
 // ToolCallGuardTransport: the tool-call guard (guard/tool.ts) at the client boundary of an SDK
 // transport.
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { OnAudit } from '../guard/audit.js';
 import { OwnRequests } from '../guard/own-requests.js';
@@ -26,11 +26,17 @@ export interface ToolCallGuardTransportOptions extends ToolCallGuardOptions {
  * A call the guard cannot judge (no list seen yet, or the list changed and the tool is not in
  * the last one) makes it ask the server for the list itself, through the inner transport; the
  * answer is its own, never delivered to the client.
+ *
+ * A call the `confirm` rule names is asked about with an `elicitation/create` delivered to the
+ * client (when it declared elicitation; its answer is taken out of what it sends, never sent on),
+ * else with the `askUser` option. Messages the client sends while it waits wait too, in order.
  */
 export class ToolCallGuardTransport extends TransportWrapper {
   readonly guard: ToolCallGuard;
   /** The guard's own tools/list requests, sent through the inner transport. */
   private readonly own = new OwnRequests((request) => this.inner.send(request as Message));
+  /** The guard's own requests to the client (confirmations), delivered as if the server sent them. */
+  private readonly toClient = new OwnRequests((request) => this.deliver(request as Message), 'client');
 
   /**
    * `options` go to the guard (`roots`, `realpath`, `policy`, `onAudit`...); the trail's entries
@@ -46,7 +52,22 @@ export class ToolCallGuardTransport extends TransportWrapper {
   }
 
   protected outgoing(message: Message): MaybePromise<Message | undefined> {
-    return this.checkEach(message, (m) => this.guard.outgoing(m, this.own.ask) as MaybePromise<Message | undefined>);
+    return this.checkEach(message, (m) => this.guard.outgoing(m, this.own.ask, this.toClient) as MaybePromise<Message | undefined>);
+  }
+
+  override send(message: Message, options?: TransportSendOptions): Promise<void> {
+    // The client's answer to a request of the guard's own is taken here, before the messages
+    // waiting behind the call it confirms (one of which it is).
+    if (this.toClient.isAnswer(message)) {
+      this.toClient.settle(message);
+      return Promise.resolve();
+    }
+    return super.send(message, options);
+  }
+
+  override close(): Promise<void> {
+    this.toClient.failAll('the transport closed');
+    return super.close();
   }
 
   protected incoming(message: Message, extra?: MessageExtraInfo): void {
