@@ -72,6 +72,9 @@ describe('--root on the command line', () => {
     const unguarded = cli(['connect', 'http://127.0.0.1:9/mcp', '--root', '/srv']);
     expect([unguarded.code, unguarded.stderr]).toEqual([2, expect.stringMatching(/--root needs --guard/)]);
     const audit = cli(['serve', '--audit', join(dir, 'audit.ndjson'), '--', 'true']);
-    expect([audit.code, audit.stderr]).toEqual([2, expect.stringMatching(/--audit needs --guard or --guard-tools-only \(/)]);
+    expect([audit.code, audit.stderr]).toEqual([
+      2,
+      expect.stringMatching(/--audit needs --guard, --guard-tools-only or --call-timeout \(/),
+    ]);
   });
 });

@@ -55,7 +55,7 @@ export class OwnRequests {
    * dialog closes; the server's own timeouts end its side).
    */
   constructor(
-    private readonly send: (message: Message) => void | Promise<unknown>,
+    private readonly send: (message: Message) => unknown,
     private readonly side: 'server' | 'client' = 'server',
   ) {}
 
