@@ -25,11 +25,14 @@ export const LIST_TIMEOUT_MS = 10_000;
 /** How every id of the guards' own requests starts. */
 export const OWN_ID_PREFIX = 'mcp-payload-codec/';
 const nonce = () => Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
-const NONCES = { server: nonce(), client: nonce() };
+// Drawn at the first id, not when the module loads: Workers refuse random values in global scope.
+let nonces: { server: string; client: string } | undefined;
 let issued = 0;
 /** A new id for one of the guards' own requests to `side` (`method`: what it asks, for a reader of the wire). */
-export const ownRequestId = (method = 'tools/list', side: 'server' | 'client' = 'server'): string =>
-  `${OWN_ID_PREFIX}${method.replace('/', '-')}/${NONCES[side]}-${++issued}`;
+export const ownRequestId = (method = 'tools/list', side: 'server' | 'client' = 'server'): string => {
+  nonces ??= { server: nonce(), client: nonce() };
+  return `${OWN_ID_PREFIX}${method.replace('/', '-')}/${nonces[side]}-${++issued}`;
+};
 
 /** Ids given up on that are still recognised when their answer comes late (the oldest forgotten). */
 const MAX_LATE = 256;
