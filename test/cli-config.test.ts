@@ -253,6 +253,16 @@ describe('the CLI with --config (child processes)', () => {
     });
   });
 
+  it("proxy and connect take roots as written: they are the server's paths, not this machine's", () => {
+    // (a relative one is refused as on the command line, not made absolute here)
+    const relative = config('remote-relative.json', { guard: true, root: ['data'] });
+    expect(cli(['connect', 'http://127.0.0.1:9/mcp', '--config', relative], '')).toMatchObject({
+      code: 2,
+      stderr: 'mcp-payload-codec: --root 1 is not an absolute path (the server runs elsewhere: nothing is resolved here)\n',
+    });
+    expect(configFromJson({ root: ['C:\\data', 'data'] }, DIR, undefined, ['root']).lists.root).toEqual(['C:\\data', 'data']);
+  });
+
   it('refuses an option the command does not take, as the command line does', () => {
     const path = config('port.json', { port: 8080 });
     expect(cli(['encode', '--config', path], message)).toMatchObject({

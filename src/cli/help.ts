@@ -85,8 +85,9 @@ and the guards work with every command they make sense for):
   --config FILE.json                    every command: options from a JSON object keyed by
                                         their names ({"guard": true, "root": ["src"], "port":
                                         8080, "terms": {...} or a file}); paths in it are
-                                        relative to its folder. The command line replaces a
-                                        value or a whole list of the file's; a flag set in
+                                        relative to its folder (not proxy and connect roots:
+                                        the server's, as written). The command line replaces
+                                        a value or a whole list of the file's; a flag set in
                                         either is set (--guard and --guard-tools-only replace
                                         each other). Not in it: --header, --upstream-header
                                         (they carry credentials). Its JSON Schema, for
