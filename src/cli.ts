@@ -87,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return command !== undefined || line.flags.help ? 0 : 2;
   }
-  if (!APPLIES[command]) throw new UsageError(`unknown command ${JSON.stringify(command)} (see --help)`);
+  if (!Object.hasOwn(APPLIES, command)) throw new UsageError(`unknown command ${JSON.stringify(command)} (see --help)`);
   checkApplies(line, command);
   const file = line.values.config;
   // (proxy and connect roots are the server's paths, checked lexically: as written, as on the command line)

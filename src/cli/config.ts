@@ -14,7 +14,7 @@ import {
   type FlagOption,
   LIST_OPTIONS,
   type ListOption,
-  NOT_IN_CONFIG,
+  notInConfig,
   ONE_OF,
   type OptionName,
   VALUE_OPTIONS,
@@ -120,9 +120,9 @@ export function configFromJson(
       if (typeof value !== 'string') refuse(at, 'must be a string');
       continue;
     }
-    const inConfig = (list: readonly string[]) => has(list, key) && NOT_IN_CONFIG[key as OptionName] === undefined;
+    const inConfig = (list: readonly string[]) => has(list, key) && notInConfig(key) === undefined;
     if (!inConfig(VALUE_OPTIONS) && !inConfig(LIST_OPTIONS) && !inConfig(FLAG_OPTIONS)) {
-      const why = NOT_IN_CONFIG[key as OptionName];
+      const why = notInConfig(key);
       refuse(at, why ? `is not taken from a config file (${why}); give --${key} on the command line` : 'is not an option (see --help)');
     }
     const why = notFor(key as OptionName);
