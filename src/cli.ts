@@ -87,10 +87,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return command !== undefined || line.flags.help ? 0 : 2;
   }
-  if (!APPLIES[command]) throw new UsageError(`unknown command ${JSON.stringify(command)} (see --help)`);
+  if (!Object.hasOwn(APPLIES, command)) throw new UsageError(`unknown command ${JSON.stringify(command)} (see --help)`);
   checkApplies(line, command);
   const file = line.values.config;
-  const config = file === undefined ? undefined : readConfig(file, (name) => notFor(command, name));
+  // (proxy and connect roots are the server's paths, checked lexically: as written, as on the command line)
+  const serverPaths: OptionName[] = command === 'proxy' || command === 'connect' ? ['root'] : [];
+  const config = file === undefined ? undefined : readConfig(file, (name) => notFor(command, name), serverPaths);
   if (config) line = withConfig(line, config);
   const maxBytes = maxMessageBytes(line);
   const options = { ...codecOptions(line), ...(maxBytes === undefined ? {} : { maxMessageBytes: maxBytes }) };

@@ -95,6 +95,10 @@ describe('configFromJson', () => {
       [{ terms: 3 }, '/terms: must be a terms file (relative to the config file) or the terms object'],
       [{ $schema: 3 }, '/$schema: must be a string'],
       [{ 'x\ny': 1 }, '/x\\u000ay: is not an option (see --help)'],
+      // (names an object inherits are no options either)
+      [JSON.parse('{"__proto__": {"guard": true}}'), '/__proto__: is not an option (see --help)'],
+      [{ constructor: 'SECRET' }, '/constructor: is not an option (see --help)'],
+      [{ toString: 'SECRET' }, '/toString: is not an option (see --help)'],
     ];
     for (const [json, message] of cases) {
       const got = refusal(json);
@@ -251,6 +255,20 @@ describe('the CLI with --config (child processes)', () => {
       code: 2,
       stderr: `mcp-payload-codec: --config ${unknown}: /gaurd: is not an option (see --help)\n`,
     });
+  });
+
+  it("proxy and connect take roots as written: they are the server's paths, not this machine's", () => {
+    // (a relative one is refused as on the command line, not made absolute here)
+    const relative = config('remote-relative.json', { guard: true, root: ['data'] });
+    expect(cli(['connect', 'http://127.0.0.1:9/mcp', '--config', relative], '')).toMatchObject({
+      code: 2,
+      stderr: 'mcp-payload-codec: --root 1 is not an absolute path (the server runs elsewhere: nothing is resolved here)\n',
+    });
+    expect(configFromJson({ root: ['C:\\data', 'data'] }, DIR, undefined, ['root']).lists.root).toEqual(['C:\\data', 'data']);
+  });
+
+  it('a command name an object inherits is no command', () => {
+    expect(cli(['toString'])).toMatchObject({ code: 2, stderr: 'mcp-payload-codec: unknown command "toString" (see --help)\n' });
   });
 
   it('refuses an option the command does not take, as the command line does', () => {

@@ -2,7 +2,7 @@
 // the rule from the guard's verdict, the request id as written, the argument paths concerned and
 // never an argument's value; the file is private (0600), appended to, and each line is in it
 // before the client has the answer it explains. Real child processes throughout.
-import { mkdtempSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -102,7 +102,7 @@ describe('wrap --audit', () => {
   it('logs a request the server never answered as timed-out, before the answer; appends to the file', async () => {
     const d = dir();
     const file = join(d, 'audit.ndjson');
-    writeFileSync(file, '{"earlier":true}\n');
+    writeFileSync(file, '{"earlier":true}\n', { mode: 0o600 });
     const s = new CliSession([
       'wrap',
       '--call-timeout',
@@ -137,4 +137,27 @@ describe('wrap --audit', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/--audit: cannot open the file \(ENOENT\)/);
   });
+
+  it.skipIf(process.platform === 'win32')(
+    'an existing trail others may read or write is refused (exit code 2), its group may read it',
+    () => {
+      // (its lines name sessions, which address them over HTTP; lines from others would be forged)
+      const d = dir();
+      for (const mode of [0o644, 0o602]) {
+        const file = join(d, `open-${mode.toString(8)}`);
+        writeFileSync(file, '', { mode });
+        chmodSync(file, mode); // (past the umask)
+        const r = cli(['wrap', '--guard', '--audit', file, '--', 'true']);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(
+          `mcp-payload-codec: --audit: the file is open to others (mode 0${mode.toString(8)}); chmod o-rwx it, or name a new one\n`,
+        );
+      }
+      const shared = join(d, 'group');
+      writeFileSync(shared, '', { mode: 0o640 });
+      chmodSync(shared, 0o640);
+      expect(cli(['wrap', '--guard', '--audit', shared, '--', 'true']).code).toBe(0);
+      expect(cli(['wrap', '--guard', '--audit', '/dev/null', '--', 'true']).code).toBe(0); // (not a regular file)
+    },
+  );
 });

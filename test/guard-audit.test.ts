@@ -43,4 +43,31 @@ describe('ToolCallGuard onAudit', () => {
     ]);
     expect(JSON.stringify(trail)).not.toMatch(/SECRET/);
   });
+
+  it('blocks a call whose arguments are no object (schema), where the roots would not see its paths', async () => {
+    // (an array's strings have no parameter name, so `/etc/passwd` in one is no path by the rule;
+    // a tool whose inputSchema leaves out `type: "object"` would let the array by)
+    const trail: AuditEntry[] = [];
+    const guard = new ToolCallGuard({ roots: ['/srv/work'], onAudit: (e) => trail.push(e) });
+    await ToolCallGuard.ready();
+    guard.outgoing({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} } as Message);
+    guard.incoming({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'read', inputSchema: {} }] } } as Message);
+    const raw = (id: number, args: unknown) =>
+      ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'read', arguments: args } }) as Message;
+    for (const [id, args] of [
+      [2, ['/etc/SECRET']],
+      [3, '/etc/SECRET'],
+      [4, 7],
+    ] as const)
+      expect(guard.outgoing(raw(id, args))).toMatchObject({ id, result: { isError: true } });
+    expect(guard.outgoing(raw(5, undefined))).toBeUndefined();
+    expect(guard.outgoing(raw(6, { path: 'inside' }))).toBeUndefined();
+    expect(trail.map(({ time, ...e }) => e)).toEqual([
+      { request: '2', tool: 'read', decision: 'blocked', rule: 'schema' },
+      { request: '3', tool: 'read', decision: 'blocked', rule: 'schema' },
+      { request: '4', tool: 'read', decision: 'blocked', rule: 'schema' },
+      { request: '5', tool: 'read', decision: 'allowed' },
+      { request: '6', tool: 'read', decision: 'allowed' },
+    ]);
+  });
 });

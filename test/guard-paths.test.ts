@@ -137,7 +137,7 @@ function referenceInside(value: string, roots: string[], flavour: Flavour, kind:
 }
 
 const SEGMENTS = ['a', 'b', 'data', 'Data', 'DATA', 'data2', '..', '.', '', 'x y', '...', '%2e%2e', 'sub'];
-const ENCODED = ['a', 'data', '%2e%2e', '..', '%64ata', 'x%20y', '.', 'sub', 'DATA'];
+const ENCODED = ['a', 'data', '%2e%2e', '..', '%64ata', 'x%20y', '.', 'sub', 'DATA', ' ', 'x y', 'da\tta'];
 const segments = (pieces: string[]) => fc.array(fc.constantFrom(...pieces), { maxLength: 7 });
 const sep = fc.constantFrom('/', '\\');
 const join = (parts: string[], seps: string[]) => parts.map((s, i) => (i ? seps[i % seps.length] : '') + s).join('');
@@ -211,6 +211,20 @@ describe('where a path lands, against node:path', () => {
       );
     });
   }
+
+  it('a file: URI with white space or a tab in it is read as the URL parser reads it', () => {
+    // (the parser drops tabs and line breaks, and takes a space as %20: `/etc/ /..` is `/etc`)
+    const roots = new Roots(['/data']);
+    for (const v of ['file:///etc/ /../passwd', 'file:///etc/pa\tsswd', 'FILE:///data/ /../../etc/passwd', 'file:///etc/x y'])
+      for (const kind of ['path', 'uri'] as const) expect(roots.inside(v, kind), `${kind} ${JSON.stringify(v)}`).toBe(false);
+    expect(roots.inside('file:///data/x y', 'uri')).toBe(true);
+    // Found whatever the parameter's name, as any file: URI is; prose after `file:` is not one.
+    expect(pathArguments({ resource: 'file:///etc/pa\tsswd', note: 'file:///etc/ /../passwd' }).map((a) => a.pointer)).toEqual([
+      '/resource',
+      '/note',
+    ]);
+    expect(pathArguments({ content: 'file: notes and more', text: 'file:\tsee below' })).toEqual([]);
+  });
 
   it('a value a server would trim is checked trimmed too', () => {
     const roots = new Roots(['/data']);

@@ -87,6 +87,9 @@ export const NOT_IN_CONFIG: { readonly [name in OptionName]?: string } = {
   header: 'headers carry credentials, which a config file must not hold',
   'upstream-header': 'headers carry credentials, which a config file must not hold',
 };
+/** Why a config file does not hold `name` (its own entry only: `toString` is no option), or undefined. */
+export const notInConfig = (name: string): string | undefined =>
+  Object.hasOwn(NOT_IN_CONFIG, name) ? NOT_IN_CONFIG[name as OptionName] : undefined;
 
 /** Commands whose arguments end with a child's command line. */
 export const CHILD_COMMANDS: ReadonlySet<string> = new Set(['wrap', 'serve']);

@@ -1,8 +1,11 @@
 // --audit FILE (wrap, serve, proxy, connect): the trail of the guards' decisions, one JSON line
-// each (guard/audit.ts), appended to a file private to its owner (mode 0600 when created).
+// each (guard/audit.ts), appended to a file private to its owner (mode 0600 when created). An
+// existing file that others may read or write is refused: its lines name sessions (which address
+// them over HTTP), and lines written by others would be taken for ours. Its group may read it
+// (as logrotate's `create 0640` leaves it); what is not a file (/dev/stderr) is not judged.
 // Written synchronously, so each line is in the file before the answer it explains leaves or the
 // call goes on; a write that fails throws, and the caller stops what it was about to let through.
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import type { AuditEntry } from '../guard/audit.js';
 import type { CommandLine } from './args.js';
 import { UsageError } from './usage-error.js';
@@ -21,6 +24,13 @@ export function openAuditFile(file: string, all: boolean): AuditFile {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     throw new UsageError(`--audit: cannot open the file (${code ?? (e as Error).message.split('\n')[0]})`);
+  }
+  const stat = fstatSync(fd);
+  if (process.platform !== 'win32' && stat.isFile() && (stat.mode & 0o007) !== 0) {
+    closeSync(fd);
+    throw new UsageError(
+      `--audit: the file is open to others (mode 0${(stat.mode & 0o777).toString(8)}); chmod o-rwx it, or name a new one`,
+    );
   }
   let open = true;
   return {

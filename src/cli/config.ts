@@ -14,7 +14,7 @@ import {
   type FlagOption,
   LIST_OPTIONS,
   type ListOption,
-  NOT_IN_CONFIG,
+  notInConfig,
   ONE_OF,
   type OptionName,
   VALUE_OPTIONS,
@@ -70,8 +70,11 @@ function inlineTerms(value: Record<string, unknown>, at: string): TermSetInput {
   return terms as TermSetInput;
 }
 
-/** One value checked against its type: the command-line string it stands for, or inline terms. */
-function checked(type: ValueType, value: unknown, at: string, dir: string): string | TermSetInput {
+/**
+ * One value checked against its type: the command-line string it stands for, or inline terms.
+ * A path is taken from `dir`, unless there is none (the server's path: as written).
+ */
+function checked(type: ValueType, value: unknown, at: string, dir: string | undefined): string | TermSetInput {
   switch (type.kind) {
     case 'string':
       if (typeof value !== 'string') refuse(at, 'must be a string');
@@ -86,24 +89,28 @@ function checked(type: ValueType, value: unknown, at: string, dir: string): stri
     case 'duration':
       if (typeof value !== 'string' || !DURATION.test(value)) refuse(at, 'must be a duration such as "90s", "10m" or "1h"');
       return value as string;
-    case 'path':
+    case 'path': {
       if (typeof value === 'string' && type.words?.includes(value)) return value; // (`"root": ["client"]`)
-      return resolve(dir, nonEmptyString(value, at, 'must be a non-empty path (relative to the config file)'));
+      const path = nonEmptyString(value, at, 'must be a non-empty path (relative to the config file)');
+      return dir === undefined ? path : resolve(dir, path);
+    }
     case 'terms':
       if (isObject(value)) return inlineTerms(value, at);
-      return resolve(dir, nonEmptyString(value, at, 'must be a terms file (relative to the config file) or the terms object'));
+      return resolve(dir!, nonEmptyString(value, at, 'must be a terms file (relative to the config file) or the terms object'));
   }
 }
 
 /**
  * A parsed config file checked and turned into command-line values; relative paths are taken
- * from `dir` (the file's folder). `notFor(name)` says why an option does not apply to the
- * command, or nothing when it does. Throws a UsageError naming the JSON pointer.
+ * from `dir` (the file's folder), except those of `serverPaths` (the server's own, where it runs
+ * elsewhere: proxy and connect roots), taken as written. `notFor(name)` says why an option does
+ * not apply to the command, or nothing when it does. Throws a UsageError naming the JSON pointer.
  */
 export function configFromJson(
   json: unknown,
   dir: string,
   notFor: (name: OptionName) => string | undefined = () => undefined,
+  serverPaths: readonly OptionName[] = [],
 ): ConfigOptions {
   if (!isObject(json)) refuse('', 'must hold a JSON object of options');
   const config: ConfigOptions = { values: {}, lists: {}, flags: {} };
@@ -113,22 +120,23 @@ export function configFromJson(
       if (typeof value !== 'string') refuse(at, 'must be a string');
       continue;
     }
-    const inConfig = (list: readonly string[]) => has(list, key) && NOT_IN_CONFIG[key as OptionName] === undefined;
+    const inConfig = (list: readonly string[]) => has(list, key) && notInConfig(key) === undefined;
     if (!inConfig(VALUE_OPTIONS) && !inConfig(LIST_OPTIONS) && !inConfig(FLAG_OPTIONS)) {
-      const why = NOT_IN_CONFIG[key as OptionName];
+      const why = notInConfig(key);
       refuse(at, why ? `is not taken from a config file (${why}); give --${key} on the command line` : 'is not an option (see --help)');
     }
     const why = notFor(key as OptionName);
     if (why) refuse(at, why);
+    const from = serverPaths.includes(key as OptionName) ? undefined : dir;
     if (has(FLAG_OPTIONS, key)) {
       if (typeof value !== 'boolean') refuse(at, 'must be true or false');
       if (value) config.flags[key as FlagOption] = true;
     } else if (has(LIST_OPTIONS, key)) {
       if (!Array.isArray(value)) refuse(at, 'must be an array');
       const type = valueType(key as ListOption);
-      config.lists[key as ListOption] = (value as unknown[]).map((item, i) => checked(type, item, pointer(at, i), dir) as string);
+      config.lists[key as ListOption] = (value as unknown[]).map((item, i) => checked(type, item, pointer(at, i), from) as string);
     } else {
-      const got = checked(valueType(key as ValueOption), value, at, dir);
+      const got = checked(valueType(key as ValueOption), value, at, from);
       if (typeof got === 'string') config.values[key as ValueOption] = got;
       else config.inlineTerms = got;
     }
@@ -136,8 +144,12 @@ export function configFromJson(
   return config;
 }
 
-/** Reads `--config FILE` (relative to the working directory); usage errors name the file. */
-export function readConfig(file: string, notFor: (name: OptionName) => string | undefined): ConfigOptions {
+/** Reads `--config FILE` (relative to the working directory); usage errors name the file (see configFromJson). */
+export function readConfig(
+  file: string,
+  notFor: (name: OptionName) => string | undefined,
+  serverPaths: readonly OptionName[] = [],
+): ConfigOptions {
   const fail = (what: string): never => {
     throw new UsageError(`--config ${file}: ${what}`);
   };
@@ -157,7 +169,7 @@ export function readConfig(file: string, notFor: (name: OptionName) => string | 
     fail(`not JSON${before ? ` (line ${before.length}, column ${before.at(-1)!.length + 1})` : ''}`);
   }
   try {
-    return configFromJson(json, dirname(resolve(file)), notFor);
+    return configFromJson(json, dirname(resolve(file)), notFor, serverPaths);
   } catch (e) {
     if (e instanceof UsageError) fail(e.message);
     throw e;

@@ -33,12 +33,13 @@ Commands:
         -32001), sends the server notifications/cancelled for it and drops its late answer.
         Progress notifications for it restart its timer, up to --call-timeout-max in all.
         --audit FILE appends one JSON line per blocked, confirmed, declined or timed-out call
-        to FILE (mode 0600, written before the answer leaves): time, request (the id as
-        written), tool, decision, rule (unknown-tool, schema, damaged, outside-roots, confirm,
-        timeout) and the argument paths, never their values. --audit-all logs allowed calls
-        too. serve, proxy and connect take --root DIR and --audit too (proxy and connect: the
-        server is elsewhere, so each DIR must be absolute and the check is lexical: symlinks
-        there are not seen; entries hold the Mcp-Session-Id as session).
+        to FILE (mode 0600; one others may read or write is refused; written before the answer
+        leaves): time, request (the id as written), tool, decision, rule (unknown-tool, schema,
+        damaged, outside-roots, confirm, timeout) and the argument paths, never their values.
+        --audit-all logs allowed calls too. serve, proxy and connect take --root DIR and --audit
+        too (proxy and connect: the server is elsewhere, so each DIR must be absolute and the
+        check is lexical: symlinks there are not seen; entries hold the Mcp-Session-Id as
+        session).
         Exit status: the child's exit code; if the child died of a signal, wrap raises that
         signal on itself, unless wrap had passed that signal on (it got SIGINT, SIGTERM or
         SIGHUP): then 128 + its number (130, 143, 129). 1 if wrap itself failed (reason on
@@ -85,8 +86,9 @@ and the guards work with every command they make sense for):
   --config FILE.json                    every command: options from a JSON object keyed by
                                         their names ({"guard": true, "root": ["src"], "port":
                                         8080, "terms": {...} or a file}); paths in it are
-                                        relative to its folder. The command line replaces a
-                                        value or a whole list of the file's; a flag set in
+                                        relative to its folder (not proxy and connect roots:
+                                        the server's, as written). The command line replaces
+                                        a value or a whole list of the file's; a flag set in
                                         either is set (--guard and --guard-tools-only replace
                                         each other). Not in it: --header, --upstream-header
                                         (they carry credentials). Its JSON Schema, for

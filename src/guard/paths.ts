@@ -10,7 +10,9 @@
 //   `source_path`, `targetDir`, `fileName`, `saveTo`; not `profile`, `pathPattern`,
 //   `targetLanguage`, `outputType`);
 // - or its schema says `format: "uri"` / `"uri-reference"`;
-// - or it is a `file:` URI, whatever its name, at any depth.
+// - or it is a `file:` URI, whatever its name, at any depth (as a URL parser reads it: tabs and
+//   line breaks in it dropped; `file:/` then anything, or `file:` then no space: not prose).
+// A path or uri parameter's value that a URL parser reads as `file:` is a file URI, spaces or not.
 // A value of a uri parameter (or format) with another scheme (`https:`) is not a local path.
 //
 // Resolution: relative paths against the first root (and again with white space and quotes
@@ -81,7 +83,19 @@ export function pathName(name: string): 'path' | 'uri' | undefined {
   return w.length > 1 && isPathWord(w.at(-2)! + last) ? 'path' : undefined;
 }
 
-const isFileUri = (s: string) => /^file:\S*$/i.test(s);
+/** A string as a URL parser reads it: tabs and line breaks dropped, C0 controls and spaces around it trimmed. */
+function urlText(s: string): string {
+  const t = s.replace(/[\t\n\r]/g, '');
+  let start = 0;
+  let end = t.length;
+  while (start < end && t.charCodeAt(start) <= 0x20) start++;
+  while (end > start && t.charCodeAt(end - 1) <= 0x20) end--;
+  return t.slice(start, end);
+}
+/** Whether a string of any parameter is a `file:` URI: `file:/` then anything, or `file:` then no space (prose, `file: notes`, is not). */
+const isFileUri = (s: string) => /^file:(?:\/|[^ ]*$)/i.test(urlText(s));
+/** Whether a path or uri parameter's value is read as a `file:` URI by a server that parses URLs. */
+const hasFileScheme = (s: string) => /^file:/i.test(urlText(s));
 
 type Schema = Record<string, unknown> | undefined;
 const asSchema = (s: unknown): Schema =>
@@ -276,7 +290,7 @@ export class Roots {
 
   private insideAsIs(value: string, kind: 'path' | 'uri'): boolean {
     let path = value;
-    if (isFileUri(value)) {
+    if (hasFileScheme(value)) {
       const p = fileUriPath(value, this.flavour);
       if (p === undefined) return false;
       path = p;

@@ -333,8 +333,11 @@ export class ToolCallGuard {
   /** The verdict on a tools/call request (undefined: it may leave), without answering or telling. */
   checkCall(message: Message, ask?: ListTools): MaybePromise<BlockedCall | undefined> {
     const params = (message as { params?: { name?: unknown; arguments?: unknown } }).params ?? {};
-    const args = (typeof params.arguments === 'object' && params.arguments !== null ? params.arguments : {}) as Record<string, unknown>;
-    return this.verdict(String(params.name), args, ask);
+    const given = params.arguments;
+    // (MCP's arguments are an object: the checks below read names, and an array's are none)
+    if (given !== undefined && given !== null && (typeof given !== 'object' || Array.isArray(given)))
+      return { toolName: String(params.name), rule: 'schema', reason: 'its arguments are not an object' };
+    return this.verdict(String(params.name), (given ?? {}) as Record<string, unknown>, ask);
   }
 
   /** A message from the server: learns tool lists (all pages) and list changes. */

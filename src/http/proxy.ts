@@ -55,6 +55,22 @@ const HOP_BY_HOP = [
   'proxy-authenticate',
 ];
 
+/**
+ * Whether a body is a JSON object or array (after a BOM), as a server that does not go by its
+ * Content-Type could read it: under a guard, only bodies sent as JSON are read, so one of these
+ * sent as another type would pass unread.
+ */
+function holdsJson(bytes: Uint8Array): boolean {
+  const text = new TextDecoder().decode(bytes).trim();
+  if (!/^[{[]/.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function withoutHopByHop(source: Headers): Headers {
   const headers = new Headers(source);
   for (const name of (source.get('connection') ?? '').split(',')) if (name.trim()) headers.delete(name.trim());
@@ -227,6 +243,9 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
           if (!guarded.forward) return reply!;
           body = guarded.forward;
         }
+      } else if (guard && request.method === 'POST' && holdsJson(original)) {
+        log(`${request.method} refused: a JSON body not sent as application/json, which the guard would not read (415)`);
+        return jsonError(415, -32000, 'Unsupported Media Type: a JSON body must be sent as application/json');
       }
     }
     const headers = sentUpstream(request);
