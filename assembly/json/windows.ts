@@ -90,9 +90,9 @@ export function escapeMapAt(map: usize, entries: i32): void {
 /** Notes an escape (entry k of the map; the caller keeps k below gMapEntries). */
 @inline export function mapEscape(k: i32, decStart: i32, decEnd: i32, rawEnd: i32): void {
   const m = gMap + <usize>k * ESCAPE_ENTRY_SIZE;
-  store<i32>(m + ESC_DEC_START, decStart);
-  store<i32>(m + ESC_DEC_END, decEnd);
-  store<i32>(m + ESC_RAW_END, rawEnd);
+  store<i32>(m, decStart, ESC_DEC_START);
+  store<i32>(m, decEnd, ESC_DEC_END);
+  store<i32>(m, rawEnd, ESC_RAW_END);
 }
 
 /** Lets writeMatches use the first `entries` of the map (-1: none). */
@@ -116,9 +116,9 @@ export function advance(raw: usize, rawLen: i32, target: i32): void {
     // below); between them raw and decoded bytes correspond one to one.
     while (gMapAt < gEscapeMap) {
       const m = gMap + <usize>gMapAt * ESCAPE_ENTRY_SIZE;
-      if (target <= load<i32>(m + ESC_DEC_START) || gCurDec >= target) break;
-      gCurDec = load<i32>(m + ESC_DEC_END);
-      gCurRaw = load<i32>(m + ESC_RAW_END);
+      if (target <= load<i32>(m, ESC_DEC_START) || gCurDec >= target) break;
+      gCurDec = load<i32>(m, ESC_DEC_END);
+      gCurRaw = load<i32>(m, ESC_RAW_END);
       gMapAt++;
     }
     if (gCurDec < target) {
