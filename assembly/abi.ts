@@ -67,7 +67,7 @@ export const J_AUX: usize = 84; // ptr: decoded token bytes of one window
 export const J_CAND_STATE: usize = 88;
 export const J_CAND_BEST: usize = 92;
 export const J_SMALL_LEN: usize = 96;
-export const J_EVENTS: usize = 100; // ptr: events of one call, EV_SIZE bytes each
+export const J_EVENTS: usize = 100; // ptr: events of one call, EV_SIZE bytes each (room for J_EV_CAP)
 export const J_EV_COUNT: usize = 104;
 export const J_OUT_LEN: usize = 108; // output bytes of the last call
 export const J_ERROR: usize = 112; // E_*, or 0
@@ -105,7 +105,8 @@ export const J_CAND_KNOWN: usize = 244;
 // stopped (LINES_*).
 export const J_LINES_MESSAGES: usize = 248;
 export const J_LINES_STOP: usize = 252;
-export const J_SIZE: usize = 256;
+export const J_EV_CAP: usize = 256; // events J_EVENTS has room for (the host's: see EV_PER_BYTE)
+export const J_SIZE: usize = 260;
 
 export const STACK_ENTRY_SIZE: usize = 2; // u16
 
@@ -128,6 +129,13 @@ export const P_STRING: u32 = 6;
 
 // Events: [kind, a, b], u32 each; offsets are message output offsets.
 export const EV_SIZE: u32 = 12;
+// How many events one call writes: at most EV_PER_BYTE per input byte plus EV_PER_CALL (the
+// events of bytes read before the call: a string's closing quote, or jsonFinish). The host
+// gives J_EVENTS room for that many; past J_EV_CAP the core writes no event and fails the
+// call with E_EVENTS. (The most a byte reaches: a `}` closing a payload object that holds a
+// `data` and a `blob` not yet resolved, decoding: two EV_RESOLVE and EV_OBJ_CLOSE.)
+export const EV_PER_BYTE: u32 = 3;
+export const EV_PER_CALL: u32 = 5;
 export const EV_DEFER_START: u32 = 1; // a: where the deferred value starts, b: DEFER_*
 export const EV_DEFER_END: u32 = 2; // a: where it ends
 export const EV_RESOLVE: u32 = 3; // a: RESOLVE_*, b: DEFER_* (the latest open deferral of that kind)
@@ -161,6 +169,14 @@ export const E_DEPTH: u32 = 5;
 export const E_INCOMPLETE: u32 = 6;
 export const E_NEED_MEMORY: u32 = 7; // not an error: the string windows must grow, then the rest is fed again
 export const E_TYPE_CONFLICT: u32 = 8;
+export const E_EVENTS: u32 = 9; // a bug, not the input's fault: more events than J_EV_CAP (EV_PER_BYTE)
+
+// ---- The escape map (json/windows.ts): where a whole string's decoder met each escape. The
+// core has one of its own; jsonLarge borrows the host's (`mapEntries` entries at `map`). ----
+export const ESC_DEC_START: u32 = 0; // i32: decoded offset where the escape's text starts
+export const ESC_DEC_END: u32 = 4; // i32: decoded offset where it ends
+export const ESC_RAW_END: u32 = 8; // i32: raw offset where the escape ends
+export const ESCAPE_ENTRY_SIZE: u32 = 12;
 
 // ---- jsonMessages (json/framed.ts): the frame table, FRAME_SIZE bytes per message body ----
 export const FRAME_SIZE: u32 = 16;

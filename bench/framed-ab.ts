@@ -1,13 +1,15 @@
 // Content-Length and SSE with the core's batch entry on and off, beside NDJSON, in one process,
 // alternating, timed in CPU time (issue #17): node scripts/run-ts.mjs bench/framed-ab.ts [rounds] [decode]
 // Not part of `npm run bench`: it compares the internal switch's two paths.
+
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from './corpus.ts';
 
 const CHUNK = 64 * 1024;
 function run(input: Uint8Array, options: StreamOptions, lines: boolean, mode: 'encode' | 'decode' = 'encode'): number {
   let total = 0;
-  const t = createByteTransformer(
+  const t = byteTransformer(
     mode,
     options,
     (b) => {

@@ -1,12 +1,15 @@
 // The WASM interface is defined once, in assembly/abi.ts: the core exports each constant as a
 // global, and the build writes them into src/core/abi.ts for the host. These tests fail if the
-// host's copy and either build of the core disagree, or if host code spells a constant of the
-// interface itself instead of importing it.
+// host's copy and either build of the core disagree, if host code spells a constant of the
+// interface itself instead of importing it, or if the functions either build exports differ
+// from the ones CoreExports (src/core/instance.ts) declares; and the shipped builds carry no
+// test hook (test/core-hooks.ts: the test builds add them).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as abi from '../src/core/abi.ts';
 import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from '../src/core/wasm-bytes.ts';
+import { exportedFunctions } from './wasm-signatures.ts';
 
 const host: Record<string, number> = { ...abi };
 const names = Object.keys(host);
@@ -32,21 +35,89 @@ describe('the WASM interface', () => {
     expect(core).toEqual(host);
   });
 
-  it('lays out the descriptor and the transducer state without overlap, inside their sizes', () => {
+  it('lays out the descriptor, the transducer state and the escape map entry without overlap, inside their sizes', () => {
     // Fields are u32 unless a NAME_SIZE constant gives their size.
-    const fits = (prefix: string, size: number) => {
+    const fits = (prefix: string, size: number, least: number) => {
       const fields = names
         .filter((n) => n.startsWith(prefix) && !n.endsWith('_SIZE'))
         .map((n) => ({ n, at: host[n]!, size: host[`${n}_SIZE`] ?? 4 }))
         .sort((a, b) => a.at - b.at);
-      expect(fields.length).toBeGreaterThan(10);
+      expect(fields.length).toBeGreaterThanOrEqual(least);
       for (const [k, f] of fields.entries()) {
         expect(f.at % 4, f.n).toBe(0);
         expect(f.at + f.size, f.n).toBeLessThanOrEqual(fields[k + 1]?.at ?? size);
       }
     };
-    fits('D_', abi.DESCRIPTOR_SIZE);
-    fits('J_', abi.J_SIZE);
+    fits('D_', abi.DESCRIPTOR_SIZE, 16);
+    fits('J_', abi.J_SIZE, 50);
+    fits('ESC_', abi.ESCAPE_ENTRY_SIZE, 3);
+  });
+});
+
+/** The members an interface declares in a TS file: methods as [parameter types, return type], and properties. */
+function declared(file: string, name: string): { methods: Map<string, [string[], string]>; properties: string[] } {
+  const text = readFileSync(join(import.meta.dirname, file), 'utf8');
+  const start = text.indexOf(`export interface ${name} {`);
+  const body = text
+    .slice(start, text.indexOf('\n}', start))
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\/\/.*$/gm, '');
+  const methods = new Map<string, [string[], string]>();
+  for (const m of body.matchAll(/^\s*(\w+)\(([^)]*)\):\s*([^;]+);/gm)) {
+    const params = m[2]!.split(',').filter((p) => p.trim() !== '');
+    methods.set(m[1]!, [params.map((p) => p.split(':')[1]!.trim()), m[3]!.trim()]);
+  }
+  const properties = [...body.matchAll(/^\s*(?:readonly\s+)?(\w+):/gm)].map((m) => m[1]!);
+  return { methods, properties };
+}
+
+/** A declared method as a WASM signature: numbers are i32 (the core's usize, i32 and u32), void is no result. */
+const asWasm = ([params, result]: [string[], string]) => ({
+  params: params.map((p) => (p === 'number' ? 'i32' : p)),
+  results: result === 'void' ? [] : [result === 'number' ? 'i32' : result],
+});
+
+describe('the functions the core exports', () => {
+  const coreExports = declared('../src/core/instance.ts', 'CoreExports');
+  const hooks = declared('core-hooks.ts', 'CoreHooks');
+  const shipped = { SIMD: Buffer.from(SIMD_WASM_BASE64, 'base64'), scalar: Buffer.from(SCALAR_WASM_BASE64, 'base64') };
+  const testBuilds = {
+    SIMD: readFileSync(join(import.meta.dirname, '../build/core-hooks.simd.wasm')),
+    scalar: readFileSync(join(import.meta.dirname, '../build/core-hooks.scalar.wasm')),
+  };
+
+  it('reads the declarations and the modules (the checks below see real ones)', () => {
+    expect(coreExports.methods.size).toBeGreaterThan(8);
+    expect(coreExports.methods.get('jsonLarge')).toEqual([Array(6).fill('number'), 'number']);
+    expect(coreExports.properties).toEqual(['memory']);
+    expect([...hooks.methods.keys()].sort()).toEqual(['indexedPath', 'keyId', 'wholeScans']);
+    // The parse of the binary agrees with the engine on every exported function's arity.
+    for (const bytes of [...Object.values(shipped), ...Object.values(testBuilds)]) {
+      const found = exportedFunctions(bytes);
+      const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), {});
+      const engine = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).filter((e) => e.kind === 'function');
+      expect(engine.length).toBeGreaterThan(8);
+      expect([...found.keys()].sort()).toEqual(engine.map((e) => e.name).sort());
+      for (const [name, sig] of found) expect(sig.params.length, name).toBe((instance.exports[name] as () => unknown).length);
+    }
+  });
+
+  it.each(Object.entries(shipped))(
+    'the shipped %s core exports exactly the functions of CoreExports, with their signatures',
+    (_, bytes) => {
+      const found = Object.fromEntries(exportedFunctions(bytes));
+      const wanted = Object.fromEntries([...coreExports.methods].map(([n, m]) => [n, asWasm(m)]));
+      expect(found).toEqual(wanted);
+      const others = WebAssembly.Module.exports(new WebAssembly.Module(bytes)).filter((e) => e.kind !== 'function' && e.kind !== 'global');
+      expect(others).toEqual([{ name: 'memory', kind: 'memory' }]);
+    },
+  );
+
+  it.each(Object.entries(testBuilds))('the %s test build adds the hooks of test/core-hooks.ts and nothing else', (variant, bytes) => {
+    const found = Object.fromEntries(exportedFunctions(bytes));
+    const wanted = Object.fromEntries([...coreExports.methods, ...hooks.methods].map(([n, m]) => [n, asWasm(m)]));
+    expect(found).toEqual(wanted);
+    expect(exportedGlobals(bytes.toString('base64'))).toEqual(exportedGlobals(variant === 'SIMD' ? SIMD_WASM_BASE64 : SCALAR_WASM_BASE64));
   });
 });
 

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import { createByteTransformer } from '../src/stream/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { runs } from './arbitraries.ts';
 import { bytes, choices, oneByteChunks, split, streamAgreesWithObjectApi, text, transformChunks, writeJson } from './stream-helpers.ts';
 
@@ -209,7 +209,7 @@ describe("a whole base64 data: URI's header", () => {
           const { frame, bodies } = FRAMINGS[framing];
           const data = bytes(frame(writeJson(m, ch)));
           const parts: Uint8Array[] = [];
-          const t = createByteTransformer('encode', { framing }, (o) => void parts.push(o.slice()), { lines });
+          const t = byteTransformer('encode', { framing }, (o) => void parts.push(o.slice()), { lines });
           for (const piece of split(
             data,
             cuts.map((k) => k % (data.length + 1)),

@@ -1,6 +1,6 @@
 // Adversarial checks of the escape map (assembly/json/windows.ts `advance`, indexed.ts
 // `decodeText`): the indexed path writes matches by jumping from escape to escape, the byte path
-// (core.indexedPath(0)) searches the raw bytes. Strings built unit by unit, each character written
+// (hooks.indexedPath(0)) searches the raw bytes. Strings built unit by unit, each character written
 // raw or escaped every way JSON allows (short escapes, \u in either hex case, pairs with halves
 // in mixed case), plus lone halves, a high half before a non-low \u or a short escape; matches and
 // tokens (tokens themselves written with escapes) right before, after and between escapes;
@@ -8,15 +8,17 @@
 // from one to the next; custom terms holding characters JSON escapes; NFKC and ASCII folding;
 // and strings with 1,022 to 1,026 map entries (the map holds 1,024).
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { core } from '../src/core/instance.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
+import { hooks } from './core-hooks.ts';
 import { describeError } from './ndjson-scenarios.ts';
 import { bytes } from './stream-helpers.ts';
 
+vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
+
 afterEach(() => {
-  core.indexedPath(1);
+  hooks.indexedPath(1);
 });
 
 const hex4 = (u: number, upper: boolean) => {
@@ -166,11 +168,11 @@ function run(mode: 'encode' | 'decode', codec: StreamOptions, input: Uint8Array)
 
 /** Runs on the indexed path and on the byte path; returns whether the indexed path took it. */
 function agree(mode: 'encode' | 'decode', codec: StreamOptions, input: Uint8Array): boolean {
-  const before = core.indexedPath(1);
+  const before = hooks.indexedPath(1);
   const on = run(mode, codec, input);
-  const taken = core.indexedPath(0) > before;
+  const taken = hooks.indexedPath(0) > before;
   expect(on).toEqual(run(mode, codec, input));
-  core.indexedPath(1);
+  hooks.indexedPath(1);
   return taken;
 }
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../src/compiled.ts';
 import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
 import { resolveOptions } from '../src/options.ts';
-import { createByteTransformer } from '../src/stream/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { anyString, fragmentString, runs } from './arbitraries.ts';
 import { foldedOccurrences, foldedPatterns, foldMap, lookalikeText, refFold, spreadTerm, tokenSpans } from './fold-reference.ts';
 import { bytes, choices, split, text, writeJson } from './stream-helpers.ts';
@@ -116,7 +116,7 @@ describe.each(sets)('fold nfkc, $name', ({ terms, codec, options, widen }) => {
         const data = bytes(line);
         const out = (chunks: Uint8Array[]) => {
           const parts: Uint8Array[] = [];
-          const t = createByteTransformer('encode', options, (b) => void parts.push(b.slice()), { lines: false });
+          const t = byteTransformer('encode', options, (b) => void parts.push(b.slice()), { lines: false });
           for (const c of chunks) t.push(c);
           t.close();
           return text(Buffer.concat(parts));

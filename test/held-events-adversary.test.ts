@@ -7,6 +7,7 @@
 // in a buffer scribbled over after each push; events around CARRY bytes and data around FRAMED.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { FRAMED, LARGE_LINE } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
@@ -177,7 +178,7 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; atEnds: number[] 
   const atEnds: number[] = [];
   const ends = eventEnds(input, s.bom ? 3 : 0);
   const { out, written: total, options } = traced('sse', s, sizes, log);
-  const t = createByteTransformer(s.mode, options, out, { lines: batch });
+  const t = byteTransformer(s.mode, options, out, { lines: batch });
   try {
     let at = 0;
     pushCut(s, input, cuts, JUNK, (c) => {
@@ -195,7 +196,7 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; atEnds: number[] 
 /** The whole output of `input` cut at `cuts`, with the batch on or off, and the error. */
 function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]): unknown[] {
   const log: unknown[] = [];
-  const t = createByteTransformer(mode, { framing: 'sse', ...options }, hexAppender(log), { lines: batch });
+  const t = byteTransformer(mode, { framing: 'sse', ...options }, hexAppender(log), { lines: batch });
   try {
     let from = 0;
     for (const p of [...cuts, input.length]) {
@@ -453,7 +454,7 @@ describe('held SSE events (adversary)', () => {
     ] as const) {
       const writtenAfter = (batch: boolean) => {
         let total = 0;
-        const t = createByteTransformer(
+        const t = byteTransformer(
           'encode',
           { framing: 'sse' },
           (b) => {
@@ -484,7 +485,7 @@ describe('held SSE events (adversary)', () => {
     const lines = `data: ${progress(1)}\n${': c\n'.repeat(2000)}\n`;
     const input = bytes(long + lines + long + lines);
     const push = (batch: boolean, size: number) => () => {
-      const t = createByteTransformer('encode', { framing: 'sse' }, () => {}, { lines: batch });
+      const t = byteTransformer('encode', { framing: 'sse' }, () => {}, { lines: batch });
       for (let at = 0; at < input.length; at += size) t.push(input.subarray(at, at + size));
       t.close();
     };
@@ -514,7 +515,7 @@ describe('held SSE events (adversary)', () => {
         } as typeof indexOf;
       });
       try {
-        const t = createByteTransformer('encode', { framing: 'sse' }, () => {}, { lines: batch });
+        const t = byteTransformer('encode', { framing: 'sse' }, () => {}, { lines: batch });
         for (let at = 0; at < input.length; at += 1) t.push(input.subarray(at, at + 1));
         t.close();
       } finally {

@@ -7,6 +7,7 @@
 // first and last byte, with empty chunks between, and in a buffer scribbled over after each push.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
@@ -118,7 +119,7 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; written: number[]
   const log: unknown[] = [];
   const written: number[] = [];
   const { out, written: total, options } = traced('content-length', s, sizes, log);
-  const t = createByteTransformer(s.mode, options, out, { lines: batch });
+  const t = byteTransformer(s.mode, options, out, { lines: batch });
   try {
     pushCut(s, input, cuts, JUNK, (c) => {
       t.push(c);
@@ -134,7 +135,7 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; written: number[]
 /** The whole output of `input` cut into pieces of `size` (or at `cuts`), with the batch on or off. */
 function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]): unknown[] {
   const log: unknown[] = [];
-  const t = createByteTransformer(mode, { framing: 'content-length', ...options }, (b) => void log.push(Buffer.from(b).toString('hex')), {
+  const t = byteTransformer(mode, { framing: 'content-length', ...options }, (b) => void log.push(Buffer.from(b).toString('hex')), {
     lines: batch,
   });
   try {
@@ -266,7 +267,7 @@ describe('held Content-Length frames (adversary)', () => {
     const one = `X-Pad: ${'p'.repeat(1000)}\r\nContent-Length: ${json.length}\r\n\r\n${json}`;
     const input = bytes(one.repeat(256)); // 270 KB, in 4-byte chunks
     const pushIn4s = (batch: boolean) => () => {
-      const t = createByteTransformer('encode', { framing: 'content-length' }, () => {}, { lines: batch });
+      const t = byteTransformer('encode', { framing: 'content-length' }, () => {}, { lines: batch });
       for (let at = 0; at < input.length; at += 4) t.push(input.subarray(at, at + 4));
       t.close();
     };

@@ -7,6 +7,7 @@
 // without '\n', callbacks that throw while a line is held, custom terms and folding.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { LARGE_LINE, LINES } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
@@ -131,7 +132,7 @@ function trace(s: Scenario, lines: boolean): unknown[] {
           log.push([name, ...describeError(e)]);
           if (how === 'throw') throw new Error(`${name} callback threw`);
         };
-  const t = createByteTransformer(
+  const t = byteTransformer(
     s.mode,
     {
       ...s.codec,
@@ -201,7 +202,7 @@ describe('held NDJSON lines, adversarially', () => {
               const chunks = [input.subarray(0, a), input.subarray(a, b), input.subarray(b)];
               const go = (lines: boolean) => {
                 const log: unknown[] = [];
-                const t = createByteTransformer(
+                const t = byteTransformer(
                   'encode',
                   { maxMessageBytes: limit, onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]) },
                   (o) => void log.push(Buffer.from(o).toString('hex')),
@@ -276,7 +277,7 @@ describe('held NDJSON lines, adversarially', () => {
     for (const size of [7, 1000, HELD - 1, HELD, HELD + 1, HELD + 2]) {
       const go = (lines: boolean) => {
         const out: Buffer[] = [];
-        const t = createByteTransformer('encode', {}, (o) => void out.push(Buffer.from(o)), { lines });
+        const t = byteTransformer('encode', {}, (o) => void out.push(Buffer.from(o)), { lines });
         for (let at = 0; at < line.length; at += size) t.push(line.slice(at, at + size));
         t.close();
         return Buffer.concat(out);
@@ -311,7 +312,7 @@ describe('held NDJSON lines, adversarially', () => {
         pieces.map((p) => p.slice()),
       );
       const out: Uint8Array[] = [];
-      const t = createByteTransformer(mode, {}, (o) => void out.push(o.slice()), { lines: false });
+      const t = byteTransformer(mode, {}, (o) => void out.push(o.slice()), { lines: false });
       t.push(input);
       t.close();
       expect(Buffer.from(got).equals(Buffer.concat(out))).toBe(true);

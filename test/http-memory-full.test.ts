@@ -11,7 +11,8 @@ import { listen } from '../src/cli/node-http.ts';
 import { runProxy } from '../src/cli/proxy.ts';
 import { allocate, free, heapStats } from '../src/core/memory.ts';
 import { WasmMemoryFullError } from '../src/errors.ts';
-import { type ByteTransformer, createByteTransformer } from '../src/stream/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
+import type { ByteTransformer } from '../src/stream/index.ts';
 import { bytes } from './stream-helpers.ts';
 
 const cleanup: (() => unknown)[] = [];
@@ -28,7 +29,7 @@ function fillMemory(): { held: ByteTransformer[]; filler: [number, number] } {
   const held: ByteTransformer[] = [];
   try {
     for (let i = 0; i < 100; i++) {
-      const t = createByteTransformer('encode', {}, () => {}, { lines: false });
+      const t = byteTransformer('encode', {}, () => {}, { lines: false });
       t.push(bytes('{"jsonrpc":"2.0","id":1,"result":{"text":"qw'));
       held.push(t);
     }

@@ -6,19 +6,22 @@
 // every UTF-8 edge; near the 16 KiB decoded window. Where it takes a line, the output means
 // what the object API says. And a line 4x as long costs about 4x.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { core } from '../src/core/instance.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCodec } from '../src/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
+import { hooks } from './core-hooks.ts';
 import { B, BAD_UTF8, cat, hostileLine } from './hostile-lines.ts';
 import { describeError } from './ndjson-scenarios.ts';
 import { growth, LINEAR_BOUND } from './scaling.ts';
 
+vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
+
 type Mode = 'encode' | 'decode';
 
 afterEach(() => {
-  core.indexedPath(1);
+  hooks.indexedPath(1);
 });
 
 const what = describeError;
@@ -31,8 +34,8 @@ function traceOf(mode: Mode, input: Uint8Array, codec: StreamOptions, indexed: b
     onInvalidMessage: (e) => void log.push(['invalid', ...what(e)]),
     onCollision: (e) => void log.push(['dropped', ...what(e)]),
   };
-  const before = core.indexedPath(indexed ? 1 : 0);
-  const t = createByteTransformer(
+  const before = hooks.indexedPath(indexed ? 1 : 0);
+  const t = byteTransformer(
     mode,
     options,
     (b) => {
@@ -48,7 +51,7 @@ function traceOf(mode: Mode, input: Uint8Array, codec: StreamOptions, indexed: b
   } catch (e) {
     log.push(['threw', ...what(e)]);
   }
-  return { log, taken: core.indexedPath(1) - before };
+  return { log, taken: hooks.indexedPath(1) - before };
 }
 
 /** Holds the three ways to agree on `line` (a '\n' is added); returns whether the indexed path took it. */
@@ -229,9 +232,9 @@ describe('the indexed path takes linear time in the line', () => {
           t.push(b);
           t.close();
         };
-        const before = core.indexedPath(1);
+        const before = hooks.indexedPath(1);
         once(big)();
-        expect(core.indexedPath(1) - before).toBe(256); // every line went the indexed way
+        expect(hooks.indexedPath(1) - before).toBe(256); // every line went the indexed way
         expect(growth(once(small), once(big))).toBeLessThan(LINEAR_BOUND);
       });
 });

@@ -4,10 +4,12 @@
 // is written into WASM memory followed by stray bytes (as J_SMALL holds what earlier, longer
 // keys left), which must not count. Both builds (the vitest projects).
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { core } from '../src/core/instance.ts';
+import { describe, expect, it, vi } from 'vitest';
 import { heap, workspace } from '../src/core/memory.ts';
 import { runs } from './arbitraries.ts';
+import { hooks } from './core-hooks.ts';
+
+vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 // The keys of assembly/fields.ts, in the order of their ids (1, 2, ...).
 const KEYS = [
@@ -46,7 +48,7 @@ const KEYS = [
 ];
 const LONGEST_KEY = 17; // the core keeps this many bytes of a key (J_SMALL)
 
-const keyIdOf = (core as unknown as { keyId(p: number, n: number): number }).keyId;
+const keyIdOf = hooks.keyId;
 const latin1 = (b: Uint8Array) => String.fromCharCode(...b);
 
 /** The reference: the key's id by list lookup (a key is compared on its kept bytes and length). */

@@ -8,16 +8,19 @@
 // chunk, collisions when decoding, invalid large lines, reused buffers, WASM memory growing
 // inside the emit callback; and what a stream keeps after large lines (the carry, the batch).
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { core } from '../src/core/instance.ts';
+import { describe, expect, it, vi } from 'vitest';
 import { allocate, free, heapStats } from '../src/core/memory.ts';
 import { OutputBatch } from '../src/stream/batch.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { Carry } from '../src/stream/carry.ts';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { LARGE_LINE, LINES } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
+import { hooks } from './core-hooks.ts';
 import { asReceived, cat, describeError, hexAppender, type Scenario, trace, line as usualLine } from './ndjson-scenarios.ts';
 import { bytes } from './stream-helpers.ts';
+
+vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 // Default terms, 1-byte exact terms (the most expansion: 'x' → `__mcp_ref_78__`), ASCII-folded ones.
 const CODECS: [StreamOptions, StreamOptions, StreamOptions] = [{}, { terms: { exact: ['x', 'Qwen'] } }, { terms: { ascii: ['y', 'en'] } }];
@@ -60,7 +63,7 @@ function agree(s0: Sc, codec: StreamOptions = {}, what: unknown = ''): void {
 /** `line` encoded by the per-message path (a decode input full of tokens), or as it is when invalid. */
 function encoded(line: Uint8Array, codec: StreamOptions): Uint8Array {
   const out: Uint8Array[] = [];
-  const t = createByteTransformer('encode', codec, (b) => void out.push(b.slice()), { lines: false });
+  const t = byteTransformer('encode', codec, (b) => void out.push(b.slice()), { lines: false });
   try {
     t.push(cat(line, bytes('\n')));
     t.close();
@@ -89,7 +92,7 @@ describe('large NDJSON lines, adversarially', () => {
       quotes: '\\"x'.repeat(60_000),
       backslashes: '\\\\x'.repeat(60_000),
     };
-    const taken = core.indexedPath(1);
+    const taken = hooks.indexedPath(1);
     for (const [name, body] of Object.entries(bodies)) {
       const line = textLine(body);
       for (const [c, codec] of CODECS.entries()) {
@@ -100,7 +103,7 @@ describe('large NDJSON lines, adversarially', () => {
         }
       }
     }
-    expect(core.indexedPath(1) - taken).toBeGreaterThan(100);
+    expect(hooks.indexedPath(1) - taken).toBeGreaterThan(100);
   });
 
   it('reads every byte after a run of plain blocks, at every place of a block', () => {
@@ -184,7 +187,7 @@ describe('large NDJSON lines, adversarially', () => {
     const run = (lines: boolean, grow: boolean) => {
       const out: Uint8Array[] = [];
       let k = 0;
-      const t = createByteTransformer(
+      const t = byteTransformer(
         'encode',
         CODECS[1],
         (b) => {
@@ -301,7 +304,7 @@ describe('large lines of unusual shapes', () => {
         log.push([kind, ...describeError(e)]);
         if (how === 'throw') throw new Error(`${kind} threw`);
       };
-      const t = createByteTransformer(mode, { ...codec, onInvalidMessage: callback('invalid'), onCollision: callback('dropped') }, out, {
+      const t = byteTransformer(mode, { ...codec, onInvalidMessage: callback('invalid'), onCollision: callback('dropped') }, out, {
         lines,
       });
       try {
@@ -338,7 +341,7 @@ describe('what a stream keeps after large lines', () => {
     const input = bytes(`{"a":"${'y'.repeat(250_000)} x"}\n{"b":"x"}\n`);
     const run = (lines: boolean) => {
       const out: Uint8Array[] = [];
-      const t = createByteTransformer('encode', codec, (b) => void out.push(b.slice()), { lines });
+      const t = byteTransformer('encode', codec, (b) => void out.push(b.slice()), { lines });
       t.push(input);
       t.close();
       return Buffer.concat(out).toString('hex');

@@ -5,7 +5,8 @@
 // region, a last line without '\n'; cut at random. `trace` is what a stream did with one.
 import fc from 'fast-check';
 import { PayloadKeyCollisionError } from '../src/errors.ts';
-import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
+import { PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
 import { FRAMED } from '../src/stream/transducer.ts';
 import { fragmentString } from './arbitraries.ts';
 import { bytes, choices, writeJson } from './stream-helpers.ts';
@@ -289,7 +290,7 @@ export function trace(s: Scenario, input: Uint8Array, lines: boolean, codec: Str
     onInvalidMessage: s.onInvalid ? (e) => void log.push(['invalid', ...what(e)]) : undefined,
     onCollision: s.onCollision ? (e) => void log.push(['dropped', ...what(e)]) : undefined,
   };
-  const t = createByteTransformer(s.mode, options, out, { lines });
+  const t = byteTransformer(s.mode, options, out, { lines });
   try {
     pushChunks(s, input, (c) => t.push(c));
     t.close();

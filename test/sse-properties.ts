@@ -4,7 +4,8 @@
 // on it, and what eventsource-parser reads before and after, compared (test/sse-reference.ts).
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { expect } from 'vitest';
-import { createByteTransformer, createEncodeStream, type PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
+import { createEncodeStream, type PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
 import { expectEventsEncoded, parsesAsJson, readEventsChecked } from './sse-reference.ts';
 import { bytes, oneByteChunks, run, split } from './stream-helpers.ts';
 
@@ -60,7 +61,7 @@ export function encodeSse(chunks: Iterable<Uint8Array>, options: StreamOptions =
   let written = 0;
   let pushed = 0;
   let most = 0;
-  const t = createByteTransformer(
+  const t = byteTransformer(
     'encode',
     { framing: 'sse', onInvalidMessage: (e) => void errors.push(e), ...options },
     (b) => {

@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { core } from '../src/core/instance.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import {
   type ByteTransformer,
   createByteTransformer,
@@ -84,7 +85,7 @@ describe('stream consumers', () => {
       // (it grows in steps, so as many as it takes).
       const buffer = core.memory.buffer;
       for (let i = 0; i < 4 || (core.memory.buffer === buffer && i < 5000); i++) {
-        const open = createByteTransformer('decode', {}, () => {}, { lines: false });
+        const open = byteTransformer('decode', {}, () => {}, { lines: false });
         open.push(bytes('{"result":"'));
         kept.push(open);
       }

@@ -11,6 +11,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as abi from '../src/core/abi.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
@@ -145,7 +146,7 @@ function trace(s: Scenario, input: Uint8Array, sizes: number[], batch: boolean):
     onInvalidMessage: s.onInvalid ? (e) => void log.push(['invalid', ...what(e)]) : undefined,
     onCollision: s.onCollision ? (e) => void log.push(['dropped', ...what(e)]) : undefined,
   };
-  const t = createByteTransformer(s.mode, options, out, { lines: batch });
+  const t = byteTransformer(s.mode, options, out, { lines: batch });
   try {
     pushChunks(s, input, (c) => t.push(c));
     t.close();
@@ -164,7 +165,7 @@ const progress = (i: number) =>
 
 function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, size = input.length): Buffer {
   const chunks: Uint8Array[] = [];
-  const t = createByteTransformer(mode, options, (b) => void chunks.push(b.slice()), { lines: batch });
+  const t = byteTransformer(mode, options, (b) => void chunks.push(b.slice()), { lines: batch });
   for (let at = 0; at < input.length; at += size) t.push(input.slice(at, at + size));
   t.close();
   return Buffer.concat(chunks);

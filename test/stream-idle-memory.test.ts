@@ -5,7 +5,8 @@
 // 3,900 open streams filled the 4 GiB, after which every other request failed.
 import { describe, expect, it } from 'vitest';
 import { heapStats } from '../src/core/memory.ts';
-import { type ByteTransformer, createByteTransformer, type Framing } from '../src/stream/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
+import type { ByteTransformer, Framing } from '../src/stream/index.ts';
 import { bytes } from './stream-helpers.ts';
 
 const STREAMS = 20_000;
@@ -47,7 +48,7 @@ describe('idle streams hold no WASM memory', () => {
       const kind = KINDS[Math.floor(i / FRAMINGS.length) % KINDS.length]!;
       const out: string[] = [];
       const kept = i % 97 < KINDS.length * FRAMINGS.length || i >= STREAMS - 8; // (every kind and framing)
-      const t = createByteTransformer(
+      const t = byteTransformer(
         'encode',
         { framing },
         (b) => {
@@ -85,7 +86,7 @@ describe('idle streams hold no WASM memory', () => {
     const before = heapStats();
     const streams = Array.from({ length: 40 }, () => {
       const out: string[] = [];
-      const t = createByteTransformer('encode', {}, (b) => void out.push(Buffer.from(b).toString('latin1')), { lines: false });
+      const t = byteTransformer('encode', {}, (b) => void out.push(Buffer.from(b).toString('latin1')), { lines: false });
       t.push(bytes('{"jsonrpc":"2.0","id":1,"result":{"text":"qw'));
       return { t, out };
     });

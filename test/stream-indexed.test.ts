@@ -7,19 +7,21 @@
 // strings, multi-byte characters cut at block edges, nesting, and the MCP shapes it leaves to
 // the per-message path. And it does take the messages it should.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { core } from '../src/core/instance.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createByteTransformer } from '../src/stream/index.ts';
 import type { TermSetInput } from '../src/terms.ts';
 import { fragmentString, runs } from './arbitraries.ts';
+import { hooks } from './core-hooks.ts';
 import { cat, line, message, render, scenarioOf, trace, written } from './ndjson-scenarios.ts';
 import { bytes, choices, writeJson } from './stream-helpers.ts';
 
+vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
+
 /** Messages the indexed path has taken so far (and turns it on). */
-const takenSoFar = () => core.indexedPath(1);
+const takenSoFar = () => hooks.indexedPath(1);
 
 afterEach(() => {
-  core.indexedPath(1);
+  hooks.indexedPath(1);
 });
 
 // Text whose JSON form has backslash runs and quotes: each character escaped or not, some raw.
@@ -180,9 +182,9 @@ describe('the indexed path', () => {
     fc.assert(
       fc.property(scenarioOf(aimed), (s) => {
         const input = render(s);
-        core.indexedPath(1);
+        hooks.indexedPath(1);
         const on = trace(s, input, true);
-        core.indexedPath(0);
+        hooks.indexedPath(0);
         const off = trace(s, input, true);
         expect(on).toEqual(off);
       }),
@@ -191,21 +193,21 @@ describe('the indexed path', () => {
   });
 
   it('matches a long message in one pass as it would string by string, under any terms', () => {
-    const before = core.wholeScans();
+    const before = hooks.wholeScans();
     fc.assert(
       // (Half the streams in one chunk: a long line cut by a chunk's end goes the per-message way.)
       fc.property(scenarioOf(fc.oneof(longLine, aimed)), fc.boolean(), termSets, (cut, whole, terms) => {
         const s = whole ? { ...cut, chunking: { cuts: [] } } : cut;
         const input = render(s);
         const codec = terms ? { terms } : {};
-        core.indexedPath(1);
+        hooks.indexedPath(1);
         const on = trace(s, input, true, codec);
-        core.indexedPath(0);
+        hooks.indexedPath(0);
         expect(on).toEqual(trace(s, input, true, codec));
       }),
       runs(150),
     );
-    expect(core.wholeScans()).toBeGreaterThan(before); // (the one-pass branch ran)
+    expect(hooks.wholeScans()).toBeGreaterThan(before); // (the one-pass branch ran)
   });
 
   it('writes strings with more escapes than the escape map holds (1,024) as the byte path does', () => {
@@ -233,7 +235,7 @@ describe('the indexed path', () => {
           const before = takenSoFar();
           const on = run(mode, input);
           expect(takenSoFar()).toBe(before + 1);
-          core.indexedPath(0);
+          hooks.indexedPath(0);
           expect(on).toBe(run(mode, input));
         },
       ),

@@ -7,16 +7,19 @@
 // images with their base64 before and after their type, schemas, invalid ones), cut at random
 // or through a reused buffer.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { core } from '../src/core/instance.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
 import { LARGE_LINE, LINES } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
+import { hooks } from './core-hooks.ts';
 import { asReceived, render, type Scenario, scenarioOf, trace, line as usualLine, written } from './ndjson-scenarios.ts';
 import { bytes, streamAgreesWithObjectApi } from './stream-helpers.ts';
 
+vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
+
 afterEach(() => {
-  core.indexedPath(1);
+  hooks.indexedPath(1);
 });
 
 // Payload text as JSON writes it: escapes of every kind (a lone surrogate too), terms, tokens
@@ -116,20 +119,20 @@ const scenario = fc
 
 describe('large messages', () => {
   it('read as the per-message path writes them, however the stream is cut', () => {
-    const before = core.indexedPath(1);
+    const before = hooks.indexedPath(1);
     fc.assert(
       fc.property(scenario, (s) => {
         const stream = render(s);
         expect(asReceived(trace(s, stream, true))).toEqual(asReceived(trace(s, stream, false)));
         // With the lane on, the indexed path off: exactly the same (both hold the same way).
         const on = trace(s, stream, true);
-        core.indexedPath(0);
+        hooks.indexedPath(0);
         expect(trace(s, stream, true)).toEqual(on);
-        core.indexedPath(1);
+        hooks.indexedPath(1);
       }),
       runs(40),
     );
-    expect(core.indexedPath(1)).toBeGreaterThan(before);
+    expect(hooks.indexedPath(1)).toBeGreaterThan(before);
   });
 
   it('takes a line longer than the region whole, whether it arrives whole or in pieces', () => {
@@ -138,14 +141,14 @@ describe('large messages', () => {
       for (const n of [LINES + 1, 100_000, LARGE_LINE - 400]) {
         const input = bytes(`${shaped(shape, n, t)}\n`);
         for (const chunk of [input.length, 65_536, 4096]) {
-          const taken = core.indexedPath(1);
+          const taken = hooks.indexedPath(1);
           const t1 = createByteTransformer('encode', {}, () => {});
           for (let i = 0; i < input.length; i += chunk) t1.push(input.subarray(i, i + chunk));
           t1.close();
           // (An image first: no escape in what has come when the line outgrows the lane's region,
           // so it is not held, and streams the per-message way unless it came whole.)
           const whole = chunk >= input.length;
-          expect([shape, n, chunk, core.indexedPath(1) - taken]).toEqual([shape, n, chunk, whole || shape !== 2 ? 1 : 0]);
+          expect([shape, n, chunk, hooks.indexedPath(1) - taken]).toEqual([shape, n, chunk, whole || shape !== 2 ? 1 : 0]);
         }
       }
     }
@@ -162,11 +165,11 @@ describe('large messages', () => {
         shaped(0, 20_000 + k, 'plain ASCII '),
       ];
       const input = bytes(`${lines.join('\n')}\n`);
-      const taken = core.indexedPath(1);
+      const taken = hooks.indexedPath(1);
       const t = createByteTransformer('encode', {}, () => {});
       t.push(input);
       t.close();
-      expect([k, core.indexedPath(1) - taken]).toEqual([k, 3]);
+      expect([k, hooks.indexedPath(1) - taken]).toEqual([k, 3]);
     }
   });
 
@@ -177,32 +180,32 @@ describe('large messages', () => {
       const input = bytes(`{"params":{"text":"${'x'.repeat(20_000 + k)}"},"method":"Qwen${'z'.repeat(100)}","jsonrpc":"2.0","id":1}\n`);
       const run = (lines: boolean) => {
         const out: Uint8Array[] = [];
-        const t = createByteTransformer('encode', {}, (b) => void out.push(b.slice()), { lines });
+        const t = byteTransformer('encode', {}, (b) => void out.push(b.slice()), { lines });
         t.push(input);
         t.close();
         return Buffer.concat(out).toString();
       };
-      const taken = core.indexedPath(1);
+      const taken = hooks.indexedPath(1);
       expect([k, run(true)]).toEqual([k, run(false)]);
-      expect(core.indexedPath(1) - taken).toBe(1);
+      expect(hooks.indexedPath(1) - taken).toBe(1);
     }
   });
 
   it('leaves lines past LARGE_LINE, and images whose data comes first, to the per-message path', () => {
     for (const input of [bytes(`${shaped(0, LARGE_LINE + 10, 'Qwen ')}\n`), bytes(`${shaped(3, 40_000, 'x')}\n`)]) {
-      const taken = core.indexedPath(1);
+      const taken = hooks.indexedPath(1);
       const out: Uint8Array[] = [];
       const t = createByteTransformer('encode', {}, (b) => void out.push(b.slice()));
       t.push(input);
       t.close();
-      expect(core.indexedPath(1)).toBe(taken);
-      core.indexedPath(0);
+      expect(hooks.indexedPath(1)).toBe(taken);
+      hooks.indexedPath(0);
       const ref: Uint8Array[] = [];
       const r = createByteTransformer('encode', {}, (b) => void ref.push(b.slice()));
       r.push(input);
       r.close();
       expect(Buffer.concat(out).equals(Buffer.concat(ref))).toBe(true); // (toEqual on a megabyte takes seconds)
-      core.indexedPath(1);
+      hooks.indexedPath(1);
     }
   });
 
@@ -269,7 +272,7 @@ describe('large messages', () => {
                 framing,
                 onInvalidMessage: lenient ? (e: unknown) => void log.push(['invalid', String(e)]) : undefined,
               };
-              const t = createByteTransformer(mode, options, (b) => void log.push(Buffer.from(b).toString('hex')), { lines });
+              const t = byteTransformer(mode, options, (b) => void log.push(Buffer.from(b).toString('hex')), { lines });
               try {
                 let from = 0;
                 for (const p of [...new Set(cuts.map((c) => Math.min(c, input.length)))].sort((a, b) => a - b).concat(input.length)) {
@@ -294,11 +297,11 @@ describe('large messages', () => {
         for (const n of [LINES + 1, 100_000, LARGE_LINE - 400]) {
           const input = new Uint8Array(frame(bytes(shaped(shape, n, 'Qwen a\\nb '))));
           for (const chunk of [input.length, 65_536, 4096]) {
-            const taken = core.indexedPath(1);
+            const taken = hooks.indexedPath(1);
             const t = createByteTransformer('encode', { framing }, () => {});
             for (let i = 0; i < input.length; i += chunk) t.push(input.subarray(i, i + chunk));
             t.close();
-            expect([shape, n, chunk, core.indexedPath(1) - taken]).toEqual([shape, n, chunk, 1]);
+            expect([shape, n, chunk, hooks.indexedPath(1) - taken]).toEqual([shape, n, chunk, 1]);
           }
         }
       }

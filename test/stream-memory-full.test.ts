@@ -8,7 +8,8 @@
 import { describe, expect, it } from 'vitest';
 import { allocate, free, heapStats } from '../src/core/memory.ts';
 import { WasmMemoryFullError } from '../src/errors.ts';
-import { type ByteTransformer, createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
+import type { ByteTransformer, StreamOptions } from '../src/stream/index.ts';
 import { bytes } from './stream-helpers.ts';
 
 const GiB = 2 ** 30;
@@ -17,7 +18,7 @@ const latin1 = (b: Uint8Array) => Buffer.from(b).toString('latin1');
 
 function stream(mode: 'encode' | 'decode', options: StreamOptions, lines = true) {
   const out: string[] = [];
-  const t = createByteTransformer(mode, options, (b) => void out.push(latin1(b)), { lines });
+  const t = byteTransformer(mode, options, (b) => void out.push(latin1(b)), { lines });
   return { t, text: () => out.join('') };
 }
 

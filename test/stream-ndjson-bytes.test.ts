@@ -5,7 +5,7 @@
 // fed whole and one byte at a time. A generator with a small alphabet can miss one byte value at
 // one place for many runs; this tries them all.
 import { describe, expect, it } from 'vitest';
-import { createByteTransformer } from '../src/stream/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { asReceived, describeError, hexAppender } from './ndjson-scenarios.ts';
 import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
 
@@ -21,7 +21,7 @@ function trace(mode: Mode, chunks: Uint8Array[], lines: boolean): { log: unknown
   const hex = hexAppender(log);
   let written = 0;
   const atEnds: number[] = [];
-  const t = createByteTransformer(
+  const t = byteTransformer(
     mode,
     {
       onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),

@@ -7,6 +7,7 @@
 // per-message call.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
 import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
@@ -57,7 +58,7 @@ describe('the NDJSON fast lane', () => {
       expect(perMessage).toBe(0); // (close ends no message: the last line ended)
       // The output is the per-message path's.
       const off: Uint8Array[] = [];
-      const t = createByteTransformer(mode, options, (b) => void off.push(b.slice()), { lines: false });
+      const t = byteTransformer(mode, options, (b) => void off.push(b.slice()), { lines: false });
       t.push(input);
       t.close();
       expect(Buffer.concat(chunks).equals(Buffer.concat(off))).toBe(true);

@@ -6,7 +6,7 @@
 // once took a bare CR for the name's '-'); this tries them all.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { createByteTransformer } from '../src/stream/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { describeError, hexAppender } from './ndjson-scenarios.ts';
 import { expectEventsEncoded, parsesAsJson, readEventsChecked } from './sse-reference.ts';
 import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
@@ -14,7 +14,7 @@ import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
 /** What a stream (reporting invalid messages) did with `chunks`: output as hex between callbacks, callbacks, the error it threw. */
 function trace(chunks: Uint8Array[], lines: boolean): unknown[] {
   const log: unknown[] = [];
-  const t = createByteTransformer(
+  const t = byteTransformer(
     'encode',
     {
       framing: 'sse',

@@ -63,7 +63,7 @@ export function jsonLines(state: usize, inp: usize, len: i32, out: usize, maxByt
  * line ending, a Content-Length body), taken by the indexed path alone, into `out`: the bytes
  * written, or WHOLE_REFUSED with nothing kept (the per-message way takes it). The host sizes
  * `out` and the string regions for n bytes, and lends an escape map of `mapEntries` at `map`
- * (12 bytes each; past them, writing a string searches for its escapes).
+ * (ESCAPE_ENTRY_SIZE bytes each; past them, writing a string searches for its escapes).
  */
 export function jsonLarge(state: usize, inp: usize, n: i32, out: usize, map: usize, mapEntries: i32): i32 {
   attach(state);

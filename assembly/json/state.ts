@@ -2,7 +2,7 @@
 // since the host lays it out), the registers of one call, the container stack, the flags kept
 // in it, events for the host, and errors.
 
-import { E_SYNTAX, EV_SIZE, J_DEPTH, J_ERROR, J_EV_COUNT, J_EVENTS, J_OUT_LEN, J_OUT_TOTAL, J_STACK } from '../abi';
+import { E_EVENTS, E_SYNTAX, EV_SIZE, J_DEPTH, J_ERROR, J_EV_CAP, J_EV_COUNT, J_EVENTS, J_OUT_LEN, J_OUT_TOTAL, J_STACK } from '../abi';
 import { copyBytes } from '../copy';
 
 // Stack entry per container (a u16, STACK_ENTRY_SIZE).
@@ -71,8 +71,13 @@ let outStart: usize = 0;
 @inline export function outPos(): u32 { return get(J_OUT_TOTAL) + <u32>(o - outStart); }
 @inline export function put(b: u32): void { store<u8>(o, <u8>b); o++; }
 
+/** Appends an event for the host; past the room it laid out (J_EV_CAP), fails the call instead. */
 export function event(kind: u32, a: u32, b: u32): void {
   const n = get(J_EV_COUNT);
+  if (n >= get(J_EV_CAP)) {
+    set(J_ERROR, E_EVENTS); // (a bug: the host's room follows EV_PER_BYTE and EV_PER_CALL)
+    return;
+  }
   const p = (get(J_EVENTS) as usize) + <usize>(n * EV_SIZE);
   store<u32>(p, kind);
   store<u32>(p, a, 4);
@@ -105,6 +110,6 @@ export function fail(i: i32): i32 {
 }
 
 export function error(code: u32): bool {
-  set(J_ERROR, code);
+  if (get(J_ERROR) != E_EVENTS) set(J_ERROR, code); // (events lost: that stays the call's error)
   return false;
 }

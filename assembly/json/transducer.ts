@@ -163,7 +163,7 @@ export function jsonStep(state: usize, inp: usize, len: i32, out: usize): i32 {
   return len;
 }
 
-/** Ends the message: flushes and checks it is one complete JSON value. 0 or an error code. */
+/** Ends the message: flushes and checks it is one complete JSON value. 0 or an error code (J_ERROR). */
 export function jsonFinish(state: usize, out: usize): i32 {
   begin(state, out);
   if (get(J_PHASE) == P_SCALAR && !scalarEnd()) {
@@ -178,5 +178,5 @@ export function jsonFinish(state: usize, out: usize): i32 {
     set(J_ERROR, E_INCOMPLETE);
     return <i32>E_INCOMPLETE;
   }
-  return 0;
+  return <i32>get(J_ERROR); // (0, or E_EVENTS)
 }

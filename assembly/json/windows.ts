@@ -2,7 +2,10 @@
 // so output is written from them) and the same text decoded (what the matcher or token decoder
 // reads). A cursor pair maps decoded offsets back to raw ones, skipping from backslash to
 // backslash; flushString writes what is decided and keeps what is not.
-import { J_CAND_BEST, J_CAND_KNOWN, J_CAND_STATE, J_DEC, J_DEC_LEN, J_MODE, J_RAW, J_RAW_ESCAPES, J_RAW_LEN, J_STR, JSON_ENCODE } from '../abi';
+import {
+  ESC_DEC_END, ESC_DEC_START, ESC_RAW_END, ESCAPE_ENTRY_SIZE, J_CAND_BEST, J_CAND_KNOWN, J_CAND_STATE, J_DEC, J_DEC_LEN, J_MODE, J_RAW,
+  J_RAW_ESCAPES, J_RAW_LEN, J_STR, JSON_ENCODE,
+} from '../abi';
 import { BACKSLASH, LOWER_U } from '../bytes';
 import { candidateKnown, forgetCandidate, hexValue } from '../decode';
 import { findByte } from '../find';
@@ -70,7 +73,7 @@ export let gNoEscapes: bool = false; // no escapes in the raw window: the offset
 // match in most: the raw bytes were searched for backslashes once per match).
 // A large message's call (lines.ts jsonLarge) lends a larger map, made by the host for it.
 const ESCAPE_MAP_ENTRIES: i32 = 1024;
-const ESCAPE_MAP = memory.data(ESCAPE_MAP_ENTRIES * 12, 16);
+const ESCAPE_MAP = memory.data(ESCAPE_MAP_ENTRIES * ESCAPE_ENTRY_SIZE, 16);
 let gMap: usize = ESCAPE_MAP;
 /** How many escapes the map can hold. */
 export let gMapEntries: i32 = ESCAPE_MAP_ENTRIES;
@@ -78,7 +81,7 @@ export let gMapEntries: i32 = ESCAPE_MAP_ENTRIES;
 export let gEscapeMap: i32 = -1;
 let gMapAt: i32 = 0;
 
-/** Puts the map at `map`, `entries` of 12 bytes (0: the core's own). */
+/** Puts the map at `map`, `entries` of ESCAPE_ENTRY_SIZE bytes (0: the core's own). */
 export function escapeMapAt(map: usize, entries: i32): void {
   gMap = map != 0 ? map : ESCAPE_MAP;
   gMapEntries = map != 0 ? entries : ESCAPE_MAP_ENTRIES;
@@ -86,10 +89,10 @@ export function escapeMapAt(map: usize, entries: i32): void {
 
 /** Notes an escape (entry k of the map; the caller keeps k below gMapEntries). */
 @inline export function mapEscape(k: i32, decStart: i32, decEnd: i32, rawEnd: i32): void {
-  const m = gMap + <usize>k * 12;
-  store<i32>(m, decStart);
-  store<i32>(m, decEnd, 4);
-  store<i32>(m, rawEnd, 8);
+  const m = gMap + <usize>k * ESCAPE_ENTRY_SIZE;
+  store<i32>(m, decStart, ESC_DEC_START);
+  store<i32>(m, decEnd, ESC_DEC_END);
+  store<i32>(m, rawEnd, ESC_RAW_END);
 }
 
 /** Lets writeMatches use the first `entries` of the map (-1: none). */
@@ -112,10 +115,10 @@ export function advance(raw: usize, rawLen: i32, target: i32): void {
     // Escapes before the target are jumped over whole (a target inside one goes past it, as
     // below); between them raw and decoded bytes correspond one to one.
     while (gMapAt < gEscapeMap) {
-      const m = gMap + <usize>gMapAt * 12;
-      if (target <= load<i32>(m) || gCurDec >= target) break;
-      gCurDec = load<i32>(m, 4);
-      gCurRaw = load<i32>(m, 8);
+      const m = gMap + <usize>gMapAt * ESCAPE_ENTRY_SIZE;
+      if (target <= load<i32>(m, ESC_DEC_START) || gCurDec >= target) break;
+      gCurDec = load<i32>(m, ESC_DEC_END);
+      gCurRaw = load<i32>(m, ESC_RAW_END);
       gMapAt++;
     }
     if (gCurDec < target) {

@@ -2,6 +2,10 @@
 // no top-level await, so importing the package works the same in Node, browsers and workers.
 import { SCALAR_WASM_BASE64, SIMD_WASM_BASE64 } from './wasm-bytes.js';
 
+/**
+ * The shipped core's exports (assembly/index.ts; its constants are src/core/abi.ts).
+ * test/abi.test.ts holds both builds to these names and arities.
+ */
 export interface CoreExports {
   readonly memory: WebAssembly.Memory;
   heapBase(): number;
@@ -15,10 +19,6 @@ export interface CoreExports {
   jsonLines(state: number, inp: number, len: number, out: number, maxBytes: number): number;
   /** One whole message longer than the batch regions, by the indexed path alone: the bytes written, or -1 (refused). */
   jsonLarge(state: number, inp: number, n: number, out: number, map: number, mapEntries: number): number;
-  /** Tests: the indexed path on (1) or off (0), for whole messages; returns how many it has taken. */
-  indexedPath(on: number): number;
-  /** Tests: how many messages the indexed path matched in one pass. */
-  wholeScans(): number;
   /** Whole message bodies the host framed, in one call (a frame table: FRAME_SIZE, F_*). */
   jsonMessages(state: number, inp: number, frames: number, count: number, out: number): number;
   /** U+FFFD (EF BF BD) count and first offset in bytes, written as u32 + i32 at result. */

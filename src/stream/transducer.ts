@@ -9,11 +9,15 @@ import {
   E_CONTROL,
   E_DEPTH,
   E_ESCAPE,
+  E_EVENTS,
   E_INCOMPLETE,
   E_NEED_MEMORY,
   E_SYNTAX,
   E_TYPE_CONFLICT,
   E_UTF8,
+  ESCAPE_ENTRY_SIZE,
+  EV_PER_BYTE,
+  EV_PER_CALL,
   EV_SIZE,
   F_LENGTH,
   F_MESSAGE,
@@ -27,6 +31,7 @@ import {
   J_DEPTH,
   J_DESC,
   J_ERROR,
+  J_EV_CAP,
   J_EV_COUNT,
   J_EVENTS,
   J_LINES_MESSAGES,
@@ -63,7 +68,7 @@ import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.
 import { allocateBlock, giveBlock, type PooledBlock, takeBlock } from './work-pool.js';
 
 /** Most input bytes handed to the core per call. */
-const SLICE = 16 * 1024;
+export const SLICE = 16 * 1024;
 /** The NDJSON lines region (`lines`): longer lines go the per-message way. At most SLICE (the output is sized for it). */
 export const LINES = SLICE;
 /**
@@ -80,8 +85,6 @@ export const LARGE_LINE = 256 * 1024;
  */
 const LARGE_BLOCK = 16 * 1024 * 1024;
 const NEWLINE = new Uint8Array([0x0a]);
-/** Bytes per entry of the core's escape map (assembly/json/windows.ts). */
-const ESCAPE_ENTRY = 12;
 /** Most bodies per `framed` call (its frame table). */
 export const FRAMES = 1024;
 /** The framed bodies' region (`framed`): at most SLICE, as for `lines`. */
@@ -89,8 +92,8 @@ export const FRAMED = SLICE;
 const STACK_DEPTH = 1 << 16;
 const WINDOW = 16 * 1024;
 
-/** Room for the events of one slice: this many per input byte. */
-const EVENTS_PER_BYTE = 3;
+/** Room for the events of one call: a slice's bytes' worth (the interface's bound, assembly/abi.ts). */
+const EVENTS = SLICE * EV_PER_BYTE + EV_PER_CALL;
 /** u32 words per event: [kind, a, b]. */
 const EVENT_WORDS = EV_SIZE / 4;
 
@@ -105,6 +108,8 @@ const ERRORS: Record<number, [PayloadStreamErrorCode, string]> = {
   [E_TYPE_CONFLICT]: ['type-conflict', 'two "type" keys that disagree in one object (image/audio or not)'],
 };
 const coreError = (code: number, messageNumber: number, offset: number) => {
+  if (code === E_EVENTS)
+    return new Error(`mcp-payload-codec: the core wrote more events than its interface allows (message ${messageNumber})`);
   const [name, reason] = ERRORS[code] ?? ['invalid-json', 'invalid input'];
   return new PayloadStreamError(name, reason, messageNumber, offset);
 };
@@ -193,7 +198,7 @@ export class Transducer {
       STACK_DEPTH * STACK_ENTRY_SIZE,
       window,
       ...this.stringRegions(window),
-      SLICE * EVENTS_PER_BYTE * EV_SIZE + 64,
+      EVENTS * EV_SIZE,
       this.outputFor(SLICE + window),
       SLICE,
       LINES,
@@ -268,6 +273,7 @@ export class Transducer {
     set(J_REC, rec);
     set(J_AUX, aux);
     set(J_EVENTS, events);
+    set(J_EV_CAP, EVENTS);
     return { block, size, key, window, state, out, input, lines, framed, linesOwner: null };
   }
 
@@ -462,7 +468,7 @@ export class Transducer {
   private largeRegions(n: number): { size: number; at: number[]; window: number; mapEntries: number } {
     const window = n + 16; // (a string's decoded text may take all of it; a copy runs 16 bytes past)
     const mapEntries = n >> 3; // (a string with more escapes is written searching for them)
-    return { ...carve([n, ...this.stringRegions(window), this.outputFor(n), mapEntries * ESCAPE_ENTRY]), window, mapEntries };
+    return { ...carve([n, ...this.stringRegions(window), this.outputFor(n), mapEntries * ESCAPE_ENTRY_SIZE]), window, mapEntries };
   }
 
   /**

@@ -1,0 +1,7 @@
+// The core as tests build it (scripts/build.mjs: build/core-hooks.*.wasm, which the package
+// does not ship): the shipped core's exports, and hooks to look inside it. Tests load it in
+// place of the shipped one with test/core-hooks.ts.
+export * from './index';
+export { indexedPath } from './json/whole'; // the indexed path against the per-message one
+export { wholeScans } from './json/indexed'; // messages matched in one pass
+export { keyId } from './fields'; // test/kernel-key-id.test.ts

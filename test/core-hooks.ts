@@ -1,0 +1,20 @@
+// The core's test hooks (assembly/test-hooks.ts). The shipped core has none: a test file that
+// uses them runs the whole host on the test build of the core, by starting with
+//   vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts'));
+// (vitest hoists it above the imports and keeps it to that file).
+import { type CoreExports, core } from '../src/core/instance.ts';
+
+export interface CoreHooks {
+  /** The indexed path on (1) or off (0), for whole messages; returns how many it has taken. */
+  indexedPath(on: number): number;
+  /** How many messages the indexed path matched in one pass. */
+  wholeScans(): number;
+  /** The id of the decoded key at p (n bytes; assembly/fields.ts), or KEY_OTHER. */
+  keyId(p: number, n: number): number;
+}
+
+export const hooks = core as CoreExports & CoreHooks;
+if (typeof hooks.indexedPath !== 'function')
+  throw new Error(
+    "test/core-hooks.ts: the shipped core has no hooks; mock '../src/core/wasm-bytes.ts' with './wasm-bytes-with-hooks.ts' first",
+  );
