@@ -114,6 +114,7 @@ function readHeader(b: Uint8Array, start: number, end: number): string | null {
  * such a block is what they read it to be.
  */
 function usualHeader(b: Uint8Array, at: number, limit: number): number {
+  limit = Math.min(limit, at + MAX_HEADER_BYTES + 4); // (as far as headerEnd looks: blanks may be many)
   const colon = nameAndColon(b, at, limit);
   const i = colon < 0 ? -1 : digitsAt(b, colon, limit);
   if (i < 0 || value.end - value.start > 15) return -1;
