@@ -1,6 +1,8 @@
 // The Content-Length header rules as regular expressions (the header block as Latin-1 text),
-// and the check that the transformer reads a block as they do: shared by the header property
-// (test/stream-content-length-header.test.ts) and the fuzz regressions that replay it.
+// random header blocks, and the check that the transformer reads a block as they do: shared by
+// the header properties (test/stream-content-length-header.test.ts, the reader alone in
+// test/stream-content-length-reader.test.ts) and the fuzz regressions that replay them.
+import fc from 'fast-check';
 import { expect } from 'vitest';
 import { createByteTransformer, PayloadStreamError } from '../src/stream/index.ts';
 import { latin1, oneByteChunks, split } from './stream-helpers.ts';
@@ -60,3 +62,45 @@ export function expectAsReference(text: string, chunks: (input: Uint8Array) => U
 export function headerAsReference(input: { text: string; cuts: number[]; oneByte: boolean }): void {
   expectAsReference(input.text, (bytes) => (input.oneByte ? oneByteChunks(bytes) : split(bytes, input.cuts)));
 }
+
+const name = fc.constantFrom(
+  'Content-Length',
+  'content-length',
+  'CONTENT-LENGTH',
+  'Content-Lengt',
+  'Content-Lengthh',
+  'X-Content-Length',
+  'Content_Length',
+  'Content\rLength', // (a bare CR)
+  'Content-Length\xe9',
+  '\xc3ontent-Length',
+);
+const blank = fc.constantFrom('', ' ', '\t', ' \t ');
+const value = fc.oneof(
+  fc.constantFrom(
+    '',
+    'x',
+    '12 3',
+    '1x',
+    '-1',
+    '+2',
+    '\xb2',
+    '0002',
+    '99999999999999999999',
+    '12345678901234567',
+    '9007199254740993',
+    '123456789012345678901234567890',
+    '00000000000000000000002',
+  ),
+  fc.nat(80).map(String),
+);
+const header = fc.oneof(
+  { weight: 3, arbitrary: fc.tuple(name, blank, fc.constantFrom(':', ';', ''), blank, value, blank).map((parts) => parts.join('')) },
+  { weight: 1, arbitrary: fc.constantFrom('X-A: 1', 'Content-Type: application/json', 'X-\xff: \x85', 'X: 1\rY: 2', ':', 'x') },
+);
+const ending = fc.constantFrom('\n', '\r\n');
+
+/** Random header blocks: near-miss names, separators, values, line endings and stray CRs. */
+export const block = fc
+  .record({ lines: fc.array(header, { minLength: 1, maxLength: 4 }), endings: fc.array(ending, { minLength: 1, maxLength: 5 }) })
+  .map(({ lines, endings }) => [...lines, ''].map((l, i) => l + endings[i % endings.length]).join(''));

@@ -1,9 +1,9 @@
-// Adversary for the held Content-Length frames (src/stream/content-length.ts: a frame cut by a
-// chunk's end that the batch could take whole is copied aside until it ends). Content-Length
-// writes nothing of a message before its body ends, so with the batch (and the carry) on, the
-// stream must do exactly what it does with both off: same output, same callbacks in the same
-// order between the same output, same error (code, message number, byte offset). Streams are
-// cut where the carry decides things: inside the digits, inside the blank line, at a body's
+// Adversary for the held Content-Length frames (HeldFrame in src/stream/content-length-batch.ts: a
+// frame cut by a chunk's end that the batch could take whole is copied aside until it ends).
+// Content-Length writes nothing of a message before its body ends, so with the batch (and the
+// carry) on, the stream must do exactly what it does with both off: same output, same callbacks in
+// the same order between the same output, same error (code, message number, byte offset). Streams
+// are cut where the carry decides things: inside the digits, inside the blank line, at a body's
 // first and last byte, with empty chunks between, and in a buffer scribbled over after each push.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

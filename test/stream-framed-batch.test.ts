@@ -328,6 +328,24 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
     }
   });
 
+  it('refuses a header block past 64 KiB as the per-message way does, even one line of blanks', () => {
+    // The usual one-line block read in one pass stops where the per-message way stops looking
+    // for the blank line: 64 KiB and 4 bytes (a value padded with blanks was once taken whole).
+    for (const blanks of [64 * 1024 - 40, 64 * 1024 - 16, 64 * 1024 - 15, 64 * 1024, 70_000]) {
+      const input = bytes(`Content-Length:${' '.repeat(blanks)}2\r\n\r\n{}Content-Length: 2\r\n\r\n{}`);
+      const options: StreamOptions = { framing: 'content-length' };
+      const outcome = (batch: boolean, size?: number) => {
+        try {
+          return transform('encode', options, input, batch, size).length;
+        } catch (e) {
+          return (e as Error).message;
+        }
+      };
+      const off = outcome(false);
+      for (const size of [undefined, 4096]) expect(outcome(true, size)).toEqual(off);
+    }
+  });
+
   it('numbers messages after batched ones as the per-message path does, in errors', () => {
     const ok = '{"jsonrpc":"2.0","id":1,"result":"Qwen"}';
     const bad = '{"id":2}x';

@@ -12,12 +12,9 @@ import { Carry } from './carry.js';
 import { byteFinder } from './find-byte.js';
 import type { Framer } from './framer.js';
 import type { MessagePipe } from './pipe.js';
-import { LINES } from './transducer.js';
 
 const NEWLINE = new Uint8Array([0x0a]); // (copied into the output batch, never handed out)
 const BACKSLASH = 0x5c;
-/** The longest line the lane's region takes (less its CR and LF); a longer one is a large line. */
-const LANE_LINE = LINES - 2;
 const CR_BYTE = new Uint8Array([0x0d]);
 /** 1 when `chunk` ends in a CR (the line ending's, if an LF comes next: not counted), else 0. */
 const endsInCR = (chunk: Uint8Array) => (chunk[chunk.length - 1] === 0x0d ? 1 : 0);
@@ -33,9 +30,10 @@ export function ndjsonFramer(pipe: MessagePipe, emit: (b: Uint8Array) => void): 
   // path gains on escaped text, and a line with none (an image's base64) streams the per-message
   // way as fast, without the copies a hold adds (screenshots were 1.25-1.35x slower held).
   let heldEscaped = false;
+  const laneLine = pipe.laneBytes - 2; // (the longest line the lane takes, less its CR and LF)
   const worthHolding = (length: number, escaped: () => boolean): boolean => {
     if (length > pipe.holdable) return false;
-    if (length <= LANE_LINE || heldEscaped) return true;
+    if (length <= laneLine || heldEscaped) return true;
     heldEscaped = escaped();
     return heldEscaped;
   };

@@ -5,7 +5,7 @@ import { PayloadKeyCollisionError } from '../errors.js';
 import { MessageAssembler } from './assembler.js';
 import type { HeldBytes } from './held-bytes.js';
 import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
-import { LARGE_LINE, Transducer, type TransducerJob } from './transducer.js';
+import { FRAMED, FRAMES, LARGE_LINE, LINES, Transducer, type TransducerJob } from './transducer.js';
 
 export interface PipeOptions {
   readonly maxMessageBytes: number;
@@ -54,6 +54,13 @@ export class MessagePipe {
   // line taken ends the backoff.
   private linesBackoff = 0;
   private linesSkip = 0;
+  /** The NDJSON lane's region: a longer line (with its CR and LF) goes the per-message way. */
+  readonly laneBytes = LINES;
+  /** Most bodies one `framed` call takes, and most bytes of them (a longer body goes to `large`). */
+  readonly framedBodies = FRAMES;
+  readonly framedBytes = FRAMED;
+  /** Whole messages shorter than this may be taken on their own (`large`); longer ones go the per-message way. */
+  readonly largeMessage = LARGE_LINE;
 
   constructor(
     job: TransducerJob,
