@@ -5,6 +5,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { buildCore } from './build-core.mjs';
+import { buildWorkerd } from './build-workerd.mjs';
 import { buildPlayground } from './playground.mjs';
 
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
@@ -13,10 +14,7 @@ const bin = (name) => `node_modules/.bin/${name}`;
 await buildCore();
 rmSync('dist', { recursive: true, force: true });
 const entries = JSON.parse(readFileSync('package.json', 'utf8')).buildEntries;
-const result = await build({
-  metafile: true,
-  entryPoints: entries,
-  outdir: 'dist',
+const bundleOptions = {
   bundle: true,
   format: 'esm',
   platform: 'neutral',
@@ -26,7 +24,11 @@ const result = await build({
   external: ['node:*', '@modelcontextprotocol/sdk', '@modelcontextprotocol/sdk/*', 'ajv', 'ajv/*', 're2js', 'jose'],
   legalComments: 'none',
   logLevel: 'warning',
-});
+};
+const result = await build({ ...bundleOptions, metafile: true, entryPoints: entries, outdir: 'dist' });
+// The same entries for Cloudflare Workers (the `workerd` export condition), the core imported
+// as a .wasm module (scripts/build-workerd.mjs).
+await buildWorkerd(bundleOptions, entries);
 // What each entry loads (itself and the chunks it imports statically), raw and gzipped.
 const outputs = result.metafile.outputs;
 const closure = (file, seen = new Set()) => {

@@ -3,13 +3,16 @@
 // the harness's URL once it answers. Each runtime is a real child process, stopped by `stop`.
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
 export type RuntimeName = 'bun' | 'deno' | 'workerd';
+
+/** The core of the package's workerd build, a module of the Worker beside its entry. */
+const WASM = 'core.simd.wasm';
 
 /** workerd's compatibility date for the Worker, unless one is given (the runtime's own date or older). */
 export const COMPATIBILITY_DATE = '2026-11-01';
@@ -29,18 +32,24 @@ export interface LaunchOptions {
   compatibilityDate?: string;
 }
 
-async function bundle(entry: string, dir: string): Promise<string> {
+/**
+ * Bundles `entry` as a user's build would: for workerd with the conditions wrangler uses (the
+ * package's `workerd` build: its core an imported .wasm module, kept as a module of the Worker).
+ */
+async function bundle(name: RuntimeName, entry: string, dir: string): Promise<string> {
   const outfile = join(dir, 'entry.js');
+  const worker = name === 'workerd';
   await build({
     entryPoints: [entry],
     bundle: true,
     format: 'esm',
     platform: 'browser',
-    conditions: ['workerd', 'worker', 'browser'],
+    ...(worker ? { conditions: ['workerd', 'worker', 'browser'], external: ['*.wasm'] } : {}),
     target: 'es2022',
     outfile,
     logLevel: 'silent',
   });
+  if (worker) copyFileSync(join(import.meta.dirname, '..', '..', 'dist', 'workerd', WASM), join(dir, WASM));
   return outfile;
 }
 
@@ -61,7 +70,7 @@ const config :Workerd.Config = (
   sockets = [(name = "http", address = "127.0.0.1:${port}", http = (), service = "main")],
 );
 const worker :Workerd.Worker = (
-  modules = [(name = "entry.js", esModule = embed "entry.js")],
+  modules = [(name = "entry.js", esModule = embed "entry.js"), (name = "${WASM}", wasm = embed "${WASM}")],
   compatibilityDate = "${date}",
   bindings = [${Object.entries(env)
     .map(([name, value]) => `(name = ${JSON.stringify(name)}, text = ${JSON.stringify(value)})`)
@@ -88,7 +97,7 @@ async function answering(child: ChildProcess, url: string, stderr: () => string)
 /** Bundles `entry` and runs it in the runtime on a free loopback port. */
 export async function launch(name: RuntimeName, binary: string, options: LaunchOptions): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), `mpc-${name}-`));
-  const entry = await bundle(options.entry, dir);
+  const entry = await bundle(name, options.entry, dir);
   const port = await freePort();
   const vars = { ...options.env, PORT: String(port) };
   const spawnOptions: SpawnOptions = { cwd: dir, env: { ...process.env, ...vars, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] };
