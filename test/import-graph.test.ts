@@ -14,12 +14,12 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Relative imports and re-exports of each file, as paths relative to src/. */
+/** Relative imports and re-exports of source files (not the core's .wasm), as paths relative to src/. */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of sourceFiles(SRC)) {
     const text = readFileSync(file, 'utf8');
-    const targets = [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'(\.{1,2}\/[^']+)'/gm)].map((m) =>
+    const targets = [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'(\.{1,2}\/[^']+\.js)'/gm)].map((m) =>
       relative(SRC, resolve(dirname(file), m[1]!)).replace(/\.js$/, '.ts'),
     );
     graph.set(relative(SRC, file), targets);
