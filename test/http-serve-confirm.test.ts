@@ -1,0 +1,184 @@
+// serve --guard --confirm and --root client: the guard asks the host itself over Streamable
+// HTTP. The real SDK client (StreamableHTTPClientTransport) with an elicitation handler that
+// accepts, declines or never answers, one without the capability, and one that lists roots,
+// drive runServe around a real SDK server (fixtures/confirm-server.mjs) whose stdin is recorded
+// (fixtures/stdin-spy.mjs): only a yes lets a call reach the child, the host's answers never do,
+// a call waiting for its user holds up no other call, and the trail says what was decided.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, type ElicitResult, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runServe } from '../src/cli/serve.js';
+import type { AuditEntry } from '../src/guard/audit.ts';
+
+vi.setConfig({ testTimeout: 15_000 });
+const REQUEST = { timeout: 10_000 };
+const dir = realpathSync(mkdtempSync(join(tmpdir(), 'mpc-serve-confirm-')));
+const SPY = join('test', 'fixtures', 'stdin-spy.mjs');
+const SERVER = join('test', 'fixtures', 'confirm-server.mjs');
+const spyLog = join(dir, 'child-stdin.log');
+const first = join(dir, 'first');
+const second = join(dir, 'second');
+
+type Answer = ElicitResult | 'never';
+let answer: Answer = { action: 'accept', content: { allow: true } };
+const asked: { message: string }[] = [];
+const aborted: boolean[] = [];
+const audit: AuditEntry[] = [];
+const closing: (() => Promise<unknown>)[] = [];
+
+async function serve(options: { confirm?: string[]; roots?: 'client'; callTimeoutMs?: number }, log = spyLog) {
+  const served = await runServe({
+    command: [process.execPath, SPY, log, process.execPath, SERVER],
+    port: 0,
+    guard: 'all',
+    onAudit: (e) => void audit.push(e),
+    log: () => {},
+    ...options,
+  });
+  closing.push(() => served.close());
+  return served.url;
+}
+
+async function host(url: string, setUp?: (client: Client) => void) {
+  const client = new Client({ name: 'host', version: '1.0.0' });
+  setUp?.(client);
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport, REQUEST);
+  closing.unshift(() => client.close());
+  await client.listTools(undefined, REQUEST);
+  return { client, session: transport.sessionId };
+}
+
+const asking = (client: Client) => {
+  client.registerCapabilities({ elicitation: {} });
+  client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+    asked.push(request.params as { message: string });
+    if (answer !== 'never') return answer;
+    return new Promise<ElicitResult>((_, reject) =>
+      extra.signal.addEventListener('abort', () => {
+        aborted.push(true);
+        reject(new Error('aborted'));
+      }),
+    );
+  });
+};
+
+type Call = Awaited<ReturnType<Client['callTool']>>;
+const call = (client: Client, name: string, args: Record<string, unknown>) =>
+  client.callTool({ name, arguments: args }, undefined, REQUEST);
+const text = (r: Call) => (r.content as { text: string }[]).map((c) => c.text).join('\n');
+const blocked = (reason: string) => `MCP tool call "delete_file" was blocked before it reached the server: ${reason}`;
+const childSaw = (log = spyLog) => readFileSync(log, 'utf8');
+
+let confirming: { client: Client; session: string | undefined };
+let mute: { client: Client; session: string | undefined };
+
+beforeAll(async () => {
+  mkdirSync(first);
+  mkdirSync(second);
+  const url = await serve({ confirm: ['destructive'], callTimeoutMs: 4000 });
+  [confirming, mute] = await Promise.all([host(url, asking), host(url)]);
+});
+
+afterAll(async () => {
+  for (const close of closing) await close().catch(() => {});
+});
+
+describe('serve --confirm with an SDK client that can be asked', () => {
+  it('asks on the call, naming the tool and argument names; yes lets it reach the child', async () => {
+    answer = { action: 'accept', content: { allow: true } };
+    const r = await call(confirming.client, 'delete_file', { path: '/tmp/SECRET-yes' });
+    expect([r.isError ?? false, text(r)]).toEqual([false, 'delete_file done (path)']);
+    expect(asked.at(-1)!.message).toBe('Allow the tool "delete_file" to run with the arguments "path"?');
+    expect(JSON.stringify(asked)).not.toContain('SECRET');
+    expect(childSaw()).toContain('/tmp/SECRET-yes');
+  });
+
+  it('decline and cancel answer the call isError; the child never sees it', async () => {
+    for (const a of [{ action: 'decline' }, { action: 'cancel' }] as ElicitResult[]) {
+      answer = a;
+      const r = await call(confirming.client, 'delete_file', { path: `/tmp/declined-${a.action}` });
+      expect([r.isError, text(r)]).toEqual([true, blocked('declined by the user')]);
+    }
+    expect(childSaw()).not.toContain('declined-');
+  });
+
+  it('no answer within the call time limit: isError, the question withdrawn; other calls go on meanwhile', async () => {
+    answer = 'never';
+    const before = asked.length;
+    const waiting = call(confirming.client, 'delete_file', { path: '/tmp/never-answered' });
+    await vi.waitFor(() => expect(asked.length).toBe(before + 1));
+    // (held aside: a call after it passes the guard while the user is asked)
+    expect(text(await call(confirming.client, 'echo', { text: 'meanwhile' }))).toBe('echo done (text)');
+    const r = await waiting;
+    expect([r.isError, text(r)]).toEqual([true, blocked('no confirmation from the user within 4 s')]);
+    await vi.waitFor(() => expect(aborted.length).toBe(1));
+    expect(childSaw()).not.toContain('never-answered');
+  });
+
+  it("the host's answers never reach the child; the trail says confirmed, declined, timed-out, with the session", () => {
+    const seen = childSaw();
+    expect(seen).not.toContain('mcp-payload-codec/');
+    expect(seen).not.toContain('"action"');
+    const mine = audit.filter((e) => e.session === confirming.session && e.tool === 'delete_file');
+    expect(mine.map((e) => [e.decision, e.rule])).toEqual([
+      ['confirmed', 'confirm'],
+      ['declined', 'confirm'],
+      ['declined', 'confirm'],
+      ['timed-out', 'confirm'],
+    ]);
+    expect(JSON.stringify(audit)).not.toMatch(/SECRET|declined-|never-answered/);
+  });
+});
+
+describe('serve --confirm with an SDK client that cannot be asked', () => {
+  it('answers isError "needs a confirmation that this client cannot ask for"; other calls go on', async () => {
+    const r = await call(mute.client, 'delete_file', { path: '/tmp/mute' });
+    expect([r.isError, text(r)]).toEqual([true, blocked('needs a confirmation that this client cannot ask for')]);
+    expect(text(await call(mute.client, 'echo', { text: 'hi' }))).toBe('echo done (text)');
+    expect(childSaw()).not.toContain('/tmp/mute');
+  });
+});
+
+describe('serve --root client', () => {
+  it("asks roots/list, again on list_changed, and confines path arguments to the client's file: roots", async () => {
+    const log = join(dir, 'roots-child-stdin.log');
+    const url = await serve({ roots: 'client' }, log);
+    let listed = first;
+    let listings = 0;
+    const { client } = await host(url, (c) => {
+      c.registerCapabilities({ roots: { listChanged: true } });
+      c.setRequestHandler(ListRootsRequestSchema, () => {
+        listings++;
+        return { roots: [{ uri: pathToFileURL(listed).href }] };
+      });
+    });
+    expect((await call(client, 'peek', { path: join(first, 'a.txt') })).isError ?? false).toBe(false);
+    const outside = await call(client, 'peek', { path: join(second, 'SECRET.txt') });
+    expect([outside.isError, text(outside)]).toEqual([
+      true,
+      `MCP tool call "peek" was blocked before it reached the server: argument "/path" is a path outside the allowed roots (${JSON.stringify(first)})`,
+    ]);
+    listed = second;
+    await client.sendRootsListChanged();
+    await vi.waitFor(() => expect(listings).toBe(2));
+    expect((await call(client, 'peek', { path: join(second, 'b.txt') })).isError ?? false).toBe(false);
+    expect((await call(client, 'peek', { path: join(first, 'a.txt') })).isError).toBe(true);
+    const seen = childSaw(log);
+    expect(seen).toContain('notifications/roots/list_changed');
+    expect(seen).not.toMatch(/roots-list|"roots":\[|SECRET/);
+  });
+
+  it('a client without the roots capability: path-bearing calls blocked with the reason, others go on', async () => {
+    const url = await serve({ roots: 'client' });
+    const { client } = await host(url);
+    const r = await call(client, 'peek', { path: join(first, 'a.txt') });
+    expect(text(r)).toMatch(/the client's roots are not known: the client declared no roots/);
+    expect(text(await call(client, 'echo', { text: 'hi' }))).toBe('echo done (text)');
+  });
+});
