@@ -111,11 +111,14 @@ describe('serve --confirm with an SDK client that can be asked', () => {
   it('no answer within the call time limit: isError, the question withdrawn; other calls go on meanwhile', async () => {
     answer = 'never';
     const before = asked.length;
-    const waiting = call(confirming.client, 'delete_file', { path: '/tmp/never-answered' });
+    const answered: string[] = [];
+    const waiting = call(confirming.client, 'delete_file', { path: '/tmp/never-answered' }).finally(() => answered.push('asked'));
     await vi.waitFor(() => expect(asked.length).toBe(before + 1));
-    // (held aside: a call after it passes the guard while the user is asked)
+    // (held aside: a call after it passes the guard and is answered while the user is asked)
     expect(text(await call(confirming.client, 'echo', { text: 'meanwhile' }))).toBe('echo done (text)');
+    answered.push('echo');
     const r = await waiting;
+    expect(answered).toEqual(['echo', 'asked']);
     expect([r.isError, text(r)]).toEqual([true, blocked('no confirmation from the user within 4 s')]);
     await vi.waitFor(() => expect(aborted.length).toBe(1));
     expect(childSaw()).not.toContain('never-answered');
@@ -133,6 +136,51 @@ describe('serve --confirm with an SDK client that can be asked', () => {
       ['timed-out', 'confirm'],
     ]);
     expect(JSON.stringify(audit)).not.toMatch(/SECRET|declined-|never-answered/);
+  });
+});
+
+describe('serve --confirm on the wire', () => {
+  it("asks on the call's own event stream; the answer's POST gets 202 and the call goes on there", async () => {
+    const url = await serve({ confirm: ['echo'] }, join(dir, 'wire-child-stdin.log'));
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const post = (body: unknown, session?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { ...headers, ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}) },
+        body: JSON.stringify(body),
+      });
+    const capabilities = { elicitation: {} };
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'raw', version: '1' } },
+    });
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
+    const called = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } }, session);
+    // The call's stream, message by message.
+    const reader = called.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = '';
+    const next = async (): Promise<{ id?: unknown; method?: string; result?: unknown }> => {
+      for (;;) {
+        const data = /^data: (.+)$/m.exec(buffered);
+        if (data) {
+          buffered = buffered.slice(data.index + data[0].length);
+          return JSON.parse(data[1]!);
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the stream ended');
+        buffered += value;
+      }
+    };
+    const question = await next();
+    expect(question).toMatchObject({ method: 'elicitation/create', id: expect.stringMatching(/^mcp-payload-codec\/elicitation-create\//) });
+    const yes = await post({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { allow: true } } }, session);
+    expect(yes.status).toBe(202);
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'echo done (text)' }] } });
+    expect(childSaw(join(dir, 'wire-child-stdin.log'))).not.toContain('"action"');
   });
 });
 
