@@ -31,7 +31,7 @@ const aborted: boolean[] = [];
 const audit: AuditEntry[] = [];
 const closing: (() => Promise<unknown>)[] = [];
 
-async function serve(options: { confirm?: string[]; roots?: 'client'; callTimeoutMs?: number }, log = spyLog) {
+async function serve(options: { confirm?: string[]; roots?: 'client'; confirmTimeoutMs?: number }, log = spyLog) {
   const served = await runServe({
     command: [process.execPath, SPY, log, process.execPath, SERVER],
     port: 0,
@@ -81,7 +81,7 @@ let mute: { client: Client; session: string | undefined };
 beforeAll(async () => {
   mkdirSync(first);
   mkdirSync(second);
-  const url = await serve({ confirm: ['destructive'], callTimeoutMs: 4000 });
+  const url = await serve({ confirm: ['destructive'], confirmTimeoutMs: 1500 });
   [confirming, mute] = await Promise.all([host(url, asking), host(url)]);
 });
 
@@ -108,7 +108,7 @@ describe('serve --confirm with an SDK client that can be asked', () => {
     expect(childSaw()).not.toContain('declined-');
   });
 
-  it('no answer within the call time limit: isError, the question withdrawn; other calls go on meanwhile', async () => {
+  it('no answer within the time limit: isError, the question withdrawn; other calls go on meanwhile', async () => {
     answer = 'never';
     const before = asked.length;
     const answered: string[] = [];
@@ -119,7 +119,7 @@ describe('serve --confirm with an SDK client that can be asked', () => {
     answered.push('echo');
     const r = await waiting;
     expect(answered).toEqual(['echo', 'asked']);
-    expect([r.isError, text(r)]).toEqual([true, blocked('no confirmation from the user within 4 s')]);
+    expect([r.isError, text(r)]).toEqual([true, blocked('no confirmation from the user within 1.5 s')]);
     await vi.waitFor(() => expect(aborted.length).toBe(1));
     expect(childSaw()).not.toContain('never-answered');
   });

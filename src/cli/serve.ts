@@ -69,6 +69,8 @@ export interface ServeCommandOptions extends CodecOptions {
   roots?: string[] | 'client';
   /** With a guard: calls each session's client is asked to confirm first (tool names, 'destructive'; elicitation/create). */
   confirm?: string[];
+  /** How long the user has to confirm; default callTimeoutMs, else guard/confirm.ts's CONFIRM_TIMEOUT_MS. */
+  confirmTimeoutMs?: number;
   /** With a guard: told each tools/call judged, with its session, before its answer or the call goes on. */
   onAudit?: OnAudit;
   log?: (line: string) => void;
@@ -102,6 +104,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     guard: guardMode,
     roots,
     confirm,
+    confirmTimeoutMs = options.callTimeoutMs,
     onAudit,
     log: _log,
     access,
@@ -279,7 +282,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         ? new CallGuard(guardMode, log, {
             ...(roots ? { roots, realpath: localRealpath } : {}),
             // (the user has as long as the child would: the call time limit, else guard/confirm.ts's default)
-            ...(confirm ? { confirm, confirmTimeoutMs: callTimeoutMs } : {}),
+            ...(confirm ? { confirm, confirmTimeoutMs } : {}),
             onAudit,
           })
         : undefined,
