@@ -14,6 +14,7 @@ import { ElicitRequestSchema, type ElicitResult, ListRootsRequestSchema } from '
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runServe } from '../src/cli/serve.js';
 import type { AuditEntry } from '../src/guard/audit.ts';
+import { listening } from './http-cli-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
 const REQUEST = { timeout: 10_000 };
@@ -228,5 +229,31 @@ describe('serve --root client', () => {
     const r = await call(client, 'peek', { path: join(first, 'a.txt') });
     expect(text(r)).toMatch(/the client's roots are not known: the client declared no roots/);
     expect(text(await call(client, 'echo', { text: 'hi' }))).toBe('echo done (text)');
+  });
+});
+
+describe('the serve command', () => {
+  it('takes --confirm and --root client (with a guard): the client is asked, and its roots confine calls', async () => {
+    const log = join(dir, 'cli-child-stdin.log');
+    const audit = join(dir, 'cli-audit.ndjson');
+    const args = ['--guard', '--confirm', 'destructive', '--root', 'client', '--audit', audit];
+    const { url } = await listening(['serve', '--port', '0', ...args, '--', process.execPath, SPY, log, process.execPath, SERVER]);
+    answer = { action: 'accept', content: { allow: true } };
+    const { client } = await host(url, (c) => {
+      asking(c);
+      c.registerCapabilities({ roots: {} });
+      c.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: pathToFileURL(first).href }] }));
+    });
+    const before = asked.length;
+    expect(text(await call(client, 'delete_file', { path: join(first, 'yes.txt') }))).toBe('delete_file done (path)');
+    expect(asked.length).toBe(before + 1);
+    const outside = await call(client, 'delete_file', { path: join(second, 'SECRET.txt') });
+    expect([outside.isError, asked.length]).toEqual([true, before + 1]); // (blocked by the roots before anyone is asked)
+    expect(childSaw(log)).not.toMatch(/SECRET|"action"|"roots":\[/);
+    const trail = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { decision: string; rule: string });
+    expect(trail.map((e) => [e.decision, e.rule])).toEqual([
+      ['confirmed', 'confirm'],
+      ['blocked', 'outside-roots'],
+    ]);
   });
 });
