@@ -250,7 +250,10 @@ describe('the serve command', () => {
     const outside = await call(client, 'delete_file', { path: join(second, 'SECRET.txt') });
     expect([outside.isError, asked.length]).toEqual([true, before + 1]); // (blocked by the roots before anyone is asked)
     expect(childSaw(log)).not.toMatch(/SECRET|"action"|"roots":\[/);
-    const trail = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { decision: string; rule: string });
+    const trail = readFileSync(audit, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { decision: string; rule: string });
     expect(trail.map((e) => [e.decision, e.rule])).toEqual([
       ['confirmed', 'confirm'],
       ['blocked', 'outside-roots'],
