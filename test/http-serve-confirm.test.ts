@@ -14,6 +14,7 @@ import { ElicitRequestSchema, type ElicitResult, ListRootsRequestSchema } from '
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runServe } from '../src/cli/serve.js';
 import type { AuditEntry } from '../src/guard/audit.ts';
+import { encodeText } from '../src/index.ts';
 import { listening } from './http-cli-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
@@ -127,7 +128,8 @@ describe('serve --confirm with an SDK client that can be asked', () => {
 
   it("the host's answers never reach the child; the trail says confirmed, declined, timed-out, with the session", () => {
     const seen = childSaw();
-    expect(seen).not.toContain('mcp-payload-codec/');
+    // (the guard's own tools/list went to the child; its questions to the host never did)
+    expect(seen).not.toContain('elicitation-create');
     expect(seen).not.toContain('"action"');
     const mine = audit.filter((e) => e.session === confirming.session && e.tool === 'delete_file');
     expect(mine.map((e) => [e.decision, e.rule])).toEqual([
@@ -181,7 +183,30 @@ describe('serve --confirm on the wire', () => {
     const yes = await post({ jsonrpc: '2.0', id: question.id, result: { action: 'accept', content: { allow: true } } }, session);
     expect(yes.status).toBe(202);
     expect(await next()).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'echo done (text)' }] } });
-    expect(childSaw(join(dir, 'wire-child-stdin.log'))).not.toContain('"action"');
+    // An answer whose keys collide once decoded: the question fails (202), the child never sees it.
+    const again = await post({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'echo', arguments: { text: 'y' } } }, session);
+    const reader2 = again.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const read2 = async () => {
+      for (;;) {
+        const data = /^data: (.+)$/m.exec(buffered);
+        if (data) {
+          buffered = buffered.slice(data.index + data[0].length);
+          return JSON.parse(data[1]!) as { id?: unknown; method?: string; result?: unknown };
+        }
+        const { value, done } = await reader2.read();
+        if (done) throw new Error('the stream ended');
+        buffered += value;
+      }
+    };
+    buffered = '';
+    const second = await read2();
+    const colliding = { action: 'accept', content: { allow: true, Qwen: 1, [encodeText('Qwen')]: 2 } };
+    expect((await post({ jsonrpc: '2.0', id: second.id, result: colliding }, session)).status).toBe(202);
+    expect(await read2()).toMatchObject({ id: 8, result: { isError: true } });
+    const seen = childSaw(join(dir, 'wire-child-stdin.log'));
+    expect(seen).not.toContain('"action"');
+    // (the guard's own tools/list went to the child; its questions to the host never did)
+    expect(seen).not.toContain('elicitation-create');
   });
 });
 

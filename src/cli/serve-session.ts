@@ -209,6 +209,13 @@ export class ServeSession {
     return new Response(live.body, { status: 200, headers });
   }
 
+  /** Whether `value` answers a request of the guard's own to the host; then that request fails (its answer could not be read). */
+  ownAnswerUnread(value: unknown): boolean {
+    if (!this.host.isAnswer(value)) return false;
+    this.host.settle(value as Message, new Error('its answer could not be decoded'));
+    return true;
+  }
+
   /** The GET stream, or (Last-Event-ID) a stream resumed after that event; an error response when neither can be. */
   get(lastEventId: string | null, headers: Record<string, string>): Response | { status: number; message: string } {
     if (lastEventId) {

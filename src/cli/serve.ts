@@ -184,7 +184,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
   ) => {
     if (toChild.length) session?.toChildLines(toChild.map((m) => messageText(m)));
     if (replies !== undefined && (!Array.isArray(replies) || replies.length)) return jsonText(messageText(codec.encodeMessage(replies)));
-    return toChild.length ? new Response(null, { status: 202 }) : refuse(none.status, none.code, none.message);
+    return toChild.length || none.status === 202 ? new Response(null, { status: 202 }) : refuse(none.status, none.code, none.message);
   };
 
   const post = async (request: Request, sessionId: string | null): Promise<Response> => {
@@ -234,7 +234,8 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         return notForwarded(
           session,
           undefined,
-          items.map((m, k) => errorResponse(idOf(k, m), INVALID_PARAMS, e.message)),
+          // (an answer to the guard's own question fails that question instead: it is not the child's)
+          items.flatMap((m, k) => (session?.ownAnswerUnread(m) ? [] : [errorResponse(idOf(k, m), INVALID_PARAMS, e.message)])),
           { status: 202, code: 0, message: '' },
         );
       const replies = collisionReplies(
