@@ -3,11 +3,12 @@
 import { type CommandLine, type OptionName, parseCommandLine } from './cli/args.js';
 import { codecOptions, framing, maxMessageBytes } from './cli/codec-options.js';
 import { readConfig, withConfig } from './cli/config.js';
+import { confirmOption } from './cli/confirm-option.js';
 import { connectCommand } from './cli/connect.js';
 import { HELP } from './cli/help.js';
 import { callTimeout } from './cli/http-args.js';
 import { proxyCommand } from './cli/proxy.js';
-import { wrapRootsOption } from './cli/roots.js';
+import { localRootsOption } from './cli/roots.js';
 import { scan } from './cli/scan.js';
 import { serveCommand } from './cli/serve.js';
 import { transformStdio } from './cli/transform.js';
@@ -33,7 +34,7 @@ const APPLIES: Record<string, readonly OptionName[]> = {
   wrap: [...CODEC, ...GUARD, 'confirm', ...TIMEOUT],
   proxy: [...CODEC, ...GUARD, ...TIMEOUT, ...LISTEN, ...ACCESS, 'upstream', 'upstream-header'],
   connect: [...CODEC, ...GUARD, ...TIMEOUT, 'header'],
-  serve: [...CODEC, ...GUARD, ...TIMEOUT, ...LISTEN, ...ACCESS, 'session-idle', 'max-sessions'],
+  serve: [...CODEC, ...GUARD, 'confirm', ...TIMEOUT, ...LISTEN, ...ACCESS, 'session-idle', 'max-sessions'],
   encode: [...CODEC, 'framing'],
   decode: [...CODEC, 'framing'],
   scan: [],
@@ -54,15 +55,6 @@ function checkApplies(line: CommandLine, command: string): void {
     const why = notFor(command, name);
     if (why) throw new UsageError(why);
   }
-}
-
-/** --confirm NAME (repeatable): the tools the user confirms, 'destructive' for the annotated ones. */
-function confirmOption({ lists }: CommandLine): string[] | undefined {
-  const given = lists.confirm;
-  given?.forEach((name, i) => {
-    if (name === '') throw new UsageError(`--confirm ${i + 1} is empty`);
-  });
-  return given;
 }
 
 /** The guard asked for, after checking that --root and --audit have what they need (--call-timeout makes decisions too). */
@@ -99,10 +91,9 @@ export async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'wrap': {
       const guard = guardMode(line);
-      const roots = wrapRootsOption(line);
+      const roots = localRootsOption(line);
       const timeout = callTimeout(line);
-      const confirm = confirmOption(line);
-      if (confirm && !guard) throw new UsageError('--confirm needs --guard or --guard-tools-only (the tool guard knows the tools)');
+      const confirm = confirmOption(line, guard);
       const audit = line.values.audit;
       return wrap(line.child ?? [], {
         stream: options,

@@ -194,13 +194,14 @@ describe('wrap --confirm with an SDK client that cannot be asked', () => {
 });
 
 describe('--confirm and --root client on the command line', () => {
-  it('need a guard; --confirm takes a name; --root client stands alone; wrap only (exit code 2)', () => {
+  it('need a guard; --confirm takes a name; --root client stands alone; wrap and serve only (exit code 2)', () => {
     for (const [args, error] of [
       [['wrap', '--confirm', 'destructive', '--', 'true'], /--confirm needs --guard or --guard-tools-only/],
       [['wrap', '--guard', '--confirm=', '--', 'true'], /--confirm 1 is empty/],
       [['wrap', '--guard', '--root', 'client', '--root', dir, '--', 'true'], /--root client takes the roots the client lists/],
-      [['serve', '--guard', '--confirm', 'x', '--', 'true'], /--confirm applies to wrap, not serve/],
-      [['serve', '--guard', '--root', 'client', '--', 'true'], /--root client applies to wrap only/],
+      [['serve', '--confirm', 'x', '--', 'true'], /--confirm needs --guard or --guard-tools-only/],
+      [['proxy', '--guard', '--confirm', 'x', '--upstream', 'http://127.0.0.1:9/mcp'], /--confirm applies to wrap, serve, not proxy/],
+      [['proxy', '--guard', '--root', 'client', '--upstream', 'http://127.0.0.1:9/mcp'], /--root client applies to wrap and serve only/],
     ] as const) {
       const r = cli([...args]);
       expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(error)]);

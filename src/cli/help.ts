@@ -71,10 +71,10 @@ and the guards work with every command they make sense for):
   --guard-tools-only                    the same, tool names and schemas only
   --root DIR|client                     wrap, serve, proxy, connect, with a guard: confine
                                         path arguments to DIR (repeatable; wrap, above; proxy
-                                        and connect: absolute, checked lexically); wrap:
-                                        client, the roots the client lists
-  --confirm NAME|destructive            wrap, with a guard: ask the user before such calls
-                                        (repeatable; wrap, above)
+                                        and connect: absolute, checked lexically); wrap,
+                                        serve: client, the roots the client lists
+  --confirm NAME|destructive            wrap, serve, with a guard: ask the user before such
+                                        calls (repeatable; wrap, above)
   --call-timeout DURATION               wrap, serve, proxy, connect: answer requests the
                                         server leaves unanswered this long (30s, 5m, 1h;
                                         wrap, above)

@@ -2,16 +2,17 @@
 // on this machine (wrap, serve), each is taken from the working directory and made real
 // (symlinks resolved) at start, so that the check, which follows symlinks in arguments (realpath
 // below), compares real paths with real paths. Where it runs elsewhere (proxy, connect), each
-// must be absolute and is taken as written: the check is lexical. `wrap --root client`: the
-// roots the client lists (guard/client-roots.ts), made real the same way.
+// must be absolute and is taken as written: the check is lexical. `--root client` (wrap, serve:
+// the guard asks the client itself): the roots the client lists (guard/client-roots.ts), made
+// real the same way.
 import { realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Realpath, Roots } from '../guard/paths.js';
 import type { CommandLine } from './args.js';
 import { UsageError } from './usage-error.js';
 
-/** wrap's roots: as rootsOption, or 'client' (`--root client`: the roots the client lists). */
-export function wrapRootsOption(line: CommandLine): string[] | 'client' | undefined {
+/** The roots where the server runs here (wrap, serve): as rootsOption, or 'client' (`--root client`: the roots the client lists). */
+export function localRootsOption(line: CommandLine): string[] | 'client' | undefined {
   const given = line.lists.root;
   if (!given?.includes('client')) return rootsOption(line);
   if (given.length > 1)
@@ -19,9 +20,9 @@ export function wrapRootsOption(line: CommandLine): string[] | 'client' | undefi
   return 'client';
 }
 
-/** `--root client` where the guard cannot ask the client (over HTTP). */
+/** `--root client` where the guard cannot ask the client (proxy, connect). */
 const notHere = (given: readonly string[]) => {
-  if (given.includes('client')) throw new UsageError('--root client applies to wrap only (a folder named client: ./client)');
+  if (given.includes('client')) throw new UsageError('--root client applies to wrap and serve only (a folder named client: ./client)');
 };
 
 /** The roots given, as real absolute paths; undefined when none is. */

@@ -17,6 +17,13 @@
 // unanswered is answered the same way, on its stream, under its id as written (a tool call as an
 // isError result, anything else -32001); the child gets notifications/cancelled for it, and its
 // late answer, which no request in flight waits for any more, is dropped.
+//
+// The guard may ask the host itself (--confirm, --root client): an `elicitation/create` about a
+// call goes on that call's event stream (the Streamable HTTP spec lets a server send requests
+// related to a POST on its stream), a `roots/list` where the child's own requests go. Ids are
+// the guard's own (own-requests.ts); the host's answer, in a later POST, is taken out of it
+// (202 when nothing else is in it) and never reaches the child. A call waiting for its user is
+// held aside: the messages after it pass the guard meanwhile.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -139,6 +146,9 @@ export class ServeSession {
     this.toChildLines([JSON.stringify(request)]);
   });
 
+  /** The guard's own requests to the host (confirmations, roots/list): encoded, routed as the child's requests. */
+  private readonly host = new OwnRequests((request) => this.toHost(request), 'client');
+
   /** The requests sent on to the child, timed (with a call time limit). */
   private readonly timer: CallTimer | undefined;
 
@@ -161,7 +171,13 @@ export class ServeSession {
   }
 
   /** Requests and notifications of one POST (decoded): an event stream for its requests, or 202. */
-  post(messages: HostMessage[], protocolVersion: string, headers: Record<string, string>): Response {
+  post(all: HostMessage[], protocolVersion: string, headers: Record<string, string>): Response {
+    // (The host's answers to the guard's own requests: taken here, never sent on.)
+    const messages = all.filter((m) => {
+      if (!this.host.isAnswer(m.value)) return true;
+      this.host.settle(m.value as unknown as Message);
+      return false;
+    });
     const requests = messages.filter((m) => isRequest(m.value));
     if (!requests.length) {
       for (const m of messages) this.toChild(m);
@@ -186,11 +202,18 @@ export class ServeSession {
       }
     }
     this.flushPending(stream);
-    for (const m of messages) if (!refused.has(m)) this.toChild(m);
+    for (const m of messages) if (!refused.has(m)) this.toChild(m, stream);
     if (over.length) this.o.log(`${over.length} requests not forwarded: ${MAX_IN_FLIGHT} already in flight in the session (-32000)`);
     const error = errorResponse(null, SERVER_ERROR, `Too many requests in flight (${MAX_IN_FLIGHT}); not forwarded`);
     for (const r of over) this.answer(r, this.written(error, r.rawId));
     return new Response(live.body, { status: 200, headers });
+  }
+
+  /** Whether `value` answers a request of the guard's own to the host; then that request fails (its answer could not be read). */
+  ownAnswerUnread(value: unknown): boolean {
+    if (!this.host.isAnswer(value)) return false;
+    this.host.settle(value as Message, new Error('its answer could not be decoded'));
+    return true;
   }
 
   /** The GET stream, or (Last-Event-ID) a stream resumed after that event; an error response when neither can be. */
@@ -241,6 +264,7 @@ export class ServeSession {
     if (this.ended) return;
     this.answerInFlight(`Not answered: ${why}`);
     this.ended = true;
+    this.host.failAll(why);
     this.timer?.stop();
     clearTimeout(this.idle);
     this.child.stdin?.end();
@@ -321,22 +345,43 @@ export class ServeSession {
     return this.inFlight.find(same) ?? (typeof id === 'number' ? this.inFlight.find((r) => r.id === id) : undefined);
   }
 
-  /** A message from the host on its way to the child, past the guard when there is one. */
-  private toChild(m: HostMessage): void {
+  /**
+   * A message from the host on its way to the child, past the guard when there is one (`stream`:
+   * its POST's event stream, where a confirmation about it is asked).
+   */
+  private toChild(m: HostMessage, stream?: string): void {
     const guard = this.o.guard;
     if (!guard) {
       this.write(m);
       return;
     }
-    this.checks = this.checks
-      .then(() => guard.answer(m.value, this.own.ask, { request: m.rawId, session: this.id }))
-      .then(
-        (answer) => (answer ? this.answerHere(m, answer) : this.write(m)),
-        (e: unknown) => {
-          this.o.log(`the guard failed (${(e as Error).name}): message not delivered`);
-          if (isRequest(m.value)) this.answerHere(m, errorResponse(m.value.id as Id, SERVER_ERROR, 'The tool call guard failed'));
-        },
-      );
+    const client = stream === undefined ? this.host : this.host.via((request) => this.toHost(request, stream));
+    // (The next message is checked once this one is through, or once it waits for its user.)
+    const checked = (next: () => void) =>
+      Promise.resolve()
+        .then(() => guard.answer(m.value, this.own.ask, { request: m.rawId, session: this.id, client, aside: next }))
+        .then(
+          (answer) => (answer ? this.answerHere(m, answer) : this.write(m)),
+          (e: unknown) => {
+            this.o.log(`the guard failed (${(e as Error).name}): message not delivered`);
+            if (isRequest(m.value)) this.answerHere(m, errorResponse(m.value.id as Id, SERVER_ERROR, 'The tool call guard failed'));
+          },
+        )
+        .finally(next);
+    this.checks = this.checks.then(() => new Promise<void>((next) => void checked(next)));
+  }
+
+  /**
+   * A request of the guard's own to the host, encoded: on `stream` (a confirmation, on its
+   * call's), else where the child's own requests go (roots/list).
+   */
+  private toHost(request: Message, stream = this.streamFor()): void {
+    if (this.ended) throw new Error('the session has ended');
+    const text = messageText(this.o.codec.encodeMessage(request));
+    if (stream !== undefined) {
+      this.toldNoStream = false;
+      this.send(stream, text);
+    } else if (!this.hold(text)) throw new Error('the host has no stream open and too much waits for one');
   }
 
   /** Answers a host's request here (encoded, under its id as written), as if the child had. */
@@ -406,6 +451,7 @@ export class ServeSession {
       why = 'a message from the server could not be read';
     }
     this.own.failAll(why);
+    this.host.failAll(why);
     if (this.ended) return;
     this.answerInFlight(`Not answered: ${why}; the session has ended`);
     this.o.onEnd(why);
@@ -519,12 +565,7 @@ export class ServeSession {
     const token = m.method === 'notifications/progress' ? tokenKey(m.params?.progressToken) : undefined;
     if (token !== undefined) this.timer?.progress(token);
     const asked = token === undefined ? undefined : this.inFlight.find((r) => r.progressToken === token);
-    let stream = asked && this.reachable(asked.stream) ? asked.stream : this.inFlight.findLast((r) => this.reachable(r.stream))?.stream;
-    if (stream === undefined && this.reachable(GET_STREAM)) stream = GET_STREAM;
-    // With no stream open, a message stays on a request's stream (the one that asked for progress,
-    // else the latest in flight), stored for Last-Event-ID, as the SDK keeps a handler's own
-    // messages: a GET stream the host never opened could never be resumed.
-    stream ??= (asked ?? this.inFlight.at(-1))?.stream;
+    const stream = this.streamFor(asked);
     if (stream === undefined) this.wait(bytes, text, m);
     else {
       this.toldNoStream = false;
@@ -532,17 +573,35 @@ export class ServeSession {
     }
   }
 
-  /** No stream open and no request in flight: the message waits for the next stream the host opens, bounded. */
-  private wait(bytes: Uint8Array, text: string, m: { id?: unknown; method?: unknown }): void {
-    if (this.pending.length < PENDING_MESSAGES && this.pendingBytes + text.length <= PENDING_BYTES) {
-      this.pending.push(text);
-      this.pendingBytes += text.length;
-      if (!this.toldNoStream) {
-        this.toldNoStream = true; // (once until the host opens one: a chatty server does not flood the log)
-        this.o.log('messages from the server outside any request wait for the host to open its GET stream (or a request)');
-      }
-      return;
+  /**
+   * Where a message that answers nothing goes: the stream of `asked` (the request that asked for
+   * progress) or else of the latest request in flight, while the host reads it; else the GET
+   * stream; undefined when none is open and no request is in flight.
+   */
+  private streamFor(asked?: InFlight): string | undefined {
+    let stream = asked && this.reachable(asked.stream) ? asked.stream : this.inFlight.findLast((r) => this.reachable(r.stream))?.stream;
+    if (stream === undefined && this.reachable(GET_STREAM)) stream = GET_STREAM;
+    // With no stream open, a message stays on a request's stream (the one that asked for progress,
+    // else the latest in flight), stored for Last-Event-ID, as the SDK keeps a handler's own
+    // messages: a GET stream the host never opened could never be resumed.
+    return stream ?? (asked ?? this.inFlight.at(-1))?.stream;
+  }
+
+  /** No stream open and no request in flight: `text` waits for the next stream the host opens, bounded (false: no room). */
+  private hold(text: string): boolean {
+    if (this.pending.length >= PENDING_MESSAGES || this.pendingBytes + text.length > PENDING_BYTES) return false;
+    this.pending.push(text);
+    this.pendingBytes += text.length;
+    if (!this.toldNoStream) {
+      this.toldNoStream = true; // (once until the host opens one: a chatty server does not flood the log)
+      this.o.log('messages from the server outside any request wait for the host to open its GET stream (or a request)');
     }
+    return true;
+  }
+
+  /** A message from the child that no stream can take: it waits (hold), or is dropped with a line on stderr. */
+  private wait(bytes: Uint8Array, text: string, m: { id?: unknown; method?: unknown }): void {
+    if (this.hold(text)) return;
     const request = typeof m.method === 'string' && isId(m.id);
     this.o.log(
       `from the server: message ${this.received} (a ${request ? 'request' : 'notification'}, ${bytes.length} bytes) not delivered: ` +

@@ -34,10 +34,11 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { ACCESS_HELP, commandAccess } from './access-args.js';
 import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';
+import { confirmOption } from './confirm-option.js';
 import { callTimeout, duration, port as portFlag, positiveInt, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
 import { oneLine } from './one-line.js';
-import { localRealpath, rootsOption } from './roots.js';
+import { localRealpath, localRootsOption } from './roots.js';
 import { type HostMessage, ServeSession } from './serve-session.js';
 import { UsageError } from './usage-error.js';
 
@@ -61,8 +62,15 @@ export interface ServeCommandOptions extends CodecOptions {
   allowedOrigins?: string[];
   /** Check tool calls before they reach the child ('all': tools and U+FFFD, as wrap --guard). */
   guard?: GuardMode | false;
-  /** With a guard: real absolute folders path arguments must stay in (symlinks followed: the child runs here). */
-  roots?: string[];
+  /**
+   * With a guard: real absolute folders path arguments must stay in (symlinks followed: the child
+   * runs here), or 'client': the roots each session's client lists (asked with roots/list).
+   */
+  roots?: string[] | 'client';
+  /** With a guard: calls each session's client is asked to confirm first (tool names, 'destructive'; elicitation/create). */
+  confirm?: string[];
+  /** How long the user has to confirm; default callTimeoutMs, else guard/confirm.ts's CONFIRM_TIMEOUT_MS. */
+  confirmTimeoutMs?: number;
   /** With a guard: told each tools/call judged, with its session, before its answer or the call goes on. */
   onAudit?: OnAudit;
   log?: (line: string) => void;
@@ -95,6 +103,8 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
     allowedOrigins,
     guard: guardMode,
     roots,
+    confirm,
+    confirmTimeoutMs = options.callTimeoutMs,
     onAudit,
     log: _log,
     access,
@@ -105,11 +115,11 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
   const log = options.log ?? ((line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`));
   const [file] = command;
   if (!file) throw new TypeError('serve needs a command after --');
-  if (!guardMode && (roots || (onAudit && callTimeoutMs === undefined)))
+  if (!guardMode && (roots || confirm || (onAudit && callTimeoutMs === undefined)))
     throw new TypeError(
-      'roots and onAudit need guard (the tool guard checks the paths and makes the decisions; or, for onAudit, callTimeoutMs)',
+      'roots, confirm and onAudit need guard (the tool guard checks the paths, knows the tools and makes the decisions; or, for onAudit, callTimeoutMs)',
     );
-  if (roots) new Roots(roots, localRealpath); // (a bad root is refused now, not at the first session)
+  if (Array.isArray(roots)) new Roots(roots, localRealpath); // (a bad root is refused now, not at the first session)
   const max = codecOptions.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const codec = createCodec(codecOptions);
   let versions: typeof import('@modelcontextprotocol/sdk/types.js');
@@ -174,7 +184,7 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
   ) => {
     if (toChild.length) session?.toChildLines(toChild.map((m) => messageText(m)));
     if (replies !== undefined && (!Array.isArray(replies) || replies.length)) return jsonText(messageText(codec.encodeMessage(replies)));
-    return toChild.length ? new Response(null, { status: 202 }) : refuse(none.status, none.code, none.message);
+    return toChild.length || none.status === 202 ? new Response(null, { status: 202 }) : refuse(none.status, none.code, none.message);
   };
 
   const post = async (request: Request, sessionId: string | null): Promise<Response> => {
@@ -224,7 +234,8 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
         return notForwarded(
           session,
           undefined,
-          items.map((m, k) => errorResponse(idOf(k, m), INVALID_PARAMS, e.message)),
+          // (an answer to the guard's own question fails that question instead: it is not the child's)
+          items.flatMap((m, k) => (session?.ownAnswerUnread(m) ? [] : [errorResponse(idOf(k, m), INVALID_PARAMS, e.message)])),
           { status: 202, code: 0, message: '' },
         );
       const replies = collisionReplies(
@@ -268,7 +279,14 @@ export async function runServe(options: ServeCommandOptions): Promise<{ server: 
       codec,
       codecOptions,
       maxMessageBytes: max,
-      guard: guardMode ? new CallGuard(guardMode, log, { ...(roots ? { roots, realpath: localRealpath } : {}), onAudit }) : undefined,
+      guard: guardMode
+        ? new CallGuard(guardMode, log, {
+            ...(roots ? { roots, realpath: localRealpath } : {}),
+            // (the user has as long as the child would: the call time limit, else guard/confirm.ts's default)
+            ...(confirm ? { confirm, confirmTimeoutMs } : {}),
+            onAudit,
+          })
+        : undefined,
       log,
       onEnd: (why) => end(s.id, why),
       ...(callTimeoutMs === undefined ? {} : { callTimeout: { limitMs: callTimeoutMs, maxMs: callTimeoutMaxMs, onAudit } }),
@@ -367,7 +385,10 @@ export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdi
                                          the host, serve stops reading the server's stdout.)
     --guard, --guard-tools-only          check tool calls as wrap does (below)
     --root DIR                           with a guard: confine path arguments to DIR
-                                         (repeatable; symlinks followed, as wrap)
+                                         (repeatable; symlinks followed, as wrap); --root
+                                         client: to the roots each session's client lists
+    --confirm NAME|destructive           with a guard: ask the client's user first, as wrap
+                                         (elicitation/create on the call's event stream)
     --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
                                          and allowed) call, with its session, as wrap (below)
     --call-timeout DURATION              answer a request the server leaves unanswered that
@@ -385,7 +406,8 @@ export async function serveCommand(line: CommandLine, options: StreamCommandOpti
   const log = (text: string) => process.stderr.write(`mcp-payload-codec: ${text}\n`);
   // (before any child starts: the token variable is taken out of the environment it inherits)
   const { access, reload } = await commandAccess(line, host, log);
-  const roots = rootsOption(line);
+  const roots = localRootsOption(line);
+  const confirm = confirmOption(line, guard);
   const audit = auditOption(line, log);
   const served = await runServe({
     ...options,
@@ -398,6 +420,7 @@ export async function serveCommand(line: CommandLine, options: StreamCommandOpti
     allowedOrigins: lists['allowed-origin'],
     guard,
     ...(roots ? { roots } : {}),
+    ...(confirm ? { confirm } : {}),
     ...(audit ? { onAudit: audit.onAudit } : {}),
     log,
     access,

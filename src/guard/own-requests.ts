@@ -48,9 +48,9 @@ export class NoAnswer extends Error {
 type Settle = (answer: Error | Message) => void;
 
 export class OwnRequests {
-  private readonly pending = new Map<string, Settle>();
+  private readonly pending: Map<string, Settle>;
   /** Ids given up on (no answer in time, cancelled): an answer that comes late is still ours, dropped. */
-  private readonly late = new Set<string>();
+  private readonly late: Set<string>;
 
   /**
    * `send` puts a message on its way to `side`; a failure it reports fails that request. The
@@ -60,7 +60,19 @@ export class OwnRequests {
   constructor(
     private readonly send: (message: Message) => unknown,
     private readonly side: 'server' | 'client' = 'server',
-  ) {}
+    shared?: OwnRequests,
+  ) {
+    this.pending = shared?.pending ?? new Map();
+    this.late = shared?.late ?? new Set();
+  }
+
+  /**
+   * The same requests (ids, waits, answers) sent another way: for a transport with several ways
+   * to the other side (serve: a confirmation on the event stream of the call it is about).
+   */
+  via(send: (message: Message) => unknown): OwnRequests {
+    return new OwnRequests(send, this.side, this);
+  }
 
   /** How many requests wait for their answers. */
   get waiting(): number {

@@ -8,6 +8,7 @@
 import { auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
 import type { AskUser } from '../guard/confirm.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
+import type { OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
 import { blockedReply } from '../guard/reply.js';
 import { type BlockedCall, blockedText, type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
@@ -18,16 +19,18 @@ export type GuardMode = 'all' | 'tools';
 
 /** What a guard on HTTP checks besides tool names and schemas, and whom it tells. */
 export interface CallGuardOptions {
-  /** Folders path arguments must stay in (absolute; see guard/paths.ts). */
-  roots?: readonly string[];
+  /** Folders path arguments must stay in (absolute; see guard/paths.ts); 'client': the roots the client lists (a caller that gives `client`). */
+  roots?: readonly string[] | 'client';
   /** This machine's realpath, where the server runs here (serve): symlinks are followed. */
   realpath?: Realpath;
   /** Told each tools/call judged (allowed or blocked), before its answer or the call goes on. */
   onAudit?: OnAudit;
   /** Calls the user must confirm first (tool names, 'destructive'; see guard/confirm.ts). */
   confirm?: readonly string[];
-  /** Asks the user about such a call (over HTTP the guard cannot ask the client itself). */
+  /** Asks the user about such a call where the guard cannot ask the client itself (no `client` given). */
   askUser?: AskUser;
+  /** How long the client has to answer a confirmation it is asked for (see guard/confirm.ts). */
+  confirmTimeoutMs?: number;
 }
 
 /** Where a message came from, for the trail: its id as written and its session. */
@@ -36,6 +39,13 @@ export interface CallContext {
   request?: string | undefined;
   /** The Mcp-Session-Id it came with (null or undefined: none). */
   session?: string | null | undefined;
+  /**
+   * The guard's own requests to the client, where the caller can send them (serve): a
+   * confirmation (`elicitation/create`), the client's roots (`roots/list`).
+   */
+  client?: OwnRequests | undefined;
+  /** Told when the call waits for the user (the messages after it need not wait). */
+  aside?: (() => void) | undefined;
 }
 
 export class CallGuard {
@@ -48,8 +58,8 @@ export class CallGuard {
     private readonly log: (line: string) => void = () => {},
     private readonly options: CallGuardOptions = {},
   ) {
-    const { roots, realpath, confirm, askUser } = options;
-    this.tools = new ToolCallGuard({ ...(roots ? { roots, realpath } : {}), ...(confirm ? { confirm, askUser } : {}) });
+    const { roots, realpath, confirm, askUser, confirmTimeoutMs } = options;
+    this.tools = new ToolCallGuard({ ...(roots ? { roots, realpath } : {}), ...(confirm ? { confirm, askUser, confirmTimeoutMs } : {}) });
   }
 
   /** Whether decisions are told (then callers give each message's context). */
@@ -81,7 +91,7 @@ export class CallGuard {
     if (typeof m !== 'object' || m === null) return undefined;
     const message = m as Message;
     if (!isRequest(message) || message.method !== 'tools/call') {
-      this.tools.outgoing(message, ask); // (learns tools/list requests; never blocks these)
+      this.tools.outgoing(message, ask, at.client); // (learns tools/list requests, asks roots; never blocks these)
       if (isRequest(message) && message.method === 'tools/list') remember(this.pendingLists, message.id);
       return undefined;
     }
@@ -108,10 +118,13 @@ export class CallGuard {
       this.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
       return blockedReply(message.id, undefined, blockedText(b));
     };
-    // A call that passed and that the confirm rule names waits for askUser (no client to ask here).
+    // A call that passed and that the confirm rule names waits for the client's user (or askUser).
     const judged = (b: BlockedCall | undefined): MaybePromise<Message | undefined> => {
       const asking = b ? undefined : this.tools.confirmation(message);
-      return asking ? this.tools.confirmCall(asking, undefined, message.id).then((r) => judge(r, true)) : judge(b);
+      if (!asking) return judge(b);
+      const confirmed = this.tools.confirmCall(asking, at.client, message.id).then((r) => judge(r, true));
+      at.aside?.();
+      return confirmed;
     };
     const v = this.tools.checkCall(message, ask);
     return v instanceof Promise ? v.then(judged) : judged(v);
