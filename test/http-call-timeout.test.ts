@@ -352,7 +352,9 @@ describe('an event over 1 MiB', () => {
       res.write(`event: message\ndata: {"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"${'x'.repeat(1_200_000)}`);
       void finished.then(() => res.write('"}]}}\n\n')); // (and the stream stays open)
     });
-    const response = await createFilteringFetch({ callTimeoutMs: 1000 })(up.url, {
+    // (A limit long enough for the first MiB to pass on a loaded machine: the event must end
+    // the timing by its size, not be answered first by the limit.)
+    const response = await createFilteringFetch({ callTimeoutMs: 4000 })(up.url, {
       method: 'POST',
       headers: HEADERS,
       body: '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{}}}',
@@ -377,7 +379,7 @@ describe('an event over 1 MiB', () => {
     // Past the limit: no answer of the filter's follows, and the upstream is told nothing.
     let more = '';
     void reader.read().then((r) => (more = decoder.decode(r.value)));
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 4500));
     expect(more).toBe('');
     expect(up.posted).toHaveLength(1);
     expect(JSON.parse(text.slice(text.indexOf('data: ') + 6)).id).toBe(7);
