@@ -96,7 +96,16 @@ function reaches(from, file, seen = new Set()) {
   seen.add(from);
   return [...(DEPS.get(from) ?? [])].some((d) => reaches(d, file, seen));
 }
-const usesBuild = (t) => USES_BUILD.test(readFileSync(join(ROOT, t), 'utf8'));
+/** Whether test file t runs the built package (itself or through a helper it imports). */
+const usesBuild = (t) =>
+  [...closure(t)].some((f) => f.startsWith('test/') && !f.endsWith('.mjs') && USES_BUILD.test(readFileSync(join(ROOT, f), 'utf8')));
+/** Every file `from` reaches through the graph (itself included). */
+function closure(from, seen = new Set()) {
+  if (seen.has(from)) return seen;
+  seen.add(from);
+  for (const d of DEPS.get(from) ?? []) closure(d, seen);
+  return seen;
+}
 /**
  * The test files that import `file`, in tiers run one after another until one fails: those
  * that import it directly or are named after it; the rest that import it; those that run the
@@ -420,8 +429,8 @@ async function main() {
   if (flag('list')) {
     for (const seed of SEEDS)
       for (const m of sampleOf(all, byOp, seed)) {
-        const tests = testTiers(m.file).flat().length;
-        console.log(`${m.file}:${m.line}:${m.col} [${m.op}] ${m.from.trim()} -> ${m.to.trim() || '(removed)'}  (${tests} test files)`);
+        const tiers = testTiers(m.file).map((t) => t.length);
+        console.log(`${m.file}:${m.line}:${m.col} [${m.op}] ${m.from.trim()} -> ${m.to.trim() || '(removed)'}  (test files: ${tiers.join(' + ')})`);
       }
     return;
   }
