@@ -430,7 +430,9 @@ async function main() {
     for (const seed of SEEDS)
       for (const m of sampleOf(all, byOp, seed)) {
         const tiers = testTiers(m.file).map((t) => t.length);
-        console.log(`${m.file}:${m.line}:${m.col} [${m.op}] ${m.from.trim()} -> ${m.to.trim() || '(removed)'}  (test files: ${tiers.join(' + ')})`);
+        console.log(
+          `${m.file}:${m.line}:${m.col} [${m.op}] ${m.from.trim()} -> ${m.to.trim() || '(removed)'}  (test files: ${tiers.join(' + ')})`,
+        );
       }
     return;
   }
