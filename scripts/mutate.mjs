@@ -15,7 +15,7 @@
 // survivor, equivalent and seed-only kill.
 //
 //   node scripts/mutate.mjs [--sample 30] [--seed 1[,2...]] [--fc-seeds 1,2] [--files decode,utf8]
-//                           [--ops cmp,guard] [--timeout 120] [--list] [--keep] [--out report.json]
+//                           [--ops cmp,guard] [--timeout 120] [--per-file 10] [--list] [--keep] [--out report.json]
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +33,9 @@ const SEEDS = opt('seed', '1').split(',').map(Number);
 // fast-check seeds a survivor of the suite's own seed (test/suite-seed.ts) is tried again with.
 const MORE_SEEDS = opt('fc-seeds', '1,2').split(',').filter(Boolean).map(Number);
 const TIMEOUT = Number(opt('timeout', 120)) * 1000;
+// (Plus this much per test file and build: on a loaded machine 4 s per file timed out whole
+// tiers that were only slow. vitest's own test timeout catches most hangs first.)
+const PER_FILE = Number(opt('per-file', 10)) * 1000;
 const FILES = opt('files', '').split(',').filter(Boolean);
 const OPS = opt('ops', '').split(',').filter(Boolean);
 const ROOT = process.cwd();
@@ -381,7 +384,7 @@ async function runTiers(m, dir, env, built) {
       process.execPath,
       ['node_modules/vitest/vitest.mjs', 'run', ...projects, '--bail', '1', '--reporter', 'dot', ...tier],
       dir,
-      TIMEOUT + 4000 * tier.length * projectsFor(m.file).length,
+      TIMEOUT + PER_FILE * tier.length * projectsFor(m.file).length,
       env,
     );
     if (r.timedOut) return { status: 'timeout', detail: `tier ${k + 1}`, files };
@@ -514,8 +517,10 @@ function report(seed, results, total) {
       `${survived} survived, ${count('equivalent')} equivalent (left out; ${pct(killed, valid + count('equivalent'))} counting them), ` +
       `${count('invalid')} did not compile`,
   );
+  if (count('timeout'))
+    console.log(`  (${pct(count('killed'), valid - count('timeout'))} with timeouts left out: on a loaded machine one may be only slow)`);
   console.log(`time ${total.toFixed(0)} s, ${(total / Math.max(1, results.length)).toFixed(1)} s per mutant`);
-  for (const r of results.filter((x) => ['survived', 'equivalent', 'killed-seed'].includes(x.status)))
+  for (const r of results.filter((x) => ['survived', 'equivalent', 'killed-seed', 'timeout'].includes(x.status)))
     console.log(`  ${r.status}: ${r.file}:${r.line}:${r.col} [${r.op}] ${r.from.trim()} -> ${r.to.trim() || '(removed)'}`);
   const out = opt('out', '');
   if (out)
