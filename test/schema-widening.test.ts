@@ -43,17 +43,15 @@ it('maxLength grows by the reference factor (rounded up) under any terms, and ho
       accepted++;
       const ref: ReferenceOptions = { prefix: o.prefix, suffix: o.suffix, upper: o.upper, terms };
       const factor = referenceWidening(ref);
-      // A text made of whole terms (each alone the worst case), the prefix and other letters.
-      const pieces = [...o.ascii, ...o.exact, ...o.pairs.map(([a, b]) => `${a}-${b}`), o.prefix, 'v', '中'];
+      // Each pattern alone (one of them is the worst case), and a text made of several.
+      const pieces = [...o.ascii, ...o.exact, ...o.pairs.flatMap(([a, b]) => ['', '-', '_', ' '].map((sep) => a + sep + b)), o.prefix];
       const s = picks.map((k) => pieces[k % pieces.length]).join('');
-      const length = [...s].length;
-      for (const count of [n, length]) {
-        const object = widened(codec.encodeMessage(JSON.parse(schemaMessage(count))));
+      const widenedFor = (count: number) => widened(codec.encodeMessage(JSON.parse(schemaMessage(count))));
+      for (const count of [n, [...s].length]) {
         const stream = widened(JSON.parse(transformChunks('encode', codecOptions, [bytes(`${schemaMessage(count)}\n`)])));
-        expect([object, stream]).toEqual([count * factor, count * factor]);
+        expect([widenedFor(count), stream]).toEqual([count * factor, count * factor]);
       }
-      const object = widened(codec.encodeMessage(JSON.parse(schemaMessage(length))));
-      expect([...referenceEncode(s, ref)].length).toBeLessThanOrEqual(object);
+      for (const text of [...pieces, s]) expect([...referenceEncode(text, ref)].length).toBeLessThanOrEqual(widenedFor([...text].length));
     }),
     runs(150),
   );
