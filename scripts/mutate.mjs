@@ -15,7 +15,8 @@
 // survivor, equivalent and seed-only kill.
 //
 //   node scripts/mutate.mjs [--sample 30] [--seed 1[,2...]] [--fc-seeds 1,2] [--files decode,utf8]
-//                           [--ops cmp,guard] [--timeout 120] [--per-file 10] [--list] [--keep] [--out report.json]
+//                           [--ops cmp,guard] [--rerun report.json] [--timeout 120] [--per-file 10]
+//                           [--list] [--keep] [--out report.json]
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +38,15 @@ const TIMEOUT = Number(opt('timeout', 120)) * 1000;
 // tiers that were only slow. vitest's own test timeout catches most hangs first.)
 const PER_FILE = Number(opt('per-file', 10)) * 1000;
 const FILES = opt('files', '').split(',').filter(Boolean);
+// Only the survivors of an earlier report (--out's JSON), run again.
+const RERUN = opt('rerun', '');
+const rerunKeys = new Set(
+  RERUN
+    ? JSON.parse(readFileSync(RERUN, 'utf8'))
+        .results.filter((r) => r.status === 'survived')
+        .map((r) => `${r.file}:${r.line}:${r.col}:${r.op}:${r.to}`)
+    : [],
+);
 const OPS = opt('ops', '').split(',').filter(Boolean);
 const ROOT = process.cwd();
 
@@ -283,7 +293,8 @@ function allMutants() {
   for (const file of sourceFiles()) {
     const lines = readFileSync(join(ROOT, file), 'utf8').split('\n');
     lines.forEach((line, i) => {
-      for (const m of mutantsOfLine(line)) list.push({ file, line: i + 1, ...m });
+      for (const m of mutantsOfLine(line))
+        if (!RERUN || rerunKeys.has(`${file}:${i + 1}:${m.col}:${m.op}:${m.to}`)) list.push({ file, line: i + 1, ...m });
     });
   }
   return list;
