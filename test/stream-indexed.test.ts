@@ -326,7 +326,7 @@ describe('the indexed path takes lines whose escapes cross a 64-byte block', () 
     const before = takenSoFar();
     const on = run();
     expect(takenSoFar() - before).toBe(lines.length);
-    core.indexedPath(0);
+    hooks.indexedPath(0);
     expect(on).toBe(run());
   });
 });
