@@ -102,3 +102,12 @@ export function termPositions(s: string, o: ReferenceOptions): number[] {
   for (let i = 0; i < s.length; i++) if (terms.some((p) => matchesAt(s, i, p))) found.push(i);
   return found;
 }
+
+/**
+ * How many times its length (in code points) a string can grow when encoded, rounded up to a
+ * whole factor: the most any one pattern grows, written whole as one token.
+ */
+export function referenceWidening(o: ReferenceOptions): number {
+  const growth = patterns(o).map((p) => [...referenceEncode(p.text, o)].length / [...p.text].length);
+  return Math.ceil(Math.max(1, ...growth));
+}

@@ -70,6 +70,30 @@ describe('Content-Length: ambiguous header blocks', () => {
       'LF and CRLF line endings mixed in the header block (ambiguous) in message 1 at byte 0',
     );
   });
+
+  it('refuses one valid Content-Length beside an empty or invalid one, in either order', async () => {
+    // A reader that skipped the invalid one would frame the body by the valid one; another
+    // reader may take the other: the two would disagree on where the message ends.
+    for (const invalid of ['', ' ', 'x', '-1', '2x', '+2', '2.0', '0x2', '2 2']) {
+      for (const eol of ['\r\n', '\n']) {
+        for (const lines of [
+          ['Content-Length: 2', `Content-Length:${invalid}`],
+          [`content-length: ${invalid}`, 'Content-Length: 2'],
+        ]) {
+          const input = bytes(`Content-Length: 2${eol}${eol}{}${block(lines, eol)}{}`);
+          for (const chunks of [[input], oneByteChunks(input)]) {
+            const e = await run(createEncodeStream({ framing: 'content-length' }), chunks).catch((x: unknown) => x);
+            expect([invalid, eol, lines, (e as Error).message]).toEqual([
+              invalid,
+              eol,
+              lines,
+              'more than one Content-Length header (ambiguous) in message 2 at byte 0',
+            ]);
+          }
+        }
+      }
+    }
+  });
 });
 
 describe('Content-Length: onInvalidMessage', () => {

@@ -286,3 +286,47 @@ describe('the indexed path', () => {
     expect(taken('encode', ['{"jsonrpc":"2.0","id":1,"result":{"Qwen":1}}'])).toBe(1);
   });
 });
+
+describe('the indexed path takes lines whose escapes cross a 64-byte block', () => {
+  // Stage 1 carries "the next byte is escaped" from a block's last byte to the next block: a
+  // backslash at byte 63 of an otherwise plain block (after 0 to 3 plain blocks, which SIMD
+  // skips), then at the next block's first byte a quote it escapes (or the closing quote after
+  // an even run), or another escaped byte; then plain text up to the next byte, or up to the
+  // start of one of the next two blocks, where the string closes (a plain block skipped while
+  // the carry is set would move it there). Each line is valid and must be taken; a bug there
+  // still writes the right output (the byte path takes the line), so only the count shows it.
+  const lines: string[] = [];
+  for (const key of [false, true]) {
+    const head = key ? '{"jsonrpc":"2.0","id":1,"result":{"' : '{"jsonrpc":"2.0","id":1,"result":{"text":"';
+    for (let blocks = 0; blocks <= 3; blocks++) {
+      for (const run of [1, 2, 3]) {
+        for (const next of run % 2 ? ['"', 'n', '\\', 'u0051', '/'] : ['']) {
+          for (const until of [0, 1, 2]) {
+            const edge = 64 * (blocks + 1); // the run ends at byte 63 of its block
+            const fill = edge - head.length - run;
+            const after = until === 0 ? Number(next !== '') : 64 * until - next.length; // (then the closing quote)
+            const text = `${'Qwen a '.repeat(fill).slice(0, fill)}${'\\'.repeat(run)}${next}${'Qwen b '.repeat(after).slice(0, after)}`;
+            lines.push(`${head}${text}"${key ? ':1' : ''}}}`);
+          }
+        }
+      }
+    }
+  }
+
+  it.each(['encode', 'decode'] as const)('%s: every crafted line is taken, and written as the byte path writes it', (mode) => {
+    for (const line of lines) JSON.parse(line); // (each is valid JSON)
+    const input = bytes(lines.map((l) => `${l}\n`).join(''));
+    const run = () => {
+      const out: Uint8Array[] = [];
+      const t = createByteTransformer(mode, {}, (b) => void out.push(b.slice()));
+      t.push(input);
+      t.close();
+      return Buffer.concat(out).toString('hex');
+    };
+    const before = takenSoFar();
+    const on = run();
+    expect(takenSoFar() - before).toBe(lines.length);
+    hooks.indexedPath(0);
+    expect(on).toBe(run());
+  });
+});
