@@ -18,7 +18,7 @@ const BUILD_INDEPENDENT = [
   'test/connect-*.test.ts',
   'test/guard-*.test.ts',
   'test/tool-guard-*.test.ts',
-  'test/{layers,import-graph,one-line,raw-ids,refused-lines,runtimes}.test.ts',
+  'test/{layers,import-graph,doc-links,one-line,raw-ids,refused-lines,runtimes}.test.ts',
 ];
 export default defineConfig({
   test: {

@@ -1,4 +1,4 @@
-// The benchmark table (stdout and README) and the results file.
+// The benchmark table (stdout and docs/PERFORMANCE.md) and the results file.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { Timing } from './harness.ts';
@@ -79,14 +79,17 @@ export function tableWithHeader(results: readonly CaseResult[], command: string)
   return `Measured ${env.date} on ${env.cpu} (${env.cores} cores), Node ${env.node}, \`${command}\`:\n\n${markdownTable(results)}\n`;
 }
 
-/** Replaces the table between the bench markers in README.md; false when the markers are missing. */
-export function updateReadme(results: readonly CaseResult[], command: string): boolean {
+/** Where `--record` writes the table, between the bench markers. */
+export const TABLE_FILE = 'docs/PERFORMANCE.md';
+
+/** Replaces the table between the bench markers in TABLE_FILE; false when the markers are missing. */
+export function updateTable(results: readonly CaseResult[], command: string): boolean {
   const start = '<!-- bench:start -->';
   const end = '<!-- bench:end -->';
-  const readme = readFileSync('README.md', 'utf8');
-  const i = readme.indexOf(start);
-  const j = readme.indexOf(end);
+  const doc = readFileSync(TABLE_FILE, 'utf8');
+  const i = doc.indexOf(start);
+  const j = doc.indexOf(end);
   if (i < 0 || j < i) return false;
-  writeFileSync('README.md', readme.slice(0, i) + `${start}\n${tableWithHeader(results, command)}` + readme.slice(j));
+  writeFileSync(TABLE_FILE, doc.slice(0, i) + `${start}\n${tableWithHeader(results, command)}` + doc.slice(j));
   return true;
 }

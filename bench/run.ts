@@ -1,6 +1,6 @@
 // npm run bench [-- --quick] [-- --only=group] [-- --grep=text] [-- --record]: every case, side by side with its
 // baseline, in one process. Results go to bench/out/ (ignored by git); --record (a full run
-// only) writes the tracked ones instead: README.md's table, bench/results.json, bench/chart.svg.
+// only) writes the tracked ones instead: docs/PERFORMANCE.md's table, bench/results.json, bench/chart.svg.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import type { BenchCase } from './case.ts';
@@ -17,7 +17,16 @@ import { wrapResults } from './cases/wrap.ts';
 import { wrapWorkCases } from './cases/wrap-work.ts';
 import { writeChart } from './chart.ts';
 import { FULL, type Measure, QUICK, type Timing, time, timePair } from './harness.ts';
-import { type CaseResult, markdownTable, tableWithHeader, targetLabel, targetMet, updateReadme, writeResults } from './report.ts';
+import {
+  type CaseResult,
+  markdownTable,
+  TABLE_FILE,
+  tableWithHeader,
+  targetLabel,
+  targetMet,
+  updateTable,
+  writeResults,
+} from './report.ts';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -110,8 +119,8 @@ const mode = quick ? 'quick' : only || grep ? `only ${[only, grep && `grep ${gre
 if (record) {
   writeResults('bench/results.json', results, { mode });
   writeChart('bench/chart.svg', results);
-  if (!updateReadme(results, 'npm run bench -- --record')) fail('README.md has no bench markers: the table was not updated');
-  process.stderr.write('bench: recorded in README.md, bench/results.json, bench/chart.svg\n');
+  if (!updateTable(results, 'npm run bench -- --record')) fail(`${TABLE_FILE} has no bench markers: the table was not updated`);
+  process.stderr.write(`bench: recorded in ${TABLE_FILE}, bench/results.json, bench/chart.svg\n`);
 } else {
   mkdirSync('bench/out', { recursive: true });
   writeResults('bench/out/results.json', results, { mode });

@@ -14,7 +14,7 @@ export interface CodecOptions {
   hexCase?: HexCase;
   /** Terms to alias; default {@link DEFAULT_TERMS}. Missing fields are empty. */
   terms?: TermSetInput;
-  /** `ascii` (default): terms match ignoring ASCII case. `nfkc`: also their lookalikes (README). */
+  /** `ascii` (default): terms match ignoring ASCII case. `nfkc`: also their lookalikes (docs/CODEC.md). */
   fold?: Fold;
 }
 

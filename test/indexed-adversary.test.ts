@@ -194,7 +194,7 @@ describe('what the indexed path writes means what the object API says', () => {
           } catch {
             return; // (not JSON: the stream reports it, as the property above holds)
           }
-          // maxLength written with a fraction, an exponent or 16+ digits is widened by the object API only (README).
+          // maxLength written with a fraction, an exponent or 16+ digits is widened by the object API only (docs/CODEC.md).
           if (/"maxLength"\s*:\s*-?[0-9]*[eE.]|"maxLength"\s*:\s*-?[0-9]{16}/.test(text)) return;
           const { log, taken } = traceOf(mode, cat([line, B('\n')]), codec, true);
           if (taken === 0) return;

@@ -12,7 +12,7 @@ interface RefPattern {
   ignoreCase: boolean;
 }
 
-/** The patterns a term set stands for, written out from the README's definition. */
+/** The patterns a term set stands for, written out from the definition in docs/CODEC.md. */
 function referencePatterns(terms: { ascii?: string[]; exact?: string[]; pairs?: [string, string][] }): RefPattern[] {
   return [
     ...(terms.ascii ?? []).map((text) => ({ text, ignoreCase: true })),

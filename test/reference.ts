@@ -1,5 +1,5 @@
 // The oracle: a deliberately plain implementation of the wire-format semantics (the design
-// card docs/DESIGN.md section 1, and the README's "Wire formats"), written for
+// card docs/DESIGN.md section 1, and docs/GUARANTEES.md), written for
 // obviousness, not speed. It works on UTF-16 strings and tries every pattern at every index.
 
 export interface ReferenceTerms {

@@ -1,5 +1,5 @@
 // Pins both wire formats byte for byte, and the default term set, against the design card
-// (docs/DESIGN.md) and the README.
+// (docs/DESIGN.md, docs/GUARANTEES.md) and the README.
 import { describe, expect, it } from 'vitest';
 import { createCodec, DEFAULT_TERMS, decodeText, encodeText } from '../src/index.ts';
 

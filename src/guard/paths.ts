@@ -2,7 +2,7 @@
 // host gave. Pure logic, free of node:path (the guards run in browsers too): the only I/O is a
 // realpath the caller injects where the server runs on this machine.
 //
-// The rule (README, "What counts as a path"): a string argument, or an element of an array
+// The rule (docs/MCP.md, "What counts as a path"): a string argument, or an element of an array
 // argument, is a path when
 // - its parameter's name says so: its last word, or its last two words joined, is path, file,
 //   filename, filepath, pathname, dir, dirname, directory, folder, cwd, root, source,

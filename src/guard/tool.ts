@@ -45,7 +45,7 @@ export interface ToolCallGuardOptions {
   reply?: GuardReply;
   /**
    * Folders the tools may work in (absolute paths, all POSIX or all Windows): a call whose path
-   * argument (see the README's rule) resolves outside every one is blocked. Relative paths are
+   * argument (see the rule in docs/MCP.md) resolves outside every one is blocked. Relative paths are
    * taken against the first. 'client': the roots the client lists (see client-roots.ts), asked
    * for by a transport that can send the client a request.
    */
