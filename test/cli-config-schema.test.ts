@@ -154,9 +154,8 @@ describe('schema/config.schema.json', () => {
     );
   });
 
-  it('README: its table names every key once, and its example is a file both accept (after adding an option: a row)', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('**One file for the options: `--config FILE`**'));
+  it('docs/CLI.md: its table names every key once, and its example is a file both accept (after adding an option: a row)', () => {
+    const section = readFileSync(new URL('../docs/CLI.md', import.meta.url), 'utf8');
     const table = section.slice(section.indexOf('| key | value |'), section.indexOf('\n\n', section.indexOf('| key | value |')));
     const keys = table
       .split('\n')
