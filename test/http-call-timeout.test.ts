@@ -6,11 +6,9 @@
 // sockets; the upstreams are `serve` around a real child (fixtures/slow-server.mjs, which records
 // what it reads; event streams) and the SDK's server in JSON response mode (fixtures/http-upstream.ts).
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -20,29 +18,16 @@ import { runServe } from '../src/cli/serve.js';
 import type { AuditEntry } from '../src/guard/audit.ts';
 import { createFilteringFetch, type FetchLike } from '../src/http/index.js';
 import { createCodec } from '../src/index.ts';
+import { cancelsIn, NO_ANSWER, record, seen, until } from './call-timeout-helpers.ts';
 import { CLI, ROOT } from './fixtures/cli-session.ts';
 import { startUpstream } from './fixtures/http-upstream.ts';
 import { RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
-const NO_ANSWER = 'no answer from the server within 1 s';
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
-
-const record = () => join(mkdtempSync(join(tmpdir(), 'mpc-http-timeout-')), 'seen.ndjson');
-const seen = (file: string) =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { id?: unknown; method?: string; params?: { requestId?: unknown; reason?: string; name?: string } });
-const cancelsIn = (file: string) => seen(file).filter((m) => m.method === 'notifications/cancelled');
-
-/** Resolves once `check` holds (polled; the test's own timeout bounds it). */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 20));
-}
 
 /**
  * An upstream on a real socket: a POST holding a request gets `respond` (which may never answer);

@@ -3,29 +3,20 @@
 // child is sent notifications/cancelled, a late answer never reaches the host, and progress
 // keeps a call going up to the max. The real SDK client over HTTP; the child is a real process
 // (fixtures/slow-server.mjs, which records every line it reads).
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runServe } from '../src/cli/serve.js';
 import type { AuditEntry, OnAudit } from '../src/guard/audit.ts';
 import { createCodec } from '../src/index.ts';
+import { NO_ANSWER, record, seen, until } from './call-timeout-helpers.ts';
 import { connectHost, RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
 const SERVER = 'test/fixtures/slow-server.mjs';
-const NO_ANSWER = 'no answer from the server within 1 s';
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
-
-const record = () => join(mkdtempSync(join(tmpdir(), 'mpc-serve-timeout-')), 'seen.ndjson');
-const seen = (file: string) =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { id?: unknown; method?: string; params?: { requestId?: unknown; reason?: string; name?: string } });
 
 type Options = { callTimeoutMs: number; callTimeoutMaxMs?: number; terms?: { ascii: string[] }; onAudit?: OnAudit };
 
@@ -38,11 +29,6 @@ async function serve(file: string, options: Options = { callTimeoutMs: 1000 }) {
   host.client.onerror = (e) => void errors.push(e);
   cleanup.push(() => host.client.close().catch(() => {}));
   return { ...host, url: served.url, logs, errors };
-}
-
-/** Resolves once `check` holds (polled; the test's own timeout bounds it). */
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 20));
 }
 
 describe('serve --call-timeout', () => {

@@ -1,12 +1,3 @@
-// CallTimeoutTransport (and ToolCallGuardTransport's callTimeoutMs) with the real SDK Client over
-// stdio to a real child (fixtures/slow-server.mjs, which records every line it reads): a request
-// the server leaves unanswered is answered through onmessage (tools/call: an isError result;
-// others: error -32001), encoded by a PayloadFilteringTransport above it like the server's
-// answers; the server gets notifications/cancelled through the inner transport; a late answer
-// never reaches the client; progress keeps a call going up to the max.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -14,24 +5,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEntry } from '../src/guard/audit.ts';
 import { createCodec } from '../src/index.ts';
 import { CallTimeoutTransport, PayloadFilteringTransport, ToolCallGuardTransport } from '../src/mcp/index.ts';
+import { NO_ANSWER, record, seen, until } from './call-timeout-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
-const NO_ANSWER = 'no answer from the server within 1 s';
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
-
-const record = () => join(mkdtempSync(join(tmpdir(), 'mpc-mcp-timeout-')), 'seen.ndjson');
-const seen = (file: string) =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as { id?: unknown; method?: string; params?: { requestId?: unknown; reason?: string; name?: string } });
-
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((r) => setTimeout(r, 20));
-}
 
 async function connect(wrap: (t: Transport) => Transport) {
   const file = record();
