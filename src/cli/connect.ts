@@ -19,6 +19,7 @@ import { auditOption } from './audit-file.js';
 import { callTimeout, MAX_DURATION_MS, type StreamCommandOptions } from './http-args.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { PendingRequests } from './pending-requests.js';
+import { REMOTE_GUARD_HELP } from './remote-guard-help.js';
 import { lexicalRootsOption } from './roots.js';
 import { SseReader } from './sse-reader.js';
 import { UsageError } from './usage-error.js';
@@ -339,13 +340,7 @@ export const CONNECT_HELP = `  connect URL [options]                  A stdio MC
     --max-message-bytes N                a bigger line from the host ends connect, a bigger
                                          message from the server ends its response
                                          (default 536870912)
-    --guard, --guard-tools-only          check tool calls as wrap does (below)
-    --root DIR                           with a guard: confine path arguments to DIR
-                                         (repeatable; absolute, the server's own paths, checked
-                                         lexically: symlinks there are not seen)
-    --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
-                                         and allowed) call, with its session, as wrap (below)
-    --call-timeout DURATION              answer a request the server leaves unanswered that
+${REMOTE_GUARD_HELP}    --call-timeout DURATION              answer a request the server leaves unanswered that
                                          long and POST it notifications/cancelled (as wrap)
     --call-timeout-max DURATION          how long progress may extend it (default 10 times)
 `;

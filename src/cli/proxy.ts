@@ -11,6 +11,7 @@ import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';
 import { callTimeout, port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
+import { REMOTE_GUARD_HELP } from './remote-guard-help.js';
 import { lexicalRootsOption } from './roots.js';
 import { UsageError } from './usage-error.js';
 
@@ -73,13 +74,7 @@ export const PROXY_HELP = `  proxy --upstream URL [options]        Listen on HTT
     --upstream-header 'Name: value'      set on every request sent upstream (repeatable): what
                                          the upstream needs; with authentication on, the
                                          client's own Authorization is never forwarded
-    --guard, --guard-tools-only          check tool calls as wrap does (below)
-    --root DIR                           with a guard: confine path arguments to DIR
-                                         (repeatable; absolute, the server's own paths, checked
-                                         lexically: symlinks there are not seen)
-    --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
-                                         and allowed) call, with its session, as wrap (below)
-    --call-timeout DURATION              answer a request the upstream leaves unanswered that
+${REMOTE_GUARD_HELP}    --call-timeout DURATION              answer a request the upstream leaves unanswered that
                                          long, in its response (JSON or an event), and POST
                                          the upstream notifications/cancelled (as wrap, below)
     --call-timeout-max DURATION          how long progress may extend it (default 10 times)
