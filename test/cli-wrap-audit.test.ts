@@ -2,7 +2,7 @@
 // the rule from the guard's verdict, the request id as written, the argument paths concerned and
 // never an argument's value; the file is private (0600), appended to, and each line is in it
 // before the client has the answer it explains. Real child processes throughout.
-import { chmodSync, mkdtempSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -158,6 +158,32 @@ describe('wrap --audit', () => {
       chmodSync(shared, 0o640);
       expect(cli(['wrap', '--guard', '--audit', shared, '--', 'true']).code).toBe(0);
       expect(cli(['wrap', '--guard', '--audit', '/dev/null', '--', 'true']).code).toBe(0); // (not a regular file)
+    },
+  );
+
+  it.skipIf(process.platform === 'win32')(
+    'a symbolic link to a file is refused and its target left as it was; a link to a device is taken',
+    () => {
+      // (whoever can write the folder could point the trail at a private file of ours)
+      const d = dir();
+      const target = join(d, 'private');
+      writeFileSync(target, 'keep\n', { mode: 0o600 });
+      const dangling = join(d, 'nowhere');
+      for (const [name, to, why] of [
+        ['to-file', target, 'the path is a symbolic link to a file; name the file itself'],
+        ['dangling', dangling, 'cannot open the file (ENOENT)'],
+      ] as const) {
+        const link = join(d, name);
+        symlinkSync(to, link);
+        const r = cli(['wrap', '--guard', '--audit', link, '--', 'true']);
+        expect(r.code).toBe(2);
+        expect(r.stderr).toBe(`mcp-payload-codec: --audit: ${why}\n`);
+      }
+      expect(readFileSync(target, 'utf8')).toBe('keep\n');
+      expect(existsSync(dangling)).toBe(false);
+      const device = join(d, 'to-device');
+      symlinkSync('/dev/null', device);
+      expect(cli(['wrap', '--guard', '--audit', device, '--', 'true']).code).toBe(0);
     },
   );
 });
