@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LIST_OPTIONS, parseCommandLine, VALUE_OPTIONS } from '../src/cli/args.ts';
-import { configFromJson, readConfig, withConfig } from '../src/cli/config.ts';
+import { CONFIG_MAX_BYTES, configFromJson, readConfig, withConfig } from '../src/cli/config.ts';
 import { UsageError } from '../src/cli/usage-error.ts';
 import { runs } from './arbitraries.ts';
 import { CliSession, cli } from './fixtures/cli-session.ts';
@@ -188,6 +188,14 @@ describe('readConfig', () => {
     expect(() => readConfig(bad, none)).toThrow(
       new UsageError(`--config ${bad}: /root/1: must be a non-empty path (relative to the config file)`),
     );
+  });
+  it('reads a file up to CONFIG_MAX_BYTES, and refuses one larger or endless without reading it all', () => {
+    const padded = (n: number) => `{"prefix": "__c_"${' '.repeat(n - 18)}}`;
+    const at = write('at.json', padded(CONFIG_MAX_BYTES));
+    expect(readConfig(at, none).values.prefix).toBe('__c_');
+    const over = write('over.json', padded(CONFIG_MAX_BYTES + 1));
+    expect(() => readConfig(over, none)).toThrow(new UsageError(`--config ${over}: larger than 4 MiB`));
+    expect(() => readConfig('/dev/zero', none)).toThrow(new UsageError('--config /dev/zero: larger than 4 MiB'));
   });
   it('takes paths from the file folder, and a file written with a BOM', () => {
     const path = write('ok.json', '\uFEFF{"audit": "a.jsonl"}');

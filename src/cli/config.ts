@@ -5,7 +5,7 @@
 // command-line values, so every later check (ranges, options that need others) is the command
 // line's own. The command line wins: a value or a list given there replaces the file's (a list
 // whole), and a flag set in either is set (--guard-tools-only there replaces the file's guard).
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { TermSetInput } from '../terms.js';
 import {
@@ -144,6 +144,22 @@ export function configFromJson(
   return config;
 }
 
+/** A config holds options: past this it is not read on (a FIFO or /dev/zero named by mistake ends too). */
+export const CONFIG_MAX_BYTES = 4 << 20;
+
+/** At most `max` + 1 bytes of the file, so that a larger one can be told from one of `max`. */
+function readBounded(file: string, max: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(max + 1);
+    let length = 0;
+    for (let n = 1; n > 0 && length <= max; length += n) n = readSync(fd, buffer, length, max + 1 - length, null);
+    return buffer.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads `--config FILE` (relative to the working directory); usage errors name the file (see configFromJson). */
 export function readConfig(
   file: string,
@@ -153,12 +169,14 @@ export function readConfig(
   const fail = (what: string): never => {
     throw new UsageError(`--config ${file}: ${what}`);
   };
-  let text = '';
+  let bytes = Buffer.alloc(0);
   try {
-    text = readFileSync(file, 'utf8');
+    bytes = readBounded(file, CONFIG_MAX_BYTES);
   } catch (e) {
     fail(`cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  if (bytes.length > CONFIG_MAX_BYTES) fail(`larger than ${CONFIG_MAX_BYTES >> 20} MiB`);
+  const text = bytes.toString('utf8');
   let json: unknown;
   try {
     json = JSON.parse(text.replace(/^\uFEFF/, ''));
