@@ -169,7 +169,7 @@ export function readConfig(
   const fail = (what: string): never => {
     throw new UsageError(`--config ${file}: ${what}`);
   };
-  let bytes = Buffer.alloc(0);
+  let bytes: Buffer = Buffer.alloc(0);
   try {
     bytes = readBounded(file, CONFIG_MAX_BYTES);
   } catch (e) {
