@@ -81,7 +81,10 @@ describe('ServeSession', () => {
 
   it('keeps what the child says outside any request for the GET stream, and says so once', async () => {
     const { s, child, logs } = session();
-    const said = ['{"jsonrpc":"2.0","method":"notifications/message","params":{"data":1}}', '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":2}}'];
+    const said = [
+      '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":1}}',
+      '{"jsonrpc":"2.0","method":"notifications/message","params":{"data":2}}',
+    ];
     for (const line of said) child.say(line);
     await until(() => logs.some((l) => l.includes('wait for the host to open its GET stream')), 'the note');
     const got = s.get(null, {});
@@ -123,7 +126,11 @@ describe('ServeSession', () => {
     vi.useRealTimers();
     await stream.untilEnd();
     expect(stream.messages).toEqual([
-      { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'Not answered: the session has ended (DELETE)' }], isError: true } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        result: { content: [{ type: 'text', text: 'Not answered: the session has ended (DELETE)' }], isError: true },
+      },
     ]);
   });
 
@@ -147,7 +154,9 @@ describe('ServeSession', () => {
   it('forgets a request the host cancels: its stream ends, and a late answer is dropped with a note', async () => {
     const { s, child, logs } = session();
     const stream = post(s, [call('5')]);
-    expect(s.post([host('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}')], '2025-06-18', {}).status).toBe(202);
+    expect(s.post([host('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}')], '2025-06-18', {}).status).toBe(
+      202,
+    );
     await stream.untilEnd();
     child.say('{"jsonrpc":"2.0","id":5,"result":{}}');
     await until(() => logs.some((l) => l.includes('answers no request in flight')), 'the note');

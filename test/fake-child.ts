@@ -16,7 +16,9 @@ export class FakeChild extends EventEmitter {
 
   constructor() {
     super();
-    this.stdin.on('data', (b: Buffer) => void (this.input += b.toString('utf8')));
+    this.stdin.on('data', (b: Buffer) => {
+      this.input += b.toString('utf8');
+    });
   }
 
   /** Typed as what a session takes. */
