@@ -1,15 +1,15 @@
 // wrap --guard: the guards on the proxy's two directions. Calls are checked after decoding
 // (the real values the tools and schemas see): first for U+FFFD (the integrity guard), then
 // against the tool list and schemas, and with --root the path arguments against the roots (the
-// tool guard: a path written as tokens is checked as the server will receive it). Tool lists
-// are learnt from what the client is shown (the encoder's output, decoded back), so a line the
+// tool guard: a path written as tokens is checked as the server will receive it; the judgement
+// of a call: call-judgement.ts). Tool lists are learnt from what the client is shown (the encoder's output, decoded back), so a line the
 // encoder dropped as invalid teaches the guard nothing the client did not see.
 //
 // Every request of a batch is checked. The blocked ones are answered by the proxy, the rest
 // go on to the server as a batch; when the server answers that batch, the proxy's answers are
 // added at the end of its batch response, so the client gets ONE batch response. (A server
 // that answers a batch with single lines gets the proxy's answers as a batch of their own
-// after its first; if the server never answers, they go out when its output ends.)
+// after its first; if the server never answers, they go out when its output ends: partial-batches.ts.)
 //
 // A check may wait for the schema compiler to load (on first need), or for the server's tool
 // list: a call the guard cannot judge (no list seen yet, or a tool not in the last list after
@@ -23,24 +23,22 @@
 // queue, never reaches the server. Then the call goes on, or is answered as declined.
 import type { Codec } from '../codec.js';
 import { concat } from '../concat.js';
-import { type AuditDecision, type AuditRule, auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
-import type { ConfirmRequest } from '../guard/confirm.js';
-import { damagedCall, integrityReply } from '../guard/integrity.js';
+import type { OnAudit } from '../guard/audit.js';
 import { OWN_ID_PREFIX, OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
-import { blockedReply } from '../guard/reply.js';
-import { type BlockedCall, blockedText, remember, ToolCallGuard } from '../guard/tool.js';
+import { remember, ToolCallGuard } from '../guard/tool.js';
 import { keepElements } from '../json-spans.js';
 import { isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
-import { messageText, rawIds, underId } from '../raw-id.js';
+import { rawIds, underId } from '../raw-id.js';
+import { auditJudgements, CallJudge, type Judgement } from './call-judgement.js';
 import { LineSplitter } from './lines.js';
+import { PartialBatches } from './partial-batches.js';
 import type { Reply } from './replies.js';
 
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
 const NEWLINE = new Uint8Array([0x0a]);
 const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 const OPEN_BRACE = 0x7b;
 // (its start up to the slash, which a client may write escaped: `\/`)
 const OWN_ID = `"${OWN_ID_PREFIX.slice(0, -1)}`;
@@ -75,17 +73,6 @@ export interface WrapGuardOptions {
   confirmTimeoutMs?: number;
 }
 
-/** The guard's judgement of one tools/call: its answer when blocked, and why. */
-interface Judgement {
-  tool: string;
-  reply?: Message;
-  rule?: AuditRule;
-  decision?: Exclude<AuditDecision, 'allowed'>;
-  paths?: string[];
-  /** Passed the checks; must be confirmed first (`id`: the call's, for the answer). */
-  confirm?: { request: ConfirmRequest; id: string | number };
-}
-
 export interface WrapGuardIo {
   /** Decoded bytes on to the server. */
   toServer: (bytes: Uint8Array) => void;
@@ -102,17 +89,12 @@ export interface WrapGuardIo {
   busy: (waiting: boolean) => void;
 }
 
-/** A batch part of which was answered by the proxy: those answers wait for the server's. */
-interface PartialBatch {
-  ids: Set<string | number>;
-  answers: Message[];
-}
-
 export class WrapGuard {
   private readonly tools: ToolCallGuard | undefined;
+  private readonly judge: CallJudge;
   /** Ids of tools/list requests not yet answered: while any is, every server line is read. */
   private readonly pendingLists = new Set<string | number>();
-  private readonly partials: PartialBatch[] = [];
+  private readonly partials: PartialBatches;
   private readonly requests: LineSplitter;
   private readonly responses: LineSplitter;
   private readonly passed: Uint8Array[] = [];
@@ -146,6 +128,8 @@ export class WrapGuard {
           ...(options.confirm ? { confirm: options.confirm, confirmTimeoutMs: options.confirmTimeoutMs } : {}),
         })
       : undefined;
+    this.judge = new CallJudge(this.tools, options.integrity, io.log);
+    this.partials = new PartialBatches(codec);
     this.requests = new LineSplitter((line) => {
       if (this.clientAnswer(line)) return;
       if (this.waiting) this.queue.push(line);
@@ -155,7 +139,7 @@ export class WrapGuard {
       (line) => this.learn(line),
       // A line too long to hold for nothing (a screenshot) is read only while a list or a
       // batch answer is awaited, or when its head names a list change.
-      (head) => this.pendingLists.size > 0 || this.partials.length > 0 || /list_changed|\\u/.test(utf8.decode(head)),
+      (head) => this.pendingLists.size > 0 || this.partials.size > 0 || /list_changed|\\u/.test(utf8.decode(head)),
     );
   }
 
@@ -241,7 +225,7 @@ export class WrapGuard {
     const message = parse(text);
     const batch = Array.isArray(message) ? (message as Message[]) : undefined;
     const messages = batch ?? [message as Message];
-    const answers = messages.map((m) => this.answer(m));
+    const answers = messages.map((m) => this.judge.judge(m, this.own, this.toClientRequests));
     const then = (checked: (Judgement | undefined)[]) => () => {
       if (checked.some((j) => j?.confirm)) this.confirmAside(checked, finish);
       else finish(checked);
@@ -251,17 +235,7 @@ export class WrapGuard {
       const audit = this.options.onAudit;
       const ids = settled.some((j) => j?.reply !== undefined || (j && audit)) ? rawIds(text) : [];
       // The trail is written before any answer leaves or the call goes on.
-      if (audit)
-        settled.forEach((j, k) => {
-          if (j)
-            audit(
-              auditEntry(
-                ids[k]?.text ?? JSON.stringify((messages[k] as { id?: unknown }).id),
-                j.tool,
-                j.rule && { rule: j.rule, decision: j.decision, paths: j.paths },
-              ),
-            );
-        });
+      if (audit) auditJudgements(audit, settled, messages, ids);
       this.route(
         line,
         batch,
@@ -275,17 +249,7 @@ export class WrapGuard {
   /** Asks the client about each call of a line that needs it, the line held aside meanwhile. */
   private confirmAside(checked: (Judgement | undefined)[], finish: (settled: (Judgement | undefined)[]) => void): void {
     this.confirming++;
-    const confirmed = checked.map((j) =>
-      j?.confirm
-        ? this.tools!.confirmCall(j.confirm.request, this.toClientRequests, j.confirm.id).then((b): Judgement => {
-            if (!b) return { tool: j.tool, rule: 'confirm', decision: 'confirmed' };
-            this.io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
-            const reply = blockedReply(j.confirm!.id, undefined, blockedText(b));
-            return { tool: j.tool, reply, rule: 'confirm', ...(b.decision ? { decision: b.decision } : {}) };
-          })
-        : j,
-    );
-    Promise.all(confirmed).then(
+    this.judge.confirmed(checked, this.toClientRequests).then(
       (settled) => {
         this.confirming--;
         if (this.failed) return;
@@ -295,36 +259,6 @@ export class WrapGuard {
       },
       (e: unknown) => this.fail(e),
     );
-  }
-
-  /** The proxy's answer to one message, if it must not reach the server. */
-  private answer(m: Message): MaybePromise<Judgement | undefined> {
-    if (typeof m !== 'object' || m === null) return undefined;
-    if (!isRequest(m) || m.method !== 'tools/call') {
-      this.tools?.outgoing(m, this.own.ask, this.toClientRequests); // (learns tools/list requests, asks roots; never blocks these)
-      return undefined;
-    }
-    const tool = String(m.params?.name);
-    if (this.options.integrity) {
-      const error = damagedCall(m);
-      if (error) {
-        this.io.log(`blocked tools/call${error.toolName === undefined ? '' : ` ${JSON.stringify(error.toolName)}`}: ${error.message}`);
-        const paths = error.reports.map((r) => jsonPointer(r.path));
-        return { tool, reply: integrityReply(m.id, error, 'result'), rule: 'damaged', paths };
-      }
-    }
-    if (!this.tools) return { tool };
-    const judge = (b: BlockedCall | undefined): Judgement => {
-      if (!b) {
-        const request = this.tools!.confirmation(m);
-        return request ? { tool, confirm: { request, id: m.id } } : { tool };
-      }
-      this.io.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
-      const reply = blockedReply(m.id, undefined, blockedText(b));
-      return { tool, reply, rule: b.rule, ...(b.path === undefined ? {} : { paths: [b.path] }) };
-    };
-    const v = this.tools.checkCall(m, this.own.ask);
-    return v instanceof Promise ? v.then(judge) : judge(v);
   }
 
   /** Whether a whole server line is the answer to the guard's own request (then taken, decoded). */
@@ -358,7 +292,7 @@ export class WrapGuard {
     const ids = new Set(rest.flatMap((m) => (isRequest(m) ? [m.id] : [])));
     if (ids.size === 0)
       this.io.reply(given); // nothing the server will answer
-    else this.partials.push({ ids, answers: given });
+    else this.partials.add(ids, given);
     if (rest.length) {
       // The requests that pass go as the client wrote them (a big id or number printed again
       // would change): their bytes, cut out of the line.
@@ -376,7 +310,7 @@ export class WrapGuard {
       if (this.atLineStart) {
         // Servers answer a batch with a batch: such a line is held whole while the proxy has
         // answers to add to one (bounded like any message, by --max-message-bytes).
-        this.holding = (this.partials.length > 0 && bytes[start] === OPEN_BRACKET) || (this.own.waiting > 0 && bytes[start] === OPEN_BRACE);
+        this.holding = (this.partials.size > 0 && bytes[start] === OPEN_BRACKET) || (this.own.waiting > 0 && bytes[start] === OPEN_BRACE);
         this.atLineStart = false;
       }
       const nl = bytes.indexOf(0x0a, start);
@@ -387,7 +321,7 @@ export class WrapGuard {
         this.atLineStart = true;
         if (this.holding) {
           const line = concat(this.held.splice(0));
-          if (!(line[0] === OPEN_BRACE && this.ownAnswer(line))) out.push(this.merge(line));
+          if (!(line[0] === OPEN_BRACE && this.ownAnswer(line))) out.push(this.partials.merge(line));
         }
       }
       start = end;
@@ -399,21 +333,8 @@ export class WrapGuard {
   endFromServer(): void {
     this.responses.end();
     this.own.failAll('the server ended its output');
-    if (this.held.length) this.io.toClient(this.merge(concat(this.held.splice(0))));
-    for (const p of this.partials.splice(0)) this.io.reply(p.answers);
-  }
-
-  /** A server batch line with the proxy's answers for the same batch added before its ']'. */
-  private merge(line: Uint8Array): Uint8Array {
-    const parsed = parse(line);
-    if (!Array.isArray(parsed)) return line;
-    const answers = parsed.filter((m) => typeof m === 'object' && m !== null && !('method' in m));
-    const i = this.partials.findIndex((p) => answers.some((m) => p.ids.has(idOf(m)!)));
-    if (i < 0) return line;
-    const [p] = this.partials.splice(i, 1);
-    const close = line.lastIndexOf(CLOSE_BRACKET);
-    const added = (parsed.length ? ',' : '') + p!.answers.map((a) => messageText(this.codec.encodeMessage(a))).join(',');
-    return concat([line.subarray(0, close), utf8Encoder.encode(added), line.subarray(close)]);
+    if (this.held.length) this.io.toClient(this.partials.merge(concat(this.held.splice(0))));
+    for (const answers of this.partials.takeAll()) this.io.reply(answers);
   }
 
   private learn(line: Uint8Array): void {
@@ -423,8 +344,8 @@ export class WrapGuard {
       const id = idOf(m);
       if (!Array.isArray(parsed) && id !== undefined && !('method' in m)) {
         // A server that answers a batch with single lines: the proxy's answers follow its first.
-        const i = this.partials.findIndex((p) => p.ids.has(id));
-        if (i >= 0) this.io.reply(this.partials.splice(i, 1)[0]!.answers);
+        const answers = this.partials.single(id);
+        if (answers) this.io.reply(answers);
       }
       const answersList = id !== undefined && this.pendingLists.delete(id);
       if (!this.tools || (!answersList && m.method !== 'notifications/tools/list_changed')) continue;
