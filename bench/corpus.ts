@@ -245,3 +245,100 @@ export function ndjsonTraffic(seed: number, bytes: number): Uint8Array {
     return m;
   }, bytes);
 }
+
+// The second mix: traffic as agents' tool calls make it, many small messages of many short
+// fields (ids, names, paths, hosts, states, times, numbers), a term in about one field in twenty.
+const FILE_NAMES = ['README.md', 'index.ts', 'config.json', 'build.log', 'notes.txt', 'main.py', 'Cargo.toml', 'photo.png'];
+const HOSTS = ['api.github.com', 'registry.npmjs.org', 'dashscope.aliyuncs.com', 'localhost:8080', 'oss.aliyuncs.com', 'example.com'];
+const STATES = ['ok', 'pending', 'running', 'done', 'failed', 'skipped'];
+
+/** A short field value, holding a term at about `termRate`. */
+function field(r: Random, termRate: number, list: readonly string[]): string {
+  return r() < termRate ? pick(r, [...TERMS_IN_PROSE, ...VENDOR_APPS.slice(0, 8)]) : pick(r, list);
+}
+
+const isoTime = (r: Random) => new Date(Date.UTC(2026, 0, 1) + Math.floor(r() * 3e10)).toISOString();
+const hexId = (r: Random) => Math.floor(r() * 2 ** 32).toString(16);
+
+/** Messages of the second mix, by kind. */
+export const KEYED_KINDS = {
+  'tools/call requests': (r: Random, id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: {
+      name: pick(r, ['list_files', 'read_file', 'open_app', 'search', 'http_get']),
+      arguments: { path: `/Users/dev/${field(r, 0.05, FILE_NAMES)}`, recursive: r() < 0.5, limit: 50, host: field(r, 0.05, HOSTS) },
+    },
+  }),
+  'file listings': (r: Random, id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    result: {
+      content: [{ type: 'text', text: `${Math.floor(r() * 20) + 1} entries` }],
+      structuredContent: {
+        entries: Array.from({ length: 4 + Math.floor(r() * 12) }, () => ({
+          id: hexId(r),
+          name: field(r, 0.05, FILE_NAMES),
+          kind: pick(r, ['file', 'dir', 'link']),
+          size: Math.floor(r() * 1e6),
+          modified: isoTime(r),
+          owner: field(r, 0.03, ['dev', 'root', 'ci']),
+          readonly: r() < 0.2,
+          tags: [field(r, 0.05, STATES), pick(r, ['src', 'docs', 'tmp'])],
+        })),
+      },
+    },
+  }),
+  'resource lists': (r: Random, id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    result: {
+      resources: Array.from({ length: 3 + Math.floor(r() * 8) }, () => {
+        const name = field(r, 0.05, FILE_NAMES);
+        return {
+          uri: `file:///work/${name}`,
+          name,
+          mimeType: pick(r, ['text/plain', 'application/json', 'image/png']),
+          size: Math.floor(r() * 1e5),
+        };
+      }),
+    },
+  }),
+  'log notifications': (r: Random) => ({
+    jsonrpc: '2.0',
+    method: 'notifications/message',
+    params: {
+      level: pick(r, ['debug', 'info', 'warning']),
+      logger: field(r, 0.05, ['http', 'fs', 'auth']),
+      data: {
+        event: pick(r, ['connect', 'request', 'retry', 'close']),
+        host: field(r, 0.05, HOSTS),
+        status: 200,
+        ms: Math.floor(r() * 900),
+      },
+    },
+  }),
+  'short results': (r: Random, id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    result: { content: [{ type: 'text', text: `Opened ${field(r, 0.1, CLEAN_APPS)} (${field(r, 0.05, STATES)})` }], isError: false },
+  }),
+  errors: (r: Random, id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: -32602,
+      message: `Invalid params: ${pick(r, ['path', 'host', 'limit'])}`,
+      data: { field: field(r, 0.05, ['path', 'host']), got: field(r, 0.05, HOSTS) },
+    },
+  }),
+} as const;
+
+/** About `bytes` of NDJSON of the second mix: every kind in turn at random, each message small. */
+export function keyedTraffic(seed: number, bytes: number): Uint8Array {
+  const r = seeded(seed);
+  const kinds = Object.values(KEYED_KINDS);
+  let id = 1;
+  return ndjsonOf(() => pick(r, kinds)(r, id++), bytes);
+}

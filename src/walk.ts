@@ -99,12 +99,18 @@ enum SchemaPart {
   NameMap, // `properties` and the like: every value is a schema
 }
 
-/** One open container of mapValue. A class, so every frame has one shape (fast property access). */
+/**
+ * One open container of mapValue. A class, so every frame has one shape (fast property access).
+ * An object's member values are read once (Object.values: no lookup by key per member) into an
+ * array the frame owns, and results replace them there; an array is copied at its first change.
+ */
 class MapFrame {
   i = 0;
-  /** Child results, once one of them changed. */
-  out: unknown[] | null = null;
   readonly n: number;
+  /** Objects: the member values, then the results. Arrays: null until a child changes, then the results. */
+  vals: unknown[] | null;
+  /** Whether a child's result differs from the child. */
+  changed = false;
 
   constructor(
     readonly src: Container,
@@ -116,10 +122,11 @@ class MapFrame {
     readonly schema: SchemaPart,
   ) {
     this.n = keys ? keys.length : (src as unknown[]).length;
+    this.vals = keys ? memberValues(src as Record<string, unknown>, keys) : null;
   }
 
   child(i: number): unknown {
-    return this.keys ? (this.src as Record<string, unknown>)[this.keys[i]!] : (this.src as unknown[])[i];
+    return this.keys ? this.vals![i] : (this.src as unknown[])[i];
   }
 
   /** True when child i passes untouched: `_meta`, a protocol field, opaque base64. */
@@ -145,26 +152,42 @@ class MapFrame {
     return SCHEMA_DATA_KEYS.has(key) ? SchemaPart.None : SchemaPart.Schema;
   }
 
-  /** Records the result for child i; copies the earlier children once the first one changes. */
+  /** Records the result for child i, when it differs from the child. */
   deliver(i: number, before: unknown, after: unknown): void {
-    if (this.out) this.out.push(after);
-    else if (after !== before) {
-      const out: unknown[] = [];
-      for (let k = 0; k < i; k++) out.push(this.child(k));
-      out.push(after);
-      this.out = out;
+    if (after === before) return;
+    if (!this.vals) {
+      // An array's first change: a dense copy (holes read as undefined, as JSON has none).
+      const src = this.src as unknown[];
+      const copy = new Array<unknown>(this.n);
+      for (let k = 0; k < this.n; k++) copy[k] = src[k];
+      this.vals = copy;
     }
+    this.vals[i] = after;
+    this.changed = true;
   }
 
   /** The container's result: itself when nothing changed. */
   close(): unknown {
-    if (!this.out && !this.newKeys) return this.src;
-    if (!this.keys) return this.out;
+    if (!this.changed && !this.newKeys) return this.src;
+    if (!this.keys) return this.vals;
     const keys = this.newKeys ?? this.keys;
+    const vals = this.vals!;
     const o: Record<string, unknown> = {};
-    for (let k = 0; k < keys.length; k++) setOwn(o, keys[k]!, this.out ? this.out[k] : this.child(k));
+    for (let k = 0; k < keys.length; k++) setOwn(o, keys[k]!, vals[k]);
     return o;
   }
+}
+
+/**
+ * The values of `keys` in `o`, in their order: Object.values when it lines up with the keys
+ * (always, unless a getter adds or deletes members while they are read), else read one by one.
+ */
+function memberValues(o: Record<string, unknown>, keys: readonly string[]): unknown[] {
+  const vals = Object.values(o);
+  if (vals.length === keys.length) return vals;
+  const out = new Array<unknown>(keys.length);
+  for (let k = 0; k < keys.length; k++) out[k] = o[keys[k]!];
+  return out;
 }
 
 const SCHEMA_DATA_KEYS = new Set(SCHEMA_DATA);
@@ -213,25 +236,52 @@ function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
   else o[key] = value;
 }
 
+/**
+ * An object's keys transformed, or null when none changed. Objects of one shape (every app of
+ * a list, every property of a schema) repeat their keys in the same order: the last key list of
+ * each length is kept with its result, and a list equal to it (compared key by key: JSON.parse
+ * interns keys, so mostly by reference) costs no transform of its own.
+ */
+class KeyMapper {
+  private readonly last: ({ keys: string[]; mapped: string[] | null } | undefined)[] = [];
+
+  constructor(private readonly mapKey: (s: string) => string) {}
+
+  map(keys: string[]): string[] | null {
+    const n = keys.length;
+    const last = n < MAX_SHAPE_KEYS ? this.last[n] : undefined;
+    if (last) {
+      let k = 0;
+      while (k < n && last.keys[k] === keys[k]) k++;
+      if (k === n) return last.mapped;
+    }
+    let mapped: string[] | null = null;
+    for (let k = 0; k < n; k++) {
+      const nk = this.mapKey(keys[k]!);
+      if (mapped) mapped.push(nk);
+      else if (nk !== keys[k]) {
+        mapped = keys.slice(0, k);
+        mapped.push(nk);
+      }
+    }
+    if (n < MAX_SHAPE_KEYS) this.last[n] = { keys, mapped };
+    return mapped;
+  }
+}
+
+/** Key lists this long or longer are not kept (see KeyMapper). */
+const MAX_SHAPE_KEYS = 32;
+
 function openFrame(
   src: Container,
   via: string | number | undefined,
-  mapKey: (s: string) => string,
+  keyMapper: KeyMapper,
   rule: FieldRule | undefined,
   schema: SchemaPart,
 ): MapFrame {
   if (Array.isArray(src)) return new MapFrame(src, null, null, via, rule, schema);
   const keys = Object.keys(src);
-  let newKeys: string[] | null = null;
-  for (let k = 0; k < keys.length; k++) {
-    const nk = mapKey(keys[k]!);
-    if (newKeys) newKeys.push(nk);
-    else if (nk !== keys[k]) {
-      newKeys = keys.slice(0, k);
-      newKeys.push(nk);
-    }
-  }
-  return new MapFrame(src, keys, newKeys, via, rule, schema);
+  return new MapFrame(src, keys, keyMapper.map(keys), via, rule, schema);
 }
 
 /**
@@ -244,13 +294,13 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
   const keptFrom = options.keptFrom;
   if (typeof root === 'string') return mapText(root, map, keptFrom);
   if (!isContainer(root)) return root;
-  const mapKey = options.mapKey ?? map;
+  const keyMapper = new KeyMapper(options.mapKey ?? map);
   const widen = options.widen ?? 0;
   const stack: MapFrame[] = [];
   const guard = new CycleGuard();
   const open = (src: Container, via: string | number | undefined, rule: FieldRule | undefined, schema: SchemaPart) => {
     guard.enter(stack, src);
-    const frame = openFrame(src, via, mapKey, rule, schema);
+    const frame = openFrame(src, via, keyMapper, rule, schema);
     stack.push(frame);
     if (frame.newKeys && options.checkCollisions) {
       checkCollisions(frame.newKeys, () => [...(options.basePath ?? []), ...stack.slice(1).map((f) => f.via!)]);
@@ -262,13 +312,12 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
     if (f.i < f.n) {
       const i = f.i++;
       const v = f.child(i);
-      if (f.keeps(i)) f.deliver(i, v, v);
-      else if (typeof v === 'string') f.deliver(i, v, mapText(v, map, keptFrom));
+      if (f.keeps(i)) continue;
+      if (typeof v === 'string') f.deliver(i, v, mapText(v, map, keptFrom));
       else if (isContainer(v)) {
         const rule = f.childRule(i);
         open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));
       } else if (widen && f.schema === SchemaPart.Schema && f.keys && f.keys[i] === 'maxLength') f.deliver(i, v, widenMaxLength(v, widen));
-      else f.deliver(i, v, v);
       continue;
     }
     const result = f.close();

@@ -78,6 +78,22 @@ describe('encodeValue / decodeValue', () => {
     expect(Object.getPrototypeOf(decodeValue(escaped))).toBe(Object.prototype);
   });
 
+  it('reads each member under its own key when a getter deletes a later member', () => {
+    // Member values are read in one call (walk.ts, memberValues); a getter that deletes a member
+    // while they are read must not shift the rest onto the wrong keys.
+    const o: Record<string, unknown> = {
+      get a() {
+        delete o.b;
+        return 'Qwen';
+      },
+      b: 'x',
+      c: 'qwen',
+    };
+    const e = encodeValue(o);
+    expect(Object.keys(e)).toEqual(['a', 'b', 'c']);
+    expect(e).toEqual({ a: q, b: undefined, c: encodeText('qwen') });
+  });
+
   it('handles 100,000 levels of nesting without recursion', () => {
     let deep: unknown = 'Qwen';
     for (let i = 0; i < 100_000; i++) deep = [deep];

@@ -1,11 +1,12 @@
 // What `mcp-payload-codec proxy` adds on Streamable HTTP, against no filter at all: the real
 // SDK client (StreamableHTTPClientTransport) calls the real SDK server (McpServer over
 // StreamableHTTPServerTransport on node:http, bench/http-upstream.ts, a child process)
-// directly and through the proxy (the CLI, a child process). Latency of small sequential
-// calls (rounds taking turns, as the wrap rows), throughput of one large SSE result, and the
-// proxy process's peak RSS while a 256 MiB event stream passes through it, and while one event
-// of 400 MiB does (bench/large-event.ts runs that row alone); and load, 100 concurrent clients
-// (load.ts).
+// directly, through the proxy (the CLI, a child process) and through a bare node:http
+// pass-through proxy (the floor, bench/fixtures/http-passthrough.mjs). Latency of small
+// sequential calls (rounds taking turns, as the wrap rows), throughput of one large SSE result,
+// and the proxy process's peak RSS while a 256 MiB event stream passes through it, and while
+// one event of 400 MiB does (bench/large-event.ts runs that row alone); and load, 100
+// concurrent clients (load.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
@@ -13,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeMessage } from '../../src/index.ts';
 import { elsewhere, FULL, median, QUICK, timePair } from '../harness.ts';
-import { asResult, call, latencyRows, percentile, timedCalls } from '../latency.ts';
+import { asResult, call, latencyRows, ms, percentile, timedCalls } from '../latency.ts';
 import type { CaseResult } from '../report.ts';
 import { loadRows } from './load.ts';
 
@@ -50,38 +51,58 @@ async function client(url: string): Promise<Client> {
   return c;
 }
 
-async function proxyLatency(direct: string, proxied: string, quick: boolean): Promise<CaseResult[]> {
+/** The floor: a bare node:http pass-through proxy in front of the upstream (bench/fixtures/http-passthrough.mjs). */
+const passThrough = (up: string) => started(['bench/fixtures/http-passthrough.mjs', up], /listening on (http:\/\/\S+\/mcp)/);
+
+async function proxyLatency(direct: string, proxied: string, bareUrl: string, quick: boolean): Promise<CaseResult[]> {
   const calls = quick ? 200 : 2000;
   const perRound = quick ? 50 : 100;
   const d = await client(direct);
   const p = await client(proxied);
+  const b = await client(bareUrl);
+  const sides = [d, p, b];
   try {
-    const [a, b] = [await call(d), await call(p)];
-    if (isDeepStrictEqual(a, b) || !isDeepStrictEqual(a, asResult(b)))
+    const [a, e] = [await call(d), await call(p)];
+    if (isDeepStrictEqual(a, e) || !isDeepStrictEqual(a, asResult(e)))
       throw new Error('proxy: the reply through the proxy is not the direct one encoded');
-    for (const c of [d, p]) await timedCalls(c, quick ? 50 : 300, []);
-    const lat = { d: [] as number[], p: [] as number[] };
+    if (!isDeepStrictEqual(a, await call(b))) throw new Error('proxy: the bare pass-through changed the reply');
+    for (const c of sides) await timedCalls(c, quick ? 50 : 300, []);
+    const lat = sides.map(() => [] as number[]);
     const ratios: number[] = [];
-    const added: number[] = [];
+    const added: number[][] = [[], [], []]; // per round (p50): proxy - direct, pass-through - direct, proxy - pass-through
     for (let r = 0; r < calls / perRound; r++) {
-      const [nd, np] = [lat.d.length, lat.p.length];
-      let td: number;
-      let tp: number;
-      if (r % 2 === 0) {
-        td = await timedCalls(d, perRound, lat.d);
-        tp = await timedCalls(p, perRound, lat.p);
-      } else {
-        tp = await timedCalls(p, perRound, lat.p);
-        td = await timedCalls(d, perRound, lat.d);
+      // The three take turns, the order rotating, so all see the same machine (as the wrap rows).
+      const took = [0, 0, 0];
+      const before = lat.map((l) => l.length);
+      for (let k = 0; k < sides.length; k++) {
+        const s = (r + k) % sides.length;
+        took[s] = await timedCalls(sides[s]!, perRound, lat[s]!);
       }
-      ratios.push(td / tp);
-      added.push(percentile(lat.p.slice(np), 50) - percentile(lat.d.slice(nd), 50));
+      ratios.push(took[0]! / took[1]!);
+      const p50 = lat.map((l, s) => percentile(l.slice(before[s]), 50));
+      added[0]!.push(p50[1]! - p50[0]!);
+      added[1]!.push(p50[2]! - p50[0]!);
+      added[2]!.push(p50[1]! - p50[2]!);
     }
-    const addedMs = median(added);
+    const [addedProxy, addedBare, beyondBare] = added.map(median) as [number, number, number];
     const name = `${calls.toLocaleString('en-US')} sequential tools/call over Streamable HTTP`;
-    return latencyRows('proxy', name, lat.p, lat.d, median(ratios), addedMs, MAX_ADDED_MS);
+    return [
+      ...latencyRows('proxy', name, lat[1]!, lat[0]!, median(ratios), addedProxy, MAX_ADDED_MS),
+      {
+        group: 'proxy',
+        name: `${name}: added at p50 by a bare node:http pass-through proxy (the floor of any Node proxy)`,
+        bytes: 0,
+        figure: ms(addedBare),
+      },
+      {
+        group: 'proxy',
+        name: `${name}: added at p50 beyond the bare pass-through (what is proxy's own)`,
+        bytes: 0,
+        figure: ms(beyondBare),
+      },
+    ];
   } finally {
-    await Promise.allSettled([d.close(), p.close()]);
+    await Promise.allSettled(sides.map((c) => c.close()));
   }
 }
 
@@ -247,16 +268,18 @@ export async function withUpstream<T>(f: (up: string) => Promise<T>): Promise<T>
 export async function httpResults(quick: boolean): Promise<CaseResult[]> {
   const up = await upstream();
   const px = await proxy(up.url);
+  const bare = await passThrough(up.url);
   try {
     const direct = `${up.url}/mcp`;
     return [
-      ...(await proxyLatency(direct, px.url, quick)),
+      ...(await proxyLatency(direct, px.url, bare.url, quick)),
       ...(await loadRows(client, direct, px.url, quick)),
       await throughputRow(direct, px.url, quick),
       await rssRow(up.url, quick),
       await largeEventRow(up.url, quick),
     ];
   } finally {
+    bare.child.kill('SIGTERM');
     px.child.kill('SIGTERM');
     up.child.kill('SIGTERM');
   }

@@ -4,11 +4,10 @@
 
 import { concat } from '../../src/concat.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../../src/stream/index.ts';
-import { createWalkCodec } from '../baseline-walk.ts';
+import { carefulPipeline, pipeline } from '../baseline-pipeline.ts';
 import type { BenchCase } from '../case.ts';
-import { MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from '../corpus.ts';
+import { keyedTraffic, MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from '../corpus.ts';
 
-const walker = createWalkCodec();
 const CHUNK = 64 * 1024;
 
 /** Feeds `input` in 64 KiB chunks, as a pipe would; `emit` gets the output chunks. */
@@ -64,10 +63,40 @@ export function transformBytes(mode: 'encode' | 'decode', input: Uint8Array, opt
   return concat(parts);
 }
 
-function pipeline(mode: 'encode' | 'decode', input: Uint8Array): Uint8Array {
-  const f = mode === 'encode' ? walker.encodeMessage : walker.decodeMessage;
-  const lines = new TextDecoder().decode(input).split('\n');
-  return new TextEncoder().encode(lines.map((l) => (l ? JSON.stringify(f(JSON.parse(l))) : l)).join('\n'));
+const careful = { encode: carefulPipeline('encode'), decode: carefulPipeline('decode') };
+const PLAIN = 'split+parse+walk+stringify';
+const CAREFUL = 'careful pipeline (buffers reused, in place)';
+
+/** A row against each pipeline: the plain one, and the careful one beside it. */
+function bothPipelines(
+  mode: 'encode' | 'decode',
+  name: string,
+  input: Uint8Array,
+  output: Uint8Array,
+  target?: BenchCase['target'],
+): BenchCase[] {
+  return [
+    {
+      group: 'stream',
+      name,
+      bytes: input.length,
+      ours: () => countBytes(mode, input),
+      baselineName: PLAIN,
+      baseline: () => pipeline(mode, input).length,
+      target,
+      check: () => same(output, pipeline(mode, input)),
+    },
+    {
+      group: 'stream',
+      name,
+      bytes: input.length,
+      ours: () => countBytes(mode, input),
+      baselineName: CAREFUL,
+      baseline: () => careful[mode](input).length,
+      target: target && { ratio: 10 },
+      check: () => same(output, careful[mode](input)),
+    },
+  ];
 }
 
 const same = (ours: Uint8Array, baseline: Uint8Array) => Buffer.compare(ours, baseline) === 0;
@@ -92,7 +121,7 @@ export function streamCases(): BenchCase[] {
       name: `${framing === 'sse' ? 'SSE' : 'Content-Length'} encode: progress notifications`,
       bytes: input.length,
       ours: () => countBytes('encode', input, { framing }),
-      baselineName: 'split+parse+walk+stringify',
+      baselineName: PLAIN,
       baseline: () => reframe(pipeline('encode', progress), framing).length,
       check: () => same(transformBytes('encode', input, { framing }), reframe(pipeline('encode', progress), framing)),
     };
@@ -123,33 +152,31 @@ export function streamCases(): BenchCase[] {
     const input = ndjsonOf(make, 2 * 1024 * 1024);
     const encodedKind = transformBytes('encode', input);
     return [
-      {
-        group: 'stream',
-        name: `NDJSON encode: ${kind}`,
-        bytes: input.length,
-        ours: () => countBytes('encode', input),
-        baselineName: 'split+parse+walk+stringify',
-        baseline: () => pipeline('encode', input).length,
-        check: () => same(encodedKind, pipeline('encode', input)),
-      },
-      {
-        group: 'stream',
-        name: `NDJSON decode: ${kind}`,
-        bytes: encodedKind.length,
-        ours: () => countBytes('decode', encodedKind),
-        baselineName: 'split+parse+walk+stringify',
-        baseline: () => pipeline('decode', encodedKind).length,
-        check: () => same(transformBytes('decode', encodedKind), pipeline('decode', encodedKind)),
-      },
+      ...bothPipelines('encode', `NDJSON encode: ${kind}`, input, encodedKind),
+      ...bothPipelines('decode', `NDJSON decode: ${kind}`, encodedKind, transformBytes('decode', encodedKind)),
     ];
   });
+  // The second mix (bench/corpus.ts, keyedTraffic): more keys, shorter strings; the mixed
+  // figure should not rest on one mix.
+  const keyed = keyedTraffic(22, 8 * 1024 * 1024);
+  const keyedEncoded = transformBytes('encode', keyed);
+  const secondMix = [
+    ...bothPipelines('encode', 'NDJSON encode (8 MiB key-heavy mixed traffic)', keyed, keyedEncoded, target),
+    ...bothPipelines(
+      'decode',
+      'NDJSON decode (8 MiB key-heavy mixed traffic)',
+      keyedEncoded,
+      transformBytes('decode', keyedEncoded),
+      target,
+    ),
+  ];
   return [
     {
       group: 'stream',
       name: 'Content-Length encode (8 MiB mixed traffic)',
       bytes: contentLength.length,
       ours: () => countBytes('encode', contentLength, { framing: 'content-length' }),
-      baselineName: 'split+parse+walk+stringify',
+      baselineName: PLAIN,
       baseline: () => reframe(pipeline('encode', traffic), 'content-length').length,
       check: () => sameMessages(contentLength, 'content-length'),
     },
@@ -158,32 +185,15 @@ export function streamCases(): BenchCase[] {
       name: 'SSE encode (8 MiB mixed traffic)',
       bytes: sse.length,
       ours: () => countBytes('encode', sse, { framing: 'sse' }),
-      baselineName: 'split+parse+walk+stringify',
+      baselineName: PLAIN,
       baseline: () => reframe(pipeline('encode', traffic), 'sse').length,
       check: () => sameMessages(sse, 'sse'),
     },
     ...smallFramed,
     streamPerMessage,
-    {
-      group: 'stream',
-      name: 'NDJSON encode (8 MiB mixed traffic)',
-      bytes: traffic.length,
-      ours: () => countBytes('encode', traffic),
-      baselineName: 'split+parse+walk+stringify',
-      baseline: () => pipeline('encode', traffic).length,
-      target,
-      check: () => same(transformBytes('encode', traffic), pipeline('encode', traffic)),
-    },
-    {
-      group: 'stream',
-      name: 'NDJSON decode (8 MiB mixed traffic)',
-      bytes: encoded.length,
-      ours: () => countBytes('decode', encoded),
-      baselineName: 'split+parse+walk+stringify',
-      baseline: () => pipeline('decode', encoded).length,
-      target,
-      check: () => same(transformBytes('decode', encoded), pipeline('decode', encoded)),
-    },
+    ...bothPipelines('encode', 'NDJSON encode (8 MiB mixed traffic)', traffic, transformBytes('encode', traffic), target),
+    ...bothPipelines('decode', 'NDJSON decode (8 MiB mixed traffic)', encoded, transformBytes('decode', encoded), target),
+    ...secondMix,
     {
       // The bar the issue sets: streaming encode as fast as merely parsing the same messages.
       // JSON.parse alone: on the lines already decoded and split, nothing else.
@@ -204,7 +214,7 @@ export function streamCases(): BenchCase[] {
         name: `NDJSON ${mode} through ${mode === 'encode' ? 'createEncodeStream' : 'createDecodeStream'} (TransformStream)`,
         bytes: input.length,
         ours: () => throughStream(mode, input),
-        baselineName: 'split+parse+walk+stringify',
+        baselineName: PLAIN,
         baseline: () => pipeline(mode, input).length,
         check: async () => {
           const parts: Uint8Array[] = [];
