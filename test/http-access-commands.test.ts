@@ -224,3 +224,23 @@ describe('the safe default, on both commands', () => {
     });
   }
 });
+
+describe('serve: a session it ended no longer counts toward --max-sessions-per-client', () => {
+  it('after the session idles out, its credential opens another at once', async () => {
+    const run = await behind('serve', [
+      '--auth-token-file',
+      tokenFile(`${TOKEN_A}\n`),
+      '--max-sessions-per-client',
+      '1',
+      '--session-idle',
+      '1s',
+    ]);
+    const first = await postInitialize(run.url, bearer(TOKEN_A));
+    expect(first.status).toBe(200);
+    await first.text();
+    await vi.waitFor(() => expect(run.stderr()).toMatch(/session ended \(idle/), { timeout: 10_000 });
+    const next = await postInitialize(run.url, bearer(TOKEN_A));
+    expect(next.status).toBe(200);
+    await next.text();
+  });
+});

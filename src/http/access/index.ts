@@ -27,6 +27,12 @@ export interface AccessOptions {
   onLog?: (line: string) => void;
 }
 
+/** For a handler that holds its sessions itself (serve): what it can tell the access layer. */
+export interface LocalSessions {
+  /** Whether the server still holds a session (by its own id): one it ended (idle, its child gone) stops counting at once. */
+  sessionLive?: (id: string) => boolean;
+}
+
 type Handler = (request: Request) => Promise<Response>;
 
 /**
@@ -52,7 +58,7 @@ function withoutCredential(request: Request, session: string | undefined): Reque
 const withHeaders = (response: Response, headers: Headers) =>
   new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 
-export function withAccess(handler: Handler, options: AccessOptions): Handler {
+export function withAccess(handler: Handler, options: AccessOptions & LocalSessions): Handler {
   const log = (line: string) => options.onLog?.(line);
   if (options.sessionSecret && options.sessionSecret.length < 32) throw new TypeError('sessionSecret must be at least 32 bytes');
   // (made at the first request: WebCrypto's key import is asynchronous)
@@ -60,7 +66,7 @@ export function withAccess(handler: Handler, options: AccessOptions): Handler {
   const bound = () => (binding ??= sessionBinding(options.sessionSecret));
   const rate = options.ratePerSecond ? new RateLimiter(options.ratePerSecond) : undefined;
   const sessions = options.maxSessionsPerClient
-    ? new SessionCounter(options.maxSessionsPerClient, options.sessionIdleMs ?? 30 * 60_000)
+    ? new SessionCounter(options.maxSessionsPerClient, options.sessionIdleMs ?? 30 * 60_000, undefined, options.sessionLive)
     : undefined;
 
   return async (request) => {
