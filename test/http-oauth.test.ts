@@ -161,3 +161,24 @@ describe('proxy as an OAuth resource server', () => {
     expect(as.counts.jwks).toBe(2);
   });
 });
+
+describe("the token's audience: the given id, or the resource's own URL when it is given", () => {
+  it('accepts aud = --oauth-resource; never a URL named by the Host header, even with every Host allowed', async () => {
+    const as = await startAuthServer({ audience: AUDIENCE, scope: SCOPE });
+    cleanup.push(() => as.close());
+    const RESOURCE = 'https://mcp.example.com/mcp';
+    const check = async (options: { resource?: string }, aud: string, host = 'mcp.example.com') => {
+      const authorize = oauthResource({ issuer: as.issuer, audience: AUDIENCE, ...options });
+      const r = await authorize(
+        new Request(`http://${host}/mcp`, { method: 'POST', headers: { host, authorization: `Bearer ${await as.mint({ aud })}` } }),
+      );
+      return r instanceof Response ? r.status : 200;
+    };
+    expect(await check({ resource: RESOURCE }, RESOURCE)).toBe(200);
+    expect(await check({ resource: RESOURCE }, AUDIENCE)).toBe(200);
+    expect(await check({ resource: RESOURCE }, 'https://other.example/mcp')).toBe(401);
+    // Without --oauth-resource the URL comes from Host, which the client chooses: not an audience.
+    expect(await check({}, RESOURCE)).toBe(401);
+    expect(await check({}, 'https://other.example/mcp', 'other.example')).toBe(401);
+  });
+});
