@@ -86,7 +86,14 @@ for (const command of COMMANDS)
     });
 
     it('limits are decided from the headers: 401 and 429 with Retry-After before the body, nothing started or forwarded', async () => {
-      const run = await behind(command, ['--auth-token-file', tokenFile(`${TOKEN_A}\n`), '--rate', '2', '--max-sessions-per-client', '1']);
+      const run = await behind(command, [
+        '--auth-token-file',
+        tokenFile(`${TOKEN_A}\n`),
+        '--rate',
+        '2/s',
+        '--max-sessions-per-client',
+        '1',
+      ]);
       // (each request below sends its headers and a piece of its body, and never the rest)
       const none = await unfinishedPost(run.url, {});
       expect(none.status).toBe(401);
