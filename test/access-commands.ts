@@ -14,9 +14,10 @@ import {
 import { expect, vi } from 'vitest';
 import { startUpstream } from './fixtures/http-upstream.js';
 import { cleanup, listening } from './http-cli-helpers.ts';
-import { TIMEOUT } from './http-helpers.ts';
 
 export const COMMANDS = ['serve', 'proxy'] as const;
+
+const CONNECT_TIMEOUT = { timeout: 15_000 };
 export type Command = (typeof COMMANDS)[number];
 
 /** The stdio server `serve` runs (without the spy: its argv and environment are serve's doing only). */
@@ -66,7 +67,8 @@ export async function behind(command: Command, args: string[], env: Record<strin
 export async function sdkClient(url: string, auth?: string | StreamableHTTPClientTransportOptions): Promise<Client> {
   const c = new Client({ name: 'host', version: '1.0.0' });
   const options = typeof auth === 'string' ? { requestInit: { headers: { authorization: `Bearer ${auth}` } } } : auth;
-  await c.connect(new StreamableHTTPClientTransport(new URL(url), options), TIMEOUT);
+  // (connecting starts serve's child: seconds on a loaded host, where a call then takes milliseconds)
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), options), CONNECT_TIMEOUT);
   cleanup.push(() => c.close());
   return c;
 }
@@ -79,12 +81,13 @@ export const TOOL_OF: Record<Command, { name: string; arguments: Record<string, 
 
 /**
  * A request whose body is begun and never finished (chunked: its headers and a first piece):
- * resolves with the answer's status and headers, which must come without the rest of the body.
+ * resolves with the answer's status and headers, which must come without the rest of the body,
+ * and whether the server then closed the connection (rather than wait to read the rest).
  */
 export function unfinishedPost(
   url: string,
   headers: Record<string, string>,
-): Promise<{ status: number; headers: Record<string, unknown> }> {
+): Promise<{ status: number; headers: Record<string, unknown>; closed: boolean }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -97,11 +100,19 @@ export function unfinishedPost(
       },
       (res) => {
         res.resume();
-        resolve({ status: res.statusCode!, headers: res.headers });
-        req.destroy();
+        const answer = { status: res.statusCode!, headers: res.headers };
+        // (the server's end of the connection, within a second of its answer, or not)
+        const waited = setTimeout(() => done(false), 1_000);
+        const done = (closed: boolean) => {
+          clearTimeout(waited);
+          resolve({ ...answer, closed });
+          req.destroy();
+        };
+        req.socket!.once('end', () => done(true));
+        req.socket!.once('close', () => done(true));
       },
     );
-    req.on('error', reject);
+    req.on('error', (e) => reject(e));
     // (an answer that waits for the body never comes: fail in seconds, not at the test's timeout)
     req.setTimeout(5_000, () => {
       reject(new Error('no answer while the body was unfinished'));

@@ -97,6 +97,8 @@ for (const command of COMMANDS)
       // (each request below sends its headers and a piece of its body, and never the rest)
       const none = await unfinishedPost(run.url, {});
       expect(none.status).toBe(401);
+      // (and the connection closed: the rest of a refused body is not read either)
+      expect(none.closed).toBe(true);
       const first = await postInitialize(run.url, bearer(TOKEN_A)); // (the one session, and one of two requests this second)
       expect(first.status).toBe(200);
       await first.text();
@@ -105,9 +107,11 @@ for (const command of COMMANDS)
       const sessions = await unfinishedPost(run.url, bearer(TOKEN_A));
       expect(sessions.status).toBe(429);
       expect(Number(sessions.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(sessions.closed).toBe(true);
       const rate = await unfinishedPost(run.url, bearer(TOKEN_A));
       expect(rate.status).toBe(429);
       expect(Number(rate.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(rate.closed).toBe(true);
       expect(run.reached()).toBe(reached);
       expect(run.stderr().match(/session started/g)?.length ?? 0).toBe(started);
       noToken(run.stderr());
@@ -153,12 +157,20 @@ for (const command of COMMANDS)
           const comes = i % 2 ? TOKEN_C : TOKEN_A;
           writeFileSync(file, `${comes}\n${TOKEN_B}\n`);
           run.p.kill('SIGHUP');
-          await vi.waitFor(() => expect(run.stderr().match(/2 tokens in force/g)?.length).toBe(i), { timeout: 5_000 });
+          await vi.waitFor(
+            () =>
+              expect(
+                run.stderr().match(/2 tokens in force/g)?.length,
+                `${run.p.exitCode} ${run.p.signalCode} ${run.stderr().slice(-600)}`,
+              ).toBe(i),
+            { timeout: 5_000 },
+          );
           expect(await status(gone)).toBe(401);
           expect(await status(comes)).not.toBe(401);
         }
       } finally {
         rotating = false;
+        await Promise.allSettled(workers); // (none left running into the next test's cleanup)
       }
       const done = await Promise.all(workers);
       expect(done.every((n) => n > 0)).toBe(true);
