@@ -1,13 +1,18 @@
 // `serve` and `proxy` as OAuth 2.1 resource servers, with the same lines for both: the real SDK
-// client's OAuth flow end to end against an authorization server made at test time (keys
+// client's OAuth flows (client credentials; authorization code with PKCE) end to end against an
+// authorization server made at test time (keys
 // generated here), the RFC 9728 metadata at both places the SDK looks, the exact RFC 6750
 // challenges, the JWTs a hostile client makes up (refused before the server sees anything), a
 // flood of unknown key ids costing one key fetch at most, and sessions bound to the subject.
 import { createHmac } from 'node:crypto';
+import { type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { describe, expect, it, vi } from 'vitest';
 import { type Behind, behind, COMMANDS, type Command, sdkClient, TOOL_OF } from './access-commands.ts';
-import { type AuthServer, CLIENT, startAuthServer } from './fixtures/auth-server.ts';
+import { type AuthServer, CLIENT, PUBLIC_CLIENT, startAuthServer } from './fixtures/auth-server.ts';
 import { cleanup } from './http-cli-helpers.ts';
 import { postInitialize, TIMEOUT, textOf } from './http-helpers.ts';
 
@@ -46,6 +51,47 @@ for (const command of COMMANDS)
       const client = await sdkClient(run.url, { authProvider: provider });
       expect((await client.listTools(undefined, TIMEOUT)).tools.map((t) => t.name)).toContain(TOOL_OF[command].name);
       expect(textOf(await client.callTool(TOOL_OF[command], undefined, TIMEOUT))).toBeTruthy();
+      expect(as.counts.tokens).toBe(1);
+      expect(run.stderr()).not.toMatch(/eyJ/);
+      expect(run.received()).not.toMatch(/eyJ/);
+    });
+
+    it("the SDK client's authorization code flow (PKCE) works end to end, asking for this resource", async () => {
+      const { run, as } = await resourceServer(command);
+      let verifier = '';
+      let tokens: OAuthTokens | undefined;
+      let code: string | null = null;
+      const provider: OAuthClientProvider = {
+        redirectUrl: PUBLIC_CLIENT.redirect,
+        clientMetadata: {
+          redirect_uris: [PUBLIC_CLIENT.redirect],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+        },
+        clientInformation: () => ({ client_id: PUBLIC_CLIENT.id }),
+        tokens: () => tokens,
+        saveTokens: (t) => {
+          tokens = t;
+        },
+        // (the user's browser: the server approves at once and sends it back with a code)
+        redirectToAuthorization: async (url) => {
+          const r = await fetch(url, { redirect: 'manual' });
+          code = new URL(r.headers.get('location')!).searchParams.get('code');
+        },
+        saveCodeVerifier: (v) => {
+          verifier = v;
+        },
+        codeVerifier: () => verifier,
+      };
+      const first = new StreamableHTTPClientTransport(new URL(run.url), { authProvider: provider });
+      await expect(new Client({ name: 'host', version: '1.0.0' }).connect(first, TIMEOUT)).rejects.toThrow(UnauthorizedError);
+      expect(code).toBeTruthy();
+      await first.finishAuth(code!);
+      const client = await sdkClient(run.url, { authProvider: provider });
+      expect(textOf(await client.callTool(TOOL_OF[command], undefined, TIMEOUT))).toBeTruthy();
+      // RFC 8707: the authorization and the exchange both named this server, from its metadata.
+      expect(as.resources).toEqual([run.url, run.url]);
       expect(as.counts.tokens).toBe(1);
       expect(run.stderr()).not.toMatch(/eyJ/);
       expect(run.received()).not.toMatch(/eyJ/);
