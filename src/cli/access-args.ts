@@ -115,7 +115,8 @@ export async function commandAccess(line: CommandLine, host: string, log: (line:
   return {
     access: {
       authorize,
-      ratePerSecond: values.rate === undefined ? undefined : positiveInt(values.rate, '--rate', 0),
+      // (`10` or `10/s`, as #34 writes it)
+      ratePerSecond: values.rate === undefined ? undefined : positiveInt(values.rate.replace(/\/s$/, ''), '--rate', 0),
       maxSessionsPerClient:
         values['max-sessions-per-client'] === undefined
           ? undefined
@@ -148,7 +149,7 @@ export const ACCESS_HELP = `    --auth-token-file FILE               require Aut
                                          tokens must name) and --oauth-scope S (repeatable)
     --oauth-resource URL                 this server's URL as clients reach it (default: from
                                          the Host header), for the RFC 9728 metadata
-    --rate N                             requests per second per credential (429 beyond)
+    --rate N[/s]                         requests per second per credential (429 beyond)
     --max-sessions-per-client N          live sessions per credential (429 beyond)
     --no-auth                            listen beyond loopback without authentication (without
                                          it, a --host other than loopback needs one of the above)

@@ -97,6 +97,9 @@ export async function proxyCommand(line: CommandLine, options: StreamCommandOpti
   const { access, reload } = await commandAccess(line, host, log);
   const roots = lexicalRootsOption(line);
   const audit = auditOption(line, log);
+  // (listening for signals before listening on the port: a SIGHUP just after the URL is printed
+  // re-reads the token file, where it used to find no handler yet and end the process)
+  const stopped = untilSignal(reload && (() => void reload()));
   const { server } = await runProxy({
     ...options,
     upstream: values.upstream,
@@ -112,7 +115,7 @@ export async function proxyCommand(line: CommandLine, options: StreamCommandOpti
     upstreamHeaders: upstreamHeaders(lists['upstream-header'] ?? []),
     ...callTimeout(line),
   });
-  await untilSignal(reload && (() => void reload()));
+  await stopped;
   server.closeAllConnections();
   server.close();
   audit?.close();

@@ -77,7 +77,9 @@ export class ServeHandler {
   entry(access: AccessOptions | undefined): Handler {
     if (!access) return this.handle;
     // (Host and Origin before it: a name this server does not answer to gets no OAuth metadata naming it)
-    const guarded = withAccess(this.handle, { ...access, onLog: this.o.log });
+    // (a session this server ended, idle or its child gone, stops counting toward the per-client limit at once)
+    const sessionLive = (id: string) => this.o.sessions.get(id) !== undefined;
+    const guarded = withAccess(this.handle, { ...access, sessionLive, onLog: this.o.log });
     return async (request) => {
       const refused = this.hostOrOriginRefused(request);
       if (!refused) return guarded(request);

@@ -214,6 +214,9 @@ export async function serveCommand(line: CommandLine, options: StreamCommandOpti
   const roots = localRootsOption(line);
   const confirm = confirmOption(line, guard);
   const audit = auditOption(line, log);
+  // (listening for signals before listening on the port: a SIGHUP just after the URL is printed
+  // re-reads the token file, where it used to find no handler yet and end the process)
+  const stopped = untilSignal(reload && (() => void reload()));
   const served = await runServe({
     ...options,
     command,
@@ -231,7 +234,7 @@ export async function serveCommand(line: CommandLine, options: StreamCommandOpti
     access,
     ...callTimeout(line),
   });
-  await untilSignal(reload && (() => void reload()));
+  await stopped;
   await served.close();
   audit?.close();
   return 0;

@@ -21,6 +21,25 @@ export function tokenProblem(token: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The index of `token` among `known` (the last match), or -1: every character of every known
+ * token is compared, whatever `token` holds, so the time depends on the known tokens only, not
+ * on how close a wrong token came or how long it is.
+ */
+export function tokenIndex(known: readonly { readonly token: string }[], token: string): number {
+  let found = -1;
+  const n = token.length;
+  for (let i = 0; i < known.length; i++) {
+    const k = known[i]!.token;
+    let diff = k.length ^ n;
+    // (read in bounds, `j % n`: reading past the end of a shorter token takes another, slower
+    // path in V8, 5-8% more for a 16-character token than for one of the right length)
+    for (let j = 0; j < k.length; j++) diff |= k.charCodeAt(j) ^ (token.charCodeAt(j % n) | 0);
+    found = diff === 0 ? i : found;
+  }
+  return found;
+}
+
 export interface BearerTokens {
   /** The authorizer: a Principal `bearer:<first 8 bytes of the token's SHA-256, hex>`, or a 401. */
   readonly authorize: Authorize;
@@ -48,14 +67,7 @@ export async function bearerTokens(tokens: readonly string[], next?: Authorize):
   const authorize: Authorize = async (request) => {
     const token = bearerCredential(request);
     if (token !== undefined) {
-      // Every token, every character: no early exit on the first difference or the first match.
-      let found = -1;
-      for (let i = 0; i < known.length; i++) {
-        const k = known[i]!.token;
-        let diff = k.length ^ token.length;
-        for (let j = 0; j < k.length; j++) diff |= k.charCodeAt(j) ^ (token.charCodeAt(j) | 0);
-        found = diff === 0 ? i : found;
-      }
+      const found = tokenIndex(known, token);
       if (found >= 0) return { id: known[found]!.id } satisfies Principal;
     }
     if (next) return next(request);

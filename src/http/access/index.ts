@@ -27,6 +27,12 @@ export interface AccessOptions {
   onLog?: (line: string) => void;
 }
 
+/** For a handler that holds its sessions itself (serve): what it can tell the access layer. */
+export interface LocalSessions {
+  /** Whether the server still holds a session (by its own id): one it ended (idle, its child gone) stops counting at once. */
+  sessionLive?: (id: string) => boolean;
+}
+
 type Handler = (request: Request) => Promise<Response>;
 
 /**
@@ -52,7 +58,20 @@ function withoutCredential(request: Request, session: string | undefined): Reque
 const withHeaders = (response: Response, headers: Headers) =>
   new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 
-export function withAccess(handler: Handler, options: AccessOptions): Handler {
+/**
+ * A refusal of `request`: its body is dropped unread and, when it has one, the connection goes
+ * with the answer, so the rest is not read either (a server would otherwise drain it to keep
+ * the connection: an unfinished body, never ending, held it open and read).
+ */
+function refused(request: Request, response: Response): Response {
+  if (!request.body) return response;
+  void request.body.cancel().catch(() => {});
+  const headers = new Headers(response.headers);
+  headers.set('connection', 'close');
+  return withHeaders(response, headers);
+}
+
+export function withAccess(handler: Handler, options: AccessOptions & LocalSessions): Handler {
   const log = (line: string) => options.onLog?.(line);
   if (options.sessionSecret && options.sessionSecret.length < 32) throw new TypeError('sessionSecret must be at least 32 bytes');
   // (made at the first request: WebCrypto's key import is asynchronous)
@@ -60,27 +79,22 @@ export function withAccess(handler: Handler, options: AccessOptions): Handler {
   const bound = () => (binding ??= sessionBinding(options.sessionSecret));
   const rate = options.ratePerSecond ? new RateLimiter(options.ratePerSecond) : undefined;
   const sessions = options.maxSessionsPerClient
-    ? new SessionCounter(options.maxSessionsPerClient, options.sessionIdleMs ?? 30 * 60_000)
+    ? new SessionCounter(options.maxSessionsPerClient, options.sessionIdleMs ?? 30 * 60_000, undefined, options.sessionLive)
     : undefined;
 
   return async (request) => {
     const who = await options.authorize(request);
-    if (who instanceof Response) {
-      void request.body?.cancel().catch(() => {});
-      return who;
-    }
+    if (who instanceof Response) return refused(request, who);
     // Anything but a Principal with an id (undefined, null, `{ id: user?.id }`, a Response of
     // another fetch implementation) is the authorizer's fault, never a way in.
     if (typeof (who as Principal | null)?.id !== 'string' || !(who as Principal).id) {
-      void request.body?.cancel().catch(() => {});
       log(`${request.method} refused: the authorizer returned neither a Response nor a principal with an id (500)`);
-      return refusal(500, 'Internal error: cannot tell who the request is from');
+      return refused(request, refusal(500, 'Internal error: cannot tell who the request is from'));
     }
     const principal: Principal = who;
     const tooMany = (message: string, seconds: number) => {
-      void request.body?.cancel().catch(() => {});
       log(`${request.method} refused: ${message} for ${principal.id} (429)`);
-      return refusal(429, `Too many requests: ${message}`, { 'retry-after': String(Math.max(1, Math.ceil(seconds))) });
+      return refused(request, refusal(429, `Too many requests: ${message}`, { 'retry-after': String(Math.max(1, Math.ceil(seconds))) }));
     };
     const wait = rate?.take(principal.id) ?? 0;
     if (wait > 0) return tooMany(`over ${options.ratePerSecond} requests per second`, wait);
@@ -91,9 +105,8 @@ export function withAccess(handler: Handler, options: AccessOptions): Handler {
       session = await (await bound()).unbind(principal.id, presented);
       if (session === undefined) {
         // Another credential's session, or none: the same answer as for an unknown session.
-        void request.body?.cancel().catch(() => {});
         log(`${request.method} refused: a session id not issued to ${principal.id} (404)`);
-        return refusal(404, 'Session not found');
+        return refused(request, refusal(404, 'Session not found'));
       }
       sessions?.seen(principal.id, session);
     } else if (request.method === 'POST' && sessions) {

@@ -42,12 +42,14 @@ export class RateLimiter {
 
 /** Live sessions per credential (by the server's session id), each forgotten after `idleMs` unseen. */
 export class SessionCounter {
-  private readonly live = new Map<string, Map<string, number>>();
+  private readonly sessions = new Map<string, Map<string, number>>();
 
   constructor(
     readonly max: number,
     private readonly idleMs: number,
     private readonly now: () => number = () => performance.now(),
+    /** Whether the server still holds a session; default: it does until idle, deleted or answered 404. */
+    private readonly live: (id: string) => boolean = () => true,
   ) {}
 
   /** Sessions being opened (a request without a session id on its way to the server), per credential. */
@@ -55,12 +57,12 @@ export class SessionCounter {
 
   /** Whether `who` is at its limit (idle sessions no longer count; those being opened do). */
   full(who: string): boolean {
-    const sessions = this.live.get(who);
+    const sessions = this.sessions.get(who);
     let size = 0;
     if (sessions) {
       const t = this.now();
-      for (const [id, seen] of sessions) if (t - seen > this.idleMs) sessions.delete(id);
-      if (!sessions.size) this.live.delete(who);
+      for (const [id, seen] of sessions) if (t - seen > this.idleMs || !this.live(id)) sessions.delete(id);
+      if (!sessions.size) this.sessions.delete(who);
       size = sessions.size;
     }
     return size + (this.opening.get(who) ?? 0) >= this.max;
@@ -88,29 +90,29 @@ export class SessionCounter {
   private sweepAt = 10_000;
 
   seen(who: string, id: string): void {
-    const sessions = this.live.get(who) ?? new Map<string, number>();
-    this.live.set(who, sessions);
+    const sessions = this.sessions.get(who) ?? new Map<string, number>();
+    this.sessions.set(who, sessions);
     sessions.set(id, this.now());
     // A credential that never comes back is otherwise pruned only by its own next session: many
     // credentials opening one each would be held for ever. Amortised: each sweep is paid for by
     // as many new credentials as it looked at.
-    if (this.live.size > this.sweepAt) {
+    if (this.sessions.size > this.sweepAt) {
       const t = this.now();
-      for (const [who, sessions] of this.live) {
-        for (const [id, seen] of sessions) if (t - seen > this.idleMs) sessions.delete(id);
-        if (!sessions.size) this.live.delete(who);
+      for (const [who, sessions] of this.sessions) {
+        for (const [id, seen] of sessions) if (t - seen > this.idleMs || !this.live(id)) sessions.delete(id);
+        if (!sessions.size) this.sessions.delete(who);
       }
-      this.sweepAt = Math.max(10_000, 2 * this.live.size);
+      this.sweepAt = Math.max(10_000, 2 * this.sessions.size);
     }
   }
 
   /** How many credentials hold sessions (or did, not yet swept). */
   get credentials(): number {
-    return this.live.size;
+    return this.sessions.size;
   }
 
   ended(who: string, id: string): void {
-    const sessions = this.live.get(who);
-    if (sessions?.delete(id) && !sessions.size) this.live.delete(who);
+    const sessions = this.sessions.get(who);
+    if (sessions?.delete(id) && !sessions.size) this.sessions.delete(who);
   }
 }

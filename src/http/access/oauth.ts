@@ -9,7 +9,10 @@ import { type Authorize, bearerCredential, jsonResponse, type Principal, refusal
 export interface OAuthResourceOptions {
   /** The authorization server's issuer identifier (its metadata must say the same). */
   issuer: string;
-  /** Accepted `aud` values: this resource's identifier (a token for another resource is refused). */
+  /**
+   * Accepted `aud` values: this resource's identifier (a token for another resource is refused).
+   * `resource`, when given, is accepted too (RFC 8707: the SDK asks for tokens for it).
+   */
   audience: string | readonly string[];
   /** Scopes a token must grant; a token without them gets 403 insufficient_scope. */
   scopes?: readonly string[];
@@ -62,6 +65,9 @@ export function oauthResource(options: OAuthResourceOptions): Authorize {
   const issuer = new URL(options.issuer);
   const audience = typeof options.audience === 'string' ? [options.audience] : [...options.audience];
   if (!audience.length) throw new TypeError('oauthResource: audience is required (the identifier tokens must be issued for)');
+  // The resource's own URL is an audience only when configured: one made from the Host header
+  // would let a client name any audience it likes where every Host is allowed.
+  if (options.resource) audience.push(options.resource);
   const scopes = options.scopes ?? [];
   const endpointPath = options.endpointPath ?? '/mcp';
   const log = (line: string) => options.onLog?.(line);
