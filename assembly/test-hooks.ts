@@ -3,5 +3,5 @@
 // place of the shipped one with test/core-hooks.ts.
 export * from './index';
 export { indexedPath } from './json/whole'; // the indexed path against the per-message one
-export { wholeScans } from './json/indexed'; // messages matched in one pass
+export { wholeScans } from './json/indexed-rewrite'; // messages matched in one pass
 export { keyId } from './fields'; // test/kernel-key-id.test.ts

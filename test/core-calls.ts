@@ -1,10 +1,16 @@
 // Which way messages went through the core: the per-message calls (write, finish) and the
 // messages the batch entries (the NDJSON lane, the framed batch) took, counted while `f` runs.
+import { FramedBodies } from '../src/stream/framed-bodies.ts';
+import { LinesLane } from '../src/stream/lines-lane.ts';
 import { Transducer } from '../src/stream/transducer.ts';
 
 export function countCalls(f: () => void): { perMessage: number; taken: number } {
   const proto = Transducer.prototype;
-  const { write, finish, lines, framed } = proto;
+  const { write, finish } = proto;
+  const lane = LinesLane.prototype;
+  const lines = lane.take;
+  const bodies = FramedBodies.prototype;
+  const framed = bodies.take;
   const n = { perMessage: 0, taken: 0 };
   proto.write = function (...a) {
     n.perMessage++;
@@ -14,12 +20,12 @@ export function countCalls(f: () => void): { perMessage: number; taken: number }
     n.perMessage++;
     return finish.apply(this, a);
   };
-  proto.lines = function (...a) {
+  lane.take = function (...a) {
     const at = lines.apply(this, a);
-    n.taken += this.linesTaken;
+    n.taken += this.taken;
     return at;
   };
-  proto.framed = function (...a) {
+  bodies.take = function (...a) {
     const taken = framed.apply(this, a);
     n.taken += taken;
     return taken;
@@ -27,7 +33,9 @@ export function countCalls(f: () => void): { perMessage: number; taken: number }
   try {
     f();
   } finally {
-    Object.assign(proto, { write, finish, lines, framed });
+    Object.assign(proto, { write, finish });
+    lane.take = lines;
+    bodies.take = framed;
   }
   return n;
 }

@@ -31,8 +31,9 @@ import {
 import { core } from '../src/core/instance.ts';
 import { allocate, free, heap, heap32 } from '../src/core/memory.ts';
 import { resolveOptions } from '../src/options.ts';
+import { SLICE } from '../src/stream/core-regions.ts';
 import { PayloadStreamError } from '../src/stream/index.ts';
-import { SLICE, Transducer } from '../src/stream/transducer.ts';
+import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 
 const compiled = compile(resolveOptions({}));

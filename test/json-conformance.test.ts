@@ -1,7 +1,7 @@
 // JSON conformance (issue #17): every document of JSONTestSuite's test_parsing/ (vendored byte
 // for byte in test/fixtures/json-test-suite/) through the byte transducer, in each way it is used:
 //   - bare: a JSON value whose strings are all payload (the Transducer and MessageAssembler that
-//     src/stream/pipe.ts runs for deferred values; no public API streams a bare value);
+//     src/stream/deferred-values.ts runs for deferred values; no public API streams a bare value);
 //   - embedded: as the `params` of a JSON-RPC request, through the NDJSON stream (Content-Length
 //     framing for documents holding a raw newline, which NDJSON would cut), and through the
 //     Content-Length stream.

@@ -1,6 +1,6 @@
 // Adversarial checks of large NDJSON lines (longer than the lines region, shorter than
 // LARGE_LINE: held until they end, then taken whole by the indexed path in regions made for the
-// call; src/stream/transducer.ts `large`), against the per-message path (`lines: false`) as a
+// call; src/stream/large-message.ts), against the per-message path (`lines: false`) as a
 // receiver reads it (asReceived): output expansion with 1-byte terms (14 bytes per input byte),
 // escapes past the lent escape map, lone surrogates, every special byte at every place of a
 // block after a run of plain blocks (skipPlainBlocks), plain blocks outside strings, sizes at
@@ -13,8 +13,8 @@ import { allocate, free, heapStats } from '../src/core/memory.ts';
 import { OutputBatch } from '../src/stream/batch.ts';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { Carry } from '../src/stream/carry.ts';
+import { LARGE_LINE, LINES } from '../src/stream/core-regions.ts';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
-import { LARGE_LINE, LINES } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { asReceived, cat, describeError, hexAppender, type Scenario, trace, line as usualLine } from './ndjson-scenarios.ts';

@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { PayloadKeyCollisionError } from '../src/errors.ts';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
+import { FRAMED } from '../src/stream/core-regions.ts';
 import { PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
-import { FRAMED } from '../src/stream/transducer.ts';
 import { fragmentString } from './arbitraries.ts';
 import { bytes, choices, writeJson } from './stream-helpers.ts';
 

@@ -1,4 +1,4 @@
-// The core's batch entry for host-framed messages (assembly/json/framed.ts, Transducer.framed),
+// The core's batch entry for host-framed messages (assembly/json/framed.ts, FramedBodies.take),
 // as Content-Length and SSE use it, changes nothing but speed: with it on and off, random
 // streams (valid and invalid bodies, blank and empty ones, token keys that collide when
 // decoding, deferred `data`, `blob` and data: URIs, bodies longer than its region, limits at a
@@ -12,8 +12,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as abi from '../src/core/abi.ts';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
+import { FramedBodies } from '../src/stream/framed-bodies.ts';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
-import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
 import { broken, cat, colliding, describeError, hexAppender, overRegion, pushChunks, sseField, written } from './ndjson-scenarios.ts';
@@ -289,10 +289,10 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
       ['sse', `data: ${json}\n\n`],
     ] as const) {
       const input = bytes(frame.repeat(1000));
-      const proto = Transducer.prototype;
-      const { framed } = proto;
+      const proto = FramedBodies.prototype;
+      const { take: framed } = proto;
       let tried = 0;
-      proto.framed = function (...a) {
+      proto.take = function (...a) {
         tried++;
         return framed.apply(this, a);
       };
@@ -304,7 +304,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
         t.push(input);
         t.close();
       } finally {
-        proto.framed = framed;
+        proto.take = framed;
       }
       expect(out).toBe(input.length);
       expect(tried).toBeLessThan(1000 / 64 + 10); // (without the backoff: 1000)

@@ -1,7 +1,7 @@
 // Whole messages longer than the batch regions (16 KiB) and shorter than LARGE_LINE (256 KiB),
 // NDJSON lines and Content-Length bodies, are held until they end and taken on their own by the
 // indexed path, in regions made for the call with an escape map of their own
-// (src/stream/transducer.ts `large`). Longer ones, and any the indexed path refuses, go the
+// (src/stream/large-message.ts). Longer ones, and any the indexed path refuses, go the
 // per-message way. None of it may change what a receiver reads: against the per-message path,
 // on messages of every shape and size around both edges (escapes past any map, terms, tokens,
 // images with their base64 before and after their type, schemas, invalid ones), cut at random
@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
+import { LARGE_LINE, LINES } from '../src/stream/core-regions.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
-import { LARGE_LINE, LINES } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { asReceived, render, type Scenario, scenarioOf, trace, line as usualLine, written } from './ndjson-scenarios.ts';

@@ -1,4 +1,4 @@
-// The NDJSON fast lane (assembly/json/lines.ts, Transducer.lines) changes nothing but speed: with
+// The NDJSON fast lane (assembly/json/lines.ts, LinesLane.take) changes nothing but speed: with
 // it on and off, random NDJSON streams (valid and invalid lines, blank lines, CRLF, lines over or
 // at maxMessageBytes, token keys that collide when decoding, deferred `data`, `blob` and data:
 // URIs, batches, lines longer than the lane's region, a last line without '\n') cut at random
@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
-import { Transducer } from '../src/stream/transducer.ts';
+import { LinesLane } from '../src/stream/lines-lane.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
 import { asReceived, oneInput, render, scenario, trace } from './ndjson-scenarios.ts';
@@ -69,10 +69,10 @@ describe('the NDJSON fast lane', () => {
     // `data` before `type`: every line defers a value, which the lane leaves to the per-message path.
     const line = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"data":"aGk=","type":"image"}]}}\n';
     const input = bytes(line.repeat(1000));
-    const proto = Transducer.prototype;
-    const { lines: lane } = proto;
+    const proto = LinesLane.prototype;
+    const { take: lane } = proto;
     let tried = 0;
-    proto.lines = function (...a) {
+    proto.take = function (...a) {
       tried++;
       return lane.apply(this, a);
     };
@@ -84,7 +84,7 @@ describe('the NDJSON fast lane', () => {
       t.push(input);
       t.close();
     } finally {
-      proto.lines = lane;
+      proto.take = lane;
     }
     expect(out).toBe(input.length);
     expect(tried).toBeLessThan(1000 / 64 + 10); // (without the backoff: 1000)

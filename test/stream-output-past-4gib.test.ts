@@ -29,10 +29,10 @@ function run(mode: 'encode' | 'decode', input: [string, string], skip: number): 
   if (skip) {
     // As if `skip` more bytes of output had been written: the core's u32 count and the assembler's.
     const internals = pipe as unknown as {
-      transducer: { work: { state: number } };
+      transducer: { block: { work: { state: number } } };
       assembler: { outTotal: number; base: number };
     };
-    const f = (internals.transducer.work.state + J_OUT_TOTAL) >>> 2;
+    const f = (internals.transducer.block.work.state + J_OUT_TOTAL) >>> 2;
     heap32()[f] = (heap32()[f]! + skip) >>> 0;
     internals.assembler.outTotal += skip;
     if (mode === 'decode') internals.assembler.base += skip; // (held[0] is the message's first byte)

@@ -3,8 +3,8 @@
 // events with many data lines cost linear time.
 import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
+import { LARGE_LINE } from '../src/stream/core-regions.ts';
 import { createByteTransformer, PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
-import { LARGE_LINE } from '../src/stream/transducer.ts';
 import { growth, LINEAR_BOUND } from './scaling.ts';
 import { bytes } from './stream-helpers.ts';
 

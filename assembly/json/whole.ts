@@ -6,7 +6,8 @@ import {
   EV_ID, EV_KEY, EV_MSG_END, EV_OBJ_CLOSE, EV_OBJ_OPEN, EV_SIZE, J_DEPTH, J_ERROR, J_EV_COUNT, J_EVENTS, J_MODE, J_OUT_LEN, J_PHASE,
   JSON_DECODE, P_VALUE,
 } from '../abi';
-import { INDEXED_HOST, indexedMessage } from './indexed';
+import { indexedMessage } from './indexed';
+import { INDEXED_HOST } from './indexed-text';
 import { attach, get, set } from './state';
 import { jsonFinish, jsonStep, resetMessage } from './transducer';
 

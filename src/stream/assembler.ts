@@ -24,40 +24,15 @@ import {
   RESOLVE_URI,
 } from '../core/abi.js';
 import { PayloadKeyCollisionError } from '../errors.js';
-import { isResponseShape } from '../jsonrpc.js';
 import { HeldBytes } from './held-bytes.js';
+import { collisionError, findCollision } from './key-collision.js';
+import { NumList } from './num-list.js';
 import type { StepSink } from './transducer.js';
 
 const QUOTE = new Uint8Array([0x22]);
 
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-
 /** A transformed value up to this size is copied next to its parent's; a larger one hands its chunks over. */
 const SMALL_RESULT = 16 * 1024;
-
-/** Made at a list's first push: a typed array of more than 64 bytes costs microseconds to make. */
-const NO_NUMBERS = new Float64Array(0);
-
-/** A growable list of numbers in one typed array: no objects for the collector to trace. */
-class NumList {
-  a = NO_NUMBERS;
-  length = 0;
-
-  push(v: number): void {
-    if (this.length === this.a.length) {
-      const grown = new Float64Array(Math.max(16, this.a.length * 2));
-      grown.set(this.a);
-      this.a = grown;
-    }
-    this.a[this.length++] = v;
-  }
-
-  /** Empties it, giving back a large array. */
-  clear(): void {
-    this.length = 0;
-    if (this.a.length > 1024) this.a = NO_NUMBERS;
-  }
-}
 
 export interface AssemblerOptions {
   /** Hold the whole message (decoding: a collision must drop it whole). */
@@ -325,53 +300,10 @@ export class MessageAssembler {
     this.collisionInElement = true;
   }
 
-  /** The id of message object k: its JSON text and its value (undefined if none or unreadable). */
-  private idAt(k: number): { text: string; value: unknown } | undefined {
-    const [start, end] = [this.ids.a[2 * k]!, this.ids.a[2 * k + 1]!];
-    if (start < 0) return undefined;
-    const text = utf8.decode(this.held.read(start, end));
-    try {
-      return { text, value: JSON.parse(text) };
-    } catch {
-      return undefined;
-    }
-  }
-
-  /**
-   * Which message objects are responses (`result` or `error` and no `method`), read from the
-   * whole message held (decoding holds it all); only for a collision error, so only then parsed.
-   * All false when the objects cannot be matched with `count`.
-   */
-  private responses(count: number): boolean[] {
-    const none = new Array<boolean>(count).fill(false);
-    let value: unknown;
-    try {
-      value = JSON.parse(utf8.decode(this.held.read(0, this.held.length)));
-    } catch {
-      return none;
-    }
-    const items = Array.isArray(value) ? value : [value];
-    if (items.length !== count) return none;
-    return items.map(isResponseShape);
-  }
-
+  /** Throws the collision found, if any (the message goes as a whole). */
   private check(messageNumber: number): void {
     if (!this.collision) return;
-    const ids = Array.from({ length: this.ids.length / 2 }, (_, k) => this.idAt(k));
-    const responses = this.responses(ids.length);
-    const batch = ids.length > 1;
-    const of = (response: boolean) => (batch ? ids.filter((id, k) => id !== undefined && responses[k] === response) : undefined);
-    const [requests, answers] = [of(false), of(true)];
-    const culprit = this.collisionElement >= 0 ? ids[this.collisionElement] : undefined;
-    const response = this.collisionElement >= 0 && responses[this.collisionElement] === true;
-    const error = new PayloadKeyCollisionError([], this.collision, {
-      messageNumber,
-      id: culprit?.value,
-      batchIds: requests?.map((id) => id!.value),
-      response,
-      batchResponseIds: answers?.map((id) => id!.value),
-      texts: { id: culprit?.text, batchIds: requests?.map((id) => id!.text), batchResponseIds: answers?.map((id) => id!.text) },
-    });
+    const error = collisionError(this.held, this.ids, this.collision, this.collisionElement, messageNumber);
     this.held.reset();
     this.clearDeferrals();
     throw error;
@@ -399,16 +331,4 @@ export class MessageAssembler {
     this.replaced.reset(true);
     return pieces;
   }
-}
-
-/** Positions of the first two keys (JSON texts at [start, end) pairs) that decode to the same string, or null. */
-function findCollision(held: HeldBytes, keys: Float64Array): [number, number] | null {
-  const seen = new Map<string, number>();
-  for (let i = 0; i < keys.length / 2; i++) {
-    const text = JSON.parse(`"${utf8.decode(held.read(keys[2 * i]!, keys[2 * i + 1]!))}"`) as string;
-    const first = seen.get(text);
-    if (first !== undefined) return [first, i];
-    seen.set(text, i);
-  }
-  return null;
 }

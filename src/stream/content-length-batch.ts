@@ -97,23 +97,23 @@ export class FrameBatch {
 
   /** The n frames gathered, chunk[at, to), through the core and written: how many it took. */
   private write(chunk: Uint8Array, at: number, from: number, to: number, n: number): number {
-    const { pipe, frames, bodies, out } = this;
-    const taken = pipe.framed(chunk, from, to, bodies, n);
-    // (The outputs are copied before anything is written; a new length takes at most 16 digits.)
-    out.load(pipe.framedOutput(), to - at + 16 * n);
-    let written = at; // (the chunk's bytes before it are out: a body's end is the next header's start)
-    let made = 0;
-    for (let k = 0; k < taken; k++) {
-      const end = pipe.framedEnd(k);
-      out.bytes(chunk, written, frames[3 * k + 1]!);
-      out.digits(end - made);
-      out.bytes(chunk, frames[3 * k + 2]!, bodies[2 * k]!);
-      out.output(made, end);
-      made = end;
-      written = bodies[2 * k]! + bodies[2 * k + 1]!;
-    }
-    out.flush(this.emit);
-    return taken;
+    const { frames, bodies, out } = this;
+    return this.pipe.framed(chunk, from, to, bodies, n, (output, ends, taken) => {
+      // (The outputs are copied before anything is written; a new length takes at most 16 digits.)
+      out.load(output, to - at + 16 * n);
+      let written = at; // (the chunk's bytes before it are out: a body's end is the next header's start)
+      let made = 0;
+      for (let k = 0; k < taken; k++) {
+        const end = ends[k]!;
+        out.bytes(chunk, written, frames[3 * k + 1]!);
+        out.digits(end - made);
+        out.bytes(chunk, frames[3 * k + 2]!, bodies[2 * k]!);
+        out.output(made, end);
+        made = end;
+        written = bodies[2 * k]! + bodies[2 * k + 1]!;
+      }
+      out.flush(this.emit);
+    });
   }
 }
 

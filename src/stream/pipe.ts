@@ -1,11 +1,20 @@
-// One direction of a stream, message by message: a transducer, an assembler, message numbers,
-// byte offsets and the size limit. The framings (ndjson.ts, content-length.ts, sse.ts) decide
-// where messages begin and end; this decides what their bytes become.
+// One direction of a stream, message by message: message numbers, byte offsets and the size
+// limit, over a transducer and an assembler (the per-message way) and the core's batch entries
+// (the NDJSON lane, framed bodies, large messages), which share the transducer's block. The
+// framings (ndjson.ts, content-length.ts, sse.ts) decide where messages begin and end; this
+// decides what their bytes become. Every entry pushes its output: the per-message way and the
+// NDJSON lane to `emit`, framed bodies and large messages to the sink the framing passes, which
+// writes its frames around them.
 import { PayloadKeyCollisionError } from '../errors.js';
 import { MessageAssembler } from './assembler.js';
-import type { HeldBytes } from './held-bytes.js';
+import { FRAMED, FRAMES, LARGE_LINE, LINES } from './core-regions.js';
+import { ValueTransformer } from './deferred-values.js';
+import { FramedBodies, type FramedSink } from './framed-bodies.js';
+import { LargeMessage } from './large-message.js';
+import { LinesLane } from './lines-lane.js';
+import { StepAside } from './step-aside.js';
 import { PayloadStreamError, type PayloadStreamErrorCode } from './stream-error.js';
-import { FRAMED, FRAMES, LARGE_LINE, LINES, Transducer, type TransducerJob } from './transducer.js';
+import { Transducer, type TransducerJob } from './transducer.js';
 
 export interface PipeOptions {
   readonly maxMessageBytes: number;
@@ -28,12 +37,14 @@ export type EndResult = 'message' | 'blank' | 'dropped' | 'invalid';
 // JSON value by itself (`{"a":1}` of `{"a":1}x`): with it, no JSON parser accepts the line.
 const SPOIL = new Uint8Array([0x2c]); // ','
 
-/** Most lines that skip the NDJSON lane after it refused the first line it was given. */
-const LINES_BACKOFF = 64;
-
 export class MessagePipe {
   private readonly transducer: Transducer;
   private readonly assembler: MessageAssembler;
+  private readonly lane: LinesLane;
+  private readonly bodies: FramedBodies;
+  private readonly whole: LargeMessage;
+  /** After a batch entry refused its first message, the next ones skip the batches. */
+  private readonly aside = new StepAside();
   private readonly values: ValueTransformer;
   /** Number of the current (or last) message, from 1. */
   messageNumber = 0;
@@ -48,12 +59,6 @@ export class MessagePipe {
   written = 0;
   /** maxMessageBytes as the core compares line sizes with it (a u32; lines are far shorter). */
   private readonly linesLimit: number;
-  // When the lane refuses the first line it is given, that line is transformed twice; a run of
-  // such lines (every message deferring a value, say) would cost up to twice as much. So each
-  // such refusal doubles the number of lines that skip the lane (up to LINES_BACKOFF), and a
-  // line taken ends the backoff.
-  private linesBackoff = 0;
-  private linesSkip = 0;
   /** The NDJSON lane's region: a longer line (with its CR and LF) goes the per-message way. */
   readonly laneBytes = LINES;
   /** Most bodies one `framed` call takes, and most bytes of them (a longer body goes to `large`). */
@@ -68,6 +73,10 @@ export class MessagePipe {
     private readonly emit: (bytes: Uint8Array) => void,
   ) {
     this.transducer = new Transducer(job);
+    const { block } = this.transducer;
+    this.whole = new LargeMessage(block);
+    this.lane = new LinesLane(block, this.whole);
+    this.bodies = new FramedBodies(block);
     this.linesLimit = options.lines === false ? -1 : Math.min(Math.floor(options.maxMessageBytes), 0xffffffff);
     const out = (b: Uint8Array) => {
       this.written += b.length;
@@ -135,17 +144,18 @@ export class MessagePipe {
    * first line's '\n' is.
    */
   lines(chunk: Uint8Array, from: number, firstEnd: number): number {
-    if (this.linesLimit < 0 || this.active) return from;
-    if (this.linesSkip > 0) {
-      this.linesSkip--;
-      return from;
-    }
-    const t = this.transducer;
-    const at = t.lines(chunk, from, firstEnd, this.linesLimit, this.emit);
-    this.messageNumber += t.linesTaken;
-    if (at !== from) this.linesBackoff = 0;
-    else if (t.linesRefused) this.stepAside();
+    if (this.linesLimit < 0 || this.active || this.aside.skips()) return from;
+    const { lane } = this;
+    const at = lane.take(chunk, from, firstEnd, this.linesLimit, this.emit);
+    this.messageNumber += lane.taken;
+    if (at !== from) this.aside.took();
+    else if (lane.refused) this.aside.refused();
     return at;
+  }
+
+  /** NDJSON: a new chunk; what the lane copied of the last one is stale (its owner may reuse it). */
+  newChunk(): void {
+    this.lane.forget();
   }
 
   /**
@@ -164,71 +174,61 @@ export class MessagePipe {
    * call counts one frame skipped).
    */
   framedReady(): boolean {
-    if (this.linesLimit < 0 || this.active) return false;
-    if (this.linesSkip > 0) {
-      this.linesSkip--;
-      return false;
-    }
-    return true;
+    return !(this.linesLimit < 0 || this.active || this.aside.skips());
   }
 
   /**
    * Transforms `count` whole message bodies the framing found in `chunk` (each within
    * maxMessageBytes; `bodies` holds start and length pairs, inside [from, to), at most FRAMED
-   * bytes) in one core call, and numbers their messages. Returns how many were taken: the next
-   * goes the per-message way (feed, end), which reports and checks it as always. Nothing is
-   * emitted: `framedOutput` and `framedEnd` give the output, for the framing to write inside
-   * its frames.
-   * After a refused first body the batch steps aside, as the NDJSON lane does.
+   * bytes) in one core call, and numbers their messages. Their output goes to `sink`, for the
+   * framing to write inside its frames. Returns how many were taken: the next goes the
+   * per-message way (feed, end), which reports and checks it as always. After a refused first
+   * body the batch steps aside, as the NDJSON lane does.
    */
-  framed(chunk: Uint8Array, from: number, to: number, bodies: ArrayLike<number>, count: number): number {
-    const t = this.transducer;
-    const taken = t.framed(chunk, from, to, bodies, count);
-    this.messageNumber += t.framedMessages;
-    if (taken > 0) this.linesBackoff = 0;
-    else if (count > 0) this.stepAside();
+  framed(chunk: Uint8Array, from: number, to: number, bodies: ArrayLike<number>, count: number, sink: FramedSink = this.keep): number {
+    const b = this.bodies;
+    const taken = b.take(chunk, from, to, bodies, count, sink);
+    this.messageNumber += b.messages;
+    if (taken > 0) this.aside.took();
+    else if (count > 0) this.aside.refused();
     return taken;
   }
 
   /**
-   * Content-Length: transforms one whole body the framing found in `chunk`, [from, from + n),
+   * Content-Length and SSE: transforms one whole body the framing found in `chunk`, [from, from + n),
    * longer than a `framed` call takes (up to LARGE_LINE, within maxMessageBytes), on its own,
    * and numbers it; its output goes to `write` (a view: copy it at once). Returns false, with
    * nothing written, when the per-message way must take it (and the batch steps aside).
    */
   large(chunk: Uint8Array, from: number, n: number, write: (output: Uint8Array) => void): boolean {
-    const took = this.transducer.large(chunk, from, n, write);
+    const took = this.whole.take(chunk, from, n, write);
     if (took) {
       this.messageNumber++;
-      this.linesBackoff = 0;
-    } else this.stepAside();
+      this.aside.took();
+    } else this.aside.refused();
     return took;
   }
 
   /** Whether `large` may take a body of n bytes (shorter than LARGE_LINE; a codec that expands much takes less). */
   takesLarge(n: number): boolean {
-    return this.transducer.takesLarge(n);
+    return this.whole.takes(n);
   }
 
-  /** After a refused batch, the next 1, 2, 4… (up to LINES_BACKOFF) messages skip it. */
-  private stepAside(): void {
-    this.linesBackoff = Math.min(LINES_BACKOFF, this.linesBackoff * 2 || 1);
-    this.linesSkip = this.linesBackoff;
-  }
-
-  /** The taken bodies' output from the last `framed` call (a view into WASM memory: copy it at once). */
+  // sse.ts reads a `framed` call's output after it (`framedOutput`, `framedEnd`) until its split
+  // passes a sink; then these three go.
+  private keptOutput: Uint8Array | null = null;
+  private keptEnds: readonly number[] = [];
+  private readonly keep: FramedSink = (output, ends) => {
+    this.keptOutput = output;
+    this.keptEnds = ends;
+  };
+  /** The last `framed` call's output when it was given no sink (a view into WASM memory: copy it at once). */
   framedOutput(): Uint8Array {
-    return this.transducer.framedOutput();
+    return this.keptOutput!;
   }
-
-  /** Where body k's output ends in `framedOutput()` (it starts where body k - 1's ends, or at 0). */
+  /** Where body k's output ends in `framedOutput()`. */
   framedEnd(k: number): number {
-    return this.transducer.framedEnd(k);
-  }
-
-  /** A new chunk: what `lines` copied of the last one is stale (its owner may reuse it). */
-  newChunk(): void {
-    this.transducer.forgetLines();
+    return this.keptEnds[k]!;
   }
 
   get maxMessageBytes(): number {
@@ -295,77 +295,7 @@ export class MessagePipe {
 
   release(): void {
     this.transducer.release();
+    this.lane.forget();
     this.values.release();
-  }
-}
-
-/** `data` values seen before their `type`, nested in each other, deeper than this are refused. */
-const MAX_DEFERRED_NESTING = 32;
-
-/**
- * Transforms bare JSON values, given as pieces (each let go of once fed): deferred `data`
- * values that turned out not to be image/audio data. Such values nested in each other are
- * transformed level by level, so their nesting is bounded. A transducer and an assembler per
- * level are kept for the next value (a message may hold many small deferred values). A small
- * result is appended to `into`; a large one is returned as pieces.
- */
-class ValueTransformer {
-  // Per level: a transducer for JSON values, one for strings known not to be data: URIs (each
-  // made when first needed; it holds WASM memory only while it reads), and the assembler they share.
-  private readonly levels: { t?: Transducer; text?: Transducer; a: MessageAssembler }[] = [];
-
-  constructor(
-    private readonly job: TransducerJob,
-    private readonly messageNumber: () => number,
-  ) {}
-
-  transform(pieces: (Uint8Array | undefined)[], into: HeldBytes, level: number, text: boolean): Uint8Array[] | null {
-    const messageNumber = this.messageNumber();
-    if (level > MAX_DEFERRED_NESTING) {
-      throw new PayloadStreamError(
-        'too-deep',
-        `"data" values before their "type" nested more than ${MAX_DEFERRED_NESTING} deep`,
-        messageNumber,
-        0,
-      );
-    }
-    let l = this.levels[level - 1];
-    if (l === undefined) {
-      l = {
-        a: new MessageAssembler({
-          holdAll: true,
-          emit: () => {},
-          transformValue: (inner, innerInto, innerText) => this.transform(inner, innerInto, level + 1, innerText),
-        }),
-      };
-      this.levels[level - 1] = l;
-    }
-    const { a } = l;
-    if (text) l.text ??= new Transducer(this.job, 'text');
-    else l.t ??= new Transducer(this.job, true);
-    const t = (text ? l.text : l.t)!;
-    t.begin();
-    a.begin();
-    try {
-      let offset = 0;
-      for (let i = 0; i < pieces.length; i++) {
-        const p = pieces[i]!;
-        pieces[i] = undefined;
-        t.write(p, a.sink, messageNumber, offset);
-        offset += p.length;
-      }
-      t.finish(a.sink, messageNumber, offset);
-    } finally {
-      t.idle(); // (its block goes back, whatever happened)
-    }
-    return a.endInto(messageNumber, into);
-  }
-
-  release(): void {
-    for (const { t, text } of this.levels) {
-      t?.release();
-      text?.release();
-    }
-    this.levels.length = 0;
   }
 }

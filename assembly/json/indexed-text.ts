@@ -1,0 +1,163 @@
+// The indexed path's strings (indexed.ts): where each ends, from stage 1's quotes
+// (structural.ts), and its decoded text: the input itself, or, when it has escapes, the decoded
+// window, with an escape map from decoded to raw offsets for the rewrite (indexed-rewrite.ts).
+import { J_DEC, J_DEC_CAP } from '../abi';
+import { BACKSLASH, LONE_SURROGATE, LOWER_U } from '../bytes';
+import { hexValue } from '../decode';
+import { utf8Encode } from '../utf8';
+import { get } from './state';
+import { shortEscape } from './strings';
+import { gBackslashesBeforeQuote, gUnfit, nextQuote } from './structural';
+import { findBackslash, gMapEntries, mapEscape } from './windows';
+
+/** indexedMessage's answer when the per-message path may still take the message whole. */
+export const INDEXED_REFUSED: i32 = -1;
+/**
+ * Its answer when that path would refuse it too (not valid JSON, a value the host must hold, a
+ * key decoding changes): the host takes it at once, and it is not read a third time.
+ */
+export const INDEXED_HOST: i32 = -2;
+
+/** The message's input. */
+export let gIn: usize = 0;
+
+/** Starts a message at `inp`. */
+export function startText(inp: usize): void {
+  gIn = inp;
+}
+
+/**
+ * The closing quote of the string whose opening quote is at i; or INDEXED_REFUSED when the index
+ * disagrees with stage 2 on where it starts, INDEXED_HOST when it is not closed or holds a byte
+ * stage 1 found unfit. Notes whether it holds escapes.
+ */
+@inline export function stringEnd(i: i32): i32 {
+  if (nextQuote() != i) return INDEXED_REFUSED;
+  const before = gBackslashesBeforeQuote;
+  const e = nextQuote();
+  if (e < 0 || gUnfit) return INDEXED_HOST;
+  gEscapes = gBackslashesBeforeQuote != before;
+  return e;
+}
+
+// The decoded text of the current string: the input itself, or the decoded window when it has
+// escapes.
+export let gEscapes = false;
+export let gDec: usize = 0;
+export let gDecLen: i32 = 0;
+export let gEscapeEntries: i32 = -1; // the escape map's entries for the decoded string (-1: too many to map)
+
+/**
+ * Decodes the string text at [a, e) of the input: 0, or INDEXED_HOST for an escape that is not
+ * valid, INDEXED_REFUSED for text longer than the decoded window.
+ */
+export function decodeText(a: i32, e: i32): i32 {
+  if (!gEscapes) {
+    gDec = gIn + <usize>a;
+    gDecLen = e - a;
+    return 0;
+  }
+  const dec = get(J_DEC) as usize;
+  // (Decoded text is never longer than raw; a copy may write up to 16 bytes past its run.)
+  if (e - a > <i32>get(J_DEC_CAP) - 16) return INDEXED_REFUSED;
+  let n: usize = 0;
+  let high: u32 = 0; // a high surrogate escape waiting for its low half
+  let highEnd: i32 = 0; // (its raw end)
+  let escapes: i32 = 0; // entries of the escape map (past gMapEntries: no map)
+  let k = a;
+  while (k < e) {
+    if (load<u8>(gIn + <usize>k) != BACKSLASH) {
+      if (high != 0) {
+        if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+        escapes++;
+        store<u8>(dec + n++, <u8>LONE_SURROGATE);
+        high = 0;
+      }
+      const run = copyToBackslash(gIn + <usize>k, e - k, dec + n);
+      n += <usize>run;
+      k += run;
+      continue;
+    }
+    const x = <u32>load<u8>(gIn + <usize>(k + 1)); // (a backslash is never last: the quote after it would be escaped)
+    if (x != LOWER_U) {
+      const d = shortEscape(x);
+      if (d < 0) return INDEXED_HOST;
+      if (high != 0) {
+        if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+        escapes++;
+        store<u8>(dec + n++, <u8>LONE_SURROGATE);
+        high = 0;
+      }
+      if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, k + 2 - a);
+      escapes++;
+      store<u8>(dec + n++, <u8>d);
+      k += 2;
+      continue;
+    }
+    if (k + 6 > e) return INDEXED_HOST;
+    let u: u32 = 0;
+    for (let h = k + 2; h < k + 6; h++) {
+      const v = hexValue(<u32>load<u8>(gIn + <usize>h));
+      if (v < 0) return INDEXED_HOST;
+      u = (u << 4) | <u32>v;
+    }
+    k += 6;
+    const start = <i32>n;
+    if (high != 0 && u >= 0xdc00 && u <= 0xdfff) {
+      // The pair is one unit, from the high half's decoded start to the low half's raw end.
+      n += <usize>utf8Encode(dec + n, 0x10000 + ((high - 0xd800) << 10) + (u - 0xdc00));
+      if (escapes < gMapEntries) mapEscape(escapes, start, <i32>n, k - a);
+      escapes++;
+      high = 0;
+      continue;
+    }
+    if (high != 0) {
+      if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+      escapes++;
+      store<u8>(dec + n++, <u8>LONE_SURROGATE);
+      high = 0;
+    }
+    if (u >= 0xd800 && u <= 0xdbff) {
+      high = u;
+      highEnd = k;
+      continue;
+    }
+    const from = <i32>n;
+    if (u >= 0xdc00 && u <= 0xdfff) store<u8>(dec + n++, <u8>LONE_SURROGATE);
+    else n += <usize>utf8Encode(dec + n, u);
+    if (escapes < gMapEntries) mapEscape(escapes, from, <i32>n, k - a);
+    escapes++;
+  }
+  if (high != 0) {
+    if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+    escapes++;
+    store<u8>(dec + n++, <u8>LONE_SURROGATE);
+  }
+  gDec = dec;
+  gDecLen = <i32>n;
+  gEscapeEntries = escapes <= gMapEntries ? escapes : -1;
+  return 0;
+}
+
+/**
+ * Copies the bytes at src (up to n) before the first backslash to dst, in one pass; returns how
+ * many. With SIMD it stores 16 bytes at a time, so up to 16 bytes past them are written.
+ */
+function copyToBackslash(src: usize, n: i32, dst: usize): i32 {
+  if (ASC_FEATURE_SIMD) {
+    let j: i32 = 0;
+    while (j + 16 <= n) {
+      const v = v128.load(src + <usize>j);
+      v128.store(dst + <usize>j, v);
+      const m = i8x16.bitmask(i8x16.eq(v, i8x16.splat(<i8>BACKSLASH)));
+      if (m != 0) return j + ctz(m);
+      j += 16;
+    }
+    const end = findBackslash(src, j, n);
+    memory.copy(dst + <usize>j, src + <usize>j, <usize>(end - j));
+    return end;
+  }
+  const end = findBackslash(src, 0, n);
+  memory.copy(dst, src, <usize>end);
+  return end;
+}
