@@ -25,12 +25,15 @@ export class EventBatch {
   private readonly out = new FramedWriter();
   /** Where `take` stopped at an event cut by the chunk's end (-1: it did not), the start of its unfinished line, and how far that was searched. */
   readonly cut = { start: -1, line: 0, searched: 0 };
+  private readonly max: number;
 
   constructor(
     private readonly pipe: MessagePipe,
     private readonly ends: LineEnds,
     private readonly emit: (b: Uint8Array) => void,
-  ) {}
+  ) {
+    this.max = pipe.maxMessageBytes;
+  }
 
   /**
    * At an event's start, nothing held: the events from `at` whole in `chunk` whose data is one
@@ -42,6 +45,7 @@ export class EventBatch {
    */
   take(chunk: Uint8Array, at: number, crEnds: boolean): number {
     const { pipe, events, bodies } = this;
+    const { framedBodies, framedBytes } = pipe;
     this.cut.start = -1;
     batches: for (;;) {
       let n = 0; // events
@@ -49,14 +53,14 @@ export class EventBatch {
       let from = -1;
       let p = at;
       let full = false;
-      while (n < pipe.framedBodies) {
+      while (n < framedBodies) {
         const start = p;
         p = this.event(chunk, p, crEnds);
         if (p < 0) break;
         const { valueStart, valueEnd } = this;
         if (valueStart >= 0) {
           if (from < 0) from = valueStart;
-          if (valueEnd - from > pipe.framedBytes) {
+          if (valueEnd - from > framedBytes) {
             const large = pipe.takesLarge(valueEnd - valueStart);
             if (n === 0 && large) {
               // Too long for a batch: on its own, then the events after it batched again.
@@ -81,7 +85,7 @@ export class EventBatch {
       const stop = this.write(chunk, at, from, n, m);
       if (stop >= 0) return stop;
       at = events[4 * n - 1]!;
-      if (!full && n < pipe.framedBodies) return at;
+      if (!full && n < framedBodies) return at;
     }
   }
 
@@ -95,15 +99,15 @@ export class EventBatch {
    * chunk's end, noted in `cut`; too many lines, several data lines, another type, too large).
    */
   private event(chunk: Uint8Array, p: number, crEnds: boolean): number {
+    const { ends, max } = this;
     const start = p;
-    const max = this.pipe.maxMessageBytes;
     let valueStart = -1;
     let valueEnd = -1;
     let isMessage = true;
     let other = 0; // what the per-line way counts against the limit besides the data
     let lines = 0;
     for (;;) {
-      const e = this.ends.next(p);
+      const e = ends.next(p);
       if (e < 0 || (chunk[e] === CR && e + 1 === chunk.length && !crEnds)) {
         // Cut by the chunk's end (a CR last: CR or CRLF, the next chunk tells, unless known).
         this.cut.start = start;
