@@ -24,8 +24,11 @@ export class EventBatch {
   private readonly bodies: number[] = [];
   private readonly out = new FramedWriter();
   /** Where `take` stopped at an event cut by the chunk's end (-1: it did not), the start of its unfinished line, and how far that was searched. */
-  readonly cut = { start: -1, line: 0, searched: 0 };
+  private readonly cut = { start: -1, line: 0, searched: 0 };
   private readonly max: number;
+  // The data value's span of the event `event` read last (-1: none).
+  private valueStart = -1;
+  private valueEnd = -1;
 
   constructor(
     private readonly pipe: MessagePipe,
@@ -88,10 +91,6 @@ export class EventBatch {
       if (!full && n < framedBodies) return at;
     }
   }
-
-  // The data value's span of the event `event` read last (-1: none).
-  private valueStart = -1;
-  private valueEnd = -1;
 
   /**
    * Reads the event at chunk[p] as the batch may take it: its end (past its blank line), its
