@@ -1,4 +1,4 @@
-// Adversary for the held SSE events (src/stream/sse.ts: an event cut by a chunk's end where the
+// Adversary for the held SSE events (src/stream/sse-batch.ts, HeldEvent: an event cut by a chunk's end where the
 // batch stopped is copied aside, up to CARRY bytes, until its blank line arrives, then read as a
 // chunk of its own). With the batch (and the carry) on, a stream must do what it does with both
 // off: same output, same callbacks in the same order between the same output, same error (code,
@@ -16,7 +16,7 @@ import { framedBody as body, cat, describeError, hexAppender, pushCut, sized, ss
 import { leastTimes } from './scaling.ts';
 import { bytes, run } from './stream-helpers.ts';
 
-const CARRY = LARGE_LINE + 1024; // the longest event start held (sse.ts)
+const CARRY = LARGE_LINE + 1024; // the longest event start held (sse-batch.ts)
 
 const ending = fc.constantFrom('\n', '\n', '\r\n', '\r');
 const sseEvent = fc.record({

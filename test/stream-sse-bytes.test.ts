@@ -1,4 +1,4 @@
-// SSE events read by the batch (src/stream/sse.ts: takeEvents, isDataLine, isEventLine, the held
+// SSE events read by the batch (src/stream/sse-batch.ts: EventBatch, isDataLine, isEventLine, the held
 // event) against the per-line way (`lines: false`) and against eventsource-parser, on every
 // single-byte change of usual events: each byte value in place of each byte, inserted before
 // it, and each byte deleted; the stream fed whole and one byte at a time. A generator with a

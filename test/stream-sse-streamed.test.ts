@@ -1,5 +1,5 @@
 // SSE events whose type is known before their data (`event: message` first, as the MCP SDK
-// writes them) stream through encoding instead of being held whole (src/stream/sse.ts). What a
+// writes them) stream through encoding instead of being held whole (src/stream/sse-event.ts). What a
 // stream holds of such an event stays bounded however large it is; what eventsource-parser reads
 // from the output is what it would read from each event encoded whole (the object API on each
 // message's data), for every order of fields, line endings and chunking; an event whose data
