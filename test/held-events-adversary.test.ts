@@ -14,7 +14,8 @@ import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
 import { framedBody as body, cat, describeError, hexAppender, pushCut, sized, sseField, traced } from './ndjson-scenarios.ts';
 import { leastTimes } from './scaling.ts';
-import { bytes, run } from './stream-helpers.ts';
+import { encodeSse } from './sse-properties.ts';
+import { bytes, run, split } from './stream-helpers.ts';
 
 const CARRY = LARGE_LINE + 1024; // the longest event start held (sse-batch.ts)
 
@@ -552,5 +553,39 @@ describe('held SSE events (adversary)', () => {
         expect([head, size, most <= CARRY]).toEqual([head, size, true]);
       }
     }
+  });
+});
+
+describe('an untyped event refused where its next data line joins', () => {
+  // At the join of a second data line that would pass maxMessageBytes, the event is refused before
+  // that line's first bytes are read; its data lines are dropped either way, so a CR ending the
+  // line before them must get its own CR (else it joins the blank line's LF: one CRLF, and the
+  // next event merges into this one), however the stream is cut.
+  it('writes the same bytes for every cut, the event ended where it ended', () => {
+    const ending = fc.constantFrom('\n', '\r', '\r\n');
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 8, max: 40 }), // (below 8, the next event's own field name passes the bound)
+        fc.constantFrom('id: 1', ': keep-alive', 'retry: 5', 'event: message'),
+        ending,
+        ending,
+        fc.string({ unit: fc.constantFrom('1', 'x', ' ', ':'), minLength: 0, maxLength: 6 }),
+        (size, between, after, blank, second) => {
+          const first = `"${'a'.repeat(size - 2)}"`; // (exactly the bound: the join's LF passes it)
+          const text = `data: ${first}\n${between}${after}data: ${second}\n${blank}data: 2${blank}${blank}`;
+          const input = bytes(text);
+          const options = { maxMessageBytes: size };
+          const whole = encodeSse([input], options).out;
+          expect(encodeSse(split(input, [...input.keys()].slice(1)), options).out.equals(whole)).toBe(true);
+          for (let cut = 1; cut < input.length; cut++) {
+            expect(encodeSse(split(input, [cut]), options).out.equals(whole), `cut at ${cut}`).toBe(true);
+          }
+          // What passes: the line between (the data lines dropped), the event's end, the next event.
+          const repair = after === '\r' && blank === '\n' ? '\r' : ''; // (CR then LF would read as one CRLF)
+          expect(whole.toString()).toBe(`${between}${after}${repair}${blank}data: 2${blank}${blank}`);
+        },
+      ),
+      runs(60),
+    );
   });
 });

@@ -123,9 +123,10 @@ export class SseEvent implements LineSink {
       const join = kind === 'data' && lines.hasData;
       if (join && !this.streaming) {
         if (lines.joined.length + 1 > this.max) {
-          // (Refused before its first bytes: they are not read, the drop not marked. A CR
-          // ending the line written before stays as it is, as it always did.)
+          // (Refused before its first bytes, which are not read; the line is dropped all the
+          // same, so a CR ending the line written before gets its own: sse-output.ts.)
           this.refuse(this.tooLarge, this.max);
+          this.out.dropped = true;
           return;
         }
         lines.join();
