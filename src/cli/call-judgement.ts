@@ -4,6 +4,7 @@
 // and what the audit trail says of it.
 import { type AuditDecision, type AuditRule, auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
 import type { ConfirmRequest } from '../guard/confirm.js';
+import { droppedCall, droppedText } from '../guard/drop.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
 import type { OwnRequests } from '../guard/own-requests.js';
 import { blockedReply } from '../guard/reply.js';
@@ -18,6 +19,8 @@ export interface Judgement {
   rule?: AuditRule;
   decision?: Exclude<AuditDecision, 'allowed'>;
   paths?: string[];
+  /** A tools/call without an id (guard/drop.ts): neither sent on nor answered. */
+  drop?: true;
   /** Passed the checks; must be confirmed first (`id`: the call's, for the answer). */
   confirm?: { request: ConfirmRequest; id: string | number };
 }
@@ -38,6 +41,11 @@ export class CallJudge {
    */
   judge(m: Message, server: OwnRequests, client: OwnRequests): MaybePromise<Judgement | undefined> {
     if (typeof m !== 'object' || m === null) return undefined;
+    const dropped = droppedCall(m);
+    if (dropped) {
+      this.log(droppedText(dropped));
+      return { tool: dropped.toolName, drop: true, rule: 'malformed' };
+    }
     if (!isRequest(m) || m.method !== 'tools/call') {
       this.tools?.outgoing(m, server.ask, client); // (never blocks these)
       return undefined;
@@ -87,7 +95,8 @@ export class CallJudge {
 export function auditJudgements(audit: OnAudit, settled: (Judgement | undefined)[], messages: Message[], ids: (RawId | undefined)[]): void {
   settled.forEach((j, k) => {
     if (!j) return;
-    const request = ids[k]?.text ?? JSON.stringify((messages[k] as { id?: unknown }).id);
+    // (a dropped call has no id to name)
+    const request = j.drop ? undefined : (ids[k]?.text ?? JSON.stringify((messages[k] as { id?: unknown }).id));
     audit(auditEntry(request, j.tool, j.rule && { rule: j.rule, decision: j.decision, paths: j.paths }));
   });
 }

@@ -241,6 +241,7 @@ export class WrapGuard {
         batch,
         messages,
         settled.map((j, k) => j?.reply && underId(j.reply, ids[k])),
+        settled.map((j) => j?.drop === true),
       );
     };
     return answers.some((a) => a instanceof Promise) ? Promise.all(answers).then(then) : then(answers as (Judgement | undefined)[]);
@@ -275,30 +276,37 @@ export class WrapGuard {
     return true;
   }
 
-  private route(line: Uint8Array, batch: Message[] | undefined, messages: Message[], answers: (Message | undefined)[]): void {
-    const rest = messages.filter((_, i) => answers[i] === undefined);
+  /** Sends on what passed, answers what was answered here; `dropped` ones go nowhere (guard/drop.ts). */
+  private route(
+    line: Uint8Array,
+    batch: Message[] | undefined,
+    messages: Message[],
+    answers: (Message | undefined)[],
+    dropped: boolean[],
+  ): void {
+    const keep = messages.flatMap((_, i) => (answers[i] === undefined && !dropped[i] ? [i] : []));
+    const rest = keep.map((i) => messages[i]!);
     const given = answers.filter((a): a is Message => a !== undefined);
     for (const m of rest) if (isRequest(m) && m.method === 'tools/list') remember(this.pendingLists, m.id);
     if (!batch) {
       if (given.length) this.io.reply(given[0]!);
-      else this.passed.push(line, NEWLINE);
+      else if (keep.length) this.passed.push(line, NEWLINE);
       return;
     }
-    if (!given.length) {
+    if (keep.length === messages.length) {
       this.passed.push(line, NEWLINE); // byte for byte
       return;
     }
-    // Only requests are answered (a client's responses to the server's requests are not).
-    const ids = new Set(rest.flatMap((m) => (isRequest(m) ? [m.id] : [])));
-    if (ids.size === 0)
-      this.io.reply(given); // nothing the server will answer
-    else this.partials.add(ids, given);
-    if (rest.length) {
-      // The requests that pass go as the client wrote them (a big id or number printed again
-      // would change): their bytes, cut out of the line.
-      const keep = answers.flatMap((a, i) => (a === undefined ? [i] : []));
-      this.passed.push(keepElements(line, keep), NEWLINE);
+    if (given.length) {
+      // Only requests are answered (a client's responses to the server's requests are not).
+      const ids = new Set(rest.flatMap((m) => (isRequest(m) ? [m.id] : [])));
+      if (ids.size === 0)
+        this.io.reply(given); // nothing the server will answer
+      else this.partials.add(ids, given);
     }
+    // The messages that pass go as the client wrote them (a big id or number printed again
+    // would change): their bytes, cut out of the line.
+    if (rest.length) this.passed.push(keepElements(line, keep), NEWLINE);
   }
 
   /** Encoded bytes on their way to the client. */

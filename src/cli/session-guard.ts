@@ -6,6 +6,7 @@
 // (own-requests.ts); the answers are taken out of what each side sends and never reach the
 // other. A call waiting for its user is held aside: the messages after it pass the guard meanwhile.
 import type { Codec } from '../codec.js';
+import { DROPPED } from '../guard/drop.js';
 import { OwnRequests } from '../guard/own-requests.js';
 import type { CallGuard } from '../http/call-guard.js';
 import { errorResponse, type Id, type Message, SERVER_ERROR } from '../jsonrpc.js';
@@ -74,7 +75,7 @@ export class SessionGuard {
       Promise.resolve()
         .then(() => guard.answer(m.value, this.own.ask, { request: m.rawId, session: this.session, client, aside: next }))
         .then(
-          (answer) => (answer ? this.io.answer(m, answer) : this.io.pass(m)),
+          (answer) => (answer === DROPPED ? undefined : answer ? this.io.answer(m, answer) : this.io.pass(m)),
           (e: unknown) => {
             this.io.log(`the guard failed (${(e as Error).name}): message not delivered`);
             if (isRequest(m.value)) this.io.answer(m, errorResponse(m.value.id as Id, SERVER_ERROR, 'The tool call guard failed'));

@@ -2,7 +2,7 @@
 // timer answered), for a log a person reads later. Names where and why, never an argument's value.
 
 /** Why a call was stopped: set where the block is decided, never read back from a reason's text. */
-export type AuditRule = 'unknown-tool' | 'schema' | 'damaged' | 'outside-roots' | 'policy' | 'confirm' | 'timeout';
+export type AuditRule = 'unknown-tool' | 'schema' | 'damaged' | 'outside-roots' | 'policy' | 'confirm' | 'timeout' | 'malformed';
 
 /** What became of a call: `confirmed`/`declined` by the user (rule `confirm`), or the others. */
 export type AuditDecision = 'allowed' | 'blocked' | 'confirmed' | 'declined' | 'timed-out';
@@ -12,8 +12,8 @@ export interface AuditEntry {
   readonly time: string;
   /** The MCP session (its Mcp-Session-Id) the call came in, where there is one. */
   readonly session?: string;
-  /** The request's id as written (its JSON text: `7`, `"a"`, `9007199254740993`). */
-  readonly request: string;
+  /** The request's id as written (its JSON text: `7`, `"a"`, `9007199254740993`); absent for a call without one (dropped: guard/drop.ts). */
+  readonly request?: string;
   /** The tool's name, for a tools/call. */
   readonly tool?: string;
   readonly decision: AuditDecision;
@@ -35,14 +35,14 @@ export const jsonPointer = (path: readonly (string | number)[]): string =>
  * (`decision`: 'blocked' unless it says another, as 'confirmed' for a call the user allowed).
  */
 export const auditEntry = (
-  request: string,
+  request: string | undefined,
   tool: string,
   block?: { rule: AuditRule; decision?: Exclude<AuditDecision, 'allowed'> | undefined; paths?: readonly string[] | undefined },
   session?: string | null,
 ): AuditEntry => ({
   time: new Date().toISOString(),
   ...(session ? { session } : {}),
-  request,
+  ...(request === undefined ? {} : { request }),
   tool,
   ...(block
     ? { decision: block.decision ?? 'blocked', rule: block.rule, ...(block.paths ? { paths: block.paths } : {}) }

@@ -18,6 +18,7 @@ import {
   elicitingAsker,
   needsConfirmation,
 } from './confirm.js';
+import { DROPPED, type Dropped, droppedCall, droppedEntry } from './drop.js';
 import type { ListTools, OwnRequests } from './own-requests.js';
 import { type OutsideRoots, type Realpath, Roots } from './paths.js';
 import { blockedReply, type GuardReply } from './reply.js';
@@ -254,8 +255,15 @@ export class ToolCallGuard {
    * how this transport asks the server for a page of it; without it, an unknown list blocks),
    * or the client is asked (`client`: this transport's own requests to it; a confirmation, the
    * client's roots; without it, askUser confirms and roots: 'client' blocks path arguments).
+   * DROPPED for a tools/call without an id (drop.ts): send nothing, answer nothing.
    */
-  outgoing(message: Message, ask?: ListTools, client?: OwnRequests): MaybePromise<Message | undefined> {
+  outgoing(message: Message, ask?: ListTools, client?: OwnRequests): MaybePromise<Message | Dropped | undefined> {
+    const dropped = droppedCall(message);
+    if (dropped) {
+      this.options.onAudit?.(droppedEntry(dropped));
+      this.options.onblock?.({ ...dropped, rule: 'malformed' });
+      return DROPPED;
+    }
     if (isNotification(message)) {
       if (this.roots instanceof ClientRoots) this.roots.notified(message, this.clientCapabilities, client);
       if (message.method === 'notifications/cancelled')

@@ -7,6 +7,7 @@
 
 import { auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
 import type { AskUser } from '../guard/confirm.js';
+import { DROPPED, type Dropped, droppedCall, droppedEntry, droppedText } from '../guard/drop.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
 import type { OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
@@ -86,9 +87,16 @@ export class CallGuard {
    * A decoded message on its way to the server: the answer to give the client instead, or
    * undefined to send it on. Synchronous unless the schema compiler must load first or the tool
    * list is asked for (`ask`: one page of it from the server, with this request's session).
+   * DROPPED for a tools/call without an id (guard/drop.ts): send nothing, answer nothing.
    */
-  answer(m: unknown, ask?: ListTools, at: CallContext = {}): MaybePromise<Message | undefined> {
+  answer(m: unknown, ask?: ListTools, at: CallContext = {}): MaybePromise<Message | Dropped | undefined> {
     if (typeof m !== 'object' || m === null) return undefined;
+    const dropped = droppedCall(m);
+    if (dropped) {
+      this.log(droppedText(dropped));
+      this.options.onAudit?.(droppedEntry(dropped, at.session));
+      return DROPPED;
+    }
     const message = m as Message;
     if (!isRequest(message) || message.method !== 'tools/call') {
       this.tools.outgoing(message, ask, at.client); // (learns tools/list requests, asks roots; never blocks these)
@@ -146,10 +154,14 @@ export class CallGuard {
   }
 }
 
-/** What a guard made of a request body: answers for the blocked requests and what goes on. */
+/** What a guard made of a request body: answers for the blocked requests, what goes on, and what is dropped. */
 export interface Screened {
   batch: boolean;
   answers: Message[];
+  /** The positions of the answered messages in the batch (one per answer). */
+  answered: number[];
+  /** How many were dropped (guard/drop.ts): neither sent on nor answered. */
+  dropped: number;
   /** The messages that pass (all of them when nothing was blocked). */
   rest: unknown[];
   /** Their positions in the batch. */
@@ -172,8 +184,11 @@ export async function screen(
   const batch = Array.isArray(body);
   const messages = batch ? (body as unknown[]) : [body];
   const verdicts = await Promise.all(messages.map((m, k) => guard.answer(m, ask, { request: ids[k]?.text, session })));
-  const passed = messages.flatMap((_, i) => (verdicts[i] === undefined ? [i] : []));
+  const at = (kind: (v: Message | Dropped | undefined) => boolean) => messages.flatMap((_, i) => (kind(verdicts[i]) ? [i] : []));
+  const passed = at((v) => v === undefined);
+  const answered = at((v) => v !== undefined && v !== DROPPED);
   const rest = passed.map((i) => messages[i]);
   const restHasRequests = rest.some((m) => isRequest(m as Message));
-  return { batch, answers: verdicts.filter((a): a is Message => a !== undefined), rest, passed, restHasRequests };
+  const answers = answered.map((i) => verdicts[i] as Message);
+  return { batch, answers, answered, dropped: messages.length - passed.length - answered.length, rest, passed, restHasRequests };
 }

@@ -51,17 +51,17 @@ export async function guardRequest(
   // (the ids as written are read up front only for a trail, which names every call judged)
   const written = guard.audits ? rawIds(text) : undefined;
   const s = await screen(guard, body, ask, written, session);
-  if (!s.answers.length) return { forward: decoded, answers: [] };
-  // Each answer under its request's id as written (the blocked ones: those that did not pass, in order).
-  const ids = written ?? rawIds(text);
-  const passed = new Set(s.passed);
-  const blocked = ids.flatMap((_, k) => (passed.has(k) ? [] : [k]));
-  const answers = s.answers.map((a, j) => underId(a, ids[blocked[j]!]));
+  if (!s.answers.length && !s.dropped) return { forward: decoded, answers: [] };
+  // Each answer under its request's id as written.
+  const ids = written ?? (s.answers.length ? rawIds(text) : []);
+  const answers = s.answers.map((a, j) => underId(a, ids[s.answered[j]!]));
   // What passes goes as the client wrote it (its bytes, not re-serialised: numbers keep their spelling).
   const forward = !s.rest.length ? undefined : s.batch ? keepElements(decoded, s.passed) : decoded;
-  // Nothing that passes waits for an answer: the client's answer is made here.
-  if (!s.restHasRequests) return { forward, reply: await jsonReply(s.batch ? answers : answers[0], options), answers: [] };
-  return { forward, answers };
+  if (s.restHasRequests) return { forward, answers };
+  // Nothing that passes waits for an answer: the client's answer is made here (or, when none
+  // is owed, what a body of notifications gets: the upstream's, else 202).
+  if (answers.length) return { forward, reply: await jsonReply(s.batch ? answers : answers[0], options), answers: [] };
+  return forward ? { forward, answers: [] } : { reply: new Response(null, { status: 202 }), answers: [] };
 }
 
 /** The upstream's (encoded) answer to a batch, with the answers made here added. */

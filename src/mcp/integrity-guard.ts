@@ -3,6 +3,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { ArgumentIntegrityError } from '../errors.js';
+import { DROPPED, type Dropped, droppedCall } from '../guard/drop.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
 import type { GuardReply } from '../guard/reply.js';
 import { type Message, TransportWrapper } from './wrapper.js';
@@ -35,8 +36,9 @@ export class IntegrityGuardTransport extends TransportWrapper {
     this.side = options.side ?? 'client';
   }
 
-  /** The answer to `message` if it must not go on, after reporting it. */
-  private answer(message: Message): Message | undefined {
+  /** The answer to `message` if it must not go on, after reporting it (DROPPED: none can be given; guard/drop.ts). */
+  private answer(message: Message): Message | Dropped | undefined {
+    if (droppedCall(message)) return DROPPED;
     const error = damagedCall(message);
     if (!error) return undefined;
     this.options.onblock?.(error);
@@ -57,6 +59,7 @@ export class IntegrityGuardTransport extends TransportWrapper {
     const rest: Message[] = [];
     for (const m of batch ?? [message]) {
       const reply = this.answer(m);
+      if (reply === DROPPED) continue;
       if (reply) this.inner.send(reply).catch((err: Error) => this.onerror?.(err));
       else rest.push(m);
     }

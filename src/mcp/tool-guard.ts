@@ -3,6 +3,7 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { OnAudit } from '../guard/audit.js';
+import type { Dropped } from '../guard/drop.js';
 import { OwnRequests } from '../guard/own-requests.js';
 import { ToolCallGuard, type ToolCallGuardOptions } from '../guard/tool.js';
 import type { MaybePromise } from '../jsonrpc.js';
@@ -52,7 +53,10 @@ export class ToolCallGuardTransport extends TransportWrapper {
   }
 
   protected outgoing(message: Message): MaybePromise<Message | undefined> {
-    return this.checkEach(message, (m) => this.guard.outgoing(m, this.own.ask, this.toClient) as MaybePromise<Message | undefined>);
+    return this.checkEach(
+      message,
+      (m) => this.guard.outgoing(m, this.own.ask, this.toClient) as MaybePromise<Message | Dropped | undefined>,
+    );
   }
 
   override send(message: Message, options?: TransportSendOptions): Promise<void> {

@@ -3,6 +3,7 @@
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 
+import { DROPPED, type Dropped } from '../guard/drop.js';
 import { errorResponse as jsonRpcError, type MaybePromise } from '../jsonrpc.js';
 
 export { isNotification, isRequest } from '../jsonrpc.js';
@@ -91,20 +92,26 @@ export abstract class TransportWrapper implements Transport {
 
   /**
    * Runs `check` on a message, or on each message of a batch: what it answers is answered
-   * locally (one message each, as the SDK's Protocol reads them), the rest is sent on (a batch
-   * as a batch). Never skips a message of a batch.
+   * locally (one message each, as the SDK's Protocol reads them), what it drops is neither sent
+   * nor answered (guard/drop.ts), the rest is sent on (a batch as a batch). Never skips a
+   * message of a batch.
    */
-  protected checkEach(message: Message, check: (m: Message) => MaybePromise<Message | undefined>): MaybePromise<Message | undefined> {
+  protected checkEach(
+    message: Message,
+    check: (m: Message) => MaybePromise<Message | Dropped | undefined>,
+  ): MaybePromise<Message | undefined> {
     const batch = Array.isArray(message) ? (message as Message[]) : undefined;
     const messages = batch ?? [message];
     const answers = messages.map(check);
-    const finish = (settled: (Message | undefined)[]): Message | undefined => {
+    const finish = (settled: (Message | Dropped | undefined)[]): Message | undefined => {
       const rest = messages.filter((_, i) => settled[i] === undefined);
-      for (const a of settled) if (a !== undefined) this.answerLocally(a); // never sent
+      for (const a of settled) if (a !== undefined && a !== DROPPED) this.answerLocally(a); // never sent
       if (!batch) return rest[0];
       return rest.length ? (rest as unknown as Message) : undefined;
     };
-    return answers.some((a) => a instanceof Promise) ? Promise.all(answers).then(finish) : finish(answers as (Message | undefined)[]);
+    return answers.some((a) => a instanceof Promise)
+      ? Promise.all(answers).then(finish)
+      : finish(answers as (Message | Dropped | undefined)[]);
   }
 
   /** Answers a message that will not be sent, as if the other side had (after this call returns). */
