@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { takeRelay } from '../http/event-relay.js';
 import { isMemoryFull, memoryFullResponse } from '../http/memory-full.js';
 
 export type Handler = (request: Request) => Promise<Response>;
@@ -68,7 +69,7 @@ function drainOrClose(res: ServerResponse): Promise<void> {
   });
 }
 
-async function send(response: Response, res: ServerResponse, onError: (line: string) => void): Promise<void> {
+async function send(response: Response, res: ServerResponse, onError: (line: string) => void, detach?: () => void): Promise<void> {
   const headers: [string, string][] = [];
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') headers.push([name, value]);
@@ -90,9 +91,29 @@ async function send(response: Response, res: ServerResponse, onError: (line: str
   };
   coalesce();
   res.flushHeaders(); // (an event stream's headers go out before its first event, however late)
+  // A relayed event stream (http/event-relay.ts): piped in without a Web stream between.
+  const take = takeRelay(response.body);
+  if (take) {
+    detach?.(); // (the request's abort signal is not needed: the relay lets the upstream go itself)
+    const relay = take({
+      write(chunk) {
+        coalesce();
+        return res.write(chunk);
+      },
+      end() {
+        coalesce();
+        res.end();
+      },
+    });
+    res.on('drain', () => relay.resume());
+    res.once('close', () => relay.cancel());
+    if (res.destroyed) relay.cancel(); // (the client left before its answer was ready)
+    return;
+  }
   const reader = response.body.getReader();
   const left = () => reader.cancel().catch(() => {});
   res.once('close', left);
+  if (res.destroyed) void left();
   try {
     for (;;) {
       const { done, value } = await reader.read();
@@ -122,9 +143,10 @@ export async function listen(
 ): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const controller = new AbortController();
-    res.once('close', () => {
+    const left = () => {
       if (!res.writableFinished) controller.abort();
-    });
+    };
+    res.once('close', left);
     let request: Request;
     try {
       request = toRequest(req, controller.signal);
@@ -133,7 +155,7 @@ export async function listen(
       return;
     }
     handler(request)
-      .then((response) => send(response, res, onError))
+      .then((response) => send(response, res, onError, () => res.off('close', left)))
       .catch((e: unknown) => {
         onError(`request failed: ${(e as Error).name}`);
         // (WASM memory full is the process's limit, not a fault: 503, retry later)

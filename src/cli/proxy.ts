@@ -11,6 +11,7 @@ import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';
 import { callTimeout, port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
+import { openUpstream } from './node-upstream.js';
 import { REMOTE_GUARD_HELP } from './remote-guard-help.js';
 import { lexicalRootsOption } from './roots.js';
 import { UsageError } from './usage-error.js';
@@ -52,7 +53,8 @@ export async function runProxy(options: ProxyCommandOptions): Promise<{ server: 
     access,
     ...rest
   } = options;
-  const handler = createFilteringProxy({ ...rest, ...access, upstream, onLog: log });
+  // (GET event streams over node:http, held without fetch or Web streams: node-upstream.ts)
+  const handler = createFilteringProxy({ ...rest, ...access, upstream, onLog: log, openStream: openUpstream });
   const { server, url } = await listen(handler, host, port, log);
   log(`proxy listening on ${url}/mcp (upstream ${new URL(upstream).origin})`);
   return { server, url: `${url}/mcp` };

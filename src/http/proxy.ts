@@ -9,14 +9,16 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { assertRoom } from '../stream/work-pool.js';
 import { type AccessOptions, withAccess } from './access/index.js';
 import { BodyTooLargeError, type Decoded, decodeBytes, readBounded } from './body.js';
+import type { CallGuard } from './call-guard.js';
+import { type ByteSource, relayedBody, sourceStream } from './event-relay.js';
 import type { FetchLike, FilteringFetchOptions } from './fetch.js';
 import { hostAllowed, type OriginPolicy, originAllowed } from './guard.js';
-import { withAnswers } from './guarded.js';
+import { eventObserver, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
-import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
+import { encodedHead, encodeResponse, isJson, mediaType, responseKind } from './response.js';
 import { sessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 import { sendTimed, timedOutReply, timePost } from './timed.js';
@@ -37,7 +39,26 @@ export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPoli
    * credential). With `authorize`, the client's Authorization header is never forwarded.
    */
   upstreamHeaders?: Readonly<Record<string, string>>;
+  /**
+   * How GET event streams are opened upstream instead of `fetch` (the Node CLI: node:http). Their
+   * bodies are then relayed without Web streams (event-relay.ts), which a server that knows
+   * them pipes straight into its response: an idle stream holds a few objects, not fetch's.
+   */
+  openStream?: OpenStream;
 }
+
+/** An upstream response opened by an OpenStream: its head, and its body as a source. */
+export interface OpenedStream {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  source: ByteSource;
+}
+
+export type OpenStream = (url: URL, headers: Headers, signal: AbortSignal) => Promise<OpenedStream>;
+
+/** Statuses whose responses have no body (Response refuses one). */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** The code the SDK's servers give a request of a session they do not know. */
 const SESSION_NOT_FOUND = -32001;
@@ -78,6 +99,14 @@ function withoutHopByHop(source: Headers): Headers {
   return headers;
 }
 
+/** A response's headers as they go to the client: the upstream's body was decompressed, and the server frames the length. */
+function downstream(source: Headers): Headers {
+  const headers = withoutHopByHop(source);
+  headers.delete('content-encoding');
+  headers.delete('content-length');
+  return headers;
+}
+
 export function createFilteringProxy(options: FilteringProxyOptions): (request: Request) => Promise<Response> {
   const {
     upstream: upstreamOption,
@@ -102,6 +131,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     guardSessions,
     callTimeoutMs,
     callTimeoutMaxMs,
+    openStream,
     ...codec
   } = options;
   const upstream = new URL(upstreamOption);
@@ -177,6 +207,26 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       return jsonError(403, SERVER_ERROR, 'Forbidden: Origin not allowed');
     }
     return undefined;
+  };
+  const truncated = (method: string) => () => log(`${method} upstream event stream ended inside an event; ended at the last whole event`);
+  const toldRefused = (method: string, e: unknown) => {
+    // (encoder errors name the message and byte, never its content)
+    log(`${method} upstream response refused: ${(e as Error).name}: ${(e as Error).message}`);
+    onStreamError?.(e);
+  };
+  // A GET event stream opened by openStream, relayed as encodeResponse, wholeEvents and settle
+  // read one (event-relay.ts). Made out here: what the relay holds for the stream's life is
+  // only what it needs, not the request handler's scope.
+  const relayed = (method: string, source: ByteSource, guard: CallGuard | undefined, response: Response): Response => {
+    const body = relayedBody(source, {
+      codec: bodyOptions,
+      maxEventBytes: max,
+      onTruncated: truncated(method),
+      observe: guard && eventObserver(guard),
+      onRefused: (e) => toldRefused(method, e),
+    });
+    const head = encodedHead(response, bodyOptions);
+    return new Response(body, { ...head, headers: downstream(head.headers) });
   };
   const handler = async (request: Request): Promise<Response> => {
     assertRoom();
@@ -261,8 +311,26 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
         : undefined;
     // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
     // Node's fetch writes them with the headers at once, where a Blob costs a write per part.
-    const send = (signal: AbortSignal) =>
-      base(target(url), { method: request.method, headers, body: body as Uint8Array<ArrayBuffer> | undefined, signal, redirect: 'manual' });
+    // A GET event stream opened by openStream: its body read from `source`, relayed when an event stream.
+    let source: ByteSource | undefined;
+    const send = async (signal: AbortSignal) => {
+      if (!openStream || request.method !== 'GET' || !isEndpoint(url))
+        return base(target(url), {
+          method: request.method,
+          headers,
+          body: body as Uint8Array<ArrayBuffer> | undefined,
+          signal,
+          redirect: 'manual',
+        });
+      const opened = await openStream(target(url), headers, signal);
+      if (NULL_BODY.has(opened.status)) opened.source.cancel();
+      else source = opened.source;
+      return new Response(source && sourceStream(source), {
+        status: opened.status,
+        statusText: opened.statusText,
+        headers: opened.headers,
+      });
+    };
     let response: Response;
     try {
       if (timed) {
@@ -295,25 +363,16 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     }
     const framing = { endpoint: isEndpoint(url), method: request.method };
     const kind = responseKind(response, framing);
-    const encoded = await encodeResponse(response, {
-      ...bodyOptions,
-      ...framing,
-      guard,
-      timed,
-      onTruncated: () => log(`${request.method} upstream event stream ended inside an event; ended at the last whole event`),
-    });
-    const filtered = await withAnswers(encoded, answers, bodyOptions, max);
-    const down = withoutHopByHop(filtered.headers);
-    // fetch has decompressed every body, passed-through ones too; the server frames the length.
-    down.delete('content-encoding');
-    down.delete('content-length');
+    if (source && kind === 'sse') return relayed(request.method, source, guard, response);
+    const onTruncated = truncated(request.method);
     let failure: unknown;
     const refused = (e: unknown) => {
       failure = e;
-      // (encoder errors name the message and byte, never its content)
-      log(`${request.method} upstream response refused: ${(e as Error).name}: ${(e as Error).message}`);
-      onStreamError?.(e);
+      toldRefused(request.method, e);
     };
+    const encoded = await encodeResponse(response, { ...bodyOptions, ...framing, guard, timed, onTruncated });
+    const filtered = await withAnswers(encoded, answers, bodyOptions, max);
+    const down = downstream(filtered.headers);
     const sse = kind === 'sse';
     // An event stream cut short by a refused event ends with an error for each request of the
     // POST: its answer was the refused event or would have come after it, and the host must not

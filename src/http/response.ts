@@ -106,12 +106,17 @@ export async function encodeResponse(response: Response, options: ResponseFilter
   } else if (kind === 'text') {
     body = later(async (whole) => encodeText(await readBounded(whole, max), codecOptions), response.body);
   } else return response; // media: nothing a model reads as text
+  return new Response(body as BodyInit, encodedHead(response, codecOptions));
+}
+
+/** The head of an encoded response: the upstream's, without the length and the encoding, its status text encoded. */
+export function encodedHead(response: Response, options: BodyOptions): ResponseInit & { headers: Headers } {
   const headers = new Headers(response.headers);
   headers.delete('content-length'); // (a new length, unknown while streaming)
   headers.delete('content-encoding'); // (fetch has already decompressed the body)
   // (the status text is the upstream's words, and a client may show them: encoded too)
-  const statusText = createCodec(codecOptions).encodeText(response.statusText);
-  return new Response(body as BodyInit, { status: response.status, statusText, headers });
+  const statusText = createCodec(options).encodeText(response.statusText);
+  return { status: response.status, statusText, headers };
 }
 
 /**

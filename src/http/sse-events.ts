@@ -66,6 +66,66 @@ class EventBoundaries {
 }
 
 /**
+ * The rule of `wholeEvents`, pushed: each chunk goes to `out` in whole events (or as it comes,
+ * inside an event longer than `streamPast`), the rest held. The Web stream below and the Node
+ * CLI's held GET streams (event-relay.ts) both read events with it.
+ */
+export class WholeEvents {
+  private readonly boundaries = new EventBoundaries();
+  private held: Uint8Array[] = [];
+  private heldBytes = 0;
+  private streaming = false; // the event being read has gone on in part (held is empty)
+
+  constructor(
+    private readonly maxEventBytes: number,
+    private readonly onTruncated?: (error: unknown) => void,
+    private readonly observe?: (pieces: readonly Uint8Array[]) => void,
+    private readonly streamPast = STREAM_PAST,
+    private readonly onStreamPast?: () => void,
+  ) {}
+
+  /** Passes on what `chunk` completes; returns whether anything went to `out`. Throws EventTooLargeError. */
+  push(chunk: Uint8Array, out: (piece: Uint8Array) => void): boolean {
+    const end = this.boundaries.scan(chunk);
+    if (end < 0) {
+      if (this.streaming) {
+        out(chunk);
+        return true;
+      }
+      this.held.push(chunk);
+      this.heldBytes += chunk.length;
+      if (!this.observe && this.heldBytes > this.streamPast) {
+        this.onStreamPast?.();
+        for (const h of this.held) out(h);
+        this.held = [];
+        this.heldBytes = 0;
+        this.streaming = true;
+        return true;
+      }
+      if (this.heldBytes > this.maxEventBytes) throw new EventTooLargeError(`an event larger than maxMessageBytes (${this.maxEventBytes})`);
+      return false;
+    }
+    // The held pieces go on as they are, not joined: a large event is not copied again.
+    this.held.push(chunk.subarray(0, end));
+    this.observe?.(this.held);
+    for (const h of this.held) if (h.length) out(h);
+    this.held = end < chunk.length ? [chunk.slice(end)] : [];
+    this.heldBytes = end < chunk.length ? chunk.length - end : 0;
+    this.streaming = false;
+    return true;
+  }
+
+  /** The end of the body (`failed`: it failed with `error`): what is whole goes to `out`. */
+  end(failed: boolean, error: unknown, out: (piece: Uint8Array) => void): void {
+    // Line ends alone (the LF of a final CRLF, say) are whole; anything else is a cut event.
+    const whole = this.held.every((h) => h.every((b) => b === LF || b === CR));
+    if (whole && this.heldBytes > 0) out(concat(this.held));
+    if (failed || !whole || this.streaming) this.onTruncated?.(error);
+    this.held = [];
+  }
+}
+
+/**
  * `observe`, when given, sees each run of whole events (in pieces, from an event's start to an
  * event's end) before any of it goes on: a reader of the stream never gets an event before it.
  */
@@ -79,58 +139,30 @@ export function wholeEvents(
   onStreamPast?: () => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  const boundaries = new EventBoundaries();
-  let held: Uint8Array[] = [];
-  let heldBytes = 0;
-  let streaming = false; // the event being read has gone on in part (held is empty)
-  const finish = (controller: ReadableStreamDefaultController<Uint8Array>, failed: boolean, error: unknown) => {
-    // Line ends alone (the LF of a final CRLF, say) are whole; anything else is a cut event.
-    const whole = held.every((h) => h.every((b) => b === LF || b === CR));
-    if (whole && heldBytes > 0) controller.enqueue(concat(held));
-    if (failed || !whole || streaming) onTruncated?.(error);
-    held = [];
-    controller.close();
-  };
+  const events = new WholeEvents(maxEventBytes, onTruncated, observe, streamPast, onStreamPast);
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
+        const out = (piece: Uint8Array) => controller.enqueue(piece);
         for (;;) {
           let next: ReadableStreamReadResult<Uint8Array>;
           try {
             next = await reader.read();
           } catch (e) {
             // The upstream failed: what was whole has gone out; a partial event is dropped.
-            return finish(controller, true, e);
+            events.end(true, e, out);
+            return controller.close();
           }
-          if (next.done) return finish(controller, false, undefined);
-          const chunk = next.value;
-          const end = boundaries.scan(chunk);
-          if (end < 0) {
-            if (streaming) return controller.enqueue(chunk);
-            held.push(chunk);
-            heldBytes += chunk.length;
-            if (!observe && heldBytes > streamPast) {
-              onStreamPast?.();
-              for (const h of held) controller.enqueue(h);
-              held = [];
-              heldBytes = 0;
-              streaming = true;
-              return;
-            }
-            if (heldBytes > maxEventBytes) {
-              void reader.cancel().catch(() => {});
-              throw new EventTooLargeError(`an event larger than maxMessageBytes (${maxEventBytes})`);
-            }
-            continue;
+          if (next.done) {
+            events.end(false, undefined, out);
+            return controller.close();
           }
-          // The held pieces go on as they are, not joined: a large event is not copied again.
-          held.push(chunk.subarray(0, end));
-          observe?.(held);
-          for (const h of held) if (h.length) controller.enqueue(h);
-          held = end < chunk.length ? [chunk.slice(end)] : [];
-          heldBytes = end < chunk.length ? chunk.length - end : 0;
-          streaming = false;
-          return;
+          try {
+            if (events.push(next.value, out)) return;
+          } catch (e) {
+            void reader.cancel().catch(() => {});
+            throw e;
+          }
         }
       },
       cancel(reason) {

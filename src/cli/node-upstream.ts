@@ -1,0 +1,97 @@
+// The upstream request of a held GET event stream (proxy's OpenStream, http/proxy.ts), made with
+// node:http or node:https instead of fetch: its body is a ByteSource (http/event-relay.ts) that
+// the relay reads without Web streams. As fetch would: redirects are not followed, bodies are
+// decompressed (gzip, deflate, br), and a failure before the response rejects with the
+// system error as its `cause`.
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Readable } from 'node:stream';
+import { constants, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { ByteSource } from '../http/event-relay.js';
+import type { OpenedStream } from '../http/proxy.js';
+
+// One pool per scheme: a stream that ends cleanly gives its connection back.
+const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+
+const Z_FLUSH = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
+const BROTLI_FLUSH = { flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH };
+
+/** Decoders for a Content-Encoding list, last applied first; none when one is unknown (the body passes as it is). */
+function decoders(encoding: string | undefined): Readable[] {
+  const codings = (encoding ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c && c !== 'identity');
+  const out: Readable[] = [];
+  for (const coding of codings.reverse()) {
+    if (coding === 'gzip' || coding === 'x-gzip') out.push(createGunzip(Z_FLUSH));
+    else if (coding === 'deflate') out.push(createInflate(Z_FLUSH));
+    else if (coding === 'br') out.push(createBrotliDecompress(BROTLI_FLUSH));
+    else return [];
+  }
+  return out;
+}
+
+const ignore = () => {};
+
+/** A response body as a ByteSource; cancelled, the request is destroyed (its connection let go). */
+function sourceOf(response: IncomingMessage, request: ClientRequest): ByteSource {
+  // (Out here, so that what a held stream keeps is this, not the scope its request was made in.)
+  const stop = () => void request.destroy();
+  const chain = decoders(response.headers['content-encoding']);
+  let body: Readable = response;
+  for (const d of chain) body = body.pipe(d as unknown as NodeJS.WritableStream) as unknown as Readable;
+  for (const d of chain) d.on('error', stop); // (a decoder's error ends the body below as a failure)
+  return {
+    start(on) {
+      let ended = false;
+      body.on('data', (chunk: Buffer) => on.data(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+      body.once('end', () => {
+        ended = true;
+        on.end();
+      });
+      // A body cut short (the connection reset or closed inside it): 'error', or 'close' without 'end'.
+      let failed = false;
+      const fail = (e: unknown) => {
+        if (ended || failed) return;
+        failed = true;
+        on.error(e);
+      };
+      body.once('error', fail);
+      body.once('close', () => fail(new Error('upstream body ended before its end')));
+      response.once('error', fail);
+      response.once('aborted', () => fail(new Error('upstream body aborted')));
+    },
+    pause: () => void body.pause(),
+    resume: () => void body.resume(),
+    cancel: stop,
+  };
+}
+
+/** GET `url` with `headers`; resolves with the response (its body read lazily) and its body as a source. */
+export function openUpstream(url: URL, headers: Headers, signal: AbortSignal): Promise<OpenedStream> {
+  return new Promise((resolve, reject) => {
+    const https = url.protocol === 'https:';
+    const sent: Record<string, string> = {};
+    headers.forEach((value, name) => {
+      sent[name] = value;
+    });
+    const req = (https ? httpsRequest : httpRequest)(url, { method: 'GET', headers: sent, agent: agents[https ? 'https:' : 'http:'] });
+    const abort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    if (signal.aborted) abort();
+    signal.addEventListener('abort', abort, { once: true });
+    const unreachable = (e: Error) => reject(new TypeError('fetch failed', { cause: e }));
+    req.once('error', unreachable);
+    req.once('response', (res) => {
+      // (The body's reader lets it go from here; nothing of this scope is held after.)
+      signal.removeEventListener('abort', abort);
+      req.off('error', unreachable);
+      req.on('error', ignore); // (later failures reach the body)
+      const received = new Headers();
+      for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) received.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+      const source = sourceOf(res, req);
+      resolve({ status: res.statusCode ?? 502, statusText: res.statusMessage ?? '', headers: received, source });
+    });
+    req.end();
+  });
+}
