@@ -61,21 +61,27 @@ export async function main(argv: string[]): Promise<number> {
   const options = { ...codecOptions(line), ...(maxBytes === undefined ? {} : { maxMessageBytes: maxBytes }) };
   switch (command) {
     case 'wrap': {
-      const [{ wrap }, { localRootsOption }, { callTimeout }, { confirmOption }] = await Promise.all([
-        import('./cli/wrap.js'),
+      const [{ localRootsOption }, { callTimeout }, { confirmOption }, { openAuditFile }, { startServer }] = await Promise.all([
         import('./cli/roots.js'),
         import('./cli/http-args.js'),
         import('./cli/confirm-option.js'),
+        import('./cli/audit-file.js'),
+        import('./cli/server-process.js'),
       ]);
       const guard = guardMode(line, command);
       const roots = localRootsOption(line);
       const timeout = callTimeout(line);
       const confirm = confirmOption(line, guard);
-      const audit = line.values.audit;
-      return wrap(line.child ?? [], {
+      const [file, ...args] = line.child ?? [];
+      if (!file) throw new UsageError('wrap needs the server command (see --help)');
+      const audit = line.values.audit === undefined ? undefined : openAuditFile(line.values.audit, Boolean(line.flags['audit-all']));
+      // The server starts now, and wrap's code loads while it does (server-process.ts).
+      const server = startServer(file, args);
+      const { wrap } = await import('./cli/wrap.js');
+      return wrap(server, {
         stream: options,
         guard,
-        ...(audit === undefined ? {} : { audit, auditAll: Boolean(line.flags['audit-all']) }),
+        ...(audit ? { audit } : {}),
         ...(roots ? { roots } : {}),
         ...timeout,
         ...(confirm ? { confirm } : {}),
