@@ -5,11 +5,9 @@
 // environment once read, so no child inherits it.
 import { readFileSync } from 'node:fs';
 import { type AccessOptions, type Authorize, bearerTokens, oauthResource } from '../http/access/index.js';
-import type { CommandLine } from './args.js';
+import { AUTH_TOKENS_ENV, type CommandLine } from './args.js';
 import { positiveInt } from './http-args.js';
 import { UsageError } from './usage-error.js';
-
-export const AUTH_TOKENS_ENV = 'MCP_PAYLOAD_CODEC_AUTH_TOKENS';
 
 /** Loopback names and addresses (127.0.0.0/8, ::1, localhost): reachable from this machine only. */
 export function isLoopback(host: string): boolean {
@@ -139,18 +137,3 @@ export function upstreamHeaders(lines: readonly string[]): Record<string, string
   }
   return headers;
 }
-
-export const ACCESS_HELP = `    --auth-token-file FILE               require Authorization: Bearer <token>, one of the
-                                         tokens in FILE (one per line; re-read on SIGHUP);
-                                         also ${AUTH_TOKENS_ENV} (tokens separated by
-                                         commas or newlines)
-    --oauth-issuer URL                   require JWT access tokens from this issuer (keys
-                                         from its metadata); with --oauth-audience ID (the aud
-                                         tokens must name) and --oauth-scope S (repeatable)
-    --oauth-resource URL                 this server's URL as clients reach it (default: from
-                                         the Host header), for the RFC 9728 metadata
-    --rate N[/s]                         requests per second per credential (429 beyond)
-    --max-sessions-per-client N          live sessions per credential (429 beyond)
-    --no-auth                            listen beyond loopback without authentication (without
-                                         it, a --host other than loopback needs one of the above)
-`;

@@ -94,6 +94,76 @@ export const notInConfig = (name: string): string | undefined =>
 /** Commands whose arguments end with a child's command line. */
 export const CHILD_COMMANDS: ReadonlySet<string> = new Set(['wrap', 'serve']);
 
+/** The environment variable that gives serve and proxy their bearer tokens, beside --auth-token-file. */
+export const AUTH_TOKENS_ENV = 'MCP_PAYLOAD_CODEC_AUTH_TOKENS';
+
+const CODEC = ['prefix', 'suffix', 'hex-case', 'fold', 'terms', 'max-message-bytes'] as const;
+const GUARD = ['guard', 'guard-tools-only', 'root', 'audit', 'audit-all'] as const;
+const TIMEOUT = ['call-timeout', 'call-timeout-max'] as const;
+const LISTEN = ['port', 'host', 'allowed-host', 'allowed-origin'] as const;
+const ACCESS = [
+  'auth-token-file',
+  'oauth-issuer',
+  'oauth-audience',
+  'oauth-scope',
+  'oauth-resource',
+  'rate',
+  'max-sessions-per-client',
+  'no-auth',
+] as const;
+/** Options every command takes. */
+export const EVERY_COMMAND = ['config', 'help'] as const satisfies readonly OptionName[];
+/**
+ * The commands (in the order refusals name them) and the options each takes besides those, in
+ * the order its help lists them: the parser refuses the others (notFor), and `COMMAND --help` is
+ * made from this (help/render.ts).
+ */
+export const APPLIES = {
+  wrap: [...GUARD, 'confirm', ...TIMEOUT, ...CODEC],
+  proxy: ['upstream', ...LISTEN, 'upstream-header', ...GUARD, ...TIMEOUT, ...ACCESS, ...CODEC],
+  connect: ['header', ...GUARD, ...TIMEOUT, ...CODEC],
+  serve: [
+    'port',
+    'host',
+    'session-idle',
+    'max-sessions',
+    'allowed-host',
+    'allowed-origin',
+    ...GUARD,
+    'confirm',
+    ...TIMEOUT,
+    ...ACCESS,
+    ...CODEC,
+  ],
+  encode: ['framing', ...CODEC],
+  decode: ['framing', ...CODEC],
+  scan: [],
+  help: [],
+} as const satisfies Record<string, readonly OptionName[]>;
+export type Command = keyof typeof APPLIES;
+export const COMMANDS = Object.keys(APPLIES) as Command[];
+export const isCommand = (name: string): name is Command => Object.hasOwn(APPLIES, name);
+/** The options `command` takes, those of every command last. */
+export const optionsOf = (command: Command): readonly OptionName[] => [...APPLIES[command], ...EVERY_COMMAND];
+
+const WHY: Partial<Record<OptionName, string>> = {
+  framing: ' (wrap speaks NDJSON, as MCP stdio does)',
+};
+/** Why option `name` does not apply to `command`, or undefined. */
+export function notFor(command: Command, name: OptionName): string | undefined {
+  if (optionsOf(command).includes(name)) return undefined;
+  const users = COMMANDS.filter((c) => optionsOf(c).includes(name));
+  return `--${name} applies to ${users.join(', ')}, not ${command}${WHY[name] ?? ''}`;
+}
+
+/** Refuses the first option on `line` that its command does not take. */
+export function checkApplies(line: CommandLine, command: Command): void {
+  for (const name of [...Object.keys(line.values), ...Object.keys(line.lists), ...Object.keys(line.flags)] as OptionName[]) {
+    const why = notFor(command, name);
+    if (why) throw new UsageError(why);
+  }
+}
+
 export type ValueOption = (typeof VALUE_OPTIONS)[number];
 export type ListOption = (typeof LIST_OPTIONS)[number];
 export type FlagOption = (typeof FLAG_OPTIONS)[number];

@@ -18,7 +18,6 @@ import { auditOption } from './audit-file.js';
 import { HostLines } from './host-lines.js';
 import { callTimeout, type StreamCommandOptions } from './http-args.js';
 import { ndjsonLines } from './ndjson-lines.js';
-import { REMOTE_GUARD_HELP } from './remote-guard-help.js';
 import { RemoteSession } from './remote-session.js';
 import { lexicalRootsOption } from './roots.js';
 import { UsageError } from './usage-error.js';
@@ -110,21 +109,6 @@ export async function runConnect(options: ConnectCommandOptions): Promise<number
   await remote.end();
   return 0;
 }
-
-export const CONNECT_HELP = `  connect URL [options]                  A stdio MCP server that forwards to a remote Streamable
-                                         HTTP MCP server, filtered (what the client sends is
-                                         decoded, what comes back encoded). Keeps the session,
-                                         opens the server's GET stream, ends the session with
-                                         DELETE when stdin closes.
-    --header 'Name: value'               sent with every request (repeatable), e.g.
-                                         --header 'Authorization: Bearer TOKEN'
-    --max-message-bytes N                a bigger line from the host ends connect, a bigger
-                                         message from the server ends its response
-                                         (default 536870912)
-${REMOTE_GUARD_HELP}    --call-timeout DURATION              answer a request the server leaves unanswered that
-                                         long and POST it notifications/cancelled (as wrap)
-    --call-timeout-max DURATION          how long progress may extend it (default 10 times)
-`;
 
 /** `connect` from its command line; resolves with the exit code when stdin ends. */
 export async function connectCommand(line: CommandLine, options: StreamCommandOptions, guard: GuardMode | false): Promise<number> {

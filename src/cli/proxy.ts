@@ -6,13 +6,12 @@ import type { AccessOptions } from '../http/access/index.js';
 import type { GuardMode } from '../http/call-guard.js';
 import { createFilteringProxy } from '../http/proxy.js';
 import type { CodecOptions } from '../options.js';
-import { ACCESS_HELP, commandAccess, upstreamHeaders } from './access-args.js';
+import { commandAccess, upstreamHeaders } from './access-args.js';
 import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';
 import { callTimeout, port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
 import { openUpstream } from './node-upstream.js';
-import { REMOTE_GUARD_HELP } from './remote-guard-help.js';
 import { lexicalRootsOption } from './roots.js';
 import { UsageError } from './usage-error.js';
 
@@ -59,28 +58,6 @@ export async function runProxy(options: ProxyCommandOptions): Promise<{ server: 
   log(`proxy listening on ${url}/mcp (upstream ${new URL(upstream).origin})`);
   return { server, url: `${url}/mcp` };
 }
-
-export const PROXY_HELP = `  proxy --upstream URL [options]        Listen on HTTP in front of a remote Streamable HTTP MCP
-                                         server: requests decoded on their way up, responses
-                                         (JSON and event streams) encoded on their way down.
-                                         Clients use http://HOST:PORT/mcp.
-    --upstream URL                       the remote MCP endpoint (required)
-    --port N                             default 8080 (0: any free port)
-    --host ADDRESS                       default 127.0.0.1 (only this machine)
-    --allowed-host NAME[:PORT]           Host headers accepted (repeatable; default localhost,
-                                         127.0.0.1, [::1]); others get 403
-    --allowed-origin ORIGIN              browser Origins accepted (repeatable; default: origins
-                                         on localhost, 127.0.0.1, [::1]); others get 403
-    --max-message-bytes N                bigger request bodies get 413, bigger messages in
-                                         responses end them (default 536870912)
-    --upstream-header 'Name: value'      set on every request sent upstream (repeatable): what
-                                         the upstream needs; with authentication on, the
-                                         client's own Authorization is never forwarded
-${REMOTE_GUARD_HELP}    --call-timeout DURATION              answer a request the upstream leaves unanswered that
-                                         long, in its response (JSON or an event), and POST
-                                         the upstream notifications/cancelled (as wrap, below)
-    --call-timeout-max DURATION          how long progress may extend it (default 10 times)
-${ACCESS_HELP}`;
 
 /** `proxy` from its command line; runs until SIGINT/SIGTERM/SIGHUP, then resolves 0. */
 export async function proxyCommand(line: CommandLine, options: StreamCommandOptions, guard: GuardMode | false): Promise<number> {

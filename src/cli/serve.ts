@@ -12,7 +12,7 @@ import type { AccessOptions } from '../http/access/index.js';
 import { CallGuard, type GuardMode } from '../http/call-guard.js';
 import type { CodecOptions } from '../options.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
-import { ACCESS_HELP, commandAccess } from './access-args.js';
+import { commandAccess } from './access-args.js';
 import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';
 import { confirmOption } from './confirm-option.js';
@@ -168,39 +168,6 @@ function callGuard(o: ServeCommandOptions, log: (line: string) => void): CallGua
 /** A session's call time limit, when serve has one. */
 const timeLimit = (o: ServeCommandOptions) =>
   o.callTimeoutMs === undefined ? {} : { callTimeout: { limitMs: o.callTimeoutMs, maxMs: o.callTimeoutMaxMs, onAudit: o.onAudit } };
-
-export const SERVE_HELP = `  serve [options] [--] <command> [args] Expose a stdio MCP server over Streamable HTTP at
-                                         http://HOST:PORT/mcp, filtered. One child per MCP
-                                         session (started at initialize, ended on DELETE, when
-                                         idle, when it exits, or at shutdown: its requests in
-                                         flight are then answered at once; a child that ignores
-                                         SIGTERM gets SIGKILL 3 s later). Each session keeps
-                                         its last 1000 events for Last-Event-ID resumption.
-                                         Numbers and ids pass byte for byte.
-    --port N                             default 8080 (0: any free port)
-    --host ADDRESS                       default 127.0.0.1 (only this machine)
-    --session-idle DURATION              end a session after this long without a request
-                                         (90s, 10m, 1h; default 10m)
-    --max-sessions N                     sessions at once; more get 503 (default 32)
-    --allowed-host, --allowed-origin     as for proxy (default: localhost only; others 403)
-    --max-message-bytes N                bigger request bodies get 413, a bigger message from
-                                         the server ends its session (default 536870912)
-                                         (A line from the server that is not JSON is skipped
-                                         with a note on stderr. Beyond 8 MiB not yet read by
-                                         the host, serve stops reading the server's stdout.)
-    --guard, --guard-tools-only          check tool calls as wrap does (below)
-    --root DIR                           with a guard: confine path arguments to DIR
-                                         (repeatable; symlinks followed, as wrap); --root
-                                         client: to the roots each session's client lists
-    --confirm NAME|destructive           with a guard: ask the client's user first, as wrap
-                                         (elicitation/create on the call's event stream)
-    --audit FILE, --audit-all            with a guard: a JSON line per blocked (--audit-all:
-                                         and allowed) call, with its session, as wrap (below)
-    --call-timeout DURATION              answer a request the server leaves unanswered that
-                                         long, on its stream, and send the server
-                                         notifications/cancelled (as wrap, below)
-    --call-timeout-max DURATION          how long progress may extend it (default 10 times)
-${ACCESS_HELP}`;
 
 /** `serve` from its command line (the server command from its first plain argument on); runs until a signal. */
 export async function serveCommand(line: CommandLine, options: StreamCommandOptions, guard: GuardMode | false): Promise<number> {

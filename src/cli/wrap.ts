@@ -5,14 +5,13 @@
 // dropped with a note on stderr that names its place, never its content, and the session
 // goes on; a refused client line whose ids can still be read is answered (see refused-lines.ts).
 // How it ends: see exit-status.ts.
-import { spawn } from 'node:child_process';
 import { createCodec } from '../codec.js';
 import type { AuditEntry } from '../guard/audit.js';
 import { collisionReplies, errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
 import type { CodecOptions } from '../options.js';
 import { collisionIds, messageText } from '../raw-id.js';
 import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
-import { openAuditFile } from './audit-file.js';
+import type { AuditFile } from './audit-file.js';
 import { CallTimeouts } from './call-timeout.js';
 import { ExitStatus, raise } from './exit-status.js';
 import { WrapGuard } from './guard.js';
@@ -21,7 +20,7 @@ import { LineWriter } from './line-writer.js';
 import { RefusedLines, refusalOfLine } from './refused-lines.js';
 import { type Reply, replyLine } from './replies.js';
 import { localRealpath } from './roots.js';
-import { UsageError } from './usage-error.js';
+import type { ServerProcess } from './server-process.js';
 
 export interface WrapOptions {
   stream: CodecOptions & Pick<StreamOptions, 'maxMessageBytes'>;
@@ -35,10 +34,8 @@ export interface WrapOptions {
   callTimeoutMs?: number;
   /** --call-timeout-max: how long progress may keep a request's timer going in all. */
   callTimeoutMaxMs?: number;
-  /** --audit: the file the trail is appended to (one JSON line per decision; see guard/audit.ts). */
-  audit?: string;
-  /** --audit-all: allowed calls too, not only the blocked and timed-out ones. */
-  auditAll?: boolean;
+  /** --audit: the file the trail is appended to, opened before the server starts (one JSON line per decision; see guard/audit.ts). */
+  audit?: AuditFile;
 }
 
 /** Server output is held line by line up to this many bytes (see held-lines.ts). */
@@ -56,15 +53,11 @@ const serverLine = (m: unknown) => new TextEncoder().encode(`${messageText(m)}\n
 const reasonOf = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
 
 export function wrap(
-  command: readonly string[],
-  { stream: options, guard: guarded, roots, confirm, callTimeoutMs, callTimeoutMaxMs, audit: auditFile, auditAll }: WrapOptions,
+  { file, child, startFailed, outputEnded, closed }: ServerProcess,
+  { stream: options, guard: guarded, roots, confirm, callTimeoutMs, callTimeoutMaxMs, audit: trail }: WrapOptions,
 ): Promise<number> {
-  const [file, ...args] = command;
-  if (!file) throw new UsageError('wrap needs the server command (see --help)');
-  const trail = auditFile === undefined ? undefined : openAuditFile(auditFile, Boolean(auditAll));
   const codec = createCodec(options);
   const status = new ExitStatus();
-  const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const toClient = new LineWriter(process.stdout);
   const reply = (r: Reply) => toClient.reply(replyLine(codec, r));
 
@@ -248,7 +241,7 @@ export function wrap(
       void toClient.drained().then(() => child.stdout.resume());
     }
   });
-  child.stdout.on('end', () =>
+  void outputEnded.then(() =>
     fromServer(() => {
       timeouts?.endFromServer((b) => serverRefused.push(b, (d) => encoder.push(d)));
       encoder.close();
@@ -289,14 +282,13 @@ export function wrap(
   };
 
   return new Promise((resolve) => {
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      if (child.pid !== undefined) return; // a failed kill of a child that is already gone
+    void startFailed.then((e) => {
       cleanUp();
       // As env, timeout and shells: 127 if the command is not found, 126 if it cannot run.
       log(`cannot start ${file}: ${e.code ?? e.message}`);
       resolve(e.code === 'ENOENT' ? 127 : 126);
     });
-    child.on('close', (code, signal) => {
+    void closed.then(({ code, signal }) => {
       clearTimeout(killTimer);
       void toClient.end().then(() => {
         cleanUp();

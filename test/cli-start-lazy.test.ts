@@ -1,0 +1,68 @@
+// What the CLI loads before it does its job, watched from inside the process: a module hook logs
+// every module resolved, and a preload logs the moment child_process.spawn is first called.
+// `--help` loads neither the codec (its WASM core) nor child processes nor HTTP; `wrap` starts the
+// server before it loads the stream layer, so that loading and the server's own start overlap.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { CLI, ROOT } from './fixtures/cli-session.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cli-start-'));
+const HOOKS = `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const r = await next(specifier, context);
+  appendFileSync(process.env.MODULE_LOG, r.url + '\\n');
+  return r;
+}`;
+const PRELOAD = `import { register, syncBuiltinESMExports } from 'node:module';
+import cp from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});
+const spawn = cp.spawn;
+cp.spawn = (...args) => {
+  appendFileSync(process.env.MODULE_LOG, 'SPAWN\\n');
+  return spawn(...args);
+};
+syncBuiltinESMExports();`;
+writeFileSync(join(dir, 'hooks.mjs'), HOOKS);
+writeFileSync(join(dir, 'preload.mjs'), PRELOAD);
+
+let run = 0;
+/** What the process loaded, in order (and SPAWN where it started a child), and its output. */
+function loads(args: string[]): { log: string[]; stdout: string } {
+  const log = join(dir, `log-${run++}`);
+  writeFileSync(log, '');
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, CLI, ...args], {
+    cwd: ROOT,
+    input: '',
+    encoding: 'utf8',
+    env: { ...process.env, MODULE_LOG: log },
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return { log: readFileSync(log, 'utf8').split('\n').filter(Boolean), stdout: r.stdout };
+}
+
+/** Whether module `url` is one of ours whose text holds `text`. */
+const holds = (url: string, text: string) =>
+  url.startsWith('file:') && url.includes('/dist/') && readFileSync(fileURLToPath(url), 'utf8').includes(text);
+
+describe('the CLI loads what a command uses, when it uses it', () => {
+  it('--help: no WASM core, no child processes, no HTTP', () => {
+    const { log, stdout } = loads(['--help']);
+    expect(stdout).toMatch(/^Usage: mcp-payload-codec/);
+    expect(log.some((url) => url.endsWith('/dist/cli.js'))).toBe(true);
+    expect(log.filter((url) => holds(url, 'new WebAssembly.Module('))).toEqual([]);
+    expect(log.filter((url) => ['node:child_process', 'node:http', 'node:net'].includes(url))).toEqual([]);
+  });
+
+  it('wrap: the server starts before the stream layer loads', () => {
+    const { log } = loads(['wrap', process.execPath, '-e', '0']);
+    const spawned = log.indexOf('SPAWN');
+    const stream = log.findIndex((url) => holds(url, 'function createByteTransformer('));
+    expect(spawned).toBeGreaterThanOrEqual(0);
+    expect(stream).toBeGreaterThan(spawned);
+  });
+});
