@@ -20,6 +20,7 @@ const BUILD_INDEPENDENT = [
   'test/mcp-*.test.ts',
   'test/connect-*.test.ts',
   'test/guard-*.test.ts',
+  'test/call-timer.test.ts',
   'test/tool-guard-*.test.ts',
   'test/{layers,import-graph,doc-links,one-line,raw-ids,refused-lines,runtimes}.test.ts',
 ];

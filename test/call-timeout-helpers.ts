@@ -36,11 +36,4 @@ export const seen = (file: string): Seen[] =>
 
 export const cancelsIn = (file: string) => seen(file).filter((m) => m.method === 'notifications/cancelled');
 
-/** Resolves once `check` holds (polled), or fails after `ms` saying so. */
-export async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`still not so after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { until } from './until.ts';
