@@ -1,10 +1,22 @@
-// What the call-timeout tests of serve, the HTTP pieces and the SDK transports share: the answer
-// text for a 1 s limit, the file fixtures/slow-server.mjs records what it reads into, and a wait.
+// What the call-timeout tests of serve, the HTTP pieces and the SDK transports share: a short
+// limit and the answer text for it, the child's arguments for it (fixtures/slow-server.mjs, in
+// ticks of a tenth of the limit), the file the child records what it reads into, and a wait.
+// The timer's families are held on a fake clock (call-timer.test.ts); these tests hold the
+// wiring, on real processes and sockets, with a limit short enough to cost little and long
+// enough for an answer that comes at once to come in time on a loaded machine.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const NO_ANSWER = 'no answer from the server within 1 s';
+/** The limit under test (ms), and the max that progress tests set (2.5 limits). */
+export const LIMIT_MS = 400;
+export const MAX_MS = 1000;
+export const NO_ANSWER = 'no answer from the server within 0.4 s';
+/** The answer text where the limit is 1 s: the CLI's least (--call-timeout takes whole seconds). */
+export const NO_ANSWER_1S = 'no answer from the server within 1 s';
+
+/** slow-server.mjs for LIMIT_MS: recording into `file`, a tick a tenth of the limit. */
+export const slowServer = (file: string, ...flags: string[]) => ['test/fixtures/slow-server.mjs', file, `tick=${LIMIT_MS / 10}`, ...flags];
 
 /** A fresh file for a recording child (slow-server.mjs's second argument). */
 export const record = () => join(mkdtempSync(join(tmpdir(), 'mpc-call-timeout-')), 'seen.ndjson');
@@ -24,11 +36,4 @@ export const seen = (file: string): Seen[] =>
 
 export const cancelsIn = (file: string) => seen(file).filter((m) => m.method === 'notifications/cancelled');
 
-/** Resolves once `check` holds (polled), or fails after `ms` saying so. */
-export async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`still not so after ${ms} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { until } from './until.ts';

@@ -8,7 +8,7 @@ import { FLAG_OPTIONS, LIST_OPTIONS, parseCommandLine, VALUE_OPTIONS } from '../
 import { UsageError } from '../src/cli/usage-error.ts';
 import { createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
-import { CLI, cli, fixture, ROOT } from './fixtures/cli-session.ts';
+import { CLI, cli, cliRuns, fixture, ROOT } from './fixtures/cli-session.ts';
 
 // Arguments that look like ours, mixed into values and the child's command line.
 const tricky = fc.oneof(fc.string(), fc.constantFrom('--guard', '--prefix', '--prefix=x', '--', '-', '-h', '--help', '--unknown', 'wrap'));
@@ -146,7 +146,7 @@ describe('the CLI', () => {
   });
 
   it('usage errors: one line on stderr, exit code 2', () => {
-    for (const args of [
+    const cases = [
       ['wrap'],
       ['wrap', '--'],
       ['wrap', '--guard'],
@@ -161,8 +161,9 @@ describe('the CLI', () => {
       ['encode', 'file.json'],
       ['scan', '--prefix', 'x'],
       ['frobnicate'],
-    ]) {
-      const r = cli(args);
+    ];
+    for (const [k, r] of cliRuns(cases).entries()) {
+      const args = cases[k]!;
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
       expect(r.stderr, args.join(' ')).toMatch(/^mcp-payload-codec: /);
@@ -170,8 +171,7 @@ describe('the CLI', () => {
   });
 
   it('help: --help and -h anywhere before the server command, exit code 0', () => {
-    for (const args of [['--help'], ['-h'], ['wrap', '--help'], ['wrap', '--guard', '-h']]) {
-      const r = cli(args);
+    for (const r of cliRuns([['--help'], ['-h'], ['wrap', '--help'], ['wrap', '--guard', '-h']])) {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/^Usage: mcp-payload-codec/);
     }

@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, realpathSync, statSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CliSession, cli, fixture } from './fixtures/cli-session.ts';
+import { CliSession, cli, cliRuns, fixture } from './fixtures/cli-session.ts';
 
 /** A server with a tool that takes text and one that takes a path. */
 const SERVER = `
@@ -127,15 +127,17 @@ describe('wrap --audit', () => {
   }, 30_000);
 
   it('--audit-all needs --audit; --audit needs a guard or --call-timeout; a file that cannot be opened (exit code 2)', () => {
-    const r = cli(['wrap', '--audit-all', '--guard', '--', 'true']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--audit-all needs --audit/);
-    const alone = cli(['wrap', '--audit', join(dir(), 'a'), '--', 'true']);
-    expect(alone.code).toBe(2);
-    expect(alone.stderr).toMatch(/--audit needs --guard/);
-    const missing = cli(['wrap', '--guard', '--audit', join(dir(), 'no', 'such', 'a'), '--', 'true']);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/--audit: cannot open the file \(ENOENT\)/);
+    const [r, alone, missing] = cliRuns([
+      ['wrap', '--audit-all', '--guard', '--', 'true'],
+      ['wrap', '--audit', join(dir(), 'a'), '--', 'true'],
+      ['wrap', '--guard', '--audit', join(dir(), 'no', 'such', 'a'), '--', 'true'],
+    ]);
+    expect(r!.code).toBe(2);
+    expect(r!.stderr).toMatch(/--audit-all needs --audit/);
+    expect(alone!.code).toBe(2);
+    expect(alone!.stderr).toMatch(/--audit needs --guard/);
+    expect(missing!.code).toBe(2);
+    expect(missing!.stderr).toMatch(/--audit: cannot open the file \(ENOENT\)/);
   });
 
   it.skipIf(process.platform === 'win32')(

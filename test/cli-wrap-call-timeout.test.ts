@@ -2,14 +2,17 @@
 // (tools/call: an isError result; others: error -32001), the server is sent
 // notifications/cancelled under the id as written, a late answer never reaches the client, and
 // progress for the request keeps it going up to --call-timeout-max. The real SDK client drives
-// wrap over stdio; the server is a real child (fixtures/slow-server.mjs).
+// wrap over stdio; the server is a real child (fixtures/slow-server.mjs). The limit is the
+// CLI's least, 1 s, so the cases run at once, each with its own wrap and child (the timer's
+// families, to the millisecond: call-timer.test.ts).
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { describe, expect, it } from 'vitest';
-import { CLI, CliSession, cli, fixture, ROOT } from './fixtures/cli-session.ts';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { NO_ANSWER_1S as NO_ANSWER, until } from './call-timeout-helpers.ts';
+import { CLI, CliSession, cliRuns, fixture, ROOT } from './fixtures/cli-session.ts';
 
 const SERVER = fixture('slow-server.mjs');
 const record = () => join(mkdtempSync(join(tmpdir(), 'mpc-timeout-')), 'seen.ndjson');
@@ -19,7 +22,8 @@ const seen = (file: string) =>
     .filter(Boolean)
     .map((l) => l);
 
-async function wrapped(file: string, options: string[]) {
+/** wrap around the child recording into `file`, and the real SDK client: closed when test `t` ends. */
+async function wrapped(t: TestContext, file: string, options: string[]) {
   const stderr: string[] = [];
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -32,15 +36,14 @@ async function wrapped(file: string, options: string[]) {
   const errors: Error[] = [];
   client.onerror = (e) => errors.push(e);
   await client.connect(transport);
+  t.onTestFinished(() => client.close().catch(() => {}));
   return { client, stderr, errors };
 }
 
-const NO_ANSWER = 'no answer from the server within 1 s';
-
-describe('wrap --call-timeout', () => {
-  it('answers a tools/call the server never answers, and tells the server', async () => {
+describe.concurrent('wrap --call-timeout', () => {
+  it('answers a tools/call the server never answers, and tells the server', async (t) => {
     const file = record();
-    const { client } = await wrapped(file, ['--call-timeout', '1s']);
+    const { client } = await wrapped(t, file, ['--call-timeout', '1s']);
     const r = await client.callTool({ name: 'never', arguments: {} });
     expect(r).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
     // The session goes on.
@@ -57,17 +60,17 @@ describe('wrap --call-timeout', () => {
     expect(cancels[0].params.requestId).toBe(call.id);
   });
 
-  it('answers other requests with error -32001', async () => {
-    const { client } = await wrapped(record(), ['--call-timeout', '1s']);
+  it('answers other requests with error -32001', async (t) => {
+    const { client } = await wrapped(t, record(), ['--call-timeout', '1s']);
     await expect(client.listResources()).rejects.toMatchObject({ code: -32001, message: expect.stringContaining(NO_ANSWER) });
     await client.close();
   });
 
-  it('drops a late answer: the client never sees it', async () => {
-    const { client, stderr, errors } = await wrapped(record(), ['--call-timeout', '1s']);
+  it('drops a late answer: the client never sees it', async (t) => {
+    const { client, stderr, errors } = await wrapped(t, record(), ['--call-timeout', '1s']);
     const r = await client.callTool({ name: 'late', arguments: {} });
     expect(r.isError).toBe(true);
-    while (!stderr.join('').includes('late answer sent')) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => stderr.join('').includes('late answer sent'));
     // An answer after the late one, on the same pipe: once it is in, the late one was read.
     await client.callTool({ name: 'echo', arguments: {} });
     await client.close();
@@ -76,8 +79,8 @@ describe('wrap --call-timeout', () => {
     expect(stderr.join('')).toContain('dropped the server');
   });
 
-  it('lets progress keep a call going past the limit', async () => {
-    const { client } = await wrapped(record(), ['--call-timeout', '1s']);
+  it('lets progress keep a call going past the limit', async (t) => {
+    const { client } = await wrapped(t, record(), ['--call-timeout', '1s']);
     let progress = 0;
     const r = await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ });
     expect(r).toEqual({ content: [{ type: 'text', text: 'done' }] });
@@ -85,8 +88,8 @@ describe('wrap --call-timeout', () => {
     await client.close();
   });
 
-  it('stops at --call-timeout-max however much progress comes', async () => {
-    const { client } = await wrapped(record(), ['--call-timeout', '1s', '--call-timeout-max', '2s']);
+  it('stops at --call-timeout-max however much progress comes', async (t) => {
+    const { client } = await wrapped(t, record(), ['--call-timeout', '1s', '--call-timeout-max', '2s']);
     let progress = 0;
     const r = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => progress++ });
     expect(r).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
@@ -97,8 +100,8 @@ describe('wrap --call-timeout', () => {
     await client.close();
   });
 
-  it('works behind --guard: a blocked call is answered once, a passed one timed', async () => {
-    const { client, errors } = await wrapped(record(), ['--guard', '--call-timeout', '1s']);
+  it('works behind --guard: a blocked call is answered once, a passed one timed', async (t) => {
+    const { client, errors } = await wrapped(t, record(), ['--guard', '--call-timeout', '1s']);
     const blocked = await client.callTool({ name: 'nosuch', arguments: {} });
     expect(blocked.isError).toBe(true);
     expect(blocked.content).not.toEqual([{ type: 'text', text: NO_ANSWER }]);
@@ -111,9 +114,10 @@ describe('wrap --call-timeout', () => {
     expect(errors.map((e) => e.message)).toEqual([]);
   });
 
-  it('answers and cancels under the id as written (a number beyond 2^53)', async () => {
+  it('answers and cancels under the id as written (a number beyond 2^53)', async (t) => {
     const file = record();
     const s = new CliSession(['wrap', '--call-timeout', '1s', '--', process.execPath, SERVER, file]);
+    t.onTestFinished(() => void s.child.kill());
     const ID = '9007199254740993';
     const batch = `[{"jsonrpc":"2.0","id":${ID},"method":"tools/call","params":{"name":"late","arguments":{}}},{"jsonrpc":"2.0","id":"b","method":"ping"}]\n`;
     s.send(batch);
@@ -132,9 +136,10 @@ describe('wrap --call-timeout', () => {
     expect(seen(file)).toContain(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${ID},"reason":"timeout"}}`);
   });
 
-  it('takes an answer under the id as the server parsed it for the request (no timeout, no cancel)', async () => {
+  it('takes an answer under the id as the server parsed it for the request (no timeout, no cancel)', async (t) => {
     const file = record();
     const s = new CliSession(['wrap', '--call-timeout', '1s', '--', process.execPath, SERVER, file, 'parsed-ids']);
+    t.onTestFinished(() => void s.child.kill());
     for (const id of ['"a\\u0041"', '1.0', '1e1'])
       s.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{}}}\n`);
     await s.until(() => s.stdout.toString().split('\n').filter(Boolean).length === 3);
@@ -145,7 +150,9 @@ describe('wrap --call-timeout', () => {
     expect(lines.every((l) => !l.includes('isError'))).toBe(true);
     expect(seen(file).some((l) => l.includes('notifications/cancelled'))).toBe(false);
   });
+});
 
+describe('wrap --call-timeout on the command line', () => {
   it('refuses what it cannot honour, with exit status 2 and the reason', () => {
     const cases: [string[], string][] = [
       [['wrap', '--call-timeout', '0', 'node'], '--call-timeout must be a duration'],
@@ -156,8 +163,8 @@ describe('wrap --call-timeout', () => {
       [['serve', '--call-timeout-max', '5s', 'node'], '--call-timeout-max needs --call-timeout'],
       [['proxy', '--call-timeout', 'soon', '--upstream', 'http://x'], '--call-timeout must be a duration'],
     ];
-    for (const [args, reason] of cases) {
-      const r = cli(args);
+    for (const [k, r] of cliRuns(cases.map(([args]) => args)).entries()) {
+      const [args, reason] = cases[k]!;
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain(reason);
     }

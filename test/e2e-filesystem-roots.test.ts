@@ -11,7 +11,7 @@ import { Roots } from '../src/guard/paths.ts';
 import { decodeText } from '../src/index.ts';
 import { connect, REQUEST, type Session } from './e2e-helpers.ts';
 import { escapes, expectBlocked, expectNothingEscaped, insideWorks, scratch, tokensPath } from './filesystem-roots.ts';
-import { cli } from './fixtures/cli-session.ts';
+import { cliRuns } from './fixtures/cli-session.ts';
 
 const T = 30_000;
 const s = scratch('mcp-fs-roots-');
@@ -57,22 +57,27 @@ describe('wrap --guard --root with server-filesystem', () => {
 
 describe('--root on the command line', () => {
   it('needs a guard, an existing folder, and applies to the commands with a guard', () => {
-    const none = cli(['wrap', '--root', root, '--', 'true']);
-    expect([none.code, none.stderr]).toEqual([2, expect.stringMatching(/--root needs --guard or --guard-tools-only/)]);
-    const missing = cli(['wrap', '--guard', '--root', root, '--root', join(dir, 'missing'), '--', 'true']);
-    expect([missing.code, missing.stderr]).toEqual([2, expect.stringMatching(/--root 2: ENOENT/)]);
-    const file = cli(['wrap', '--guard', '--root', join(root, 'inside.txt'), '--', 'true']);
-    expect([file.code, file.stderr]).toEqual([2, expect.stringMatching(/--root 1 is not a folder/)]);
-    expect(cli(['encode', '--root', root]).stderr).toMatch(/--root applies to wrap, proxy, connect, serve, not encode/);
+    const [none, missing, file, encode] = cliRuns([
+      ['wrap', '--root', root, '--', 'true'],
+      ['wrap', '--guard', '--root', root, '--root', join(dir, 'missing'), '--', 'true'],
+      ['wrap', '--guard', '--root', join(root, 'inside.txt'), '--', 'true'],
+      ['encode', '--root', root],
+    ]);
+    expect([none!.code, none!.stderr]).toEqual([2, expect.stringMatching(/--root needs --guard or --guard-tools-only/)]);
+    expect([missing!.code, missing!.stderr]).toEqual([2, expect.stringMatching(/--root 2: ENOENT/)]);
+    expect([file!.code, file!.stderr]).toEqual([2, expect.stringMatching(/--root 1 is not a folder/)]);
+    expect(encode!.stderr).toMatch(/--root applies to wrap, proxy, connect, serve, not encode/);
   });
 
   it('over HTTP: a root taken as written must be absolute; --root and --audit need a guard (exit code 2)', () => {
-    const relative = cli(['proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--guard', '--root', '/srv', '--root', 'srv']);
-    expect([relative.code, relative.stderr]).toEqual([2, expect.stringMatching(/--root 2 is not an absolute path/)]);
-    const unguarded = cli(['connect', 'http://127.0.0.1:9/mcp', '--root', '/srv']);
-    expect([unguarded.code, unguarded.stderr]).toEqual([2, expect.stringMatching(/--root needs --guard/)]);
-    const audit = cli(['serve', '--audit', join(dir, 'audit.ndjson'), '--', 'true']);
-    expect([audit.code, audit.stderr]).toEqual([
+    const [relative, unguarded, audit] = cliRuns([
+      ['proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--guard', '--root', '/srv', '--root', 'srv'],
+      ['connect', 'http://127.0.0.1:9/mcp', '--root', '/srv'],
+      ['serve', '--audit', join(dir, 'audit.ndjson'), '--', 'true'],
+    ]);
+    expect([relative!.code, relative!.stderr]).toEqual([2, expect.stringMatching(/--root 2 is not an absolute path/)]);
+    expect([unguarded!.code, unguarded!.stderr]).toEqual([2, expect.stringMatching(/--root needs --guard/)]);
+    expect([audit!.code, audit!.stderr]).toEqual([
       2,
       expect.stringMatching(/--audit needs --guard, --guard-tools-only or --call-timeout \(/),
     ]);

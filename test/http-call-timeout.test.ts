@@ -18,7 +18,7 @@ import { runServe } from '../src/cli/serve.js';
 import type { AuditEntry } from '../src/guard/audit.ts';
 import { createFilteringFetch, type FetchLike } from '../src/http/index.js';
 import { createCodec } from '../src/index.ts';
-import { cancelsIn, NO_ANSWER, record, seen, until } from './call-timeout-helpers.ts';
+import { cancelsIn, LIMIT_MS, MAX_MS, NO_ANSWER, record, seen, slowServer, until } from './call-timeout-helpers.ts';
 import { CLI, ROOT } from './fixtures/cli-session.ts';
 import { startUpstream } from './fixtures/http-upstream.ts';
 import { RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
@@ -58,7 +58,7 @@ async function slowUpstream() {
   const file = record();
   const logs: string[] = [];
   const served = await runServe({
-    command: [process.execPath, 'test/fixtures/slow-server.mjs', file],
+    command: [process.execPath, ...slowServer(file)],
     port: 0,
     log: (l) => void logs.push(l),
   });
@@ -95,7 +95,7 @@ async function client_(upstream: string, url: string, options: { fetch?: FetchLi
   return { client: c, errors, sessionId };
 }
 
-async function proxied(upstream: string, timeout = { callTimeoutMs: 1000 } as { callTimeoutMs: number; callTimeoutMaxMs?: number }) {
+async function proxied(upstream: string, timeout = { callTimeoutMs: LIMIT_MS } as { callTimeoutMs: number; callTimeoutMaxMs?: number }) {
   const logs: string[] = [];
   const { server, url } = await runProxy({ upstream, port: 0, log: (l) => void logs.push(l), ...timeout });
   cleanup.push(() => {
@@ -125,7 +125,7 @@ describe('proxy --call-timeout, an upstream that answers on event streams', () =
   });
 
   it('lets progress keep a call going past the limit, up to the max', async () => {
-    const { client } = await proxied((await slowUpstream()).url, { callTimeoutMs: 1000, callTimeoutMaxMs: 2500 });
+    const { client } = await proxied((await slowUpstream()).url, { callTimeoutMs: LIMIT_MS, callTimeoutMaxMs: MAX_MS });
     let progress = 0;
     expect(await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ })).toEqual({
       content: [{ type: 'text', text: 'done' }],
@@ -142,7 +142,7 @@ describe('proxy --call-timeout, an upstream that answers on event streams', () =
     const up = await slowUpstream();
     const { url } = await proxied(up.url);
     const headers = await session(up.url);
-    // `late` is answered at 1.5 s, past the limit; `progress` at 1.6 s, kept going by its progress.
+    // `late` is answered at 1.5 limits, past the limit; `progress` at 1.6, kept going by its progress.
     const ID = '9007199254740993';
     const body = `[{"jsonrpc":"2.0","id":${ID},"method":"tools/call","params":{"name":"late","arguments":{}}},{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"t"}}}]`;
     const text = await (await fetch(url, { method: 'POST', headers, body })).text();
@@ -173,7 +173,7 @@ describe('proxy --call-timeout, an upstream that answers with JSON bodies', () =
     // (An upstream that accepts a batch and never answers it: the SDK's server no longer takes batches.)
     const up = await rawUpstream(() => {});
     const codec = { terms: { ascii: ['answer'] } };
-    const { server, url } = await runProxy({ upstream: up.url, port: 0, log: () => {}, callTimeoutMs: 1000, ...codec });
+    const { server, url } = await runProxy({ upstream: up.url, port: 0, log: () => {}, callTimeoutMs: LIMIT_MS, ...codec });
     const text = createCodec(codec).encodeText(NO_ANSWER);
     cleanup.push(() => {
       server.closeAllConnections();
@@ -202,7 +202,7 @@ describe('createFilteringFetch({ callTimeoutMs })', () => {
   it('answers in the response the SDK transport reads, and cancels upstream', async () => {
     const up = await slowUpstream();
     const audit: AuditEntry[] = [];
-    const filtered = createFilteringFetch({ callTimeoutMs: 1000, onAudit: (e) => void audit.push(e) });
+    const filtered = createFilteringFetch({ callTimeoutMs: LIMIT_MS, onAudit: (e) => void audit.push(e) });
     const { client, errors, sessionId } = await client_(up.url, up.url, { fetch: filtered });
     expect(await client.callTool({ name: 'late', arguments: {} })).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
     await until(() => cancelsIn(up.file).length > 0);
@@ -234,7 +234,7 @@ describe('createFilteringFetch({ callTimeoutMs })', () => {
       }
       return fetch(input, init);
     };
-    const filtered = createFilteringFetch({ callTimeoutMs: 1000, fetch: inner });
+    const filtered = createFilteringFetch({ callTimeoutMs: LIMIT_MS, fetch: inner });
     const headers = await session(up.url);
     const body =
       '[{"jsonrpc":"2.0","id":"l","method":"tools/call","params":{"name":"late","arguments":{}}},' +
@@ -257,7 +257,7 @@ describe('an event stream that ends before its answers', () => {
     const up = await endingUpstream('');
     // (A term in the answer's text: it is encoded like the upstream's events.)
     const codec = { terms: { ascii: ['answer'] } };
-    const filtered = createFilteringFetch({ callTimeoutMs: 1000, ...codec });
+    const filtered = createFilteringFetch({ callTimeoutMs: LIMIT_MS, ...codec });
     const response = await filtered(up.url, { method: 'POST', headers: HEADERS, body: CALL });
     const text = createCodec(codec).encodeText(NO_ANSWER);
     expect(text).not.toBe(NO_ANSWER);
@@ -270,9 +270,9 @@ describe('an event stream that ends before its answers', () => {
 
   it('with event ids: ends with it (the client resumes it) and cancels nothing', async () => {
     const up = await endingUpstream('id: 1\ndata: \n\n');
-    const response = await createFilteringFetch({ callTimeoutMs: 1000 })(up.url, { method: 'POST', headers: HEADERS, body: CALL });
+    const response = await createFilteringFetch({ callTimeoutMs: LIMIT_MS })(up.url, { method: 'POST', headers: HEADERS, body: CALL });
     expect(await response.text()).toBe('id: 1\ndata: \n\n');
-    await new Promise((r) => setTimeout(r, 1500)); // (past the limit: no cancellation may follow)
+    await new Promise((r) => setTimeout(r, 1.5 * LIMIT_MS)); // (past the limit: no cancellation may follow)
     expect(up.posted).toEqual([CALL]);
   });
 });
@@ -297,10 +297,11 @@ describe('a batch answered in one event', () => {
     const body =
       '[{"jsonrpc":"2.0","id":"a","method":"ping"},' +
       '{"jsonrpc":"2.0","id":"b","method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"progressToken":"t"}}}]';
+    // (A 1 s limit: the margins of this schedule, 300 ms and 500 ms, hold on a loaded machine.)
     const response = await createFilteringFetch({ callTimeoutMs: 1000 })(up.url, { method: 'POST', headers: HEADERS, body });
     const data = (await response.text()).split('\n').filter((l) => l.startsWith('data: ') && !l.includes('progress'));
     expect(data).toEqual([
-      `data: {"jsonrpc":"2.0","id":"a","error":{"code":-32001,"message":"${NO_ANSWER}"}}`,
+      `data: {"jsonrpc":"2.0","id":"a","error":{"code":-32001,"message":"no answer from the server within 1 s"}}`,
       'data: [{"jsonrpc":"2.0","id":"b","result":{}}]',
     ]);
   });
@@ -314,14 +315,14 @@ describe('an upstream that answers under the id as it parsed it', () => {
       res.write('event: message\ndata: {"jsonrpc":"2.0","id":"aA","result":{}}\n\n');
     });
     const body = '{"jsonrpc":"2.0","id":"a\\u0041","method":"ping"}';
-    const response = await createFilteringFetch({ callTimeoutMs: 1000 })(up.url, { method: 'POST', headers: HEADERS, body });
+    const response = await createFilteringFetch({ callTimeoutMs: LIMIT_MS })(up.url, { method: 'POST', headers: HEADERS, body });
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
     expect(decoder.decode((await reader.read()).value)).toBe('event: message\ndata: {"jsonrpc":"2.0","id":"aA","result":{}}\n\n');
     // Past the limit: nothing follows, and the upstream is told nothing.
     let more = '';
     void reader.read().then((r) => (more = decoder.decode(r.value)));
-    await new Promise((r) => setTimeout(r, 1500));
+    await new Promise((r) => setTimeout(r, 1.5 * LIMIT_MS));
     expect(more).toBe('');
     expect(up.posted).toHaveLength(1);
     await reader.cancel();
@@ -339,7 +340,9 @@ describe('an event over 1 MiB', () => {
     });
     // (A limit long enough for the first MiB to pass on a loaded machine: the event must end
     // the timing by its size, not be answered first by the limit.)
-    const response = await createFilteringFetch({ callTimeoutMs: 4000 })(up.url, {
+    const limitMs = 2000;
+    const started = Date.now();
+    const response = await createFilteringFetch({ callTimeoutMs: limitMs })(up.url, {
       method: 'POST',
       headers: HEADERS,
       body: '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{}}}',
@@ -364,7 +367,7 @@ describe('an event over 1 MiB', () => {
     // Past the limit: no answer of the filter's follows, and the upstream is told nothing.
     let more = '';
     void reader.read().then((r) => (more = decoder.decode(r.value)));
-    await new Promise((r) => setTimeout(r, 4500));
+    await new Promise((r) => setTimeout(r, started + limitMs + 500 - Date.now()));
     expect(more).toBe('');
     expect(up.posted).toHaveLength(1);
     expect(JSON.parse(text.slice(text.indexOf('data: ') + 6)).id).toBe(7);
@@ -386,7 +389,10 @@ describe('connect --call-timeout', () => {
     const client = new Client({ name: 'host', version: '1.0.0' });
     await client.connect(transport);
     cleanup.push(() => client.close().catch(() => {}));
-    expect(await client.callTool({ name: 'slow', arguments: {} })).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
+    expect(await client.callTool({ name: 'slow', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: 'no answer from the server within 1 s' }],
+      isError: true,
+    });
     await until(() => up.hits.some((h) => h.rpc === 'notifications/cancelled'));
     expect((await client.callTool({ name: 'echo', arguments: { text: 'x' } })).content).toEqual([{ type: 'text', text: 'echo: x' }]);
   });

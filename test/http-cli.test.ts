@@ -10,6 +10,7 @@ import { createCodec, encodeText } from '../src/index.js';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
 import { cleanup, listening, MAIN, ROOT } from './http-cli-helpers.ts';
 import { TIMEOUT } from './http-helpers.ts';
+import { until } from './until.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
 
@@ -61,7 +62,7 @@ describe('HTTP commands as processes', () => {
     expect(up.calls).toEqual([{ tool: 'echo', args: { text: 'Qwen' } }]);
     expect(up.authorizations.every((a) => a === 'Bearer t0ken')).toBe(true);
     await client.close();
-    while (up.deleted.length === 0) await new Promise((r) => setTimeout(r, 50));
+    await until(() => up.deleted.length > 0);
   });
 
   it('serve prints its URL, serves a stdio server, and exits 0 on SIGINT', async () => {

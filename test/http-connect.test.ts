@@ -19,6 +19,7 @@ import {
   TIMEOUT,
   textOf,
 } from './http-helpers.ts';
+import { until } from './until.ts';
 
 vi.setConfig({ testTimeout: 15_000 }); // (a hang fails fast)
 
@@ -100,7 +101,7 @@ describe('connect: sessions', () => {
   it('keeps the session, opens the GET stream, and ends the session with DELETE when stdin closes', async () => {
     const { client, seen, up, done } = await start('stateful');
     await client.listTools(undefined, TIMEOUT);
-    while (!up.hits.some((h) => h.method === 'GET')) await new Promise((r) => setTimeout(r, 20));
+    await until(() => up.hits.some((h) => h.method === 'GET'));
     let got!: () => void;
     const arrived = new Promise<void>((r) => (got = r));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {

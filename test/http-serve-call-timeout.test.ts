@@ -2,41 +2,69 @@
 // stream under its id as written (tools/call: an isError result; others: error -32001), the
 // child is sent notifications/cancelled, a late answer never reaches the host, and progress
 // keeps a call going up to the max. The real SDK client over HTTP; the child is a real process
-// (fixtures/slow-server.mjs, which records every line it reads).
+// (fixtures/slow-server.mjs, which records every line it reads). The limit is 1 s: serve times
+// the host's initialize too, and a child's start on a loaded machine can take most of a second;
+// so the cases run at once, each in its own session (the timer's families: call-timer.test.ts).
 import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, type TestContext, vi } from 'vitest';
 import { runServe } from '../src/cli/serve.js';
 import type { AuditEntry, OnAudit } from '../src/guard/audit.ts';
 import { createCodec } from '../src/index.ts';
-import { NO_ANSWER, record, seen, until } from './call-timeout-helpers.ts';
+import { NO_ANSWER_1S as NO_ANSWER, record, seen, until } from './call-timeout-helpers.ts';
 import { connectHost, RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
 const SERVER = 'test/fixtures/slow-server.mjs';
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
-});
 
 type Options = { callTimeoutMs: number; callTimeoutMaxMs?: number; terms?: { ascii: string[] }; onAudit?: OnAudit };
 
-async function serve(file: string, options: Options = { callTimeoutMs: 1000 }) {
+/**
+ * Sessions open one at a time: serve times the host's initialize too, and children started at
+ * once on a loaded machine can take past the limit to answer it. The cases then wait at once.
+ */
+let opening = Promise.resolve();
+function inTurn<T>(open: () => Promise<T>): Promise<T> {
+  const opened = opening.then(open);
+  opening = opened.then(
+    () => {},
+    () => {},
+  );
+  return opened;
+}
+
+/** serve around the child recording into `file`, and the real SDK client in a session: closed when test `t` ends. */
+async function serve(t: TestContext, file: string, options: Options = { callTimeoutMs: 1000 }) {
   const logs: string[] = [];
   const served = await runServe({ command: [process.execPath, SERVER, file], port: 0, log: (l) => void logs.push(l), ...options });
-  cleanup.push(() => served.close());
-  const host = await connectHost(served.url);
+  t.onTestFinished(() => served.close());
+  const host = await inTurn(() => connectHost(served.url));
   const errors: Error[] = [];
   host.client.onerror = (e) => void errors.push(e);
-  cleanup.push(() => host.client.close().catch(() => {}));
+  t.onTestFinished(() => host.client.close().catch(() => {}));
   return { ...host, url: served.url, logs, errors };
 }
 
-describe('serve --call-timeout', () => {
-  it('answers a tools/call the child never answers, tells the child, and the session goes on', async () => {
+describe.concurrent('serve --call-timeout', () => {
+  // (The longest first: sessions open in turn.)
+  it('lets progress keep a call going past the limit, up to the max', async (t) => {
+    const { client } = await serve(t, record(), { callTimeoutMs: 1000, callTimeoutMaxMs: 2500 });
+    let progress = 0;
+    const done = await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ });
+    expect(done).toEqual({ content: [{ type: 'text', text: 'done' }] });
+    expect(progress).toBe(15);
+    progress = 0;
+    const capped = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => progress++ });
+    expect(capped).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
+    // Progress every 100 ms, cut at 2.5 s: about 25 (without the cap: the child's 100).
+    expect(progress).toBeGreaterThan(3);
+    expect(progress).toBeLessThan(50);
+  });
+
+  it('answers a tools/call the child never answers, tells the child, and the session goes on', async (t) => {
     const file = record();
     const audit: AuditEntry[] = [];
     // (The trail without a guard: the time limit decides too.)
-    const { client, transport } = await serve(file, { callTimeoutMs: 1000, onAudit: (e) => void audit.push(e) });
+    const { client, transport } = await serve(t, file, { callTimeoutMs: 1000, onAudit: (e) => void audit.push(e) });
     expect(await client.callTool({ name: 'never', arguments: {} })).toEqual({
       content: [{ type: 'text', text: NO_ANSWER }],
       isError: true,
@@ -58,13 +86,13 @@ describe('serve --call-timeout', () => {
     ]);
   });
 
-  it('answers other requests with error -32001', async () => {
-    const { client } = await serve(record());
+  it('answers other requests with error -32001', async (t) => {
+    const { client } = await serve(t, record());
     await expect(client.listResources()).rejects.toMatchObject({ code: -32001, message: expect.stringContaining(NO_ANSWER) });
   });
 
-  it('drops a late answer: the host never sees it', async () => {
-    const { client, logs, errors } = await serve(record());
+  it('drops a late answer: the host never sees it', async (t) => {
+    const { client, logs, errors } = await serve(t, record());
     expect((await client.callTool({ name: 'late', arguments: {} })).isError).toBe(true);
     await until(() => logs.some((l) => l.includes("dropped the server's late answer")));
     await client.callTool({ name: 'echo', arguments: {} });
@@ -72,34 +100,23 @@ describe('serve --call-timeout', () => {
     expect(errors.map((e) => e.message)).toEqual([]);
   });
 
-  it('lets progress keep a call going past the limit, up to the max', async () => {
-    const { client } = await serve(record(), { callTimeoutMs: 1000, callTimeoutMaxMs: 2500 });
-    let progress = 0;
-    const done = await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ });
-    expect(done).toEqual({ content: [{ type: 'text', text: 'done' }] });
-    expect(progress).toBe(15);
-    progress = 0;
-    const capped = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => progress++ });
-    expect(capped).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
-    // Progress every 100 ms, cut at 2.5 s: about 25 (without the cap: the child's 100).
-    expect(progress).toBeGreaterThan(3);
-    expect(progress).toBeLessThan(50);
-  });
-
-  it('answers and cancels under the id as written (past 2^53), only the batch member that timed out', async () => {
+  it('answers and cancels under the id as written (past 2^53), only the batch member that timed out', async (t) => {
     const file = record();
     // (A term in the answer's text: it is encoded like the child's output.)
     const codec = { terms: { ascii: ['answer'] } };
-    const { url } = await serve(file, { callTimeoutMs: 1000, ...codec });
+    const { url } = await serve(t, file, { callTimeoutMs: 1000, ...codec });
     const encoded = createCodec(codec).encodeText(NO_ANSWER);
     expect(encoded).not.toBe(NO_ANSWER);
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const init = await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: RAW_INITIALIZE_PARAMS }),
+    const init = await inTurn(async () => {
+      const r = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: RAW_INITIALIZE_PARAMS }),
+      });
+      await r.text();
+      return r;
     });
-    await init.text();
     const session = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
     const ID = '9007199254740993';
     const body = `[{"jsonrpc":"2.0","id":${ID},"method":"tools/call","params":{"name":"never","arguments":{}}},{"jsonrpc":"2.0","id":"e","method":"tools/call","params":{"name":"echo","arguments":{}}}]`;

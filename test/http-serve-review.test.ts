@@ -11,6 +11,7 @@ import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/type
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_IN_FLIGHT, runServe, SERVE_HOLD_BYTES } from '../src/cli/serve.js';
 import { connectHost, RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
+import { until } from './until.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
 const cleanup: (() => unknown)[] = [];
@@ -40,7 +41,7 @@ async function start(mode: 'deaf' | 'stubborn') {
     signal: aborter.signal,
   });
   const session = init.headers.get('mcp-session-id')!;
-  while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8')) await sleep(20);
+  await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '');
   const pid = Number(readFileSync(pidFile, 'utf8'));
   cleanup.push(() => {
     try {
@@ -196,7 +197,7 @@ describe('serve, requests in flight', () => {
       readFileSync(record, 'utf8')
         .split('\n')
         .filter((l) => l.includes('"ping"')).length;
-    while (seen() < MAX_IN_FLIGHT) await sleep(20);
+    await until(() => seen() >= MAX_IN_FLIGHT);
     await sleep(100);
     expect(seen()).toBe(MAX_IN_FLIGHT);
   });

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PENDING_MESSAGES, runServe, SERVE_HOLD_BYTES, type ServeCommandOptions } from '../src/cli/serve.js';
 import { decodeText, encodeText } from '../src/index.js';
 import { connectHost, TIMEOUT, textOf } from './http-helpers.ts';
+import { until } from './until.ts';
 
 /** The errors a recording child was sent, as [id, code]. */
 const errorsIn = (record: string) =>
@@ -63,7 +64,7 @@ function collect(res: Response) {
   })().catch(() => {});
   return {
     has: async (text: string) => {
-      while (!got.includes(text)) await sleep(20);
+      await until(() => got.includes(text));
     },
   };
 }
@@ -85,7 +86,7 @@ describe('serve, a host that leaves a request', () => {
     await leaveSlowCall(url, session, 'cancelled');
     // (The child's handler ends now; the SDK server sends no answer to a cancelled request.)
     await (await post(url, call(9, 'release'), session)).text();
-    while (!logs.some((l) => l.startsWith('session ended (idle)'))) await sleep(50);
+    await until(() => logs.some((l) => l.startsWith('session ended (idle)')));
   });
 
   it.each(['cancelled', 'abandoned'] as const)(
@@ -98,7 +99,7 @@ describe('serve, a host that leaves a request', () => {
       // flight it stays on that call's stream (replayed if the host resumes it); with no call in
       // flight it waits for a GET stream, and a line says so.
       await (await post(url, call(8, 'notify_later'), session)).text();
-      if (how === 'cancelled') while (!logs.some((l) => l.includes('wait for the host to open its GET stream'))) await sleep(20);
+      if (how === 'cancelled') await until(() => logs.some((l) => l.includes('wait for the host to open its GET stream')));
       const get = collect(await fetch(url, { headers: { ...HEADERS, accept: 'text/event-stream', 'mcp-session-id': session } }));
       await (await post(url, call(10, 'notify_later'), session)).text();
       await get.has(encodeText('Qwen later'));
@@ -168,7 +169,7 @@ describe('serve, a host that reads nothing', () => {
   it('ends the session once the host has read nothing for --session-idle', async () => {
     const { logs, written } = await flooded({ sessionIdleMs: 1500 });
     expect(written()).toBeLessThan(MIB);
-    while (!logs.includes('session ended (idle: the host reads nothing); 0 open')) await sleep(50);
+    await until(() => logs.includes('session ended (idle: the host reads nothing); 0 open'));
   });
 });
 
@@ -197,7 +198,7 @@ describe('serve, a host whose answers to the server collide once decoded', () =>
             ['s2', -32602],
           ]
         : [['s1', -32602]];
-      while (told().length < want.length) await sleep(20);
+      await until(() => told().length >= want.length);
       expect(told()).toEqual(want);
     });
   }
@@ -226,7 +227,7 @@ describe('serve, a host body that is not UTF-8', () => {
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l) as { id?: unknown; error?: { code: number }; method?: string });
-    while (!seen().some((m) => m.id === 's1')) await sleep(20);
+    await until(() => seen().some((m) => m.id === 's1'));
     expect(readFileSync(record, 'utf8')).not.toContain('\uFFFD');
     expect(seen().map((m) => [m.id, m.error?.code ?? m.method])).toEqual([
       [0, 'initialize'],
@@ -245,7 +246,7 @@ describe('serve, a host body that is not UTF-8', () => {
     ];
     const batch = await raw(url, badText(JSON.stringify(both)), session);
     expect(await batch.json()).toMatchObject([{ id: 4, error: { code: -32700 } }]);
-    while (seen().length < 4) await sleep(20);
+    await until(() => seen().length >= 4);
     expect(seen()[3]).toMatchObject({ id: 's2', error: { code: -32700 } });
     expect(logs.join('\n')).not.toContain('AB');
   });
@@ -270,7 +271,7 @@ describe('serve, a host body that does not parse', () => {
     // A notification last: once the child has it, it would have had any of the above before it.
     expect((await send('{"jsonrpc":"2.0","method":"notifications/marker"}')).status).toBe(202);
     const seen = () => readFileSync(record, 'utf8').split('\n').filter(Boolean);
-    while (seen().length < 3) await sleep(20);
+    await until(() => seen().length >= 3);
     expect(seen().map((l) => JSON.parse(l).method)).toEqual(['initialize', 'notifications/initialized', 'notifications/marker']);
   });
 });
@@ -306,7 +307,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
       /"id":3,"error":\{"code":-32700,"message":"message \d+ from the server was refused \(invalid UTF-8 at byte \d+\) and not forwarded"/,
     );
     const told = () => errorsIn(record);
-    while (told().length === 0) await sleep(20);
+    await until(() => told().length > 0);
     expect(told()).toEqual([['srv-9', -32700]]);
     expect(logs.join('\n')).not.toContain('AB');
   });
@@ -344,7 +345,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
 
   it('waits for the GET stream, up to its bound; past it, a line on stderr and an error for the request', async () => {
     const { url, logs, session, record } = await start(PENDING_MESSAGES + 1);
-    while (!logs.some((l) => l.includes('not delivered'))) await sleep(20);
+    await until(() => logs.some((l) => l.includes('not delivered')));
     const get = await fetch(url, { headers: { ...HEADERS, accept: 'text/event-stream', 'mcp-session-id': session } });
     const reader = get.body!.getReader();
     let text = '';
@@ -364,7 +365,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
         ),
       ),
     ]);
-    while (errorsIn(record).length === 0) await sleep(20);
+    await until(() => errorsIn(record).length > 0);
     expect(errorsIn(record)).toEqual([['srv-1', -32000]]);
     expect(logs.join('\n')).not.toMatch(/Qwen/);
   });
@@ -379,7 +380,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
     const eventId = (await init.text()).match(/^id: (.+)$/m)![1]!;
     const session = init.headers.get('mcp-session-id')!;
     await (await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
-    while (!logs.some((l) => l.includes('wait for the host to open its GET stream'))) await sleep(20);
+    await until(() => logs.some((l) => l.includes('wait for the host to open its GET stream')));
     const get = (h: Record<string, string>) =>
       fetch(url, { headers: { ...HEADERS, accept: 'text/event-stream', 'mcp-session-id': session, ...h } });
     // Resuming the answered initialize stream: nothing after that event, and it ends.
@@ -394,7 +395,7 @@ require('node:readline').createInterface({ input: process.stdin }).on('line', (l
   it('or goes out on the next response stream the host opens, before its answer', async () => {
     const { url, logs, session } = await start(2);
     // (The server has sent them; nothing was open to take them.)
-    while (!logs.some((l) => l.includes('wait for the host to open its GET stream'))) await sleep(20);
+    await until(() => logs.some((l) => l.includes('wait for the host to open its GET stream')));
     const text = await (await post(url, { jsonrpc: '2.0', id: 5, method: 'ping' }, session)).text();
     expect(data(text).map((m) => m.method ?? m.id)).toEqual(['notifications/message', 'notifications/message', 'roots/list', 5]);
   });

@@ -10,6 +10,7 @@ import {
   TIMEOUT,
   textOf,
 } from './http-helpers.ts';
+import { until } from './until.ts';
 
 vi.setConfig({ testTimeout: 20_000 }); // (a hang fails fast)
 const SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
@@ -92,7 +93,7 @@ describe('serve', () => {
     // (Long enough that initialize itself, on a busy host, is not cut off as idle.)
     const { url, logs } = await serve({ sessionIdleMs: 4000 });
     await connect(url);
-    while (!logs.some((l) => l.startsWith('session ended (idle)'))) await new Promise((r) => setTimeout(r, 50));
+    await until(() => logs.some((l) => l.startsWith('session ended (idle)')));
   });
 
   it('with --guard, asks the child for its tool list to judge a call made before any list; the answer stays with serve', async () => {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEntry } from '../src/guard/audit.ts';
 import { createCodec } from '../src/index.ts';
 import { CallTimeoutTransport, PayloadFilteringTransport, ToolCallGuardTransport } from '../src/mcp/index.ts';
-import { NO_ANSWER, record, seen, until } from './call-timeout-helpers.ts';
+import { LIMIT_MS, MAX_MS, NO_ANSWER, record, seen, slowServer, until } from './call-timeout-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
 const cleanup: (() => unknown)[] = [];
@@ -15,7 +15,7 @@ afterEach(async () => {
 
 async function connect(wrap: (t: Transport) => Transport) {
   const file = record();
-  const stdio = new StdioClientTransport({ command: process.execPath, args: ['test/fixtures/slow-server.mjs', file], stderr: 'pipe' });
+  const stdio = new StdioClientTransport({ command: process.execPath, args: slowServer(file), stderr: 'pipe' });
   const stderr: string[] = [];
   stdio.stderr?.on('data', (d: Buffer) => void stderr.push(d.toString()));
   const client = new Client({ name: 'host', version: '1.0.0' });
@@ -28,7 +28,7 @@ async function connect(wrap: (t: Transport) => Transport) {
 }
 
 const timed =
-  (ms = 1000, max?: number) =>
+  (ms = LIMIT_MS, max?: number) =>
   (t: Transport) =>
     new CallTimeoutTransport(t, { callTimeoutMs: ms, callTimeoutMaxMs: max });
 
@@ -64,7 +64,7 @@ describe('CallTimeoutTransport', () => {
   });
 
   it('lets progress keep a call going past the limit, up to the max', async () => {
-    const { client } = await connect(timed(1000, 2500));
+    const { client } = await connect(timed(LIMIT_MS, MAX_MS));
     let progress = 0;
     expect(await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ })).toEqual({
       content: [{ type: 'text', text: 'done' }],
@@ -82,7 +82,7 @@ describe('ToolCallGuardTransport({ callTimeoutMs })', () => {
   it('times the calls it lets through, and tells onAudit', async () => {
     const audit: AuditEntry[] = [];
     const { client, file } = await connect(
-      (t) => new ToolCallGuardTransport(t, { callTimeoutMs: 1000, onAudit: (e) => void audit.push(e) }),
+      (t) => new ToolCallGuardTransport(t, { callTimeoutMs: LIMIT_MS, onAudit: (e) => void audit.push(e) }),
     );
     const blocked = await client.callTool({ name: 'nosuch', arguments: {} });
     expect(blocked.isError).toBe(true);
