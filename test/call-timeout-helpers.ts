@@ -8,12 +8,13 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** The limit under test (ms), and the max that progress tests set (2.5 limits). */
-export const LIMIT_MS = 400;
-export const MAX_MS = 1000;
-export const NO_ANSWER = 'no answer from the server within 0.4 s';
-/** The answer text where the limit is 1 s: the CLI's least (--call-timeout takes whole seconds). */
-export const NO_ANSWER_1S = 'no answer from the server within 1 s';
+/**
+ * The limit under test (ms), and the max that progress tests set (2.5 limits). The first request
+ * timed is `initialize`, which waits for a child process to start: 400 ms was passed at load 38.
+ */
+export const LIMIT_MS = 1000;
+export const MAX_MS = 2500;
+export const NO_ANSWER = 'no answer from the server within 1 s';
 
 /** slow-server.mjs for LIMIT_MS: recording into `file`, a tick a tenth of the limit. */
 export const slowServer = (file: string, ...flags: string[]) => ['test/fixtures/slow-server.mjs', file, `tick=${LIMIT_MS / 10}`, ...flags];

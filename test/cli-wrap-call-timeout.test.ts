@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it, type TestContext } from 'vitest';
-import { NO_ANSWER_1S as NO_ANSWER, until } from './call-timeout-helpers.ts';
+import { NO_ANSWER, until } from './call-timeout-helpers.ts';
 import { CLI, CliSession, cliRuns, fixture, ROOT } from './fixtures/cli-session.ts';
 
 const SERVER = fixture('slow-server.mjs');

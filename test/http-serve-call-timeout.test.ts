@@ -10,7 +10,7 @@ import { describe, expect, it, type TestContext, vi } from 'vitest';
 import { runServe } from '../src/cli/serve.js';
 import type { AuditEntry, OnAudit } from '../src/guard/audit.ts';
 import { createCodec } from '../src/index.ts';
-import { NO_ANSWER_1S as NO_ANSWER, record, seen, until } from './call-timeout-helpers.ts';
+import { NO_ANSWER, record, seen, until } from './call-timeout-helpers.ts';
 import { connectHost, RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
