@@ -77,7 +77,13 @@ export async function main(argv: string[]): Promise<number> {
       const audit = line.values.audit === undefined ? undefined : openAuditFile(line.values.audit, Boolean(line.flags['audit-all']));
       // The server starts now, and wrap's code loads while it does (server-process.ts).
       const server = startServer(file, args);
-      const { wrap } = await import('./cli/wrap.js');
+      let wrap: typeof import('./cli/wrap.js').wrap;
+      try {
+        ({ wrap } = await import('./cli/wrap.js'));
+      } catch (e) {
+        server.child.kill(); // (else it outlives the error, and holds this process open with it)
+        throw e;
+      }
       return wrap(server, {
         stream: options,
         guard,

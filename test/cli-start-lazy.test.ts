@@ -1,7 +1,8 @@
 // What the CLI loads before it does its job, watched from inside the process: a module hook logs
 // every module resolved, and a preload logs the moment child_process.spawn is first called.
 // `--help` loads neither the codec (its WASM core) nor child processes nor HTTP; `wrap` starts the
-// server before it loads the stream layer, so that loading and the server's own start overlap.
+// server before it loads the stream layer, so that loading and the server's own start overlap;
+// a command whose code fails to load ends with the error and status 1, leaving nothing running.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,11 @@ export async function resolve(specifier, context, next) {
   const r = await next(specifier, context);
   appendFileSync(process.env.MODULE_LOG, r.url + '\\n');
   return r;
+}
+export async function load(url, context, next) {
+  const fail = process.env.FAIL_MODULE;
+  if (fail && url.includes(fail)) return { format: 'module', source: 'throw new Error("cannot load " + ' + JSON.stringify(JSON.stringify(url)) + ')', shortCircuit: true };
+  return next(url, context);
 }`;
 const PRELOAD = `import { register, syncBuiltinESMExports } from 'node:module';
 import cp from 'node:child_process';
@@ -24,7 +30,9 @@ register(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});
 const spawn = cp.spawn;
 cp.spawn = (...args) => {
   appendFileSync(process.env.MODULE_LOG, 'SPAWN\\n');
-  return spawn(...args);
+  const child = spawn(...args);
+  appendFileSync(process.env.MODULE_LOG, 'PID ' + child.pid + '\\n');
+  return child;
 };
 syncBuiltinESMExports();`;
 writeFileSync(join(dir, 'hooks.mjs'), HOOKS);
@@ -32,17 +40,18 @@ writeFileSync(join(dir, 'preload.mjs'), PRELOAD);
 
 let run = 0;
 /** What the process loaded, in order (and SPAWN where it started a child), and its output. */
-function loads(args: string[]): { log: string[]; stdout: string } {
+function loads(args: string[], status = 0, env: Record<string, string> = {}): { log: string[]; stdout: string; stderr: string } {
   const log = join(dir, `log-${run++}`);
   writeFileSync(log, '');
   const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, CLI, ...args], {
     cwd: ROOT,
     input: '',
     encoding: 'utf8',
-    env: { ...process.env, MODULE_LOG: log },
+    env: { ...process.env, MODULE_LOG: log, ...env },
+    timeout: 10_000,
   });
-  expect(r.status, r.stderr).toBe(0);
-  return { log: readFileSync(log, 'utf8').split('\n').filter(Boolean), stdout: r.stdout };
+  expect(r.status, r.stderr).toBe(status);
+  return { log: readFileSync(log, 'utf8').split('\n').filter(Boolean), stdout: r.stdout, stderr: r.stderr };
 }
 
 /** Whether module `url` is one of ours whose text holds `text`. */
@@ -64,5 +73,36 @@ describe('the CLI loads what a command uses, when it uses it', () => {
     const stream = log.findIndex((url) => holds(url, 'function createByteTransformer('));
     expect(spawned).toBeGreaterThanOrEqual(0);
     expect(stream).toBeGreaterThan(spawned);
+  });
+
+  it('wrap whose code fails to load: the error, status 1, and the server it started is ended', () => {
+    // (the server lives until it is ended; the preload logs its pid)
+    const { log, stderr } = loads(['wrap', process.execPath, '-e', 'setInterval(() => {}, 1000)'], 1, {
+      FAIL_MODULE: '/dist/chunks/wrap-',
+    });
+    // (the status is read once the process has ended: a wrap that waits on its server fails at spawnSync's timeout)
+    expect(stderr).toMatch(/^mcp-payload-codec: cannot load .*wrap-/);
+    const pid = Number(log.find((l) => l.startsWith('PID '))!.slice(4));
+    let alive = true;
+    try {
+      process.kill(pid); // (gone already: throws ESRCH)
+    } catch {
+      alive = false;
+    }
+    expect(alive).toBe(false);
+  });
+
+  it('each other command whose code fails to load: the error and status 1', () => {
+    const cases: [string[], string][] = [
+      [['proxy', '--upstream', 'http://127.0.0.1:9/mcp'], 'proxy-'],
+      [['connect', 'http://127.0.0.1:9/mcp'], 'connect-'],
+      [['serve', process.execPath, '-e', '0'], 'serve-'],
+      [['encode'], 'transform-'],
+      [['scan'], 'scan-'],
+    ];
+    for (const [args, chunk] of cases) {
+      const { stderr } = loads(args, 1, { FAIL_MODULE: `/dist/chunks/${chunk}` });
+      expect(stderr).toMatch(/^mcp-payload-codec: cannot load /);
+    }
   });
 });

@@ -9,6 +9,7 @@ import { createServer, request, type Server, type ServerResponse } from 'node:ht
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen } from '../src/cli/node-http.js';
+import { openUpstream } from '../src/cli/node-upstream.js';
 import { runProxy } from '../src/cli/proxy.js';
 import { createFilteringProxy } from '../src/http/index.js';
 import { encodeText } from '../src/index.ts';
@@ -175,4 +176,22 @@ describe('proxy: GET event streams held over node:http', () => {
     const open = await new Promise<number>((r, j) => up.getConnections((e, n) => (e ? j(e) : r(n))));
     expect(open).toBe(0);
   }, 10_000);
+
+  it('tells a body cut before its reader starts (a response held meanwhile, as the access layer holds one to sign its session id)', async () => {
+    let cut!: () => void;
+    const up = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"jsonrpc":"2.0",');
+      cut = () => res.socket!.destroy();
+    });
+    const url = `${await onLoopback(up, cleanup)}/mcp`;
+    const opened = await openUpstream(new URL(url), new Headers({ accept: 'text/event-stream' }), new AbortController().signal);
+    cut();
+    await new Promise((r) => setTimeout(r, 100)); // (the connection is gone before anyone reads)
+    const how = await new Promise<string>((resolve) => {
+      opened.source.start({ data: () => {}, end: () => resolve('end'), error: () => resolve('error') });
+      setTimeout(() => resolve('nothing: the body would be waited for for ever'), 2000);
+    });
+    expect(how).toBe('error');
+  });
 });

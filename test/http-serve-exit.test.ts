@@ -78,4 +78,18 @@ describe('serve, a child that dies with requests in flight', () => {
     expect(call).toMatch(/^data: \{"jsonrpc":"2.0","id":9007199254740993,"result":\{.*"isError":true/m);
     expect(read).toMatch(/^data: \{"jsonrpc":"2.0","id":123456789012345678901234567890,"error":\{"code":-32603,/m);
   });
+
+  it('a command that cannot be started: its initialize is answered so, not with an exit code', async () => {
+    const logs: string[] = [];
+    const served = await runServe({ command: ['/nonexistent/mcp-server'], port: 0, log: (l) => void logs.push(l) });
+    cleanup.push(() => served.close());
+    const init = await fetch(served.url, {
+      method: 'POST',
+      headers: HEADERS,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: RAW_INITIALIZE_PARAMS }),
+    });
+    const text = await init.text();
+    expect(text).toMatch(/"error":\{"code":-32603,"message":"Not answered: the server could not be started; the session has ended"/);
+    expect(logs).toContain('session ended (the server could not be started); 0 open');
+  });
 });

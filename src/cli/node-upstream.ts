@@ -42,25 +42,32 @@ function sourceOf(response: IncomingMessage, request: ClientRequest): ByteSource
   let body: Readable = response;
   for (const d of chain) body = body.pipe(d as unknown as NodeJS.WritableStream) as unknown as Readable;
   for (const d of chain) d.on('error', stop); // (a decoder's error ends the body below as a failure)
+  // A body cut short (the connection reset or closed inside it): 'error', or 'close' without 'end'.
+  // Listened for from here, not from `start`: the body may be cut before its reader starts (the
+  // response held meanwhile: the access layer signs its session id), and these come only once.
+  let on: Parameters<ByteSource['start']>[0] | undefined;
+  let ended = false;
+  let failed = false;
+  let failure: unknown;
+  const fail = (e: unknown) => {
+    if (ended || failed) return;
+    failed = true;
+    failure = e;
+    on?.error(e);
+  };
+  body.once('error', fail);
+  body.once('close', () => fail(new Error('upstream body ended before its end')));
+  response.once('error', fail);
+  response.once('aborted', () => fail(new Error('upstream body aborted')));
   return {
-    start(on) {
-      let ended = false;
-      body.on('data', (chunk: Buffer) => on.data(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+    start(o) {
+      on = o;
+      body.on('data', (chunk: Buffer) => o.data(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
       body.once('end', () => {
         ended = true;
-        on.end();
+        o.end();
       });
-      // A body cut short (the connection reset or closed inside it): 'error', or 'close' without 'end'.
-      let failed = false;
-      const fail = (e: unknown) => {
-        if (ended || failed) return;
-        failed = true;
-        on.error(e);
-      };
-      body.once('error', fail);
-      body.once('close', () => fail(new Error('upstream body ended before its end')));
-      response.once('error', fail);
-      response.once('aborted', () => fail(new Error('upstream body aborted')));
+      if (failed) o.error(failure);
     },
     pause: () => void body.pause(),
     resume: () => void body.resume(),

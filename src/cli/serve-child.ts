@@ -35,7 +35,8 @@ export async function exitStatus(c: SessionChild): Promise<string> {
     const timer = new Promise((r) => setTimeout(r, 1000).unref?.());
     await Promise.race([once(c as ChildProcess, 'exit').catch(() => {}), once(c as ChildProcess, 'error').catch(() => {}), timer]);
   }
+  // (One that could not be started has no pid; Node gives it a negative errno as exit code: -2.)
+  if (c.pid === undefined) return 'could not be started';
   if (c.signalCode) return `was killed by ${c.signalCode}`;
-  if (c.exitCode !== null) return `exited with code ${c.exitCode}`;
-  return c.pid === undefined ? 'could not be started' : 'closed its output';
+  return c.exitCode !== null ? `exited with code ${c.exitCode}` : 'closed its output';
 }

@@ -18,7 +18,7 @@ import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
-import { encodedHead, encodeResponse, isJson, mediaType, responseKind } from './response.js';
+import { encodedHead, encodeResponse, isJson, mediaType, NULL_BODY, responseKind } from './response.js';
 import { sessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 import { sendTimed, timedOutReply, timePost } from './timed.js';
@@ -56,9 +56,6 @@ export interface OpenedStream {
 }
 
 export type OpenStream = (url: URL, headers: Headers, signal: AbortSignal) => Promise<OpenedStream>;
-
-/** Statuses whose responses have no body (Response refuses one). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** The code the SDK's servers give a request of a session they do not know. */
 const SESSION_NOT_FOUND = -32001;

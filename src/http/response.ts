@@ -14,7 +14,7 @@ import { STREAM_PAST, wholeEvents } from './sse-events.js';
 import { type TimedPost, timedEvents } from './timed.js';
 
 /** Statuses whose responses have no body (Response refuses one). */
-const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+export const NULL_BODY: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
 
 export function mediaType(contentType: string | null): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
