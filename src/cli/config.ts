@@ -144,7 +144,7 @@ export function configFromJson(
   return config;
 }
 
-/** A config holds options: past this it is not read on (a FIFO or /dev/zero named by mistake ends too). */
+/** A config holds options: past this it is not read on (/dev/zero or an endless pipe named by mistake). */
 export const CONFIG_MAX_BYTES = 4 << 20;
 
 /** At most `max` + 1 bytes of the file, so that a larger one can be told from one of `max`. */
