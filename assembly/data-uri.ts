@@ -1,4 +1,4 @@
-// Recognises a whole base64 `data:` URI, byte by byte, as src/protocol-fields.ts defines it
+// Recognises a whole base64 `data:` URI, byte by byte, as src/codec/protocol-fields.ts defines it
 // (isBase64DataUri): `data:` and `;base64,` in any ASCII case, a media type of printable ASCII
 // without space, '"', ',' or '\', then base64 (standard or URL-safe) with up to two '='.
 // Its header (`data:` to the comma) is text and its base64 is kept. One that holds the token

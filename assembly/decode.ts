@@ -3,7 +3,7 @@
 // failed candidate the scan resumes one byte after where it began (the prefix is ASCII, so one
 // byte is one character). A record per token goes to `out`: [start, end) in bytes and its
 // decoded byte count; the decoded bytes, back to back, go to `aux`. (JS strings are decoded by
-// src/token-decode.ts on the same rules: tokens are ASCII, so no UTF-8 is needed there.)
+// src/codec/token-decode.ts on the same rules: tokens are ASCII, so no UTF-8 is needed there.)
 import { D_MATCHES, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN, TOKEN_RECORD_SIZE } from './abi';
 import { CASE_BIT, DIGIT_0, LOWER_A, UPPER_A } from './bytes';
 import { isValidUtf8 } from './utf8';

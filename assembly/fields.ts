@@ -1,5 +1,5 @@
 // The keys the transducer acts on: the JSON-RPC envelope, media and resource shapes, and the
-// protocol fields of the MCP schema. src/protocol-fields.ts states the policy;
+// protocol fields of the MCP schema. src/codec/protocol-fields.ts states the policy;
 // json/envelope.ts applies it by path with these ids; test/field-policy.test.ts holds the two
 // to each other.
 

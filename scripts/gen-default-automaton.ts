@@ -5,9 +5,9 @@
 // the committed file is not what this renders (after a change to the terms or the compiler).
 // Run: node scripts/run-ts.mjs scripts/gen-default-automaton.ts
 import { writeFileSync } from 'node:fs';
+import { resolveOptions } from '../src/codec/options.ts';
 import { compilePatternDfa } from '../src/compile/dfa.ts';
 import { patternsKey } from '../src/compile/patterns-key.ts';
-import { resolveOptions } from '../src/options.ts';
 
 const b36 = (n: number) => n.toString(36);
 

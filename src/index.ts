@@ -1,5 +1,4 @@
-export { type Codec, createCodec } from './codec.js';
-export { ArgumentIntegrityError, formatPath, type JsonPath, PayloadKeyCollisionError, WasmMemoryFullError } from './errors.js';
+export { type Codec, createCodec } from './codec/codec.js';
 export {
   assertNoReplacementCharacters,
   type ByteIntegrityReport,
@@ -10,12 +9,13 @@ export {
   findReplacementCharacters,
   type IntegrityReport,
   type IntegrityReports,
-} from './integrity.js';
-export { FILTER_ENV, isFilterEnabled } from './opt-in.js';
-export type { CodecOptions, HexCase } from './options.js';
-export { DEFAULT_TERMS, type TermSet, type TermSetInput } from './terms.js';
+} from './codec/integrity.js';
+export type { CodecOptions, HexCase } from './codec/options.js';
+export { DEFAULT_TERMS, type TermSet, type TermSetInput } from './codec/terms.js';
+export { ArgumentIntegrityError, formatPath, type JsonPath, PayloadKeyCollisionError, WasmMemoryFullError } from './errors.js';
+export { FILTER_ENV, isFilterEnabled } from './util/opt-in.js';
 
-import { createCodec } from './codec.js';
+import { createCodec } from './codec/codec.js';
 
 const defaultCodec = createCodec();
 

@@ -2,10 +2,10 @@
 // boundary, carried-over candidates, and regions that must grow for one huge token.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compile } from '../src/compiled.ts';
+import { compile } from '../src/codec/compiled.ts';
+import { resolveOptions } from '../src/codec/options.ts';
 import { DEFAULT_CHUNK_BYTES, encodeString } from '../src/core/encode-string.ts';
 import { decodeText, encodeText } from '../src/index.ts';
-import { resolveOptions } from '../src/options.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 import { referenceEncode } from './reference.ts';
 import { MOBILE_MCP } from './reference-options.ts';

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PartialBatches } from '../src/cli/partial-batches.ts';
 import { createCodec, encodeText } from '../src/index.ts';
-import type { Message } from '../src/jsonrpc.ts';
+import type { Message } from '../src/jsonrpc/message.ts';
 import { runs } from './arbitraries.ts';
 
 const codec = createCodec();

@@ -7,7 +7,7 @@ import type { HostMessage } from '../src/cli/host-message.ts';
 import { ServeSession, type SessionOptions } from '../src/cli/serve-session.ts';
 import { CallGuard } from '../src/http/call-guard.ts';
 import { createCodec, encodeText } from '../src/index.ts';
-import { rawIds } from '../src/raw-id.ts';
+import { rawIds } from '../src/jsonrpc/raw-id.ts';
 import { FakeChild, SseEvents, until } from './fake-child.ts';
 
 const codec = createCodec();

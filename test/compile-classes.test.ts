@@ -4,10 +4,10 @@
 // the core walks must be the same, entry for entry.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_TERMS, expandPatterns, type Pattern } from '../src/codec/terms.ts';
 import { byteClasses } from '../src/compile/byte-classes.ts';
 import { compilePatternDfa, patternBytes } from '../src/compile/dfa.ts';
 import { determinize } from '../src/compile/subsets.ts';
-import { DEFAULT_TERMS, expandPatterns, type Pattern } from '../src/terms.ts';
 import { runs } from './arbitraries.ts';
 
 /** The DFA over 256 bytes, packed by column equality: the construction before classes came first. */

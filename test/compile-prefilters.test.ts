@@ -4,10 +4,10 @@
 // core skip a match; the property tests through the core find that only if they hit it.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { resolveOptions } from '../src/codec/options.ts';
+import type { Pattern } from '../src/codec/terms.ts';
 import { compilePatternDfa } from '../src/compile/dfa.ts';
 import { gramHash } from '../src/compile/start-set.ts';
-import { resolveOptions } from '../src/options.ts';
-import type { Pattern } from '../src/terms.ts';
 import { runs } from './arbitraries.ts';
 
 /** Stage 1 as the core reads the masks: some bucket admits the four bytes, each `| 0x20`. */

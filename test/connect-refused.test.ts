@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runConnect } from '../src/cli/connect.ts';
-import { firstInvalidUtf8Byte } from '../src/invalid-utf8.ts';
+import { firstInvalidUtf8Byte } from '../src/codec/invalid-utf8.ts';
 import { runs } from './arbitraries.ts';
 import { cpuMillis } from './scaling.ts';
 import { firstBadByte } from './utf8-reference.ts';

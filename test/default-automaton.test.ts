@@ -4,11 +4,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { render } from '../scripts/gen-default-automaton.ts';
+import { resolveOptions } from '../src/codec/options.ts';
 import { defaultAutomaton } from '../src/compile/default-tables.ts';
 import { compilePatternDfa } from '../src/compile/dfa.ts';
 import { compileAutomaton } from '../src/compile/index.ts';
 import { patternsKey } from '../src/compile/patterns-key.ts';
-import { resolveOptions } from '../src/options.ts';
 
 const same = (a: ArrayLike<number>, b: ArrayLike<number>) => Buffer.from(Uint8Array.from(a)).equals(Buffer.from(Uint8Array.from(b)));
 

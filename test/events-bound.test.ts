@@ -5,7 +5,8 @@
 // resolved (decoding: two EV_RESOLVE and an EV_OBJ_CLOSE per byte).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compile } from '../src/compiled.ts';
+import { compile } from '../src/codec/compiled.ts';
+import { resolveOptions } from '../src/codec/options.ts';
 import {
   E_EVENTS,
   EV_PER_BYTE,
@@ -30,7 +31,6 @@ import {
 } from '../src/core/abi.ts';
 import { core } from '../src/core/instance.ts';
 import { allocate, free, heap, heap32 } from '../src/core/memory.ts';
-import { resolveOptions } from '../src/options.ts';
 import { SLICE } from '../src/stream/core-regions.ts';
 import { PayloadStreamError } from '../src/stream/index.ts';
 import { Transducer } from '../src/stream/transducer.ts';

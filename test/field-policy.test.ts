@@ -1,12 +1,12 @@
-// The field policy (src/protocol-fields.ts): protocol fields and opaque base64 pass untouched,
+// The field policy (src/codec/protocol-fields.ts): protocol fields and opaque base64 pass untouched,
 // tool schemas' maxLength is widened, everything else stays payload; the object API against a
 // small recursive reference, and the streams (the core's own copy of the rules) against the
 // object API, on generated MCP messages with terms in every field.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isBase64DataUri, schemaWidening } from '../src/codec/protocol-fields.ts';
+import { expandPatterns } from '../src/codec/terms.ts';
 import { type Codec, createCodec, DEFAULT_TERMS, encodeText, PayloadKeyCollisionError } from '../src/index.ts';
-import { isBase64DataUri, schemaWidening } from '../src/protocol-fields.ts';
-import { expandPatterns } from '../src/terms.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 import { bytes, choices, split, streamAgreesWithObjectApi, transformChunks, writeJson } from './stream-helpers.ts';
 

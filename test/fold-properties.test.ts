@@ -2,9 +2,9 @@
 // occurrence is inside a token, nothing folds to a term after encoding, and the round trip.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compile } from '../src/compiled.ts';
+import { compile } from '../src/codec/compiled.ts';
+import { resolveOptions } from '../src/codec/options.ts';
 import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
-import { resolveOptions } from '../src/options.ts';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { anyString, fragmentString, runs } from './arbitraries.ts';
 import { foldedOccurrences, foldedPatterns, foldMap, lookalikeText, refFold, spreadTerm, tokenSpans } from './fold-reference.ts';

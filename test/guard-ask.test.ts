@@ -3,7 +3,7 @@
 // wait for one asking together, a change announced while asking.
 import { describe, expect, it } from 'vitest';
 import { type ListTools, ToolCallGuard } from '../src/guard/tool.js';
-import type { Message } from '../src/jsonrpc.js';
+import type { Message } from '../src/jsonrpc/message.js';
 
 const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } }) as Message;
 const tool = (name: string) => ({ name, inputSchema: { type: 'object' } });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../src/guard/audit.js';
 import { ToolCallGuard } from '../src/guard/tool.js';
-import type { Message } from '../src/jsonrpc.js';
+import type { Message } from '../src/jsonrpc/message.js';
 
 const call = (id: number | string, name: string, args: Record<string, unknown>) =>
   ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } }) as Message;

@@ -9,7 +9,7 @@ import type { AuditEntry } from '../src/guard/audit.js';
 import { DROPPED } from '../src/guard/drop.js';
 import { ToolCallGuard } from '../src/guard/tool.js';
 import { CallGuard, screen } from '../src/http/call-guard.js';
-import type { Message } from '../src/jsonrpc.js';
+import type { Message } from '../src/jsonrpc/message.js';
 
 const LIST = { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] };
 

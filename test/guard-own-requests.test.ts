@@ -3,7 +3,7 @@
 // client under such an id would have the user's yes read as a confirmation).
 import { describe, expect, it } from 'vitest';
 import { OwnRequests } from '../src/guard/own-requests.ts';
-import type { Message } from '../src/jsonrpc.ts';
+import type { Message } from '../src/jsonrpc/message.ts';
 
 const idsSentBy = (side: 'server' | 'client', n: number) => {
   const sent: string[] = [];

@@ -7,7 +7,7 @@
 // and name maps), batches, padding that moves everything across 64-byte blocks. `bad: false`
 // leaves out what makes a line invalid, so that most lines are taken.
 import fc from 'fast-check';
-import { concat } from '../src/concat.ts';
+import { concat } from '../src/util/concat.ts';
 
 const encoder = new TextEncoder();
 export const B = (s: string) => encoder.encode(s);

@@ -2,7 +2,7 @@
 // JSON array, with any whitespace, strings holding brackets, commas, quotes and escapes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { arrayElementSpans } from '../src/json-spans.ts';
+import { arrayElementSpans } from '../src/codec/json-spans.ts';
 import { runs } from './arbitraries.ts';
 
 const ws = fc.constantFrom('', ' ', '\n', '\t ', '\r\n');

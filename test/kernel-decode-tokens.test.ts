@@ -7,8 +7,8 @@
 // instance), placed so that the sequence starts at lane k after a whole block; the string goes
 // on for two more blocks, or ends right after the sequence. Both builds (the vitest projects).
 import { afterAll, describe, expect, it } from 'vitest';
-import { compile } from '../src/compiled.ts';
-import { resolveOptions } from '../src/options.ts';
+import { compile } from '../src/codec/compiled.ts';
+import { resolveOptions } from '../src/codec/options.ts';
 import { Transducer } from '../src/stream/transducer.ts';
 import { referenceDecode } from './reference.ts';
 import { CUA_DRIVER, MOBILE_MCP } from './reference-options.ts';

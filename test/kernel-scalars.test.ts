@@ -4,8 +4,8 @@
 // byte, is accepted exactly when JSON.parse accepts it, and comes out as it went in. Both builds.
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compile } from '../src/compiled.ts';
-import { resolveOptions } from '../src/options.ts';
+import { compile } from '../src/codec/compiled.ts';
+import { resolveOptions } from '../src/codec/options.ts';
 import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 

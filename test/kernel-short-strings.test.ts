@@ -5,11 +5,11 @@
 // end of strings of every length up to two SIMD blocks, through the transducer (one reused
 // instance per set), against the reference (test/reference.ts). Both builds (vitest projects).
 import { afterAll, describe, expect, it } from 'vitest';
-import { compile } from '../src/compiled.ts';
+import { compile } from '../src/codec/compiled.ts';
+import { resolveOptions } from '../src/codec/options.ts';
+import { DEFAULT_TERMS } from '../src/codec/terms.ts';
 import { createCodec } from '../src/index.ts';
-import { resolveOptions } from '../src/options.ts';
 import { Transducer } from '../src/stream/transducer.ts';
-import { DEFAULT_TERMS } from '../src/terms.ts';
 import { type ReferenceTerms, referenceEncode } from './reference.ts';
 
 const PREFIX = '__mcp_ref_';

@@ -6,8 +6,8 @@
 // sequence starts at lane k of a block: the string starts a block and is long enough that the
 // blocks before and after the sequence go through the 16-byte loop too.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compile } from '../src/compiled.ts';
-import { resolveOptions } from '../src/options.ts';
+import { compile } from '../src/codec/compiled.ts';
+import { resolveOptions } from '../src/codec/options.ts';
 import { PayloadStreamError } from '../src/stream/stream-error.ts';
 import { Transducer } from '../src/stream/transducer.ts';
 import { firstBadByte } from './utf8-reference.ts';

@@ -1,6 +1,6 @@
 // memoise keeps short keys only: a peer's long strings are computed each time, never held.
 import { describe, expect, it } from 'vitest';
-import { memoise } from '../src/memoise.ts';
+import { memoise } from '../src/util/memoise.ts';
 
 describe('memoise', () => {
   it('caches keys up to maxKeyLength, computes longer ones every time, and drops the cache when full', () => {

@@ -1,9 +1,9 @@
 // Options that would break the round trip (or leave terms in encoded text) are refused up front.
 import { describe, expect, it } from 'vitest';
-import { compile } from '../src/compiled.ts';
+import { compile } from '../src/codec/compiled.ts';
+import { checkTermsAgainstTokens, resolveOptions } from '../src/codec/options.ts';
+import { expandPatterns } from '../src/codec/terms.ts';
 import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
-import { checkTermsAgainstTokens, resolveOptions } from '../src/options.ts';
-import { expandPatterns } from '../src/terms.ts';
 
 describe('createCodec options', () => {
   it.each([

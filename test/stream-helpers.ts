@@ -1,9 +1,9 @@
 // Running a TransformStream over chunks, and writing JSON text the way varied producers do.
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { concat } from '../src/concat.ts';
 import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
+import { concat } from '../src/util/concat.ts';
 
 export const bytes = (s: string) => new TextEncoder().encode(s);
 /** Each UTF-16 unit of `s` as one byte (bytes that are not UTF-8 written as text). */

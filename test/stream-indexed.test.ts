@@ -8,8 +8,8 @@
 // the per-message path. And it does take the messages it should.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { TermSetInput } from '../src/codec/terms.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
-import type { TermSetInput } from '../src/terms.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { cat, line, message, render, scenarioOf, trace, written } from './ndjson-scenarios.ts';

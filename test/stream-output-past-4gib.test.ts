@@ -6,10 +6,10 @@
 // before its JSON value does' at a byte of that value; decoding threw a TypeError). Reached by
 // moving both counts mid-message, as that much output would have left them.
 import { describe, expect, it } from 'vitest';
-import { compile } from '../src/compiled.ts';
+import { compile } from '../src/codec/compiled.ts';
+import { resolveOptions } from '../src/codec/options.ts';
 import { J_OUT_TOTAL } from '../src/core/abi.ts';
 import { heap32 } from '../src/core/memory.ts';
-import { resolveOptions } from '../src/options.ts';
 import { MessagePipe } from '../src/stream/pipe.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);

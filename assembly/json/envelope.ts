@@ -66,7 +66,7 @@ export function keyRules(p: usize, n: u32): u32 {
   return v;
 }
 
-/** The protocol fields of PARAMS_RULE and RESULT_RULE (src/protocol-fields.ts), by path. */
+/** The protocol fields of PARAMS_RULE and RESULT_RULE (src/codec/protocol-fields.ts), by path. */
 function envelopeRules(v: u32, id: u32, depth: u32, level: u32): u32 {
   const env = get(J_ENV);
   if (depth == level + 1) {

@@ -2,8 +2,8 @@
 // JSON.stringify. Most rows time the synchronous core the TransformStreams run on; two time the
 // TransformStreams themselves.
 
-import { concat } from '../../src/concat.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../../src/stream/index.ts';
+import { concat } from '../../src/util/concat.ts';
 import { carefulPipeline, pipeline } from '../baseline-pipeline.ts';
 import type { BenchCase } from '../case.ts';
 import { keyedTraffic, MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from '../corpus.ts';

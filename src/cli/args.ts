@@ -9,7 +9,7 @@
 // (`wrap`, `serve`), the first argument that is not an option of ours starts the
 // child's command line, and everything from there on is the child's, even `--guard` or `--`.
 // `--` ends our options anywhere.
-import type { TermSetInput } from '../terms.js';
+import type { TermSetInput } from '../codec/terms.js';
 import { UsageError } from './usage-error.js';
 
 export const VALUE_OPTIONS = [

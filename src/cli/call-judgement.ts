@@ -9,8 +9,8 @@ import { damagedCall, integrityReply } from '../guard/integrity.js';
 import type { OwnRequests } from '../guard/own-requests.js';
 import { blockedReply } from '../guard/reply.js';
 import { type BlockedCall, blockedText, type ToolCallGuard } from '../guard/tool.js';
-import { isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
-import type { RawId } from '../raw-id.js';
+import { isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
+import type { RawId } from '../jsonrpc/raw-id.js';
 
 /** The guard's judgement of one tools/call: its answer when blocked, and why. */
 export interface Judgement {

@@ -7,11 +7,12 @@
 //
 // A server line is held whole only while some request is timed or waits, and only up to
 // `holdLimit` bytes: a longer line passes unread (its id may come last), said once.
-import { concat } from '../concat.js';
+
+import { keepElements } from '../codec/json-spans.js';
 import type { OnAudit } from '../guard/audit.js';
 import { CallTimer } from '../guard/call-timer.js';
-import { keepElements } from '../json-spans.js';
-import { idKey, memberText, rawIds } from '../raw-id.js';
+import { idKey, memberText, rawIds } from '../jsonrpc/raw-id.js';
+import { concat } from '../util/concat.js';
 import { LineSplitter } from './lines.js';
 import type { Reply } from './replies.js';
 

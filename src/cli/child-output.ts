@@ -4,10 +4,10 @@
 // does; one over maxMessageBytes throws (its request would wait forever). A refused line whose
 // ids can be read is answered as wrap answers it: the host's request gets the error (routed as
 // the server's answer would have been), the server's its own.
-import type { Codec } from '../codec.js';
-import { arrayElementSpans } from '../json-spans.js';
-import type { CodecOptions } from '../options.js';
-import { messageText } from '../raw-id.js';
+import type { Codec } from '../codec/codec.js';
+import { arrayElementSpans } from '../codec/json-spans.js';
+import type { CodecOptions } from '../codec/options.js';
+import { messageText } from '../jsonrpc/raw-id.js';
 import { createByteTransformer, type PayloadStreamError } from '../stream/index.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { oneLine } from './one-line.js';

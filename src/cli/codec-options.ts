@@ -1,10 +1,10 @@
 // Codec and stream options from the command line, checked up front: a bad option is a usage
 // error (exit code 2) before any child starts or any byte is read.
 import { readFileSync } from 'node:fs';
-import { createCodec } from '../codec.js';
-import type { CodecOptions, HexCase } from '../options.js';
+import { createCodec } from '../codec/codec.js';
+import type { CodecOptions, HexCase } from '../codec/options.js';
+import type { Fold } from '../codec/terms.js';
 import type { Framing } from '../stream/index.js';
-import type { Fold } from '../terms.js';
 import { type CommandLine, VALUE_TYPES } from './args.js';
 import { UsageError } from './usage-error.js';
 

@@ -7,7 +7,7 @@
 // whole), and a flag set in either is set (--guard-tools-only there replaces the file's guard).
 import { closeSync, openSync, readSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { TermSetInput } from '../terms.js';
+import type { TermSetInput } from '../codec/terms.js';
 import {
   type CommandLine,
   FLAG_OPTIONS,

@@ -4,14 +4,14 @@
 // the host is posted as it comes (remote-session.ts: the session id and protocol version, the
 // GET stream, resumption, DELETE when the host closes stdin; connect-relay.ts: each answer).
 import type { Readable, Writable } from 'node:stream';
-import { createCodec } from '../codec.js';
+import { createCodec } from '../codec/codec.js';
+import { firstInvalidUtf8Byte, readLeniently } from '../codec/invalid-utf8.js';
+import type { CodecOptions } from '../codec/options.js';
 import type { OnAudit } from '../guard/audit.js';
 import type { GuardMode } from '../http/call-guard.js';
 import { createFilteringFetch, type FetchLike } from '../http/fetch.js';
-import { firstInvalidUtf8Byte, readLeniently } from '../invalid-utf8.js';
-import { PARSE_ERROR, refusalReplies } from '../jsonrpc.js';
-import type { CodecOptions } from '../options.js';
-import { messageText } from '../raw-id.js';
+import { PARSE_ERROR, refusalReplies } from '../jsonrpc/message.js';
+import { messageText } from '../jsonrpc/raw-id.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';

@@ -21,15 +21,15 @@
 // go on) while the client is asked with an `elicitation/create` of the proxy's own, written to
 // the client like the server's requests; the client's answer, taken out of its input before any
 // queue, never reaches the server. Then the call goes on, or is answered as declined.
-import type { Codec } from '../codec.js';
-import { concat } from '../concat.js';
+import type { Codec } from '../codec/codec.js';
+import { keepElements } from '../codec/json-spans.js';
 import type { OnAudit } from '../guard/audit.js';
 import { OWN_ID_PREFIX, OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
 import { remember, ToolCallGuard } from '../guard/tool.js';
-import { keepElements } from '../json-spans.js';
-import { isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
-import { rawIds, underId } from '../raw-id.js';
+import { isId, isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
+import { rawIds, underId } from '../jsonrpc/raw-id.js';
+import { concat } from '../util/concat.js';
 import { auditJudgements, CallJudge, type Judgement } from './call-judgement.js';
 import { LineSplitter } from './lines.js';
 import { PartialBatches } from './partial-batches.js';

@@ -3,7 +3,7 @@
 // any of it. A line longer than `limit` is not held whole (that would cost its size in
 // memory): past the limit it streams out, and if it then turns out invalid, the client gets
 // it cut short and spoiled by the encoder so that no JSON parser accepts it.
-import { concat } from '../concat.js';
+import { concat } from '../util/concat.js';
 
 const NEWLINE = 0x0a;
 

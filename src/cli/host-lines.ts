@@ -1,9 +1,9 @@
 // connect's output to its host: one JSON-RPC message per line, written as the host reads (a
 // slow host holds up what is relayed to it), and the answers connect writes itself.
 import type { Writable } from 'node:stream';
-import type { Codec } from '../codec.js';
-import { errorResponse, SERVER_ERROR } from '../jsonrpc.js';
-import { messageText } from '../raw-id.js';
+import type { Codec } from '../codec/codec.js';
+import { errorResponse, SERVER_ERROR } from '../jsonrpc/message.js';
+import { messageText } from '../jsonrpc/raw-id.js';
 import type { PendingRequests } from './pending-requests.js';
 
 export class HostLines {

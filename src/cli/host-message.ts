@@ -1,6 +1,6 @@
 // A message a `serve` host POSTed, decoded: its bytes as the host wrote them (one line), its
 // value to look at (ids, methods, progress tokens) and its id as written.
-import { isId } from '../jsonrpc.js';
+import { isId } from '../jsonrpc/message.js';
 
 export interface HostMessage {
   bytes: Uint8Array;

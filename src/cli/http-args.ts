@@ -1,6 +1,6 @@
 // Values of the HTTP commands' options (proxy, connect, serve), read from the one command line
 // parser (args.ts), and what the three share.
-import type { CodecOptions } from '../options.js';
+import type { CodecOptions } from '../codec/options.js';
 import type { CommandLine } from './args.js';
 import { UsageError } from './usage-error.js';
 

@@ -1,4 +1,4 @@
-import { concat } from '../concat.js';
+import { concat } from '../util/concat.js';
 
 // Splits a byte stream into lines for the CLI's guard. `keep` decides, from a line's first
 // bytes (all of a short line), whether it is worth holding whole (tool lists are; screenshots

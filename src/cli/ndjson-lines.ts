@@ -1,7 +1,7 @@
 // NDJSON lines of a byte stream: split at '\n' only. A '\r' stays in its line, where JSON.parse
 // takes it as whitespace (node:readline would also split at a lone '\r', cutting valid JSON).
 // Each chunk is searched once and its bytes copied once, however long a line runs.
-import { concat } from '../concat.js';
+import { concat } from '../util/concat.js';
 
 /**
  * Every line, blank ones included, and a last line without '\n' if it holds anything. A line

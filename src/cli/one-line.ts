@@ -2,7 +2,7 @@
 // (parsing is for looking, never for sending), and a pretty-printed body must become one NDJSON
 // line for the child, one SSE data line for the host.
 
-import { afterJsonString } from '../json-spans.js';
+import { afterJsonString } from '../codec/json-spans.js';
 
 const QUOTE = 0x22;
 const isSpace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;

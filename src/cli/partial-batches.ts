@@ -2,10 +2,10 @@
 // the server's answer to the rest, to go out in ONE batch response: added before the ']' of the
 // server's batch line, or, for a server that answers a batch with single lines, as a batch of
 // their own after its first; if the server never answers, when its output ends.
-import type { Codec } from '../codec.js';
-import { concat } from '../concat.js';
-import { isId, type Message } from '../jsonrpc.js';
-import { messageText } from '../raw-id.js';
+import type { Codec } from '../codec/codec.js';
+import { isId, type Message } from '../jsonrpc/message.js';
+import { messageText } from '../jsonrpc/raw-id.js';
+import { concat } from '../util/concat.js';
 
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();

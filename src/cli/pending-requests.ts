@@ -1,8 +1,8 @@
 // connect: the requests of one line from the host that have no answer yet. The server's
 // responses name them by value (as it parsed and wrote the id); an answer connect writes itself
 // goes under the id as the host wrote it, read from the line only then.
-import { type Id, isId } from '../jsonrpc.js';
-import { type AnswerId, rawIds } from '../raw-id.js';
+import { type Id, isId } from '../jsonrpc/message.js';
+import { type AnswerId, rawIds } from '../jsonrpc/raw-id.js';
 
 export class PendingRequests {
   /** Each request's place in the line, by id value (two ids may round to one value: each waits). */

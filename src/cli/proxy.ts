@@ -1,11 +1,11 @@
 // `mcp-payload-codec proxy --upstream URL [--port N] [--host H]`: the filtering proxy on a
 // local port, in front of a remote Streamable HTTP server.
 import type { Server } from 'node:http';
+import type { CodecOptions } from '../codec/options.js';
 import type { OnAudit } from '../guard/audit.js';
 import type { AccessOptions } from '../http/access/index.js';
 import type { GuardMode } from '../http/call-guard.js';
 import { createFilteringProxy } from '../http/proxy.js';
-import type { CodecOptions } from '../options.js';
 import { commandAccess, upstreamHeaders } from './access-args.js';
 import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';

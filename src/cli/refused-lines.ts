@@ -13,11 +13,12 @@
 // they are blank). A refusal can come before its line ends (a bad byte early in a long line):
 // it waits for the line, whose ids may come last (the SDK writes `id` after `params`), and is
 // told as the line ends, before the stream sees the lines after it (the sender's order).
-import { concat } from '../concat.js';
-import { readLeniently } from '../invalid-utf8.js';
-import { type RefusalReplies, refusalCode, refusalReplies } from '../jsonrpc.js';
+
+import { readLeniently } from '../codec/invalid-utf8.js';
+import { type RefusalReplies, refusalCode, refusalReplies } from '../jsonrpc/message.js';
 import { byteFinder } from '../stream/find-byte.js';
 import type { PayloadStreamError } from '../stream/index.js';
+import { concat } from '../util/concat.js';
 
 const LF = 0x0a;
 const CR = 0x0d;

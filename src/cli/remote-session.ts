@@ -4,7 +4,7 @@
 // with Last-Event-ID, after the server's retry delay), opens the GET stream once the host is
 // initialized (when the server offers one), and ends the session with DELETE.
 import type { FetchLike } from '../http/fetch.js';
-import { errorResponse, PARSE_ERROR } from '../jsonrpc.js';
+import { errorResponse, PARSE_ERROR } from '../jsonrpc/message.js';
 import { relay } from './connect-relay.js';
 import type { HostLines } from './host-lines.js';
 import { MAX_DURATION_MS } from './http-args.js';

@@ -1,8 +1,8 @@
 // Messages the proxy itself writes to the client. They go through the same encoding as the
 // server's output: an error's text can hold a term (a tool name, a schema pattern).
-import type { Codec } from '../codec.js';
-import type { Message } from '../jsonrpc.js';
-import { messageText } from '../raw-id.js';
+import type { Codec } from '../codec/codec.js';
+import type { Message } from '../jsonrpc/message.js';
+import { messageText } from '../jsonrpc/raw-id.js';
 
 const encoder = new TextEncoder();
 

@@ -1,10 +1,10 @@
 // scan: U+FFFD per NDJSON message and parameter. It prints where, never what: no payload text,
 // and a key that is itself damaged is named by its position, not its text.
 import { createReadStream } from 'node:fs';
+import { findReplacementCharacters, type IntegrityReport, isDamaged } from '../codec/integrity.js';
+import { PAYLOAD_FIELDS } from '../codec/payload.js';
 import { formatPath, type JsonPath } from '../errors.js';
-import { findReplacementCharacters, type IntegrityReport, isDamaged } from '../integrity.js';
-import { isId } from '../jsonrpc.js';
-import { PAYLOAD_FIELDS } from '../payload.js';
+import { isId } from '../jsonrpc/message.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { UsageError } from './usage-error.js';

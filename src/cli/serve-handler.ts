@@ -4,12 +4,13 @@
 // the host's messages (decoded, checked, each with its bytes and its id as written) to their
 // session, or starts one at initialize; GET opens the GET stream or resumes one (Last-Event-ID);
 // DELETE ends the session.
-import type { Codec } from '../codec.js';
+import type { Codec } from '../codec/codec.js';
+import { readLeniently } from '../codec/invalid-utf8.js';
+import { arrayElementSpans } from '../codec/json-spans.js';
+import type { CodecOptions } from '../codec/options.js';
 import { type AccessOptions, withAccess } from '../http/access/index.js';
 import { BodyTooLargeError, decodeBytes, readBounded } from '../http/body.js';
 import { hostAllowed, originAllowed } from '../http/guard.js';
-import { readLeniently } from '../invalid-utf8.js';
-import { arrayElementSpans } from '../json-spans.js';
 import {
   collisionReplies,
   errorResponse,
@@ -23,9 +24,8 @@ import {
   refusalCode,
   refusalReplies,
   SERVER_ERROR,
-} from '../jsonrpc.js';
-import type { CodecOptions } from '../options.js';
-import { messageText, readMessage } from '../raw-id.js';
+} from '../jsonrpc/message.js';
+import { messageText, readMessage } from '../jsonrpc/raw-id.js';
 import type { HostMessage } from './host-message.js';
 import type { Handler } from './node-http.js';
 import { oneLine } from './one-line.js';

@@ -23,14 +23,14 @@
 // related to a POST on its stream), a `roots/list` where the child's own requests go; the
 // host's answer, in a later POST, is taken out of it (202 when nothing else is in it).
 import { randomUUID } from 'node:crypto';
-import type { Codec } from '../codec.js';
-import { concat } from '../concat.js';
+import type { Codec } from '../codec/codec.js';
+import type { CodecOptions } from '../codec/options.js';
 import { inSession, type OnAudit } from '../guard/audit.js';
 import { CallTimer, type TimedOut } from '../guard/call-timer.js';
 import type { CallGuard } from '../http/call-guard.js';
-import { errorResponse, type Id, INTERNAL_ERROR, isId, isResponseShape, type Message, SERVER_ERROR } from '../jsonrpc.js';
-import type { CodecOptions } from '../options.js';
-import { memberText, messageText, RawId, rawIds } from '../raw-id.js';
+import { errorResponse, type Id, INTERNAL_ERROR, isId, isResponseShape, type Message, SERVER_ERROR } from '../jsonrpc/message.js';
+import { memberText, messageText, RawId, rawIds } from '../jsonrpc/raw-id.js';
+import { concat } from '../util/concat.js';
 import { type ChildMessage, childMessages } from './child-output.js';
 import { type HostMessage, isRequest } from './host-message.js';
 import { exitStatus, type SessionChild, startChild, stopChild } from './serve-child.js';

@@ -5,12 +5,12 @@
 // changed numbers (12345678901234567890 reached the child as 12345678901234567000); it follows
 // the SDK's in sessions, headers, status codes, event ids and resumption.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { createCodec } from '../codec.js';
+import { createCodec } from '../codec/codec.js';
+import type { CodecOptions } from '../codec/options.js';
 import type { OnAudit } from '../guard/audit.js';
 import { Roots } from '../guard/paths.js';
 import type { AccessOptions } from '../http/access/index.js';
 import { CallGuard, type GuardMode } from '../http/call-guard.js';
-import type { CodecOptions } from '../options.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { commandAccess } from './access-args.js';
 import type { CommandLine } from './args.js';

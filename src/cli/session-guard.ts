@@ -5,11 +5,11 @@
 // (--confirm, on that call's event stream) or its roots (--root client). Ids are the guard's own
 // (own-requests.ts); the answers are taken out of what each side sends and never reach the
 // other. A call waiting for its user is held aside: the messages after it pass the guard meanwhile.
-import type { Codec } from '../codec.js';
+import type { Codec } from '../codec/codec.js';
 import { DROPPED } from '../guard/drop.js';
 import { OwnRequests } from '../guard/own-requests.js';
 import type { CallGuard } from '../http/call-guard.js';
-import { errorResponse, type Id, type Message, SERVER_ERROR } from '../jsonrpc.js';
+import { errorResponse, type Id, type Message, SERVER_ERROR } from '../jsonrpc/message.js';
 import { type HostMessage, isRequest } from './host-message.js';
 
 export interface SessionGuardIo {

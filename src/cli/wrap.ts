@@ -5,11 +5,11 @@
 // dropped with a note on stderr that names its place, never its content, and the session
 // goes on; a refused client line whose ids can still be read is answered (see refused-lines.ts).
 // How it ends: see exit-status.ts.
-import { createCodec } from '../codec.js';
+import { createCodec } from '../codec/codec.js';
+import type { CodecOptions } from '../codec/options.js';
 import type { AuditEntry } from '../guard/audit.js';
-import { collisionReplies, errorResponse, INVALID_PARAMS } from '../jsonrpc.js';
-import type { CodecOptions } from '../options.js';
-import { collisionIds, messageText } from '../raw-id.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS } from '../jsonrpc/message.js';
+import { collisionIds, messageText } from '../jsonrpc/raw-id.js';
 import { createByteTransformer, DEFAULT_MAX_MESSAGE_BYTES, type PayloadStreamError, type StreamOptions } from '../stream/index.js';
 import type { AuditFile } from './audit-file.js';
 import { CallTimeouts } from './call-timeout.js';

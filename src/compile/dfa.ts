@@ -1,8 +1,9 @@
 // The automaton of ASCII-case-insensitive and exact patterns: an anchored DFA over UTF-8
 // bytes, by subset construction (so case-insensitive and exact patterns share prefixes
 // without matching each other's spellings), with byte classes and both filter stages.
+
+import type { Pattern } from '../codec/terms.js';
 import type { CoreTables } from '../core/descriptor.js';
-import type { Pattern } from '../terms.js';
 import { patternClasses } from './byte-classes.js';
 import { patternStartSet } from './start-set.js';
 import { determinize } from './subsets.js';

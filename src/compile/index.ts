@@ -7,8 +7,9 @@
 //                   by the passes expected in ASCII and CJK text)
 //   start-set.ts    stage 2 filter: hashed set of the first four bytes
 //   default-tables  the default terms' tables, compiled ahead of time (default-automaton.ts)
+
+import type { Pattern } from '../codec/terms.js';
 import { compileFoldAutomaton } from '../fold/compile.js';
-import type { Pattern } from '../terms.js';
 import { defaultAutomaton } from './default-tables.js';
 import { type Automaton, compilePatternDfa } from './dfa.js';
 import { patternsKey } from './patterns-key.js';

@@ -1,4 +1,4 @@
-import type { Pattern } from '../terms.js';
+import type { Pattern } from '../codec/terms.js';
 
 /** A pattern list as one string (equal lists, equal keys; JSON, so no two lists share one). */
 export const patternsKey = (patterns: readonly Pattern[]): string =>

@@ -4,7 +4,7 @@
 // and every core call asks for `ptr` first, so a codec or stream in use always has its own.
 // Memory stays flat however many codecs a process makes (the cache of compiled codecs in
 // compiled.ts is bounded too).
-import { latin1Bytes, lowerAscii } from '../ascii.js';
+import { latin1Bytes, lowerAscii } from '../util/ascii.js';
 import {
   D_ACCEPT,
   D_CLASSES,

@@ -11,8 +11,8 @@
 //
 // Memory stays bounded: at most MAX_TRACKED requests are timed at once (beyond, the rest are not,
 // said once), and as many timed-out ids wait for a late answer (the oldest forgotten).
-import { type Message, TIMEOUT_CODE } from '../jsonrpc.js';
-import { idKey, RawId } from '../raw-id.js';
+import { type Message, TIMEOUT_CODE } from '../jsonrpc/message.js';
+import { idKey, RawId } from '../jsonrpc/raw-id.js';
 import type { OnAudit } from './audit.js';
 
 export { TIMEOUT_CODE };

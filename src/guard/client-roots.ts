@@ -4,7 +4,7 @@
 // keeps its `file:` roots. Until it knows them, a call with a path argument waits for the
 // answer (bounded by ROOTS_TIMEOUT_MS); a call with a path argument that the roots cannot judge
 // (no capability, an asking that failed, no file: root) is blocked with the reason.
-import type { MaybePromise, Message } from '../jsonrpc.js';
+import type { MaybePromise, Message } from '../jsonrpc/message.js';
 import type { OwnRequests } from './own-requests.js';
 import { fileUriPath, type OutsideRoots, pathArguments, type Realpath, Roots } from './paths.js';
 

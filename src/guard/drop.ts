@@ -6,7 +6,7 @@
 // take `"id": null` for a notification). So every guard path drops it: never sent on, never
 // answered; the log names the tool, the trail says `blocked`, rule `malformed`, no request id.
 
-import { isId } from '../jsonrpc.js';
+import { isId } from '../jsonrpc/message.js';
 import { type AuditEntry, auditEntry, inSession } from './audit.js';
 
 /** What a guard's judgement gives for a message to drop (neither sent on nor answered). */

@@ -1,8 +1,9 @@
 // The integrity guard, free of any transport: a tools/call whose arguments hold damage (U+FFFD,
 // lone surrogates) is found and answered, never sent on.
+
+import { findReplacementCharacters } from '../codec/integrity.js';
 import { ArgumentIntegrityError } from '../errors.js';
-import { findReplacementCharacters } from '../integrity.js';
-import { isRequest, type Message } from '../jsonrpc.js';
+import { isRequest, type Message } from '../jsonrpc/message.js';
 import { blockedReply, type GuardReply } from './reply.js';
 
 /** The ArgumentIntegrityError for a tools/call request, or undefined if it is clean. */

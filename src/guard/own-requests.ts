@@ -10,7 +10,7 @@
 // their own strings); one of ours cannot be guessed, so an answer with it is ours. The server
 // never sees an id sent to the client (nor its nonce): it cannot send the client a request of
 // its own under one (a question of its own whose yes the guard would read as a confirmation).
-import type { Message } from '../jsonrpc.js';
+import type { Message } from '../jsonrpc/message.js';
 
 /**
  * Asks the server for one page of its tool list (a `tools/list` of the guard's own, `cursor`

@@ -2,7 +2,7 @@
 // the MCP spec (2025-11-25, SEP-1303) asks for input validation errors, so the model reads the
 // reason and can correct itself (an error response makes the SDK's callTool throw instead).
 // 'error': JSON-RPC error -32602, for hosts that want one.
-import { errorResponse, INVALID_PARAMS, type Message } from '../jsonrpc.js';
+import { errorResponse, INVALID_PARAMS, type Message } from '../jsonrpc/message.js';
 
 export type GuardReply = 'result' | 'error';
 

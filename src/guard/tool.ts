@@ -6,7 +6,7 @@
 // by default with a tool result the model can read (isError: true), or with JSON-RPC error
 // -32602 (reply: 'error'); either says what was blocked and why, never argument content.
 // The SDK transport (mcp/), the CLI and the HTTP pieces all run this one.
-import { isNotification, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
+import { isNotification, isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
 import { type AuditDecision, type AuditRule, auditEntry, type OnAudit } from './audit.js';
 import { ClientRoots } from './client-roots.js';
 import {

@@ -1,10 +1,10 @@
 // Request bodies: read whole up to a bound (the decoder holds a message whole anyway, and a
 // colliding one must be answered, not half sent), then decoded.
 
-import { concat } from '../concat.js';
 import type { PayloadKeyCollisionError } from '../errors.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { PayloadStreamError } from '../stream/stream-error.js';
+import { concat } from '../util/concat.js';
 import { type BodyOptions, transformJsonBody } from './json-body.js';
 
 export class BodyTooLargeError extends Error {

@@ -13,7 +13,7 @@ import type { OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
 import { blockedReply } from '../guard/reply.js';
 import { type BlockedCall, blockedText, type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
-import { type Id, isId, isRequest, type MaybePromise, type Message } from '../jsonrpc.js';
+import { type Id, isId, isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
 
 /** 'all': both guards (--guard); 'tools': tool names and schemas only (--guard-tools-only). */
 export type GuardMode = 'all' | 'tools';

@@ -4,11 +4,11 @@
 // added to its JSON array). Tool lists are learnt from the upstream's responses as they pass,
 // before encoding (real values; the guard reads only tools/list answers and list changes).
 
-import { concat } from '../concat.js';
+import { keepElements } from '../codec/json-spans.js';
 import type { ListTools } from '../guard/tool.js';
-import { keepElements } from '../json-spans.js';
-import type { Message } from '../jsonrpc.js';
-import { messageText, rawIds, underId } from '../raw-id.js';
+import type { Message } from '../jsonrpc/message.js';
+import { messageText, rawIds, underId } from '../jsonrpc/raw-id.js';
+import { concat } from '../util/concat.js';
 import { encodeBytes, readBounded } from './body.js';
 import { type CallGuard, screen } from './call-guard.js';
 import type { BodyOptions } from './json-body.js';

@@ -1,12 +1,12 @@
 // An `application/json` body is one JSON-RPC message or batch, with no framing around it. The
 // NDJSON framing would split a pretty-printed body at its newlines, so this runs the stream
 // core (MessagePipe) with the whole body as one message instead.
-import { compile } from '../compiled.js';
-import { concat } from '../concat.js';
-import { resolveOptions } from '../options.js';
+import { compile } from '../codec/compiled.js';
+import { resolveOptions } from '../codec/options.js';
 import { OutputBatch } from '../stream/batch.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, type StreamOptions } from '../stream/index.js';
 import { MessagePipe } from '../stream/pipe.js';
+import { concat } from '../util/concat.js';
 
 export type BodyOptions = Omit<StreamOptions, 'framing'>;
 

@@ -3,7 +3,7 @@
 // Retry-After, never 500, and the other clients go on. The body is written without the codec
 // (which needs that memory) and says nothing of any payload.
 import { WasmMemoryFullError } from '../errors.js';
-import { errorResponse, SERVER_ERROR } from '../jsonrpc.js';
+import { errorResponse, SERVER_ERROR } from '../jsonrpc/message.js';
 
 export const RETRY_AFTER_SECONDS = 5;
 

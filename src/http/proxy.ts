@@ -1,10 +1,10 @@
 // createFilteringProxy: a reverse proxy in front of an upstream Streamable HTTP server, as a
 // Web-standard fetch handler. Requests are decoded on their way up, responses encoded on their
 // way down, as they stream (pipeThrough: a slow reader slows the upstream).
-import { createCodec } from '../codec.js';
+import { createCodec } from '../codec/codec.js';
 import { inSession } from '../guard/audit.js';
-import type { Message } from '../jsonrpc.js';
-import { SERVER_ERROR } from '../jsonrpc.js';
+import type { Message } from '../jsonrpc/message.js';
+import { SERVER_ERROR } from '../jsonrpc/message.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { assertRoom } from '../stream/work-pool.js';
 import { type AccessOptions, withAccess } from './access/index.js';

@@ -1,10 +1,11 @@
 // What to do with a message that cannot be forwarded (its decoded keys collide, the decoder
 // refuses it, or the upstream is unreachable): requests are answered with JSON-RPC errors, as the stdio proxy does. All of
 // it goes through the encoder before anyone sees it.
+
+import { readLeniently } from '../codec/invalid-utf8.js';
 import type { PayloadKeyCollisionError } from '../errors.js';
-import { readLeniently } from '../invalid-utf8.js';
-import { collisionReplies, errorResponse, INVALID_PARAMS, isId, refusalCode, refusalReplies } from '../jsonrpc.js';
-import { type AnswerId, messageText, readMessage } from '../raw-id.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS, isId, refusalCode, refusalReplies } from '../jsonrpc/message.js';
+import { type AnswerId, messageText, readMessage } from '../jsonrpc/raw-id.js';
 import type { PayloadStreamError } from '../stream/stream-error.js';
 import { encodeBytes } from './body.js';
 import type { BodyOptions } from './json-body.js';

@@ -3,7 +3,7 @@
 // size bound (the response goes at once; its body when whole). Only media passes as it is.
 // The framing is the one the host's client reads the body with: the SDK's client reads any
 // successful GET body as an event stream, whatever its Content-Type says.
-import { createCodec } from '../codec.js';
+import { createCodec } from '../codec/codec.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { encodeBytes, readBounded } from './body.js';
 import type { CallGuard } from './call-guard.js';

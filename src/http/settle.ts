@@ -3,8 +3,9 @@
 // POST it answers, since that answer was the refused event or would have come after it (the
 // host must not wait for its timeout; a request answered before gets a second answer, which
 // clients drop).
-import { concat } from '../concat.js';
-import { SERVER_ERROR } from '../jsonrpc.js';
+
+import { SERVER_ERROR } from '../jsonrpc/message.js';
+import { concat } from '../util/concat.js';
 import type { BodyOptions } from './json-body.js';
 import { errorReplies, parseShape } from './replies.js';
 

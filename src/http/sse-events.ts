@@ -6,8 +6,9 @@
 // stream ends there (the encoder behind checks its message, a reader drops it: no blank line).
 // Pull-based: nothing is read before the consumer asks, so a slow reader slows the upstream
 // instead of filling memory.
-import { concat } from '../concat.js';
+
 import { byteFinder } from '../stream/find-byte.js';
+import { concat } from '../util/concat.js';
 
 const LF = 0x0a;
 const CR = 0x0d;

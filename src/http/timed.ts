@@ -16,12 +16,12 @@
 // The upstream gets notifications/cancelled for each request timed out, POSTed with the
 // session's headers. Answers are written under each id as the client wrote it, and encoded.
 
-import { concat } from '../concat.js';
+import { keepElements } from '../codec/json-spans.js';
 import type { OnAudit } from '../guard/audit.js';
 import { CallTimer, type TimedOut } from '../guard/call-timer.js';
-import { keepElements } from '../json-spans.js';
-import type { Message } from '../jsonrpc.js';
-import { messageText, rawIds } from '../raw-id.js';
+import type { Message } from '../jsonrpc/message.js';
+import { messageText, rawIds } from '../jsonrpc/raw-id.js';
+import { concat } from '../util/concat.js';
 import { encodeBytes } from './body.js';
 import { eventData } from './guarded.js';
 import type { BodyOptions } from './json-body.js';

@@ -1,11 +1,11 @@
 // PayloadFilteringTransport: term aliasing on the MCP SDK's Transport interface.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
-import { type Codec, createCodec } from '../codec.js';
+import { type Codec, createCodec } from '../codec/codec.js';
+import type { CodecOptions } from '../codec/options.js';
 import { PayloadKeyCollisionError } from '../errors.js';
-import { INVALID_PARAMS, isResponse } from '../jsonrpc.js';
-import { isFilterEnabled } from '../opt-in.js';
-import type { CodecOptions } from '../options.js';
+import { INVALID_PARAMS, isResponse } from '../jsonrpc/message.js';
+import { isFilterEnabled } from '../util/opt-in.js';
 import { errorResponse, isRequest, type Message, TransportWrapper } from './wrapper.js';
 
 export { INVALID_PARAMS };

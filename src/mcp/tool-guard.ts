@@ -6,7 +6,7 @@ import type { OnAudit } from '../guard/audit.js';
 import type { Dropped } from '../guard/drop.js';
 import { OwnRequests } from '../guard/own-requests.js';
 import { ToolCallGuard, type ToolCallGuardOptions } from '../guard/tool.js';
-import type { MaybePromise } from '../jsonrpc.js';
+import type { MaybePromise } from '../jsonrpc/message.js';
 import { CallTimeoutTransport } from './call-timeout.js';
 import { type Message, TransportWrapper } from './wrapper.js';
 

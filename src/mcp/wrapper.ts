@@ -4,9 +4,9 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 
 import { DROPPED, type Dropped } from '../guard/drop.js';
-import { errorResponse as jsonRpcError, type MaybePromise } from '../jsonrpc.js';
+import { errorResponse as jsonRpcError, type MaybePromise } from '../jsonrpc/message.js';
 
-export { isNotification, isRequest } from '../jsonrpc.js';
+export { isNotification, isRequest } from '../jsonrpc/message.js';
 
 /** A JSON-RPC error response, typed as the SDK's message. */
 export const errorResponse = (...args: Parameters<typeof jsonRpcError>): Message => jsonRpcError(...args) as Message;

@@ -1,9 +1,9 @@
 // A stream's synchronous core (createByteTransformer, index.ts): a framer, the message pipe and
 // the output batch, with the switch (not in the package's API) that tests compare the core's
 // batch entries with the per-message path by.
-import { compile } from '../compiled.js';
+import { compile } from '../codec/compiled.js';
+import { type CodecOptions, resolveOptions } from '../codec/options.js';
 import type { PayloadKeyCollisionError } from '../errors.js';
-import { type CodecOptions, resolveOptions } from '../options.js';
 import { OutputBatch } from './batch.js';
 import { contentLengthFramer } from './content-length.js';
 import type { Framer } from './framer.js';

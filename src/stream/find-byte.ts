@@ -1,7 +1,7 @@
 // Finding a delimiter byte in a chunk. Node's Buffer#indexOf is memchr (about 30 GB/s here);
 // Uint8Array#indexOf is a plain loop (about 2 GB/s), which cost a stream a tenth of its time.
 // Browsers have no Buffer and get the plain loop.
-import { NodeBuffer } from '../node-buffer.js';
+import { NodeBuffer } from '../util/node-buffer.js';
 
 type Finder = (byte: number, from: number) => number;
 

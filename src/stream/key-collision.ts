@@ -2,7 +2,7 @@
 // assembler keeps (only in objects where decoding changed a key), and reported with the ids of
 // the message objects, read from the whole message held, only when there is a collision.
 import { PayloadKeyCollisionError } from '../errors.js';
-import { isResponseShape } from '../jsonrpc.js';
+import { isResponseShape } from '../jsonrpc/message.js';
 import type { HeldBytes } from './held-bytes.js';
 import type { NumList } from './num-list.js';
 

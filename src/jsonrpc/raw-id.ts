@@ -9,7 +9,7 @@
 // The text is read where the library already holds it (a line, a body, a stream's id span),
 // by a scan of the top-level members only (nested values are skipped a quote or bracket at a
 // time, natively); an answer holds a RawId where its id goes, and `messageText` writes it.
-import type { PayloadKeyCollisionError } from './errors.js';
+import type { PayloadKeyCollisionError } from '../errors.js';
 
 /** A JSON-RPC id as JSON.parse reads it. */
 export type Id = string | number;

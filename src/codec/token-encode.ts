@@ -1,6 +1,6 @@
 // Writing tokens: the prefix, the hex of the matched text's UTF-8 bytes, the suffix
 // (token-decode.ts reads them back; the core writes the same in streams).
-import { memoise } from './memoise.js';
+import { memoise } from '../util/memoise.js';
 
 export const HEX_DIGITS = { lower: '0123456789abcdef', upper: '0123456789ABCDEF' } as const;
 

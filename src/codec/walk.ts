@@ -1,6 +1,6 @@
 // Iterative walks over JSON values: an explicit stack instead of recursion, so 100,000 levels
 // of nesting cost memory, not a stack overflow.
-import { type JsonPath, PayloadKeyCollisionError } from './errors.js';
+import { type JsonPath, PayloadKeyCollisionError } from '../errors.js';
 import {
   type FieldRule,
   isBase64DataUri,

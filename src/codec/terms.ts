@@ -1,5 +1,5 @@
 // The term sets a codec aliases, and their expansion into byte patterns.
-import { foldData, foldText } from './fold/unicode.js';
+import { foldData, foldText } from '../fold/unicode.js';
 
 /** A set of terms to alias. Every field is optional in user input; see {@link TermSetInput}. */
 export interface TermSet {

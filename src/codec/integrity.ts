@@ -2,15 +2,15 @@
 // lone UTF-16 surrogate (a pair cut in two by a host that counts in UTF-16) is the same damage
 // one step earlier: any UTF-8 writer turns it into U+FFFD, so it is reported as one.
 
-import { FFFD_COUNT, FFFD_FIRST, FFFD_RESULT_SIZE } from './core/abi.js';
-import { core } from './core/instance.js';
-import { heap, heap32, workspace } from './core/memory.js';
-import { ArgumentIntegrityError, type IntegrityReport, type JsonPath } from './errors.js';
-import { NodeBuffer } from './node-buffer.js';
+import { FFFD_COUNT, FFFD_FIRST, FFFD_RESULT_SIZE } from '../core/abi.js';
+import { core } from '../core/instance.js';
+import { heap, heap32, workspace } from '../core/memory.js';
+import { ArgumentIntegrityError, type IntegrityReport, type JsonPath } from '../errors.js';
+import { NodeBuffer } from '../util/node-buffer.js';
 import { walkStrings } from './walk.js';
 import { LONE_SURROGATE } from './well-formed.js';
 
-export type { IntegrityReport } from './errors.js';
+export type { IntegrityReport } from '../errors.js';
 
 const FFFD = '\uFFFD';
 

@@ -1,6 +1,6 @@
 // Where the elements of a JSON array are in its bytes, so that a batch can be cut into pieces
 // without parsing and printing it again (which would change big numbers and their spelling).
-import { concat } from './concat.js';
+import { concat } from '../util/concat.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -3,7 +3,7 @@
 // is too, so the first bad byte is found by bisection; slice by slice from the last character
 // boundary known good, so the line is decoded about twice in all (bisecting whole prefixes
 // decoded it once per step: 16 MiB took 4.5 s).
-import { type ReadMessage, readMessage } from './raw-id.js';
+import { type ReadMessage, readMessage } from '../jsonrpc/raw-id.js';
 
 /** Bytes checked at a time before bisecting (tests pass smaller slices). */
 const SLICE = 64 * 1024;

@@ -1,7 +1,7 @@
 // JSON-RPC messages: only `params`, `result` and `error` carry payload; `jsonrpc`, `id` and
 // `method` are the envelope and never change (nor do the protocol fields inside the payload:
 // protocol-fields.ts). A batch is handled element by element.
-import type { JsonPath } from './errors.js';
+import type { JsonPath } from '../errors.js';
 
 /** Maps one payload member; `field` is `params`, `result` or `error`. */
 export type ValueMapper = (value: unknown, basePath: JsonPath, field: PayloadField) => unknown;

@@ -1,9 +1,9 @@
 // Compiled codecs: a term set and token format compiled once (automaton, core tables, the
 // string transforms of both directions) and cached for codecs and streams with equal options.
-import { compileAutomaton } from './compile/index.js';
-import { type Descriptor, writeDescriptor } from './core/descriptor.js';
-import { encodeJob, encodeString, SHORT_STRING, type StringJob } from './core/encode-string.js';
-import { memoise } from './memoise.js';
+import { compileAutomaton } from '../compile/index.js';
+import { type Descriptor, writeDescriptor } from '../core/descriptor.js';
+import { encodeJob, encodeString, SHORT_STRING, type StringJob } from '../core/encode-string.js';
+import { memoise } from '../util/memoise.js';
 import type { ResolvedOptions } from './options.js';
 import { schemaWidening } from './protocol-fields.js';
 import { compileShortMatcher } from './short-match.js';

@@ -3,9 +3,9 @@
 // This file loads only the parser and the help: each command's code (the codec and its WASM core,
 // node:http, node:child_process) is imported when that command runs, so --help and wrap start
 // without what they do not use.
-import { type Command, type CommandLine, checkApplies, isCommand, notFor, type OptionName, parseCommandLine } from './cli/args.js';
-import { helpText } from './cli/help/index.js';
-import { UsageError } from './cli/usage-error.js';
+import { type Command, type CommandLine, checkApplies, isCommand, notFor, type OptionName, parseCommandLine } from './args.js';
+import { helpText } from './help/index.js';
+import { UsageError } from './usage-error.js';
 
 /** The guard asked for, after checking that --root and --audit have what they need (--call-timeout makes decisions too). */
 function guardMode({ flags, lists, values }: CommandLine, command: Command): 'all' | 'tools' | false {
@@ -50,23 +50,23 @@ export async function main(argv: string[]): Promise<number> {
   if (file !== undefined) {
     // (proxy and connect roots are the server's paths, checked lexically: as written, as on the command line)
     const serverPaths: OptionName[] = command === 'proxy' || command === 'connect' ? ['root'] : [];
-    const { readConfig, withConfig } = await import('./cli/config.js');
+    const { readConfig, withConfig } = await import('./config.js');
     line = withConfig(
       line,
       readConfig(file, (name) => notFor(command, name), serverPaths),
     );
   }
-  const { codecOptions, framing, maxMessageBytes } = await import('./cli/codec-options.js');
+  const { codecOptions, framing, maxMessageBytes } = await import('./codec-options.js');
   const maxBytes = maxMessageBytes(line);
   const options = { ...codecOptions(line), ...(maxBytes === undefined ? {} : { maxMessageBytes: maxBytes }) };
   switch (command) {
     case 'wrap': {
       const [{ localRootsOption }, { callTimeout }, { confirmOption }, { openAuditFile }, { startServer }] = await Promise.all([
-        import('./cli/roots.js'),
-        import('./cli/http-args.js'),
-        import('./cli/confirm-option.js'),
-        import('./cli/audit-file.js'),
-        import('./cli/server-process.js'),
+        import('./roots.js'),
+        import('./http-args.js'),
+        import('./confirm-option.js'),
+        import('./audit-file.js'),
+        import('./server-process.js'),
       ]);
       const guard = guardMode(line, command);
       const roots = localRootsOption(line);
@@ -77,9 +77,9 @@ export async function main(argv: string[]): Promise<number> {
       const audit = line.values.audit === undefined ? undefined : openAuditFile(line.values.audit, Boolean(line.flags['audit-all']));
       // The server starts now, and wrap's code loads while it does (server-process.ts).
       const server = startServer(file, args);
-      let wrap: typeof import('./cli/wrap.js').wrap;
+      let wrap: typeof import('./wrap.js').wrap;
       try {
-        ({ wrap } = await import('./cli/wrap.js'));
+        ({ wrap } = await import('./wrap.js'));
       } catch (e) {
         server.child.kill(); // (else it outlives the error, and holds this process open with it)
         throw e;
@@ -94,19 +94,19 @@ export async function main(argv: string[]): Promise<number> {
       });
     }
     case 'proxy':
-      return (await import('./cli/proxy.js')).proxyCommand(line, options, guardMode(line, command));
+      return (await import('./proxy.js')).proxyCommand(line, options, guardMode(line, command));
     case 'connect':
-      return (await import('./cli/connect.js')).connectCommand(line, options, guardMode(line, command));
+      return (await import('./connect.js')).connectCommand(line, options, guardMode(line, command));
     case 'serve':
-      return (await import('./cli/serve.js')).serveCommand(line, options, guardMode(line, command));
+      return (await import('./serve.js')).serveCommand(line, options, guardMode(line, command));
     case 'encode':
     case 'decode':
       if (line.positionals.length)
         throw new UsageError(`${command} reads stdin and takes no file (got ${line.positionals.length} argument(s))`);
-      return (await import('./cli/transform.js')).transformStdio(command, { ...options, framing: framing(line) });
+      return (await import('./transform.js')).transformStdio(command, { ...options, framing: framing(line) });
     default:
       if (line.positionals.length > 1) throw new UsageError('scan takes at most one file');
-      return (await import('./cli/scan.js')).scan(line.positionals[0]);
+      return (await import('./scan.js')).scan(line.positionals[0]);
   }
 }
 

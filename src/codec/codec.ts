@@ -1,6 +1,7 @@
 // createCodec(): the string, value and message API over a compiled term set.
+
+import type { JsonPath } from '../errors.js';
 import { compile } from './compiled.js';
-import type { JsonPath } from './errors.js';
 import { type CodecOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { mapMessage, type PayloadField } from './payload.js';
 import { ENVELOPE_RULES } from './protocol-fields.js';

@@ -1,6 +1,7 @@
 // Codec options: defaults, normalisation and the checks that keep the round trip exact.
-import { lowerAscii as foldAscii } from './ascii.js';
-import { foldText } from './fold/unicode.js';
+
+import { foldText } from '../fold/unicode.js';
+import { lowerAscii as foldAscii } from '../util/ascii.js';
 import { DEFAULT_TERMS, expandPatterns, type Fold, PAIR_SEPARATORS, type Pattern, type TermSet, type TermSetInput } from './terms.js';
 
 export type HexCase = 'lower' | 'upper';
