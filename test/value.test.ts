@@ -94,6 +94,24 @@ describe('encodeValue / decodeValue', () => {
     expect(e).toEqual({ a: q, b: undefined, c: encodeText('qwen') });
   });
 
+  it('reads each member under its own key when a getter deletes one member and shows another', () => {
+    // The count of members read stays the same (one gone, a hidden one made enumerable): their
+    // values must still go under their own keys, not shift onto the keys before them.
+    const o: Record<string, unknown> = {
+      get a() {
+        delete o.b;
+        Object.defineProperty(o, 'h', { enumerable: true });
+        return 'Qwen';
+      },
+      b: 'x',
+      c: 'qwen',
+    };
+    Object.defineProperty(o, 'h', { value: 'Llama', enumerable: false, configurable: true, writable: true });
+    const e = encodeValue(o);
+    expect(Object.keys(e)).toEqual(['a', 'b', 'c']);
+    expect(e).toEqual({ a: q, b: undefined, c: encodeText('qwen') });
+  });
+
   it('handles 100,000 levels of nesting without recursion', () => {
     let deep: unknown = 'Qwen';
     for (let i = 0; i < 100_000; i++) deep = [deep];

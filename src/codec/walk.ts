@@ -180,14 +180,21 @@ class MapFrame {
 
 /**
  * The values of `keys` in `o`, in their order: Object.values when it lines up with the keys
- * (always, unless a getter adds or deletes members while they are read), else read one by one.
+ * (always, unless a getter changes which members are enumerable while they are read: deletes
+ * one, adds or shows another; the same count is not enough), else read one by one.
  */
 function memberValues(o: Record<string, unknown>, keys: readonly string[]): unknown[] {
   const vals = Object.values(o);
-  if (vals.length === keys.length) return vals;
+  if (vals.length === keys.length && sameKeys(Object.keys(o), keys)) return vals;
   const out = new Array<unknown>(keys.length);
   for (let k = 0; k < keys.length; k++) out[k] = o[keys[k]!];
   return out;
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 }
 
 const SCHEMA_DATA_KEYS = new Set(SCHEMA_DATA);

@@ -185,7 +185,7 @@ export class MessagePipe {
    * per-message way (feed, end), which reports and checks it as always. After a refused first
    * body the batch steps aside, as the NDJSON lane does.
    */
-  framed(chunk: Uint8Array, from: number, to: number, bodies: ArrayLike<number>, count: number, sink: FramedSink = this.keep): number {
+  framed(chunk: Uint8Array, from: number, to: number, bodies: ArrayLike<number>, count: number, sink: FramedSink): number {
     const b = this.bodies;
     const taken = b.take(chunk, from, to, bodies, count, sink);
     this.messageNumber += b.messages;
@@ -212,23 +212,6 @@ export class MessagePipe {
   /** Whether `large` may take a body of n bytes (shorter than LARGE_LINE; a codec that expands much takes less). */
   takesLarge(n: number): boolean {
     return this.whole.takes(n);
-  }
-
-  // sse.ts reads a `framed` call's output after it (`framedOutput`, `framedEnd`) until its split
-  // passes a sink; then these three go.
-  private keptOutput: Uint8Array | null = null;
-  private keptEnds: readonly number[] = [];
-  private readonly keep: FramedSink = (output, ends) => {
-    this.keptOutput = output;
-    this.keptEnds = ends;
-  };
-  /** The last `framed` call's output when it was given no sink (a view into WASM memory: copy it at once). */
-  framedOutput(): Uint8Array {
-    return this.keptOutput!;
-  }
-  /** Where body k's output ends in `framedOutput()`. */
-  framedEnd(k: number): number {
-    return this.keptEnds[k]!;
   }
 
   get maxMessageBytes(): number {

@@ -12,6 +12,7 @@ import { CR, dataValueAt, endingLength, eventValueAt, isDataLine, isEventLine, L
 /** Most lines of an event the core's batch takes (the rest go the per-line way). */
 const BATCH_LINES = 64;
 const NO_BYTES = new Uint8Array(0);
+const NO_ENDS: readonly number[] = [];
 
 /** Whether line [p, p + n) of b is neither a data nor an `event:` line (a comment, `id:`, `retry:`). */
 const plain = (b: Uint8Array, p: number, n: number): boolean => !isDataLine(b, p, n) && !isEventLine(b, p, n);
@@ -155,10 +156,20 @@ export class EventBatch {
 
   /** The n events gathered (m with data) through the core and written: -1, or the start of the first the core refused. */
   private write(chunk: Uint8Array, at: number, from: number, n: number, m: number): number {
-    const { pipe, events, bodies, out } = this;
-    const taken = m === 0 ? 0 : pipe.framed(chunk, from, bodies[2 * m - 2]! + bodies[2 * m - 1]!, bodies, m);
-    // (The outputs are copied before anything is written; none when no event had data.)
-    out.load(m === 0 ? NO_BYTES : pipe.framedOutput(), events[4 * n - 1]! - at);
+    const { bodies } = this;
+    if (m === 0) return this.writeTaken(chunk, at, n, NO_BYTES, NO_ENDS, 0);
+    let stop = -1;
+    this.pipe.framed(chunk, from, bodies[2 * m - 2]! + bodies[2 * m - 1]!, bodies, m, (output, ends, taken) => {
+      stop = this.writeTaken(chunk, at, n, output, ends, taken);
+    });
+    return stop;
+  }
+
+  /** Writes the n events gathered from `at`, the first `taken` data values as the core's `output` (`ends`: FramedSink): as `write`. */
+  private writeTaken(chunk: Uint8Array, at: number, n: number, output: Uint8Array, ends: readonly number[], taken: number): number {
+    const { events, out } = this;
+    // (The outputs are copied before anything is written.)
+    out.load(output, events[4 * n - 1]! - at);
     let written = at; // (what is before it is out: events follow each other)
     let made = 0;
     let k = 0;
@@ -167,7 +178,7 @@ export class EventBatch {
       const valueStart = events[4 * e + 1]!;
       if (valueStart < 0) continue;
       if (k === taken) break;
-      const end = pipe.framedEnd(k++);
+      const end = ends[k++]!;
       out.bytes(chunk, written, valueStart);
       out.output(made, end);
       made = end;

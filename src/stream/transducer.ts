@@ -24,8 +24,6 @@ import { coreError } from './core-errors.js';
 import { SLICE } from './core-regions.js';
 import { type RootPayload, TransducerBlock, type TransducerJob } from './transducer-block.js';
 
-// (sse.ts reads the batch limits here; their home is core-regions.ts.)
-export { FRAMED, FRAMES, LARGE_LINE } from './core-regions.js';
 export type { TransducerJob } from './transducer-block.js';
 
 /** u32 words per event: [kind, a, b]. */
