@@ -152,8 +152,10 @@ let defaults: ResolvedOptions | undefined;
 export function resolveOptions(options: CodecOptions = {}): ResolvedOptions {
   if (options === null || typeof options !== 'object') fail('options must be an object');
   const { prefix, suffix, hexCase, terms, fold } = options;
-  if (prefix === undefined && suffix === undefined && hexCase === undefined && terms === undefined && fold === undefined)
-    return (defaults ??= resolveUncached({}));
+  if (prefix === undefined && suffix === undefined && hexCase === undefined && terms === undefined && fold === undefined) {
+    defaults ??= resolveUncached({});
+    return defaults;
+  }
   let cacheKey: string | undefined;
   try {
     cacheKey = JSON.stringify([prefix, suffix, hexCase, terms, fold]);

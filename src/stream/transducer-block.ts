@@ -133,11 +133,15 @@ export class TransducerBlock {
     if (this.standard === null) {
       const { desc, mode } = this.job;
       let known = standards.get(desc);
-      if (known === undefined) standards.set(desc, (known = {}));
+      if (known === undefined) {
+        known = {};
+        standards.set(desc, known);
+      }
       let standard = known[mode];
       if (standard?.expansion !== this.job.expansion) {
         const { size, at } = this.regions(WINDOW);
-        standard = known[mode] = { size, at, key: at.join(), expansion: this.job.expansion };
+        standard = { size, at, key: at.join(), expansion: this.job.expansion };
+        known[mode] = standard;
       }
       this.standard = standard;
     }
