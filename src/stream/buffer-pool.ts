@@ -10,7 +10,7 @@
 const MIN_BITS = 10;
 const MAX_BITS = 20;
 /** Buffers kept per size: 16 of the small ones, fewer as they grow (about 2.5 MiB at most in all). */
-const keepOf = (bits: number) => Math.max(1, Math.min(16, 2 ** (18 - bits)));
+const KEEP = Array.from({ length: MAX_BITS + 1 }, (_, bits) => Math.max(1, Math.min(16, 2 ** (18 - bits))));
 const free: Uint8Array<ArrayBuffer>[][] = Array.from({ length: MAX_BITS + 1 }, () => []);
 
 let lent = 0;
@@ -29,7 +29,7 @@ export function returnBuffer(b: Uint8Array): void {
   if (b.length !== 1 << bits || bits < MIN_BITS || bits > MAX_BITS) return; // (made for one use, not lent)
   lent--;
   const list = free[bits]!;
-  if (list.length < keepOf(bits)) list.push(b as Uint8Array<ArrayBuffer>); // (every lent one is)
+  if (list.length < KEEP[bits]!) list.push(b as Uint8Array<ArrayBuffer>); // (every lent one is)
 }
 
 /** A lent buffer kept for good (handed out as a chunk): it counts as lent no more. */

@@ -85,8 +85,6 @@ class DataBlock {
 
 export class SseEvent implements LineSink {
   private readonly max: number;
-  private readonly tooManyOther: string;
-  private readonly tooLarge: string;
   private readonly lines: HeldLines;
   private readonly block: DataBlock;
   private isMessage = true;
@@ -108,14 +106,21 @@ export class SseEvent implements LineSink {
     private readonly out: SseOutput,
   ) {
     this.max = pipe.maxMessageBytes;
-    this.tooManyOther = `SSE lines held within an event larger than maxMessageBytes (${this.max})`;
-    this.tooLarge = `message larger than maxMessageBytes (${this.max})`;
     this.lines = new HeldLines(out);
     this.block = new DataBlock((b) => {
       pipe.feed(b);
       if (pipe.invalid && !this.skipping) this.abandon(); // (onInvalidMessage took it: its data stops here)
       return !this.skipping;
     });
+  }
+
+  // (Made when refused, not per stream.)
+  private get tooManyOther(): string {
+    return `SSE lines held within an event larger than maxMessageBytes (${this.max})`;
+  }
+
+  private get tooLarge(): string {
+    return `message larger than maxMessageBytes (${this.max})`;
   }
 
   field(kind: Field, valueAt: number, first: Uint8Array): void {
