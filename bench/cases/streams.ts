@@ -2,6 +2,7 @@
 // JSON.stringify. Most rows time the synchronous core the TransformStreams run on; two time the
 // TransformStreams themselves.
 
+import { transformJsonBody } from '../../src/http/json-body.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../../src/stream/index.ts';
 import { concat } from '../../src/util/concat.ts';
 import { carefulPipeline, pipeline } from '../baseline-pipeline.ts';
@@ -147,6 +148,19 @@ export function streamCases(): BenchCase[] {
     baseline: () => perResponse.reduce((n, m) => n + onePipeline(m.line).length, 0),
     check: () => perResponse.every((m) => same(transformBytes('encode', m.event, { framing: 'sse' }), onePipeline(m.line))),
   };
+  // The same for a JSON body (application/json: one message, no framing), as the HTTP path
+  // transforms a request or response body.
+  const jsonBodyPerMessage: BenchCase = {
+    group: 'stream',
+    name: 'JSON body encode: a stream per message (as for each HTTP body), progress notifications',
+    bytes: perResponse.reduce((n, m) => n + m.line.length, 0),
+    unit: 'µs/msg',
+    messages: perResponse.length,
+    ours: () => perResponse.reduce((n, m) => n + transformJsonBody('encode', m.line).length, 0),
+    baselineName: 'parse+walk+stringify per message',
+    baseline: () => perResponse.reduce((n, m) => n + pipeline('encode', m.line).length, 0),
+    check: () => perResponse.every((m) => same(transformJsonBody('encode', m.line), pipeline('encode', m.line))),
+  };
   // The mix by kind of message, to show what pulls it down.
   const byKind = Object.entries(MESSAGE_KINDS).flatMap(([kind, make]): BenchCase[] => {
     const input = ndjsonOf(make, 2 * 1024 * 1024);
@@ -191,6 +205,7 @@ export function streamCases(): BenchCase[] {
     },
     ...smallFramed,
     streamPerMessage,
+    jsonBodyPerMessage,
     ...bothPipelines('encode', 'NDJSON encode (8 MiB mixed traffic)', traffic, transformBytes('encode', traffic), target),
     ...bothPipelines('decode', 'NDJSON decode (8 MiB mixed traffic)', encoded, transformBytes('decode', encoded), target),
     ...secondMix,

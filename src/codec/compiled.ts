@@ -38,13 +38,17 @@ export interface Compiled {
  */
 const compiled = new Map<string, Compiled>();
 export const MAX_COMPILED = 16;
+/** The last one asked for (the most recent in `compiled`). */
+let last: { key: string; c: Compiled } | undefined;
 
 /** The directions for a set of options, compiled once per distinct term set and format (while cached). */
 export function compile(o: ResolvedOptions): Compiled {
+  if (last?.key === o.key) return last.c; // (the most recent already: a stream per response asks again and again)
   let c = compiled.get(o.key);
   if (c) {
     compiled.delete(o.key);
     compiled.set(o.key, c);
+    last = { key: o.key, c };
     return c;
   }
   if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
@@ -80,6 +84,7 @@ export function compile(o: ResolvedOptions): Compiled {
     widen,
   };
   compiled.set(o.key, c);
+  last = { key: o.key, c };
   return c;
 }
 

@@ -146,13 +146,20 @@ export function checkTermsAgainstTokens(patterns: readonly Pattern[], prefix: st
 }
 
 const resolvedCache = new Map<string, ResolvedOptions>();
+/** The defaults, resolved (a stream per HTTP response with default options skips the key). */
+let defaults: ResolvedOptions | undefined;
 
 /** Checks and completes options; results are cached, since the checks cost a millisecond or so. */
 export function resolveOptions(options: CodecOptions = {}): ResolvedOptions {
   if (options === null || typeof options !== 'object') fail('options must be an object');
+  const { prefix, suffix, hexCase, terms, fold } = options;
+  if (prefix === undefined && suffix === undefined && hexCase === undefined && terms === undefined && fold === undefined) {
+    defaults ??= resolveUncached({});
+    return defaults;
+  }
   let cacheKey: string | undefined;
   try {
-    cacheKey = JSON.stringify([options.prefix, options.suffix, options.hexCase, options.terms, options.fold]);
+    cacheKey = JSON.stringify([prefix, suffix, hexCase, terms, fold]);
   } catch {
     cacheKey = undefined; // not JSON (a cyclic terms object): checked below, not cached
   }

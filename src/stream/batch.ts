@@ -5,28 +5,25 @@
 //
 // A new buffer is what costs (the allocator often hands out fresh pages: tens of microseconds
 // per 64 KiB here, more than copying it), so each push allocates once, about what it hands out:
-// a push's output gathers in a buffer the batch keeps, and a flush copies it out into a chunk of
-// exactly its size. The kept buffer grows with the pushes' output (a large NDJSON line's is
-// one push's) and stays while large outputs come now and then (growing it again would cost the
-// faults and copies again); a long run of small ones lets a grown one go.
+// a push's output gathers in a buffer lent by the pool (buffer-pool.ts) for the push, and a
+// flush copies it out into a chunk of exactly its size and gives the buffer back: between
+// pushes the batch holds none. The lent buffer grows with the push's output (a large NDJSON
+// line's is one push's); the pool keeps the sizes pushes use warm.
 // Output past MAX_BATCH in one push gathers in buffers made for it, which go out as they are
 // when about full (a second copy of a huge output costs more).
 
-import { ShrinkRule } from './shrink.js';
+import { keepBuffer, lendBuffer, returnBuffer } from './buffer-pool.js';
 
 /** Output is let through once this much has gathered, so a huge input chunk is not doubled. */
 const MAX_BATCH = 1024 * 1024;
 const FIRST_CAPACITY = 4 * 1024;
-/** A kept buffer larger than this goes after a run of pushes whose output fits in it (shrink.ts). */
-const KEEP = 256 * 1024;
 
 export class OutputBatch {
   /** Where output gathers: `kept`, or a larger buffer made for this push's output. */
   private buf: Uint8Array | null = null;
-  /** The buffer kept from push to push: copied out of, never handed out. */
+  /** The buffer lent for this push: copied out of, never handed out (but when full), given back at the flush. */
   private kept: Uint8Array | null = null;
   private size = 0;
-  private readonly shrink = new ShrinkRule(KEEP);
   /** A chunk went out full during this push: more is likely to follow, in full chunks. */
   private spilled = false;
 
@@ -45,9 +42,12 @@ export class OutputBatch {
       return buf;
     }
     const capacity = this.spilled ? MAX_BATCH : Math.min(MAX_BATCH, Math.max(need, FIRST_CAPACITY, buf ? buf.length * 2 : 0));
-    const grown = new Uint8Array(capacity);
+    const grown = this.spilled ? new Uint8Array(capacity) : lendBuffer(capacity);
     if (buf && this.size > 0) grown.set(buf.subarray(0, this.size));
-    if (!this.spilled) this.kept = grown;
+    if (!this.spilled) {
+      if (this.kept) returnBuffer(this.kept); // (copied from: it may go)
+      this.kept = grown;
+    }
     this.buf = grown;
     return grown;
   }
@@ -82,7 +82,10 @@ export class OutputBatch {
     if (buf !== this.kept || size >= MAX_BATCH) {
       // (A full kept buffer goes out too, and is kept no more: output past MAX_BATCH is not
       // copied twice.)
-      if (buf === this.kept) this.kept = null;
+      if (buf === this.kept) {
+        keepBuffer(buf); // (handed out: the pool has it no more)
+        this.kept = null;
+      }
       this.buf = null; // (handed out, or too large to keep idle)
       // About full: it goes as it is. A chunk much smaller than its buffer gets a buffer of its
       // own size: a consumer that queues chunks must not hold many times the bytes it counts.
@@ -93,16 +96,17 @@ export class OutputBatch {
     return out;
   }
 
-  /** Emits what has gathered, as one chunk with a buffer of its own. */
+  /** Emits what has gathered, as one chunk with a buffer of its own, and gives the lent buffer back. */
   flush(): void {
     this.spilled = false;
-    const size = this.size;
-    if (size === 0) return;
-    const chunk = this.take();
-    if (this.kept && this.shrink.letGo(this.kept.length, size)) {
+    const chunk = this.size === 0 ? null : this.take();
+    const { kept } = this;
+    if (kept) {
+      // (Before `emit`: a consumer may push into another stream, which may take it.)
       this.kept = null;
       this.buf = null;
+      returnBuffer(kept);
     }
-    this.emit(chunk);
+    if (chunk) this.emit(chunk);
   }
 }

@@ -78,8 +78,8 @@ export function contentLengthFramer(pipe: MessagePipe, emit: (b: Uint8Array) => 
   const header = new HeldHeader();
   const batch = new FrameBatch(pipe, reader, emit);
   const held = new HeldFrame(batch, reader, pipe.largeMessage);
-  // The transformed body, held until its new length is known; 256 KiB of it kept for the next.
-  const body = new HeldBytes(4);
+  // The transformed body, held until its new length is known (its first chunk lent: buffer-pool.ts).
+  const body = new HeldBytes(4, true);
   let skipping = false; // a body over maxMessageBytes, refused: skipped, never held
   let remaining = -1; // body bytes still expected; -1 while reading headers
   let bodyLength = 0; // what the last header block said

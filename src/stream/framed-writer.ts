@@ -2,17 +2,19 @@
 // and their outputs, gathered into one buffer and written out once per batch: per message, a
 // few writes of a few bytes each cost more in views made and calls than the copies they save.
 // The outputs are copied in once, behind the room the batch may take, and each is moved from
-// there to its place (no view per message).
+// there to its place (no view per message). The buffer is lent by the pool (buffer-pool.ts)
+// for the batch and given back after it is written: between batches the writer holds none.
+import { lendBuffer, returnBuffer } from './buffer-pool.js';
 
-/** The first buffer's least size (then what a batch needs, doubling): most HTTP responses carry one small message. */
+const NONE = new Uint8Array(0);
+
+/** The least size lent: most HTTP responses carry one small message. */
 const FIRST = 1024;
-/** The largest buffer kept between batches (a batch of many tokens may need more, once). */
-const KEEP = 128 * 1024;
 /** Shorter pieces are copied byte by byte (a view to copy from costs more). */
 const SHORT = 48;
 
 export class FramedWriter {
-  private buf = new Uint8Array(0); // (made at the first batch)
+  private buf = NONE; // (lent from `load` to `flush`)
   private size = 0;
   /** Where the loaded outputs are. */
   private source = 0;
@@ -20,8 +22,9 @@ export class FramedWriter {
   private room(n: number): Uint8Array {
     if (this.size + n > this.buf.length) {
       // (Not when `framing` was told right: the loaded outputs lie beyond what is written.)
-      const grown = new Uint8Array(Math.max(this.buf.length * 2, this.size + n));
+      const grown = lendBuffer(Math.max(this.buf.length * 2, this.size + n));
       grown.set(this.buf);
+      this.give();
       this.buf = grown;
     }
     return this.buf;
@@ -35,7 +38,10 @@ export class FramedWriter {
     this.size = 0;
     this.source = framing + outputs.length;
     const need = this.source + outputs.length;
-    if (need > this.buf.length) this.buf = new Uint8Array(Math.max(FIRST, this.buf.length * 2, need));
+    if (need > this.buf.length) {
+      this.give(); // (one an earlier batch did not write out, if it threw)
+      this.buf = lendBuffer(Math.max(FIRST, need));
+    }
     this.buf.set(outputs, this.source);
   }
 
@@ -67,10 +73,19 @@ export class FramedWriter {
     this.size += width;
   }
 
-  /** Writes what was gathered (a view, copied by `emit`), and empties. */
+  /** Writes what was gathered (a view, copied by `emit`), empties, and gives the buffer back. */
   flush(emit: (bytes: Uint8Array) => void): void {
-    if (this.size > 0) emit(this.buf.subarray(0, this.size));
+    const { size } = this;
     this.size = 0;
-    if (this.buf.length > KEEP) this.buf = new Uint8Array(0); // (a rare large batch's goes)
+    try {
+      if (size > 0) emit(this.buf.subarray(0, size));
+    } finally {
+      this.give();
+    }
+  }
+
+  private give(): void {
+    if (this.buf !== NONE) returnBuffer(this.buf);
+    this.buf = NONE;
   }
 }

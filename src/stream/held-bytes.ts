@@ -1,5 +1,7 @@
 // Bytes held in order (a message's output while it waits, an SSE event, a Content-Length body),
 // in chunks addressed by offset: every framing and the assembler hold bytes this one way.
+import { keepBuffer, lendBuffer, returnBuffer } from './buffer-pool.js';
+
 /** Span of one chunk; only the first starts smaller and grows (most messages are small). */
 const CHUNK_BITS = 16;
 const CHUNK = 1 << CHUNK_BITS;
@@ -27,7 +29,39 @@ export class HeldBytes {
    * costs more than copying into a warm one, and messages of a few hundred KiB (screenshots)
    * come one after another; but every chunk kept is held while the stream idles.
    */
-  constructor(private readonly keepChunks = 1) {}
+  constructor(
+    private readonly keepChunks = 1,
+    /**
+     * Its chunks are lent by the pool (buffer-pool.ts) and given back when it empties, so that
+     * none is held between messages; only for holders that keep no view of it past `reset`
+     * or `drain` (the framings; not the assembler, whose `endInto` hands views out first).
+     */
+    private readonly pooled = false,
+  ) {}
+
+  /** Chunk 0 (the one that grows), grown or new, lent when pooled. */
+  private first(size: number, was: Uint8Array | null | undefined, off: number): Uint8Array {
+    if (!this.pooled) {
+      const grown = new Uint8Array(size);
+      if (was) grown.set(was.subarray(0, off));
+      return grown;
+    }
+    const grown = lendBuffer(size);
+    if (was) {
+      grown.set(was.subarray(0, off));
+      returnBuffer(was);
+    }
+    return grown;
+  }
+
+  /** Lets go of chunk k (its bytes will not be read again). */
+  private letGo(k: number, handedOut: boolean): void {
+    const c = this.chunks[k];
+    this.chunks[k] = null;
+    if (!this.pooled || !c) return;
+    if (handedOut) keepBuffer(c);
+    else returnBuffer(c);
+  }
 
   push(b: Uint8Array): void {
     let at = 0;
@@ -38,8 +72,9 @@ export class HeldBytes {
       let c = this.chunks[k];
       if (!c || off + n > c.length) {
         // Only chunk 0 grows (a copy of at most one chunk); later ones start full size.
-        const grown = new Uint8Array(k > 0 ? CHUNK : Math.min(CHUNK, Math.max(FIRST_CHUNK, 2 * (c?.length ?? 0), off + n)));
-        if (c) grown.set(c.subarray(0, off));
+        let grown: Uint8Array;
+        if (k > 0) grown = this.pooled ? lendBuffer(CHUNK) : new Uint8Array(CHUNK);
+        else grown = this.first(Math.min(CHUNK, Math.max(FIRST_CHUNK, 2 * (c?.length ?? 0), off + n)), c, off);
         c = this.chunks[k] = grown;
       }
       c.set(n === b.length ? b : b.subarray(at, at + n), off);
@@ -81,13 +116,13 @@ export class HeldBytes {
 
   /** Lets go of the chunks wholly inside [start, end): they will not be read again. */
   drop(start: number, end: number): void {
-    for (let k = chunkOf(start + CHUNK - 1); (k + 1) * CHUNK <= end; k++) this.chunks[k] = null;
+    for (let k = chunkOf(start + CHUNK - 1); (k + 1) * CHUNK <= end; k++) this.letGo(k, false);
   }
 
   /** Lets go of every chunk wholly before `end`: nothing before it will be read again (a streamed SSE event's written lines). */
   dropBefore(end: number): void {
     let k = this.firstKept;
-    for (; (k + 1) * CHUNK <= end; k++) this.chunks[k] = null;
+    for (; (k + 1) * CHUNK <= end; k++) this.letGo(k, false);
     this.firstKept = k;
   }
 
@@ -96,8 +131,8 @@ export class HeldBytes {
    * chunk once written but the first `keepChunks` (kept for reuse), and empties.
    */
   drain(emit: (bytes: Uint8Array) => void): void {
-    const { chunks, length } = this;
-    const keep = this.keepChunks;
+    const { chunks, length, pooled } = this;
+    const keep = pooled ? 0 : this.keepChunks; // (pooled: each goes back to the pool once written)
     if (chunks.length > keep) this.chunks = chunks.slice(0, keep);
     this.length = 0;
     this.firstKept = 0;
@@ -105,6 +140,7 @@ export class HeldBytes {
       const c = chunks[k]!;
       if (k >= keep) chunks[k] = null; // (written: it may go now)
       emit(c.subarray(0, Math.min(CHUNK, length - k * CHUNK)));
+      if (pooled) returnBuffer(c);
     }
   }
 
@@ -112,7 +148,10 @@ export class HeldBytes {
   reset(handedOut = false): void {
     this.length = 0;
     this.firstKept = 0;
-    if (handedOut) this.chunks = [];
+    if (this.pooled) {
+      for (let k = 0; k < this.chunks.length; k++) this.letGo(k, handedOut);
+      this.chunks = [];
+    } else if (handedOut) this.chunks = [];
     else if (this.chunks.length > this.keepChunks) this.chunks.length = this.keepChunks;
   }
 }

@@ -39,13 +39,14 @@ const SPOIL = new Uint8Array([0x2c]); // ','
 
 export class MessagePipe {
   private readonly transducer: Transducer;
-  private readonly assembler: MessageAssembler;
+  /** Made at the first message the per-message way takes (most streams' messages take a batch entry). */
+  private made: MessageAssembler | null = null;
   private readonly lane: LinesLane;
   private readonly bodies: FramedBodies;
   private readonly whole: LargeMessage;
   /** After a batch entry refused its first message, the next ones skip the batches. */
   private readonly aside = new StepAside();
-  private readonly values: ValueTransformer;
+  private values: ValueTransformer | null = null;
   /** Number of the current (or last) message, from 1. */
   messageNumber = 0;
   /** Bytes of the current message fed so far. */
@@ -78,16 +79,25 @@ export class MessagePipe {
     this.lane = new LinesLane(block, this.whole);
     this.bodies = new FramedBodies(block);
     this.linesLimit = options.lines === false ? -1 : Math.min(Math.floor(options.maxMessageBytes), 0xffffffff);
+  }
+
+  private get assembler(): MessageAssembler {
+    if (this.made !== null) return this.made;
+    const { job } = this.transducer.block;
+    const emit = this.emit;
     const out = (b: Uint8Array) => {
       this.written += b.length;
       emit(b);
     };
-    this.values = new ValueTransformer(job, () => this.messageNumber);
-    this.assembler = new MessageAssembler({
+    this.made = new MessageAssembler({
       holdAll: job.mode === 'decode',
       emit: out,
-      transformValue: (pieces, into, text) => this.values.transform(pieces, into, 1, text),
+      transformValue: (pieces, into, text) => {
+        this.values ??= new ValueTransformer(job, () => this.messageNumber);
+        return this.values.transform(pieces, into, 1, text);
+      },
     });
+    return this.made;
   }
 
   private start(): void {
@@ -248,7 +258,7 @@ export class MessagePipe {
     this.invalid = true;
     if (!spoiled && this.written > 0 && this.transducer.outputMightParse()) this.emit(SPOIL);
     this.transducer.idle(); // (the rest is skipped: its block goes back)
-    this.assembler.begin(); // what it held goes
+    this.made?.begin(); // what it held goes
     onInvalidMessage(e);
   }
 
@@ -279,6 +289,6 @@ export class MessagePipe {
   release(): void {
     this.transducer.release();
     this.lane.forget();
-    this.values.release();
+    this.values?.release();
   }
 }

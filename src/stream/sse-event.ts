@@ -8,6 +8,7 @@
 // final type is checked at its end (one that is no longer a message is refused: its data went
 // out encoded). Lines outside that span stream out as they arrive.
 
+import { lendBuffer, returnBuffer } from './buffer-pool.js';
 import type { EndResult, MessagePipe } from './pipe.js';
 import { HeldLines, LINE_COST } from './sse-held-lines.js';
 import type { Field, LineSink } from './sse-lines.js';
@@ -26,7 +27,7 @@ const TYPE_CHANGED = 'an SSE event whose data streamed as a message event ends a
  */
 const DATA_BLOCK = 64 * 1024;
 
-/** A streamed event's data not yet fed: up to DATA_BLOCK bytes (made at the first, grown by doubling). */
+/** A streamed event's data not yet fed: up to DATA_BLOCK bytes (lent by the pool while it holds any, grown by doubling). */
 class DataBlock {
   private block: Uint8Array = NO_BYTES;
   private length = 0;
@@ -47,8 +48,9 @@ class DataBlock {
       if (this.length + n > this.block.length) {
         let size = Math.max(1024, this.block.length);
         while (size < this.length + n) size *= 2;
-        const grown = new Uint8Array(Math.min(size, DATA_BLOCK));
+        const grown = lendBuffer(Math.min(size, DATA_BLOCK));
         grown.set(this.block.subarray(0, this.length));
+        this.give();
         this.block = grown;
       }
       this.block.set(n === b.length ? b : b.subarray(at, at + n), this.length);
@@ -63,18 +65,26 @@ class DataBlock {
     if (this.length === 0) return true;
     const b = this.block.subarray(0, this.length);
     this.length = 0;
-    return this.feed(b);
+    try {
+      return this.feed(b);
+    } finally {
+      this.give(); // (fed: copied into the core)
+    }
   }
 
   clear(): void {
     this.length = 0;
+    this.give();
+  }
+
+  private give(): void {
+    if (this.block !== NO_BYTES) returnBuffer(this.block);
+    this.block = NO_BYTES;
   }
 }
 
 export class SseEvent implements LineSink {
   private readonly max: number;
-  private readonly tooManyOther: string;
-  private readonly tooLarge: string;
   private readonly lines: HeldLines;
   private readonly block: DataBlock;
   private isMessage = true;
@@ -96,14 +106,21 @@ export class SseEvent implements LineSink {
     private readonly out: SseOutput,
   ) {
     this.max = pipe.maxMessageBytes;
-    this.tooManyOther = `SSE lines held within an event larger than maxMessageBytes (${this.max})`;
-    this.tooLarge = `message larger than maxMessageBytes (${this.max})`;
     this.lines = new HeldLines(out);
     this.block = new DataBlock((b) => {
       pipe.feed(b);
       if (pipe.invalid && !this.skipping) this.abandon(); // (onInvalidMessage took it: its data stops here)
       return !this.skipping;
     });
+  }
+
+  // (Made when refused, not per stream.)
+  private get tooManyOther(): string {
+    return `SSE lines held within an event larger than maxMessageBytes (${this.max})`;
+  }
+
+  private get tooLarge(): string {
+    return `message larger than maxMessageBytes (${this.max})`;
   }
 
   field(kind: Field, valueAt: number, first: Uint8Array): void {

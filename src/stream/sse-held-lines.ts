@@ -26,8 +26,8 @@ const NEWLINE = new Uint8Array([LF]);
 const COLON = new Uint8Array([0x3a]);
 
 export class HeldLines {
-  readonly held = new HeldBytes(4); // the lines but for data values (256 KiB of each kept for the next event)
-  readonly joined = new HeldBytes(4); // the data values joined by '\n': the message, as the spec builds it
+  readonly held = new HeldBytes(4, true); // the lines but for data values (first chunk lent: buffer-pool.ts)
+  readonly joined = new HeldBytes(4, true); // the data values joined by '\n': the message, as the spec builds it
   // Per line (STRIDE numbers): start, end of the field name and ':' (-1: not a data line), start
   // and end of its line ending in `held`; the span of its value in `joined`.
   private lines: number[] = []; // (written in order: it grows as a plain array does)

@@ -105,7 +105,7 @@ export class LineReader {
   private head: number[] = []; // its first bytes, until the field is known
   private isEvent = false;
   private length = 0; // its bytes once the field is known
-  private readonly eventHead = new Uint8Array(16); // an event line's first bytes (enough to tell "message")
+  private eventHead: Uint8Array | null = null; // an event line's first bytes (enough to tell "message"; made at the first)
   private eventHeadLength = 0;
 
   /** Starts reading `chunk` (its lines are searched from now on): where its lines begin. */
@@ -206,7 +206,10 @@ export class LineReader {
 
   /** Counts the line's bytes (an event line's first ones are kept: its type is read from them). */
   private count(b: Uint8Array): void {
-    if (this.isEvent) for (let i = 0; i < b.length && this.eventHeadLength < 16; i++) this.eventHead[this.eventHeadLength++] = b[i]!;
+    if (this.isEvent) {
+      this.eventHead ??= new Uint8Array(16);
+      for (let i = 0; i < b.length && this.eventHeadLength < 16; i++) this.eventHead[this.eventHeadLength++] = b[i]!;
+    }
     this.length += b.length;
   }
 
@@ -218,6 +221,7 @@ export class LineReader {
     }
     if (!this.known) this.classify(true, sink);
     if (this.isEvent) {
+      this.eventHead ??= new Uint8Array(16);
       const { eventHead, length } = this;
       const v = eventValueAt(eventHead, 0, length);
       sink.type(namesMessage(eventHead, v, length - v));

@@ -86,14 +86,23 @@ export interface Work extends PooledBlock {
   linesOwner: object | null;
 }
 
+/** The standard block's regions (window WINDOW) and their key, per codec and mode: worked out once, not per stream. */
+const standards = new WeakMap<Descriptor, { encode?: Standard; decode?: Standard }>();
+interface Standard {
+  readonly size: number;
+  readonly at: number[];
+  readonly key: string;
+  readonly expansion: number;
+}
+
 export class TransducerBlock {
   /**
    * The block in use: held from a message's start to its end (or until `idle` for one given
    * up), or for a batch call; null between messages, when the stream holds no WASM memory.
    */
   work: Work | null = null;
-  /** The standard block's regions (window WINDOW) and their key, worked out at the first call. */
-  private standard: { size: number; at: number[]; key: string } | null = null;
+  /** The standard block's regions (window WINDOW) and their key, found at the first call. */
+  private standard: Standard | null = null;
 
   constructor(
     readonly job: TransducerJob,
@@ -122,8 +131,19 @@ export class TransducerBlock {
   private take(): Work {
     if (this.work !== null) return this.work;
     if (this.standard === null) {
-      const { size, at } = this.regions(WINDOW);
-      this.standard = { size, at, key: at.join() };
+      const { desc, mode } = this.job;
+      let known = standards.get(desc);
+      if (known === undefined) {
+        known = {};
+        standards.set(desc, known);
+      }
+      let standard = known[mode];
+      if (standard?.expansion !== this.job.expansion) {
+        const { size, at } = this.regions(WINDOW);
+        standard = { size, at, key: at.join(), expansion: this.job.expansion };
+        known[mode] = standard;
+      }
+      this.standard = standard;
     }
     const { size, at, key } = this.standard;
     const kept = takeBlock<Work>(key);
