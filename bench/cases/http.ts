@@ -42,8 +42,9 @@ function started(args: string[], pattern: RegExp): Promise<{ child: ChildProcess
   });
 }
 
-const upstream = () => started(['scripts/run-ts.mjs', 'bench/http-upstream.ts'], /listening (http:\/\/\S+)/);
-const proxy = (up: string) => started([CLI, 'proxy', '--upstream', `${up}/mcp`, '--port', '0'], /listening on (http:\/\/\S+\/mcp)/);
+export const upstream = () => started(['scripts/run-ts.mjs', 'bench/http-upstream.ts'], /listening (http:\/\/\S+)/);
+export const proxy = (up: string, nodeArgs: string[] = [], cli = CLI) =>
+  started([...nodeArgs, cli, 'proxy', '--upstream', `${up}/mcp`, '--port', '0'], /listening on (http:\/\/\S+\/mcp)/);
 
 async function client(url: string): Promise<Client> {
   const c = new Client({ name: 'bench', version: '1.0.0' });
@@ -52,9 +53,9 @@ async function client(url: string): Promise<Client> {
 }
 
 /** The floor: a bare node:http pass-through proxy in front of the upstream (bench/fixtures/http-passthrough.mjs). */
-const passThrough = (up: string) => started(['bench/fixtures/http-passthrough.mjs', up], /listening on (http:\/\/\S+\/mcp)/);
+export const passThrough = (up: string) => started(['bench/fixtures/http-passthrough.mjs', up], /listening on (http:\/\/\S+\/mcp)/);
 
-async function proxyLatency(direct: string, proxied: string, bareUrl: string, quick: boolean): Promise<CaseResult[]> {
+export async function proxyLatency(direct: string, proxied: string, bareUrl: string, quick: boolean): Promise<CaseResult[]> {
   const calls = quick ? 200 : 2000;
   const perRound = quick ? 50 : 100;
   const d = await client(direct);

@@ -1,6 +1,7 @@
-// The upstream request of a held GET event stream (proxy's OpenStream, http/proxy.ts), made with
-// node:http or node:https instead of fetch: its body is a ByteSource (http/event-relay.ts) that
-// the relay reads without Web streams. As fetch would: redirects are not followed, bodies are
+// The upstream requests of the proxy's MCP endpoint (its OpenStream, http/proxy.ts: GET event
+// streams and POSTs), made with node:http or node:https over keep-alive connections instead of
+// fetch: a response's body is a ByteSource (http/event-relay.ts) that the relay reads without
+// Web streams. As fetch would: redirects are not followed, bodies are
 // decompressed (gzip, deflate, br), and a failure before the response rejects with the
 // system error as its `cause`.
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
@@ -34,10 +35,18 @@ function decoders(encoding: string | undefined): Readable[] {
 
 const ignore = () => {};
 
-/** A response body as a ByteSource; cancelled, the request is destroyed (its connection let go). */
+/**
+ * A response body as a ByteSource; cancelled, the request is destroyed (its connection let go),
+ * unless the body has all arrived: then it is drained, and the connection kept for the next.
+ */
 function sourceOf(response: IncomingMessage, request: ClientRequest): ByteSource {
   // (Out here, so that what a held stream keeps is this, not the scope its request was made in.)
-  const stop = () => void request.destroy();
+  let cancelled = false; // (a drained body's data and end go to no one)
+  const stop = () => {
+    cancelled = true;
+    if (response.complete) response.resume();
+    else request.destroy();
+  };
   const chain = decoders(response.headers['content-encoding']);
   let body: Readable = response;
   for (const d of chain) body = body.pipe(d as unknown as NodeJS.WritableStream) as unknown as Readable;
@@ -50,7 +59,7 @@ function sourceOf(response: IncomingMessage, request: ClientRequest): ByteSource
   let failed = false;
   let failure: unknown;
   const fail = (e: unknown) => {
-    if (ended || failed) return;
+    if (ended || failed || cancelled) return;
     failed = true;
     failure = e;
     on?.error(e);
@@ -62,10 +71,12 @@ function sourceOf(response: IncomingMessage, request: ClientRequest): ByteSource
   return {
     start(o) {
       on = o;
-      body.on('data', (chunk: Buffer) => o.data(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+      body.on('data', (chunk: Buffer) => {
+        if (!cancelled) o.data(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      });
       body.once('end', () => {
         ended = true;
-        o.end();
+        if (!cancelled) o.end();
       });
       if (failed) o.error(failure);
     },
@@ -75,15 +86,18 @@ function sourceOf(response: IncomingMessage, request: ClientRequest): ByteSource
   };
 }
 
-/** GET `url` with `headers`; resolves with the response (its body read lazily) and its body as a source. */
-export function openUpstream(url: URL, headers: Headers, signal: AbortSignal): Promise<OpenedStream> {
+/**
+ * `method` `url` with `headers` and `body` (sent with the head, in one write); resolves with the
+ * response (its body read lazily) and its body as a source.
+ */
+export function openUpstream(url: URL, headers: Headers, signal: AbortSignal, method = 'GET', body?: Uint8Array): Promise<OpenedStream> {
   return new Promise((resolve, reject) => {
     const https = url.protocol === 'https:';
     const sent: Record<string, string> = {};
     headers.forEach((value, name) => {
       sent[name] = value;
     });
-    const req = (https ? httpsRequest : httpRequest)(url, { method: 'GET', headers: sent, agent: agents[https ? 'https:' : 'http:'] });
+    const req = (https ? httpsRequest : httpRequest)(url, { method, headers: sent, agent: agents[https ? 'https:' : 'http:'] });
     const abort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     if (signal.aborted) abort();
     signal.addEventListener('abort', abort, { once: true });
@@ -99,6 +113,6 @@ export function openUpstream(url: URL, headers: Headers, signal: AbortSignal): P
       const source = sourceOf(res, req);
       resolve({ status: res.statusCode ?? 502, statusText: res.statusMessage ?? '', headers: received, source });
     });
-    req.end();
+    req.end(body); // (the head and the body in one write; node:http sets the length)
   });
 }

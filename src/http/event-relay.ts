@@ -41,6 +41,8 @@ export interface RelayOptions {
   observe?: (pieces: readonly Uint8Array[]) => void;
   /** An event the encoder refused (or one over maxEventBytes): told, and the stream ends cleanly there. */
   onRefused: (e: unknown) => void;
+  /** What goes last when an event was refused (a POST's stream: an error for each request, settle.ts). */
+  ending?: (e: unknown) => Promise<Uint8Array | undefined>;
 }
 
 /**
@@ -68,13 +70,25 @@ function relay(source: ByteSource, options: RelayOptions, sink: ByteSink): Relay
     core.release();
     source.cancel();
   };
+  let left = false;
   const fail = (e: unknown) => {
     const first = pending[0];
     pending = [];
     stop();
     if (first) sink.write(first);
     options.onRefused(e);
-    sink.end();
+    if (!options.ending) return sink.end();
+    options.ending(e).then(
+      (last) => {
+        if (left) return;
+        if (last) sink.write(last);
+        sink.end();
+      },
+      (failed) => {
+        options.onRefused(failed); // (the errors could not be made: the end is clean all the same)
+        if (!left) sink.end();
+      },
+    );
   };
   const finish = (failed: boolean, error: unknown) => {
     if (done) return;
@@ -108,6 +122,7 @@ function relay(source: ByteSource, options: RelayOptions, sink: ByteSink): Relay
       if (!done) source.resume();
     },
     cancel() {
+      left = true;
       if (!done) stop();
     },
   };

@@ -40,9 +40,10 @@ export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPoli
    */
   upstreamHeaders?: Readonly<Record<string, string>>;
   /**
-   * How GET event streams are opened upstream instead of `fetch` (the Node CLI: node:http). Their
-   * bodies are then relayed without Web streams (event-relay.ts), which a server that knows
-   * them pipes straight into its response: an idle stream holds a few objects, not fetch's.
+   * How the MCP endpoint's requests are sent upstream instead of `fetch` (the Node CLI: node:http
+   * over keep-alive connections). Event streams (a GET's, a POST's) are then relayed without Web
+   * streams (event-relay.ts), which a server that knows them pipes straight into its response: an
+   * idle stream holds a few objects, not fetch's, and a small call makes no stream at all.
    */
   openStream?: OpenStream;
 }
@@ -55,7 +56,8 @@ export interface OpenedStream {
   source: ByteSource;
 }
 
-export type OpenStream = (url: URL, headers: Headers, signal: AbortSignal) => Promise<OpenedStream>;
+/** Sends `method` to `url` with `headers` and `body` (none for a GET); resolves with the response's head. */
+export type OpenStream = (url: URL, headers: Headers, signal: AbortSignal, method: string, body?: Uint8Array) => Promise<OpenedStream>;
 
 /** The code the SDK's servers give a request of a session they do not know. */
 const SESSION_NOT_FOUND = -32001;
@@ -214,13 +216,21 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
   // A GET event stream opened by openStream, relayed as encodeResponse, wholeEvents and settle
   // read one (event-relay.ts). Made out here: what the relay holds for the stream's life is
   // only what it needs, not the request handler's scope.
-  const relayed = (method: string, source: ByteSource, guard: CallGuard | undefined, response: Response): Response => {
+  // A POST's stream also ends with an error for each of its requests when an event is refused (settle.ts).
+  const relayed = (
+    method: string,
+    source: ByteSource,
+    guard: CallGuard | undefined,
+    response: Response,
+    original: Uint8Array | undefined,
+  ): Response => {
     const body = relayedBody(source, {
       codec: bodyOptions,
       maxEventBytes: max,
       onTruncated: truncated(method),
       observe: guard && eventObserver(guard),
       onRefused: (e) => toldRefused(method, e),
+      ending: original && ((e) => streamEnding(original, e, bodyOptions)),
     });
     const head = encodedHead(response, bodyOptions);
     return new Response(body, { ...head, headers: downstream(head.headers) });
@@ -308,10 +318,10 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
         : undefined;
     // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
     // Node's fetch writes them with the headers at once, where a Blob costs a write per part.
-    // A GET event stream opened by openStream: its body read from `source`, relayed when an event stream.
+    // A request to the endpoint sent by openStream: its body read from `source`, relayed when an event stream.
     let source: ByteSource | undefined;
     const send = async (signal: AbortSignal) => {
-      if (!openStream || request.method !== 'GET' || !isEndpoint(url))
+      if (!openStream || !isEndpoint(url))
         return base(target(url), {
           method: request.method,
           headers,
@@ -319,7 +329,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
           signal,
           redirect: 'manual',
         });
-      const opened = await openStream(target(url), headers, signal);
+      const opened = await openStream(target(url), headers, signal, request.method, body);
       if (NULL_BODY.has(opened.status)) opened.source.cancel();
       else source = opened.source;
       return new Response(source && sourceStream(source), {
@@ -360,7 +370,8 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     }
     const framing = { endpoint: isEndpoint(url), method: request.method };
     const kind = responseKind(response, framing);
-    if (source && kind === 'sse') return relayed(request.method, source, guard, response);
+    // (under a call time limit, or with the guard's own answers to add, through Web streams: timed.ts, guarded.ts)
+    if (source && kind === 'sse' && !timed && !answers.length) return relayed(request.method, source, guard, response, original);
     const onTruncated = truncated(request.method);
     let failure: unknown;
     const refused = (e: unknown) => {

@@ -1,0 +1,46 @@
+// `proxy`'s latency rows alone (direct / proxy / floor, rounds taking turns), repeated, and
+// optionally a CPU profile of the proxy process under the same sequential calls:
+//   node scripts/run-ts.mjs bench/proxy-latency.ts [--runs=N] [--quick] [--cpu-prof=DIR] [--cli=PATH]
+// (--cli: another build's bin/mcp-payload-codec.js, for a before/after in one run's conditions)
+// With --cpu-prof the proxy runs under `node --cpu-prof --cpu-prof-dir=DIR`; the profile is
+// written when it exits (SIGTERM ends it cleanly).
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { passThrough, proxy, proxyLatency, upstream } from './cases/http.ts';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    quick: { type: 'boolean', default: false },
+    'cpu-prof': { type: 'string' },
+    cli: { type: 'string' },
+  },
+});
+const up = await upstream();
+const dir = values['cpu-prof'];
+const px = await proxy(up.url, dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [], values.cli);
+const bare = await passThrough(up.url);
+/** A process's CPU time (user + system), ms (Linux). */
+const cpuMs = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // (clock ticks: 100 a second)
+};
+try {
+  for (let r = 0; r < Number(values.runs); r++) {
+    const before = [cpuMs(px.child.pid!), cpuMs(bare.child.pid!)];
+    const rows = await proxyLatency(`${up.url}/mcp`, px.url, bare.url, values.quick);
+    const calls = values.quick ? 252 : 2302; // (as proxyLatency makes: 2 checks, the warm-up, the rounds)
+    const [p, b] = [cpuMs(px.child.pid!) - before[0]!, cpuMs(bare.child.pid!) - before[1]!];
+    process.stdout.write(`${r}: CPU per call: proxy ${((p / calls) * 1000).toFixed(0)} µs, floor ${((b / calls) * 1000).toFixed(0)} µs\n`);
+    for (const row of rows)
+      process.stdout.write(
+        `${r}: ${row.name.replace(/^[\d,]+ sequential tools\/call over Streamable HTTP: /, '')}: ${row.figure} ${row.baselineFigure ? `(direct ${row.baselineFigure})` : ''}\n`,
+      );
+  }
+} finally {
+  bare.child.kill('SIGTERM');
+  px.child.kill('SIGTERM');
+  up.child.kill('SIGTERM');
+  await once(px.child, 'exit');
+}
