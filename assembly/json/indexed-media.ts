@@ -4,7 +4,7 @@
 // would: a `type` (a string `image` or `audio`: kept; anything else: transformed), a second
 // `data` first (JSON.parse keeps the last: this one is kept), or the object's end (transformed).
 // In a payload object `type` and `data` are always those roles (no protocol field of
-// src/protocol-fields.ts is named so). What it cannot read plainly (an escaped key or `type`,
+// src/codec/protocol-fields.ts is named so). What it cannot read plainly (an escaped key or `type`,
 // a tool schema around it, JSON that is not valid) goes to the host as before. One look reads
 // at most the rest of the message; a message reads ahead at most AHEAD times its length (four
 // such `data` members, or more that share it), past that the host takes it: a `data` in a
