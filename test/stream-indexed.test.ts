@@ -267,6 +267,7 @@ describe('the indexed path', () => {
     const ok = [
       '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Qwen\\n\\u00e9\\ud83d\\ude00 \\"x\\" \\\\"}]}}',
       '{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"image","data":"aGk=","mimeType":"image/png"}]}}',
+      '{"jsonrpc":"2.0","id":2,"result":{"content":[{"data":"aGk=","type":"image"}]}}', // data before type: read ahead
       '{"jsonrpc":"2.0","id":3,"result":{"contents":[{"uri":"file:///a","blob":"aGk="}]}}',
       '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":0.5,"message":"Qwen"}}',
       ' [ {"jsonrpc":"2.0","id":4,"result":{"a":[true,false,null,-1.5e3]}} ] ',
@@ -275,7 +276,7 @@ describe('the indexed path', () => {
     expect(taken('encode', ok)).toBe(ok.length);
     expect(taken('decode', ok)).toBe(ok.length);
     const refused = [
-      '{"jsonrpc":"2.0","id":1,"result":{"content":[{"data":"aGk=","type":"image"}]}}', // data before type
+      '{"jsonrpc":"2.0","id":1,"result":{"content":[{"data":"aGk=","typ\\u0065":"image"}]}}', // data before an escaped type
       '{"jsonrpc":"2.0","id":1,"result":{"contents":[{"blob":"aGk=","uri":"file:///a"}]}}', // blob before uri
       '{"jsonrpc":"2.0","id":1,"result":{"text":"\\x"}}', // invalid escape
       '{"jsonrpc":"2.0","id":1,"result":{"text":"a"}} x', // junk after the value

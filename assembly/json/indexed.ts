@@ -8,7 +8,8 @@
 //
 // It takes the common case and refuses the rest before anything is kept, and the per-message
 // path takes that message (whole.ts): anything that is not valid JSON (that path reports where),
-// values the host must hold (a `data` before its `type`, a `blob` before its `uri`), and,
+// values the host must hold (a `blob` before its `uri`; a `data` before its `type` only where
+// indexed-media.ts cannot read the rest of its object plainly), and,
 // decoding, a key that decoding changes.
 import {
   J_DEPTH, J_MODE, J_NUM_SIZE, J_ROOT_PAYLOAD, J_STACK_CAP, J_VALUE, JSON_ENCODE, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE, ROOT_TEXT,
@@ -16,6 +17,7 @@ import {
 import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, MINUS, QUOTE } from '../bytes';
 import { keyRules, valueFlags } from './envelope';
 import { copyTo, startRewrite, transformText, transformUriHeader, widenMaxLength } from './indexed-rewrite';
+import { DATA_HOST, DATA_KEEP, DATA_TRANSFORM, dataAhead, startAhead } from './indexed-media';
 import { decodeText, gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, startText, stringEnd } from './indexed-text';
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
@@ -38,6 +40,7 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
   startText(inp);
   const encoding = get(J_MODE) == JSON_ENCODE;
   startRewrite(n, encoding);
+  startAhead(n);
   let i: i32 = 0;
   let phase = P_VALUE;
   let depth: u32 = 0;
@@ -57,8 +60,9 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
         if (depth > 0) setTop(top() & ~K_FIRST);
         if ((v & V_DATA) != 0) {
           const media = (top() >> K_MEDIA_SHIFT) & 3;
-          if (media == MEDIA_UNKNOWN) return INDEXED_HOST; // the host holds it until the type is known
-          if (media == MEDIA_YES) v &= ~V_PAYLOAD;
+          const ahead = media == MEDIA_UNKNOWN ? dataAhead(inp, i, n) : DATA_TRANSFORM; // (the host would hold it until the type is known)
+          if (ahead == DATA_HOST) return INDEXED_HOST;
+          if (media == MEDIA_YES || ahead == DATA_KEEP) v &= ~V_PAYLOAD;
         } else if ((v & V_BLOB) != 0) {
           if ((top() & K_URI) == 0) return INDEXED_HOST; // held until the object's `uri` is known
           v &= ~V_PAYLOAD;

@@ -7,7 +7,8 @@ import { createByteTransformer, createDecodeStream, createEncodeStream, type Str
 import { concat } from '../../src/util/concat.ts';
 import { carefulPipeline, pipeline } from '../baseline-pipeline.ts';
 import type { BenchCase } from '../case.ts';
-import { keyedTraffic, MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from '../corpus.ts';
+import { KEYED_KINDS, keyedTraffic, MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from '../corpus.ts';
+import { seeded } from '../random.ts';
 
 const CHUNK = 64 * 1024;
 
@@ -184,6 +185,15 @@ export function streamCases(): BenchCase[] {
       target,
     ),
   ];
+  // Its kinds with a `data` member before any `type` (the indexed path reads ahead for it).
+  const keyedByKind = (['log notifications', 'errors'] as const).flatMap((kind): BenchCase[] => {
+    const input = ndjsonOf((seed) => KEYED_KINDS[kind](seeded(seed), seed), 2 * 1024 * 1024);
+    const encodedKind = transformBytes('encode', input);
+    return [
+      ...bothPipelines('encode', `NDJSON encode: ${kind}`, input, encodedKind),
+      ...bothPipelines('decode', `NDJSON decode: ${kind}`, encodedKind, transformBytes('decode', encodedKind)),
+    ];
+  });
   return [
     {
       group: 'stream',
@@ -209,6 +219,7 @@ export function streamCases(): BenchCase[] {
     ...bothPipelines('encode', 'NDJSON encode (8 MiB mixed traffic)', traffic, transformBytes('encode', traffic), target),
     ...bothPipelines('decode', 'NDJSON decode (8 MiB mixed traffic)', encoded, transformBytes('decode', encoded), target),
     ...secondMix,
+    ...keyedByKind,
     {
       // The bar the issue sets: streaming encode as fast as merely parsing the same messages.
       // JSON.parse alone: on the lines already decoded and split, nothing else.

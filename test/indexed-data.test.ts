@@ -1,0 +1,147 @@
+// A `data` member before its object's `type` on the indexed path (assembly/json/indexed-media.ts
+// reads the rest of the object ahead): objects with `data`, `type` and `mimeType` members in
+// every order and position (nested, in arrays, two of one kind, near the 16 KiB window) give the
+// same output and callbacks with the path on and off, and the path takes every one it can read
+// plainly (no escaped key or `type`, no tool schema around it).
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createCodec } from '../src/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
+import type { StreamOptions } from '../src/stream/index.ts';
+import { runs } from './arbitraries.ts';
+import { hooks } from './core-hooks.ts';
+import { B } from './hostile-lines.ts';
+import { describeError } from './ndjson-scenarios.ts';
+
+vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
+
+afterEach(() => {
+  hooks.indexedPath(1);
+});
+
+type Mode = 'encode' | 'decode';
+
+/** What one stream did with `line` (output as hex, callbacks), and how many messages the indexed path took. */
+function traceOf(mode: Mode, line: string, codec: StreamOptions, indexed: boolean) {
+  const log: unknown[] = [];
+  const options: StreamOptions = {
+    ...codec,
+    onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),
+    onCollision: (e) => void log.push(['dropped', ...describeError(e)]),
+  };
+  const before = hooks.indexedPath(indexed ? 1 : 0);
+  const t = byteTransformer(mode, options, (b) => void log.push(Buffer.from(b).toString('hex')));
+  try {
+    t.push(B(`${line}\n`));
+    t.close();
+  } catch (e) {
+    log.push(['threw', ...describeError(e)]);
+  }
+  return { log: [log.join('')], taken: hooks.indexedPath(1) - before };
+}
+
+const CODECS: StreamOptions[] = [{}, { terms: { ascii: ['qwen', 'image', 'data', 'type', 'png'] } }];
+// Tokens of both codecs, for decoding.
+const TOKENS = CODECS.flatMap((c) => ['Qwen', 'image', 'data'].map((t) => createCodec(c).encodeText(t)));
+
+// Text with terms (and tokens, decoding) in it; `plain`: no escapes.
+const text = (plain: boolean) =>
+  fc
+    .array(
+      fc.constantFrom('Qwen', 'image', 'audio', 'data', 'type', ' ', 'x', 'png', ...TOKENS, ...(plain ? [] : ['\\n', '\\"', '\\u0071wen'])),
+      {
+        maxLength: 8,
+      },
+    )
+    .map((a) => JSON.stringify(a.join('')).replace(/\\\\/g, '\\'));
+const typeValue = (plain: boolean) =>
+  fc.oneof(
+    fc.constantFrom('"image"', '"audio"', '"text"', '"resource"', '"imagex"', '""', '5', 'null', '{"type":"image"}', '["image"]'),
+    ...(plain ? [] : [fc.constantFrom('"im\\u0061ge"', '"aud\\io"')]),
+  );
+const dataUri = fc.constantFrom('"data:image/png;base64,UXdlbg=="', '"data:text/plain;qwen;base64,aW1hZ2U="', '"data:,Qwen"');
+
+/** An object whose members are drawn from data, type, mimeType and others, in any order. */
+const object = (plain: boolean): fc.Arbitrary<string> =>
+  fc.letrec<{ obj: string; value: string }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      text(plain),
+      dataUri,
+      fc.constantFrom('1', '-2.5e3', 'true', 'null', '[]', '{}'),
+      tie('obj'),
+      fc.array(tie('value'), { maxLength: 3 }).map((a) => `[${a.join(', ')}]`),
+    ),
+    obj: fc
+      .array(
+        fc.oneof(
+          tie('value').map((v) => `"data":${v}`),
+          typeValue(plain).map((v) => `"type": ${v}`),
+          fc.constantFrom('"mimeType":"image/png"', '"mimeType":"text/qwen"'),
+          fc
+            .tuple(
+              fc.constantFrom('"text"', '"Qwen"', '"_meta"', '"uri"', ...(plain ? [] : ['"d\\u0061ta"', '"typ\\u0065"'])),
+              tie('value'),
+            )
+            .map(([k, v]) => `${k}:${v}`),
+        ),
+        { maxLength: 5 },
+      )
+      .map((members) => `{${members.join(',')}}`),
+  })).obj;
+
+/** A message that holds the object where logs, errors and results hold theirs; padded to near 16 KiB or not. */
+const message = (plain: boolean) =>
+  fc
+    .tuple(
+      fc.constantFrom(
+        (o: string) => `{"jsonrpc":"2.0","method":"notifications/message","params":${o}}`,
+        (o: string) => `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"Qwen","data":${o}}}`,
+        (o: string) => `{"jsonrpc":"2.0","id":"a","result":{"content":[${o},{"type":"text","text":"Qwen"}]}}`,
+        (o: string) => `{"jsonrpc":"2.0","id":1,"result":{"data":${o}}}`,
+      ),
+      object(plain),
+      fc.option(fc.integer({ min: -48, max: 48 }), { nil: undefined }),
+    )
+    .map(([wrap, o, edge]) => {
+      const line = wrap(o);
+      if (edge === undefined) return line;
+      // A filler member first in the object, so that the line ends near 16 KiB.
+      const fill = Math.max(0, 16 * 1024 + edge - line.length - 12);
+      return wrap(o.replace('{', `{"pad":"${'q'.repeat(fill)}"${o === '{}' ? '' : ','}`));
+    });
+
+describe('a `data` before its `type` on the indexed path', () => {
+  for (const mode of ['encode', 'decode'] as const)
+    for (const [c, codec] of CODECS.entries()) {
+      it(`${mode}, codec ${c}: plain objects taken, with the per-message path's output`, () => {
+        let taken = 0;
+        fc.assert(
+          fc.property(message(true), (line) => {
+            const on = traceOf(mode, line, codec, true);
+            expect(on.log).toEqual(traceOf(mode, line, codec, false).log);
+            // Valid, and nothing the host must read: the indexed path takes it where it takes the
+            // same line with no `data` nor `type` (which may be refused for its size; two `type`s
+            // that disagree are refused on both paths), if it reads ahead at most 4 times.
+            const control = traceOf(mode, line.replace(/"(dat)a"|"(typ)e"/g, '"$1$2x"'), codec, true);
+            const looks = line.split('"data":').length - 1;
+            if (!on.log[0]!.toString().includes('invalid') && control.taken === 1 && looks <= 4) {
+              expect(on.taken).toBe(1);
+              taken++;
+            }
+          }),
+          runs(120),
+        );
+        expect(taken).toBeGreaterThan(60); // (the generator reaches the indexed path)
+      });
+
+      it(`${mode}, codec ${c}: with escaped keys and types, the same output either way`, () => {
+        fc.assert(
+          fc.property(message(false), (line) => {
+            expect(traceOf(mode, line, codec, true).log).toEqual(traceOf(mode, line, codec, false).log);
+          }),
+          runs(120),
+        );
+      });
+    }
+});
