@@ -259,7 +259,10 @@ export class MessageAssembler {
     if (text) pieces.unshift(QUOTE);
     if (head) pieces.push(QUOTE);
     // (A header is short, and would have to lose its last byte: it is held.)
-    if (!head && !this.o.holdAll && (this.open.length === 0 || this.open.a[0]! > d)) return this.stream(d, pieces, text);
+    if (!head && !this.o.holdAll && (this.open.length === 0 || this.open.a[0]! > d)) {
+      this.stream(d, pieces, text);
+      return;
+    }
     const skip = text ? 1 : 0;
     const at = this.replaced.length + skip;
     let large: Uint8Array[] | null;

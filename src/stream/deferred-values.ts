@@ -45,7 +45,8 @@ export class ValueTransformer {
         0,
       );
     }
-    const l = (this.levels[level - 1] ??= this.level(level));
+    this.levels[level - 1] ??= this.level(level);
+    const l = this.levels[level - 1]!;
     const streamed = typeof into === 'function';
     if (streamed) l.out = into;
     const a = streamed ? l.s : l.a;
