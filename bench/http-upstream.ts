@@ -3,10 +3,12 @@
 // call, and `big`, a text result of `bytes` bytes, sent as one SSE event), and at /events a raw
 // event stream of `mib` events of 1 MiB each (JSON-RPC log notifications), written as the
 // reader takes them; at /event one tools/call result of `mib` MiB of text in a single event
-// (`event: message` before its data, as the SDK writes it), written as the reader takes it. Prints
+// (`event: message` before its data, as the SDK writes it), written as the reader takes it; and
+// at /held, for a GET (a proxy's MCP endpoint pointed at it), an event stream of one event of
+// `mib` MiB whose large value must wait for what follows it (`shape`: see HELD). Prints
 // `listening <url>` on stdout.
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -41,8 +43,40 @@ const event = new TextEncoder().encode(
 
 // One event of `mib` MiB, in pieces: its head, the escaped text repeated, its tail.
 const piece = new TextEncoder().encode(JSON.stringify(BLOCK).slice(1, -1));
-const eventHead = new TextEncoder().encode('event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"');
-const eventTail = new TextEncoder().encode('"}]}}\n\n');
+const eventHead = 'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"';
+const eventTail = '"}]}}\n\n';
+
+// Events whose large value comes before what tells how to treat it: a log notification's
+// `params.data` as one string (its object may still turn out to be media), and an image whose
+// `data` comes before its `type` (as a server that sorts keys writes it).
+const base64Piece = new TextEncoder().encode('iVBORw0KGgoAAAANSUhEUgAA'.repeat(4096));
+const HELD: Record<string, [string, Uint8Array, string]> = {
+  notification: [
+    'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"',
+    piece,
+    '"}}\n\n',
+  ],
+  image: [
+    'event: message\ndata: {"jsonrpc":"2.0","id":1,"result":{"content":[{"data":"',
+    base64Piece,
+    '","mimeType":"image/png","type":"image"}]}}\n\n',
+  ],
+};
+
+/** Writes `head`, `body` repeated to `bytes`, then `tail`, as the reader takes it. */
+function writeEvent(res: ServerResponse, head: string, body: Uint8Array, tail: string, bytes: number) {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  let sent = 0;
+  res.write(head);
+  const more = () => {
+    while (sent < bytes) {
+      sent += body.length;
+      if (!res.write(body)) return void res.once('drain', more);
+    }
+    res.end(tail);
+  };
+  more();
+}
 
 const transports = new Map<string, StreamableHTTPServerTransport>();
 const http = createServer(async (req, res) => {
@@ -60,19 +94,10 @@ const http = createServer(async (req, res) => {
     };
     return more();
   }
-  if (url.pathname === '/event') {
-    const bytes = Number(url.searchParams.get('mib') ?? 1) * MiB;
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    let sent = 0;
-    res.write(eventHead);
-    const more = () => {
-      while (sent < bytes) {
-        sent += piece.length;
-        if (!res.write(piece)) return void res.once('drain', more);
-      }
-      res.end(eventTail);
-    };
-    return more();
+  if (url.pathname === '/event') return writeEvent(res, eventHead, piece, eventTail, Number(url.searchParams.get('mib') ?? 1) * MiB);
+  if (url.pathname === '/held' && req.method === 'GET') {
+    const [head, body, tail] = HELD[url.searchParams.get('shape') ?? '']!;
+    return writeEvent(res, head, body, tail, Number(url.searchParams.get('mib') ?? 1) * MiB);
   }
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);

@@ -5,7 +5,8 @@
 // pass-through proxy (the floor, bench/fixtures/http-passthrough.mjs). Latency of small
 // sequential calls (rounds taking turns, as the wrap rows), throughput of one large SSE result,
 // and the proxy process's peak RSS while a 256 MiB event stream passes through it, and while
-// one event of 400 MiB does (bench/large-event.ts runs that row alone); and load, 100
+// one event of 400 MiB does (bench/large-event.ts runs that row alone, and the rows of a
+// large value held until what follows it, on a GET stream of the MCP endpoint); and load, 100
 // concurrent clients (load.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -43,8 +44,8 @@ function started(args: string[], pattern: RegExp): Promise<{ child: ChildProcess
 }
 
 export const upstream = () => started(['scripts/run-ts.mjs', 'bench/http-upstream.ts'], /listening (http:\/\/\S+)/);
-export const proxy = (up: string, nodeArgs: string[] = [], cli = CLI) =>
-  started([...nodeArgs, cli, 'proxy', '--upstream', `${up}/mcp`, '--port', '0'], /listening on (http:\/\/\S+\/mcp)/);
+export const proxy = (up: string, nodeArgs: string[] = [], cli = CLI, path = '/mcp') =>
+  started([...nodeArgs, cli, 'proxy', '--upstream', `${up}${path}`, '--port', '0'], /listening on (http:\/\/\S+\/mcp)/);
 
 async function client(url: string): Promise<Client> {
   const c = new Client({ name: 'bench', version: '1.0.0' });
@@ -182,8 +183,9 @@ const status = (pid: number) => readFileSync(`/proc/${pid}/status`, 'utf8');
 const kb = (text: string, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)![1]) * 1024;
 
 /**
- * A fresh proxy per run (a child process: its own RSS), warmed up with `read(url, 4)`, then its
- * peak RSS growth while `read(url, mib)` passes through it: the row, against the target.
+ * A fresh proxy per run (a child process: its own RSS; its upstream `up` + `path`), warmed up
+ * with `read(url, 4)`, then its peak RSS growth while `read(url, mib)` passes through it: the
+ * row, against the target (`bound` MiB).
  */
 async function rssGrowthRow(
   up: string,
@@ -191,10 +193,12 @@ async function rssGrowthRow(
   mib: number,
   name: (runs: number) => string,
   read: (url: string, mib: number) => Promise<number>,
+  path = '/mcp',
+  bound = MAX_RSS_GROWTH_MIB,
 ): Promise<CaseResult> {
   const runs: { growth: number; mbps: number }[] = [];
   for (let r = 0; r < runCount; r++) {
-    const { child, url } = await proxy(up);
+    const { child, url } = await proxy(up, [], undefined, path);
     try {
       await read(url, 4);
       writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
@@ -215,8 +219,8 @@ async function rssGrowthRow(
     name: name(runs.length),
     bytes: mib * MiB,
     figure: `${growth.toFixed(1)} MiB, worst ${Math.max(...growths).toFixed(1)} (${mbps.toFixed(0)} MB/s)`,
-    target: `< ${MAX_RSS_GROWTH_MIB} MiB`,
-    met: growth < MAX_RSS_GROWTH_MIB,
+    target: `< ${bound} MiB`,
+    met: growth < bound,
   };
 }
 
@@ -229,16 +233,18 @@ const rssRow = (up: string, quick: boolean) =>
     stream,
   );
 
-/** Reads one event of `mib` MiB through the proxy and drops it; the bytes read, and whether the event came out whole. */
-async function oneEvent(proxied: string, mib: number): Promise<{ bytes: number; whole: boolean }> {
-  const res = await fetch(`${new URL(proxied).origin}/event?mib=${mib}`, { headers: { accept: 'text/event-stream' } });
+/** GETs one event of `mib` MiB through the proxy (at `url`) and drops it; the bytes read (an error unless it came out whole, ending in `tail`). */
+async function oneEvent(url: string, mib: number, tail: string): Promise<number> {
+  const res = await fetch(url, { headers: { accept: 'text/event-stream' } });
   let bytes = 0;
   let last: Uint8Array = new Uint8Array(0);
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     bytes += chunk.length;
     if (chunk.length) last = chunk;
   }
-  return { bytes, whole: new TextDecoder().decode(last.subarray(-7)) === '"}]}}\n\n' };
+  if (new TextDecoder().decode(last.subarray(-tail.length)) !== tail || bytes < mib * MiB)
+    throw new Error(`proxy: the ${mib} MiB event did not come through whole (${bytes} bytes)`);
+  return bytes;
 }
 
 /** The proxy's peak RSS growth while one event of 400 MiB (64 quick) passes through it. */
@@ -249,12 +255,38 @@ export const largeEventRow = (up: string, quick: boolean) =>
     quick ? 64 : 400,
     (n) =>
       `one ${quick ? 64 : 400} MiB SSE event (its type before its data) through the proxy: its peak RSS growth (median of ${n}, worst)`,
-    async (url, mib) => {
-      const { bytes, whole } = await oneEvent(url, mib);
-      if (!whole || bytes < mib * MiB) throw new Error(`proxy: the ${mib} MiB event did not come through whole (${bytes} bytes)`);
-      return bytes;
-    },
+    (url, mib) => oneEvent(`${new URL(url).origin}/event?mib=${mib}`, mib, '"}]}}\n\n'),
   );
+
+/** The events of bench/http-upstream.ts's /held: how each ends, and what it is. */
+const HELD_EVENTS = {
+  notification: ['"}}\n\n', 'a log notification whose params.data is one string'],
+  image: ['","mimeType":"image/png","type":"image"}]}}\n\n', 'an image content item, its data before its type'],
+} as const;
+
+/**
+ * One event of 400 MiB (64 quick) on a GET stream of the proxy's MCP endpoint, whose large value
+ * must be held until what follows it: its peak RSS growth, against holding it once (its size
+ * and the bound of a streamed event).
+ */
+export const heldEventRows = async (up: string, quick: boolean): Promise<CaseResult[]> => {
+  const mib = quick ? 64 : 400;
+  const rows: CaseResult[] = [];
+  for (const [shape, [tail, what]] of Object.entries(HELD_EVENTS)) {
+    rows.push(
+      await rssGrowthRow(
+        up,
+        quick ? 1 : 3,
+        mib,
+        (n) => `one ${mib} MiB SSE event on a GET stream of /mcp, ${what}: its peak RSS growth (median of ${n}, worst)`,
+        (url, m) => oneEvent(`${url}?shape=${shape}&mib=${m}`, m, tail),
+        '/held',
+        mib + MAX_RSS_GROWTH_MIB,
+      ),
+    );
+  }
+  return rows;
+};
 
 /** The upstream alone (bench/large-event.ts). */
 export async function withUpstream<T>(f: (up: string) => Promise<T>): Promise<T> {

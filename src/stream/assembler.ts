@@ -7,6 +7,10 @@
 // (RESOLVE_*); its b, and EV_DEFER_START's, is the kind of deferral (DEFER_*: an object's
 // `data`, its `blob`, a string that began like a data: URI). A whole base64 data: URI resolves
 // RESOLVE_URI, after EV_URI_HEADER: its header is transformed as text, its base64 kept.
+//
+// A value is held once: its bytes as they came, until it is resolved. When nothing before it
+// waits (no deferral open before it, and the message is not held whole), its transformed
+// output streams out as it is made, after what was held before it; otherwise it is held too.
 
 import {
   EV_DEFER_END,
@@ -34,21 +38,25 @@ const QUOTE = new Uint8Array([0x22]);
 /** A transformed value up to this size is copied next to its parent's; a larger one hands its chunks over. */
 const SMALL_RESULT = 16 * 1024;
 
+/** Where a transformed value goes: appended to held bytes, or streamed to a function (views valid during the call). */
+export type ValueOutput = HeldBytes | ((bytes: Uint8Array) => void);
+
 export interface AssemblerOptions {
   /** Hold the whole message (decoding: a collision must drop it whole). */
   readonly holdAll: boolean;
   /**
    * Transforms a deferred value that turned out not to be opaque, given as pieces that it lets
    * go of (sets to undefined) once fed: a JSON value, or (`text`) a JSON string known not to be
-   * a base64 data: URI. A small result is appended to `into` (and null returned); a large one
-   * is returned as pieces.
+   * a base64 data: URI. Given a function, the result streams to it (and null is returned);
+   * else a small result is appended to `into` (and null returned), a large one returned as pieces.
    */
-  readonly transformValue: (pieces: (Uint8Array | undefined)[], into: HeldBytes, text: boolean) => Uint8Array[] | null;
+  readonly transformValue: (pieces: (Uint8Array | undefined)[], into: ValueOutput, text: boolean) => Uint8Array[] | null;
   /** Gets the output, as views valid only during the call: copy what you keep. */
   readonly emit: (bytes: Uint8Array) => void;
 }
 
 const KEPT = -1; // a deferred value that goes out as it is
+const STREAMED = -2 - 2 ** 52; // a transformed value that went out as it was made (never a large[] index)
 
 // Offsets in `held` are message output offsets less `base`, as the core wrote them. A deferred
 // value that gets transformed is not spliced in (that moved everything after it, and every key
@@ -65,10 +73,14 @@ export class MessageAssembler {
   private holding = false;
   private base = 0; // message offset of held[0]
   private outTotal = 0; // message output offset of the next output byte
+  // What has gone out of `held` already (before a streamed value): up to this offset, and the
+  // deferrals before this index.
+  private sentAt = 0;
+  private sentDeferrals = 0;
   /** Bytes the replacements add to what is held (negative: they are shorter). */
   private delta = 0;
   // Deferrals since held[0], in order, 4 numbers each: [start, end) in `held`, and the
-  // replacement: [replStart, replEnd) in `replaced`, KEPT, or -2 - i for large[i].
+  // replacement: [replStart, replEnd) in `replaced`, KEPT, STREAMED, or -2 - i for large[i].
   private readonly deferrals = new NumList();
   /** Indexes of the deferrals not yet resolved (innermost last), and the kind of each. */
   private readonly open = new NumList();
@@ -113,6 +125,7 @@ export class MessageAssembler {
 
   private clearDeferrals(): void {
     this.deferrals.clear();
+    this.sentAt = this.sentDeferrals = 0;
     this.replaced.reset();
     if (this.large.length) this.large = [];
     this.delta = 0;
@@ -245,6 +258,11 @@ export class MessageAssembler {
     // (a header: less both quotes).
     if (text) pieces.unshift(QUOTE);
     if (head) pieces.push(QUOTE);
+    // (A header is short, and would have to lose its last byte: it is held.)
+    if (!head && !this.o.holdAll && (this.open.length === 0 || this.open.a[0]! > d)) {
+      this.stream(d, pieces, text);
+      return;
+    }
     const skip = text ? 1 : 0;
     const at = this.replaced.length + skip;
     let large: Uint8Array[] | null;
@@ -278,11 +296,39 @@ export class MessageAssembler {
     this.delta += size - (end - start);
   }
 
-  /** Gives what is held to `out`, piece by piece, each transformed value in its place; then empties it. */
-  private release(out: (bytes: Uint8Array) => void): void {
-    let at = 0;
+  /**
+   * Deferral d, which nothing held before it waits for, streams out: what is held before it
+   * goes, then its transformed output as it is made (less the quote a string was given).
+   */
+  private stream(d: number, pieces: (Uint8Array | undefined)[], text: boolean): void {
     const f = this.deferrals.a;
-    for (let d = 0; d < this.deferrals.length; d += 4) {
+    const emit = this.o.emit;
+    this.releaseBefore(d, f[d]!, emit);
+    this.held.drop(0, f[d]!);
+    this.sentAt = f[d + 1]!;
+    this.sentDeferrals = d + 4;
+    f[d + 2] = STREAMED;
+    let skip = text;
+    this.o.transformValue(
+      pieces,
+      skip
+        ? (b) => {
+            if (skip && b.length) {
+              skip = false;
+              b = b.subarray(1);
+            }
+            if (b.length) emit(b);
+          }
+        : emit,
+      text,
+    );
+  }
+
+  /** Gives what is held and not yet sent, up to deferral `to` and offset `end`, to `out`, each transformed value in its place. */
+  private releaseBefore(to: number, end: number, out: (bytes: Uint8Array) => void): void {
+    let at = this.sentAt;
+    const f = this.deferrals.a;
+    for (let d = this.sentDeferrals; d < to; d += 4) {
       const r = f[d + 2]!;
       if (r === KEPT) continue;
       this.held.forEach(at, f[d]!, out);
@@ -290,8 +336,14 @@ export class MessageAssembler {
       else for (const p of this.large[-2 - r]!) out(p);
       at = f[d + 1]!;
     }
-    this.held.forEach(at, this.held.length, out);
+    this.held.forEach(at, end, out);
+  }
+
+  /** Gives what is held to `out`, piece by piece, each transformed value in its place; then empties it. */
+  private release(out: (bytes: Uint8Array) => void): void {
+    this.releaseBefore(this.deferrals.length, this.held.length, out);
     this.held.reset();
+    this.sentAt = this.sentDeferrals = 0;
     if (this.deferrals.length) this.clearDeferrals();
   }
 

@@ -1,30 +1,41 @@
 // Deferred `data` values that turned out not to be image/audio data, transformed on their own
 // as bare JSON values (the assembler hands them over as pieces). Such values nested in each
 // other are transformed level by level, so their nesting is bounded.
-import { MessageAssembler } from './assembler.js';
-import type { HeldBytes } from './held-bytes.js';
+import { MessageAssembler, type ValueOutput } from './assembler.js';
 import { PayloadStreamError } from './stream-error.js';
 import { Transducer, type TransducerJob } from './transducer.js';
 
 /** `data` values seen before their `type`, nested in each other, deeper than this are refused. */
 const MAX_DEFERRED_NESTING = 32;
 
+/** One level of nesting: its transducers, and its assemblers (`s` streams to `out`). */
+interface Level {
+  t?: Transducer;
+  text?: Transducer;
+  a: MessageAssembler;
+  s: MessageAssembler;
+  out: (bytes: Uint8Array) => void;
+}
+
 /**
  * Transforms bare JSON values, given as pieces (each let go of once fed). A transducer and an
  * assembler per level are kept for the next value (a message may hold many small deferred
- * values). A small result is appended to `into`; a large one is returned as pieces.
+ * values). The result streams to `into` when it is a function (an assembler that holds only
+ * what its own deferrals need); else a small one is appended to `into`, a large one returned as
+ * pieces.
  */
 export class ValueTransformer {
   // Per level: a transducer for JSON values, one for strings known not to be data: URIs (each
-  // made when first needed; it holds WASM memory only while it reads), and the assembler they share.
-  private readonly levels: { t?: Transducer; text?: Transducer; a: MessageAssembler }[] = [];
+  // made when first needed; it holds WASM memory only while it reads), and the assemblers they
+  // share: one that holds the result, one that streams it.
+  private readonly levels: Level[] = [];
 
   constructor(
     private readonly job: TransducerJob,
     private readonly messageNumber: () => number,
   ) {}
 
-  transform(pieces: (Uint8Array | undefined)[], into: HeldBytes, level: number, text: boolean): Uint8Array[] | null {
+  transform(pieces: (Uint8Array | undefined)[], into: ValueOutput, level: number, text: boolean): Uint8Array[] | null {
     const messageNumber = this.messageNumber();
     if (level > MAX_DEFERRED_NESTING) {
       throw new PayloadStreamError(
@@ -34,18 +45,11 @@ export class ValueTransformer {
         0,
       );
     }
-    let l = this.levels[level - 1];
-    if (l === undefined) {
-      l = {
-        a: new MessageAssembler({
-          holdAll: true,
-          emit: () => {},
-          transformValue: (inner, innerInto, innerText) => this.transform(inner, innerInto, level + 1, innerText),
-        }),
-      };
-      this.levels[level - 1] = l;
-    }
-    const { a } = l;
+    this.levels[level - 1] ??= this.level(level);
+    const l = this.levels[level - 1]!;
+    const streamed = typeof into === 'function';
+    if (streamed) l.out = into;
+    const a = streamed ? l.s : l.a;
     if (text) l.text ??= new Transducer(this.job, 'text');
     else l.t ??= new Transducer(this.job, true);
     const t = (text ? l.text : l.t)!;
@@ -63,7 +67,20 @@ export class ValueTransformer {
     } finally {
       t.idle(); // (its block goes back, whatever happened)
     }
-    return a.endInto(messageNumber, into);
+    if (!streamed) return a.endInto(messageNumber, into);
+    a.end(messageNumber);
+    return null;
+  }
+
+  private level(level: number): Level {
+    const transformValue = (inner: (Uint8Array | undefined)[], into: ValueOutput, text: boolean) =>
+      this.transform(inner, into, level + 1, text);
+    const l: Level = {
+      a: new MessageAssembler({ holdAll: true, emit: () => {}, transformValue }),
+      s: new MessageAssembler({ holdAll: false, emit: (b) => l.out(b), transformValue }),
+      out: () => {},
+    };
+    return l;
   }
 
   release(): void {
