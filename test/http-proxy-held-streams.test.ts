@@ -5,40 +5,23 @@
 // chunking, bodies cut inside an event), the client gets the same bytes and the proxy logs the
 // same lines. A client that leaves lets the upstream connection go.
 import { once } from 'node:events';
-import { createServer, request, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen } from '../src/cli/node-http.js';
 import { openUpstream } from '../src/cli/node-upstream.js';
 import { runProxy } from '../src/cli/proxy.js';
-import { createFilteringProxy } from '../src/http/index.js';
 import { encodeText } from '../src/index.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 import { closer, onLoopback } from './http-helpers.ts';
+import { bothPaths, play, type Script } from './proxy-paths.ts';
 
 const cleanup: (() => unknown)[] = [];
 afterAll(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
 
-/** What the upstream does with the next GET: its chunks, then a clean end or a cut connection. */
-interface Script {
-  chunks: Uint8Array[];
-  cut: boolean;
-}
+/** What the upstream does with the next GET. */
 let script: Script = { chunks: [], cut: false };
-
-/** Writes the script's chunks one per turn of the event loop (so that they arrive apart), then ends or cuts. */
-async function play(res: ServerResponse, s: Script) {
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  res.flushHeaders();
-  for (const c of s.chunks) {
-    res.write(c);
-    await new Promise((r) => setImmediate(r));
-  }
-  if (s.cut) res.socket!.destroy();
-  else res.end();
-}
 
 /** GETs `url` as an SDK client does; resolves with every byte it got and how the body ended. */
 function get(url: string): Promise<{ status: number; body: Buffer; complete: boolean }> {
@@ -105,7 +88,7 @@ const aStream = fc
 describe('proxy: GET event streams held over node:http', () => {
   let held: string; // runProxy: openStream, the relay piped into the response
   let fetched: string; // the same handler and server without openStream: fetch and Web streams
-  const logs = { held: [] as string[], fetched: [] as string[] };
+  let logs: { node: string[]; fetched: string[] };
   let upstreamUrl: string;
   let upstream: Server;
 
@@ -115,17 +98,7 @@ describe('proxy: GET event streams held over node:http', () => {
       res.writeHead(405).end();
     });
     upstreamUrl = `${await onLoopback(upstream, cleanup)}/mcp`;
-    const a = await runProxy({ upstream: upstreamUrl, port: 0, log: (l) => void logs.held.push(l) });
-    cleanup.push(closer(a.server));
-    held = a.url;
-    const b = await listen(
-      createFilteringProxy({ upstream: upstreamUrl, onLog: (l) => void logs.fetched.push(l) }),
-      '127.0.0.1',
-      0,
-      () => {},
-    );
-    cleanup.push(closer(b.server));
-    fetched = `${b.url}/mcp`;
+    ({ node: held, fetched, logs } = await bothPaths(upstreamUrl, cleanup));
   });
 
   it('gives the client the bytes the fetch path gives, and logs the same lines', async () => {
@@ -136,13 +109,13 @@ describe('proxy: GET event streams held over node:http', () => {
     await fc.assert(
       fc.asyncProperty(aStream, async (s) => {
         script = s;
-        logs.held.length = logs.fetched.length = 0;
+        logs.node.length = logs.fetched.length = 0;
         const a = await get(held);
         const b = await get(fetched);
         expect(a.status).toBe(b.status);
         expect(a.complete).toBe(b.complete);
         expect(a.body.toString('latin1')).toBe(b.body.toString('latin1'));
-        expect(logs.held).toEqual(logs.fetched);
+        expect(logs.node).toEqual(logs.fetched);
       }),
       runs(30),
     );

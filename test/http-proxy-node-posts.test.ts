@@ -5,42 +5,23 @@
 // encoder refuses, bodies cut inside an event; JSON bodies, valid or not), cut into any chunks,
 // the client gets the same status and bytes and the proxy logs the same lines; the upstream gets
 // the same request body and length.
-import { createServer, request, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listen } from '../src/cli/node-http.js';
-import { runProxy } from '../src/cli/proxy.js';
-import { createFilteringProxy } from '../src/http/index.js';
 import { encodeText } from '../src/index.ts';
 import { fragmentString, runs } from './arbitraries.ts';
-import { closer, onLoopback } from './http-helpers.ts';
+import { onLoopback } from './http-helpers.ts';
+import { bothPaths, play, type Script } from './proxy-paths.ts';
 
 const cleanup: (() => unknown)[] = [];
 afterAll(async () => {
   while (cleanup.length) await cleanup.pop()!();
 });
 
-/** What the upstream answers the next POST with: a type, its chunks, then a clean end or a cut connection. */
-interface Script {
-  type: string;
-  chunks: Uint8Array[];
-  cut: boolean;
-}
+/** What the upstream answers the next POST with. */
 let script: Script = { type: 'text/event-stream', chunks: [], cut: false };
 /** What the upstream was sent: each POST's body and Content-Length. */
 const received: { body: string; length: string | undefined }[] = [];
-
-/** Writes the script's chunks one per turn of the event loop (so that they arrive apart), then ends or cuts. */
-async function play(res: ServerResponse, s: Script) {
-  res.writeHead(200, { 'content-type': s.type });
-  res.flushHeaders();
-  for (const c of s.chunks) {
-    res.write(c);
-    await new Promise((r) => setImmediate(r));
-  }
-  if (s.cut) res.socket!.destroy();
-  else res.end();
-}
 
 /** POSTs `body` to `url` as an SDK client does; resolves with every byte it got and how the body ended. */
 function post(url: string, body: string): Promise<{ status: number; type: string | undefined; body: Buffer; complete: boolean }> {
@@ -129,7 +110,7 @@ const aRequest = fc.record({ text: fragmentString(6), batch: fc.boolean() }).map
 describe('proxy: POSTs over node:http', () => {
   let viaNode: string; // runProxy: openStream, an event stream relayed into the response
   let fetched: string; // the same handler and server without openStream: fetch and Web streams
-  const logs = { node: [] as string[], fetched: [] as string[] };
+  let logs: { node: string[]; fetched: string[] };
   let upstream: Server;
 
   beforeAll(async () => {
@@ -143,17 +124,7 @@ describe('proxy: POSTs over node:http', () => {
       });
     });
     const upstreamUrl = `${await onLoopback(upstream, cleanup)}/mcp`;
-    const a = await runProxy({ upstream: upstreamUrl, port: 0, log: (l) => void logs.node.push(l) });
-    cleanup.push(closer(a.server));
-    viaNode = a.url;
-    const b = await listen(
-      createFilteringProxy({ upstream: upstreamUrl, onLog: (l) => void logs.fetched.push(l) }),
-      '127.0.0.1',
-      0,
-      () => {},
-    );
-    cleanup.push(closer(b.server));
-    fetched = `${b.url}/mcp`;
+    ({ node: viaNode, fetched, logs } = await bothPaths(upstreamUrl, cleanup));
   });
 
   it('gives the client the bytes the fetch path gives, sends the upstream the same, and logs the same lines', async () => {
