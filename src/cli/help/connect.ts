@@ -1,3 +1,4 @@
+import { REMOTE_GUARD_HELP } from './options.js';
 import type { CommandHelp } from './render.js';
 
 export const CONNECT_HELP: CommandHelp = {
@@ -7,13 +8,7 @@ export const CONNECT_HELP: CommandHelp = {
     "A stdio MCP server that forwards to the remote Streamable HTTP MCP server at URL: what the client sends is decoded, what comes back encoded. Keeps the session, opens the server's GET stream, ends the session with DELETE when stdin closes.",
   ],
   options: {
-    root: {
-      arg: 'DIR',
-      text: "with a guard: block calls whose path arguments fall outside DIR: absolute, the server's own paths, checked lexically (symlinks there are not seen)",
-    },
-    audit: {
-      text: 'append a JSON line per blocked or timed-out call to FILE, with its session, as wrap (mode 0600; never argument values)',
-    },
+    ...REMOTE_GUARD_HELP,
     'call-timeout': {
       text: 'answer a request the server leaves unanswered this long (30s, 5m, 1h) and POST it notifications/cancelled (as wrap)',
     },

@@ -72,3 +72,14 @@ export const OPTION_HELP: Record<OptionName, OptionHelp> = {
   },
   help: { text: 'this text' },
 };
+
+/** --root and --audit where the server is remote (proxy, connect): its own paths, checked lexically. */
+export const REMOTE_GUARD_HELP = {
+  root: {
+    arg: 'DIR',
+    text: "with a guard: block calls whose path arguments fall outside DIR: absolute, the server's own paths, checked lexically (symlinks there are not seen)",
+  },
+  audit: {
+    text: 'append a JSON line per blocked or timed-out call to FILE, with its session, as wrap (mode 0600; never argument values)',
+  },
+} as const satisfies Record<string, Partial<OptionHelp>>;

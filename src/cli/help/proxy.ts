@@ -1,3 +1,4 @@
+import { REMOTE_GUARD_HELP } from './options.js';
 import type { CommandHelp } from './render.js';
 
 export const PROXY_HELP: CommandHelp = {
@@ -7,13 +8,7 @@ export const PROXY_HELP: CommandHelp = {
     'Listens on http://HOST:PORT/mcp in front of a remote Streamable HTTP MCP server: requests are decoded on their way up, responses (JSON and event streams) encoded on their way down.',
   ],
   options: {
-    root: {
-      arg: 'DIR',
-      text: "with a guard: block calls whose path arguments fall outside DIR: absolute, the server's own paths, checked lexically (symlinks there are not seen)",
-    },
-    audit: {
-      text: 'append a JSON line per blocked or timed-out call to FILE, with its session, as wrap (mode 0600; never argument values)',
-    },
+    ...REMOTE_GUARD_HELP,
     'call-timeout': {
       text: 'answer a request the upstream leaves unanswered this long (30s, 5m, 1h), in its response (JSON or an event), and POST the upstream notifications/cancelled (as wrap)',
     },
