@@ -31,7 +31,7 @@ export interface Behind {
   received: () => string;
   /** How much reached the server behind (bytes read by serve's children, requests at the upstream): unchanged means nothing did. */
   reached: () => number;
-  /** Once the SDK client's own requests after connecting have arrived (proxy: its GET stream). */
+  /** Once the SDK client's own messages after connecting have arrived (proxy: its GET stream; serve: notifications/initialized). */
   settled: () => Promise<void>;
   /** The upstream's URL (proxy) or undefined. */
   upstream?: string;
@@ -60,7 +60,9 @@ export async function behind(command: Command, args: string[], env: Record<strin
   const spy = scratchPath('stdin');
   const run = await listening(['serve', '--port', '0', ...args, '--', 'node', 'test/fixtures/stdin-spy.mjs', spy, ...ENV_CHILD], env);
   const received = () => (existsSync(spy) ? readFileSync(spy, 'utf8') : '');
-  return { ...run, received, reached: () => received().length, settled: async () => {} };
+  // (the SDK client's notifications/initialized goes out after connect() resolves: wait for it)
+  const settled = () => vi.waitFor(() => expect(received()).toContain('"notifications/initialized"'), { timeout: 5_000 }).then(() => {});
+  return { ...run, received, reached: () => received().length, settled };
 }
 
 /** The real SDK client, connected to `url` (with `Authorization: Bearer token`, or `options`). */
