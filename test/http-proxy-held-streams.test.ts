@@ -13,7 +13,7 @@ import { runProxy } from '../src/cli/proxy.js';
 import { encodeText } from '../src/index.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 import { closer, onLoopback } from './http-helpers.ts';
-import { bothPaths, play, type Script } from './proxy-paths.ts';
+import { bothPaths, chunked, play, type Script } from './proxy-paths.ts';
 
 const cleanup: (() => unknown)[] = [];
 afterAll(async () => {
@@ -72,18 +72,10 @@ const aStream = fc
     cuts: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 }),
     cutAt: fc.option(fc.double({ min: 0, max: 1, noNaN: true })),
   })
-  .map(({ bom, events, cuts, cutAt }) => {
-    let bytes = utf8.encode((bom ? '\uFEFF' : '') + events.join(''));
-    if (cutAt !== null) bytes = bytes.subarray(0, Math.floor(cutAt * bytes.length));
-    const at = [...new Set(cuts.map((c) => Math.floor(c * bytes.length)))].sort((a, b) => a - b);
-    const chunks: Uint8Array[] = [];
-    let from = 0;
-    for (const to of [...at, bytes.length]) {
-      if (to > from) chunks.push(bytes.slice(from, to));
-      from = Math.max(from, to);
-    }
-    return { chunks, cut: cutAt !== null };
-  });
+  .map(({ bom, events, cuts, cutAt }) => ({
+    chunks: chunked(utf8.encode((bom ? '\uFEFF' : '') + events.join('')), cuts, cutAt),
+    cut: cutAt !== null,
+  }));
 
 describe('proxy: GET event streams held over node:http', () => {
   let held: string; // runProxy: openStream, the relay piped into the response

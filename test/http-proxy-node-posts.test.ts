@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeText } from '../src/index.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 import { onLoopback } from './http-helpers.ts';
-import { bothPaths, play, type Script } from './proxy-paths.ts';
+import { bothPaths, chunked, play, type Script } from './proxy-paths.ts';
 
 const cleanup: (() => unknown)[] = [];
 afterAll(async () => {
@@ -70,20 +70,6 @@ const anEvent = fc
     return lines.map((l) => l + end).join('') + end;
   });
 
-/** `text` cut anywhere into chunks, maybe cut short. */
-const chunked = (text: string, cuts: number[], cutAt: number | null) => {
-  let bytes = utf8.encode(text);
-  if (cutAt !== null) bytes = bytes.subarray(0, Math.floor(cutAt * bytes.length));
-  const at = [...new Set(cuts.map((c) => Math.floor(c * bytes.length)))].sort((a, b) => a - b);
-  const chunks: Uint8Array[] = [];
-  let from = 0;
-  for (const to of [...at, bytes.length]) {
-    if (to > from) chunks.push(bytes.slice(from, to));
-    from = Math.max(from, to);
-  }
-  return chunks;
-};
-
 const cuts = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 });
 const cutAt = fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { freq: 4 });
 
@@ -91,12 +77,16 @@ const cutAt = fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { freq: 4 })
 const anAnswer = fc.oneof(
   fc
     .record({ events: fc.array(anEvent, { minLength: 1, maxLength: 4 }), cuts, cutAt })
-    .map(({ events, cuts, cutAt }) => ({ type: 'text/event-stream', chunks: chunked(events.join(''), cuts, cutAt), cut: cutAt !== null })),
+    .map(({ events, cuts, cutAt }) => ({
+      type: 'text/event-stream',
+      chunks: chunked(utf8.encode(events.join('')), cuts, cutAt),
+      cut: cutAt !== null,
+    })),
   fc
     .record({ messages: fc.array(aMessage, { minLength: 1, maxLength: 3 }), batch: fc.boolean(), cuts })
     .map(({ messages, batch, cuts }) => ({
       type: 'application/json',
-      chunks: chunked(batch ? `[${messages.join(',')}]` : messages[0]!, cuts, null),
+      chunks: chunked(utf8.encode(batch ? `[${messages.join(',')}]` : messages[0]!), cuts, null),
       cut: false,
     })),
 );

@@ -25,6 +25,19 @@ export async function play(res: ServerResponse, s: Script): Promise<void> {
   else res.end();
 }
 
+/** `bytes` cut at the given fractions of its length into chunks, maybe cut short at `cutAt`. */
+export function chunked(bytes: Uint8Array, cuts: number[], cutAt: number | null): Uint8Array[] {
+  const whole = cutAt === null ? bytes : bytes.subarray(0, Math.floor(cutAt * bytes.length));
+  const at = [...new Set(cuts.map((c) => Math.floor(c * whole.length)))].sort((a, b) => a - b);
+  const chunks: Uint8Array[] = [];
+  let from = 0;
+  for (const to of [...at, whole.length]) {
+    if (to > from) chunks.push(whole.slice(from, to));
+    from = Math.max(from, to);
+  }
+  return chunks;
+}
+
 /**
  * `upstream` behind runProxy (node: openStream, relayed into the response) and behind the same
  * handler and server without openStream (fetched: fetch and Web streams); each one's log lines.
