@@ -17,12 +17,16 @@ const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new Http
 const Z_FLUSH = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
 const BROTLI_FLUSH = { flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH };
 
-/** Decoders for a Content-Encoding list, last applied first; none when one is unknown (the body passes as it is). */
+/** More codings than fetch (undici) decodes: a hostile list would cost a zlib stream each (35 KiB of RSS once data flows), per response. */
+const MAX_CODINGS = 5;
+
+/** Decoders for a Content-Encoding list, last applied first; none when one is unknown or they are too many (the body passes as it is). */
 function decoders(encoding: string | undefined): Readable[] {
   const codings = (encoding ?? '')
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c && c !== 'identity');
+  if (codings.length > MAX_CODINGS) return [];
   const out: Readable[] = [];
   for (const coding of codings.reverse()) {
     if (coding === 'gzip' || coding === 'x-gzip') out.push(createGunzip(Z_FLUSH));

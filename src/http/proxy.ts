@@ -81,6 +81,10 @@ const HOP_BY_HOP = [
  * sent as another type would pass unread.
  */
 function holdsJson(bytes: Uint8Array): boolean {
+  // (an ASCII first byte that trim() keeps and no JSON value opens with: the body is not decoded)
+  const first = bytes[0];
+  if (first === undefined) return false;
+  if (first < 0x80 && first !== 0x7b && first !== 0x5b && first !== 0x20 && (first < 0x09 || first > 0x0d)) return false;
   const text = new TextDecoder().decode(bytes).trim();
   if (!/^[{[]/.test(text)) return false;
   try {
