@@ -9,15 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { CLI, ROOT } from './fixtures/cli-session.ts';
+import { CLI, MODULE_LOG_HOOK, ROOT } from './fixtures/cli-session.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-start-'));
-const HOOKS = `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const r = await next(specifier, context);
-  appendFileSync(process.env.MODULE_LOG, r.url + '\\n');
-  return r;
-}
+const HOOKS = `${MODULE_LOG_HOOK}
 export async function load(url, context, next) {
   const fail = process.env.FAIL_MODULE;
   if (fail && url.includes(fail)) return { format: 'module', source: 'throw new Error("cannot load " + ' + JSON.stringify(JSON.stringify(url)) + ')', shortCircuit: true };

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CliSession } from './fixtures/cli-session.ts';
+import { dropCall as call, dropNote as note } from './mcp-guard-helpers.ts';
 
 /** A server that writes each line it reads to the file it is given, and answers requests. */
 const SERVER = `
@@ -27,14 +28,6 @@ process.stdin.on('data', (d) => {
   }
 });
 `;
-
-const note = (name: string, id?: { id: null }) => ({
-  jsonrpc: '2.0',
-  ...id,
-  method: 'tools/call',
-  params: { name, arguments: { all: 'SECRET' } },
-});
-const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
 
 describe('wrap --guard drops a tools/call without an id', () => {
   it('alone, with id null, beside a request in a batch, and a batch of them only: the child never reads one', async () => {

@@ -10,6 +10,7 @@ import { listen } from '../src/cli/node-http.js';
 import type { AuditEntry } from '../src/guard/audit.js';
 import { createFilteringFetch, createFilteringProxy } from '../src/http/index.js';
 import { closer } from './http-helpers.ts';
+import { dropCall as call, dropNote as note } from './mcp-guard-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
 const cleanup: (() => Promise<unknown> | undefined)[] = [];
@@ -47,13 +48,6 @@ async function upstream() {
 }
 
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const note = (name: string, id?: { id: null }) => ({
-  jsonrpc: '2.0',
-  ...id,
-  method: 'tools/call',
-  params: { name, arguments: { all: 'SECRET' } },
-});
-const call = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
 
 describe.each(['fetch', 'proxy'] as const)('%s with guard drops a tools/call without an id', (way) => {
   it('alone, with id null, beside a request in a batch, a batch of them only: the upstream never sees one', async () => {

@@ -29,3 +29,13 @@ export async function guardWithTools(tools: unknown[]) {
   await far.send({ jsonrpc: '2.0', id: 1, result: { tools } } as JSONRPCMessage);
   return { guarded, far, got, farGot };
 }
+
+/** A tools/call with no id (or `"id": null`, given `{ id: null }`), which the guard drops; its arguments hold a secret. */
+export const dropNote = (name: string, id?: { id: null }) => ({
+  jsonrpc: '2.0',
+  ...id,
+  method: 'tools/call',
+  params: { name, arguments: { all: 'SECRET' } },
+});
+/** A tools/call request beside the dropped ones. */
+export const dropCall = (id: number, name: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });

@@ -27,8 +27,9 @@ export async function relay(response: Response, pending: PendingRequests, o: Rel
     try {
       const value = JSON.parse(text) as unknown;
       for (const m of (Array.isArray(value) ? value : [value]) as Record<string, unknown>[]) {
-        if (m && typeof m === 'object' && !('method' in m)) pending.answered(m.id);
-        if (m && typeof m === 'object') o.onMessage?.(m);
+        if (!m || typeof m !== 'object') continue;
+        if (!('method' in m)) pending.answered(m.id);
+        o.onMessage?.(m);
       }
     } catch {
       // (not JSON: the host's parser reports it)

@@ -163,7 +163,7 @@ export class RemoteSession {
         await sleep(500 * (retries + 1), signal);
         continue;
       }
-      if (response.status === 405 || !response.ok) {
+      if (!response.ok) {
         await response.body?.cancel();
         if (response.status !== 405) this.o.log(`GET stream refused (HTTP ${response.status})`);
         return; // the server offers no stream

@@ -2,9 +2,7 @@
 // for one that ignores it), and how it ended, for the answers to what it left unanswered.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-
-/** After a session ends and its child gets SIGTERM, how long it has before SIGKILL (as wrap). */
-const KILL_GRACE_MS = 3000;
+import { KILL_GRACE_MS } from './server-process.js';
 
 /** What a session needs of its child: a ChildProcess (a fake one, on in-memory streams, in tests). */
 export type SessionChild = Pick<ChildProcess, 'stdin' | 'stdout' | 'exitCode' | 'signalCode' | 'pid' | 'kill' | 'once'>;

@@ -6,6 +6,9 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 
+/** After a server is sent SIGTERM (wrap gave up, a serve session ended), how long it has before SIGKILL. */
+export const KILL_GRACE_MS = 3000;
+
 export interface ServerProcess {
   /** The command's file, as given. */
   file: string;

@@ -20,7 +20,7 @@ import { LineWriter } from './line-writer.js';
 import { RefusedLines, refusalOfLine } from './refused-lines.js';
 import { type Reply, replyLine } from './replies.js';
 import { localRealpath } from './roots.js';
-import type { ServerProcess } from './server-process.js';
+import { KILL_GRACE_MS, type ServerProcess } from './server-process.js';
 
 export interface WrapOptions {
   stream: CodecOptions & Pick<StreamOptions, 'maxMessageBytes'>;
@@ -40,8 +40,6 @@ export interface WrapOptions {
 
 /** Server output is held line by line up to this many bytes (see held-lines.ts). */
 const HOLD_LIMIT = 1024 * 1024;
-/** After wrap gives up and sends SIGTERM, how long the child gets before SIGKILL. */
-const KILL_GRACE_MS = 3000;
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 /** Where and why, never what: `message 3 (invalid JSON at byte 0; blank lines not counted)`. */
