@@ -7,7 +7,7 @@
 // an idle stream holds nothing of the pool.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buffersLent } from '../src/stream/buffer-pool.ts';
+import { buffersLent, lendBuffer, returnBuffer } from '../src/stream/buffer-pool.ts';
 import { type ByteTransformer, createByteTransformer, type Framing } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { bytes, split } from './stream-helpers.ts';
@@ -124,6 +124,19 @@ describe('the buffer pool', () => {
           expect(buffersLent(), `${framing} ${JSON.stringify(write('J'))} ${pad}`).toBe(lent);
         }
     for (const t of open) t.close();
+    expect(buffersLent()).toBe(lent);
+  });
+
+  it('keeps a buffer given back twice once: it is never lent to two at once', () => {
+    const lent = buffersLent();
+    const b = lendBuffer(3000);
+    returnBuffer(b);
+    returnBuffer(b);
+    expect(buffersLent()).toBe(lent);
+    const [x, y] = [lendBuffer(3000), lendBuffer(3000)];
+    expect(x).not.toBe(y);
+    returnBuffer(x);
+    returnBuffer(y);
     expect(buffersLent()).toBe(lent);
   });
 });

@@ -9,7 +9,7 @@
 /** Sizes are powers of two from 1 KiB to 1 MiB; a larger one is made and not kept. */
 const MIN_BITS = 10;
 const MAX_BITS = 20;
-/** Buffers kept per size: 16 of the small ones, fewer as they grow (about 2.5 MiB at most in all). */
+/** Buffers kept per size: 16 of the small ones, fewer as they grow (about 3 MiB at most in all). */
 const KEEP = Array.from({ length: MAX_BITS + 1 }, (_, bits) => Math.max(1, Math.min(16, 2 ** (18 - bits))));
 const free: Uint8Array<ArrayBuffer>[][] = Array.from({ length: MAX_BITS + 1 }, () => []);
 
@@ -27,8 +27,10 @@ export function lendBuffer(n: number): Uint8Array<ArrayBuffer> {
 export function returnBuffer(b: Uint8Array): void {
   const bits = 31 - Math.clz32(b.length);
   if (b.length !== 1 << bits || bits < MIN_BITS || bits > MAX_BITS) return; // (made for one use, not lent)
-  lent--;
   const list = free[bits]!;
+  // Given back twice (a caller's bug): kept twice, it would be lent to two streams at once.
+  if (list.includes(b as Uint8Array<ArrayBuffer>)) return; // (at most 16 to look at)
+  lent--;
   if (list.length < KEEP[bits]!) list.push(b as Uint8Array<ArrayBuffer>); // (every lent one is)
 }
 

@@ -8,6 +8,9 @@ import { Transducer, type TransducerJob } from './transducer.js';
 /** `data` values seen before their `type`, nested in each other, deeper than this are refused. */
 const MAX_DEFERRED_NESTING = 32;
 
+/** Levels kept for the next message; deeper ones (hostile nesting, mostly) are let go of after it. */
+const KEEP_LEVELS = 2;
+
 /** One level of nesting: its transducers, and its assemblers (`s` streams to `out`). */
 interface Level {
   t?: Transducer;
@@ -66,6 +69,7 @@ export class ValueTransformer {
       t.finish(a.sink, messageNumber, offset);
     } finally {
       t.idle(); // (its block goes back, whatever happened)
+      if (level === 1) this.trim(KEEP_LEVELS);
     }
     if (!streamed) return a.endInto(messageNumber, into);
     a.end(messageNumber);
@@ -84,10 +88,16 @@ export class ValueTransformer {
   }
 
   release(): void {
-    for (const { t, text } of this.levels) {
+    this.trim(0);
+  }
+
+  /** Lets go of the levels past the first `keep` (each holds its assemblers' first chunks, up to 64 KiB each). */
+  private trim(keep: number): void {
+    for (let i = keep; i < this.levels.length; i++) {
+      const { t, text } = this.levels[i]!;
       t?.release();
       text?.release();
     }
-    this.levels.length = 0;
+    if (this.levels.length > keep) this.levels.length = keep;
   }
 }
