@@ -5,10 +5,10 @@
 import { type AuditDecision, type AuditRule, auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
 import type { ConfirmRequest } from '../guard/confirm.js';
 import { droppedCall, droppedText } from '../guard/drop.js';
-import { damagedCall, integrityReply } from '../guard/integrity.js';
+import { damagedCall, damagedLine, integrityReply } from '../guard/integrity.js';
 import type { OwnRequests } from '../guard/own-requests.js';
 import { blockedReply } from '../guard/reply.js';
-import { type BlockedCall, blockedText, type ToolCallGuard } from '../guard/tool.js';
+import { type BlockedCall, blockedLine, blockedText, type ToolCallGuard } from '../guard/tool.js';
 import { isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
 import type { RawId } from '../jsonrpc/raw-id.js';
 
@@ -54,7 +54,7 @@ export class CallJudge {
     if (this.integrity) {
       const error = damagedCall(m);
       if (error) {
-        this.log(`blocked tools/call${error.toolName === undefined ? '' : ` ${JSON.stringify(error.toolName)}`}: ${error.message}`);
+        this.log(damagedLine(error));
         const paths = error.reports.map((r) => jsonPointer(r.path));
         return { tool, reply: integrityReply(m.id, error, 'result'), rule: 'damaged', paths };
       }
@@ -66,7 +66,7 @@ export class CallJudge {
         const request = tools.confirmation(m);
         return request ? { tool, confirm: { request, id: m.id } } : { tool };
       }
-      this.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
+      this.log(blockedLine(b));
       const reply = blockedReply(m.id, undefined, blockedText(b));
       return { tool, reply, rule: b.rule, ...(b.path === undefined ? {} : { paths: [b.path] }) };
     };
@@ -81,7 +81,7 @@ export class CallJudge {
         j?.confirm
           ? this.tools!.confirmCall(j.confirm.request, client, j.confirm.id).then((b): Judgement => {
               if (!b) return { tool: j.tool, rule: 'confirm', decision: 'confirmed' };
-              this.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
+              this.log(blockedLine(b));
               const reply = blockedReply(j.confirm!.id, undefined, blockedText(b));
               return { tool: j.tool, reply, rule: 'confirm', ...(b.decision ? { decision: b.decision } : {}) };
             })

@@ -27,12 +27,12 @@ import type { OnAudit } from '../guard/audit.js';
 import { OWN_ID_PREFIX, OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
 import { remember, ToolCallGuard } from '../guard/tool.js';
-import { isId, isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
+import { isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
 import { rawIds, underId } from '../jsonrpc/raw-id.js';
 import { concat } from '../util/concat.js';
 import { auditJudgements, CallJudge, type Judgement } from './call-judgement.js';
 import { LineSplitter } from './lines.js';
-import { PartialBatches } from './partial-batches.js';
+import { idOf, PartialBatches, parse } from './partial-batches.js';
 import type { Reply } from './replies.js';
 
 const utf8 = new TextDecoder();
@@ -42,19 +42,6 @@ const OPEN_BRACKET = 0x5b;
 const OPEN_BRACE = 0x7b;
 // (its start up to the slash, which a client may write escaped: `\/`)
 const OWN_ID = `"${OWN_ID_PREFIX.slice(0, -1)}`;
-
-function parse(line: Uint8Array | string): unknown {
-  try {
-    return JSON.parse(typeof line === 'string' ? line : utf8.decode(line));
-  } catch {
-    return undefined;
-  }
-}
-
-const idOf = (m: unknown): string | number | undefined => {
-  const id = (m as { id?: unknown } | null)?.id;
-  return isId(id) ? id : undefined;
-};
 
 export interface WrapGuardOptions {
   /** Check tool names and schemas (the tool guard). */

@@ -17,14 +17,16 @@ interface PartialBatch {
   answers: Message[];
 }
 
-const idOf = (m: unknown): string | number | undefined => {
+/** A message's id, where it has one (a string or number). */
+export const idOf = (m: unknown): string | number | undefined => {
   const id = (m as { id?: unknown } | null)?.id;
   return isId(id) ? id : undefined;
 };
 
-function parse(line: Uint8Array): unknown {
+/** A line's JSON value, or undefined when it is not JSON. */
+export function parse(line: Uint8Array | string): unknown {
   try {
-    return JSON.parse(utf8.decode(line));
+    return JSON.parse(typeof line === 'string' ? line : utf8.decode(line));
   } catch {
     return undefined;
   }

@@ -19,6 +19,10 @@ export function damagedCall(message: Message): ArgumentIntegrityError | undefine
 }
 
 /** The answer to a damaged call, in the form asked for. */
+/** The log line for a call blocked as damaged (the tool's name, where it has one, and why). */
+export const damagedLine = (error: ArgumentIntegrityError): string =>
+  `blocked tools/call${error.toolName === undefined ? '' : ` ${JSON.stringify(error.toolName)}`}: ${error.message}`;
+
 export function integrityReply(id: string | number, error: ArgumentIntegrityError, form: GuardReply | undefined): Message {
   return blockedReply(id, form, error.message, { reports: error.reports, total: error.total });
 }

@@ -102,6 +102,17 @@ const hasSchema = (tool: Tool | undefined): tool is Tool & { inputSchema: Record
 export const blockedText = (b: BlockedCall) =>
   `MCP tool call ${JSON.stringify(b.toolName)} was blocked before it reached the server: ${b.reason}`;
 
+/** The log line for a blocked call (the tool's name and why, never its arguments). */
+export const blockedLine = (b: BlockedCall) => `blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`;
+
+/** What the trail says of a verdict (auditEntry's `block`): allowed, confirmed, or why blocked. */
+export const auditBlock = (b: BlockedCall | undefined, confirmed = false): Parameters<typeof auditEntry>[2] =>
+  b
+    ? { rule: b.rule, decision: b.decision, paths: b.path === undefined ? undefined : [b.path] }
+    : confirmed
+      ? { rule: 'confirm', decision: 'confirmed' }
+      : undefined;
+
 /** The guard's state and checks, independent of any transport (the CLI proxy uses it too). */
 export class ToolCallGuard {
   private tools: Map<string, Tool> | null = null; // null until a complete list was seen
@@ -279,17 +290,7 @@ export class ToolCallGuard {
     if (message.method !== 'tools/call') return undefined;
     const name = String(message.params?.name);
     const answer = (blocked: BlockedCall | undefined, confirmed = false) => {
-      this.options.onAudit?.(
-        auditEntry(
-          JSON.stringify(message.id),
-          name,
-          blocked
-            ? { rule: blocked.rule, decision: blocked.decision, paths: blocked.path === undefined ? undefined : [blocked.path] }
-            : confirmed
-              ? { rule: 'confirm', decision: 'confirmed' }
-              : undefined,
-        ),
-      );
+      this.options.onAudit?.(auditEntry(JSON.stringify(message.id), name, auditBlock(blocked, confirmed)));
       if (!blocked) return undefined;
       this.options.onblock?.(blocked);
       return blockedReply(message.id, this.options.reply, blockedText(blocked));

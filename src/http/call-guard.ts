@@ -8,11 +8,11 @@
 import { auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
 import type { AskUser } from '../guard/confirm.js';
 import { DROPPED, type Dropped, droppedCall, droppedEntry, droppedText } from '../guard/drop.js';
-import { damagedCall, integrityReply } from '../guard/integrity.js';
+import { damagedCall, damagedLine, integrityReply } from '../guard/integrity.js';
 import type { OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
 import { blockedReply } from '../guard/reply.js';
-import { type BlockedCall, blockedText, type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
+import { auditBlock, type BlockedCall, blockedLine, blockedText, type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
 import { type Id, isId, isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
 
 /** 'all': both guards (--guard); 'tools': tool names and schemas only (--guard-tools-only). */
@@ -109,21 +109,15 @@ export class CallGuard {
     if (this.mode === 'all') {
       const error = damagedCall(message);
       if (error) {
-        this.log(`blocked tools/call${error.toolName === undefined ? '' : ` ${JSON.stringify(error.toolName)}`}: ${error.message}`);
+        this.log(damagedLine(error));
         tell({ rule: 'damaged', paths: error.reports.map((r) => jsonPointer(r.path)) });
         return integrityReply(message.id, error, 'result');
       }
     }
     const judge = (b: BlockedCall | undefined, confirmed = false): Message | undefined => {
-      tell(
-        b
-          ? { rule: b.rule, decision: b.decision, paths: b.path === undefined ? undefined : [b.path] }
-          : confirmed
-            ? { rule: 'confirm', decision: 'confirmed' }
-            : undefined,
-      );
+      tell(auditBlock(b, confirmed));
       if (!b) return undefined;
-      this.log(`blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`);
+      this.log(blockedLine(b));
       return blockedReply(message.id, undefined, blockedText(b));
     };
     // A call that passed and that the confirm rule names waits for the client's user (or askUser).
