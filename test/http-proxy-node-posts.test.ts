@@ -75,13 +75,11 @@ const cutAt = fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { freq: 4 })
 
 /** An answer: an event stream, or a JSON body (one message or a batch), cut into chunks. */
 const anAnswer = fc.oneof(
-  fc
-    .record({ events: fc.array(anEvent, { minLength: 1, maxLength: 4 }), cuts, cutAt })
-    .map(({ events, cuts, cutAt }) => ({
-      type: 'text/event-stream',
-      chunks: chunked(utf8.encode(events.join('')), cuts, cutAt),
-      cut: cutAt !== null,
-    })),
+  fc.record({ events: fc.array(anEvent, { minLength: 1, maxLength: 4 }), cuts, cutAt }).map(({ events, cuts, cutAt }) => ({
+    type: 'text/event-stream',
+    chunks: chunked(utf8.encode(events.join('')), cuts, cutAt),
+    cut: cutAt !== null,
+  })),
   fc
     .record({ messages: fc.array(aMessage, { minLength: 1, maxLength: 3 }), batch: fc.boolean(), cuts })
     .map(({ messages, batch, cuts }) => ({
