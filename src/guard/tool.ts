@@ -5,7 +5,8 @@
 // goes on only once the user said yes (confirm.ts). A blocked call is answered locally,
 // by default with a tool result the model can read (isError: true), or with JSON-RPC error
 // -32602 (reply: 'error'); either says what was blocked and why, never argument content.
-// The SDK transport (mcp/), the CLI and the HTTP pieces all run this one.
+// The SDK transport (mcp/), the CLI and the HTTP pieces all run these checks, through the one
+// verdict on a call (verdict.ts).
 import { isNotification, isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
 import { auditEntry, type OnAudit } from './audit.js';
 import { ClientRoots } from './client-roots.js';

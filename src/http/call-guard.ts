@@ -1,6 +1,7 @@
-// --guard for the HTTP paths (the filtering fetch, the proxy, serve): the checks of wrap --guard
-// on each decoded message on its way to the server (U+FFFD in tools/call arguments, then the
-// tool list and schemas), and tool lists learnt from what the server answers. Message-level:
+// --guard for the HTTP paths (the filtering fetch, the proxy, serve): the verdict of wrap --guard
+// (guard/verdict.ts: U+FFFD in tools/call arguments with mode 'all', then the tool list and
+// schemas) on each decoded message on its way to the server, and tool lists learnt from what the
+// server answers; a call to confirm is held aside (`at.aside`) while asked. Message-level:
 // each caller feeds it messages and sends the answers it gives in its own way. With `roots`,
 // path arguments are confined too; with `onAudit`, each tools/call judged is told, with the
 // request's id as written and its session, before its answer is given or it goes on.
