@@ -2,7 +2,7 @@
 // optional MCP SDK, so the codec, the streams, the guards and the HTTP entry (and their .d.ts)
 // work without it.
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const SRC = join(import.meta.dirname, '..', 'src');
@@ -22,6 +22,26 @@ describe('layers', () => {
 
   it('the guards import nothing of mcp/, http/ or cli/', () => {
     const offenders = files(join(SRC, 'guard')).filter((f) => /from '\.\.\/(mcp|http|cli)\//.test(readFileSync(f, 'utf8')));
+    expect(offenders).toEqual([]);
+  });
+
+  it('nothing the guards load, however indirectly (import() too), is of mcp/, http/, cli/ or the SDK', () => {
+    const edges = (file: string) => [...readFileSync(file, 'utf8').matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)'([^']+)'/g)].map((m) => m[1]!);
+    const seen = new Set<string>();
+    const offenders: string[] = [];
+    const walk = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const to of edges(file)) {
+        if (to.startsWith('@modelcontextprotocol/sdk')) offenders.push(`${relative(SRC, file)} -> ${to}`);
+        if (!to.startsWith('.')) continue;
+        const target = resolve(dirname(file), to).replace(/\.js$/, '.ts');
+        if (/^(mcp|http|cli)\//.test(relative(SRC, target).replaceAll('\\', '/'))) offenders.push(`${relative(SRC, file)} -> ${to}`);
+        else walk(target);
+      }
+    };
+    for (const f of files(join(SRC, 'guard'))) walk(f);
+    expect(seen.size).toBeGreaterThan(files(join(SRC, 'guard')).length); // (it follows edges out of guard/)
     expect(offenders).toEqual([]);
   });
 });

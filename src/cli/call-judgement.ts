@@ -1,38 +1,34 @@
-// wrap --guard: the judgement of each tools/call from the client, after decoding (the values
-// the tools and schemas see): U+FFFD first (the integrity guard), then the tool list, schemas
-// and roots (the tool guard), then --confirm (the client is asked). Its answer when blocked,
-// and what the audit trail says of it.
-import { type AuditDecision, type AuditRule, auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
-import type { ConfirmRequest } from '../guard/confirm.js';
-import { droppedCall, droppedText } from '../guard/drop.js';
-import { damagedCall, damagedLine, integrityReply } from '../guard/integrity.js';
+// wrap --guard: the verdict on each tools/call from the client, after decoding (the values the
+// tools and schemas see; guard/verdict.ts: U+FFFD first, then the tool list, schemas and roots,
+// then --confirm), with wrap's way of acting on it: the log line at once, the answer under the
+// id, the question to the client asked for a whole line at a time (`confirmed`).
+import { auditEntry, type OnAudit } from '../guard/audit.js';
 import type { OwnRequests } from '../guard/own-requests.js';
-import { blockedReply } from '../guard/reply.js';
-import { type BlockedCall, blockedLine, blockedText, type ToolCallGuard } from '../guard/tool.js';
-import { isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
+import type { ToolCallGuard } from '../guard/tool.js';
+import { afterConfirm, callVerdict, type Verdict, type VerdictRules, verdictAudit, verdictReply } from '../guard/verdict.js';
+import type { MaybePromise, Message } from '../jsonrpc/message.js';
 import type { RawId } from '../jsonrpc/raw-id.js';
 
-/** The guard's judgement of one tools/call: its answer when blocked, and why. */
+/** The verdict on one tools/call, and the answer to give when it is a block. */
 export interface Judgement {
-  tool: string;
+  verdict: Verdict;
+  /** The call's id (undefined for a call dropped: it has none). */
+  id?: string | number;
   reply?: Message;
-  rule?: AuditRule;
-  decision?: Exclude<AuditDecision, 'allowed'>;
-  paths?: string[];
-  /** A tools/call without an id (guard/drop.ts): neither sent on nor answered. */
-  drop?: true;
-  /** Passed the checks; must be confirmed first (`id`: the call's, for the answer). */
-  confirm?: { request: ConfirmRequest; id: string | number };
 }
 
 export class CallJudge {
+  private readonly rules: VerdictRules;
+
   constructor(
     /** The tool guard, when tools are checked. */
     private readonly tools: ToolCallGuard | undefined,
     /** Whether arguments are checked for U+FFFD. */
-    private readonly integrity: boolean,
+    integrity: boolean,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.rules = { integrity, tools };
+  }
 
   /**
    * The judgement of one message from the client; undefined for anything but a tools/call (the
@@ -41,52 +37,34 @@ export class CallJudge {
    */
   judge(m: Message, server: OwnRequests, client: OwnRequests): MaybePromise<Judgement | undefined> {
     if (typeof m !== 'object' || m === null) return undefined;
-    const dropped = droppedCall(m);
-    if (dropped) {
-      this.log(droppedText(dropped));
-      return { tool: dropped.toolName, drop: true, rule: 'malformed' };
-    }
-    if (!isRequest(m) || m.method !== 'tools/call') {
-      this.tools?.outgoing(m, server.ask, client); // (never blocks these)
+    const v = callVerdict(m, this.rules, server.ask);
+    if (!v) {
+      this.tools?.note(m, client); // (never blocks these)
       return undefined;
     }
-    const tool = String(m.params?.name);
-    if (this.integrity) {
-      const error = damagedCall(m);
-      if (error) {
-        this.log(damagedLine(error));
-        const paths = error.reports.map((r) => jsonPointer(r.path));
-        return { tool, reply: integrityReply(m.id, error, 'result'), rule: 'damaged', paths };
-      }
+    const id = (m as { id?: string | number }).id;
+    return v instanceof Promise ? v.then((w) => this.judged(w, id)) : this.judged(v, id);
+  }
+
+  /** Logs a block or a drop at once, and writes a block's answer. */
+  private judged(verdict: Verdict, id: string | number | undefined): Judgement {
+    if (verdict.kind === 'drop') {
+      this.log(verdict.line);
+      return { verdict };
     }
-    const tools = this.tools;
-    if (!tools) return { tool };
-    const judged = (b: BlockedCall | undefined): Judgement => {
-      if (!b) {
-        const request = tools.confirmation(m);
-        return request ? { tool, confirm: { request, id: m.id } } : { tool };
-      }
-      this.log(blockedLine(b));
-      const reply = blockedReply(m.id, undefined, blockedText(b));
-      return { tool, reply, rule: b.rule, ...(b.path === undefined ? {} : { paths: [b.path] }) };
-    };
-    const v = tools.checkCall(m, server.ask);
-    return v instanceof Promise ? v.then(judged) : judged(v);
+    if (verdict.kind !== 'block') return { verdict, id };
+    this.log(verdict.line);
+    return { verdict, id, reply: verdictReply(id!, verdict) };
   }
 
   /** Each judgement that needs it, once the client has confirmed (or declined: then blocked). */
   confirmed(checked: (Judgement | undefined)[], client: OwnRequests): Promise<(Judgement | undefined)[]> {
     return Promise.all(
-      checked.map((j) =>
-        j?.confirm
-          ? this.tools!.confirmCall(j.confirm.request, client, j.confirm.id).then((b): Judgement => {
-              if (!b) return { tool: j.tool, rule: 'confirm', decision: 'confirmed' };
-              this.log(blockedLine(b));
-              const reply = blockedReply(j.confirm!.id, undefined, blockedText(b));
-              return { tool: j.tool, reply, rule: 'confirm', ...(b.decision ? { decision: b.decision } : {}) };
-            })
-          : j,
-      ),
+      checked.map((j) => {
+        const v = j?.verdict;
+        if (v?.kind !== 'ask-first') return j;
+        return this.tools!.confirmCall(v.request, client, j!.id).then((r) => this.judged(afterConfirm(v.tool, r), j!.id));
+      }),
     );
   }
 }
@@ -96,7 +74,7 @@ export function auditJudgements(audit: OnAudit, settled: (Judgement | undefined)
   settled.forEach((j, k) => {
     if (!j) return;
     // (a dropped call has no id to name)
-    const request = j.drop ? undefined : (ids[k]?.text ?? JSON.stringify((messages[k] as { id?: unknown }).id));
-    audit(auditEntry(request, j.tool, j.rule && { rule: j.rule, decision: j.decision, paths: j.paths }));
+    const request = j.verdict.kind === 'drop' ? undefined : (ids[k]?.text ?? JSON.stringify((messages[k] as { id?: unknown }).id));
+    audit(auditEntry(request, j.verdict.tool, verdictAudit(j.verdict)));
   });
 }

@@ -214,7 +214,7 @@ export class WrapGuard {
     const messages = batch ?? [message as Message];
     const answers = messages.map((m) => this.judge.judge(m, this.own, this.toClientRequests));
     const then = (checked: (Judgement | undefined)[]) => () => {
-      if (checked.some((j) => j?.confirm)) this.confirmAside(checked, finish);
+      if (checked.some((j) => j?.verdict.kind === 'ask-first')) this.confirmAside(checked, finish);
       else finish(checked);
     };
     const finish = (settled: (Judgement | undefined)[]) => {
@@ -228,7 +228,7 @@ export class WrapGuard {
         batch,
         messages,
         settled.map((j, k) => j?.reply && underId(j.reply, ids[k])),
-        settled.map((j) => j?.drop === true),
+        settled.map((j) => j?.verdict.kind === 'drop'),
       );
     };
     return answers.some((a) => a instanceof Promise) ? Promise.all(answers).then(then) : then(answers as (Judgement | undefined)[]);

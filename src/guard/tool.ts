@@ -5,9 +5,10 @@
 // goes on only once the user said yes (confirm.ts). A blocked call is answered locally,
 // by default with a tool result the model can read (isError: true), or with JSON-RPC error
 // -32602 (reply: 'error'); either says what was blocked and why, never argument content.
-// The SDK transport (mcp/), the CLI and the HTTP pieces all run this one.
+// The SDK transport (mcp/), the CLI and the HTTP pieces all run these checks, through the one
+// verdict on a call (verdict.ts).
 import { isNotification, isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
-import { type AuditDecision, type AuditRule, auditEntry, type OnAudit } from './audit.js';
+import { auditEntry, type OnAudit } from './audit.js';
 import { ClientRoots } from './client-roots.js';
 import {
   type AskUser,
@@ -18,22 +19,14 @@ import {
   elicitingAsker,
   needsConfirmation,
 } from './confirm.js';
-import { DROPPED, type Dropped, droppedCall, droppedEntry } from './drop.js';
+import { DROPPED, type Dropped, droppedEntry } from './drop.js';
 import type { ListTools, OwnRequests } from './own-requests.js';
 import { type OutsideRoots, type Realpath, Roots } from './paths.js';
-import { blockedReply, type GuardReply } from './reply.js';
+import type { GuardReply } from './reply.js';
 import { loadSchemaCompiler, schemaCompilerLoaded, schemaProblem } from './schema.js';
+import { afterConfirm, type BlockedCall, type CallChecks, callVerdict, type Verdict, verdictAudit, verdictReply } from './verdict.js';
 
-export interface BlockedCall {
-  readonly toolName: string;
-  readonly reason: string;
-  /** Which check blocked it (decided where the block is, for a trail; see audit.ts). */
-  readonly rule: AuditRule;
-  /** JSON path of the offending argument, when the block is about one (e.g. "/content"). */
-  readonly path?: string;
-  /** How the trail names it: 'blocked' unless a confirmation was 'declined' or 'timed-out'. */
-  readonly decision?: Exclude<AuditDecision, 'allowed' | 'confirmed'>;
-}
+export { type BlockedCall, blockedLine, blockedText } from './verdict.js';
 
 export interface ToolCallGuardOptions {
   /** The host's own rules; return { allow: false, reason } to block a call. */
@@ -70,6 +63,11 @@ export interface ToolCallGuardOptions {
   askUser?: AskUser;
   /** How long an `elicitation/create` waits for the user (default CONFIRM_TIMEOUT_MS, 55 s). */
   confirmTimeoutMs?: number;
+  /**
+   * Block a call whose arguments hold U+FFFD or lone surrogates first, as `wrap --guard` does
+   * (rule 'damaged', in the trail). Default false: on the SDK that is IntegrityGuardTransport's.
+   */
+  integrity?: boolean;
 }
 
 interface Tool {
@@ -98,23 +96,8 @@ const MAX_LIST_PAGES = 1000;
 const hasSchema = (tool: Tool | undefined): tool is Tool & { inputSchema: Record<string, unknown> } =>
   typeof tool?.inputSchema === 'object' && tool.inputSchema !== null;
 
-/** The text a blocked call is answered with. */
-export const blockedText = (b: BlockedCall) =>
-  `MCP tool call ${JSON.stringify(b.toolName)} was blocked before it reached the server: ${b.reason}`;
-
-/** The log line for a blocked call (the tool's name and why, never its arguments). */
-export const blockedLine = (b: BlockedCall) => `blocked tools/call ${JSON.stringify(b.toolName)}: ${b.reason}`;
-
-/** What the trail says of a verdict (auditEntry's `block`): allowed, confirmed, or why blocked. */
-export const auditBlock = (b: BlockedCall | undefined, confirmed = false): Parameters<typeof auditEntry>[2] =>
-  b
-    ? { rule: b.rule, decision: b.decision, paths: b.path === undefined ? undefined : [b.path] }
-    : confirmed
-      ? { rule: 'confirm', decision: 'confirmed' }
-      : undefined;
-
 /** The guard's state and checks, independent of any transport (the CLI proxy uses it too). */
-export class ToolCallGuard {
+export class ToolCallGuard implements CallChecks {
   private tools: Map<string, Tool> | null = null; // null until a complete list was seen
   private collecting: Map<string, Tool> | null = null;
   private stale = false;
@@ -269,39 +252,50 @@ export class ToolCallGuard {
    * DROPPED for a tools/call without an id (drop.ts): send nothing, answer nothing.
    */
   outgoing(message: Message, ask?: ListTools, client?: OwnRequests): MaybePromise<Message | Dropped | undefined> {
-    const dropped = droppedCall(message);
-    if (dropped) {
+    const v = callVerdict(message, { integrity: this.options.integrity === true, tools: this }, ask);
+    if (!v) {
+      this.note(message, client);
+      return undefined;
+    }
+    const id = (message as { id: string | number }).id;
+    return v instanceof Promise ? v.then((w) => this.act(w, id, client)) : this.act(v, id, client);
+  }
+
+  /** Does what a verdict says: tells, answers, asks the user (the SDK's way: messages after wait). */
+  private act(v: Verdict, id: string | number, client: OwnRequests | undefined): MaybePromise<Message | Dropped | undefined> {
+    if (v.kind === 'drop') {
+      const dropped = { toolName: v.tool, reason: v.reason };
       this.options.onAudit?.(droppedEntry(dropped));
       this.options.onblock?.({ ...dropped, rule: 'malformed' });
       return DROPPED;
     }
+    if (v.kind === 'ask-first') return this.confirmCall(v.request, client, id).then((r) => this.answer(afterConfirm(v.tool, r), id));
+    return this.answer(v, id);
+  }
+
+  private answer(v: Verdict, id: string | number): Message | undefined {
+    this.options.onAudit?.(auditEntry(JSON.stringify(id), v.tool, verdictAudit(v)));
+    if (v.kind !== 'block') return undefined;
+    this.options.onblock?.(v.blocked);
+    return verdictReply(id, v, this.options.reply);
+  }
+
+  /**
+   * What the guard learns from a message to the server other than a tools/call: tools/list
+   * requests, the client's capabilities, its roots (asked through `client`), cancellations.
+   */
+  note(message: Message, client?: OwnRequests): void {
     if (isNotification(message)) {
       if (this.roots instanceof ClientRoots) this.roots.notified(message, this.clientCapabilities, client);
       if (message.method === 'notifications/cancelled')
         this.cancellable.get(JSON.stringify((message.params as { requestId?: unknown } | undefined)?.requestId))?.abort();
     }
-    if (!isRequest(message)) return undefined;
+    if (!isRequest(message)) return;
     if (message.method === 'initialize') this.clientCapabilities = (message.params as { capabilities?: unknown })?.capabilities;
     if (message.method === 'tools/list') {
       remember(this.listRequests, message.id);
       if (!message.params?.cursor) this.collecting = new Map();
-      return undefined;
     }
-    if (message.method !== 'tools/call') return undefined;
-    const name = String(message.params?.name);
-    const answer = (blocked: BlockedCall | undefined, confirmed = false) => {
-      this.options.onAudit?.(auditEntry(JSON.stringify(message.id), name, auditBlock(blocked, confirmed)));
-      if (!blocked) return undefined;
-      this.options.onblock?.(blocked);
-      return blockedReply(message.id, this.options.reply, blockedText(blocked));
-    };
-    const judged = (blocked: BlockedCall | undefined): MaybePromise<Message | undefined> => {
-      const asking = blocked ? undefined : this.confirmation(message);
-      if (!asking) return answer(blocked);
-      return this.confirmCall(asking, client, message.id).then((refused) => answer(refused, true));
-    };
-    const v = this.checkCall(message, ask);
-    return v instanceof Promise ? v.then(judged) : judged(v);
   }
 
   /** What to ask the user before a call that passed the checks may leave, or undefined. */

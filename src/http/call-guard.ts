@@ -1,18 +1,18 @@
-// --guard for the HTTP paths (the filtering fetch, the proxy, serve): the checks of wrap --guard
-// on each decoded message on its way to the server (U+FFFD in tools/call arguments, then the
-// tool list and schemas), and tool lists learnt from what the server answers. Message-level:
+// --guard for the HTTP paths (the filtering fetch, the proxy, serve): the verdict of wrap --guard
+// (guard/verdict.ts: U+FFFD in tools/call arguments with mode 'all', then the tool list and
+// schemas) on each decoded message on its way to the server, and tool lists learnt from what the
+// server answers; a call to confirm is held aside (`at.aside`) while asked. Message-level:
 // each caller feeds it messages and sends the answers it gives in its own way. With `roots`,
 // path arguments are confined too; with `onAudit`, each tools/call judged is told, with the
 // request's id as written and its session, before its answer is given or it goes on.
 
-import { auditEntry, jsonPointer, type OnAudit } from '../guard/audit.js';
+import { auditEntry, type OnAudit } from '../guard/audit.js';
 import type { AskUser } from '../guard/confirm.js';
-import { DROPPED, type Dropped, droppedCall, droppedEntry, droppedText } from '../guard/drop.js';
-import { damagedCall, damagedLine, integrityReply } from '../guard/integrity.js';
+import { DROPPED, type Dropped, droppedEntry } from '../guard/drop.js';
 import type { OwnRequests } from '../guard/own-requests.js';
 import type { Realpath } from '../guard/paths.js';
-import { blockedReply } from '../guard/reply.js';
-import { auditBlock, type BlockedCall, blockedLine, blockedText, type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
+import { type ListTools, remember, ToolCallGuard } from '../guard/tool.js';
+import { afterConfirm, callVerdict, type Verdict, type VerdictRules, verdictAudit, verdictReply } from '../guard/verdict.js';
 import { type Id, isId, isRequest, type MaybePromise, type Message } from '../jsonrpc/message.js';
 
 /** 'all': both guards (--guard); 'tools': tool names and schemas only (--guard-tools-only). */
@@ -51,16 +51,18 @@ export interface CallContext {
 
 export class CallGuard {
   private readonly tools: ToolCallGuard;
+  private readonly rules: VerdictRules;
   /** tools/list requests sent on and not answered yet: only their answers are read. */
   private readonly pendingLists = new Set<Id>();
 
   constructor(
-    private readonly mode: GuardMode,
+    mode: GuardMode,
     private readonly log: (line: string) => void = () => {},
     private readonly options: CallGuardOptions = {},
   ) {
     const { roots, realpath, confirm, askUser, confirmTimeoutMs } = options;
     this.tools = new ToolCallGuard({ ...(roots ? { roots, realpath } : {}), ...(confirm ? { confirm, askUser, confirmTimeoutMs } : {}) });
+    this.rules = { integrity: mode === 'all', tools: this.tools };
   }
 
   /** Whether decisions are told (then callers give each message's context). */
@@ -91,45 +93,35 @@ export class CallGuard {
    */
   answer(m: unknown, ask?: ListTools, at: CallContext = {}): MaybePromise<Message | Dropped | undefined> {
     if (typeof m !== 'object' || m === null) return undefined;
-    const dropped = droppedCall(m);
-    if (dropped) {
-      this.log(droppedText(dropped));
-      this.options.onAudit?.(droppedEntry(dropped, at.session));
-      return DROPPED;
-    }
     const message = m as Message;
-    if (!isRequest(message) || message.method !== 'tools/call') {
-      this.tools.outgoing(message, ask, at.client); // (learns tools/list requests, asks roots; never blocks these)
+    const v = callVerdict(message, this.rules, ask);
+    if (!v) {
+      this.tools.note(message, at.client); // (learns tools/list requests, asks roots; never blocks these)
       if (isRequest(message) && message.method === 'tools/list') remember(this.pendingLists, message.id);
       return undefined;
     }
-    const tool = String(message.params?.name);
-    const tell = (block?: Parameters<typeof auditEntry>[2]) =>
-      this.options.onAudit?.(auditEntry(at.request ?? JSON.stringify(message.id), tool, block, at.session));
-    if (this.mode === 'all') {
-      const error = damagedCall(message);
-      if (error) {
-        this.log(damagedLine(error));
-        tell({ rule: 'damaged', paths: error.reports.map((r) => jsonPointer(r.path)) });
-        return integrityReply(message.id, error, 'result');
+    const act = (w: Verdict): MaybePromise<Message | Dropped | undefined> => {
+      if (w.kind === 'drop') {
+        this.log(w.line);
+        this.options.onAudit?.(droppedEntry({ toolName: w.tool, reason: w.reason }, at.session));
+        return DROPPED;
       }
-    }
-    const judge = (b: BlockedCall | undefined, confirmed = false): Message | undefined => {
-      tell(auditBlock(b, confirmed));
-      if (!b) return undefined;
-      this.log(blockedLine(b));
-      return blockedReply(message.id, undefined, blockedText(b));
-    };
-    // A call that passed and that the confirm rule names waits for the client's user (or askUser).
-    const judged = (b: BlockedCall | undefined): MaybePromise<Message | undefined> => {
-      const asking = b ? undefined : this.tools.confirmation(message);
-      if (!asking) return judge(b);
-      const confirmed = this.tools.confirmCall(asking, at.client, message.id).then((r) => judge(r, true));
+      const id = (message as { id: Id }).id;
+      if (w.kind !== 'ask-first') return this.settle(w, id, at);
+      // A call the confirm rule names waits for the client's user (or askUser); the messages after it need not.
+      const confirmed = this.tools.confirmCall(w.request, at.client, id).then((r) => this.settle(afterConfirm(w.tool, r), id, at));
       at.aside?.();
       return confirmed;
     };
-    const v = this.tools.checkCall(message, ask);
-    return v instanceof Promise ? v.then(judged) : judged(v);
+    return v instanceof Promise ? v.then(act) : act(v);
+  }
+
+  /** Tells the trail of a final verdict, logs a block, and gives its answer (undefined: send it on). */
+  private settle(v: Verdict, id: Id, at: CallContext): Message | undefined {
+    this.options.onAudit?.(auditEntry(at.request ?? JSON.stringify(id), v.tool, verdictAudit(v), at.session));
+    if (v.kind !== 'block') return undefined;
+    this.log(v.line);
+    return verdictReply(id, v);
   }
 
   /** Whether a message from the server (as the client sees it: ids and methods are never encoded) teaches the guard anything. */
