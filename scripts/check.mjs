@@ -3,33 +3,47 @@
 //   tsc: src, test, bench and scripts, with the strict flags of tsconfig.json;
 //   the core as editors see it (assembly/tsconfig.json, AssemblyScript's types);
 //   the AssemblyScript compiler's own checks on the core.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 
 const bin = (name) => `node_modules/.bin/${name}`;
 let failed = 0;
 
+// The steps run at once (each is one process, most of it single-threaded); their reports come
+// in the order written here, each after its command ends.
 function step(name, cmd, args, filter) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8' });
-  let out = `${r.stdout}${r.stderr}`;
-  let ok = r.status === 0;
-  if (filter) ({ ok, out } = filter(out, ok));
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('error', (e) => (out += String(e)));
+    child.on('close', (code) => {
+      let ok = code === 0;
+      if (filter) ({ ok, out } = filter(out, ok));
+      resolve({ name, ok, out });
+    });
+  });
+}
+
+const steps = [
+  step('biome (format, lint)', bin('biome'), ['check', '.']),
+  step('tsc (src, test, bench, scripts)', bin('tsc'), ['-p', 'tsconfig.json']),
+  // tsc rejects decorators on functions (TS1206), which AssemblyScript's @inline is: every
+  // other diagnostic counts.
+  step('tsc (assembly, as editors see it)', bin('tsc'), ['-p', 'assembly/tsconfig.json', '--noEmit'], (out) => {
+    const errors = out.split('\n').filter((l) => /error TS\d+/.test(l) && !l.includes('error TS1206'));
+    return { ok: errors.length === 0, out: errors.join('\n') };
+  }),
+  step('asc (the core compiles)', bin('asc'), ['assembly/index.ts', '--config', 'asconfig.json', '--target', 'scalar', '--noEmit']),
+];
+
+for (const { name, ok, out } of await Promise.all(steps)) {
   process.stdout.write(`check: ${name}: ${ok ? 'ok' : 'FAILED'}\n`);
   if (!ok) {
     process.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
     failed++;
   }
 }
-
-step('biome (format, lint)', bin('biome'), ['check', '.']);
-step('tsc (src, test, bench, scripts)', bin('tsc'), ['-p', 'tsconfig.json']);
-// tsc rejects decorators on functions (TS1206), which AssemblyScript's @inline is: every
-// other diagnostic counts.
-step('tsc (assembly, as editors see it)', bin('tsc'), ['-p', 'assembly/tsconfig.json', '--noEmit'], (out) => {
-  const errors = out.split('\n').filter((l) => /error TS\d+/.test(l) && !l.includes('error TS1206'));
-  return { ok: errors.length === 0, out: errors.join('\n') };
-});
-step('asc (the core compiles)', bin('asc'), ['assembly/index.ts', '--config', 'asconfig.json', '--target', 'scalar', '--noEmit']);
-
 if (failed) {
   process.stdout.write(`check: ${failed} failed\n`);
   process.exit(1);
