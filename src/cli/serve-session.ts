@@ -152,6 +152,11 @@ export class ServeSession {
     return this.guard.ownAnswerUnread(value);
   }
 
+  /** Messages of a POST refused before they reached the guard: the calls among them it would drop are dropped (session-guard.ts). */
+  refused(values: readonly unknown[]): void {
+    for (const v of values) this.guard.refused(v);
+  }
+
   /** The GET stream, or (Last-Event-ID) a stream resumed after that event; an error response when neither can be. */
   get(lastEventId: string | null, headers: Record<string, string>): Response | Refusal {
     const live = lastEventId ? this.streams.resume(lastEventId) : this.streams.openGet();
