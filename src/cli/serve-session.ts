@@ -31,6 +31,7 @@ import type { CallGuard } from '../http/call-guard.js';
 import { errorResponse, type Id, INTERNAL_ERROR, isId, isResponseShape, type Message, SERVER_ERROR } from '../jsonrpc/message.js';
 import { memberText, messageText, RawId, rawIds } from '../jsonrpc/raw-id.js';
 import { concat } from '../util/concat.js';
+import { Waiters } from '../util/waiters.js';
 import { type ChildMessage, childMessages } from './child-output.js';
 import { type HostMessage, isRequest } from './host-message.js';
 import { exitStatus, type SessionChild, startChild, stopChild } from './serve-child.js';
@@ -90,6 +91,8 @@ export class ServeSession {
   private received = 0;
   /** The requests sent on to the child, timed (with a call time limit). */
   private readonly timer: CallTimer | undefined;
+  /** Woken when the child's stdin takes a write (or fails it), or the session ends. */
+  private readonly taken = new Waiters();
 
   constructor(private readonly o: SessionOptions) {
     const audit = o.callTimeout?.onAudit;
@@ -169,13 +172,21 @@ export class ServeSession {
    * child reads nothing of its stdin.
    */
   async writable(signal?: AbortSignal): Promise<void> {
-    while (!this.ended && !signal?.aborted && (this.child.stdin?.writableLength ?? 0) > SERVE_HOLD_BYTES)
-      await new Promise((r) => setTimeout(r, 20));
+    while (!this.ended && !signal?.aborted && (this.child.stdin?.writableLength ?? 0) > SERVE_HOLD_BYTES) {
+      signal?.addEventListener('abort', this.taken.wake, { once: true });
+      await this.taken.next();
+      signal?.removeEventListener('abort', this.taken.wake);
+    }
   }
 
   /** Lines for the child that serve wrote itself (errors answering its requests), one message each. */
   toChildLines(lines: string[]): void {
-    for (const line of lines) this.child.stdin!.write(`${line}\n`);
+    for (const line of lines) this.toChild(`${line}\n`);
+  }
+
+  /** Writes to the child's stdin; each write taken (or failed: the child is gone) wakes `writable`. */
+  private toChild(data: string | Uint8Array): void {
+    this.child.stdin!.write(data, this.taken.wake);
   }
 
   /**
@@ -191,6 +202,7 @@ export class ServeSession {
     this.timer?.stop();
     stopChild(this.child);
     this.streams.close();
+    this.taken.wake();
   }
 
   /** Bytes waiting for the host across the session's streams. */
@@ -235,7 +247,7 @@ export class ServeSession {
       const token = tokenKey((v.params?._meta as { progressToken?: unknown } | undefined)?.progressToken);
       this.timer.track(m.rawId!, v.method as string, v.method === 'tools/call' ? String(v.params?.name) : undefined, token);
     }
-    this.child.stdin!.write(concat([m.bytes, NEWLINE]));
+    this.toChild(concat([m.bytes, NEWLINE]));
   }
 
   /** The child left a request unanswered too long: the host gets the answer, the child a cancellation. */
@@ -255,7 +267,7 @@ export class ServeSession {
         // Backpressure: while the host has not read what it was sent, the child waits.
         while (this.waiting() > SERVE_HOLD_BYTES && !this.ended) {
           this.heldSince ??= Date.now();
-          await new Promise((r) => setTimeout(r, 20));
+          await this.streams.read();
         }
         this.heldSince = undefined;
       }
