@@ -61,7 +61,7 @@ describe('ServeSession', () => {
     child.say(answer);
     await stream.untilEnd();
     expect(stream.events.map((e) => e.data)).toEqual([answer.replace('Qwen 阿里', encodeText('Qwen 阿里'))]);
-    expect(s.inFlight).toEqual([]);
+    expect([...s.inFlight]).toEqual([]);
   });
 
   it('sends progress to the request that asked for it, anything else to the latest request in flight', async () => {
