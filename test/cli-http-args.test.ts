@@ -90,6 +90,8 @@ describe('HTTP command options as processes', () => {
     // (Node keeps no timer past 2^31-1 ms: a longer one would end every session at once.)
     [['serve', '--session-idle', '597h', 'true'], /--session-idle must be at most 596h/],
     [['serve', '--session-idle', '2147484', 'true'], /--session-idle must be at most 596h/],
+    [['proxy', '--upstream', 'http://y', '--upstream-timeout', 'soon'], /--upstream-timeout must be a duration/],
+    [['serve', '--upstream-timeout', '1s', 'true'], /--upstream-timeout applies to proxy, not serve/],
     [['serve', '--prefix', '--guard', 'true'], /--prefix needs a value, and --guard is an option; .* write --prefix=--guard/],
   ])('%j is a usage error (exit 2, one line)', (args, message) => {
     const r = cli(args);

@@ -40,6 +40,7 @@ class FakeSession implements HandlerSession {
   toChildLines(lines: string[]): void {
     this.toChild.push(...lines);
   }
+  refused(): void {}
   close(why: string): void {
     this.ended = true;
     this.closed.push(why);

@@ -4,7 +4,7 @@
 // (held to encodeText), on the stream the routing rules name (serve-session.ts).
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HostMessage } from '../src/cli/host-message.ts';
-import { ServeSession, type SessionOptions } from '../src/cli/serve-session.ts';
+import { SERVE_HOLD_BYTES, ServeSession, type SessionOptions } from '../src/cli/serve-session.ts';
 import { CallGuard } from '../src/http/call-guard.ts';
 import { createCodec, encodeText } from '../src/index.ts';
 import { rawIds } from '../src/jsonrpc/raw-id.ts';
@@ -61,7 +61,7 @@ describe('ServeSession', () => {
     child.say(answer);
     await stream.untilEnd();
     expect(stream.events.map((e) => e.data)).toEqual([answer.replace('Qwen 阿里', encodeText('Qwen 阿里'))]);
-    expect(s.inFlight).toEqual([]);
+    expect([...s.inFlight]).toEqual([]);
   });
 
   it('sends progress to the request that asked for it, anything else to the latest request in flight', async () => {
@@ -187,4 +187,54 @@ describe('ServeSession', () => {
     expect(stream.messages).toEqual([expect.objectContaining({ id: 1, result: expect.objectContaining({ isError: true }) })]);
     expect(child.lines.map((l) => JSON.parse(l).id)).not.toContain(1);
   });
+
+  // Backpressure is waited on as an event (the child's stdin takes a write; the host reads), not
+  // polled: on a clock that never moves (timers faked, never advanced), each wait ends as soon as
+  // what it waits for happens. A 20 ms poll never ends there.
+  it('a host body waits while the child has not taken SERVE_HOLD_BYTES, and goes on once it does', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const { s, child } = session();
+    child.stdin.pause(); // (the child reads nothing)
+    expect(s.post([host(bigNote(SERVE_HOLD_BYTES + 1024))], '2025-06-18', {}).status).toBe(202);
+    expect(child.stdin.writableLength).toBeGreaterThan(SERVE_HOLD_BYTES);
+    let ready = false;
+    void s.writable().then(() => (ready = true));
+    await turns(() => ready, 50);
+    expect(ready).toBe(false);
+    child.stdin.resume();
+    await turns(() => ready);
+    expect(ready).toBe(true);
+  });
+
+  it("the child's output waits while the host has not read SERVE_HOLD_BYTES, and goes on once it reads", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const { s, child } = session();
+    const response = s.post([host(call('1'))], '2025-06-18', {});
+    await turns(() => child.lines.length === 1);
+    const piece = bigNote(1024 * 1024);
+    for (let i = 0; i * 1024 * 1024 <= SERVE_HOLD_BYTES; i++) child.say(piece);
+    child.say('{"jsonrpc":"2.0","id":1,"result":{}}');
+    await turns(() => s.heldSince !== undefined);
+    expect(s.inFlight.length).toBe(1); // (the answer waits in the child's output, unread)
+    const reader = response.body!.getReader();
+    let text = '';
+    let done = false;
+    void (async () => {
+      for (let next = await reader.read(); !next.done; next = await reader.read()) text += new TextDecoder().decode(next.value);
+      done = true;
+    })();
+    await turns(() => done, 100_000);
+    expect(done).toBe(true);
+    expect(text.endsWith('data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')).toBe(true);
+  });
 });
+
+/** A notification of about `size` bytes (one line). */
+function bigNote(size: number): string {
+  return `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"${'x'.repeat(size)}"}}`;
+}
+
+/** Waits turns of the event loop (no timer) until `check` holds, or `max` turns. */
+async function turns(check: () => boolean, max = 10_000): Promise<void> {
+  for (let i = 0; i < max && !check(); i++) await new Promise((r) => setImmediate(r));
+}

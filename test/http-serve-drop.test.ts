@@ -1,7 +1,8 @@
 // serve --guard with a tools/call that has no id (a notification, or `"id": null`): the real
 // child (an SDK server, its stdin recorded) never reads it, the POST gets what a body of
-// notifications gets (202; `"id": null` is refused 400 before the guard), the trail names it (rule malformed, its session, no request), and a
-// request beside it in a batch goes on and is answered. See guard/drop.ts.
+// notifications gets (202; `"id": null` is refused 400 before the guard, as the SDK's servers
+// do), the trail names each (rule malformed, its session, no request), the one refused 400 too,
+// and a request beside it in a batch goes on and is answered. See guard/drop.ts.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,7 +95,7 @@ describe('serve --guard drops a tools/call without an id', () => {
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } },
     ]);
     const drop = { session, tool: 'delete_file', decision: 'blocked', rule: 'malformed' };
-    expect(audit.filter((e) => e.decision !== 'allowed').map(({ time, ...e }) => e)).toEqual([drop, drop]);
+    expect(audit.filter((e) => e.decision !== 'allowed').map(({ time, ...e }) => e)).toEqual([drop, drop, drop]);
     expect(JSON.stringify(audit)).not.toContain('SECRET');
   });
 });

@@ -1,6 +1,7 @@
 // ToolCallGuardTransport and a tools/call that has no id (a notification, or `"id": null`): the
 // real SDK server never receives it, nothing is answered, onAudit and onblock name it (rule
-// malformed, no request), and a request beside it in a batch goes on. See guard/drop.ts.
+// malformed, no request), and a request beside it in a batch goes on. IntegrityGuardTransport
+// drops one too and tells `ondrop`. See guard/drop.ts.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -8,7 +9,14 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AuditEntry } from '../src/guard/audit.js';
-import { type BlockedCall, IntegrityGuardTransport, ToolCallGuardTransport } from '../src/mcp/index.ts';
+import {
+  type BlockedCall,
+  DROPPED,
+  type DroppedCall,
+  IntegrityGuardTransport,
+  ToolCallGuard,
+  ToolCallGuardTransport,
+} from '../src/mcp/index.ts';
 
 const note = (name: string, id?: { id: null }) =>
   ({ jsonrpc: '2.0', ...id, method: 'tools/call', params: { name, arguments: { all: 'SECRET' } } }) as JSONRPCMessage;
@@ -71,9 +79,10 @@ describe('ToolCallGuardTransport drops a tools/call without an id', () => {
     const [near, far] = InMemoryTransport.createLinkedPair();
     const farGot: JSONRPCMessage[] = [];
     far.onmessage = (m) => void farGot.push(m);
-    const client = new IntegrityGuardTransport(near);
+    const dropped: [string, DroppedCall][] = [];
+    const client = new IntegrityGuardTransport(near, { ondrop: (d) => void dropped.push(['client', d]) });
     const delivered: JSONRPCMessage[] = [];
-    const server = new IntegrityGuardTransport(far, { side: 'server' });
+    const server = new IntegrityGuardTransport(far, { side: 'server', ondrop: (d) => void dropped.push(['server', d]) });
     server.onmessage = (m) => void delivered.push(m);
     await client.start();
     await server.start();
@@ -87,5 +96,18 @@ describe('ToolCallGuardTransport drops a tools/call without an id', () => {
     await near.send(ping);
     expect(farGot).toEqual([[ping], ping, note('delete_all'), [ping, note('delete_all')], ping]);
     expect(delivered).toEqual([[ping], ping, [ping], ping]);
+    // (each drop told, typed: its tool and why, never its arguments)
+    expect(dropped.map(([side, d]) => [side, d.toolName, d.reason.split(':')[0]])).toEqual([
+      ['client', 'delete_all', 'it has no id (sent as a notification)'],
+      ['client', 'delete_all', 'its id is null'],
+      ['server', 'delete_all', 'it has no id (sent as a notification)'],
+      ['server', 'delete_all', 'it has no id (sent as a notification)'],
+    ]);
+    expect(JSON.stringify(dropped)).not.toContain('SECRET');
+  });
+
+  it('the entry exports what a caller of ToolCallGuard needs to tell a drop: DROPPED', async () => {
+    const guard = new ToolCallGuard();
+    expect(guard.outgoing(note('delete_all') as never)).toBe(DROPPED);
   });
 });

@@ -21,6 +21,7 @@ export const VALUE_OPTIONS = [
   'terms',
   'max-message-bytes',
   'upstream',
+  'upstream-timeout',
   'port',
   'host',
   'session-idle',
@@ -65,6 +66,7 @@ export const VALUE_TYPES: { readonly [name in ValueOption | ListOption]?: ValueT
   terms: { kind: 'terms' },
   'max-message-bytes': count(1),
   port: count(0, 65535),
+  'upstream-timeout': { kind: 'duration' },
   'session-idle': { kind: 'duration' },
   'max-sessions': count(1),
   'auth-token-file': { kind: 'path' },
@@ -120,7 +122,7 @@ export const EVERY_COMMAND = ['config', 'help'] as const satisfies readonly Opti
  */
 export const APPLIES = {
   wrap: [...GUARD, 'confirm', ...TIMEOUT, ...CODEC],
-  proxy: ['upstream', ...LISTEN, 'upstream-header', ...GUARD, ...TIMEOUT, ...ACCESS, ...CODEC],
+  proxy: ['upstream', ...LISTEN, 'upstream-header', 'upstream-timeout', ...GUARD, ...TIMEOUT, ...ACCESS, ...CODEC],
   connect: ['header', ...GUARD, ...TIMEOUT, ...CODEC],
   serve: [
     'port',

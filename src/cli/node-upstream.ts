@@ -3,7 +3,11 @@
 // fetch: a response's body is a ByteSource (http/event-relay.ts) that the relay reads without
 // Web streams. As fetch would: redirects are not followed, bodies are
 // decompressed (gzip, deflate, br), and a failure before the response rejects with the
-// system error as its `cause`.
+// system error as its `cause`. As fetch's undici does (300 s each by default), an upstream that
+// keeps silent too long fails the request: before its response head (rejected, `cause.code`
+// UND_ERR_HEADERS_TIMEOUT: the proxy answers 502) or inside its body (the body fails,
+// UND_ERR_BODY_TIMEOUT: cut as by the network). A body paused by its reader is not timed: that
+// wait is the client's, not the upstream's.
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
@@ -39,14 +43,38 @@ function decoders(encoding: string | undefined): Readable[] {
 
 const ignore = () => {};
 
+/** How long the upstream may keep silent, in ms: before its response head, and between its body's chunks while read. */
+export interface UpstreamLimits {
+  headersMs: number;
+  bodyIdleMs: number;
+}
+
+/** undici's headersTimeout and bodyTimeout, which fetch had. */
+export const UPSTREAM_LIMITS: UpstreamLimits = { headersMs: 300_000, bodyIdleMs: 300_000 };
+
+/** An error as undici names its own timeouts (`code`), so the proxy reads both alike. */
+const timeout = (code: string, what: string, ms: number) => Object.assign(new Error(`${what} within ${ms} ms`), { code });
+
 /**
  * A response body as a ByteSource; cancelled, the request is destroyed (its connection let go),
  * unless the body has all arrived: then it is drained, and the connection kept for the next.
  */
-function sourceOf(response: IncomingMessage, request: ClientRequest): ByteSource {
+function sourceOf(response: IncomingMessage, request: ClientRequest, idleMs: number): ByteSource {
   // (Out here, so that what a held stream keeps is this, not the scope its request was made in.)
   let cancelled = false; // (a drained body's data and end go to no one)
+  // The idle limit, armed while the body is read (started, not paused), renewed by each chunk.
+  let timer: NodeJS.Timeout | undefined;
+  const disarm = () => {
+    clearTimeout(timer);
+    timer = undefined;
+  };
+  const arm = () => {
+    if (ended || failed || cancelled) return;
+    if (timer) timer.refresh();
+    else timer = setTimeout(idle, idleMs).unref();
+  };
   const stop = () => {
+    disarm();
     cancelled = true;
     if (response.complete) response.resume();
     else request.destroy();
@@ -64,9 +92,15 @@ function sourceOf(response: IncomingMessage, request: ClientRequest): ByteSource
   let failure: unknown;
   const fail = (e: unknown) => {
     if (ended || failed || cancelled) return;
+    disarm();
     failed = true;
     failure = e;
     on?.error(e);
+  };
+  const idle = () => {
+    timer = undefined;
+    fail(timeout('UND_ERR_BODY_TIMEOUT', 'no more of the upstream body', idleMs));
+    request.destroy();
   };
   body.once('error', fail);
   body.once('close', () => fail(new Error('upstream body ended before its end')));
@@ -76,25 +110,49 @@ function sourceOf(response: IncomingMessage, request: ClientRequest): ByteSource
     start(o) {
       on = o;
       body.on('data', (chunk: Buffer) => {
+        if (timer) timer.refresh();
         if (!cancelled) o.data(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       });
       body.once('end', () => {
         ended = true;
+        disarm();
         if (!cancelled) o.end();
       });
       if (failed) o.error(failure);
+      else arm();
     },
-    pause: () => void body.pause(),
-    resume: () => void body.resume(),
+    pause: () => {
+      disarm();
+      body.pause();
+    },
+    resume: () => {
+      arm();
+      body.resume();
+    },
     cancel: stop,
   };
 }
 
 /**
- * `method` `url` with `headers` and `body` (sent with the head, in one write); resolves with the
- * response (its body read lazily) and its body as a source.
+ * An OpenStream under `limits`: `method` `url` with `headers` and `body` (sent with the head, in
+ * one write); resolves with the response (its body read lazily) and its body as a source.
  */
-export function openUpstream(url: URL, headers: Headers, signal: AbortSignal, method = 'GET', body?: Uint8Array): Promise<OpenedStream> {
+export const upstreamOpener =
+  (limits: UpstreamLimits = UPSTREAM_LIMITS) =>
+  (url: URL, headers: Headers, signal: AbortSignal, method = 'GET', body?: Uint8Array): Promise<OpenedStream> =>
+    open(url, headers, signal, method, body, limits);
+
+/** An OpenStream under UPSTREAM_LIMITS. */
+export const openUpstream = upstreamOpener();
+
+function open(
+  url: URL,
+  headers: Headers,
+  signal: AbortSignal,
+  method: string,
+  body: Uint8Array | undefined,
+  limits: UpstreamLimits,
+): Promise<OpenedStream> {
   return new Promise((resolve, reject) => {
     const https = url.protocol === 'https:';
     const sent: Record<string, string> = {};
@@ -105,16 +163,24 @@ export function openUpstream(url: URL, headers: Headers, signal: AbortSignal, me
     const abort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     if (signal.aborted) abort();
     signal.addEventListener('abort', abort, { once: true });
-    const unreachable = (e: Error) => reject(new TypeError('fetch failed', { cause: e }));
+    const unreachable = (e: Error) => {
+      clearTimeout(silent);
+      reject(new TypeError('fetch failed', { cause: e }));
+    };
     req.once('error', unreachable);
+    const silent = setTimeout(
+      () => req.destroy(timeout('UND_ERR_HEADERS_TIMEOUT', 'no response head from the upstream', limits.headersMs)),
+      limits.headersMs,
+    ).unref();
     req.once('response', (res) => {
       // (The body's reader lets it go from here; nothing of this scope is held after.)
+      clearTimeout(silent);
       signal.removeEventListener('abort', abort);
       req.off('error', unreachable);
       req.on('error', ignore); // (later failures reach the body)
       const received = new Headers();
       for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) received.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-      const source = sourceOf(res, req);
+      const source = sourceOf(res, req, limits.bodyIdleMs);
       resolve({ status: res.statusCode ?? 502, statusText: res.statusMessage ?? '', headers: received, source });
     });
     req.end(body); // (the head and the body in one write; node:http sets the length)

@@ -9,9 +9,9 @@ import { createFilteringProxy } from '../http/proxy.js';
 import { commandAccess, upstreamHeaders } from './access-args.js';
 import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';
-import { callTimeout, port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
+import { callTimeout, duration, port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
 import { listen } from './node-http.js';
-import { openUpstream } from './node-upstream.js';
+import { UPSTREAM_LIMITS, upstreamOpener } from './node-upstream.js';
 import { lexicalRootsOption } from './roots.js';
 import { UsageError } from './usage-error.js';
 
@@ -36,6 +36,8 @@ export interface ProxyCommandOptions extends CodecOptions {
   access?: AccessOptions;
   /** Headers set on every request sent upstream. */
   upstreamHeaders?: Record<string, string>;
+  /** How long the upstream may keep silent before a response's head, and inside its body (node-upstream.ts); default 300 s. */
+  upstreamTimeoutMs?: number;
   /** Answer a request the upstream leaves unanswered this long (http/timed.ts); default: none. */
   callTimeoutMs?: number;
   /** How long progress may keep a request going in all; default 10 times callTimeoutMs. */
@@ -50,10 +52,12 @@ export async function runProxy(options: ProxyCommandOptions): Promise<{ server: 
     port = 0,
     log = (line) => process.stderr.write(`mcp-payload-codec: ${line}\n`),
     access,
+    upstreamTimeoutMs,
     ...rest
   } = options;
   // (GET event streams over node:http, held without fetch or Web streams: node-upstream.ts)
-  const handler = createFilteringProxy({ ...rest, ...access, upstream, onLog: log, openStream: openUpstream });
+  const limits = upstreamTimeoutMs === undefined ? UPSTREAM_LIMITS : { headersMs: upstreamTimeoutMs, bodyIdleMs: upstreamTimeoutMs };
+  const handler = createFilteringProxy({ ...rest, ...access, upstream, onLog: log, openStream: upstreamOpener(limits) });
   const { server, url } = await listen(handler, host, port, log);
   log(`proxy listening on ${url}/mcp (upstream ${new URL(upstream).origin})`);
   return { server, url: `${url}/mcp` };
@@ -92,6 +96,7 @@ export async function proxyCommand(line: CommandLine, options: StreamCommandOpti
     log,
     access,
     upstreamHeaders: upstreamHeaders(lists['upstream-header'] ?? []),
+    upstreamTimeoutMs: duration(values['upstream-timeout'], '--upstream-timeout', UPSTREAM_LIMITS.headersMs),
     ...callTimeout(line),
   });
   await stopped;

@@ -38,7 +38,8 @@ const MAX_BATCH = 100;
 const SESSION_NOT_FOUND = SERVER_ERROR - 1;
 
 /** What the handler needs of a session (a ServeSession; a fake one in tests). */
-export type HandlerSession = TableSession & Pick<ServeSession, 'ended' | 'post' | 'get' | 'writable' | 'ownAnswerUnread' | 'toChildLines'>;
+export type HandlerSession = TableSession &
+  Pick<ServeSession, 'ended' | 'post' | 'get' | 'writable' | 'ownAnswerUnread' | 'toChildLines' | 'refused'>;
 
 export interface ServeHandlerOptions {
   sessions: ServeSessions<HandlerSession>;
@@ -158,7 +159,11 @@ export class ServeHandler {
     const { value } = read;
     const body = decoded.bytes;
     const values = (Array.isArray(value) ? value : [value]) as unknown[];
-    if (!values.length || !values.every(isMessage)) return this.refuse(400, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message');
+    if (!values.length || !values.every(isMessage)) {
+      // (a tools/call among them with `"id": null` is still a call the guard drops, in its trail)
+      session?.refused(values);
+      return this.refuse(400, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message');
+    }
     if (values.length > MAX_BATCH) return this.refuse(400, INVALID_REQUEST, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
     const spans = Array.isArray(value) ? arrayElementSpans(body) : [[0, body.length] as [number, number]];
     const messages: HostMessage[] = values.map((v, k) => {

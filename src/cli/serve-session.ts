@@ -31,8 +31,10 @@ import type { CallGuard } from '../http/call-guard.js';
 import { errorResponse, type Id, INTERNAL_ERROR, isId, isResponseShape, type Message, SERVER_ERROR } from '../jsonrpc/message.js';
 import { memberText, messageText, RawId, rawIds } from '../jsonrpc/raw-id.js';
 import { concat } from '../util/concat.js';
+import { Waiters } from '../util/waiters.js';
 import { type ChildMessage, childMessages } from './child-output.js';
 import { type HostMessage, isRequest } from './host-message.js';
+import { type InFlight, InFlightRequests } from './in-flight.js';
 import { exitStatus, type SessionChild, startChild, stopChild } from './serve-child.js';
 import { SessionGuard } from './session-guard.js';
 import { GET_STREAM, type Refusal, SERVE_HOLD_BYTES, SessionStreams } from './session-streams.js';
@@ -42,23 +44,13 @@ export { PENDING_BYTES, PENDING_MESSAGES, SERVE_HOLD_BYTES } from './session-str
 
 /**
  * Requests of one session in flight at once (answered by neither the child nor serve yet); beyond
- * it a request is answered -32000 at once and not forwarded. What a host can make serve hold, and
- * how long the scans of them (each answer, each cancellation) take.
+ * it a request is answered -32000 at once and not forwarded. What a host can make serve hold (each
+ * answer, cancellation and progress finds its request by key: in-flight.ts).
  */
 export const MAX_IN_FLIGHT = 1000;
 
 const utf8 = new TextDecoder();
 const NEWLINE = new Uint8Array([0x0a]);
-
-/** A request from the host sent on and not answered yet. */
-interface InFlight {
-  rawId: string;
-  id: Id;
-  method: string;
-  /** The event stream its answer goes to. */
-  stream: string;
-  progressToken?: string;
-}
 
 const tokenKey = (token: unknown) => (isId(token) ? `${typeof token}:${token}` : undefined);
 
@@ -80,7 +72,7 @@ export interface SessionOptions {
 export class ServeSession {
   readonly id = randomUUID();
   readonly child: SessionChild;
-  readonly inFlight: InFlight[] = [];
+  readonly inFlight = new InFlightRequests();
   /** Since when the child waits for the host to read what it was sent (see SERVE_HOLD_BYTES). */
   heldSince?: number;
   ended = false;
@@ -90,6 +82,8 @@ export class ServeSession {
   private received = 0;
   /** The requests sent on to the child, timed (with a call time limit). */
   private readonly timer: CallTimer | undefined;
+  /** Woken when the child's stdin takes a write (or fails it), or the session ends. */
+  private readonly taken = new Waiters();
 
   constructor(private readonly o: SessionOptions) {
     const audit = o.callTimeout?.onAudit;
@@ -134,7 +128,7 @@ export class ServeSession {
       const meta = m.value.params?._meta as { progressToken?: unknown } | undefined;
       const id = m.value.id as Id;
       const r: InFlight = { rawId: m.rawId!, id, method: m.value.method as string, stream, progressToken: tokenKey(meta?.progressToken) };
-      this.inFlight.push(r);
+      this.inFlight.add(r);
       if (k >= room) {
         over.push(r);
         refused.add(m);
@@ -152,6 +146,11 @@ export class ServeSession {
     return this.guard.ownAnswerUnread(value);
   }
 
+  /** Messages of a POST refused before they reached the guard: the calls among them it would drop are dropped (session-guard.ts). */
+  refused(values: readonly unknown[]): void {
+    for (const v of values) this.guard.refused(v);
+  }
+
   /** The GET stream, or (Last-Event-ID) a stream resumed after that event; an error response when neither can be. */
   get(lastEventId: string | null, headers: Record<string, string>): Response | Refusal {
     const live = lastEventId ? this.streams.resume(lastEventId) : this.streams.openGet();
@@ -164,13 +163,21 @@ export class ServeSession {
    * child reads nothing of its stdin.
    */
   async writable(signal?: AbortSignal): Promise<void> {
-    while (!this.ended && !signal?.aborted && (this.child.stdin?.writableLength ?? 0) > SERVE_HOLD_BYTES)
-      await new Promise((r) => setTimeout(r, 20));
+    while (!this.ended && !signal?.aborted && (this.child.stdin?.writableLength ?? 0) > SERVE_HOLD_BYTES) {
+      signal?.addEventListener('abort', this.taken.wake, { once: true });
+      await this.taken.next();
+      signal?.removeEventListener('abort', this.taken.wake);
+    }
   }
 
   /** Lines for the child that serve wrote itself (errors answering its requests), one message each. */
   toChildLines(lines: string[]): void {
-    for (const line of lines) this.child.stdin!.write(`${line}\n`);
+    for (const line of lines) this.toChild(`${line}\n`);
+  }
+
+  /** Writes to the child's stdin; each write taken (or failed: the child is gone) wakes `writable`. */
+  private toChild(data: string | Uint8Array): void {
+    this.child.stdin!.write(data, this.taken.wake);
   }
 
   /**
@@ -186,6 +193,7 @@ export class ServeSession {
     this.timer?.stop();
     stopChild(this.child);
     this.streams.close();
+    this.taken.wake();
   }
 
   /** Bytes waiting for the host across the session's streams. */
@@ -206,7 +214,7 @@ export class ServeSession {
 
   /** Answers a host's request here (encoded, under its id as written), as if the child had. */
   private answerHere(m: HostMessage, message: object): void {
-    const r = m.rawId === undefined ? undefined : this.inFlight.find((x) => x.rawId === m.rawId && x.id === m.value.id);
+    const r = m.rawId === undefined ? undefined : this.inFlight.written(m.rawId, m.value.id as Id);
     if (r) this.answer(r, this.written(message, r.rawId));
   }
 
@@ -222,7 +230,9 @@ export class ServeSession {
       // (The server sends no answer to a cancelled request: it is no longer in flight.)
       // (Named as written: two ids past 2^53 that parse the same are two requests.)
       const id = v.params?.requestId;
-      const r = isId(id) ? this.find(id, memberText(utf8.decode(m.bytes), ['params', 'requestId']) ?? JSON.stringify(id)) : undefined;
+      const r = isId(id)
+        ? this.inFlight.answered(id, memberText(utf8.decode(m.bytes), ['params', 'requestId']) ?? JSON.stringify(id))
+        : undefined;
       if (r) this.done(r);
     }
     // Timed from here: what the guard answered never reaches the child.
@@ -230,12 +240,12 @@ export class ServeSession {
       const token = tokenKey((v.params?._meta as { progressToken?: unknown } | undefined)?.progressToken);
       this.timer.track(m.rawId!, v.method as string, v.method === 'tools/call' ? String(v.params?.name) : undefined, token);
     }
-    this.child.stdin!.write(concat([m.bytes, NEWLINE]));
+    this.toChild(concat([m.bytes, NEWLINE]));
   }
 
   /** The child left a request unanswered too long: the host gets the answer, the child a cancellation. */
   private timedOut(t: TimedOut): void {
-    const r = this.inFlight.find((x) => x.rawId === t.raw);
+    const r = this.inFlight.written(t.raw);
     if (r) this.answer(r, this.written(t.answer, r.rawId));
     if (!this.ended) this.toChildLines([t.cancel]);
   }
@@ -250,7 +260,7 @@ export class ServeSession {
         // Backpressure: while the host has not read what it was sent, the child waits.
         while (this.waiting() > SERVE_HOLD_BYTES && !this.ended) {
           this.heldSince ??= Date.now();
-          await new Promise((r) => setTimeout(r, 20));
+          await this.streams.read();
         }
         this.heldSince = undefined;
       }
@@ -291,7 +301,7 @@ export class ServeSession {
     if (isResponseShape(m) && isId(m.id)) {
       const raw = rawIds(text)[0]?.text ?? JSON.stringify(m.id);
       if (this.timer?.answered(raw)) return; // (late: the host was answered)
-      const r = this.find(m.id, raw);
+      const r = this.inFlight.answered(m.id, raw);
       if (r) this.answer(r, text);
       else this.o.log(`from the server: message ${this.received} answers no request in flight (cancelled, or answered before); dropped`);
       return;
@@ -300,7 +310,7 @@ export class ServeSession {
     // while the host still reads that request's stream; else the GET stream.
     const token = m.method === 'notifications/progress' ? tokenKey(m.params?.progressToken) : undefined;
     if (token !== undefined) this.timer?.progress(token);
-    const asked = token === undefined ? undefined : this.inFlight.find((r) => r.progressToken === token);
+    const asked = token === undefined ? undefined : this.inFlight.withToken(token);
     const stream = this.streamFor(asked);
     if (stream === undefined) this.wait(bytes, text, m);
     else this.streams.deliver(stream, text);
@@ -313,12 +323,12 @@ export class ServeSession {
    */
   private streamFor(asked?: InFlight): string | undefined {
     const reachable = (s: string) => this.streams.reachable(s);
-    let stream = asked && reachable(asked.stream) ? asked.stream : this.inFlight.findLast((r) => reachable(r.stream))?.stream;
+    let stream = asked && reachable(asked.stream) ? asked.stream : this.inFlight.latest((r) => reachable(r.stream))?.stream;
     if (stream === undefined && reachable(GET_STREAM)) stream = GET_STREAM;
     // With no stream open, a message stays on a request's stream (the one that asked for progress,
     // else the latest in flight), stored for Last-Event-ID, as the SDK keeps a handler's own
     // messages: a GET stream the host never opened could never be resumed.
-    return stream ?? (asked ?? this.inFlight.at(-1))?.stream;
+    return stream ?? (asked ?? this.inFlight.latest())?.stream;
   }
 
   /** A message from the child that no stream can take: it waits (hold), or is dropped with a line on stderr. */
@@ -345,17 +355,7 @@ export class ServeSession {
   /** Request `r` is answered or cancelled: no longer in flight; its stream ends with its last one. */
   private done(r: InFlight): void {
     this.timer?.forget(r.rawId);
-    const at = this.inFlight.indexOf(r);
-    if (at >= 0) this.inFlight.splice(at, 1);
+    this.inFlight.delete(r);
     this.streams.settled(r.stream);
-  }
-
-  /**
-   * The request in flight an answer with this id is for: a string by value, a number by its text
-   * (two ids past 2^53 stay two), else (a child that rewrote the number) the same value.
-   */
-  private find(id: Id, rawId: string): InFlight | undefined {
-    const same = typeof id === 'string' ? (r: InFlight) => r.id === id : (r: InFlight) => typeof r.id === 'number' && r.rawId === rawId;
-    return this.inFlight.find(same) ?? (typeof id === 'number' ? this.inFlight.find((r) => r.id === id) : undefined);
   }
 }

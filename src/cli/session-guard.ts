@@ -6,7 +6,7 @@
 // (own-requests.ts); the answers are taken out of what each side sends and never reach the
 // other. A call waiting for its user is held aside: the messages after it pass the guard meanwhile.
 import type { Codec } from '../codec/codec.js';
-import { DROPPED } from '../guard/drop.js';
+import { DROPPED, droppedCall } from '../guard/drop.js';
 import { OwnRequests } from '../guard/own-requests.js';
 import type { CallGuard } from '../http/call-guard.js';
 import { errorResponse, type Id, type Message, SERVER_ERROR } from '../jsonrpc/message.js';
@@ -83,6 +83,17 @@ export class SessionGuard {
         )
         .finally(next);
     this.checks = this.checks.then(() => new Promise<void>((next) => void checked(next)));
+  }
+
+  /**
+   * A tools/call refused before the guard (serve answers `"id": null` 400, as the SDK's servers
+   * do): the guard drops it as it drops the others, in order (guard/drop.ts: the log line, the
+   * trail's entry). Nothing for anything else, or without a guard.
+   */
+  refused(value: unknown): void {
+    const guard = this.guard;
+    if (!guard || !droppedCall(value)) return;
+    this.checks = this.checks.then(() => void guard.answer(value, undefined, { session: this.session }));
   }
 
   /** A message from the child (encoded): the guard learns from it; true when it answers the guard's own request (then taken). */

@@ -3,6 +3,7 @@
 // stored (BoundedEventStore) before it is written to the host's connection, if it has one; a
 // stream the host left keeps its events for resumption. What no stream can take waits here,
 // bounded (PENDING_MESSAGES, PENDING_BYTES), for the next stream the host opens.
+import { Waiters } from '../util/waiters.js';
 import { BoundedEventStore } from './event-store.js';
 import { SseConnection } from './sse-connection.js';
 
@@ -42,6 +43,8 @@ export class SessionStreams {
   private pendingBytes = 0;
   /** The host was told (once) that messages wait for its GET stream. */
   private toldNoStream = false;
+  /** Woken when the host reads a stream, leaves one, or they all close: what waits may be less. */
+  private readonly reads = new Waiters();
 
   constructor(private readonly log: (line: string) => void) {}
 
@@ -71,7 +74,7 @@ export class SessionStreams {
     if (!after) return { status: 400, message: 'Invalid event ID format' };
     const channel = this.channels.get(after.streamId);
     if (channel?.live && !channel.live.ended) return { status: 409, message: 'Conflict: Stream already has an active connection' };
-    const live = new SseConnection(() => this.left(after.streamId, live));
+    const live = new SseConnection(() => this.left(after.streamId, live), this.reads.wake);
     this.connections.add(live);
     for (const [eventId, data] of after.events) live.event(data, eventId);
     // A stream still waiting for answers (or the GET stream) goes on here; one all answered ends.
@@ -138,14 +141,20 @@ export class SessionStreams {
     return total;
   }
 
+  /** Resolves when the host next reads or leaves a stream, or they all close (then check `waiting` again). */
+  read(): Promise<void> {
+    return this.reads.next();
+  }
+
   /** Every stream ends (what they hold still reaches the host). */
   close(): void {
     for (const c of this.connections) c.close();
     this.channels.clear();
+    this.reads.wake();
   }
 
   private connect(stream: string, open: number): SseConnection {
-    const live = new SseConnection(() => this.left(stream, live));
+    const live = new SseConnection(() => this.left(stream, live), this.reads.wake);
     this.connections.add(live);
     this.channels.set(stream, { open, live });
     return live;
@@ -153,6 +162,7 @@ export class SessionStreams {
 
   /** The host stopped reading a connection: what comes for its stream is kept for Last-Event-ID. */
   private left(stream: string, live: SseConnection): void {
+    this.reads.wake();
     const channel = this.channels.get(stream);
     if (channel?.live !== live) return;
     channel.live = undefined;

@@ -1,12 +1,18 @@
 // One event stream serve hands a host (a POST's answer, the GET stream, a resumed stream):
 // events go in as text, out as bytes as the host reads them; what the host has not read yet is
-// counted (serve stops reading its child beyond a bound); a comment every 15 s keeps idle
-// connections open through proxies, as the SDK's transport does.
+// counted (serve stops reading its child beyond a bound, and is told each read to check again);
+// a comment every 15 s keeps idle connections open through proxies, as the SDK's transport does.
 
 /** The SDK's interval between keep-alive comments. */
 export const KEEP_ALIVE_MS = 15_000;
 
 const utf8 = new TextEncoder();
+
+/**
+ * The queue's high-water mark, which nothing reaches: the stream then calls `pull` (which adds
+ * nothing) after each read, so serve learns when the host reads; what waits is this less desiredSize.
+ */
+const NEVER_FULL = Number.MAX_SAFE_INTEGER;
 
 export class SseConnection {
   /** Closed by serve, or left by the host: nothing more reaches the host this way. */
@@ -15,20 +21,21 @@ export class SseConnection {
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private readonly keepAlive: ReturnType<typeof setInterval>;
 
-  /** `onLeft`: the host stopped reading (cancelled the body). */
-  constructor(onLeft: () => void) {
+  /** `onLeft`: the host stopped reading (cancelled the body); `onRead`: it read (or may have: told at times when it did not too). */
+  constructor(onLeft: () => void, onRead: () => void) {
     this.body = new ReadableStream<Uint8Array>(
       {
         start: (c) => {
           this.controller = c;
         },
+        pull: onRead,
         cancel: () => {
           this.stop();
           onLeft();
         },
       },
       // (Nothing is pulled ahead: what waits for the host waits in the queue, counted in bytes.)
-      { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+      { highWaterMark: NEVER_FULL, size: (chunk) => chunk.byteLength },
     );
     this.keepAlive = setInterval(() => this.write(': keepalive\n\n'), KEEP_ALIVE_MS);
     this.keepAlive.unref?.();
@@ -58,7 +65,8 @@ export class SseConnection {
   /** Bytes written and not yet read by the host (0 once it left). */
   get waiting(): number {
     try {
-      return Math.max(0, -(this.controller.desiredSize ?? 0));
+      const room = this.controller.desiredSize;
+      return room ? NEVER_FULL - room : 0; // (0 or null: closed or errored, nothing waits)
     } catch {
       return 0;
     }

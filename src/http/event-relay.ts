@@ -5,6 +5,7 @@
 // sockets, its HTTP objects and the transformer, not fetch's connection and six Web streams
 // (about 100 KiB of RSS each). Read as a Web stream, the same body works anywhere.
 import { createByteTransformer, type StreamOptions } from '../stream/index.js';
+import { failedEnding } from './settle.js';
 import { WholeEvents } from './sse-events.js';
 
 /** Bytes pushed from an upstream, pausable. */
@@ -76,19 +77,11 @@ function relay(source: ByteSource, options: RelayOptions, sink: ByteSink): Relay
     pending = [];
     stop();
     if (first) sink.write(first);
-    options.onRefused(e);
-    if (!options.ending) return sink.end();
-    options.ending(e).then(
-      (last) => {
-        if (left) return;
-        if (last) sink.write(last);
-        sink.end();
-      },
-      (failed) => {
-        options.onRefused(failed); // (the errors could not be made: the end is clean all the same)
-        if (!left) sink.end();
-      },
-    );
+    void failedEnding(e, options.onRefused, options.ending).then((last) => {
+      if (left) return;
+      if (last) sink.write(last);
+      sink.end();
+    });
   };
   const finish = (failed: boolean, error: unknown) => {
     if (done) return;

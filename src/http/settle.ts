@@ -42,13 +42,8 @@ export async function settle(
         try {
           next = head ?? (await reader.read());
         } catch (e) {
-          onError(e);
-          try {
-            const last = await ending?.(e);
-            if (last) controller.enqueue(last);
-          } catch (failed) {
-            onError(failed); // (the errors could not be made: the end is clean all the same)
-          }
+          const last = await failedEnding(e, onError, ending);
+          if (last) controller.enqueue(last);
           return controller.close();
         }
         head = undefined;
@@ -61,6 +56,25 @@ export async function settle(
     },
     { highWaterMark: 0 },
   );
+}
+
+/**
+ * What goes last in a body that failed with `e` (here, and in the relay: event-relay.ts): `e`
+ * told to `onError`, then what `ending` makes of it, if anything; an ending that fails too is
+ * told, and nothing goes (the end is clean all the same).
+ */
+export async function failedEnding(
+  e: unknown,
+  onError: (e: unknown) => void,
+  ending?: (e: unknown) => Promise<Uint8Array | undefined>,
+): Promise<Uint8Array | undefined> {
+  onError(e);
+  try {
+    return await ending?.(e);
+  } catch (failed) {
+    onError(failed);
+    return undefined;
+  }
 }
 
 /**

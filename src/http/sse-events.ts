@@ -4,6 +4,8 @@
 // `streamPast` goes on as it comes, unless an observer must see it whole first: holding a large
 // event cost a proxy its size (a 40 MB result grew it by 174 MiB); cut inside such an event, the
 // stream ends there (the encoder behind checks its message, a reader drops it: no blank line).
+// Held or streamed, an event that passes `maxEventBytes` before its end is refused: a body that
+// is no event stream (a GET answered with JSON, read as events) would otherwise pass unbounded.
 // Pull-based: nothing is read before the consumer asks, so a slow reader slows the upstream
 // instead of filling memory.
 
@@ -76,6 +78,7 @@ export class WholeEvents {
   private held: Uint8Array[] = [];
   private heldBytes = 0;
   private streaming = false; // the event being read has gone on in part (held is empty)
+  private streamed = 0; // bytes of it gone on
 
   constructor(
     private readonly maxEventBytes: number,
@@ -88,24 +91,28 @@ export class WholeEvents {
   /** Passes on what `chunk` completes; returns whether anything went to `out`. Throws EventTooLargeError. */
   push(chunk: Uint8Array, out: (piece: Uint8Array) => void): boolean {
     const end = this.boundaries.scan(chunk);
+    if (this.streaming) this.streamed += end < 0 ? chunk.length : end;
     if (end < 0) {
       if (this.streaming) {
+        this.bound(this.streamed);
         out(chunk);
         return true;
       }
       this.held.push(chunk);
       this.heldBytes += chunk.length;
+      this.bound(this.heldBytes);
       if (!this.observe && this.heldBytes > this.streamPast) {
         this.onStreamPast?.();
         for (const h of this.held) out(h);
         this.held = [];
+        this.streamed = this.heldBytes;
         this.heldBytes = 0;
         this.streaming = true;
         return true;
       }
-      if (this.heldBytes > this.maxEventBytes) throw new EventTooLargeError(`an event larger than maxMessageBytes (${this.maxEventBytes})`);
       return false;
     }
+    if (this.streaming) this.bound(this.streamed);
     // The held pieces go on as they are, not joined: a large event is not copied again.
     this.held.push(chunk.subarray(0, end));
     this.observe?.(this.held);
@@ -114,6 +121,11 @@ export class WholeEvents {
     this.heldBytes = end < chunk.length ? chunk.length - end : 0;
     this.streaming = false;
     return true;
+  }
+
+  /** Refuses an event of `bytes` so far past maxEventBytes. */
+  private bound(bytes: number): void {
+    if (bytes > this.maxEventBytes) throw new EventTooLargeError(`an event larger than maxMessageBytes (${this.maxEventBytes})`);
   }
 
   /** The end of the body (`failed`: it failed with `error`): what is whole goes to `out`. */

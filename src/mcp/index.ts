@@ -3,6 +3,7 @@
 
 export type { AuditDecision, AuditEntry, AuditRule, OnAudit } from '../guard/audit.js';
 export type { AskUser, ConfirmRequest } from '../guard/confirm.js';
+export { DROPPED, type Dropped, type DroppedCall } from '../guard/drop.js';
 export type { GuardReply } from '../guard/reply.js';
 export { CallTimeoutTransport, type CallTimeoutTransportOptions } from './call-timeout.js';
 export { type FilterOptions, filterTransportIfEnabled, INVALID_PARAMS, PayloadFilteringTransport } from './filtering.js';

@@ -3,7 +3,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { ArgumentIntegrityError } from '../errors.js';
-import { DROPPED, type Dropped, droppedCall } from '../guard/drop.js';
+import { DROPPED, type Dropped, type DroppedCall, droppedCall } from '../guard/drop.js';
 import { damagedCall, integrityReply } from '../guard/integrity.js';
 import type { GuardReply } from '../guard/reply.js';
 import { type Message, TransportWrapper } from './wrapper.js';
@@ -18,6 +18,12 @@ export interface IntegrityGuardOptions {
   side?: 'client' | 'server';
   /** Told about every blocked call (for logs): the error holds reports, never content. */
   onblock?: (error: ArgumentIntegrityError) => void;
+  /**
+   * Told about every dropped call (for logs): a tools/call without a string or number id, which
+   * no answer could reach, neither sent on nor answered (guard/drop.ts); its tool and why, never
+   * its arguments.
+   */
+  ondrop?: (dropped: DroppedCall) => void;
   /**
    * 'result' (default): a CallToolResult with isError: true whose text is the error's message;
    * 'error': JSON-RPC error -32602 with data { reports, total }.
@@ -38,7 +44,11 @@ export class IntegrityGuardTransport extends TransportWrapper {
 
   /** The answer to `message` if it must not go on, after reporting it (DROPPED: none can be given; guard/drop.ts). */
   private answer(message: Message): Message | Dropped | undefined {
-    if (droppedCall(message)) return DROPPED;
+    const dropped = droppedCall(message);
+    if (dropped) {
+      this.options.ondrop?.(dropped);
+      return DROPPED;
+    }
     const error = damagedCall(message);
     if (!error) return undefined;
     this.options.onblock?.(error);

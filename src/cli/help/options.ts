@@ -62,6 +62,9 @@ export const OPTION_HELP: Record<OptionName, OptionHelp> = {
   header: { arg: "'Name: value'", text: "sent with every request, e.g. --header 'Authorization: Bearer TOKEN'" },
   'allowed-host': { arg: 'NAME[:PORT]', text: 'a Host header accepted (default: localhost, 127.0.0.1, [::1]); others get 403' },
   'allowed-origin': { arg: 'ORIGIN', text: 'a browser Origin accepted (default: origins on localhost, 127.0.0.1, [::1]); others get 403' },
+  'upstream-timeout': {
+    text: "how long the upstream may keep silent: before a response's head (then 502), and inside its body (then it ends there); default: 300s, as fetch",
+  },
   'upstream-header': {
     arg: "'Name: value'",
     text: "set on every request sent upstream; with authentication on, the client's own Authorization is never forwarded",
