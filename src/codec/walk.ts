@@ -210,20 +210,15 @@ export interface MapOptions {
   readonly rule?: FieldRule;
   /** Encoding: the factor `maxLength` grows by in tool schemas (0 or absent: unchanged). */
   readonly widen?: number;
-  /**
-   * Encoding: where the kept part of a string begins (its length: none), for whole base64
-   * `data:` URIs without the token prefix the base64 payload (dataUriPayload). Decoding
-   * restores a token anywhere in one: a URI taken out of prose (where encoding put tokens in
-   * it) comes back whole; one that holds the prefix is encoded like text (its prefix escaped),
-   * so the round trip holds for every URI.
-   */
-  readonly keptFrom?: (s: string) => number;
 }
 
 /**
  * Encoding: a whole base64 `data:` URI keeps its payload as it is (from the first comma on)
  * and its header is text, unless it holds the token prefix (in any ASCII case: the media type
- * or the URL-safe alphabet can spell it), when it is all text; see MapOptions.keptFrom.
+ * or the URL-safe alphabet can spell it), when it is all text. Decoding restores a token
+ * anywhere in one: a URI taken out of prose (where encoding put tokens in it) comes back
+ * whole; one that holds the prefix is encoded like text (its prefix escaped), so the round
+ * trip holds for every URI. Returns where the kept part begins (the length: none).
  */
 export function dataUriPayload(prefix: string): (s: string) => number {
   // Searched in place, any ASCII case (a lowered copy of megabytes of base64 per URI cost more):
@@ -232,9 +227,9 @@ export function dataUriPayload(prefix: string): (s: string) => number {
   return (s) => (isBase64DataUri(s) && !holdsPrefix.test(s) ? s.indexOf(',') + 1 : s.length);
 }
 
-/** A string encoded by `map` up to `keptFrom(s)` and kept as it is after. */
-function mapText(s: string, map: (s: string) => string, keptFrom: ((s: string) => number) | undefined): string {
-  const k = keptFrom ? keptFrom(s) : s.length;
+/** A string encoded by `map` up to `keptFrom(s)` and kept as it is after (see dataUriPayload). */
+export function keptText(s: string, map: (s: string) => string, keptFrom: (s: string) => number): string {
+  const k = keptFrom(s);
   return k === s.length ? map(s) : map(s.slice(0, k)) + s.slice(k);
 }
 
@@ -298,8 +293,7 @@ function openFrame(
  * fields of `options.rule`. Inputs are never mutated.
  */
 export function mapValue(root: unknown, map: (s: string) => string, options: MapOptions): unknown {
-  const keptFrom = options.keptFrom;
-  if (typeof root === 'string') return mapText(root, map, keptFrom);
+  if (typeof root === 'string') return map(root);
   if (!isContainer(root)) return root;
   const keyMapper = new KeyMapper(options.mapKey ?? map);
   const widen = options.widen ?? 0;
@@ -320,7 +314,7 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
       const i = f.i++;
       const v = f.child(i);
       if (f.keeps(i)) continue;
-      if (typeof v === 'string') f.deliver(i, v, mapText(v, map, keptFrom));
+      if (typeof v === 'string') f.deliver(i, v, map(v));
       else if (isContainer(v)) {
         const rule = f.childRule(i);
         open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));
