@@ -240,23 +240,20 @@ function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
 
 /**
  * An object's keys transformed, or null when none changed. Objects of one shape (every app of
- * a list, every property of a schema) repeat their keys in the same order: the last key list of
- * each length is kept with its result, and a list equal to it (compared key by key: JSON.parse
- * interns keys, so mostly by reference) costs no transform of its own.
+ * a list, every property of a schema) repeat their keys in the same order: the last few key
+ * lists of each length are kept with their results, and a list equal to one of them (compared
+ * key by key: JSON.parse interns keys, so mostly by reference) costs no transform of its own.
+ * A few, not one: a tool's schema nests objects of three keys in three shapes, in turn.
  */
 class KeyMapper {
-  private readonly last: ({ keys: string[]; mapped: string[] | null } | undefined)[] = [];
+  private readonly shapes: { keys: string[]; mapped: string[] | null }[][] = Array.from({ length: MAX_SHAPE_KEYS }, () => []);
 
   constructor(private readonly mapKey: (s: string) => string) {}
 
   map(keys: string[]): string[] | null {
     const n = keys.length;
-    const last = n < MAX_SHAPE_KEYS ? this.last[n] : undefined;
-    if (last) {
-      let k = 0;
-      while (k < n && last.keys[k] === keys[k]) k++;
-      if (k === n) return last.mapped;
-    }
+    const seen = n < MAX_SHAPE_KEYS ? this.shapes[n] : undefined;
+    if (seen) for (let s = 0; s < seen.length; s++) if (sameKeys(seen[s]!.keys, keys)) return seen[s]!.mapped;
     let mapped: string[] | null = null;
     for (let k = 0; k < n; k++) {
       const nk = this.mapKey(keys[k]!);
@@ -266,13 +263,18 @@ class KeyMapper {
         mapped.push(nk);
       }
     }
-    if (n < MAX_SHAPE_KEYS) this.last[n] = { keys, mapped };
+    if (seen) {
+      if (seen.length === SHAPES_PER_SIZE) seen.pop();
+      seen.unshift({ keys, mapped });
+    }
     return mapped;
   }
 }
 
 /** Key lists this long or longer are not kept (see KeyMapper). */
 const MAX_SHAPE_KEYS = 32;
+/** Key lists kept per length, the most recent first (see KeyMapper). */
+const SHAPES_PER_SIZE = 4;
 
 function openFrame(
   src: Container,
