@@ -10,7 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { createRegexCodec } from './baseline-regex.ts';
 import { createWalkCodec } from './baseline-walk.ts';
-import { appsListResult, mixedText, toolsListResult } from './corpus.ts';
+import { appsListResult, KEYED_KINDS, mixedText, toolsListResult } from './corpus.ts';
+import { seeded } from './random.ts';
 
 interface Api {
   encodeMessage(m: unknown): unknown;
@@ -35,6 +36,10 @@ const apps = appsListResult(5, 3000);
 const tools = toolsListResult(6, 200);
 const encodedApps = builds[0]!.encodeMessage(apps);
 const encodedTools = builds[0]!.encodeMessage(tools);
+// Many small messages with distinct short values (ids, times): the value memo's misses.
+const kinds = Object.values(KEYED_KINDS);
+const keyed = Array.from({ length: 2000 }, (_, i) => JSON.parse(JSON.stringify(kinds[i % kinds.length]!(seeded(i), i))));
+const encodedKeyed = keyed.map((m) => builds[0]!.encodeMessage(m));
 const mixed4k = mixedText(11, 4 * 1024);
 const mixed256k = mixedText(1, 256 * 1024);
 const every: Row[] = [
@@ -42,9 +47,27 @@ const every: Row[] = [
   { name: 'decodeMessage: apps list', ours: (api) => api.decodeMessage(encodedApps), baseline: () => walker.decodeMessage(encodedApps) },
   { name: 'encodeMessage: tools/list', ours: (api) => api.encodeMessage(tools), baseline: () => walker.encodeMessage(tools) },
   { name: 'decodeMessage: tools/list', ours: (api) => api.decodeMessage(encodedTools), baseline: () => walker.decodeMessage(encodedTools) },
+  {
+    name: 'encodeMessage: 2,000 key-heavy',
+    ours: (api) => keyed.map((m) => api.encodeMessage(m)),
+    baseline: () => keyed.map((m) => walker.encodeMessage(m)),
+  },
+  {
+    name: 'decodeMessage: 2,000 key-heavy',
+    ours: (api) => encodedKeyed.map((m) => api.decodeMessage(m)),
+    baseline: () => encodedKeyed.map((m) => walker.decodeMessage(m)),
+  },
   // Results that are strings are read once (charCodeAt flattens a rope), as the bench does.
-  { name: 'encodeText: mixed 4 KiB', ours: (api) => api.encodeText(mixed4k).charCodeAt(0), baseline: () => regex.encodeText(mixed4k).charCodeAt(0) },
-  { name: 'encodeText: mixed 256 KiB', ours: (api) => api.encodeText(mixed256k).charCodeAt(0), baseline: () => regex.encodeText(mixed256k).charCodeAt(0) },
+  {
+    name: 'encodeText: mixed 4 KiB',
+    ours: (api) => api.encodeText(mixed4k).charCodeAt(0),
+    baseline: () => regex.encodeText(mixed4k).charCodeAt(0),
+  },
+  {
+    name: 'encodeText: mixed 256 KiB',
+    ours: (api) => api.encodeText(mixed256k).charCodeAt(0),
+    baseline: () => regex.encodeText(mixed256k).charCodeAt(0),
+  },
 ];
 const rows = every.filter((row) => !grep || row.name.toLowerCase().includes(grep));
 

@@ -246,13 +246,17 @@ function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
  * A few, not one: a tool's schema nests objects of three keys in three shapes, in turn.
  */
 class KeyMapper {
-  private readonly shapes: { keys: string[]; mapped: string[] | null }[][] = Array.from({ length: MAX_SHAPE_KEYS }, () => []);
+  private readonly shapes: ({ keys: string[]; mapped: string[] | null }[] | undefined)[] = []; // (made as lengths come: one mapper per call)
 
   constructor(private readonly mapKey: (s: string) => string) {}
 
   map(keys: string[]): string[] | null {
     const n = keys.length;
-    const seen = n < MAX_SHAPE_KEYS ? this.shapes[n] : undefined;
+    let seen = this.shapes[n];
+    if (!seen && n < MAX_SHAPE_KEYS) {
+      seen = [];
+      this.shapes[n] = seen;
+    }
     if (seen) for (let s = 0; s < seen.length; s++) if (sameKeys(seen[s]!.keys, keys)) return seen[s]!.mapped;
     let mapped: string[] | null = null;
     for (let k = 0; k < n; k++) {
