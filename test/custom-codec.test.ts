@@ -59,3 +59,19 @@ it('accepted custom options keep every promise', () => {
   );
   expect(accepted).toBeGreaterThan(50); // the generator must exercise accepted options too
 });
+
+it('a lone surrogate is never read as U+FFFD, in strings of any length (encode-string.ts)', () => {
+  // encodeInto writes a lone surrogate as U+FFFD, which a term may hold; the core's count of
+  // EF BF BD is skipped only when the bytes are as many as the code units (all ASCII).
+  const terms = { exact: ['\uFFFD', 'a\uFFFDb'], ascii: ['xy'] };
+  const codec = createCodec({ terms });
+  const o: ReferenceOptions = { prefix: '__mcp_ref_', suffix: '__', upper: false, terms: { ...terms, pairs: [] } };
+  const piece = fc.constantFrom('a', 'b', 'xy', '\uD800', '\uDC00', '\uFFFD', '中', '😀', 'a'.repeat(40), '.'.repeat(70));
+  fc.assert(
+    fc.property(fc.array(piece, { minLength: 1, maxLength: 16 }), (pieces) => {
+      const s = pieces.join('');
+      expect(codec.encodeText(s)).toBe(referenceEncode(s, o));
+    }),
+    runs(500),
+  );
+});

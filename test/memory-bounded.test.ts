@@ -2,7 +2,9 @@
 // are bounded however many codecs a process makes, and a cancelled stream returns its block.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allocate, free, heapStats } from '../src/core/memory.ts';
+import { DEFAULT_CHUNK_BYTES } from '../src/core/encode-string.ts';
+import { core } from '../src/core/instance.ts';
+import { allocate, free, heapStats, inputView, workspace } from '../src/core/memory.ts';
 import { createCodec } from '../src/index.ts';
 import { createDecodeStream, createEncodeStream } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
@@ -43,6 +45,21 @@ describe('the allocator', () => {
     expect(heapStats().top).toBeLessThanOrEqual(top);
     for (const [i, n] of [...sizes].reverse().entries()) free(again[i]!, n);
   });
+
+  it('a string encoded after the memory grows is written into the new memory (the cached input view)', () => {
+    const codec = createCodec();
+    const s = `${'the window of Qwen, '.repeat(20)}通义`;
+    const want = codec.encodeText(s);
+    expect(want).not.toBe(s);
+    const grown = core.memory.buffer.byteLength;
+    const n = grown - heapStats().top + 16; // (past the end: the memory must grow)
+    const ptr = allocate(n);
+    expect(core.memory.buffer.byteLength).toBeGreaterThan(grown);
+    const ws = workspace(0, 0); // (the region encodeText used: it never shrinks)
+    expect(inputView(ws, DEFAULT_CHUNK_BYTES).buffer).toBe(core.memory.buffer); // (checked first: a stale view would loop)
+    expect(codec.encodeText(s)).toBe(want);
+    free(ptr, n);
+  }, 5000);
 });
 
 describe('memory stays flat', () => {

@@ -2,6 +2,7 @@
 // rejected exactly when the reference says two keys of one object decode to the same text.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { dataUriPayload, keptText } from '../src/codec/walk.ts';
 import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 import { referenceDecode, referenceEncode } from './reference.ts';
@@ -89,14 +90,51 @@ describe('values', () => {
   });
 
   it('map the keys of many objects of one size, that share some keys and differ in others', () => {
-    // Objects of one shape share the keys' transform (walk.ts, KeyMapper): lists of equal length
-    // that agree in a prefix, or differ in one key only, must not be taken for each other.
+    // Objects of one shape share the keys' transform (walk.ts, KeyMapper: the last few key lists
+    // of each length): lists of equal length that agree in a prefix, or differ in one key only,
+    // must not be taken for each other.
     const keys = fc.uniqueArray(fc.constantFrom('a', 'b', 'qwen', 'Qwen', '通义', 'x', '__mcp_ref_71__'), { minLength: 1, maxLength: 4 });
     fc.assert(
       fc.property(fc.array(keys, { minLength: 2, maxLength: 8 }), (lists) => {
         const v = lists.map((ks) => Object.fromEntries(ks.map((k, i) => [k, i])));
         expect(codec.encodeValue(v)).toEqual(referenceMap(v, (s) => referenceEncode(s, MOBILE_MCP)));
         expect(codec.decodeValue(v)).toEqual(referenceMap(v, (s) => referenceDecode(s, MOBILE_MCP)));
+      }),
+      runs(500),
+    );
+  });
+
+  it('encode a short value alike the first time and when it repeats (the value memo), in any case and as a data: URI', () => {
+    // codec.ts memoises short values whole, the data: URI rule included: each string must come
+    // out as the unmemoised path (keptText over the reference) makes it, whatever came before.
+    const shared = createCodec(); // (its memo lives across the runs)
+    const piece = fc.constantFrom(
+      'qwen',
+      'QWEN',
+      'Qwen',
+      'q-wen',
+      'ali',
+      'baba',
+      '通义',
+      '__mcp_ref_',
+      '__MCP_REF_',
+      '71__',
+      'a',
+      'b/c',
+      '=',
+    );
+    const short = fc.oneof(
+      fc.array(piece, { minLength: 1, maxLength: 3 }).map((p) => p.join('')),
+      fc
+        .tuple(fc.constantFrom('data:a/b;base64,', 'DATA:a;BASE64,', 'data:x/qwen;base64,'), fc.array(piece, { maxLength: 2 }))
+        .map(([head, p]) => head + p.join('')),
+    );
+    const keptFrom = dataUriPayload(MOBILE_MCP.prefix);
+    fc.assert(
+      fc.property(fc.array(short, { minLength: 1, maxLength: 12 }), (strs) => {
+        const want = strs.map((s) => keptText(s, (t) => referenceEncode(t, MOBILE_MCP), keptFrom));
+        expect(shared.encodeValue(strs.map((s) => ({ v: s })))).toEqual(want.map((s) => ({ v: s })));
+        expect(shared.encodeValue(strs)).toEqual(want);
       }),
       runs(500),
     );

@@ -210,20 +210,15 @@ export interface MapOptions {
   readonly rule?: FieldRule;
   /** Encoding: the factor `maxLength` grows by in tool schemas (0 or absent: unchanged). */
   readonly widen?: number;
-  /**
-   * Encoding: where the kept part of a string begins (its length: none), for whole base64
-   * `data:` URIs without the token prefix the base64 payload (dataUriPayload). Decoding
-   * restores a token anywhere in one: a URI taken out of prose (where encoding put tokens in
-   * it) comes back whole; one that holds the prefix is encoded like text (its prefix escaped),
-   * so the round trip holds for every URI.
-   */
-  readonly keptFrom?: (s: string) => number;
 }
 
 /**
  * Encoding: a whole base64 `data:` URI keeps its payload as it is (from the first comma on)
  * and its header is text, unless it holds the token prefix (in any ASCII case: the media type
- * or the URL-safe alphabet can spell it), when it is all text; see MapOptions.keptFrom.
+ * or the URL-safe alphabet can spell it), when it is all text. Decoding restores a token
+ * anywhere in one: a URI taken out of prose (where encoding put tokens in it) comes back
+ * whole; one that holds the prefix is encoded like text (its prefix escaped), so the round
+ * trip holds for every URI. Returns where the kept part begins (the length: none).
  */
 export function dataUriPayload(prefix: string): (s: string) => number {
   // Searched in place, any ASCII case (a lowered copy of megabytes of base64 per URI cost more):
@@ -232,9 +227,9 @@ export function dataUriPayload(prefix: string): (s: string) => number {
   return (s) => (isBase64DataUri(s) && !holdsPrefix.test(s) ? s.indexOf(',') + 1 : s.length);
 }
 
-/** A string encoded by `map` up to `keptFrom(s)` and kept as it is after. */
-function mapText(s: string, map: (s: string) => string, keptFrom: ((s: string) => number) | undefined): string {
-  const k = keptFrom ? keptFrom(s) : s.length;
+/** A string encoded by `map` up to `keptFrom(s)` and kept as it is after (see dataUriPayload). */
+export function keptText(s: string, map: (s: string) => string, keptFrom: (s: string) => number): string {
+  const k = keptFrom(s);
   return k === s.length ? map(s) : map(s.slice(0, k)) + s.slice(k);
 }
 
@@ -245,23 +240,24 @@ function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
 
 /**
  * An object's keys transformed, or null when none changed. Objects of one shape (every app of
- * a list, every property of a schema) repeat their keys in the same order: the last key list of
- * each length is kept with its result, and a list equal to it (compared key by key: JSON.parse
- * interns keys, so mostly by reference) costs no transform of its own.
+ * a list, every property of a schema) repeat their keys in the same order: the last few key
+ * lists of each length are kept with their results, and a list equal to one of them (compared
+ * key by key: JSON.parse interns keys, so mostly by reference) costs no transform of its own.
+ * A few, not one: a tool's schema nests objects of three keys in three shapes, in turn.
  */
 class KeyMapper {
-  private readonly last: ({ keys: string[]; mapped: string[] | null } | undefined)[] = [];
+  private readonly shapes: ({ keys: string[]; mapped: string[] | null }[] | undefined)[] = []; // (made as lengths come: one mapper per call)
 
   constructor(private readonly mapKey: (s: string) => string) {}
 
   map(keys: string[]): string[] | null {
     const n = keys.length;
-    const last = n < MAX_SHAPE_KEYS ? this.last[n] : undefined;
-    if (last) {
-      let k = 0;
-      while (k < n && last.keys[k] === keys[k]) k++;
-      if (k === n) return last.mapped;
+    let seen = this.shapes[n];
+    if (!seen && n < MAX_SHAPE_KEYS) {
+      seen = [];
+      this.shapes[n] = seen;
     }
+    if (seen) for (let s = 0; s < seen.length; s++) if (sameKeys(seen[s]!.keys, keys)) return seen[s]!.mapped;
     let mapped: string[] | null = null;
     for (let k = 0; k < n; k++) {
       const nk = this.mapKey(keys[k]!);
@@ -271,13 +267,18 @@ class KeyMapper {
         mapped.push(nk);
       }
     }
-    if (n < MAX_SHAPE_KEYS) this.last[n] = { keys, mapped };
+    if (seen) {
+      if (seen.length === SHAPES_PER_SIZE) seen.pop();
+      seen.unshift({ keys, mapped });
+    }
     return mapped;
   }
 }
 
 /** Key lists this long or longer are not kept (see KeyMapper). */
 const MAX_SHAPE_KEYS = 32;
+/** Key lists kept per length, the most recent first (see KeyMapper). */
+const SHAPES_PER_SIZE = 4;
 
 function openFrame(
   src: Container,
@@ -298,8 +299,7 @@ function openFrame(
  * fields of `options.rule`. Inputs are never mutated.
  */
 export function mapValue(root: unknown, map: (s: string) => string, options: MapOptions): unknown {
-  const keptFrom = options.keptFrom;
-  if (typeof root === 'string') return mapText(root, map, keptFrom);
+  if (typeof root === 'string') return map(root);
   if (!isContainer(root)) return root;
   const keyMapper = new KeyMapper(options.mapKey ?? map);
   const widen = options.widen ?? 0;
@@ -320,7 +320,7 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
       const i = f.i++;
       const v = f.child(i);
       if (f.keeps(i)) continue;
-      if (typeof v === 'string') f.deliver(i, v, mapText(v, map, keptFrom));
+      if (typeof v === 'string') f.deliver(i, v, map(v));
       else if (isContainer(v)) {
         const rule = f.childRule(i);
         open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));

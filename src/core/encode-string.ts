@@ -8,7 +8,7 @@
 import { FFFD_COUNT, MATCH_RECORD_SIZE, MODE_RECORDS } from './abi.js';
 import type { Descriptor } from './descriptor.js';
 import { core } from './instance.js';
-import { heap, heap32, workspace } from './memory.js';
+import { heap, heap32, inputView, workspace } from './memory.js';
 
 /** Input bytes handed to the core per call by default. */
 export const DEFAULT_CHUNK_BYTES = 256 * 1024;
@@ -125,9 +125,11 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
     const last = s.charCodeAt(end - 1);
     if (end < s.length && last >= 0xd800 && last <= 0xdbff) end--; // keep pairs whole
     const piece = pos === 0 && end === s.length ? s : s.substring(pos, end);
-    const { read, written } = encoder.encodeInto(piece, heap().subarray(ws.input + carry, ws.input + capacity));
+    const into = carry === 0 ? inputView(ws, capacity) : heap().subarray(ws.input + carry, ws.input + capacity);
+    const { read, written } = encoder.encodeInto(piece, into);
     pos += read;
-    if (!replacement && hasReplacement(ws.input + carry, written, ws.output)) {
+    // As many bytes as code units: all ASCII, so no lone surrogate (it writes 3 bytes for 1).
+    if (!replacement && written !== read && hasReplacement(ws.input + carry, written, ws.output)) {
       replacement = true;
       if (!s.isWellFormed()) return NOT_WELL_FORMED;
     }

@@ -127,6 +127,18 @@ export interface Workspace {
 }
 
 let current: Workspace | undefined;
+let view: { bytes: Uint8Array; ws: Workspace; capacity: number; view: Uint8Array } | undefined;
+
+/**
+ * The first `capacity` bytes of a work region's input, as a view made once per region and
+ * memory (encodeInto writes there for every string; a new view each time cost 1-3%).
+ */
+export function inputView(ws: Workspace, capacity: number): Uint8Array {
+  const v = view;
+  if (v && v.bytes === bytes && v.ws === ws && v.capacity === capacity) return v.view;
+  view = { bytes, ws, capacity, view: bytes.subarray(ws.input, ws.input + capacity) };
+  return view.view;
+}
 
 /**
  * Work regions with at least the given capacities. Regions are replaced (never shrunk) when
