@@ -22,7 +22,8 @@ export const D_MATCHES: usize = 48; //   u32 result: matches or tokens found by 
 export const D_QUOTE_FREE: usize = 52; // u32: 1 when no match can hold a '"' (none leaves a JSON string)
 export const D_GRAMS: usize = 56; //     u32 ptr: 32768-bit set of hashed folded pattern starts
 export const D_GRAM_MASK: usize = 60; // u32: which of the 4 loaded bytes the start hash uses
-export const DESCRIPTOR_SIZE: usize = 64;
+export const D_TEDDY_ASCII: usize = 64; // u32 ptr: D_TEDDY's masks for fingerprints of four ASCII bytes, or 0
+export const DESCRIPTOR_SIZE: usize = 80; // (the tables after it stay 16-byte aligned)
 
 // ---- scan (match.ts): what its records hold, and their size ----
 export const MODE_RECORDS: i32 = 1; // [start, end) in UTF-16 units of the input

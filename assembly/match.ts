@@ -2,7 +2,7 @@
 //  - MODE_RECORDS: [start, end) in UTF-16 units, so the host builds the result from slices of
 //    its own string (no UTF-8 decoding on the way out);
 //  - MODE_BYTE_RECORDS: [start, end) in bytes (the JSON transducer writes the tokens itself).
-import { D_ACCEPT, D_CLASSES, D_GRAM_MASK, D_MATCHES, D_NCLASSES, D_TEDDY, D_TRANS, MODE_BYTE_RECORDS } from './abi';
+import { D_ACCEPT, D_CLASSES, D_GRAM_MASK, D_MATCHES, D_NCLASSES, D_TEDDY, D_TEDDY_ASCII, D_TRANS, MODE_BYTE_RECORDS } from './abi';
 import { CASE_BIT } from './bytes';
 import { copyBytes } from './copy';
 import { gramMayStart } from './filter';
@@ -89,8 +89,10 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
   let b: i32 = 0;
   if (ASC_FEATURE_SIMD && final && len >= 4 && len <= 16 && inp + 16 <= (<usize>memory.size() << 16)) {
     // A short final string (most keys and names): one block, no carry, nothing after it.
-    const t = load<u32>(desc + D_TEDDY) as usize;
-    const v = v128.or(v128.load(inp), i8x16.splat(<i8>CASE_BIT));
+    const raw = v128.load(inp);
+    const ascii = load<u32>(desc + D_TEDDY_ASCII) as usize;
+    const t = ascii != 0 && (i8x16.bitmask(raw) & ((1 << len) - 1)) == 0 ? ascii : (load<u32>(desc + D_TEDDY) as usize);
+    const v = v128.or(raw, i8x16.splat(<i8>CASE_BIT));
     const l = v128.and(v, i8x16.splat(0x0f));
     const h = i8x16.shr_u(v, 4);
     const zero = i8x16.splat(0);
@@ -110,86 +112,110 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
     return gConsumed;
   }
   if (ASC_FEATURE_SIMD && len >= 4) {
-    const t = load<u32>(desc + D_TEDDY) as usize;
-    const lo0 = v128.load(t);
-    const hi0 = v128.load(t, 16);
-    const lo1 = v128.load(t, 32);
-    const hi1 = v128.load(t, 48);
-    const lo2 = v128.load(t, 64);
-    const hi2 = v128.load(t, 80);
-    const lo3 = v128.load(t, 96);
-    const hi3 = v128.load(t, 112);
-    const zero = i8x16.splat(0);
-    let p0 = zero;
-    let p1 = zero;
-    let p2 = zero;
-    let blocksEnd = 0; // fingerprints starting before blocksEnd - 3 were tested in full blocks
-    for (;;) {
-      // Stage 1 (Teddy): lane k tests the 4-byte fingerprint that starts at base + k - 3.
-      let base = b;
-      let keep: i32 = -1;
-      let v = zero;
-      const lastBlock = b + 16 > len;
-      if (!lastBlock) v = v128.load(inp + <usize>b);
-      else {
-        // The rest, fingerprints ending by len - 1, in one more block: the last 16 bytes (lanes
-        // before b were tested), or a zero-padded copy of an input shorter than a block.
-        blocksEnd = b;
-        if (b >= len) break;
-        p0 = zero;
-        p1 = zero;
-        p2 = zero;
-        base = len - 16;
-        if (base >= 0) {
-          // Lanes 1-2 would need the masks of the bytes before base: those positions go scalar.
-          if (b - 3 < base) {
-            b = scalar(b - 3, base, len, final);
-            if (gStop) break;
-          }
-          v = v128.load(inp + <usize>base);
-          keep = ~((1 << max(b - base, 0)) - 1);
-        } else {
-          // Lanes from len on are dropped (keep), so the bytes past the input may be anything:
-          // loaded in place when memory goes on that far (no copy to wait for), else copied.
-          base = 0;
-          if (inp + 16 <= (<usize>memory.size() << 16)) v = v128.load(inp);
-          else {
-            v128.store(SCRATCH, zero);
-            copyBytes(SCRATCH, inp, <usize>len);
-            v = v128.load(SCRATCH);
-          }
-          keep = (1 << len) - 1;
-        }
-      }
-      v = v128.or(v, i8x16.splat(<i8>CASE_BIT));
-      const l = v128.and(v, i8x16.splat(0x0f));
-      const h = i8x16.shr_u(v, 4);
-      const m0 = v128.and(i8x16.swizzle(lo0, l), i8x16.swizzle(hi0, h));
-      const m1 = v128.and(i8x16.swizzle(lo1, l), i8x16.swizzle(hi1, h));
-      const m2 = v128.and(i8x16.swizzle(lo2, l), i8x16.swizzle(hi2, h));
-      const m3 = v128.and(i8x16.swizzle(lo3, l), i8x16.swizzle(hi3, h));
-      const a0 = i8x16.shuffle(p0, m0, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
-      const a1 = i8x16.shuffle(p1, m1, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
-      const a2 = i8x16.shuffle(p2, m2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
-      const hit = v128.and(v128.and(a0, a1), v128.and(a2, m3));
-      candidates(base, i8x16.bitmask(i8x16.ne(hit, zero)) & keep, len, final);
-      if (gStop || lastBlock) break;
-      p0 = m0;
-      p1 = m1;
-      p2 = m2;
-      b += 16;
-      if (gSkip > b) {
-        b = gSkip; // jump past the match; the lost lanes are all before it
-        p0 = zero;
-        p1 = zero;
-        p2 = zero;
-      }
+    // fold 'nfkc' has masks of its own for fingerprints of four ASCII bytes (its general ones
+    // give most buckets to lookalikes and ideographs, and passed 1% of clean English): they
+    // test the input up to its first block holding a byte >= 0x80, the general ones the rest.
+    // Every start before the block the run stopped at, but for the last three, is tried then.
+    const asciiMasks = load<u32>(desc + D_TEDDY_ASCII) as usize;
+    if (asciiMasks != 0) {
+      b = max(blocks(0, len, final, asciiMasks, true) - 3, 0);
+      if (b > gSkip) gSkip = b;
     }
-    if (!gStop) b = max(len - 3, blocksEnd - 3); // fingerprints that would end past the input
+    if (!gStop) b = blocks(b, len, final, load<u32>(desc + D_TEDDY) as usize, false);
   }
   if (!gStop && b <= gLast) scalar(b, len, len, final);
   finish();
   return gConsumed;
+}
+
+/**
+ * Stage 1 from `b` to the end in 16-byte blocks (SIMD), each candidate tried as it is found,
+ * with the masks at `t`; returns where the scalar loop takes over (fingerprints that would end
+ * past the input). Fingerprints starting before b - 3 are left out (lanes 0-2 of the first
+ * block). An `asciiRun` (a constant where this is inlined) stops before the first block holding
+ * a byte >= 0x80, or the last one, and returns its start.
+ */
+@inline function blocks(b: i32, len: i32, final: i32, t: usize, asciiRun: bool): i32 {
+  const inp = gInp;
+  const lo0 = v128.load(t);
+  const hi0 = v128.load(t, 16);
+  const lo1 = v128.load(t, 32);
+  const hi1 = v128.load(t, 48);
+  const lo2 = v128.load(t, 64);
+  const hi2 = v128.load(t, 80);
+  const lo3 = v128.load(t, 96);
+  const hi3 = v128.load(t, 112);
+  const zero = i8x16.splat(0);
+  let p0 = zero;
+  let p1 = zero;
+  let p2 = zero;
+  let blocksEnd = 0; // fingerprints starting before blocksEnd - 3 were tested in full blocks
+  for (;;) {
+    // Stage 1 (Teddy): lane k tests the 4-byte fingerprint that starts at base + k - 3.
+    let base = b;
+    let keep: i32 = -1;
+    let v = zero;
+    const lastBlock = b + 16 > len;
+    if (!lastBlock) v = v128.load(inp + <usize>b);
+    // (an ASCII run: no byte >= 0x80 in the block, nor in the three before, which the block before held)
+    if (asciiRun && (lastBlock || i8x16.bitmask(v) != 0)) break;
+    if (lastBlock) {
+      // The rest, fingerprints ending by len - 1, in one more block: the last 16 bytes (lanes
+      // before b were tested), or a zero-padded copy of an input shorter than a block.
+      blocksEnd = b;
+      if (b >= len) break;
+      p0 = zero;
+      p1 = zero;
+      p2 = zero;
+      base = len - 16;
+      if (base >= 0) {
+        // Lanes 1-2 would need the masks of the bytes before base: those positions go scalar.
+        if (b - 3 < base) {
+          b = scalar(b - 3, base, len, final);
+          if (gStop) break;
+        }
+        v = v128.load(inp + <usize>base);
+        keep = ~((1 << max(b - base, 0)) - 1);
+      } else {
+        // Lanes from len on are dropped (keep), so the bytes past the input may be anything:
+        // loaded in place when memory goes on that far (no copy to wait for), else copied.
+        base = 0;
+        if (inp + 16 <= (<usize>memory.size() << 16)) v = v128.load(inp);
+        else {
+          v128.store(SCRATCH, zero);
+          copyBytes(SCRATCH, inp, <usize>len);
+          v = v128.load(SCRATCH);
+        }
+        keep = (1 << len) - 1;
+      }
+    }
+    v = v128.or(v, i8x16.splat(<i8>CASE_BIT));
+    const l = v128.and(v, i8x16.splat(0x0f));
+    const h = i8x16.shr_u(v, 4);
+    const m0 = v128.and(i8x16.swizzle(lo0, l), i8x16.swizzle(hi0, h));
+    const m1 = v128.and(i8x16.swizzle(lo1, l), i8x16.swizzle(hi1, h));
+    const m2 = v128.and(i8x16.swizzle(lo2, l), i8x16.swizzle(hi2, h));
+    const m3 = v128.and(i8x16.swizzle(lo3, l), i8x16.swizzle(hi3, h));
+    const a0 = i8x16.shuffle(p0, m0, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
+    const a1 = i8x16.shuffle(p1, m1, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
+    const a2 = i8x16.shuffle(p2, m2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+    const hit = v128.and(v128.and(a0, a1), v128.and(a2, m3));
+    candidates(base, i8x16.bitmask(i8x16.ne(hit, zero)) & keep, len, final);
+    if (gStop || lastBlock) break;
+    p0 = m0;
+    p1 = m1;
+    p2 = m2;
+    b += 16;
+    if (gSkip > b) {
+      b = gSkip; // jump past the match; the lost lanes are all before it
+      p0 = zero;
+      p1 = zero;
+      p2 = zero;
+    }
+  }
+  if (asciiRun) return b;
+  if (!gStop) b = max(len - 3, blocksEnd - 3); // fingerprints that would end past the input
+  return b;
 }
 
 /**

@@ -18,8 +18,9 @@ const MASKS = POSITIONS * 32;
 const BYTE_RECORDS = 2;
 
 /** Tables whose automaton matches one byte of `allowed` (256 flags) and nothing longer. */
-function filterTables(teddy: Uint8Array, allowed: readonly boolean[]): CoreTables {
+function filterTables(teddy: Uint8Array, allowed: readonly boolean[], teddyAscii?: Uint8Array): CoreTables {
   return {
+    teddyAscii,
     classes: Uint8Array.from(allowed, (a) => (a ? 1 : 0)),
     classCount: 2,
     // state 0 dead, 1 start (class 1 -> 2), 2 accepting and dead-ended
@@ -56,17 +57,36 @@ function fingerprintPasses(teddy: Uint8Array, input: Uint8Array, c: number): boo
  * Positions the SIMD loop leaves to the scalar one, which asks the automaton's start row
  * instead: fingerprints that would end past the input, and the positions just before the last
  * block when that block overlaps the previous one by all but one or two bytes (its lanes 1-2
- * would need the masks of bytes the loop did not load).
+ * would need the masks of bytes the loop did not load). `from`: where the loop started (its
+ * blocks are from there on).
  */
-const leftToScalar = (c: number, len: number) =>
-  c + POSITIONS - 1 >= len || (len > BLOCK && c >= len - (len % BLOCK) - (POSITIONS - 1) && c < len - BLOCK);
+const leftToScalar = (c: number, len: number, from = 0) =>
+  c + POSITIONS - 1 >= len || (len > BLOCK && c >= from && c >= len - ((len - from) % BLOCK) - (POSITIONS - 1) && c < len - BLOCK);
 
-/** The reference: the positions the core should try. */
-function reference(teddy: Uint8Array, allowed: readonly boolean[], input: Uint8Array): number[] {
+/**
+ * Where the ASCII masks stop: they test the starts before it. A string of at most one block
+ * is tested whole with them when it is all ASCII; a longer input, from 0 up to its first block
+ * (from 0, in steps of 16) that holds a byte >= 0x80 or runs past the end, less 3 (the lanes
+ * 0-2 of that block): the general masks test the rest in blocks from there.
+ */
+function asciiRunEnd(input: Uint8Array): number {
+  const len = input.length;
+  const ascii = (from: number, to: number) => input.subarray(from, to).every((b) => b < 0x80);
+  if (len <= BLOCK) return len >= POSITIONS && ascii(0, len) ? len : 0;
+  let q = 0;
+  while (q + BLOCK <= len && ascii(q, q + BLOCK)) q += BLOCK;
+  return Math.max(q - (POSITIONS - 1), 0);
+}
+
+/** The reference: the positions the core should try (with `teddyAscii`, as the core uses both). */
+function reference(teddy: Uint8Array, allowed: readonly boolean[], input: Uint8Array, teddyAscii?: Uint8Array): number[] {
+  const from = teddyAscii && input.length > BLOCK ? asciiRunEnd(input) : 0;
+  const asciiUpTo = teddyAscii ? asciiRunEnd(input) : 0;
   const out: number[] = [];
   for (let c = 0; c < input.length; c++) {
     if (!allowed[input[c]!]) continue;
-    if (coreVariant === 'scalar' || leftToScalar(c, input.length) || fingerprintPasses(teddy, input, c)) out.push(c);
+    if (coreVariant === 'scalar' || leftToScalar(c, input.length, from)) out.push(c);
+    else if (fingerprintPasses(c < asciiUpTo ? teddyAscii! : teddy, input, c)) out.push(c);
   }
   return out;
 }
@@ -90,38 +110,58 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
   // lanes 0-2 from the block before), and three blocks around their end.
   const LENGTHS = [...Array.from({ length: 2 * BLOCK + 1 }, (_, i) => i + 1), 3 * BLOCK - 1, 3 * BLOCK, 3 * BLOCK + 1];
 
-  it('every byte, at every lane and each fingerprint position, across block ends, at every short length', () => {
-    // The filler byte passes every position in every bucket, so the one byte placed among
-    // fillers decides alone whether the fingerprints holding it pass.
-    const FILLER = 0x61;
-    const teddy = seededMasks(0x9e3779b9);
+  /** Masks seeded from `seed` in which the filler byte passes every position in every bucket. */
+  function masksPassing(seed: number, filler: number): Uint8Array {
+    const teddy = seededMasks(seed);
     for (let j = 0; j < POSITIONS; j++) {
-      teddy[j * 32 + (FILLER & 15)] = 0xff;
-      teddy[j * 32 + 16 + (FILLER >> 4)] = 0xff;
+      teddy[j * 32 + (filler & 15)] = 0xff;
+      teddy[j * 32 + 16 + (filler >> 4)] = 0xff;
     }
-    const desc = writeDescriptor(filterTables(teddy, all), 'x', 'y', '0123456789abcdef', 1);
+    return teddy;
+  }
+
+  /** Every byte value at every position among fillers, at every length of LENGTHS: the core against `want`. */
+  function everyByteEverywhere(desc: Descriptor, filler: number, want: (input: Uint8Array) => number[]): void {
     let cases = 0;
     let mismatches = 0;
     let firstMismatch = '';
     for (const len of LENGTHS) {
-      const input = new Uint8Array(len).fill(FILLER);
+      const input = new Uint8Array(len).fill(filler);
       for (let p = 0; p < len; p++) {
         for (let v = 0; v < 256; v++) {
           input[p] = v;
           const got = tried(desc, input);
-          const want = reference(teddy, all, input);
+          const expected = want(input);
           cases++;
-          if (got.length !== want.length || got.some((c, i) => c !== want[i])) {
+          if (got.length !== expected.length || got.some((c, i) => c !== expected[i])) {
             mismatches++;
-            firstMismatch ||= `length ${len}, byte ${v} at ${p}: tried [${got}], reference [${want}]`;
+            firstMismatch ||= `length ${len}, byte ${v} at ${p}: tried [${got}], reference [${expected}]`;
           }
         }
-        input[p] = FILLER;
+        input[p] = filler;
       }
     }
     expect(firstMismatch).toBe('');
     expect(mismatches).toBe(0);
     expect(cases).toBe(256 * LENGTHS.reduce((a, b) => a + b, 0));
+  }
+
+  // The filler byte passes every position in every bucket, so the one byte placed among
+  // fillers decides alone whether the fingerprints holding it pass.
+  const FILLER = 0x61;
+
+  it('every byte, at every lane and each fingerprint position, across block ends, at every short length', () => {
+    const teddy = masksPassing(0x9e3779b9, FILLER);
+    const desc = writeDescriptor(filterTables(teddy, all), 'x', 'y', '0123456789abcdef', 1);
+    everyByteEverywhere(desc, FILLER, (input) => reference(teddy, all, input));
+  });
+
+  it("ASCII masks (fold 'nfkc'): up to the first block holding a byte >= 0x80, then the general ones, for every byte at every position", () => {
+    // A byte >= 0x80 at each position ends the ASCII run at its block; other bytes keep it.
+    const teddy = masksPassing(0x9e3779b9, FILLER);
+    const teddyAscii = masksPassing(0x85ebca6b, FILLER);
+    const desc = writeDescriptor(filterTables(teddy, all, teddyAscii), 'x', 'y', '0123456789abcdef', 1);
+    everyByteEverywhere(desc, FILLER, (input) => reference(teddy, all, input, teddyAscii));
   });
 
   it('random masks, allowed bytes and inputs of up to 5 blocks', () => {
@@ -147,6 +187,34 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
       fc.property(masks, allowed, input, (teddy, ok, bytes) => {
         const desc = writeDescriptor(filterTables(teddy, ok), 'x', 'y', '0123456789abcdef', 1);
         expect(tried(desc, bytes)).toEqual(reference(teddy, ok, bytes));
+      }),
+      runs(300),
+    );
+  });
+
+  it('random general and ASCII masks, allowed bytes, and ASCII inputs of up to 5 blocks with a few bytes >= 0x80', () => {
+    const asciiBytes = [0x00, 0x20, 0x41, 0x61, 0x42, 0x62, 0x5f, 0x7f];
+    const input = fc
+      .tuple(
+        fc.array(fc.constantFrom(...asciiBytes), { maxLength: 5 * BLOCK }),
+        fc.array(fc.tuple(fc.nat(), fc.constantFrom(0x80, 0xa0, 0xc3, 0xe4, 0xff)), { maxLength: 2 }),
+      )
+      .map(([bytes, high]) => {
+        const out = [...bytes];
+        for (const [at, b] of high) if (out.length > 0) out[at % out.length] = b;
+        return Uint8Array.from(out);
+      });
+    const masks = fc
+      .tuple(fc.uint8Array({ minLength: MASKS, maxLength: MASKS }), fc.uint8Array({ minLength: MASKS, maxLength: MASKS }))
+      .map(([a, b]) => a.map((x, i) => x | b[i]!));
+    const allowed = fc.array(
+      fc.nat(3).map((n) => n !== 0),
+      { minLength: 256, maxLength: 256 },
+    );
+    fc.assert(
+      fc.property(masks, masks, allowed, input, (teddy, teddyAscii, ok, bytes) => {
+        const desc = writeDescriptor(filterTables(teddy, ok, teddyAscii), 'x', 'y', '0123456789abcdef', 1);
+        expect(tried(desc, bytes)).toEqual(reference(teddy, ok, bytes, teddyAscii));
       }),
       runs(300),
     );

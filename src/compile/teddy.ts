@@ -142,15 +142,25 @@ export function patternTeddy(seqs: readonly (readonly (readonly number[])[])[]):
       for (const b of alts) addByte(group, j, b);
     }
   }
-  const fps = [...groups.values()].map((fp) => ({ fp, cost: expectedPasses(fp) })).sort((x, y) => y.cost - x.cost);
   const buckets = Array.from({ length: 8 }, emptyFingerprint);
+  placeByPasses([...groups.values()], buckets, 0, 8);
+  return bucketMasks(buckets);
+}
+
+/**
+ * Places groups in buckets [from, to) (empty so far) by the passes they are expected to cause
+ * in text (teddy-cost.ts): greedily, costliest first, then improved by moving single groups
+ * while the total drops.
+ */
+export function placeByPasses(groups: readonly Fingerprint[], buckets: Fingerprint[], from: number, to: number): void {
+  const fps = groups.map((fp) => ({ fp, cost: expectedPasses(fp) })).sort((x, y) => y.cost - x.cost);
   const members: Fingerprint[][] = buckets.map(() => []);
   const cost = buckets.map(() => 0); // expectedPasses of each bucket
   const at: number[] = [];
   for (const { fp } of fps) {
-    let best = 0;
+    let best = from;
     let bestAdded = Infinity;
-    for (let k = 0; k < 8; k++) {
+    for (let k = from; k < to; k++) {
       const added = unionPasses(buckets[k]!, fp) - cost[k]!;
       if (added < bestAdded) {
         bestAdded = added;
@@ -165,23 +175,23 @@ export function patternTeddy(seqs: readonly (readonly (readonly number[])[])[]):
   for (let round = 0; round < IMPROVE_ROUNDS; round++) {
     let moved = false;
     fps.forEach(({ fp }, i) => {
-      const from = at[i]!;
-      const rest = union(members[from]!.filter((x) => x !== fp));
-      const saved = cost[from]! - expectedPasses(rest);
-      let best = from;
+      const was = at[i]!;
+      const rest = union(members[was]!.filter((x) => x !== fp));
+      const saved = cost[was]! - expectedPasses(rest);
+      let best = was;
       let bestGain = 1e-9 * saved; // (not for a rounding error)
-      for (let k = 0; k < 8; k++) {
-        if (k === from) continue;
+      for (let k = from; k < to; k++) {
+        if (k === was) continue;
         const gain = saved - (unionPasses(buckets[k]!, fp) - cost[k]!);
         if (gain > bestGain) {
           bestGain = gain;
           best = k;
         }
       }
-      if (best === from) return;
-      members[from] = members[from]!.filter((x) => x !== fp);
-      buckets[from] = rest;
-      cost[from] = expectedPasses(rest);
+      if (best === was) return;
+      members[was] = members[was]!.filter((x) => x !== fp);
+      buckets[was] = rest;
+      cost[was] = expectedPasses(rest);
       members[best]!.push(fp);
       merge(buckets[best]!, fp);
       cost[best] = expectedPasses(buckets[best]!);
@@ -190,5 +200,4 @@ export function patternTeddy(seqs: readonly (readonly (readonly number[])[])[]):
     });
     if (!moved) break;
   }
-  return bucketMasks(buckets);
 }

@@ -20,6 +20,7 @@ import {
   D_SUFFIX,
   D_SUFFIX_LEN,
   D_TEDDY,
+  D_TEDDY_ASCII,
   D_TRANS,
   D_WIDEN,
   DESCRIPTOR_SIZE,
@@ -41,6 +42,8 @@ export interface CoreTables {
   readonly classCount: number;
   readonly accepting: Uint8Array; // one per state
   readonly teddy: Uint8Array; // 4 positions x (16 low-nibble + 16 high-nibble masks)
+  /** The same for fingerprints whose four bytes are ASCII (fold 'nfkc'); absent: `teddy` serves. */
+  readonly teddyAscii?: Uint8Array;
   readonly grams: Uint8Array; // 32768-bit set of hashed folded pattern starts
   readonly gramMask: number; // which of the 4 loaded bytes the hash uses
 }
@@ -115,6 +118,7 @@ export function writeDescriptor(a: CoreTables, prefix: string, suffix: string, h
       [D_SUFFIX, latin1Bytes(suffix)],
       [D_HEX, latin1Bytes(hexDigits)],
       [D_GRAMS, a.grams],
+      ...(a.teddyAscii ? [[D_TEDDY_ASCII, a.teddyAscii] as [number, Uint8Array]] : []),
     ],
     [
       [D_NCLASSES, a.classCount],
@@ -123,6 +127,7 @@ export function writeDescriptor(a: CoreTables, prefix: string, suffix: string, h
       [D_WIDEN, widen],
       [D_GRAM_MASK, a.gramMask],
       [D_QUOTE_FREE, quoteFree(a) ? 1 : 0],
+      ...(a.teddyAscii ? [] : [[D_TEDDY_ASCII, 0] as [number, number]]),
     ],
   );
 }

@@ -137,7 +137,7 @@ export function compileFoldAutomaton(patterns: readonly string[]): Automaton & {
   const gram = startSetFromDfa(rows, minPatternBytes);
   return {
     ...packDfa(rows, accepting),
-    teddy: teddyFromDfa(rows, accepting),
+    ...teddyFromDfa(rows, accepting),
     grams: gram.grams,
     gramMask: gram.mask,
     minPatternBytes,

@@ -9,6 +9,7 @@ import {
   bucketMasks,
   emptyFingerprint,
   type Fingerprint,
+  placeByPasses,
   placeInBuckets,
   TEDDY_POSITIONS,
 } from '../compile/teddy.js';
@@ -18,16 +19,18 @@ const OTHER = 1;
 
 /**
  * Teddy masks read off the DFA. The first three bytes of a match are classed by kind (ASCII
- * or not) per position (the fourth may be any): paths all ASCII go to buckets 0-3 (grouped
- * by first byte), paths starting with an ideograph's lead byte to buckets 4-5, other paths
- * starting with a byte >= 0x80 to bucket 6 and the rest (ASCII, then not) to bucket 7. A
- * bucket whose position holds only bytes >= 0x80 never fires on ASCII text, so lookalike
- * alternatives (fullwidth letters, ignorables) cost nothing where there are none; keeping
- * them out of the ideograph buckets does the same for CJK text. Per position, a bucket admits
- * every byte (folded `| 0x20`, as the core folds its input) that some path of its kind can
- * take; past a state that accepts, anything.
+ * or not) per position (the fourth may be any): paths all ASCII go to buckets 0-2 (grouped
+ * by first byte), paths starting with an ideograph to buckets 3-5 (grouped by that whole
+ * character, placed by the passes expected in text: teddy-cost.ts), other paths starting with
+ * a byte >= 0x80 to bucket 6 and the rest (ASCII, then not) to bucket 7. A bucket whose
+ * position holds only bytes >= 0x80 never fires on ASCII text, so lookalike alternatives
+ * (fullwidth letters, ignorables) cost nothing where there are none; keeping them out of the
+ * ideograph buckets does the same for CJK text. Per position, a bucket admits every byte
+ * (folded `| 0x20`, as the core folds its input) that some path of its kind can take; past a
+ * state that accepts, anything. `teddyAscii` holds only the all-ASCII paths, in all eight
+ * buckets: the core tests runs of ASCII blocks with it (no other path can start there).
  */
-export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly number[]): Uint8Array {
+export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly number[]): { teddy: Uint8Array; teddyAscii: Uint8Array } {
   const kind = (b: number) => (b < 0x80 ? ASCII : OTHER);
   /** Nibble sets of paths from `states` whose bytes from position `from` on have the given kinds (past them: any). */
   const follow = (states: Set<number>, from: number, kinds: readonly number[], fp: Fingerprint): boolean => {
@@ -50,6 +53,22 @@ export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly n
       level = next;
     }
     return true;
+  };
+  /** Fingerprints of the paths from `states` (`fp` holds their bytes before `at`), one per folded byte string up to `depth` bytes. */
+  const split = (states: Set<number>, at: number, depth: number, fp: Fingerprint, out: Fingerprint[]): void => {
+    if (at >= depth || [...states].some((s) => accepting[s])) {
+      if (follow(states, at, [], fp)) out.push(fp);
+      return;
+    }
+    for (let f = 0x20; f < 0x100; f++) {
+      if ((f & 0x20) === 0) continue;
+      const next = new Set<number>();
+      for (const s of states) for (const t of [rows[s]![f]!, rows[s]![f & ~0x20]!]) if (t !== 0) next.add(t);
+      if (next.size === 0) continue;
+      const g = { lo: [...fp.lo], hi: [...fp.hi] };
+      addByte(g, at, f);
+      split(next, at + 1, depth, g, out);
+    }
   };
   // All-ASCII paths, one fingerprint per first byte (folded).
   const groups = new Map<number, Set<number>>();
@@ -74,13 +93,19 @@ export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly n
     if (states.size === 0) continue;
     const fp = emptyFingerprint();
     addByte(fp, 0, b);
-    if (follow(states, 1, [], fp)) (b >= 0xe4 && b <= 0xe9 ? ideographs : others).push(fp);
+    // (an ideograph's paths by its whole first character, so buckets can tell the terms' apart)
+    if (b >= 0xe4 && b <= 0xe9) split(states, 1, 3, fp, ideographs);
+    else if (follow(states, 1, [], fp)) others.push(fp);
   }
   const buckets: Fingerprint[] = Array.from({ length: 8 }, emptyFingerprint);
   // Largest first (placeInBuckets is greedy); the sort is stable, so equal ones keep byte order.
   const largestFirst = (fps: Fingerprint[]) => fps.sort((x, y) => admitted(y) - admitted(x));
-  placeInBuckets(largestFirst(ascii), buckets, 0, 4);
-  placeInBuckets(largestFirst(ideographs), buckets, 4, 6);
+  largestFirst(ascii);
+  // Where the four bytes are ASCII, only the all-ASCII paths can start: all eight buckets for them.
+  const asciiBuckets: Fingerprint[] = Array.from({ length: 8 }, emptyFingerprint);
+  placeInBuckets(ascii, asciiBuckets, 0, 8);
+  placeInBuckets(ascii, buckets, 0, 3);
+  placeByPasses(ideographs, buckets, 3, 6);
   placeInBuckets(largestFirst(others), buckets, 6, 7);
   // ASCII, then a byte >= 0x80 at position 1 or 2: one bucket, whose position 2 holds only
   // bytes >= 0x80 either way (a continuation byte, or a lead byte).
@@ -98,7 +123,7 @@ export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly n
       }
     }
   }
-  return bucketMasks(buckets);
+  return { teddy: bucketMasks(buckets), teddyAscii: bucketMasks(asciiBuckets) };
 }
 
 /** At most this many keys keep the hashed set (32768 bits) a sixteenth full or less. */
