@@ -103,7 +103,6 @@ async function send(
       res.uncork();
     });
   };
-  coalesce();
   // The head goes with the body's first bytes, in one write, as a bare pass-through sends it:
   // the upstream flushes its head before its first event, and a head written alone cost every
   // small POST a system call and a wake-up of the client. If no bytes come within headWaitMs
