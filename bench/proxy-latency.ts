@@ -1,6 +1,6 @@
 // `proxy`'s latency rows alone (direct / proxy / floor, rounds taking turns), repeated, and
 // optionally a CPU profile of the proxy process under the same sequential calls:
-//   node scripts/run-ts.mjs bench/proxy-latency.ts [--runs=N] [--quick] [--cpu-prof=DIR] [--cli=PATH]
+//   node scripts/run-ts.mjs bench/proxy-latency.ts [--runs=N] [--quick] [--cpu-prof=DIR [--cpu-prof-interval=µs]] [--cli=PATH]
 // (--cli: another build's bin/mcp-payload-codec.js, for a before/after in one run's conditions)
 // With --cpu-prof the proxy runs under `node --cpu-prof --cpu-prof-dir=DIR`; the profile is
 // written when it exits (SIGTERM ends it cleanly).
@@ -14,12 +14,14 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     quick: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
+    'cpu-prof-interval': { type: 'string' },
     cli: { type: 'string' },
   },
 });
 const up = await upstream();
 const dir = values['cpu-prof'];
-const px = await proxy(up.url, dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [], values.cli);
+const interval = values['cpu-prof-interval'] ? [`--cpu-prof-interval=${values['cpu-prof-interval']}`] : [];
+const px = await proxy(up.url, dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...interval] : [], values.cli);
 const bare = await passThrough(up.url);
 /** A process's CPU time (user + system), ms (Linux). */
 const cpuMs = (pid: number) => {

@@ -116,6 +116,32 @@ describe('transformJsonBody (a body read whole, at once)', () => {
     );
   });
 
+  /** The bytes as one string (deep equality of long byte arrays is slow). */
+  const asText = (r: { out?: Uint8Array }) => ({ ...r, out: r.out && Buffer.from(r.out).toString('latin1') });
+
+  it('gives what the stream gives for blank and odd bodies, and for long ones (past the batch region, past a large message)', async () => {
+    const long = (n: number, key = 'text') =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { [key]: 'Qwen 通义 '.repeat(Math.ceil(n / 14)).slice(0, n) } });
+    const bodies = [
+      ' ',
+      '\r\n\t ',
+      '{} {}',
+      '{"a":1}x',
+      '[]',
+      '"Qwen"',
+      '{"jsonrpc":"2.0","id":1,"result":{"type":"image","mimeType":"image/png","data":"UXdlbg=="}}',
+      long(20_000),
+      `${long(20_000)}\n`,
+      long(300_000),
+      JSON.stringify({ jsonrpc: '2.0', id: 1, result: { qwen: 1, [encodeText('qwen')]: 2, pad: 'x'.repeat(20_000) } }),
+    ];
+    for (const body of bodies)
+      for (const mode of ['encode', 'decode'] as const) {
+        const b = bytes(mode === 'decode' ? body.replaceAll('Qwen', encodeText('Qwen')) : body);
+        for (const max of [undefined, 19_000]) expect(asText(atOnce(mode, b, max))).toEqual(asText(await viaStream(mode, b, max)));
+      }
+  });
+
   it('an empty body gives no bytes', () => {
     expect(transformJsonBody('encode', new Uint8Array(0))).toEqual(new Uint8Array(0));
   });

@@ -9,6 +9,14 @@ import { isMemoryFull, memoryFullResponse } from '../http/memory-full.js';
 
 export type Handler = (request: Request) => Promise<Response>;
 
+/** How long a response's head waits for its body's first bytes before it goes alone (default). */
+const HEAD_WAIT_MS = 20;
+
+export interface ServeOptions {
+  /** How long a response's head waits for its body's first bytes before it goes alone; default 20 ms. */
+  headWaitMs?: number;
+}
+
 /**
  * The request body as a Web stream, with backpressure. Not Readable.toWeb: on Node 20 a stream
  * cancelled before its data arrives (a request refused from its headers: 401, 413, 429) throws
@@ -69,7 +77,13 @@ function drainOrClose(res: ServerResponse): Promise<void> {
   });
 }
 
-async function send(response: Response, res: ServerResponse, onError: (line: string) => void, detach?: () => void): Promise<void> {
+async function send(
+  response: Response,
+  res: ServerResponse,
+  onError: (line: string) => void,
+  headWaitMs: number,
+  detach?: () => void,
+): Promise<void> {
   const headers: [string, string][] = [];
   response.headers.forEach((value, name) => {
     if (name !== 'set-cookie') headers.push([name, value]);
@@ -89,18 +103,32 @@ async function send(response: Response, res: ServerResponse, onError: (line: str
       res.uncork();
     });
   };
-  coalesce();
-  res.flushHeaders(); // (an event stream's headers go out before its first event, however late)
+  // The head goes with the body's first bytes, in one write, as a bare pass-through sends it:
+  // the upstream flushes its head before its first event, and a head written alone cost every
+  // small POST a system call and a wake-up of the client. If no bytes come within headWaitMs
+  // it goes alone (an event stream's headers go out before its first event, however late).
+  let started = false;
+  const head = setTimeout(() => {
+    if (!started && !res.destroyed) res.flushHeaders();
+  }, headWaitMs);
+  head.unref();
+  const start = () => {
+    if (started) return;
+    started = true;
+    clearTimeout(head);
+  };
   // A relayed event stream (http/event-relay.ts): piped in without a Web stream between.
   const take = takeRelay(response.body);
   if (take) {
     detach?.(); // (the request's abort signal is not needed: the relay lets the upstream go itself)
     const relay = take({
       write(chunk) {
+        start();
         coalesce();
         return res.write(chunk);
       },
       end() {
+        start();
         coalesce();
         res.end();
       },
@@ -118,18 +146,21 @@ async function send(response: Response, res: ServerResponse, onError: (line: str
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      start();
       coalesce();
       if (!res.write(value)) {
         await drainOrClose(res);
         if (res.destroyed) return;
       }
     }
+    start();
     coalesce();
     res.end();
   } catch (e) {
     onError(`response body failed: ${(e as Error).name}`);
     res.destroy(); // the client sees the connection end, not a clean end
   } finally {
+    start(); // (a body that failed or was left: no head after it)
     res.off('close', left);
   }
 }
@@ -140,6 +171,7 @@ export async function listen(
   host: string,
   port: number,
   onError: (line: string) => void,
+  { headWaitMs = HEAD_WAIT_MS }: ServeOptions = {},
 ): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const controller = new AbortController();
@@ -155,11 +187,11 @@ export async function listen(
       return;
     }
     handler(request)
-      .then((response) => send(response, res, onError, () => res.off('close', left)))
+      .then((response) => send(response, res, onError, headWaitMs, () => res.off('close', left)))
       .catch((e: unknown) => {
         onError(`request failed: ${(e as Error).name}`);
         // (WASM memory full is the process's limit, not a fault: 503, retry later)
-        if (!res.headersSent && isMemoryFull(e)) void send(memoryFullResponse(), res, onError);
+        if (!res.headersSent && isMemoryFull(e)) void send(memoryFullResponse(), res, onError, headWaitMs);
         else if (!res.headersSent) res.writeHead(500).end();
         else res.destroy();
       });

@@ -20,6 +20,19 @@ function bodyPipes(mode: 'encode' | 'decode', options: BodyOptions): (out: (b: U
 }
 
 /**
+ * A whole body through one of the core's batch entries, as a Content-Length body goes (one call,
+ * no per-message events): whether it took it. One it refuses (an error, a deferred value, a
+ * changed key, too large) goes the per-message way, which reports and checks it as always.
+ */
+function atOnce(pipe: MessagePipe, bytes: Uint8Array, add: (b: Uint8Array) => void): boolean {
+  const n = bytes.length;
+  if (n > pipe.maxMessageBytes) return false;
+  if (n <= pipe.framedBytes)
+    return pipe.framed(bytes, 0, n, [0, n], 1, (output, ends, taken) => taken && add(output.subarray(0, ends[0]))) === 1;
+  return pipe.takesLarge(n) && pipe.large(bytes, 0, n, add);
+}
+
+/**
  * A body already read whole (the proxy reads request bodies whole), transformed at once: the
  * same output as the stream, without the stream (a Blob, a pipe and their promise turns cost
  * more than decoding a small request).
@@ -31,7 +44,7 @@ export function transformJsonBody(mode: 'encode' | 'decode', bytes: Uint8Array, 
   try {
     if (bytes.length > 0) {
       batch.reserve(bytes.length);
-      pipe.feed(bytes);
+      if (!atOnce(pipe, bytes, batch.add)) pipe.feed(bytes);
     }
     pipe.end(); // (an empty body is 'blank': nothing out)
     batch.flush();

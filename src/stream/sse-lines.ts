@@ -4,7 +4,7 @@
 // value; a blank line ends the event. Only two fields matter here: `data` (the message) and
 // `event` (its type: a message when its value is "" or "message"). Pure: bytes in, what they
 // are out; the framer (sse.ts) decides what to do with them.
-import { byteFinder } from './find-byte.js';
+import { NodeBuffer } from '../util/node-buffer.js';
 
 export const LF = 0x0a;
 export const CR = 0x0d;
@@ -36,7 +36,7 @@ export function namesMessage(b: ArrayLike<number>, at: number, n: number): boole
 /** The length of the line ending at b[e] (an LF or a CR): 2 for CRLF. */
 export const endingLength = (b: Uint8Array, e: number) => (b[e] === CR && b[e + 1] === LF ? 2 : 1);
 
-const noSearch = () => -1;
+const NO_CHUNK = new Uint8Array(0);
 
 /**
  * Where lines end in one chunk: the next LF and the next CR at or after a position, each found
@@ -44,7 +44,10 @@ const noSearch = () => -1;
  * it found: the batch reads its last event again from its start).
  */
 export class LineEnds {
-  private find: (byte: number, from: number) => number = noSearch;
+  // The chunk searched: Node's Buffer#indexOf (memchr) over a long one, as find-byte.ts says;
+  // held as fields, not a search closure made per chunk (a stream per HTTP response pushes once).
+  private chunk: Uint8Array = NO_CHUNK;
+  private long: Uint8Array | null = null;
   private lfFrom = 0;
   private lfAt = -2;
   private crFrom = 0;
@@ -52,9 +55,14 @@ export class LineEnds {
 
   /** Searches `chunk` from now on (null: none, the chunk is its owner's again). */
   reset(chunk: Uint8Array | null): void {
-    this.find = chunk ? byteFinder(chunk) : noSearch;
+    this.chunk = chunk ?? NO_CHUNK;
+    this.long = chunk && NodeBuffer && chunk.length >= 256 ? NodeBuffer.from(chunk.buffer, chunk.byteOffset, chunk.length) : null;
     this.lfAt = -2;
     this.crAt = -2;
+  }
+
+  private find(byte: number, from: number): number {
+    return (this.long ?? this.chunk).indexOf(byte, from);
   }
 
   /** Where the line from p ends (its LF or CR), or -1: none in the chunk. */

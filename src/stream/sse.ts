@@ -57,11 +57,12 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
         } else if (i === chunk.length)
           return; // (all of it may still be a BOM)
         else {
-          const before = Uint8Array.from(bom);
+          // (Usually no byte of one: nothing to read, and no array made per stream.)
+          const before = bom.length > 0 ? Uint8Array.from(bom) : null;
           bom = null;
-          read(before, false);
+          if (before) read(before, false);
         }
-        chunk = chunk.subarray(i);
+        if (i > 0) chunk = chunk.subarray(i);
       }
       if (held.length > 0) {
         const rest = held.add(chunk);
