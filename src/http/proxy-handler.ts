@@ -1,0 +1,390 @@
+// The request handler createFilteringProxy returns, in its three steps: the request's body read,
+// decoded and judged (the guard, collisions, refusals); the request sent upstream, timed under a
+// call time limit; the response encoded on its way down (a relayed event stream, or Web streams
+// with the guard's own answers added). Every refusal answers with a reason and, where the
+// request had ids, errors under them as written.
+import { inSession } from '../guard/audit.js';
+import type { Message } from '../jsonrpc/message.js';
+import { SERVER_ERROR } from '../jsonrpc/message.js';
+import { assertRoom } from '../stream/work-pool.js';
+import { BodyTooLargeError, type Decoded, decodeBytes, readBounded } from './body.js';
+import type { CallGuard } from './call-guard.js';
+import { type ByteSource, relayedBody, sourceStream } from './event-relay.js';
+import type { FetchLike } from './fetch.js';
+import { hostAllowed, originAllowed } from './guard.js';
+import { eventObserver, withAnswers } from './guarded.js';
+import type { BodyOptions } from './json-body.js';
+import { askUpstream, guardSession } from './list-tools.js';
+import { isMemoryFull, memoryFullResponse } from './memory-full.js';
+import { downstream, withoutHopByHop } from './proxy-headers.js';
+import type { FilteringProxyOptions } from './proxy-options.js';
+import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
+import { encodedHead, encodeResponse, isJson, mediaType, NULL_BODY, responseKind } from './response.js';
+import type { SessionGuards } from './session-guards.js';
+import { settle, streamEnding } from './settle.js';
+import { sendTimed, type TimedPost, timedOutReply, timePost } from './timed.js';
+
+/** The code the SDK's servers give a request of a session they do not know. */
+const SESSION_NOT_FOUND = -32001;
+
+/**
+ * Whether a body is a JSON object or array (after a BOM), as a server that does not go by its
+ * Content-Type could read it: under a guard, only bodies sent as JSON are read, so one of these
+ * sent as another type would pass unread.
+ */
+function holdsJson(bytes: Uint8Array): boolean {
+  // (an ASCII first byte that trim() keeps and no JSON value opens with: the body is not decoded)
+  const first = bytes[0];
+  if (first === undefined) return false;
+  if (first < 0x80 && first !== 0x7b && first !== 0x5b && first !== 0x20 && (first < 0x09 || first > 0x0d)) return false;
+  const text = new TextDecoder().decode(bytes).trim();
+  if (!/^[{[]/.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What goes upstream once the body is read: its bytes, and the answers given here already. */
+interface Prepared {
+  body: Uint8Array | undefined;
+  /** The body as the client sent it (a request's ids as written, for errors in its name). */
+  original: Uint8Array | undefined;
+  /** The guard's own answers, added to the upstream's. */
+  answers: Message[];
+  /** The answer given here when nothing that goes upstream needs one. */
+  reply: Response | undefined;
+}
+
+/** One request's place: its URL, its MCP session and that session's guard. */
+interface At {
+  request: Request;
+  url: URL;
+  session: string | null;
+  guard: CallGuard | undefined;
+}
+
+/** The options the handler reads (createFilteringProxy has checked them). */
+export interface ProxySettings {
+  upstream: URL;
+  options: FilteringProxyOptions;
+  base: FetchLike;
+  bodyOptions: BodyOptions;
+  max: number;
+  guards: SessionGuards | undefined;
+  log: (line: string) => void;
+}
+
+export class ProxyHandler {
+  private readonly upstream: URL;
+  private readonly path: string;
+  private readonly o: FilteringProxyOptions;
+  private readonly base: FetchLike;
+  private readonly bodyOptions: BodyOptions;
+  private readonly max: number;
+  private readonly guards: SessionGuards | undefined;
+  private readonly log: (line: string) => void;
+
+  constructor(s: ProxySettings) {
+    this.upstream = s.upstream;
+    this.path = s.options.path ?? '/mcp';
+    this.o = s.options;
+    this.base = s.base;
+    this.bodyOptions = s.bodyOptions;
+    this.max = s.max;
+    this.guards = s.guards;
+    this.log = s.log;
+  }
+
+  /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
+  private sentUpstream(request: Request): Headers {
+    const headers = withoutHopByHop(request.headers);
+    headers.delete('host');
+    headers.delete('content-length');
+    for (const [name, value] of Object.entries(this.o.upstreamHeaders ?? {})) headers.set(name, value);
+    return headers;
+  }
+
+  /** notifications/cancelled for a request that timed out, POSTed upstream in the client's session. */
+  private cancelUpstream(request: Request, url: URL, text: string): void {
+    const headers = this.sentUpstream(request);
+    headers.set('content-type', 'application/json');
+    this.base(this.target(url), { method: 'POST', headers, body: text, redirect: 'manual' }).then(
+      (r) => void r.body?.cancel().catch(() => {}),
+      () => this.log('notifications/cancelled not delivered: upstream unreachable'),
+    );
+  }
+
+  private isEndpoint(url: URL): boolean {
+    return url.pathname === this.path || url.pathname === this.upstream.pathname;
+  }
+
+  private target(url: URL): URL {
+    if (this.isEndpoint(url)) {
+      const t = new URL(this.upstream);
+      if (url.search) t.search = url.search;
+      return t;
+    }
+    // The path set on a copy of the origin, never parsed as a reference: `//evil.example/x`
+    // (or `/.//evil.example/x`, which a URL parser turns into it) would name another host.
+    const t = new URL(this.upstream.origin);
+    t.pathname = url.pathname;
+    t.search = url.search;
+    return t;
+  }
+
+  private async jsonError(status: number, code: number, message: string, headers: HeadersInit = {}): Promise<Response> {
+    const { body } = await errorReplies({ batch: false, items: [] }, code, message, this.bodyOptions);
+    return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json', ...headers } });
+  }
+
+  /** Errors under the ids of the request's body as written (none for a body that was not read). */
+  private async failedReplies(original: Uint8Array | undefined, status: number, message: string): Promise<Response> {
+    const { body } = await errorReplies(
+      original ? parseShape(original) : { batch: false, items: [] },
+      SERVER_ERROR,
+      message,
+      this.bodyOptions,
+    );
+    return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json' } });
+  }
+
+  // WASM memory full: 503 for the request that meets it (checked before anything is forwarded,
+  // so that nothing reaches the upstream whose answer could not be passed on), never a 500. Its
+  // body is left unread (the answer closes the connection).
+  memoryFull(request: Request): Response {
+    this.log(`${request.method} refused: WASM memory is full (503)`);
+    return memoryFullResponse();
+  }
+
+  // Host and Origin first, before the access layer too: a name this proxy does not answer to
+  // gets no protected resource metadata naming it, and no challenge pointing there.
+  hostOrOriginRefused(request: Request): Promise<Response> | undefined {
+    // The Host header when the server passes it, else the host the URL was built from.
+    if (!hostAllowed(request.headers.get('host') ?? new URL(request.url).host, this.o.allowedHosts)) {
+      this.log(`${request.method} refused: Host not allowed (403)`);
+      return this.jsonError(403, SERVER_ERROR, 'Forbidden: Host header not allowed');
+    }
+    if (!originAllowed(request.headers.get('origin'), this.o.allowedOrigins)) {
+      this.log(`${request.method} refused: Origin not allowed (403)`);
+      return this.jsonError(403, SERVER_ERROR, 'Forbidden: Origin not allowed');
+    }
+    return undefined;
+  }
+
+  private truncated(method: string): () => void {
+    return () => this.log(`${method} upstream event stream ended inside an event; ended at the last whole event`);
+  }
+
+  private toldRefused(method: string, e: unknown): void {
+    // (encoder errors name the message and byte, never its content)
+    this.log(`${method} upstream response refused: ${(e as Error).name}: ${(e as Error).message}`);
+    this.o.onStreamError?.(e);
+  }
+
+  // A GET event stream opened by openStream, relayed as encodeResponse, wholeEvents and settle
+  // read one (event-relay.ts). What the relay holds for the stream's life is only what it
+  // needs, not the request handler's scope. A POST's stream also ends with an error for each
+  // of its requests when an event is refused (settle.ts).
+  private relayed(
+    method: string,
+    source: ByteSource,
+    guard: CallGuard | undefined,
+    response: Response,
+    original: Uint8Array | undefined,
+  ): Response {
+    const { bodyOptions } = this;
+    const body = relayedBody(source, {
+      codec: bodyOptions,
+      maxEventBytes: this.max,
+      onTruncated: this.truncated(method),
+      observe: guard && eventObserver(guard),
+      onRefused: (e) => this.toldRefused(method, e),
+      ending: original && ((e) => streamEnding(original, e, bodyOptions)),
+    });
+    const head = encodedHead(response, bodyOptions);
+    return new Response(body, { ...head, headers: downstream(head.headers) });
+  }
+
+  async handle(request: Request): Promise<Response> {
+    assertRoom();
+    const url = new URL(request.url);
+    const notHere = this.hostOrOriginRefused(request);
+    if (notHere) return notHere;
+    // (after the Host and Origin checks: a refused request makes no guard)
+    const session = request.headers.get('mcp-session-id');
+    const at: At = { request, url, session, guard: request.method === 'DELETE' ? undefined : this.guards?.get(session) };
+    const declared = Number(request.headers.get('content-length'));
+    if (declared > this.max) {
+      void request.body?.cancel().catch(() => {});
+      return this.tooLarge(request);
+    }
+    const prepared = await this.prepare(at);
+    return prepared instanceof Response ? prepared : this.forward(at, prepared);
+  }
+
+  private tooLarge(request: Request): Promise<Response> {
+    this.log(`${request.method} refused: body over ${this.max} bytes (413)`);
+    return this.jsonError(413, -32600, `Request body larger than ${this.max} bytes`, { connection: 'close' });
+  }
+
+  /** Reads the body and decodes a JSON POST's, answering here what must not go upstream. */
+  private async prepare({ request, url, session, guard }: At): Promise<Prepared | Response> {
+    const p: Prepared = { body: undefined, original: undefined, answers: [], reply: undefined };
+    if (!request.body || request.method === 'GET' || request.method === 'HEAD') return p;
+    try {
+      p.original = p.body = await readBounded(request.body, this.max);
+    } catch (e) {
+      if (e instanceof BodyTooLargeError) return this.tooLarge(request);
+      throw e;
+    }
+    const original = p.original;
+    if (request.method === 'POST' && isJson(mediaType(request.headers.get('content-type')))) {
+      let decoded: Decoded;
+      try {
+        decoded = await decodeBytes(original, this.bodyOptions);
+      } catch (e) {
+        if (isMemoryFull(e)) throw e;
+        this.log(`${request.method} refused: ${(e as Error).message} (400)`); // (names the place, never the content)
+        return this.jsonError(400, -32700, `Parse error: ${(e as Error).message}`);
+      }
+      p.body = decoded.bytes;
+      if (decoded.refused) this.log(`${request.method} refused: ${decoded.refused.message}; not forwarded`); // (the place, never the content)
+      const outcome = decoded.collision
+        ? await collisionOutcome(original, decoded.collision, this.bodyOptions)
+        : decoded.refused && (await refusalOutcome(original, decoded.refused, this.bodyOptions));
+      if (outcome) {
+        if (outcome.reply) {
+          if (decoded.collision) this.log(`${request.method} answered here: keys collide after decoding (-32602)`);
+          p.reply = new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, {
+            status: outcome.reply.status,
+            headers: { 'content-type': 'application/json' },
+          });
+          if (!outcome.forward) return p.reply;
+        }
+        p.body = outcome.forward!;
+      } else if (guard) {
+        const ask = askUpstream(this.base, this.target(url), this.sentUpstream(request), this.max, request.signal);
+        const guarded = await guardSession(this.guards!, session, guard, p.body, this.bodyOptions, ask);
+        if (!guarded) {
+          // (the upstream restarted, or the id is made up)
+          this.log(`${request.method} answered 404: the upstream does not know the session (asked for its tool list)`);
+          return this.jsonError(404, SESSION_NOT_FOUND, 'Session not found');
+        }
+        p.answers = guarded.answers;
+        p.reply = guarded.reply;
+        if (!guarded.forward) return p.reply!;
+        p.body = guarded.forward;
+      }
+    } else if (guard && request.method === 'POST' && holdsJson(original)) {
+      this.log(`${request.method} refused: a JSON body not sent as application/json, which the guard would not read (415)`);
+      return this.jsonError(415, -32000, 'Unsupported Media Type: a JSON body must be sent as application/json');
+    }
+    return p;
+  }
+
+  /** Sends the request upstream (timed under a call time limit) and answers with what comes back. */
+  private async forward(at: At, p: Prepared): Promise<Response> {
+    const { request, url, session } = at;
+    const { callTimeoutMs, callTimeoutMaxMs, onAudit, openStream } = this.o;
+    const headers = this.sentUpstream(request);
+    // (The requests that go up, timed with a call time limit: timed.ts.)
+    const timed =
+      request.method === 'POST' && !p.reply && this.isEndpoint(url)
+        ? timePost(
+            { callTimeoutMs, callTimeoutMaxMs, onAudit: onAudit && ((e) => onAudit(inSession(e, session))) },
+            p.body,
+            (text) => this.cancelUpstream(request, url, text),
+            this.log,
+          )
+        : undefined;
+    // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
+    // Node's fetch writes them with the headers at once, where a Blob costs a write per part.
+    // A request to the endpoint sent by openStream: its body read from `source`, relayed when an event stream.
+    let source: ByteSource | undefined;
+    const send = async (signal: AbortSignal) => {
+      if (!openStream || !this.isEndpoint(url))
+        return this.base(this.target(url), {
+          method: request.method,
+          headers,
+          body: p.body as Uint8Array<ArrayBuffer> | undefined,
+          signal,
+          redirect: 'manual',
+        });
+      const opened = await openStream(this.target(url), headers, signal, request.method, p.body);
+      if (NULL_BODY.has(opened.status)) opened.source.cancel();
+      else source = opened.source;
+      return new Response(source && sourceStream(source), {
+        status: opened.status,
+        statusText: opened.statusText,
+        headers: opened.headers,
+      });
+    };
+    let response: Response;
+    try {
+      if (timed) {
+        const sent = await sendTimed(timed, send, request.signal);
+        if (sent === 'timed-out') {
+          this.log(`${request.method} answered here: no response from the upstream within the call time limit`);
+          return timedOutReply(timed, p.answers, this.bodyOptions);
+        }
+        response = sent;
+      } else response = await send(request.signal);
+    } catch (e) {
+      timed?.stop();
+      if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left
+      const code = (e as { cause?: { code?: unknown } }).cause?.code;
+      const reason = typeof code === 'string' ? ` (${code})` : '';
+      this.log(`${request.method} failed: upstream unreachable${reason} (502)`);
+      return this.failedReplies(p.original, 502, `Cannot reach the upstream MCP server at ${this.upstream.host}${reason}`);
+    }
+    this.guards?.answered(session, request.method, response);
+    if (p.reply) {
+      // (what passed needs no answer: notifications, or responses to the server's requests)
+      await response.body?.cancel().catch(() => {});
+      return p.reply;
+    }
+    return this.answer(at, p, response, timed, source);
+  }
+
+  /** The upstream's response as it goes to the client: encoded, with the guard's answers added. */
+  private async answer(
+    at: At,
+    p: Prepared,
+    response: Response,
+    timed: TimedPost | undefined,
+    source: ByteSource | undefined,
+  ): Promise<Response> {
+    const { request, url, guard } = at;
+    const { original } = p;
+    const { bodyOptions } = this;
+    const framing = { endpoint: this.isEndpoint(url), method: request.method };
+    const kind = responseKind(response, framing);
+    // (under a call time limit, or with the guard's own answers to add, through Web streams: timed.ts, guarded.ts)
+    if (source && kind === 'sse' && !timed && !p.answers.length) return this.relayed(request.method, source, guard, response, original);
+    const onTruncated = this.truncated(request.method);
+    let failure: unknown;
+    const refused = (e: unknown) => {
+      failure = e;
+      this.toldRefused(request.method, e);
+    };
+    const encoded = await encodeResponse(response, { ...bodyOptions, ...framing, guard, timed, onTruncated });
+    const filtered = await withAnswers(encoded, p.answers, bodyOptions, this.max);
+    const down = downstream(filtered.headers);
+    const sse = kind === 'sse';
+    // An event stream cut short by a refused event ends with an error for each request of the
+    // POST: its answer was the refused event or would have come after it, and the host must not
+    // wait for its timeout (a request answered before gets a second answer, which clients drop).
+    const ending = sse && original ? (e: unknown) => streamEnding(original, e, bodyOptions) : undefined;
+    // A JSON answer's first chunk is read before the headers go (it fails: 502 instead); a body
+    // encoded whole (text, errors) or an event stream goes at once, however long it stays open.
+    const settled = await settle(filtered.body, (kind === 'json' && response.ok) || kind === 'binary', refused, ending);
+    if (settled === 'failed') {
+      if (isMemoryFull(failure)) return this.memoryFull(request);
+      return this.failedReplies(original, 502, 'The upstream MCP server sent a response that cannot be passed on');
+    }
+    return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: down });
+  }
+}
