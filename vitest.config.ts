@@ -32,7 +32,7 @@ export default defineConfig({
     // Long fuzzing (npm run fuzz) raises the run counts; give it time.
     testTimeout: process.env.FUZZ_RUNS ? 900_000 : 60_000,
     // fast-check's global limits (a failing or hanging property fails in seconds, not minutes).
-    setupFiles: ['test/setup-fast-check.ts'],
+    setupFiles: ['test/setup-fast-check.ts', 'test/setup-equal-bytes.ts'],
     // Prints the seed the properties draw from (test/suite-seed.ts), to replay a run.
     globalSetup: ['test/print-seed.ts'],
     projects: [

@@ -12,7 +12,7 @@ import { FRAMED, LARGE_LINE } from '../src/stream/core-regions.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { framedBody as body, cat, describeError, hexAppender, pushCut, sized, sseField, traced } from './ndjson-scenarios.ts';
+import { framedBody as body, cat, describeError, logText, outputAppender, pushCut, sized, sseField, traced } from './ndjson-scenarios.ts';
 import { leastTimes } from './scaling.ts';
 import { encodeSse } from './sse-properties.ts';
 import { bytes, run, split } from './stream-helpers.ts';
@@ -169,7 +169,7 @@ function eventEnds(input: Uint8Array, from: number): Set<number> {
 }
 
 /**
- * What a stream did: output between callbacks (hex), callbacks (which may throw), and the error
+ * What a stream did: output between callbacks (logText), callbacks (which may throw), and the error
  * it threw; and how much it had written after each push that ended at an event's end (an event
  * whose blank line came is written in that push, held or not: a proxy must not wait for the next).
  */
@@ -197,7 +197,7 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; atEnds: number[] 
 /** The whole output of `input` cut at `cuts`, with the batch on or off, and the error. */
 function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]): unknown[] {
   const log: unknown[] = [];
-  const t = byteTransformer(mode, { framing: 'sse', ...options }, hexAppender(log), { lines: batch });
+  const t = byteTransformer(mode, { framing: 'sse', ...options }, outputAppender(log), { lines: batch });
   try {
     let from = 0;
     for (const p of [...cuts, input.length]) {
@@ -430,7 +430,7 @@ describe('held SSE events (adversary)', () => {
           const expected = transform(mode, {}, input, false, cuts);
           let got: unknown[];
           try {
-            got = [Buffer.from(await run(make({ framing: 'sse' }), chunks)).toString('hex')];
+            got = [logText(await run(make({ framing: 'sse' }), chunks))];
           } catch (e) {
             got = [['threw', ...describeError(e)]];
           }

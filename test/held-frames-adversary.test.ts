@@ -11,7 +11,7 @@ import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { framedBody as body, cat, describeError, pushCut, sized, traced } from './ndjson-scenarios.ts';
+import { framedBody as body, cat, describeError, logText, pushCut, sized, traced } from './ndjson-scenarios.ts';
 import { leastTimes } from './scaling.ts';
 import { bytes, run } from './stream-helpers.ts';
 
@@ -110,7 +110,7 @@ function render(s: Scenario): { input: Uint8Array; cuts: number[]; sizes: number
 const JUNK = bytes('Content-Length: 2\r\n\r\n{}\n\n');
 
 /**
- * What a stream did: output between callbacks (hex), callbacks, and the error it threw; and
+ * What a stream did: output between callbacks (logText), callbacks, and the error it threw; and
  * how many bytes it had written after each push that returned (a frame whose last byte came
  * is written in that push, held or not: a proxy must not wait for the next message).
  */
@@ -135,7 +135,7 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; written: number[]
 /** The whole output of `input` cut into pieces of `size` (or at `cuts`), with the batch on or off. */
 function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]): unknown[] {
   const log: unknown[] = [];
-  const t = byteTransformer(mode, { framing: 'content-length', ...options }, (b) => void log.push(Buffer.from(b).toString('hex')), {
+  const t = byteTransformer(mode, { framing: 'content-length', ...options }, (b) => void log.push(logText(b)), {
     lines: batch,
   });
   try {
@@ -250,7 +250,7 @@ describe('held Content-Length frames (adversary)', () => {
           const expected = transform(mode, {}, input, false, cuts);
           let got: unknown[];
           try {
-            got = [Buffer.from(await run(make({ framing: 'content-length' }), chunks)).toString('hex')];
+            got = [logText(await run(make({ framing: 'content-length' }), chunks))];
           } catch (e) {
             got = ['', ['threw', ...describeError(e)]];
           }

@@ -12,7 +12,7 @@ import { LARGE_LINE, LINES } from '../src/stream/core-regions.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { asReceived, broken, cat, colliding, describeError, hexAppender, written } from './ndjson-scenarios.ts';
+import { asReceived, broken, cat, colliding, describeError, logText, outputAppender, written } from './ndjson-scenarios.ts';
 import { bytes, run as runStream } from './stream-helpers.ts';
 
 const REGION = LINES - 2; // the lane's region less a CRLF (a longer line is taken on its own, as a large line)
@@ -120,11 +120,11 @@ function chunksOf(s: Scenario, input: Uint8Array): Uint8Array[] {
   return chunks;
 }
 
-/** What a stream did: output between callbacks (hex), callbacks, the error it threw. */
+/** What a stream did: output between callbacks (logText), callbacks, the error it threw. */
 function trace(s: Scenario, lines: boolean): unknown[] {
   const { input, limit } = render(s);
   const log: unknown[] = [];
-  const out = hexAppender(log);
+  const out = outputAppender(log);
   const callback = (how: 'off' | 'log' | 'throw', name: string) =>
     how === 'off'
       ? undefined
@@ -205,7 +205,7 @@ describe('held NDJSON lines, adversarially', () => {
                 const t = byteTransformer(
                   'encode',
                   { maxMessageBytes: limit, onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]) },
-                  (o) => void log.push(Buffer.from(o).toString('hex')),
+                  (o) => void log.push(logText(o)),
                   { lines },
                 );
                 for (const c of chunks) t.push(c.slice());

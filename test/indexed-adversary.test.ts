@@ -13,7 +13,7 @@ import { createByteTransformer, type StreamOptions } from '../src/stream/index.t
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { B, BAD_UTF8, cat, hostileLine } from './hostile-lines.ts';
-import { describeError } from './ndjson-scenarios.ts';
+import { describeError, loggedBytes, outputAppender } from './ndjson-scenarios.ts';
 import { growth, LINEAR_BOUND } from './scaling.ts';
 
 vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
@@ -26,7 +26,7 @@ afterEach(() => {
 
 const what = describeError;
 
-/** What one stream did with `input` (output as hex, callbacks), and whether the indexed path took a message. */
+/** What one stream did with `input` (output as text, callbacks), and whether the indexed path took a message. */
 function traceOf(mode: Mode, input: Uint8Array, codec: StreamOptions, indexed: boolean, lines = true) {
   const log: unknown[] = [];
   const options: StreamOptions = {
@@ -35,16 +35,7 @@ function traceOf(mode: Mode, input: Uint8Array, codec: StreamOptions, indexed: b
     onCollision: (e) => void log.push(['dropped', ...what(e)]),
   };
   const before = hooks.indexedPath(indexed ? 1 : 0);
-  const t = byteTransformer(
-    mode,
-    options,
-    (b) => {
-      const hex = Buffer.from(b).toString('hex');
-      if (typeof log.at(-1) === 'string') log[log.length - 1] += hex;
-      else log.push(hex);
-    },
-    { lines },
-  );
+  const t = byteTransformer(mode, options, outputAppender(log), { lines });
   try {
     t.push(input);
     t.close();
@@ -201,7 +192,7 @@ describe('what the indexed path writes means what the object API says', () => {
           const c = createCodec(codec);
           const expected = mode === 'encode' ? c.encodeMessage(parsed as never) : c.decodeMessage(parsed as never);
           expect(log.length).toBe(1);
-          expect(JSON.parse(Buffer.from(log[0] as string, 'hex').toString('utf8'))).toEqual(expected);
+          expect(JSON.parse(loggedBytes(log).toString('utf8'))).toEqual(expected);
           compared++;
         }),
         runs(150),

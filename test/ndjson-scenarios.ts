@@ -125,7 +125,7 @@ export const sseField = fc.constantFrom(
 export type CallbackHow = 'none' | 'log' | 'throw';
 
 /**
- * A traced framed stream's output and options: output appended to `log` as hex between the
+ * A traced framed stream's output and options: output appended to `log` as text between the
  * callbacks (each logged as it runs), `written()` the bytes out so far, and maxMessageBytes as
  * the scenario's limit says (a number, or a body's size and a delta).
  */
@@ -136,7 +136,7 @@ export function traced(
   log: unknown[],
 ): { out: (b: Uint8Array) => void; written: () => number; options: StreamOptions } {
   let total = 0;
-  const append = hexAppender(log);
+  const append = outputAppender(log);
   const callback = (kind: string, how: CallbackHow) =>
     how === 'none'
       ? undefined
@@ -267,17 +267,27 @@ export function pushCut(
   if (s.empties) push(new Uint8Array(0));
 }
 
-/** Appends output to `log` as hex, joined to the output before it unless a callback came between. */
-export const hexAppender = (log: unknown[]) => (b: Uint8Array) => {
-  const hex = Buffer.from(b).toString('hex');
-  if (typeof log.at(-1) === 'string') log[log.length - 1] += hex;
-  else log.push(hex);
+/**
+ * Output in a log is latin1 text: one character per byte, so a comparison is a comparison of the
+ * bytes, JSON reads as itself in a failure's diff, and it costs a copy (hex cost twice the
+ * characters, and a conversion per byte: most of what the adversary files spent).
+ */
+export const logText = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('latin1');
+
+/** The bytes of a log's output (its text entries, joined). */
+export const loggedBytes = (log: readonly unknown[]): Buffer => Buffer.from(log.filter((x) => typeof x === 'string').join(''), 'latin1');
+
+/** Appends output to `log` as text (logText), joined to the output before it unless a callback came between. */
+export const outputAppender = (log: unknown[]) => (b: Uint8Array) => {
+  const text = logText(b);
+  if (typeof log.at(-1) === 'string') log[log.length - 1] += text;
+  else log.push(text);
 };
 
-/** What a stream did (with `codec`'s terms, if any): output between callbacks (as hex), callbacks, and the error it threw. */
+/** What a stream did (with `codec`'s terms, if any): output between callbacks (logText), callbacks, and the error it threw. */
 export function trace(s: Scenario, input: Uint8Array, lines: boolean, codec: StreamOptions = {}): unknown[] {
   const log: unknown[] = [];
-  const out = hexAppender(log);
+  const out = outputAppender(log);
   const what = describeError;
   let maxMessageBytes: number | undefined;
   if (Array.isArray(s.limit)) {
@@ -313,24 +323,23 @@ export function asReceived(log: readonly unknown[]): unknown[] {
   let afterInvalid = false; // its spoiling comma may follow
   for (const entry of log) {
     if (typeof entry === 'string') {
-      let hex = entry;
-      if (afterInvalid && hex.startsWith('2c')) {
-        hex = hex.slice(2);
+      let text = entry;
+      if (afterInvalid && text.startsWith(',')) {
+        text = text.slice(1);
         cutLine = true;
       }
-      if (cutLine && hex.startsWith('0a')) hex = hex.slice(2);
+      if (cutLine && text.startsWith('\n')) text = text.slice(1);
       afterInvalid = cutLine = false;
-      if (hex) {
-        if (typeof out.at(-1) === 'string') out[out.length - 1] += hex;
-        else out.push(hex);
+      if (text) {
+        if (typeof out.at(-1) === 'string') out[out.length - 1] += text;
+        else out.push(text);
       }
       continue;
     }
     const kind = (entry as unknown[])[0];
     if ((kind === 'invalid' || kind === 'threw') && typeof out.at(-1) === 'string') {
       const text = out.at(-1) as string;
-      let cut = text.length;
-      while (cut > 0 && text.slice(cut - 2, cut) !== '0a') cut -= 2;
+      const cut = text.lastIndexOf('\n') + 1; // (0: no newline)
       cutLine = cut < text.length;
       if (cut === 0) out.pop();
       else out[out.length - 1] = text.slice(0, cut);

@@ -16,7 +16,7 @@ import { FramedBodies } from '../src/stream/framed-bodies.ts';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { broken, cat, colliding, describeError, hexAppender, overRegion, pushChunks, sseField, written } from './ndjson-scenarios.ts';
+import { broken, cat, colliding, describeError, outputAppender, overRegion, pushChunks, sseField, written } from './ndjson-scenarios.ts';
 import { bytes } from './stream-helpers.ts';
 
 // A message body: mostly messages, and the unusual. (It may hold CR: writeJson's whitespace.)
@@ -134,10 +134,10 @@ function render(s: Scenario): { input: Uint8Array; sizes: number[] } {
   return { input, sizes: sizes.length ? sizes : [1] };
 }
 
-/** What a stream did: output between callbacks (as hex), callbacks, and the error it threw. */
+/** What a stream did: output between callbacks (logText), callbacks, and the error it threw. */
 function trace(s: Scenario, input: Uint8Array, sizes: number[], batch: boolean): unknown[] {
   const log: unknown[] = [];
-  const out = hexAppender(log);
+  const out = outputAppender(log);
   const what = describeError;
   const maxMessageBytes = Array.isArray(s.limit) ? Math.max(1, sizes[s.limit[0] % sizes.length]! + s.limit[1]) : s.limit;
   const options: StreamOptions = {

@@ -6,7 +6,7 @@
 // one place for many runs; this tries them all.
 import { describe, expect, it } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
-import { asReceived, describeError, hexAppender } from './ndjson-scenarios.ts';
+import { asReceived, describeError, loggedBytes, outputAppender } from './ndjson-scenarios.ts';
 import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
 
 type Mode = 'encode' | 'decode';
@@ -18,7 +18,7 @@ type Mode = 'encode' | 'decode';
  */
 function trace(mode: Mode, chunks: Uint8Array[], lines: boolean): { log: unknown[]; atEnds: number[] } {
   const log: unknown[] = [];
-  const hex = hexAppender(log);
+  const append = outputAppender(log);
   let written = 0;
   const atEnds: number[] = [];
   const t = byteTransformer(
@@ -29,7 +29,7 @@ function trace(mode: Mode, chunks: Uint8Array[], lines: boolean): { log: unknown
     },
     (b) => {
       written += b.length;
-      hex(b);
+      append(b);
     },
     { lines },
   );
@@ -47,7 +47,7 @@ function trace(mode: Mode, chunks: Uint8Array[], lines: boolean): { log: unknown
 
 /** Where the output's lines end (each line in gives one line out, when all are valid). */
 function lineEnds(log: unknown[]): number[] {
-  const out = Buffer.from(log.filter((x) => typeof x === 'string').join(''), 'hex');
+  const out = loggedBytes(log);
   const ends: number[] = [];
   for (let i = 0; i < out.length; i++) if (out[i] === 0x0a) ends.push(i + 1);
   return ends;

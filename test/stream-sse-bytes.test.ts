@@ -7,11 +7,11 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
-import { describeError, hexAppender } from './ndjson-scenarios.ts';
+import { describeError, loggedBytes, outputAppender } from './ndjson-scenarios.ts';
 import { expectEventsEncoded, parsesAsJson, readEventsChecked } from './sse-reference.ts';
 import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
 
-/** What a stream (reporting invalid messages) did with `chunks`: output as hex between callbacks, callbacks, the error it threw. */
+/** What a stream (reporting invalid messages) did with `chunks`: output as text (logText) between callbacks, callbacks, the error it threw. */
 function trace(chunks: Uint8Array[], lines: boolean): unknown[] {
   const log: unknown[] = [];
   const t = byteTransformer(
@@ -21,7 +21,7 @@ function trace(chunks: Uint8Array[], lines: boolean): unknown[] {
       onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),
       onCollision: (e) => void log.push(['dropped', ...describeError(e)]),
     },
-    hexAppender(log),
+    outputAppender(log),
     { lines },
   );
   try {
@@ -54,7 +54,7 @@ function expectAsParserReadsIt(input: Uint8Array, log: unknown[]): void {
   const before = parse(input);
   const ids = before.events.map((e) => e.id);
   if (new Set(ids).size !== ids.length) return; // (an id changed into another: events cannot be matched)
-  const after = parse(Buffer.from(log.filter((x) => typeof x === 'string').join(''), 'hex'));
+  const after = parse(loggedBytes(log));
   expect(after.retries).toEqual(before.retries);
   // (U+FFFD: bytes that are not UTF-8, which TextDecoder replaced and the stream refuses.)
   const refused = expectEventsEncoded(before.events, after.events, (d) => !parsesAsJson(d) || d.includes('\uFFFD'));
