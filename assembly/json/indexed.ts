@@ -33,6 +33,11 @@ import { resetMessage } from './transducer';
 // A container `data` taken as text before its object's `type` turned out to be media: the
 // message is read again, each `data` of unknown media read ahead (indexed-media.ts).
 const INDEXED_AGAIN: i32 = -3;
+// Objects open that took a container `data` so: past TAKEN_NESTING the message is read again
+// that way too, as deep nesting of `data` before `type` was (the host refuses it past 32 levels;
+// reading ahead gives such a message to the host).
+const TAKEN_NESTING: u32 = 8;
+let gTakenOpen: u32 = 0;
 
 /**
  * Transforms the n bytes at `inp` (one whole message) into `out`, as the per-message path would
@@ -51,6 +56,7 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
 function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bool): i32 {
   begin(state, out);
   resetMessage();
+  gTakenOpen = 0;
   indexStart(inp, n);
   startText(inp);
   const encoding = get(J_MODE) == JSON_ENCODE;
@@ -81,6 +87,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
             // (Media data is a string: an object or array is taken as text, and taken back if a
             // media `type` or a second `data` follows; a schema's rules would reach into it.)
             if (get(J_SCHEMA_AT) != 0) return INDEXED_HOST;
+            if (++gTakenOpen > TAKEN_NESTING) return INDEXED_AGAIN;
             setTop(k | K_DATA_TAKEN);
           } else {
             const ahead = media == MEDIA_UNKNOWN ? dataAhead(inp, i, n) : DATA_TRANSFORM; // (the host would hold it until the type is known)
@@ -178,6 +185,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
     } else return INDEXED_HOST; // P_DONE: only whitespace may follow the value
     if (!closes) return INDEXED_HOST;
     // (No `data` or `blob` of this object waits: those were refused.)
+    if ((top() & K_DATA_TAKEN) != 0) gTakenOpen--;
     leaveContainer(depth);
     depth--;
     set(J_DEPTH, depth);
