@@ -91,18 +91,15 @@ const object = (plain: boolean): fc.Arbitrary<string> =>
   })).obj;
 
 /** A message that holds the object where logs, errors and results hold theirs; padded to near 16 KiB or not. */
+const WRAPS = [
+  (o: string) => `{"jsonrpc":"2.0","method":"notifications/message","params":${o}}`,
+  (o: string) => `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"Qwen","data":${o}}}`,
+  (o: string) => `{"jsonrpc":"2.0","id":"a","result":{"content":[${o},{"type":"text","text":"Qwen"}]}}`,
+  (o: string) => `{"jsonrpc":"2.0","id":1,"result":{"data":${o}}}`,
+];
 const message = (plain: boolean) =>
   fc
-    .tuple(
-      fc.constantFrom(
-        (o: string) => `{"jsonrpc":"2.0","method":"notifications/message","params":${o}}`,
-        (o: string) => `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"Qwen","data":${o}}}`,
-        (o: string) => `{"jsonrpc":"2.0","id":"a","result":{"content":[${o},{"type":"text","text":"Qwen"}]}}`,
-        (o: string) => `{"jsonrpc":"2.0","id":1,"result":{"data":${o}}}`,
-      ),
-      object(plain),
-      fc.option(fc.integer({ min: -48, max: 48 }), { nil: undefined }),
-    )
+    .tuple(fc.constantFrom(...WRAPS), object(plain), fc.option(fc.integer({ min: -48, max: 48 }), { nil: undefined }))
     .map(([wrap, o, edge]) => {
       const line = wrap(o);
       if (edge === undefined) return line;
@@ -144,4 +141,67 @@ describe('a `data` before its `type` on the indexed path', () => {
         );
       });
     }
+});
+
+// An object or array `data` before its object's `type` is transformed without reading ahead
+// (log and error data), and the message read again when a media `type` or a second `data`
+// follows: against the per-message path (`lines: false`), with terms inside the `data`.
+const container = fc.oneof(
+  fc.constantFrom(
+    '{"text":"Qwen"}',
+    '["Qwen",{"data":"Qwen","type":"image"}]',
+    '{"type":"image","data":"Qwen"}',
+    '{"event":"retry","host":"qwen.example","ms":5}',
+    '[]',
+    '[["image"],{"Qwen":{"type":"audio"}}]',
+  ),
+  // Nested in each other, to past the depth the per-message path refuses (32).
+  fc.integer({ min: 1, max: 40 }).map((k) => `${'{"data":'.repeat(k)}{"a":"Qwen"}${',"type":"text"}'.repeat(k)}`),
+);
+const between = fc.array(fc.constantFrom('"text":"Qwen"', '"mimeType":"image/png"', '"ms":12', '"uri":"x"', '"type2":"image"'), {
+  maxLength: 2,
+});
+const after = fc.constantFrom('"type":"image"', '"type":"audio"', '"type":"text"', '"type":5', '"data":"Qwen"', '"data":{"a":"Qwen"}', '');
+const takenLater = fc
+  .tuple(fc.constantFrom(...WRAPS), container, between, after)
+  .map(([wrap, data, mid, end]) => wrap(`{${[`"data":${data}`, ...mid, ...(end ? [end] : [])].join(',')}}`));
+
+/** What one stream (lines lane on or off) did with `input`: its output and callbacks. */
+function streamed(mode: Mode, input: Uint8Array, codec: StreamOptions, lines: boolean): string {
+  const log: unknown[] = [];
+  const options: StreamOptions = {
+    ...codec,
+    onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),
+    onCollision: (e) => void log.push(['dropped', ...describeError(e)]),
+  };
+  const t = byteTransformer(mode, options, (b) => void log.push(Buffer.from(b).toString('hex')), { lines });
+  t.push(input);
+  t.close();
+  return JSON.stringify(log);
+}
+
+/** `input` encoded by the per-message path (a message it refuses left out). */
+function encodedBy(input: Uint8Array, codec: StreamOptions): Uint8Array {
+  const out: Uint8Array[] = [];
+  const t = byteTransformer('encode', { ...codec, onInvalidMessage: () => {} }, (b) => void out.push(b.slice()), { lines: false });
+  t.push(input);
+  t.close();
+  return Buffer.concat(out);
+}
+
+describe('a container `data` before its `type`, taken without reading ahead', () => {
+  for (const [c, codec] of CODECS.entries())
+    it(`codec ${c}: both ways, the per-message path's output`, () => {
+      const before = hooks.indexedPath(1);
+      fc.assert(
+        fc.property(fc.array(takenLater, { minLength: 1, maxLength: 4 }), (lines) => {
+          const input = B(`${lines.join('\n')}\n`);
+          expect(streamed('encode', input, codec, true)).toBe(streamed('encode', input, codec, false));
+          const tokens = encodedBy(input, codec);
+          expect(streamed('decode', tokens, codec, true)).toBe(streamed('decode', tokens, codec, false));
+        }),
+        runs(150),
+      );
+      expect(hooks.indexedPath(1) - before).toBeGreaterThan(150); // (the lines lane took them)
+    });
 });

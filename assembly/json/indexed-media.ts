@@ -8,7 +8,9 @@
 // a tool schema around it, JSON that is not valid) goes to the host as before. One look reads
 // at most the rest of the message; a message reads ahead at most AHEAD times its length (four
 // such `data` members, or more that share it), past that the host takes it: a `data` in a
-// `data` in a `data`... would otherwise be read once per level.
+// `data` in a `data`... would otherwise be read once per level. An object or array `data` (log
+// and error data; media data is a string) is not read ahead: indexed.ts takes it as text, and
+// reads the message again this way should a media `type` or a second `data` follow.
 import { J_SCHEMA_AT } from '../abi';
 import { BACKSLASH, BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, QUOTE } from '../bytes';
 import { KEY_DATA, KEY_TYPE, keyId } from '../fields';

@@ -9,10 +9,12 @@
 // It takes the common case and refuses the rest before anything is kept, and the per-message
 // path takes that message (whole.ts): anything that is not valid JSON (that path reports where),
 // values the host must hold (a `blob` before its `uri`; a `data` before its `type` only where
-// indexed-media.ts cannot read the rest of its object plainly), and,
+// indexed-media.ts cannot read the rest of its object plainly; an object or array `data` is
+// taken as text without reading ahead), and,
 // decoding, a key that decoding changes.
 import {
-  J_DEPTH, J_MODE, J_NUM_SIZE, J_ROOT_PAYLOAD, J_STACK_CAP, J_VALUE, JSON_ENCODE, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE, ROOT_TEXT,
+  J_DEPTH, J_MODE, J_NUM_SIZE, J_ROOT_PAYLOAD, J_SCHEMA_AT, J_STACK_CAP, J_VALUE, JSON_ENCODE, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE,
+  ROOT_TEXT,
 } from '../abi';
 import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, MINUS, QUOTE } from '../bytes';
 import { keyRules, valueFlags } from './envelope';
@@ -22,11 +24,20 @@ import { decodeText, gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, startText, st
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
 import {
-  begin, done, get, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, o, set, setTop, top, V_BLOB, V_DATA,
-  V_MAX_LENGTH, V_PAYLOAD, V_TYPE,
+  begin, done, get, K_DATA_TAKEN, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, o, set, setTop, top, V_BLOB,
+  V_DATA, V_MAX_LENGTH, V_PAYLOAD, V_TYPE,
 } from './state';
 import { indexStart } from './structural';
 import { resetMessage } from './transducer';
+
+// A container `data` taken as text before its object's `type` turned out to be media: the
+// message is read again, each `data` of unknown media read ahead (indexed-media.ts).
+const INDEXED_AGAIN: i32 = -3;
+// Objects open that took a container `data` so: past TAKEN_NESTING the message is read again
+// that way too, as deep nesting of `data` before `type` was (the host refuses it past 32 levels;
+// reading ahead gives such a message to the host).
+const TAKEN_NESTING: u32 = 8;
+let gTakenOpen: u32 = 0;
 
 /**
  * Transforms the n bytes at `inp` (one whole message) into `out`, as the per-message path would
@@ -34,8 +45,18 @@ import { resetMessage } from './transducer';
  * INDEXED_HOST.
  */
 export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i32 {
+  const written = indexedPass(state, inp, n, out, true);
+  return written != INDEXED_AGAIN ? written : indexedPass(state, inp, n, out, false);
+}
+
+/**
+ * indexedMessage; `speculate`: an object or array `data` whose object's `type` is not yet known
+ * is transformed without reading ahead (log and error data), or INDEXED_AGAIN.
+ */
+function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bool): i32 {
   begin(state, out);
   resetMessage();
+  gTakenOpen = 0;
   indexStart(inp, n);
   startText(inp);
   const encoding = get(J_MODE) == JSON_ENCODE;
@@ -59,10 +80,20 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
         let v = valueFlags();
         if (depth > 0) setTop(top() & ~K_FIRST);
         if ((v & V_DATA) != 0) {
-          const media = (top() >> K_MEDIA_SHIFT) & 3;
-          const ahead = media == MEDIA_UNKNOWN ? dataAhead(inp, i, n) : DATA_TRANSFORM; // (the host would hold it until the type is known)
-          if (ahead == DATA_HOST) return INDEXED_HOST;
-          if (media == MEDIA_YES || ahead == DATA_KEEP) v &= ~V_PAYLOAD;
+          const k = top();
+          const media = (k >> K_MEDIA_SHIFT) & 3;
+          if (media == MEDIA_UNKNOWN && (k & K_DATA_TAKEN) != 0) return INDEXED_AGAIN; // a second `data` first: the taken one is kept
+          if (media == MEDIA_UNKNOWN && speculate && (b == BRACE_OPEN || b == BRACKET_OPEN)) {
+            // (Media data is a string: an object or array is taken as text, and taken back if a
+            // media `type` or a second `data` follows; a schema's rules would reach into it.)
+            if (get(J_SCHEMA_AT) != 0) return INDEXED_HOST;
+            if (++gTakenOpen > TAKEN_NESTING) return INDEXED_AGAIN;
+            setTop(k | K_DATA_TAKEN);
+          } else {
+            const ahead = media == MEDIA_UNKNOWN ? dataAhead(inp, i, n) : DATA_TRANSFORM; // (the host would hold it until the type is known)
+            if (ahead == DATA_HOST) return INDEXED_HOST;
+            if (media == MEDIA_YES || ahead == DATA_KEEP) v &= ~V_PAYLOAD;
+          }
         } else if ((v & V_BLOB) != 0) {
           if ((top() & K_URI) == 0) return INDEXED_HOST; // held until the object's `uri` is known
           v &= ~V_PAYLOAD;
@@ -90,7 +121,11 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
             if (!(uriCheck && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, e);
             else if (!transformUriHeader(i + 1, e)) return INDEXED_REFUSED;
           }
-          if ((v & V_TYPE) != 0 && !resolveMedia(isMediaType(gDec, <u32>gDecLen))) return INDEXED_HOST;
+          if ((v & V_TYPE) != 0) {
+            const media = isMediaType(gDec, <u32>gDecLen);
+            if (!resolveMedia(media)) return INDEXED_HOST;
+            if (media && (top() & K_DATA_TAKEN) != 0) return INDEXED_AGAIN; // its `data` is kept
+          }
           i = e + 1;
         } else if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) {
           const start = i;
@@ -150,6 +185,7 @@ export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i3
     } else return INDEXED_HOST; // P_DONE: only whitespace may follow the value
     if (!closes) return INDEXED_HOST;
     // (No `data` or `blob` of this object waits: those were refused.)
+    if ((top() & K_DATA_TAKEN) != 0) gTakenOpen--;
     leaveContainer(depth);
     depth--;
     set(J_DEPTH, depth);

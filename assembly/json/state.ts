@@ -14,6 +14,7 @@ export const K_FIRST: u32 = 32; // no member yet
 export const K_URI: u32 = 64; // has a `uri` member: its `blob` is opaque
 export const K_BLOB_PENDING: u32 = 128; // a `blob` value was deferred; resolve when `uri` is seen or not
 export const K_NAME_MAP: u32 = 256; // a schema's `properties` (or the like): its members are names
+export const K_DATA_TAKEN: u32 = 512; // (indexed path) a container `data` was transformed before `type` was known
 
 // The media state of an object (at K_MEDIA_SHIFT).
 export const MEDIA_UNKNOWN: u32 = 0;
