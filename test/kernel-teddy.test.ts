@@ -164,6 +164,15 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
     everyByteEverywhere(desc, FILLER, (input) => reference(teddy, all, input, teddyAscii));
   });
 
+  // Dense masks (OR of two draws) let fingerprints pass; a quarter of the bytes not allowed.
+  const masks = fc
+    .tuple(fc.uint8Array({ minLength: MASKS, maxLength: MASKS }), fc.uint8Array({ minLength: MASKS, maxLength: MASKS }))
+    .map(([a, b]) => a.map((x, i) => x | b[i]!));
+  const allowed = fc.array(
+    fc.nat(3).map((n) => n !== 0),
+    { minLength: 256, maxLength: 256 },
+  );
+
   it('random masks, allowed bytes and inputs of up to 5 blocks', () => {
     // Inputs from a few bytes (case pairs included), so fingerprints pass often enough.
     const alphabet = [0x00, 0x20, 0x41, 0x61, 0x42, 0x62, 0x5f, 0x7f, 0x80, 0xa0, 0xc3, 0xe4, 0xff];
@@ -174,14 +183,6 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
       fromAlphabet(0, 5 * BLOCK),
       // lengths around block ends, where the last block overlaps the one before
       fc.constantFrom(15, 16, 17, 31, 32, 33, 47, 63, 79).chain((n) => fromAlphabet(n, n)),
-    );
-    // Dense masks (OR of two draws) let fingerprints pass; a quarter of the bytes not allowed.
-    const masks = fc
-      .tuple(fc.uint8Array({ minLength: MASKS, maxLength: MASKS }), fc.uint8Array({ minLength: MASKS, maxLength: MASKS }))
-      .map(([a, b]) => a.map((x, i) => x | b[i]!));
-    const allowed = fc.array(
-      fc.nat(3).map((n) => n !== 0),
-      { minLength: 256, maxLength: 256 },
     );
     fc.assert(
       fc.property(masks, allowed, input, (teddy, ok, bytes) => {
@@ -204,13 +205,6 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
         for (const [at, b] of high) if (out.length > 0) out[at % out.length] = b;
         return Uint8Array.from(out);
       });
-    const masks = fc
-      .tuple(fc.uint8Array({ minLength: MASKS, maxLength: MASKS }), fc.uint8Array({ minLength: MASKS, maxLength: MASKS }))
-      .map(([a, b]) => a.map((x, i) => x | b[i]!));
-    const allowed = fc.array(
-      fc.nat(3).map((n) => n !== 0),
-      { minLength: 256, maxLength: 256 },
-    );
     fc.assert(
       fc.property(masks, masks, allowed, input, (teddy, teddyAscii, ok, bytes) => {
         const desc = writeDescriptor(filterTables(teddy, ok, teddyAscii), 'x', 'y', '0123456789abcdef', 1);
