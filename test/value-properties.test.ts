@@ -105,7 +105,7 @@ describe('values', () => {
   });
 
   it('encode a short value alike the first time and when it repeats (the value memo), in any case and as a data: URI', () => {
-    // codec.ts memoises short values whole, the data: URI rule included: each string must come
+    // compiled.ts memoises short values whole, the data: URI rule included: each string must come
     // out as the unmemoised path (keptText over the reference) makes it, whatever came before.
     const shared = createCodec(); // (its memo lives across the runs)
     const piece = fc.constantFrom(

@@ -1,24 +1,11 @@
 // createCodec(): the string, value and message API over a compiled term set.
 
 import type { JsonPath } from '../errors.js';
-import { memoise } from '../util/memoise.js';
 import { compile } from './compiled.js';
 import { type CodecOptions, type ResolvedOptions, resolveOptions } from './options.js';
 import { mapMessage, type PayloadField } from './payload.js';
 import { ENVELOPE_RULES } from './protocol-fields.js';
-import { dataUriPayload, keptText, mapValue } from './walk.js';
-
-/**
- * String values up to this length are memoised (up to VALUE_MEMO of them): in the 3,000-app
- * list they are three strings in four and 484 distinct ones; the longer ones (window titles,
- * descriptions) are nearly all distinct and would only flush the cache. 8,192, not the keys'
- * 2,048: 2,000 key-heavy messages hold 6,683 distinct short values (ids, times) among common
- * ones, and a smaller cache, flushed by the ids, cost 1.09x the matcher alone. Held: under
- * 1 MB when most values are unchanged (their result is the value itself), about 7 MB if all
- * were CJK terms.
- */
-const SHORT_VALUE = 32;
-const VALUE_MEMO = 8192;
+import { mapValue } from './walk.js';
 
 export interface Codec {
   /** The options in force, with defaults filled in. */
@@ -42,13 +29,10 @@ export interface Codec {
 
 export function createCodec(options?: CodecOptions): Codec {
   const resolved = resolveOptions(options);
-  const { encode, decode, widen } = compile(resolved);
+  const { encode, valueText, decode, widen } = compile(resolved);
   const { prefix, suffix, hexCase, terms, fold } = resolved;
-  const keptFrom = dataUriPayload(prefix);
-  // String values: short ones repeat (names, ids, paths) and are memoised whole.
-  const encodeString = memoise((s) => keptText(s, encode.text, keptFrom), VALUE_MEMO, SHORT_VALUE);
   const encodeAt = (value: unknown, basePath: JsonPath, field?: PayloadField) =>
-    mapValue(value, encodeString, {
+    mapValue(value, valueText, {
       checkCollisions: false,
       basePath,
       mapKey: encode.key,

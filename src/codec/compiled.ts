@@ -9,6 +9,7 @@ import { schemaWidening } from './protocol-fields.js';
 import { compileShortMatcher } from './short-match.js';
 import { compileTokenDecode } from './token-decode.js';
 import { compileTokenEncode, HEX_DIGITS } from './token-encode.js';
+import { dataUriPayload, keptText } from './walk.js';
 import { mapWellFormed } from './well-formed.js';
 
 /** One direction (encode or decode) of a compiled codec. */
@@ -25,6 +26,11 @@ export interface Compiled {
   /** Encoding through the core (what encode.text uses past the short strings). */
   readonly encodeJob: StringJob;
   readonly encode: Direction;
+  /**
+   * The object API's string values encoded: a data: URI keeps its payload (dataUriPayload),
+   * and short ones repeat (names, ids, paths) and are memoised whole (see VALUE_MEMO).
+   */
+  readonly valueText: (s: string) => string;
   readonly decode: Direction;
   /** Worst-case output bytes per input byte of encoded text. */
   readonly expansion: number;
@@ -64,21 +70,25 @@ export function compile(o: ResolvedOptions): Compiled {
   const matchShort = compileShortMatcher(automaton);
   // Tokens are restored in JS at every length (see token-decode.ts for why).
   const decodeTokens = compileTokenDecode(o.prefix, o.suffix);
+  // Short strings are matched in JS on the core's own tables (no crossing into WASM).
+  const encodeText = encodeDirection(encode, (s) => {
+    const found = matchShort(s);
+    if (found === undefined || found.length === 0) return found && s;
+    let out = '';
+    let from = 0;
+    for (let k = 0; k < found.length; k += 2) {
+      out += s.slice(from, found[k]) + encode.replace(s.slice(found[k], found[k + 1]));
+      from = found[k + 1]!;
+    }
+    return out + s.slice(from);
+  });
+  const keptFrom = dataUriPayload(o.prefix);
   c = {
     desc,
     encodeJob: encode,
-    // Short strings are matched in JS on the core's own tables (no crossing into WASM).
-    encode: encodeDirection(encode, (s) => {
-      const found = matchShort(s);
-      if (found === undefined || found.length === 0) return found && s;
-      let out = '';
-      let from = 0;
-      for (let k = 0; k < found.length; k += 2) {
-        out += s.slice(from, found[k]) + encode.replace(s.slice(found[k], found[k + 1]));
-        from = found[k + 1]!;
-      }
-      return out + s.slice(from);
-    }),
+    encode: encodeText,
+    // (Here, not per codec: a codec per connection would hold a memo of its own.)
+    valueText: memoise((s) => keptText(s, encodeText.text, keptFrom), VALUE_MEMO, SHORT_VALUE),
     decode: { text: decodeTokens, key: memoiseShort(decodeTokens) },
     expansion: 2 + (o.prefix.length + o.suffix.length) / automaton.minPatternBytes,
     widen,
@@ -104,6 +114,18 @@ function encodeDirection(job: StringJob, short: (s: string) => string | undefine
   };
   return { text, key: memoiseShort(text) };
 }
+
+/**
+ * String values up to this length are memoised (up to VALUE_MEMO of them): in the 3,000-app
+ * list they are three strings in four and 484 distinct ones; the longer ones (window titles,
+ * descriptions) are nearly all distinct and would only flush the cache. 8,192, not the keys'
+ * 2,048: 2,000 key-heavy messages hold 6,683 distinct short values (ids, times) among common
+ * ones, and a smaller cache, flushed by the ids, cost 1.09x the matcher alone. Held per
+ * compiled term set (not per codec): under 1 MB when most values are unchanged (their result
+ * is the value itself), about 7 MB if all were CJK terms.
+ */
+const SHORT_VALUE = 32;
+const VALUE_MEMO = 8192;
 
 /** Keys are memoised only when short: long keys are rare and would crowd the cache. */
 const memoiseShort = (f: (s: string) => string) => memoise(f, 2048, SHORT_STRING);

@@ -5,11 +5,13 @@ import { NodeBuffer } from '../util/node-buffer.js';
 
 type Finder = (byte: number, from: number) => number;
 
+/** `chunk` as searched: a Buffer over it where memchr pays (its indexOf is Uint8Array's). */
+export function searchView(chunk: Uint8Array): Uint8Array {
+  return NodeBuffer && chunk.length >= 256 ? NodeBuffer.from(chunk.buffer, chunk.byteOffset, chunk.length) : chunk;
+}
+
 /** A search function over `chunk` (make one per chunk, call it per delimiter). */
 export function byteFinder(chunk: Uint8Array): Finder {
-  if (NodeBuffer && chunk.length >= 256) {
-    const view = NodeBuffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-    return (byte, from) => view.indexOf(byte, from);
-  }
-  return (byte, from) => chunk.indexOf(byte, from);
+  const view = searchView(chunk);
+  return (byte, from) => view.indexOf(byte, from);
 }
