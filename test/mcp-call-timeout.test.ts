@@ -1,19 +1,16 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, it, type TestContext, vi } from 'vitest';
 import type { AuditEntry } from '../src/guard/audit.ts';
 import { createCodec } from '../src/index.ts';
 import { CallTimeoutTransport, PayloadFilteringTransport, ToolCallGuardTransport } from '../src/mcp/index.ts';
 import { LIMIT_MS, MAX_MS, NO_ANSWER, record, seen, slowServer, until } from './call-timeout-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
-const cleanup: (() => unknown)[] = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
-});
 
-async function connect(wrap: (t: Transport) => Transport) {
+/** The real SDK client over `wrap` around a recording child: closed when the case ends (`finished`). */
+async function connect(finished: TestContext['onTestFinished'], wrap: (t: Transport) => Transport) {
   const file = record();
   const stdio = new StdioClientTransport({ command: process.execPath, args: slowServer(file), stderr: 'pipe' });
   const stderr: string[] = [];
@@ -23,7 +20,7 @@ async function connect(wrap: (t: Transport) => Transport) {
   client.onerror = (e) => void errors.push(e);
   // (Timing starts once the child is up: its start on a loaded machine is not what is tested.)
   await client.connect(wrap(stdio));
-  cleanup.push(() => client.close().catch(() => {}));
+  finished(() => client.close().catch(() => {}));
   return { client, file, stderr, errors };
 }
 
@@ -32,10 +29,16 @@ const timed =
   (t: Transport) =>
     new CallTimeoutTransport(t, { callTimeoutMs: ms, callTimeoutMaxMs: max });
 
-describe('CallTimeoutTransport', () => {
-  it('answers a tools/call never answered, encoded on its way up, and cancels it through the inner transport', async () => {
+describe.concurrent('CallTimeoutTransport', () => {
+  it('answers a tools/call never answered, encoded on its way up, and cancels it through the inner transport', async ({
+    expect,
+    onTestFinished,
+  }) => {
     const options = { terms: { ascii: ['answer'] } };
-    const { client, file } = await connect((t) => new PayloadFilteringTransport(timed()(t), { ...options, side: 'client' }));
+    const { client, file } = await connect(
+      onTestFinished,
+      (t) => new PayloadFilteringTransport(timed()(t), { ...options, side: 'client' }),
+    );
     const r = await client.callTool({ name: 'never', arguments: {} });
     expect(r).toEqual({ content: [{ type: 'text', text: createCodec(options).encodeText(NO_ANSWER) }], isError: true });
     expect((await client.callTool({ name: 'echo', arguments: {} })).content).toEqual([{ type: 'text', text: 'echo' }]);
@@ -48,13 +51,13 @@ describe('CallTimeoutTransport', () => {
     ).toEqual([{ requestId: call.id, reason: 'timeout' }]);
   });
 
-  it('answers other requests with error -32001', async () => {
-    const { client } = await connect(timed());
+  it('answers other requests with error -32001', async ({ expect, onTestFinished }) => {
+    const { client } = await connect(onTestFinished, timed());
     await expect(client.listResources()).rejects.toMatchObject({ code: -32001, message: expect.stringContaining(NO_ANSWER) });
   });
 
-  it('drops a late answer: the client never sees it', async () => {
-    const { client, stderr, errors } = await connect(timed());
+  it('drops a late answer: the client never sees it', async ({ expect, onTestFinished }) => {
+    const { client, stderr, errors } = await connect(onTestFinished, timed());
     expect((await client.callTool({ name: 'late', arguments: {} })).isError).toBe(true);
     await until(() => stderr.join('').includes('late answer sent'));
     // An answer after the late one, on the same pipe: once it is in, the late one was read.
@@ -63,8 +66,8 @@ describe('CallTimeoutTransport', () => {
     expect(errors.map((e) => e.message)).toEqual([]);
   });
 
-  it('lets progress keep a call going past the limit, up to the max', async () => {
-    const { client } = await connect(timed(LIMIT_MS, MAX_MS));
+  it('lets progress keep a call going past the limit, up to the max', async ({ expect, onTestFinished }) => {
+    const { client } = await connect(onTestFinished, timed(LIMIT_MS, MAX_MS));
     let progress = 0;
     expect(await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ })).toEqual({
       content: [{ type: 'text', text: 'done' }],
@@ -78,10 +81,11 @@ describe('CallTimeoutTransport', () => {
   });
 });
 
-describe('ToolCallGuardTransport({ callTimeoutMs })', () => {
-  it('times the calls it lets through, and tells onAudit', async () => {
+describe.concurrent('ToolCallGuardTransport({ callTimeoutMs })', () => {
+  it('times the calls it lets through, and tells onAudit', async ({ expect, onTestFinished }) => {
     const audit: AuditEntry[] = [];
     const { client, file } = await connect(
+      onTestFinished,
       (t) => new ToolCallGuardTransport(t, { callTimeoutMs: LIMIT_MS, onAudit: (e) => void audit.push(e) }),
     );
     const blocked = await client.callTool({ name: 'nosuch', arguments: {} });
