@@ -40,14 +40,18 @@ class FakeSession implements HandlerSession {
   toChildLines(lines: string[]): void {
     this.toChild.push(...lines);
   }
-  refused(): void {}
+  /** The messages of POSTs refused before the guard, handed over for it to drop its calls. */
+  readonly handedToGuard: unknown[] = [];
+  refused(values: readonly unknown[]): void {
+    this.handedToGuard.push(...values);
+  }
   close(why: string): void {
     this.ended = true;
     this.closed.push(why);
   }
 }
 
-function serve(maxSessions = 2) {
+function serve(maxSessions = 2, maxMessageBytes = MAX) {
   const made: FakeSession[] = [];
   const logs: string[] = [];
   const log = (l: string) => void logs.push(l);
@@ -61,7 +65,7 @@ function serve(maxSessions = 2) {
       return s;
     },
   });
-  const handler = new ServeHandler({ sessions, codec, codecOptions: {}, maxMessageBytes: MAX, versions: VERSIONS, log });
+  const handler = new ServeHandler({ sessions, codec, codecOptions: {}, maxMessageBytes, versions: VERSIONS, log });
   return { handler, made, logs, sessions };
 }
 
@@ -86,6 +90,21 @@ async function started(h: ServeHandler, made: FakeSession[]) {
 }
 
 describe('ServeHandler', () => {
+  // What a refused body hands its session's guard (to drop and tell each call with `"id": null`)
+  // is bounded as a body the guard reads is: a batch past MAX_BATCH (100) hands nothing; one
+  // body of 1 MiB had made 20,000 log lines and trail entries.
+  it('hands the guard the calls of a refused batch of up to 100 messages, none of a larger one', async () => {
+    const { handler, made } = serve(2, 64 * 1024);
+    const s = await started(handler, made);
+    const headers = { 'mcp-session-id': s.id };
+    const nullCall = '{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"x"}}';
+    for (const n of [100, 101]) {
+      const response = await handler.handle(request('POST', `[${Array(n).fill(nullCall).join(',')}]`, headers));
+      expect(response.status).toBe(400);
+    }
+    expect(s.handedToGuard.length).toBe(100);
+  });
+
   it('refuses a Host or an Origin it does not answer to (403), and the access layer never sees such a request', async () => {
     const { handler } = serve();
     for (const headers of [{ host: 'evil.example' }, { origin: 'http://evil.example' }] as Record<string, string>[])

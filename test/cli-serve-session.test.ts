@@ -227,6 +227,30 @@ describe('ServeSession', () => {
     expect(done).toBe(true);
     expect(text.endsWith('data: {"jsonrpc":"2.0","id":1,"result":{}}\n\n')).toBe(true);
   });
+
+  it("the child's output goes on once the host read a stream that ended holding SERVE_HOLD_BYTES", async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    const { s, child } = session();
+    const first = s.post([host(call('1', 'echo', ',"_meta":{"progressToken":"t"}'))], '2025-06-18', {});
+    const second = new SseEvents(s.post([host(call('2'))], '2025-06-18', {}).body!); // (read all along)
+    await turns(() => child.lines.length === 2);
+    // Progress for call 1 up to the bound; then its answer, past it: its stream ends unread.
+    const progress = (size: number) =>
+      `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"message":"${'x'.repeat(size)}"}}`;
+    const piece = 1 << 19;
+    for (let i = 0; (i + 1) * piece < SERVE_HOLD_BYTES; i++) child.say(progress(piece));
+    await turns(() => s.waiting() >= SERVE_HOLD_BYTES - piece);
+    child.say(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"${'x'.repeat(piece)}"}]}}`);
+    await turns(() => s.heldSince !== undefined);
+    expect(s.heldSince).toBeDefined();
+    expect(s.inFlight.length).toBe(1); // (call 1 answered, its stream ended holding what the host has not read)
+    child.say('{"jsonrpc":"2.0","id":2,"result":{}}');
+    const firstEvents = new SseEvents(first.body!);
+    await turns(() => firstEvents.ended, 100_000);
+    expect(firstEvents.ended).toBe(true);
+    await turns(() => second.ended, 100_000);
+    expect(second.messages).toEqual([{ jsonrpc: '2.0', id: 2, result: {} }]);
+  });
 });
 
 /** A notification of about `size` bytes (one line). */

@@ -268,6 +268,26 @@ describe('wholeEvents', () => {
     expect(truncated.length).toBe(1);
   });
 
+  // An event streamed on (past streamPast) is bounded by its own bytes: the events that follow
+  // its end in the same chunk are not its (they were counted, refusing an event of the bound's size).
+  it('passes every event up to the bound, streamed on or held, whatever follows it in a chunk', async () => {
+    const max = 300;
+    const event = fc
+      .tuple(fc.integer({ min: 0, max: max - 10 }), ending)
+      .map(([n, end]) => `data: ${'x'.repeat(Math.max(0, max - 6 - 2 * end.length - n))}${end}${end}`);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(event, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.nat({ max: 4 * max }), { maxLength: 4 }),
+        async (events, at) => {
+          const stream = events.join('');
+          expect(await collect(wholeEvents(source(split(bytes(stream), at), false), max, undefined, undefined, 50))).toBe(stream);
+        },
+      ),
+      runs(200),
+    );
+  });
+
   it('refuses an event over the bound instead of holding it', async () => {
     await expect(collect(wholeEvents(source([bytes('data: ' + 'x'.repeat(100))], false), 50))).rejects.toThrow(
       /larger than maxMessageBytes/,

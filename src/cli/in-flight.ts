@@ -38,9 +38,16 @@ class Index {
 
 const valueKey = (id: Id) => `${typeof id}:${id}`;
 
+/** A request's neighbours in the order they were sent on. */
+interface Link {
+  prev?: InFlight;
+  next?: InFlight;
+}
+
 export class InFlightRequests {
-  /** In the order they were sent on. */
-  private readonly order = new Set<InFlight>();
+  /** In the order they were sent on, linked both ways: the latest is found from the end. */
+  private readonly order = new Map<InFlight, Link>();
+  private last: InFlight | undefined;
   private readonly byRaw = new Index();
   private readonly byValue = new Index();
   private readonly byToken = new Index();
@@ -50,14 +57,22 @@ export class InFlightRequests {
   }
 
   add(r: InFlight): void {
-    this.order.add(r);
+    if (this.order.has(r)) return;
+    this.order.set(r, { prev: this.last });
+    if (this.last) this.order.get(this.last)!.next = r;
+    this.last = r;
     this.byRaw.add(r.rawId, r);
     this.byValue.add(valueKey(r.id), r);
     if (r.progressToken !== undefined) this.byToken.add(r.progressToken, r);
   }
 
   delete(r: InFlight): void {
-    if (!this.order.delete(r)) return;
+    const link = this.order.get(r);
+    if (!link) return;
+    this.order.delete(r);
+    if (link.prev) this.order.get(link.prev)!.next = link.next;
+    if (link.next) this.order.get(link.next)!.prev = link.prev;
+    else this.last = link.prev;
     this.byRaw.delete(r.rawId, r);
     this.byValue.delete(valueKey(r.id), r);
     if (r.progressToken !== undefined) this.byToken.delete(r.progressToken, r);
@@ -82,14 +97,13 @@ export class InFlightRequests {
     return this.byToken.first(token);
   }
 
-  /** The latest request sent on that `test` takes (all: the latest). */
+  /** The latest request sent on that `test` takes (all: the latest); each child message routed asks. */
   latest(test: (r: InFlight) => boolean = () => true): InFlight | undefined {
-    let found: InFlight | undefined;
-    for (const r of this.order) if (test(r)) found = r;
-    return found;
+    for (let r = this.last; r; r = this.order.get(r)!.prev) if (test(r)) return r;
+    return undefined;
   }
 
   [Symbol.iterator](): Iterator<InFlight> {
-    return this.order[Symbol.iterator]();
+    return this.order.keys();
   }
 }

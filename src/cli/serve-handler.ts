@@ -160,8 +160,9 @@ export class ServeHandler {
     const body = decoded.bytes;
     const values = (Array.isArray(value) ? value : [value]) as unknown[];
     if (!values.length || !values.every(isMessage)) {
-      // (a tools/call among them with `"id": null` is still a call the guard drops, in its trail)
-      session?.refused(values);
+      // (a tools/call among them with `"id": null` is still a call the guard drops, in its trail;
+      // no more of them than a batch it reads: each is a log line and an entry)
+      if (values.length <= MAX_BATCH) session?.refused(values);
       return this.refuse(400, INVALID_REQUEST, 'Invalid Request: not a JSON-RPC 2.0 message');
     }
     if (values.length > MAX_BATCH) return this.refuse(400, INVALID_REQUEST, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);

@@ -17,6 +17,8 @@ const NEVER_FULL = Number.MAX_SAFE_INTEGER;
 export class SseConnection {
   /** Closed by serve, or left by the host: nothing more reaches the host this way. */
   ended = false;
+  /** Closed by serve while the host had not read all: the stream ends once it has (see close). */
+  private draining = false;
   readonly body: ReadableStream<Uint8Array>;
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private readonly keepAlive: ReturnType<typeof setInterval>;
@@ -28,7 +30,10 @@ export class SseConnection {
         start: (c) => {
           this.controller = c;
         },
-        pull: onRead,
+        pull: () => {
+          if (this.draining && this.waiting === 0) this.end();
+          onRead();
+        },
         cancel: () => {
           this.stop();
           onLeft();
@@ -51,15 +56,15 @@ export class SseConnection {
     this.write(`id: ${eventId}\ndata: \n\n`);
   }
 
-  /** Ends the stream once the host has read what it holds. */
+  /**
+   * Ends the stream once the host has read what it holds. Not closed before: a stream asked to
+   * close calls `pull` no more, and each read must still tell serve (onRead) that less waits.
+   */
   close(): void {
     if (this.ended) return;
     this.stop();
-    try {
-      this.controller.close();
-    } catch {
-      // (already cancelled by the host)
-    }
+    if (this.waiting === 0) this.end();
+    else this.draining = true;
   }
 
   /** Bytes written and not yet read by the host (0 once it left). */
@@ -78,6 +83,15 @@ export class SseConnection {
       this.controller.enqueue(utf8.encode(text));
     } catch {
       this.stop(); // (the host left between two events)
+    }
+  }
+
+  private end(): void {
+    this.draining = false;
+    try {
+      this.controller.close();
+    } catch {
+      // (already cancelled by the host)
     }
   }
 

@@ -28,10 +28,13 @@ class EventBoundaries {
   private pendingCR = false;
   /** The pending CR ended an event: an LF after it belongs to that event. */
   private eventCR = false;
+  /** Index just past the first event end in the chunk last scanned (its blank lines after it too), or -1. */
+  first = -1;
 
   /** Index just past the last event end in `chunk`, or -1. */
   scan(chunk: Uint8Array): number {
     let last = -1;
+    this.first = -1;
     // Only line ends matter: jump from one to the next natively (data lines run to megabytes).
     const find = byteFinder(chunk);
     let nextLF = -2;
@@ -51,20 +54,26 @@ class EventBoundaries {
       if (b === LF) {
         if (this.pendingCR) {
           // The LF of a CRLF.
-          if (this.eventCR) last = i + 1;
+          if (this.eventCR) last = this.endAt(i);
           this.pendingCR = this.eventCR = false;
           continue;
         }
-        if (this.atLineStart) last = i + 1;
+        if (this.atLineStart) last = this.endAt(i);
         this.atLineStart = true;
       } else if (b === CR) {
         this.eventCR = this.atLineStart;
-        if (this.atLineStart) last = i + 1;
+        if (this.atLineStart) last = this.endAt(i);
         this.atLineStart = true;
         this.pendingCR = true;
       }
     }
     return last;
+  }
+
+  /** An event ends with the byte at `i`: the index past it (the LF of a CRLF, a blank line after: the same end). */
+  private endAt(i: number): number {
+    if (this.first < 0 || this.first === i) this.first = i + 1;
+    return i + 1;
   }
 }
 
@@ -91,7 +100,8 @@ export class WholeEvents {
   /** Passes on what `chunk` completes; returns whether anything went to `out`. Throws EventTooLargeError. */
   push(chunk: Uint8Array, out: (piece: Uint8Array) => void): boolean {
     const end = this.boundaries.scan(chunk);
-    if (this.streaming) this.streamed += end < 0 ? chunk.length : end;
+    // (An event streamed on ends at the chunk's first event end: the events after it are not its.)
+    if (this.streaming) this.streamed += end < 0 ? chunk.length : this.boundaries.first;
     if (end < 0) {
       if (this.streaming) {
         this.bound(this.streamed);
