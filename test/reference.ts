@@ -15,7 +15,8 @@ export interface ReferenceOptions {
   terms: ReferenceTerms;
 }
 
-const lowerAscii = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+// (Most pieces hold no capital: those are returned as they are.)
+const lowerAscii = (s: string) => (/[A-Z]/.test(s) ? s.replace(/[A-Z]+/g, (c) => c.toLowerCase()) : s);
 
 interface Pattern {
   text: string;
