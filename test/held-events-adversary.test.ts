@@ -134,12 +134,15 @@ function render(s: Scenario): { input: Uint8Array; cuts: number[]; sizes: number
   let cuts: number[];
   if ('every' in c) cuts = Array.from({ length: Math.ceil(input.length / c.every) }, (_, k) => k * c.every);
   else if ('random' in c) cuts = c.random;
-  else
+  else {
+    const marksOfPart: number[][] = []; // (each event's marks found once: an event may be 257 KiB)
     cuts = c.marks.map(([f, m, d]) => {
       const i = f % parts.length;
-      const marks = marksOf(parts[i]!.b);
+      marksOfPart[i] ??= marksOf(parts[i]!.b);
+      const marks = marksOfPart[i]!;
       return starts[i]! + marks[m % marks.length]! + d;
     });
+  }
   // (With a BOM: cut inside it too, sometimes.)
   if (s.bom && s.empties) cuts.push(1, 2);
   cuts = [...new Set(cuts.map((x) => Math.max(0, Math.min(input.length, x))))].sort((a, b) => a - b);

@@ -15,7 +15,8 @@ import { CUA_DRIVER, MOBILE_MCP } from './reference-options.ts';
 
 const BLOCK = 16;
 const FILLER = 'z'; // not a hex digit, not in any prefix or suffix
-const latin1 = new TextDecoder('latin1');
+const utf8 = new TextEncoder();
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Every sequence of `length` fragments. */
 function* sequences(alphabet: string[], length: number): Generator<string> {
@@ -35,10 +36,10 @@ describe.each(FORMATS)('token decoder, %s format', (_name, options, ref, otherCa
 
   /** The JSON string `s` (ASCII) through the decoder, fed in the given pieces; its value. */
   function decoded(s: string, cuts: number[] = []): string {
-    const message = new TextEncoder().encode(JSON.stringify(s));
-    let out = '';
+    const message = utf8.encode(JSON.stringify(s));
+    const out: Uint8Array[] = [];
     const sink = (b: Uint8Array) => {
-      out += latin1.decode(b);
+      out.push(b.slice()); // (a view of the core's memory, reused by the next write)
     };
     t.begin();
     let from = 0;
@@ -47,7 +48,7 @@ describe.each(FORMATS)('token decoder, %s format', (_name, options, ref, otherCa
       from = c;
     }
     t.finish(sink, 1, message.length);
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(out, (c) => c.charCodeAt(0)))) as string;
+    return JSON.parse(strictUtf8.decode(Buffer.concat(out))) as string;
   }
 
   /** Each sequence at every lane, the string going on or ending after it; the disagreements. */

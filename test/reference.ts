@@ -15,9 +15,23 @@ export interface ReferenceOptions {
   terms: ReferenceTerms;
 }
 
-const lowerAscii = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+// (Most pieces hold no capital: those are returned as they are.)
+const lowerAscii = (s: string) => (/[A-Z]/.test(s) ? s.replace(/[A-Z]+/g, (c) => c.toLowerCase()) : s);
 
-function patterns(o: ReferenceOptions): { text: string; ignoreCase: boolean }[] {
+interface Pattern {
+  text: string;
+  ignoreCase: boolean;
+  /** `text` in lower case (ASCII), for the comparisons that ignore case. */
+  lower: string;
+}
+
+// The oracle is asked at every index of every string: each options object's patterns and lower-case
+// prefix are worked out once (options are never changed).
+const tables = new WeakMap<ReferenceOptions, { patterns: Pattern[]; prefix: string }>();
+
+function table(o: ReferenceOptions): { patterns: Pattern[]; prefix: string } {
+  let t = tables.get(o);
+  if (t) return t;
   const list = [
     ...o.terms.ascii.map((text) => ({ text, ignoreCase: true })),
     ...o.terms.exact.map((text) => ({ text, ignoreCase: false })),
@@ -26,13 +40,17 @@ function patterns(o: ReferenceOptions): { text: string; ignoreCase: boolean }[] 
   for (const [a, b] of o.terms.pairs) {
     for (const sep of ['', '-', '_', ' ']) list.push({ text: a + sep + b, ignoreCase: true });
   }
-  return list;
+  t = { patterns: list.map((p) => ({ ...p, lower: lowerAscii(p.text) })), prefix: lowerAscii(o.prefix) };
+  tables.set(o, t);
+  return t;
 }
 
-function matchesAt(s: string, i: number, p: { text: string; ignoreCase: boolean }): boolean {
+const patterns = (o: ReferenceOptions): Pattern[] => table(o).patterns;
+
+function matchesAt(s: string, i: number, p: Pattern): boolean {
   const piece = s.slice(i, i + p.text.length);
   if (piece.length !== p.text.length) return false;
-  return p.ignoreCase ? lowerAscii(piece) === lowerAscii(p.text) : piece === p.text;
+  return p.ignoreCase ? lowerAscii(piece) === p.lower : piece === p.text;
 }
 
 /** Length of the longest pattern starting at index i, or 0. */
@@ -64,7 +82,7 @@ export function referenceEncode(s: string, o: ReferenceOptions): string {
 }
 
 function tokenAt(s: string, i: number, o: ReferenceOptions): { text: string; length: number } | undefined {
-  if (lowerAscii(s.slice(i, i + o.prefix.length)) !== lowerAscii(o.prefix)) return undefined;
+  if (lowerAscii(s.slice(i, i + o.prefix.length)) !== table(o).prefix) return undefined;
   let j = i + o.prefix.length;
   let digits = '';
   while (j < s.length && /[0-9a-fA-F]/.test(s[j]!)) digits += s[j++];
@@ -97,7 +115,7 @@ export function referenceDecode(s: string, o: ReferenceOptions): string {
 
 /** Every index where some term (not the prefix) starts, for "no term survives encoding". */
 export function termPositions(s: string, o: ReferenceOptions): number[] {
-  const terms = patterns(o).filter((p) => !(p.ignoreCase && lowerAscii(p.text) === lowerAscii(o.prefix)));
+  const terms = patterns(o).filter((p) => !(p.ignoreCase && p.lower === table(o).prefix));
   const found: number[] = [];
   for (let i = 0; i < s.length; i++) if (terms.some((p) => matchesAt(s, i, p))) found.push(i);
   return found;
