@@ -9,6 +9,10 @@ import { defineConfig } from 'vitest/config';
 // the built bundle in Chromium, which picks its own variant, so it runs once too. cli-args
 // holds the command line's parser and the CLI's options, and readme-examples what the docs
 // claim: what the core writes under each option is held on both builds by the properties.
+// The held-* adversary files test what the framers hold, carry and give back across cuts (JS
+// logic, the same on both builds); the batch entries they reach are held on both builds by
+// stream-ndjson-bytes, stream-sse-bytes, stream-framed-batch, large-lines-adversary and
+// json-conformance, which compare them with the per-message path on the same inputs' shapes.
 const BUILD_INDEPENDENT = [
   'test/browser.test.ts',
   'test/playground.test.ts',
@@ -22,6 +26,7 @@ const BUILD_INDEPENDENT = [
   'test/guard-*.test.ts',
   'test/call-timer.test.ts',
   'test/tool-guard-*.test.ts',
+  'test/held-{lines,frames,events}-adversary.test.ts',
   'test/{layers,import-graph,doc-links,one-line,raw-ids,refused-lines,runtimes}.test.ts',
 ];
 export default defineConfig({
