@@ -3,9 +3,13 @@
 // module, and the same core with test hooks (assembly/test-hooks.ts), left in build/ for the
 // tests (test/core-hooks.ts; the package ships dist/ only). The core's interface constants
 // (assembly/abi.ts, exported as globals) are read from the built WASM into src/core/abi.ts.
-// The four compiles run at once: each is one process on one core.
+// The four compiles run at once: each is one process on one core. They are skipped when their
+// inputs are the ones the cores in build/ were made from (coreInputs: every file of assembly/,
+// asconfig.json, this script and the compiler's version), as after `npm ci` built them.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built cores: the shipped ones, and the test builds with hooks. */
@@ -15,6 +19,26 @@ export const CORES = {
   'simd-hooks': 'build/core-hooks.simd.wasm',
   'scalar-hooks': 'build/core-hooks.scalar.wasm',
 };
+
+/** Where the hash of the inputs the cores in build/ were made from is kept. */
+const STAMP = 'build/core.inputs';
+
+/** A hash of everything the cores are made from, under `root`. */
+export function coreInputs(root = '.') {
+  const hash = createHash('sha256');
+  const add = (name, bytes) => hash.update(`${name}\0${bytes.length}\0`).update(bytes);
+  const walk = (dir) => {
+    const entries = readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const e of entries) {
+      if (e.isDirectory()) walk(`${dir}/${e.name}`);
+      else add(`${dir}/${e.name}`, readFileSync(join(root, dir, e.name)));
+    }
+  };
+  walk('assembly');
+  for (const file of ['asconfig.json', 'scripts/build-core.mjs', 'node_modules/assemblyscript/package.json'])
+    add(file, readFileSync(join(root, file)));
+  return hash.digest('hex');
+}
 
 function asc(entry, target, outFile) {
   const args = [entry, '--config', 'asconfig.json', '--target', target, '--outFile', outFile];
@@ -27,12 +51,18 @@ function asc(entry, target, outFile) {
 
 export async function buildCore() {
   mkdirSync('build', { recursive: true });
-  await Promise.all([
-    asc('assembly/index.ts', 'simd', CORES.simd),
-    asc('assembly/index.ts', 'scalar', CORES.scalar),
-    asc('assembly/test-hooks.ts', 'simd', CORES['simd-hooks']),
-    asc('assembly/test-hooks.ts', 'scalar', CORES['scalar-hooks']),
-  ]);
+  const inputs = coreInputs();
+  const built = existsSync(STAMP) && readFileSync(STAMP, 'utf8') === inputs && Object.values(CORES).every((f) => existsSync(f));
+  if (!built) {
+    writeFileSync(STAMP, ''); // (a compile that fails leaves no stamp that matches)
+    await Promise.all([
+      asc('assembly/index.ts', 'simd', CORES.simd),
+      asc('assembly/index.ts', 'scalar', CORES.scalar),
+      asc('assembly/test-hooks.ts', 'simd', CORES['simd-hooks']),
+      asc('assembly/test-hooks.ts', 'scalar', CORES['scalar-hooks']),
+    ]);
+    writeFileSync(STAMP, inputs);
+  }
   const b64 = (file) => readFileSync(file).toString('base64');
   writeFileSync(
     'src/core/wasm-bytes.ts',
