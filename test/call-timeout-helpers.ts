@@ -7,6 +7,8 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ExpectStatic } from 'vitest';
 
 /**
  * The limit under test (ms), and the max that progress tests set (2.5 limits). The first request
@@ -38,3 +40,22 @@ export const seen = (file: string): Seen[] =>
 export const cancelsIn = (file: string) => seen(file).filter((m) => m.method === 'notifications/cancelled');
 
 export { until } from './until.ts';
+
+/**
+ * The progress case of each transport: the child's `progress` tool reports every tick and answers
+ * after 15 (past the limit, within the max), so the call gets its answer; `forever` reports every
+ * tick without end, so the max cuts it (about 25 reports at 2.5 s, never the child's 100).
+ */
+export async function progressUpToMax(client: Pick<Client, 'callTool'>, expect: ExpectStatic): Promise<void> {
+  let progress = 0;
+  const onprogress = () => void progress++;
+  expect(await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress })).toEqual({
+    content: [{ type: 'text', text: 'done' }],
+  });
+  expect(progress).toBe(15);
+  progress = 0;
+  const capped = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress });
+  expect(capped).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
+  expect(progress).toBeGreaterThan(3);
+  expect(progress).toBeLessThan(50);
+}

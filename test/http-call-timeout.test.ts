@@ -18,7 +18,7 @@ import { runServe } from '../src/cli/serve.js';
 import type { AuditEntry } from '../src/guard/audit.ts';
 import { createFilteringFetch, type FetchLike } from '../src/http/index.js';
 import { createCodec } from '../src/index.ts';
-import { cancelsIn, LIMIT_MS, MAX_MS, NO_ANSWER, record, seen, slowServer, until } from './call-timeout-helpers.ts';
+import { cancelsIn, LIMIT_MS, MAX_MS, NO_ANSWER, progressUpToMax, record, seen, slowServer, until } from './call-timeout-helpers.ts';
 import { CLI, ROOT } from './fixtures/cli-session.ts';
 import { startUpstream } from './fixtures/http-upstream.ts';
 import { RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
@@ -134,16 +134,7 @@ describe.concurrent('callTimeoutMs on HTTP', () => {
         callTimeoutMs: LIMIT_MS,
         callTimeoutMaxMs: MAX_MS,
       });
-      let progress = 0;
-      expect(await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ })).toEqual({
-        content: [{ type: 'text', text: 'done' }],
-      });
-      expect(progress).toBe(15);
-      progress = 0;
-      const capped = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => progress++ });
-      expect(capped).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
-      expect(progress).toBeGreaterThan(3);
-      expect(progress).toBeLessThan(50);
+      await progressUpToMax(client, expect);
     });
 
     it('in a batch, answers the member that timed out, drops its late answer, passes the other (ids as written)', async ({

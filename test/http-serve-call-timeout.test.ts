@@ -10,7 +10,7 @@ import { describe, expect, it, type TestContext, vi } from 'vitest';
 import { runServe } from '../src/cli/serve.js';
 import type { AuditEntry, OnAudit } from '../src/guard/audit.ts';
 import { createCodec } from '../src/index.ts';
-import { NO_ANSWER, record, seen, until } from './call-timeout-helpers.ts';
+import { NO_ANSWER, progressUpToMax, record, seen, until } from './call-timeout-helpers.ts';
 import { connectHost, RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
@@ -48,16 +48,7 @@ describe.concurrent('serve --call-timeout', () => {
   // (The longest first: sessions open in turn.)
   it('lets progress keep a call going past the limit, up to the max', async (t) => {
     const { client } = await serve(t, record(), { callTimeoutMs: 1000, callTimeoutMaxMs: 2500 });
-    let progress = 0;
-    const done = await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ });
-    expect(done).toEqual({ content: [{ type: 'text', text: 'done' }] });
-    expect(progress).toBe(15);
-    progress = 0;
-    const capped = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => progress++ });
-    expect(capped).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
-    // Progress every 100 ms, cut at 2.5 s: about 25 (without the cap: the child's 100).
-    expect(progress).toBeGreaterThan(3);
-    expect(progress).toBeLessThan(50);
+    await progressUpToMax(client, expect);
   });
 
   it('answers a tools/call the child never answers, tells the child, and the session goes on', async (t) => {

@@ -5,7 +5,7 @@ import { describe, it, type TestContext, vi } from 'vitest';
 import type { AuditEntry } from '../src/guard/audit.ts';
 import { createCodec } from '../src/index.ts';
 import { CallTimeoutTransport, PayloadFilteringTransport, ToolCallGuardTransport } from '../src/mcp/index.ts';
-import { LIMIT_MS, MAX_MS, NO_ANSWER, record, seen, slowServer, until } from './call-timeout-helpers.ts';
+import { LIMIT_MS, MAX_MS, NO_ANSWER, progressUpToMax, record, seen, slowServer, until } from './call-timeout-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
 
@@ -68,16 +68,7 @@ describe.concurrent('CallTimeoutTransport', () => {
 
   it('lets progress keep a call going past the limit, up to the max', async ({ expect, onTestFinished }) => {
     const { client } = await connect(onTestFinished, timed(LIMIT_MS, MAX_MS));
-    let progress = 0;
-    expect(await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ })).toEqual({
-      content: [{ type: 'text', text: 'done' }],
-    });
-    expect(progress).toBe(15);
-    progress = 0;
-    const capped = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => progress++ });
-    expect(capped).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
-    expect(progress).toBeGreaterThan(3);
-    expect(progress).toBeLessThan(50);
+    await progressUpToMax(client, expect);
   });
 });
 
