@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runServe } from '../src/cli/serve.js';
 import type { AuditEntry } from '../src/guard/audit.ts';
+import { postInitialize, RAW_INITIALIZE_PARAMS } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 15_000 });
 const SPY = join('test', 'fixtures', 'stdin-spy.mjs');
@@ -51,22 +52,13 @@ describe('serve --guard drops a tools/call without an id', () => {
       log: () => {},
     });
     closing.push(() => served.close());
-    const init = await fetch(served.url, {
-      method: 'POST',
-      headers: HEADERS,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
+    const init = await postInitialize(served.url);
     await init.text();
     const session = init.headers.get('mcp-session-id')!;
     const post = (body: unknown) =>
       fetch(served.url, {
         method: 'POST',
-        headers: { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': '2025-03-26' },
+        headers: { ...HEADERS, 'mcp-session-id': session, 'mcp-protocol-version': RAW_INITIALIZE_PARAMS.protocolVersion },
         body: JSON.stringify(body),
       });
     expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
