@@ -82,7 +82,13 @@ function sourceOf(response: IncomingMessage, request: ClientRequest, idleMs: num
   const chain = decoders(response.headers['content-encoding']);
   let body: Readable = response;
   for (const d of chain) body = body.pipe(d as unknown as NodeJS.WritableStream) as unknown as Readable;
-  for (const d of chain) d.on('error', stop); // (a decoder's error ends the body below as a failure)
+  // A decoder's error fails the body (the reader is told, as by fetch), then lets the connection
+  // go: the decoders after it never end, so nothing else would tell the reader.
+  for (const d of chain)
+    d.on('error', (e: unknown) => {
+      fail(e);
+      stop();
+    });
   // A body cut short (the connection reset or closed inside it): 'error', or 'close' without 'end'.
   // Listened for from here, not from `start`: the body may be cut before its reader starts (the
   // response held meanwhile: the access layer signs its session id), and these come only once.
