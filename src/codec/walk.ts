@@ -120,9 +120,10 @@ class MapFrame {
     /** Protocol fields at this position (messages only). */
     readonly rule: FieldRule | undefined,
     readonly schema: SchemaPart,
+    vals: unknown[] | null, // an object's member values (memberValues); null for arrays
   ) {
     this.n = keys ? keys.length : (src as unknown[]).length;
-    this.vals = keys ? memberValues(src as Record<string, unknown>, keys) : null;
+    this.vals = vals;
   }
 
   child(i: number): unknown {
@@ -131,10 +132,7 @@ class MapFrame {
 
   /** True when child i passes untouched: `_meta`, a protocol field, opaque base64. */
   keeps(i: number): boolean {
-    if (!this.keys) return false;
-    const key = this.keys[i]!;
-    if (key === META_KEY || isOpaqueMember(this.src as Record<string, unknown>, key)) return true;
-    return this.rule?.keep?.includes(key) === true;
+    return this.keys !== null && keepsMember(this.src as Record<string, unknown>, this.keys[i]!, this.rule);
   }
 
   /** Rule and schema part of child i, a container. */
@@ -198,6 +196,9 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
 }
 
 const SCHEMA_DATA_KEYS = new Set(SCHEMA_DATA);
+
+/** What open() returns when it pushed a frame (the result comes when the frame closes). */
+const NO_RESULT = Symbol('frame opened');
 
 export interface MapOptions {
   /** Decoding: refuse an object whose keys become equal. */
@@ -280,17 +281,49 @@ const MAX_SHAPE_KEYS = 32;
 /** Key lists kept per length, the most recent first (see KeyMapper). */
 const SHAPES_PER_SIZE = 4;
 
-function openFrame(
-  src: Container,
-  via: string | number | undefined,
-  keyMapper: KeyMapper,
-  rule: FieldRule | undefined,
-  schema: SchemaPart,
-): MapFrame {
-  if (Array.isArray(src)) return new MapFrame(src, null, null, via, rule, schema);
-  const keys = Object.keys(src);
-  return new MapFrame(src, keys, keyMapper.map(keys), via, rule, schema);
+/** True when member `key` of `o` passes untouched: `_meta`, a protocol field, opaque base64. */
+function keepsMember(o: Record<string, unknown>, key: string, rule: FieldRule | undefined): boolean {
+  if (key === META_KEY || isOpaqueMember(o, key)) return true;
+  return rule?.keep?.includes(key) === true;
 }
+
+/**
+ * An object none of whose members is a container (an app of a list, a schema's property),
+ * mapped at once, without a frame or a turn of the walk's loop per member; what MapFrame
+ * does for it, in the same order. Returns its result (itself when nothing changed).
+ */
+function mapLeaf(
+  src: Record<string, unknown>,
+  keys: string[],
+  newKeys: string[] | null,
+  vals: unknown[],
+  map: (s: string) => string,
+  rule: FieldRule | undefined,
+  widen: number,
+): unknown {
+  let changed = false;
+  for (let k = 0; k < vals.length; k++) {
+    if (keepsMember(src, keys[k]!, rule)) continue;
+    const v = vals[k];
+    let after = v;
+    if (typeof v === 'string') after = map(v);
+    else if (widen && keys[k] === 'maxLength') after = widenMaxLength(v, widen);
+    if (after !== v) {
+      vals[k] = after; // (the array is the walk's own: memberValues)
+      changed = true;
+    }
+  }
+  if (!changed && !newKeys) return src;
+  const out = newKeys ?? keys;
+  const o: Record<string, unknown> = {};
+  for (let k = 0; k < out.length; k++) setOwn(o, out[k]!, vals[k]);
+  return o;
+}
+
+const hasContainer = (vals: readonly unknown[]) => {
+  for (let k = 0; k < vals.length; k++) if (isContainer(vals[k])) return true;
+  return false;
+};
 
 /**
  * Transforms every key and string value with `map`, rebuilding only the containers on the path
@@ -305,15 +338,32 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
   const widen = options.widen ?? 0;
   const stack: MapFrame[] = [];
   const guard = new CycleGuard();
-  const open = (src: Container, via: string | number | undefined, rule: FieldRule | undefined, schema: SchemaPart) => {
-    guard.enter(stack, src);
-    const frame = openFrame(src, via, keyMapper, rule, schema);
-    stack.push(frame);
-    if (frame.newKeys && options.checkCollisions) {
-      checkCollisions(frame.newKeys, () => [...(options.basePath ?? []), ...stack.slice(1).map((f) => f.via!)]);
+  const pathTo = (via: string | number | undefined): JsonPath => [
+    ...(options.basePath ?? []),
+    ...stack.slice(1).map((f) => f.via!),
+    ...(via === undefined ? [] : [via]),
+  ];
+  /** Opens a frame for `src`, or maps it at once (a leaf object: see mapLeaf) and returns its result. */
+  const open = (src: Container, via: string | number | undefined, rule: FieldRule | undefined, schema: SchemaPart): unknown => {
+    if (Array.isArray(src)) {
+      guard.enter(stack, src);
+      stack.push(new MapFrame(src, null, null, via, rule, schema, null));
+      return NO_RESULT;
     }
+    const keys = Object.keys(src);
+    const newKeys = keyMapper.map(keys);
+    const vals = memberValues(src, keys);
+    // (A leaf holds no container, so it cannot hold itself: no cycle check.)
+    const leaf = !hasContainer(vals);
+    if (!leaf) {
+      guard.enter(stack, src);
+      stack.push(new MapFrame(src, keys, newKeys, via, rule, schema, vals));
+    }
+    if (newKeys && options.checkCollisions) checkCollisions(newKeys, () => pathTo(leaf ? via : undefined));
+    return leaf ? mapLeaf(src, keys, newKeys, vals, map, rule, schema === SchemaPart.Schema ? widen : 0) : NO_RESULT;
   };
-  open(root, undefined, options.rule, options.rule?.schema ? SchemaPart.Schema : SchemaPart.None);
+  const rootResult = open(root, undefined, options.rule, options.rule?.schema ? SchemaPart.Schema : SchemaPart.None);
+  if (rootResult !== NO_RESULT) return rootResult;
   for (;;) {
     const f = stack[stack.length - 1]!;
     if (f.i < f.n) {
@@ -323,7 +373,8 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
       if (typeof v === 'string') f.deliver(i, v, map(v));
       else if (isContainer(v)) {
         const rule = f.childRule(i);
-        open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));
+        const result = open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));
+        if (result !== NO_RESULT) f.deliver(i, v, result);
       } else if (widen && f.schema === SchemaPart.Schema && f.keys && f.keys[i] === 'maxLength') f.deliver(i, v, widenMaxLength(v, widen));
       continue;
     }
