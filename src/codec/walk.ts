@@ -153,13 +153,7 @@ class MapFrame {
   /** Records the result for child i, when it differs from the child. */
   deliver(i: number, before: unknown, after: unknown): void {
     if (after === before) return;
-    if (!this.vals) {
-      // An array's first change: a dense copy (holes read as undefined, as JSON has none).
-      const src = this.src as unknown[];
-      const copy = new Array<unknown>(this.n);
-      for (let k = 0; k < this.n; k++) copy[k] = src[k];
-      this.vals = copy;
-    }
+    this.vals ??= denseCopy(this.src as unknown[]); // (an array's first change)
     this.vals[i] = after;
     this.changed = true;
   }
@@ -320,6 +314,27 @@ function mapLeaf(
   return o;
 }
 
+/** An array none of whose elements is a container (`required`, `tags`): as mapLeaf does an object. */
+function mapLeafArray(src: unknown[], map: (s: string) => string): unknown {
+  let out: unknown[] | null = null;
+  for (let k = 0; k < src.length; k++) {
+    const v = src[k];
+    if (typeof v !== 'string') continue;
+    const after = map(v);
+    if (after === v) continue;
+    out ??= denseCopy(src);
+    out[k] = after;
+  }
+  return out ?? src;
+}
+
+/** An array's copy at its first change: dense (holes read as undefined, as JSON has none). */
+function denseCopy(src: readonly unknown[]): unknown[] {
+  const copy = new Array<unknown>(src.length);
+  for (let k = 0; k < src.length; k++) copy[k] = src[k];
+  return copy;
+}
+
 const hasContainer = (vals: readonly unknown[]) => {
   for (let k = 0; k < vals.length; k++) if (isContainer(vals[k])) return true;
   return false;
@@ -346,6 +361,7 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
   /** Opens a frame for `src`, or maps it at once (a leaf object: see mapLeaf) and returns its result. */
   const open = (src: Container, via: string | number | undefined, rule: FieldRule | undefined, schema: SchemaPart): unknown => {
     if (Array.isArray(src)) {
+      if (!hasContainer(src)) return mapLeafArray(src, map);
       guard.enter(stack, src);
       stack.push(new MapFrame(src, null, null, via, rule, schema, null));
       return NO_RESULT;
