@@ -1,6 +1,7 @@
 // Iterative walks over JSON values: an explicit stack instead of recursion, so 100,000 levels
 // of nesting cost memory, not a stack overflow.
 import { type JsonPath, PayloadKeyCollisionError } from '../errors.js';
+import { KeyMapper, sameKeys } from './key-shapes.js';
 import {
   type FieldRule,
   isBase64DataUri,
@@ -183,12 +184,6 @@ function memberValues(o: Record<string, unknown>, keys: readonly string[]): unkn
   return out;
 }
 
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
-  return true;
-}
-
 const SCHEMA_DATA_KEYS = new Set(SCHEMA_DATA);
 
 /** What open() returns when it pushed a frame (the result comes when the frame closes). */
@@ -232,48 +227,6 @@ function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
   else o[key] = value;
 }
-
-/**
- * An object's keys transformed, or null when none changed. Objects of one shape (every app of
- * a list, every property of a schema) repeat their keys in the same order: the last few key
- * lists of each length are kept with their results, and a list equal to one of them (compared
- * key by key: JSON.parse interns keys, so mostly by reference) costs no transform of its own.
- * A few, not one: a tool's schema nests objects of three keys in three shapes, in turn.
- */
-class KeyMapper {
-  private readonly shapes: ({ keys: string[]; mapped: string[] | null }[] | undefined)[] = []; // (made as lengths come: one mapper per call)
-
-  constructor(private readonly mapKey: (s: string) => string) {}
-
-  map(keys: string[]): string[] | null {
-    const n = keys.length;
-    let seen = this.shapes[n];
-    if (!seen && n < MAX_SHAPE_KEYS) {
-      seen = [];
-      this.shapes[n] = seen;
-    }
-    if (seen) for (let s = 0; s < seen.length; s++) if (sameKeys(seen[s]!.keys, keys)) return seen[s]!.mapped;
-    let mapped: string[] | null = null;
-    for (let k = 0; k < n; k++) {
-      const nk = this.mapKey(keys[k]!);
-      if (mapped) mapped.push(nk);
-      else if (nk !== keys[k]) {
-        mapped = keys.slice(0, k);
-        mapped.push(nk);
-      }
-    }
-    if (seen) {
-      if (seen.length === SHAPES_PER_SIZE) seen.pop();
-      seen.unshift({ keys, mapped });
-    }
-    return mapped;
-  }
-}
-
-/** Key lists this long or longer are not kept (see KeyMapper). */
-const MAX_SHAPE_KEYS = 32;
-/** Key lists kept per length, the most recent first (see KeyMapper). */
-const SHAPES_PER_SIZE = 4;
 
 /** True when member `key` of `o` passes untouched: `_meta`, a protocol field, opaque base64. */
 function keepsMember(o: Record<string, unknown>, key: string, rule: FieldRule | undefined): boolean {
