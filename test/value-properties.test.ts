@@ -90,7 +90,7 @@ describe('values', () => {
   });
 
   it('map the keys of many objects of one size, that share some keys and differ in others', () => {
-    // Objects of one shape share the keys' transform (walk.ts, KeyMapper: the last few key lists
+    // Objects of one shape share the keys' transform (key-shapes.ts, KeyMapper: the last few key lists
     // of each length): lists of equal length that agree in a prefix, or differ in one key only,
     // must not be taken for each other.
     const keys = fc.uniqueArray(fc.constantFrom('a', 'b', 'qwen', 'Qwen', '通义', 'x', '__mcp_ref_71__'), { minLength: 1, maxLength: 4 });

@@ -1,6 +1,7 @@
 // Iterative walks over JSON values: an explicit stack instead of recursion, so 100,000 levels
 // of nesting cost memory, not a stack overflow.
 import { type JsonPath, PayloadKeyCollisionError } from '../errors.js';
+import { KeyMapper, sameKeys } from './key-shapes.js';
 import {
   type FieldRule,
   isBase64DataUri,
@@ -120,9 +121,10 @@ class MapFrame {
     /** Protocol fields at this position (messages only). */
     readonly rule: FieldRule | undefined,
     readonly schema: SchemaPart,
+    vals: unknown[] | null, // an object's member values (memberValues); null for arrays
   ) {
     this.n = keys ? keys.length : (src as unknown[]).length;
-    this.vals = keys ? memberValues(src as Record<string, unknown>, keys) : null;
+    this.vals = vals;
   }
 
   child(i: number): unknown {
@@ -131,10 +133,7 @@ class MapFrame {
 
   /** True when child i passes untouched: `_meta`, a protocol field, opaque base64. */
   keeps(i: number): boolean {
-    if (!this.keys) return false;
-    const key = this.keys[i]!;
-    if (key === META_KEY || isOpaqueMember(this.src as Record<string, unknown>, key)) return true;
-    return this.rule?.keep?.includes(key) === true;
+    return this.keys !== null && keepsMember(this.src as Record<string, unknown>, this.keys[i]!, this.rule);
   }
 
   /** Rule and schema part of child i, a container. */
@@ -155,13 +154,7 @@ class MapFrame {
   /** Records the result for child i, when it differs from the child. */
   deliver(i: number, before: unknown, after: unknown): void {
     if (after === before) return;
-    if (!this.vals) {
-      // An array's first change: a dense copy (holes read as undefined, as JSON has none).
-      const src = this.src as unknown[];
-      const copy = new Array<unknown>(this.n);
-      for (let k = 0; k < this.n; k++) copy[k] = src[k];
-      this.vals = copy;
-    }
+    this.vals ??= denseCopy(this.src as unknown[]); // (an array's first change)
     this.vals[i] = after;
     this.changed = true;
   }
@@ -191,13 +184,10 @@ function memberValues(o: Record<string, unknown>, keys: readonly string[]): unkn
   return out;
 }
 
-function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
-  return true;
-}
-
 const SCHEMA_DATA_KEYS = new Set(SCHEMA_DATA);
+
+/** What open() returns when it pushed a frame (the result comes when the frame closes). */
+const NO_RESULT = Symbol('frame opened');
 
 export interface MapOptions {
   /** Decoding: refuse an object whose keys become equal. */
@@ -238,59 +228,70 @@ function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
   else o[key] = value;
 }
 
+/** True when member `key` of `o` passes untouched: `_meta`, a protocol field, opaque base64. */
+function keepsMember(o: Record<string, unknown>, key: string, rule: FieldRule | undefined): boolean {
+  if (key === META_KEY || isOpaqueMember(o, key)) return true;
+  return rule?.keep?.includes(key) === true;
+}
+
 /**
- * An object's keys transformed, or null when none changed. Objects of one shape (every app of
- * a list, every property of a schema) repeat their keys in the same order: the last few key
- * lists of each length are kept with their results, and a list equal to one of them (compared
- * key by key: JSON.parse interns keys, so mostly by reference) costs no transform of its own.
- * A few, not one: a tool's schema nests objects of three keys in three shapes, in turn.
+ * An object none of whose members is a container (an app of a list, a schema's property),
+ * mapped at once, without a frame or a turn of the walk's loop per member; what MapFrame
+ * does for it, in the same order. Returns its result (itself when nothing changed).
  */
-class KeyMapper {
-  private readonly shapes: ({ keys: string[]; mapped: string[] | null }[] | undefined)[] = []; // (made as lengths come: one mapper per call)
-
-  constructor(private readonly mapKey: (s: string) => string) {}
-
-  map(keys: string[]): string[] | null {
-    const n = keys.length;
-    let seen = this.shapes[n];
-    if (!seen && n < MAX_SHAPE_KEYS) {
-      seen = [];
-      this.shapes[n] = seen;
-    }
-    if (seen) for (let s = 0; s < seen.length; s++) if (sameKeys(seen[s]!.keys, keys)) return seen[s]!.mapped;
-    let mapped: string[] | null = null;
-    for (let k = 0; k < n; k++) {
-      const nk = this.mapKey(keys[k]!);
-      if (mapped) mapped.push(nk);
-      else if (nk !== keys[k]) {
-        mapped = keys.slice(0, k);
-        mapped.push(nk);
-      }
-    }
-    if (seen) {
-      if (seen.length === SHAPES_PER_SIZE) seen.pop();
-      seen.unshift({ keys, mapped });
-    }
-    return mapped;
-  }
-}
-
-/** Key lists this long or longer are not kept (see KeyMapper). */
-const MAX_SHAPE_KEYS = 32;
-/** Key lists kept per length, the most recent first (see KeyMapper). */
-const SHAPES_PER_SIZE = 4;
-
-function openFrame(
-  src: Container,
-  via: string | number | undefined,
-  keyMapper: KeyMapper,
+function mapLeaf(
+  src: Record<string, unknown>,
+  keys: string[],
+  newKeys: string[] | null,
+  vals: unknown[],
+  map: (s: string) => string,
   rule: FieldRule | undefined,
-  schema: SchemaPart,
-): MapFrame {
-  if (Array.isArray(src)) return new MapFrame(src, null, null, via, rule, schema);
-  const keys = Object.keys(src);
-  return new MapFrame(src, keys, keyMapper.map(keys), via, rule, schema);
+  widen: number,
+): unknown {
+  let changed = false;
+  for (let k = 0; k < vals.length; k++) {
+    if (keepsMember(src, keys[k]!, rule)) continue;
+    const v = vals[k];
+    let after = v;
+    if (typeof v === 'string') after = map(v);
+    else if (widen && keys[k] === 'maxLength') after = widenMaxLength(v, widen);
+    if (after !== v) {
+      vals[k] = after; // (the array is the walk's own: memberValues)
+      changed = true;
+    }
+  }
+  if (!changed && !newKeys) return src;
+  const out = newKeys ?? keys;
+  const o: Record<string, unknown> = {};
+  for (let k = 0; k < out.length; k++) setOwn(o, out[k]!, vals[k]);
+  return o;
 }
+
+/** An array none of whose elements is a container (`required`, `tags`): as mapLeaf does an object. */
+function mapLeafArray(src: unknown[], map: (s: string) => string): unknown {
+  let out: unknown[] | null = null;
+  for (let k = 0; k < src.length; k++) {
+    const v = src[k];
+    if (typeof v !== 'string') continue;
+    const after = map(v);
+    if (after === v) continue;
+    out ??= denseCopy(src);
+    out[k] = after;
+  }
+  return out ?? src;
+}
+
+/** An array's copy at its first change: dense (holes read as undefined, as JSON has none). */
+function denseCopy(src: readonly unknown[]): unknown[] {
+  const copy = new Array<unknown>(src.length);
+  for (let k = 0; k < src.length; k++) copy[k] = src[k];
+  return copy;
+}
+
+const hasContainer = (vals: readonly unknown[]) => {
+  for (let k = 0; k < vals.length; k++) if (isContainer(vals[k])) return true;
+  return false;
+};
 
 /**
  * Transforms every key and string value with `map`, rebuilding only the containers on the path
@@ -305,15 +306,33 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
   const widen = options.widen ?? 0;
   const stack: MapFrame[] = [];
   const guard = new CycleGuard();
-  const open = (src: Container, via: string | number | undefined, rule: FieldRule | undefined, schema: SchemaPart) => {
-    guard.enter(stack, src);
-    const frame = openFrame(src, via, keyMapper, rule, schema);
-    stack.push(frame);
-    if (frame.newKeys && options.checkCollisions) {
-      checkCollisions(frame.newKeys, () => [...(options.basePath ?? []), ...stack.slice(1).map((f) => f.via!)]);
+  const pathTo = (via: string | number | undefined): JsonPath => [
+    ...(options.basePath ?? []),
+    ...stack.slice(1).map((f) => f.via!),
+    ...(via === undefined ? [] : [via]),
+  ];
+  /** Opens a frame for `src`, or maps it at once (a leaf object: see mapLeaf) and returns its result. */
+  const open = (src: Container, via: string | number | undefined, rule: FieldRule | undefined, schema: SchemaPart): unknown => {
+    if (Array.isArray(src)) {
+      if (!hasContainer(src)) return mapLeafArray(src, map);
+      guard.enter(stack, src);
+      stack.push(new MapFrame(src, null, null, via, rule, schema, null));
+      return NO_RESULT;
     }
+    const keys = Object.keys(src);
+    const newKeys = keyMapper.map(keys);
+    const vals = memberValues(src, keys);
+    // (A leaf holds no container, so it cannot hold itself: no cycle check.)
+    const leaf = !hasContainer(vals);
+    if (!leaf) {
+      guard.enter(stack, src);
+      stack.push(new MapFrame(src, keys, newKeys, via, rule, schema, vals));
+    }
+    if (newKeys && options.checkCollisions) checkCollisions(newKeys, () => pathTo(leaf ? via : undefined));
+    return leaf ? mapLeaf(src, keys, newKeys, vals, map, rule, schema === SchemaPart.Schema ? widen : 0) : NO_RESULT;
   };
-  open(root, undefined, options.rule, options.rule?.schema ? SchemaPart.Schema : SchemaPart.None);
+  const rootResult = open(root, undefined, options.rule, options.rule?.schema ? SchemaPart.Schema : SchemaPart.None);
+  if (rootResult !== NO_RESULT) return rootResult;
   for (;;) {
     const f = stack[stack.length - 1]!;
     if (f.i < f.n) {
@@ -323,7 +342,8 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
       if (typeof v === 'string') f.deliver(i, v, map(v));
       else if (isContainer(v)) {
         const rule = f.childRule(i);
-        open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));
+        const result = open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));
+        if (result !== NO_RESULT) f.deliver(i, v, result);
       } else if (widen && f.schema === SchemaPart.Schema && f.keys && f.keys[i] === 'maxLength') f.deliver(i, v, widenMaxLength(v, widen));
       continue;
     }

@@ -1,0 +1,50 @@
+// Object keys transformed once per shape (the walk's keys: walk.ts).
+
+/**
+ * An object's keys transformed, or null when none changed. Objects of one shape (every app of
+ * a list, every property of a schema) repeat their keys in the same order: the last few key
+ * lists of each length are kept with their results, and a list equal to one of them (compared
+ * key by key: JSON.parse interns keys, so mostly by reference) costs no transform of its own.
+ * A few, not one: a tool's schema nests objects of three keys in three shapes, in turn.
+ */
+export class KeyMapper {
+  private readonly shapes: ({ keys: string[]; mapped: string[] | null }[] | undefined)[] = []; // (made as lengths come: one mapper per call)
+
+  constructor(private readonly mapKey: (s: string) => string) {}
+
+  map(keys: string[]): string[] | null {
+    const n = keys.length;
+    let seen = this.shapes[n];
+    if (!seen && n < MAX_SHAPE_KEYS) {
+      seen = [];
+      this.shapes[n] = seen;
+    }
+    if (seen) for (let s = 0; s < seen.length; s++) if (sameKeys(seen[s]!.keys, keys)) return seen[s]!.mapped;
+    let mapped: string[] | null = null;
+    for (let k = 0; k < n; k++) {
+      const nk = this.mapKey(keys[k]!);
+      if (mapped) mapped.push(nk);
+      else if (nk !== keys[k]) {
+        mapped = keys.slice(0, k);
+        mapped.push(nk);
+      }
+    }
+    if (seen) {
+      if (seen.length === SHAPES_PER_SIZE) seen.pop();
+      seen.unshift({ keys, mapped });
+    }
+    return mapped;
+  }
+}
+
+/** Key lists this long or longer are not kept (see KeyMapper). */
+const MAX_SHAPE_KEYS = 32;
+/** Key lists kept per length, the most recent first (see KeyMapper). */
+const SHAPES_PER_SIZE = 4;
+
+/** Whether two key lists are equal, key by key. */
+export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
+}

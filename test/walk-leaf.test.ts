@@ -1,0 +1,135 @@
+// An object none of whose members is a container is mapped at once, without a frame of its own
+// (walk.ts, mapLeaf). The same object with one more member, an empty array (which maps to
+// itself), takes the walk's frame; both must map every member alike: keys, the field policy
+// (`_meta`, opaque `data` and `blob`, the protocol fields of `params` and `result`), `maxLength`
+// in tool schemas, own `__proto__` keys, and the object itself back when nothing changed.
+import fc from 'fast-check';
+import { expect, it } from 'vitest';
+import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
+import { runs } from './arbitraries.ts';
+
+const codec = createCodec();
+const PAD = '\u0000pad';
+
+const key = fc.constantFrom(
+  '_meta',
+  'data',
+  'type',
+  'blob',
+  'uri',
+  'maxLength',
+  'name',
+  'progressToken',
+  'cursor',
+  'nextCursor',
+  'taskId',
+  '__proto__',
+  'qwen',
+  '__mcp_ref_71776__',
+  '__mcp_ref_7177656e__', // (decodes to `qwen`: a collision)
+  'text',
+);
+const text = fc.constantFrom(
+  'image',
+  'audio',
+  'text',
+  'qwen',
+  'a Qwen b',
+  '__mcp_ref_71776__',
+  '通义',
+  '',
+  'plain',
+  'data:a/b;base64,cXdlbg==',
+);
+const scalar = fc.oneof(text, fc.integer({ min: -2, max: 100 }), fc.constant(1.5), fc.boolean(), fc.constant(null));
+const members = fc.uniqueArray(fc.tuple(key, scalar), { maxLength: 6, selector: ([k]) => k });
+
+/** The object as JSON.parse makes it (so `__proto__` is an own key), with the pad member or not. */
+const objectOf = (entries: [string, unknown][], pad: boolean) =>
+  JSON.parse(`{${[...entries, ...(pad ? [[PAD, []]] : [])].map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
+
+/** Where a leaf sits: in a message (at its `params`, in `result`, in a tool schema) or a bare value. */
+interface Place {
+  build(leaf: unknown): unknown;
+  at(mapped: unknown): unknown;
+}
+const get = (v: unknown, path: (string | number)[]) => path.reduce((o, k) => (o as Record<string | number, unknown>)[k], v);
+const inMessage = (
+  method: string | undefined,
+  field: 'params' | 'result' | 'error',
+  path: (string | number)[],
+  wrap: (leaf: unknown) => unknown,
+): Place => ({
+  build: (leaf) => ({ jsonrpc: '2.0', id: 1, ...(method ? { method } : {}), [field]: wrap(leaf) }),
+  at: (m) => get(m, [field, ...path]),
+});
+const places: Place[] = [
+  inMessage('notifications/progress', 'params', [], (l) => l),
+  inMessage(undefined, 'result', [], (l) => l),
+  inMessage(undefined, 'result', ['content', 0], (l) => ({ content: [l] })),
+  inMessage(undefined, 'result', ['task'], (l) => ({ task: l })),
+  inMessage(undefined, 'result', ['tools', 0, 'inputSchema', 'properties', 'a'], (l) => ({
+    tools: [{ name: 't', inputSchema: { type: 'object', properties: { a: l } } }],
+  })),
+  inMessage(undefined, 'result', ['tools', 0, 'inputSchema'], (l) => ({ tools: [{ name: 't', inputSchema: l }] })),
+  inMessage(undefined, 'error', ['data'], (l) => ({ code: 1, message: 'm', data: l })),
+  { build: (l) => l, at: (v) => v },
+  { build: (l) => [[l]], at: (v) => get(v, [0, 0]) },
+];
+
+const withoutPad = (o: unknown) => {
+  const copy = { ...(o as Record<string, unknown>) }; // (spread keeps an own __proto__ key)
+  delete copy[PAD];
+  return copy;
+};
+
+it('a leaf object maps as the same object through a frame does (encode and decode, messages and values)', () => {
+  const apis = [
+    (v: unknown) => codec.encodeMessage(v),
+    (v: unknown) => codec.decodeMessage(v),
+    (v: unknown) => codec.encodeValue(v),
+    (v: unknown) => codec.decodeValue(v),
+  ];
+  fc.assert(
+    fc.property(members, fc.nat(places.length - 1), fc.nat(apis.length - 1), (entries, p, a) => {
+      const place = places[p]!;
+      const map = apis[a]!;
+      const leaf = objectOf(entries, false);
+      const framed = objectOf(entries, true);
+      let want: unknown;
+      try {
+        want = place.at(map(place.build(framed)));
+      } catch (e) {
+        // Decoding two keys to one: refused alike, at the same place.
+        expect(e).toBeInstanceOf(PayloadKeyCollisionError);
+        const { path, keyIndexes } = e as PayloadKeyCollisionError;
+        expect(() => map(place.build(leaf))).toThrow(expect.objectContaining({ path, keyIndexes }));
+        return;
+      }
+      const got = place.at(map(place.build(leaf)));
+      expect(Object.keys(got as object)).toEqual(Object.keys(withoutPad(want)));
+      expect(got).toEqual(withoutPad(want));
+      // Unchanged: the object itself, on both paths.
+      expect(got === leaf).toBe(want === framed);
+    }),
+    runs(2000),
+  );
+});
+
+it('an array of scalars maps as the same array through a frame does', () => {
+  // (The frame's array: one more element, an empty array, which maps to itself.)
+  const apis = [codec.encodeMessage, codec.decodeMessage, codec.encodeValue, codec.decodeValue] as ((v: unknown) => unknown)[];
+  fc.assert(
+    fc.property(fc.array(scalar, { maxLength: 6 }), fc.nat(places.length - 1), fc.nat(apis.length - 1), (elements, p, a) => {
+      const place = places[p]!;
+      const map = apis[a]!;
+      const leaf = JSON.parse(JSON.stringify(elements));
+      const framed = JSON.parse(JSON.stringify([...elements, []]));
+      const want = place.at(map(place.build(framed))) as unknown[];
+      const got = place.at(map(place.build(leaf)));
+      expect(got).toEqual(want.slice(0, -1));
+      expect(got === leaf).toBe(want === framed);
+    }),
+    runs(1000),
+  );
+});
