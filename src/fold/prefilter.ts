@@ -22,7 +22,8 @@ const OTHER = 1;
  * or not) per position (the fourth may be any): paths all ASCII go to buckets 0-2 (grouped
  * by first byte), paths starting with an ideograph to buckets 3-5 (grouped by that whole
  * character, placed by the passes expected in text: teddy-cost.ts), other paths starting with
- * a byte >= 0x80 to bucket 6 and the rest (ASCII, then not) to bucket 7. A bucket whose
+ * a byte >= 0x80 to bucket 6 (by their first two bytes; those whose second byte folds like
+ * punctuation's go with the ideographs) and the rest (ASCII, then not) to bucket 7. A bucket whose
  * position holds only bytes >= 0x80 never fires on ASCII text, so lookalike alternatives
  * (fullwidth letters, ignorables) cost nothing where there are none; keeping them out of the
  * ideograph buckets does the same for CJK text. Per position, a bucket admits every byte
@@ -84,7 +85,8 @@ export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly n
     if (follow(states, 1, [ASCII, ASCII, ASCII], fp)) ascii.push(fp);
   }
   // Paths starting with a byte >= 0x80, by first byte (folded): ideographs (lead bytes E4-E9,
-  // U+4000-U+9FFF: CJK terms) apart from the rest (lookalike letters, compatibility forms).
+  // U+4000-U+9FFF: CJK terms) apart from the rest (lookalike letters, compatibility forms),
+  // which are split by their second byte.
   const ideographs: Fingerprint[] = [];
   const others: Fingerprint[] = [];
   for (let b = 0xa0; b < 0x100; b++) {
@@ -95,7 +97,7 @@ export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly n
     addByte(fp, 0, b);
     // (an ideograph's paths by its whole first character, so buckets can tell the terms' apart)
     if (b >= 0xe4 && b <= 0xe9) split(states, 1, 3, fp, ideographs);
-    else if (follow(states, 1, [], fp)) others.push(fp);
+    else split(states, 1, 2, fp, others);
   }
   const buckets: Fingerprint[] = Array.from({ length: 8 }, emptyFingerprint);
   // Largest first (placeInBuckets is greedy); the sort is stable, so equal ones keep byte order.
@@ -106,7 +108,12 @@ export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly n
   placeInBuckets(ascii, asciiBuckets, 0, 8);
   placeInBuckets(ascii, buckets, 0, 3);
   placeByPasses(ideographs, buckets, 3, 6);
-  placeInBuckets(largestFirst(others), buckets, 6, 7);
+  // A second byte 80 or A0 (folded alike) starts general and CJK punctuation (— “ … 。 、), the
+  // commonest characters >= 0x80 outside CJK words: lookalike paths through one (rare: F0 90)
+  // go with the ideographs, so that bucket 6 passes none of them.
+  const punctuation = (fp: Fingerprint) => (fp.lo[1]! & 1) !== 0;
+  placeInBuckets(largestFirst(others.filter(punctuation)), buckets, 3, 6);
+  placeInBuckets(largestFirst(others.filter((fp) => !punctuation(fp))), buckets, 6, 7);
   // ASCII, then a byte >= 0x80 at position 1 or 2: one bucket, whose position 2 holds only
   // bytes >= 0x80 either way (a continuation byte, or a lead byte).
   const start = new Set([1]);
