@@ -70,12 +70,28 @@ export interface ResponseFilterOptions extends BodyOptions {
   timed?: TimedPost;
 }
 
-/** How `response` is read by the host's client, so how it is encoded. */
-export function responseKind(response: Response, options: Pick<ResponseFilterOptions, 'endpoint' | 'method'>): BodyKind | 'none' {
-  if (!response.body || NULL_BODY.has(response.status)) return 'none';
-  const { endpoint = true, method = 'POST' } = options;
-  return bodyKind(mediaType(response.headers.get('content-type')), endpoint, response.ok, method.toUpperCase() === 'GET');
+/** A response's head, as a Web Response or an upstream's node:http answer (OpenedStream) has it. */
+export interface ResponseHead {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Headers;
 }
+
+/** How a response with this head (and a body or not) is read by the host's client, so how it is encoded. */
+export function headKind(
+  head: ResponseHead,
+  hasBody: boolean,
+  options: Pick<ResponseFilterOptions, 'endpoint' | 'method'>,
+): BodyKind | 'none' {
+  if (!hasBody || NULL_BODY.has(head.status)) return 'none';
+  const { endpoint = true, method = 'POST' } = options;
+  const ok = head.status >= 200 && head.status < 300;
+  return bodyKind(mediaType(head.headers.get('content-type')), endpoint, ok, method.toUpperCase() === 'GET');
+}
+
+/** How `response` is read by the host's client, so how it is encoded. */
+export const responseKind = (response: Response, options: Pick<ResponseFilterOptions, 'endpoint' | 'method'>): BodyKind | 'none' =>
+  headKind(response, response.body !== null, options);
 
 /** `response` with its body encoded for the host; headers kept but the length and encoding. */
 export async function encodeResponse(response: Response, options: ResponseFilterOptions): Promise<Response> {
@@ -110,7 +126,7 @@ export async function encodeResponse(response: Response, options: ResponseFilter
 }
 
 /** The head of an encoded response: the upstream's, without the length and the encoding, its status text encoded. */
-export function encodedHead(response: Response, options: BodyOptions): ResponseInit & { headers: Headers } {
+export function encodedHead(response: ResponseHead, options: BodyOptions): ResponseHead {
   const headers = new Headers(response.headers);
   headers.delete('content-length'); // (a new length, unknown while streaming)
   headers.delete('content-encoding'); // (fetch has already decompressed the body)

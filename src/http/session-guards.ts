@@ -73,8 +73,8 @@ export class SessionGuards {
    * The upstream answered a `method` request sent as `session` (null: none) with `response`: a
    * success that issues an id starts a session; a DELETE it accepts ends one.
    */
-  answered(session: string | null, method: string, response: Response): void {
-    if (!response.ok) return;
+  answered(session: string | null, method: string, response: { status: number; headers: Headers }): void {
+    if (response.status < 200 || response.status > 299) return;
     const issued = response.headers.get('mcp-session-id');
     if (!session && issued) this.issued(issued);
     if (method.toUpperCase() === 'DELETE' && session) this.drop(session);
