@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { BodyTooLargeError } from '../http/body.js';
 import { type ByteSink, type Relay, takeRelay } from '../http/event-relay.js';
 import { isMemoryFull, memoryFullResponse } from '../http/memory-full.js';
+import { Fields, type HeadFields } from '../http/proxy-headers.js';
 import type { Answer, DirectAnswer, ProxyRequest, RequestBody } from '../http/proxy-request.js';
 import { concat } from '../util/concat.js';
 
@@ -64,10 +65,10 @@ function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
   );
 }
 
-function headersOf(req: IncomingMessage): Headers {
-  const headers = new Headers();
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  return headers;
+/** The request's head, as `into` keeps one (Web Headers for a Request; Fields for the proxy's handler). */
+function headersOf<H extends { append(name: string, value: string): void }>(req: IncomingMessage, into: H): H {
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) into.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  return into;
 }
 
 /** The URL's host is only a placeholder: the handler checks the Host header itself. */
@@ -77,7 +78,8 @@ const hasBody = (req: IncomingMessage) => req.method !== 'GET' && req.method !==
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
   const body = hasBody(req) ? bodyOf(req) : null;
-  return new Request(urlOf(req), { method: req.method, headers: headersOf(req), body, signal, duplex: 'half' } as RequestInit);
+  const headers = headersOf(req, new Headers());
+  return new Request(urlOf(req), { method: req.method, headers, body, signal, duplex: 'half' } as RequestInit);
 }
 
 /**
@@ -124,7 +126,8 @@ function wholeBody(req: IncomingMessage): RequestBody {
 
 /** The request as the proxy's handler reads it, without a Web Request or stream. */
 function toProxyRequest(req: IncomingMessage, signal: AbortSignal): ProxyRequest {
-  return { method: req.method ?? 'GET', url: urlOf(req), headers: headersOf(req), signal, body: hasBody(req) ? wholeBody(req) : null };
+  const headers = headersOf(req, new Fields());
+  return { method: req.method ?? 'GET', url: urlOf(req), headers, signal, body: hasBody(req) ? wholeBody(req) : null };
 }
 
 /** Waits for 'drain' or 'close', whichever comes first, leaving no listener behind. */
@@ -141,7 +144,7 @@ function drainOrClose(res: ServerResponse): Promise<void> {
 }
 
 /** A head's fields as writeHead takes them, Set-Cookie one field each (as Headers holds them). */
-function fieldsOf(headers: Headers): string[] {
+function fieldsOf(headers: HeadFields): string[] {
   const fields: string[] = [];
   headers.forEach((value, name) => {
     if (name !== 'set-cookie') fields.push(name, value);

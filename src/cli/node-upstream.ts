@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import { constants, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { ByteSource } from '../http/event-relay.js';
 import type { OpenedStream } from '../http/proxy.js';
+import { Fields, type HeadFields } from '../http/proxy-headers.js';
 
 // One pool per scheme: a stream that ends cleanly gives its connection back.
 const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
@@ -146,7 +147,7 @@ function sourceOf(response: IncomingMessage, request: ClientRequest, idleMs: num
  */
 export const upstreamOpener =
   (limits: UpstreamLimits = UPSTREAM_LIMITS) =>
-  (url: URL, headers: Headers, signal: AbortSignal, method = 'GET', body?: Uint8Array): Promise<OpenedStream> =>
+  (url: URL, headers: HeadFields, signal: AbortSignal, method = 'GET', body?: Uint8Array): Promise<OpenedStream> =>
     open(url, headers, signal, method, body, limits);
 
 /** An OpenStream under UPSTREAM_LIMITS. */
@@ -154,7 +155,7 @@ export const openUpstream = upstreamOpener();
 
 function open(
   url: URL,
-  headers: Headers,
+  headers: HeadFields,
   signal: AbortSignal,
   method: string,
   body: Uint8Array | undefined,
@@ -185,7 +186,7 @@ function open(
       signal.removeEventListener('abort', abort);
       req.off('error', unreachable);
       req.on('error', ignore); // (later failures reach the body)
-      const received = new Headers();
+      const received = new Fields();
       for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) received.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
       const source = sourceOf(res, req, limits.bodyIdleMs);
       resolve({ status: res.statusCode ?? 502, statusText: res.statusMessage ?? '', headers: received, source });

@@ -5,6 +5,7 @@
 // request had ids, errors under them as written. It reads and answers transport-neutral
 // requests (proxy-request.ts): a relayed event stream, or a head with no body, goes to the
 // server as it is (the Node CLI writes it without Web objects); the rest as Web Responses.
+import { type Codec, createCodec } from '../codec/codec.js';
 import { inSession } from '../guard/audit.js';
 import type { Message } from '../jsonrpc/message.js';
 import { SERVER_ERROR } from '../jsonrpc/message.js';
@@ -18,11 +19,11 @@ import { eventObserver, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
-import { downstream, withoutHopByHop } from './proxy-headers.js';
+import { downstream, type Fields, toHeaders, withoutHopByHop } from './proxy-headers.js';
 import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
 import type { Answer, DirectAnswer, ProxyRequest } from './proxy-request.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
-import { encodedHead, encodeResponse, headKind, isJson, mediaType, NULL_BODY, type ResponseHead } from './response.js';
+import { encodedStatusText, encodeResponse, headKind, isJson, mediaType, NULL_BODY, type ResponseHead } from './response.js';
 import type { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 import { sendTimed, type TimedPost, timedOutReply, timePost } from './timed.js';
@@ -67,7 +68,11 @@ type Upstream = Response | (ResponseHead & { source: ByteSource | undefined });
 /** An upstream answer read through Web streams (the paths that still need them). */
 function asResponse(up: Upstream): Response {
   if (up instanceof Response) return up;
-  return new Response(up.source && sourceStream(up.source), { status: up.status, statusText: up.statusText, headers: up.headers });
+  return new Response(up.source && sourceStream(up.source), {
+    status: up.status,
+    statusText: up.statusText,
+    headers: toHeaders(up.headers),
+  });
 }
 
 /** One request's place: its URL, its MCP session and that session's guard. */
@@ -98,8 +103,11 @@ export class ProxyHandler {
   private readonly max: number;
   private readonly guards: SessionGuards | undefined;
   private readonly log: (line: string) => void;
+  /** The codec of bodyOptions, made once (status texts). */
+  private readonly codec: Codec;
 
   constructor(s: ProxySettings) {
+    this.codec = createCodec(s.bodyOptions);
     this.upstream = s.upstream;
     this.path = s.options.path ?? '/mcp';
     this.o = s.options;
@@ -111,7 +119,7 @@ export class ProxyHandler {
   }
 
   /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
-  private sentUpstream(request: ProxyRequest): Headers {
+  private sentUpstream(request: ProxyRequest): Fields {
     const headers = withoutHopByHop(request.headers);
     headers.delete('host');
     headers.delete('content-length');
@@ -123,7 +131,7 @@ export class ProxyHandler {
   private cancelUpstream(request: ProxyRequest, url: URL, text: string): void {
     const headers = this.sentUpstream(request);
     headers.set('content-type', 'application/json');
-    this.base(this.target(url), { method: 'POST', headers, body: text, redirect: 'manual' }).then(
+    this.base(this.target(url), { method: 'POST', headers: toHeaders(headers), body: text, redirect: 'manual' }).then(
       (r) => void r.body?.cancel().catch(() => {}),
       () => this.log('notifications/cancelled not delivered: upstream unreachable'),
     );
@@ -216,8 +224,12 @@ export class ProxyHandler {
       onRefused: (e) => this.toldRefused(method, e),
       ending: original && ((e) => streamEnding(original, e, bodyOptions)),
     });
-    const head = encodedHead(response, bodyOptions);
-    return { status: head.status, statusText: head.statusText, headers: downstream(head.headers), body };
+    return {
+      status: response.status,
+      statusText: encodedStatusText(response.statusText, this.codec),
+      headers: downstream(response.headers),
+      body,
+    };
   }
 
   async handle(request: ProxyRequest): Promise<Answer> {
@@ -278,7 +290,7 @@ export class ProxyHandler {
         }
         p.body = outcome.forward!;
       } else if (guard) {
-        const ask = askUpstream(this.base, this.target(url), this.sentUpstream(request), this.max, request.signal);
+        const ask = askUpstream(this.base, this.target(url), toHeaders(this.sentUpstream(request)), this.max, request.signal);
         const guarded = await guardSession(this.guards!, session, guard, p.body, this.bodyOptions, ask);
         if (!guarded) {
           // (the upstream restarted, or the id is made up)
@@ -317,7 +329,7 @@ export class ProxyHandler {
     const fetched = (signal: AbortSignal) =>
       this.base(this.target(url), {
         method: request.method,
-        headers,
+        headers: toHeaders(headers),
         body: p.body as Uint8Array<ArrayBuffer> | undefined,
         signal,
         redirect: 'manual',
@@ -394,6 +406,6 @@ export class ProxyHandler {
       if (isMemoryFull(failure)) return this.memoryFull(request);
       return this.failedReplies(original, 502, 'The upstream MCP server sent a response that cannot be passed on');
     }
-    return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: down });
+    return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: toHeaders(down) });
   }
 }

@@ -5,6 +5,7 @@
 // or Web stream. One handler, so one judgement, for both.
 import { readBounded } from './body.js';
 import { type RelayedBody, relayedBody } from './event-relay.js';
+import { type HeadFields, toHeaders } from './proxy-headers.js';
 
 /** A request's body, read at most once. */
 export interface RequestBody {
@@ -18,7 +19,7 @@ export interface ProxyRequest {
   readonly method: string;
   /** The request's URL; its host is the server's placeholder (the Host header is checked). */
   readonly url: URL;
-  readonly headers: Headers;
+  readonly headers: HeadFields;
   /** Aborted when the client leaves. */
   readonly signal: AbortSignal;
   /** None for a GET or HEAD. */
@@ -29,7 +30,7 @@ export interface ProxyRequest {
 export interface DirectAnswer {
   readonly status: number;
   readonly statusText: string;
-  readonly headers: Headers;
+  readonly headers: HeadFields;
   readonly body: RelayedBody | null;
 }
 
@@ -55,5 +56,5 @@ export function fromRequest(request: Request): ProxyRequest {
 export function toResponse(answer: Answer): Response {
   if (answer instanceof Response) return answer;
   const { status, statusText, headers, body } = answer;
-  return new Response(body && relayedBody(body), { status, statusText, headers });
+  return new Response(body && relayedBody(body), { status, statusText, headers: toHeaders(headers) });
 }

@@ -3,13 +3,14 @@
 // size bound (the response goes at once; its body when whole). Only media passes as it is.
 // The framing is the one the host's client reads the body with: the SDK's client reads any
 // successful GET body as an event stream, whatever its Content-Type says.
-import { createCodec } from '../codec/codec.js';
+import { type Codec, createCodec } from '../codec/codec.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { encodeBytes, readBounded } from './body.js';
 import type { CallGuard } from './call-guard.js';
 import { eventObserver, observeJson } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { createJsonBodyStream } from './json-body.js';
+import type { HeadFields } from './proxy-headers.js';
 import { STREAM_PAST, wholeEvents } from './sse-events.js';
 import { type TimedPost, timedEvents } from './timed.js';
 
@@ -74,7 +75,7 @@ export interface ResponseFilterOptions extends BodyOptions {
 export interface ResponseHead {
   readonly status: number;
   readonly statusText: string;
-  readonly headers: Headers;
+  readonly headers: HeadFields;
 }
 
 /** How a response with this head (and a body or not) is read by the host's client, so how it is encoded. */
@@ -126,14 +127,15 @@ export async function encodeResponse(response: Response, options: ResponseFilter
 }
 
 /** The head of an encoded response: the upstream's, without the length and the encoding, its status text encoded. */
-export function encodedHead(response: ResponseHead, options: BodyOptions): ResponseHead {
+export function encodedHead(response: Response, options: BodyOptions): ResponseInit & { headers: Headers } {
   const headers = new Headers(response.headers);
   headers.delete('content-length'); // (a new length, unknown while streaming)
   headers.delete('content-encoding'); // (fetch has already decompressed the body)
-  // (the status text is the upstream's words, and a client may show them: encoded too)
-  const statusText = createCodec(options).encodeText(response.statusText);
-  return { status: response.status, statusText, headers };
+  return { status: response.status, statusText: encodedStatusText(response.statusText, createCodec(options)), headers };
 }
+
+/** The status text is the upstream's words, and a client may show them: encoded too. */
+export const encodedStatusText = (statusText: string, codec: Codec): string => codec.encodeText(statusText);
 
 /**
  * A body made whole by `make` (from `source`) when first read: the response itself goes at once
