@@ -74,6 +74,15 @@ function headersOf<H extends { append(name: string, value: string): void }>(req:
 /** The URL's host is only a placeholder: the handler checks the Host header itself. */
 const urlOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://localhost');
 
+/** The last request target parsed, and its URL: a client sends the same one on every call. */
+let lastTarget: { raw: string | undefined; url: URL } = { raw: '/', url: new URL('/', 'http://localhost') };
+
+/** urlOf, a URL parse saved when the target is the last one (the proxy's handler only reads it). */
+function proxyUrlOf(req: IncomingMessage): URL {
+  if (req.url !== lastTarget.raw) lastTarget = { raw: req.url, url: urlOf(req) };
+  return lastTarget.url;
+}
+
 const hasBody = (req: IncomingMessage) => req.method !== 'GET' && req.method !== 'HEAD';
 
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
@@ -127,7 +136,7 @@ function wholeBody(req: IncomingMessage): RequestBody {
 /** The request as the proxy's handler reads it, without a Web Request or stream. */
 function toProxyRequest(req: IncomingMessage, signal: AbortSignal): ProxyRequest {
   const headers = headersOf(req, new Fields());
-  return { method: req.method ?? 'GET', url: urlOf(req), headers, signal, body: hasBody(req) ? wholeBody(req) : null };
+  return { method: req.method ?? 'GET', url: proxyUrlOf(req), headers, signal, body: hasBody(req) ? wholeBody(req) : null };
 }
 
 /** Waits for 'drain' or 'close', whichever comes first, leaving no listener behind. */

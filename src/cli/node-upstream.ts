@@ -11,6 +11,7 @@
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
+import { urlToHttpOptions } from 'node:url';
 import { constants, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { ByteSource } from '../http/event-relay.js';
 import type { OpenedStream } from '../http/proxy.js';
@@ -43,6 +44,14 @@ function decoders(encoding: string | undefined): Readable[] {
 }
 
 const ignore = () => {};
+
+/** A URL's request options, made once per URL (the proxy sends every call to the same one; it is only read). */
+const optionsOf = new WeakMap<URL, ReturnType<typeof urlToHttpOptions>>();
+function requestOptions(url: URL): ReturnType<typeof urlToHttpOptions> {
+  let options = optionsOf.get(url);
+  if (!options) optionsOf.set(url, (options = urlToHttpOptions(url)));
+  return options;
+}
 
 /** How long the upstream may keep silent, in ms: before its response head, and between its body's chunks while read. */
 export interface UpstreamLimits {
@@ -167,7 +176,12 @@ function open(
     headers.forEach((value, name) => {
       sent[name] = value;
     });
-    const req = (https ? httpsRequest : httpRequest)(url, { method, headers: sent, agent: agents[https ? 'https:' : 'http:'] });
+    const req = (https ? httpsRequest : httpRequest)({
+      ...requestOptions(url),
+      method,
+      headers: sent,
+      agent: agents[https ? 'https:' : 'http:'],
+    });
     const abort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     if (signal.aborted) abort();
     signal.addEventListener('abort', abort, { once: true });

@@ -105,6 +105,8 @@ export class ProxyHandler {
   private readonly log: (line: string) => void;
   /** The codec of bodyOptions, made once (status texts). */
   private readonly codec: Codec;
+  private hostSeen: string | undefined;
+  private hostVerdict = false;
 
   constructor(s: ProxySettings) {
     this.codec = createCodec(s.bodyOptions);
@@ -141,8 +143,10 @@ export class ProxyHandler {
     return url.pathname === this.path || url.pathname === this.upstream.pathname;
   }
 
+  // (what it returns is only read: fetch and openStream take it as it is)
   private target(url: URL): URL {
     if (this.isEndpoint(url)) {
+      if (!url.search) return this.upstream;
       const t = new URL(this.upstream);
       if (url.search) t.search = url.search;
       return t;
@@ -179,11 +183,20 @@ export class ProxyHandler {
     return memoryFullResponse();
   }
 
+  /** hostAllowed, the last Host's verdict kept: a client sends the same one on every call (a URL parse each). */
+  private hostAllowed(host: string): boolean {
+    if (host !== this.hostSeen) {
+      this.hostVerdict = hostAllowed(host, this.o.allowedHosts);
+      this.hostSeen = host;
+    }
+    return this.hostVerdict;
+  }
+
   // Host and Origin first, before the access layer too: a name this proxy does not answer to
   // gets no protected resource metadata naming it, and no challenge pointing there.
   hostOrOriginRefused(request: ProxyRequest): Promise<Response> | undefined {
     // The Host header when the server passes it, else the host the URL was built from.
-    if (!hostAllowed(request.headers.get('host') ?? request.url.host, this.o.allowedHosts)) {
+    if (!this.hostAllowed(request.headers.get('host') ?? request.url.host)) {
       this.log(`${request.method} refused: Host not allowed (403)`);
       return this.jsonError(403, SERVER_ERROR, 'Forbidden: Host header not allowed');
     }

@@ -91,12 +91,18 @@ const HOP_BY_HOP = new Set([
 
 /** `source` without the fields of its connection, and without `also`. */
 function kept(source: HeadFields, also: readonly string[]): Fields {
-  const drop = new Set(HOP_BY_HOP);
-  for (const name of (source.get('connection') ?? '').split(',')) if (name.trim()) drop.add(name.trim().toLowerCase());
-  for (const name of also) drop.add(name);
+  const connection = source.get('connection');
+  const named = connection
+    ? new Set(
+        connection
+          .split(',')
+          .map((name) => name.trim().toLowerCase())
+          .filter(Boolean),
+      )
+    : undefined;
   const fields = new Fields();
   source.forEach((value, name) => {
-    if (!drop.has(name)) fields.append(name, value);
+    if (!HOP_BY_HOP.has(name) && !also.includes(name) && !named?.has(name)) fields.append(name, value);
   });
   return fields;
 }
