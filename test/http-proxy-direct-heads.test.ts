@@ -62,9 +62,15 @@ const VALUE = fc.oneof(
 /** A field of the upstream's head: any of these, repeated or not; a Connection naming some. */
 const aField = fc.oneof(
   fc.tuple(TOKEN, VALUE),
-  fc.tuple(fc.constantFrom('Set-Cookie', 'set-cookie'), VALUE.map((v) => `id=${v.replace(/[;,\s]/g, '')}`)),
+  fc.tuple(
+    fc.constantFrom('Set-Cookie', 'set-cookie'),
+    VALUE.map((v) => `id=${v.replace(/[;,\s]/g, '')}`),
+  ),
   fc.tuple(fc.constantFrom('Connection'), fc.constantFrom('keep-alive', 'x-hop', 'X-One, x-hop', 'close')),
-  fc.tuple(fc.constantFrom('Keep-Alive', 'Proxy-Authenticate', 'Proxy-Connection', 'Upgrade'), fc.constantFrom('timeout=5', 'Basic', 'h2c')),
+  fc.tuple(
+    fc.constantFrom('Keep-Alive', 'Proxy-Authenticate', 'Proxy-Connection', 'Upgrade'),
+    fc.constantFrom('timeout=5', 'Basic', 'h2c'),
+  ),
 );
 
 /** A body for the status and type: an event stream, JSON, text, or none. */
@@ -82,7 +88,11 @@ const aBody = (status: number) =>
 const anAnswer = fc
   .record({
     status: fc.constantFrom(200, 201, 202, 204, 302, 400, 401, 404, 429, 500, 503),
-    statusText: fc.oneof(fc.constant(''), fc.constantFrom('OK', 'Nope'), fragmentString(2).map((t) => t.replace(/[^\x20-\x7e]/g, ''))),
+    statusText: fc.oneof(
+      fc.constant(''),
+      fc.constantFrom('OK', 'Nope'),
+      fragmentString(2).map((t) => t.replace(/[^\x20-\x7e]/g, '')),
+    ),
     fields: fc.array(aField, { maxLength: 6 }),
   })
   .chain((head) =>

@@ -124,6 +124,7 @@ function wholeBody(req: IncomingMessage): RequestBody {
           done();
           reject(new Error('request body ended before its end'));
         };
+        if (req.destroyed) return reject(new Error('request body ended before its end')); // (its 'close' has been)
         req.on('data', data);
         req.once('end', end);
         req.once('error', reject);

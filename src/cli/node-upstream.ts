@@ -49,7 +49,10 @@ const ignore = () => {};
 const optionsOf = new WeakMap<URL, ReturnType<typeof urlToHttpOptions>>();
 function requestOptions(url: URL): ReturnType<typeof urlToHttpOptions> {
   let options = optionsOf.get(url);
-  if (!options) optionsOf.set(url, (options = urlToHttpOptions(url)));
+  if (!options) {
+    options = urlToHttpOptions(url);
+    optionsOf.set(url, options);
+  }
   return options;
 }
 
