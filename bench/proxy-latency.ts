@@ -1,9 +1,10 @@
 // `proxy`'s latency rows alone (direct / proxy / floor, rounds taking turns), repeated, and
 // optionally a CPU profile of the proxy process under the same sequential calls:
-//   node scripts/run-ts.mjs bench/proxy-latency.ts [--runs=N] [--quick] [--cpu-prof=DIR [--cpu-prof-interval=µs]] [--cli=PATH]
+//   node scripts/run-ts.mjs bench/proxy-latency.ts [--runs=N] [--quick] [--cpu-prof=DIR [--cpu-prof-interval=µs] [--floor-prof]] [--cli=PATH]
 // (--cli: another build's bin/mcp-payload-codec.js, for a before/after in one run's conditions)
 // With --cpu-prof the proxy runs under `node --cpu-prof --cpu-prof-dir=DIR`; the profile is
-// written when it exits (SIGTERM ends it cleanly).
+// written when it exits (SIGTERM ends it cleanly); with --floor-prof, the floor's too (what any
+// Node proxy spends, to hold the proxy's profile against).
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -16,13 +17,14 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     'cpu-prof-interval': { type: 'string' },
     cli: { type: 'string' },
+    'floor-prof': { type: 'boolean', default: false },
   },
 });
 const up = await upstream();
 const dir = values['cpu-prof'];
 const interval = values['cpu-prof-interval'] ? [`--cpu-prof-interval=${values['cpu-prof-interval']}`] : [];
 const px = await proxy(up.url, dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...interval] : [], values.cli);
-const bare = await passThrough(up.url);
+const bare = await passThrough(up.url, dir && values['floor-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${dir}/floor`, ...interval] : []);
 /** A process's CPU time (user + system), ms (Linux). */
 const cpuMs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -44,5 +46,5 @@ try {
   bare.child.kill('SIGTERM');
   px.child.kill('SIGTERM');
   up.child.kill('SIGTERM');
-  await once(px.child, 'exit');
+  await Promise.all([once(px.child, 'exit'), once(bare.child, 'exit')]);
 }

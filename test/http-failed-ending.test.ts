@@ -3,7 +3,7 @@
 // The failure is told, then the ending (a POST's errors) goes last, if there is one; an ending
 // that fails too is told, and the body still ends cleanly, never with an error for the reader.
 import { describe, expect, it } from 'vitest';
-import { type ByteSource, relayedBody } from '../src/http/event-relay.js';
+import { type ByteSource, relayedBody, relayOf } from '../src/http/event-relay.js';
 import { failedEnding, settle } from '../src/http/settle.js';
 
 const utf8 = new TextEncoder();
@@ -60,12 +60,14 @@ async function relayed(ending: Ending) {
       cancelled = true;
     },
   };
-  const body = relayedBody(source, {
-    codec: {},
-    maxEventBytes: 1 << 20,
-    onRefused: (e) => void told.push(e),
-    ending: ENDINGS[ending],
-  });
+  const body = relayedBody(
+    relayOf(source, {
+      codec: {},
+      maxEventBytes: 1 << 20,
+      onRefused: (e) => void told.push(e),
+      ending: ENDINGS[ending],
+    }),
+  );
   const text = await read(body);
   expect(cancelled).toBe(true);
   return { text, told: told.map((e) => (e === BROKEN ? 'ending failed' : e instanceof Error ? 'failure' : e)) };

@@ -54,7 +54,8 @@ async function client(url: string): Promise<Client> {
 }
 
 /** The floor: a bare node:http pass-through proxy in front of the upstream (bench/fixtures/http-passthrough.mjs). */
-export const passThrough = (up: string) => started(['bench/fixtures/http-passthrough.mjs', up], /listening on (http:\/\/\S+\/mcp)/);
+export const passThrough = (up: string, nodeArgs: string[] = []) =>
+  started([...nodeArgs, 'bench/fixtures/http-passthrough.mjs', up], /listening on (http:\/\/\S+\/mcp)/);
 
 export async function proxyLatency(direct: string, proxied: string, bareUrl: string, quick: boolean): Promise<CaseResult[]> {
   const calls = quick ? 200 : 2000;

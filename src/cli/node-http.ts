@@ -1,13 +1,23 @@
 // A Web-standard fetch handler behind Node's http server: IncomingMessage to Request,
 // Response to ServerResponse, with backpressure both ways and cancellation when the client
-// leaves. Small enough to keep here rather than add a dependency.
+// leaves. Small enough to keep here rather than add a dependency. The proxy's own handler
+// (http/proxy-request.ts) is served without the Web objects: its request read straight from
+// the IncomingMessage, its answer written straight into the ServerResponse (a relayed event
+// stream piped in), so that a small call makes no Request, Response or Web stream.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { takeRelay } from '../http/event-relay.js';
+import { BodyTooLargeError } from '../http/body.js';
+import { type ByteSink, type Relay, takeRelay } from '../http/event-relay.js';
 import { isMemoryFull, memoryFullResponse } from '../http/memory-full.js';
+import { Fields, type HeadFields } from '../http/proxy-headers.js';
+import type { Answer, DirectAnswer, ProxyRequest, RequestBody } from '../http/proxy-request.js';
+import { concat } from '../util/concat.js';
 
 export type Handler = (request: Request) => Promise<Response>;
+
+/** A handler of transport-neutral requests (the proxy's: http/proxy-request.ts). */
+export type DirectHandler = (request: ProxyRequest) => Promise<Answer>;
 
 /** How long a response's head waits for its body's first bytes before it goes alone (default). */
 const HEAD_WAIT_MS = 20;
@@ -55,13 +65,79 @@ function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
   );
 }
 
+/** The request's head, as `into` keeps one (Web Headers for a Request; Fields for the proxy's handler). */
+function headersOf<H extends { append(name: string, value: string): void }>(req: IncomingMessage, into: H): H {
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) into.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  return into;
+}
+
+/** The URL's host is only a placeholder: the handler checks the Host header itself. */
+const urlOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://localhost');
+
+/** The last request target parsed, and its URL: a client sends the same one on every call. */
+let lastTarget: { raw: string | undefined; url: URL } = { raw: '/', url: new URL('/', 'http://localhost') };
+
+/** urlOf, a URL parse saved when the target is the last one (the proxy's handler only reads it). */
+function proxyUrlOf(req: IncomingMessage): URL {
+  if (req.url !== lastTarget.raw) lastTarget = { raw: req.url, url: urlOf(req) };
+  return lastTarget.url;
+}
+
+const hasBody = (req: IncomingMessage) => req.method !== 'GET' && req.method !== 'HEAD';
+
 function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
-  const headers = new Headers();
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  // The URL's host is only a placeholder: the handler checks the Host header itself.
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const body = req.method === 'GET' || req.method === 'HEAD' ? null : bodyOf(req);
-  return new Request(url, { method: req.method, headers, body, signal, duplex: 'half' } as RequestInit);
+  const body = hasBody(req) ? bodyOf(req) : null;
+  const headers = headersOf(req, new Headers());
+  return new Request(urlOf(req), { method: req.method, headers, body, signal, duplex: 'half' } as RequestInit);
+}
+
+/**
+ * The request body read whole from the IncomingMessage, as bodyOf's reader reads it: past the
+ * limit the rest is read and dropped; a body cut short (the client left) fails the read.
+ */
+function wholeBody(req: IncomingMessage): RequestBody {
+  return {
+    read: (limit) =>
+      new Promise((resolve, reject) => {
+        const parts: Uint8Array[] = [];
+        let size = 0;
+        const done = () => {
+          req.off('data', data);
+          req.off('end', end);
+          req.off('error', reject);
+          req.off('close', cut);
+        };
+        const data = (chunk: Buffer) => {
+          size += chunk.byteLength;
+          if (size > limit) {
+            done();
+            req.resume();
+            return reject(new BodyTooLargeError(limit));
+          }
+          parts.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        };
+        const end = () => {
+          done();
+          resolve(parts.length ? concat(parts) : new Uint8Array(0));
+        };
+        const cut = () => {
+          done();
+          reject(new Error('request body ended before its end'));
+        };
+        if (req.destroyed) return reject(new Error('request body ended before its end')); // (its 'close' has been)
+        req.on('data', data);
+        req.once('end', end);
+        req.once('error', reject);
+        req.once('close', cut);
+      }),
+    drop: () => void req.resume(),
+  };
+}
+
+/** The request as the proxy's handler reads it, without a Web Request or stream. */
+function toProxyRequest(req: IncomingMessage, signal: AbortSignal): ProxyRequest {
+  const headers = headersOf(req, new Fields());
+  return { method: req.method ?? 'GET', url: proxyUrlOf(req), headers, signal, body: hasBody(req) ? wholeBody(req) : null };
 }
 
 /** Waits for 'drain' or 'close', whichever comes first, leaving no listener behind. */
@@ -77,22 +153,25 @@ function drainOrClose(res: ServerResponse): Promise<void> {
   });
 }
 
-async function send(
-  response: Response,
-  res: ServerResponse,
-  onError: (line: string) => void,
-  headWaitMs: number,
-  detach?: () => void,
-): Promise<void> {
-  const headers: [string, string][] = [];
-  response.headers.forEach((value, name) => {
-    if (name !== 'set-cookie') headers.push([name, value]);
+/** A head's fields as writeHead takes them, Set-Cookie one field each (as Headers holds them). */
+function fieldsOf(headers: HeadFields): string[] {
+  const fields: string[] = [];
+  headers.forEach((value, name) => {
+    if (name !== 'set-cookie') fields.push(name, value);
   });
-  for (const cookie of response.headers.getSetCookie()) headers.push(['set-cookie', cookie]);
-  res.writeHead(response.status, response.statusText || undefined, headers.flat());
-  if (!response.body) return void res.end();
-  // What is written in one turn of the event loop goes out in one write (headers, events, the
-  // end): a small answer costs one system call, not three.
+  for (const cookie of headers.getSetCookie()) fields.push('set-cookie', cookie);
+  return fields;
+}
+
+/**
+ * How a body's writes go out. What is written in one turn of the event loop goes out in one
+ * write (headers, events, the end): a small answer costs one system call, not three. The head
+ * goes with the body's first bytes, in one write, as a bare pass-through sends it: the upstream
+ * flushes its head before its first event, and a head written alone cost every small POST a
+ * system call and a wake-up of the client. If no bytes come within headWaitMs it goes alone
+ * (an event stream's headers go out before its first event, however late).
+ */
+function bodyWrites(res: ServerResponse, headWaitMs: number): { write(): void; settled(): void } {
   let corked = false;
   const coalesce = () => {
     if (corked) return;
@@ -103,41 +182,58 @@ async function send(
       res.uncork();
     });
   };
-  // The head goes with the body's first bytes, in one write, as a bare pass-through sends it:
-  // the upstream flushes its head before its first event, and a head written alone cost every
-  // small POST a system call and a wake-up of the client. If no bytes come within headWaitMs
-  // it goes alone (an event stream's headers go out before its first event, however late).
   let started = false;
   const head = setTimeout(() => {
     if (!started && !res.destroyed) res.flushHeaders();
   }, headWaitMs);
   head.unref();
-  const start = () => {
+  const settled = () => {
     if (started) return;
     started = true;
     clearTimeout(head);
   };
-  // A relayed event stream (http/event-relay.ts): piped in without a Web stream between.
+  return {
+    write() {
+      settled();
+      coalesce();
+    },
+    settled,
+  };
+}
+
+/** A relayed event stream (http/event-relay.ts) piped into the response, without a Web stream between. */
+function pipeRelay(start: (sink: ByteSink) => Relay, res: ServerResponse, headWaitMs: number): void {
+  const writes = bodyWrites(res, headWaitMs);
+  const relay = start({
+    write(chunk) {
+      writes.write();
+      return res.write(chunk);
+    },
+    end() {
+      writes.write();
+      res.end();
+    },
+  });
+  res.on('drain', () => relay.resume());
+  res.once('close', () => relay.cancel());
+  if (res.destroyed) relay.cancel(); // (the client left before its answer was ready)
+}
+
+async function send(
+  response: Response,
+  res: ServerResponse,
+  onError: (line: string) => void,
+  headWaitMs: number,
+  detach?: () => void,
+): Promise<void> {
+  res.writeHead(response.status, response.statusText || undefined, fieldsOf(response.headers));
+  if (!response.body) return void res.end();
   const take = takeRelay(response.body);
   if (take) {
     detach?.(); // (the request's abort signal is not needed: the relay lets the upstream go itself)
-    const relay = take({
-      write(chunk) {
-        start();
-        coalesce();
-        return res.write(chunk);
-      },
-      end() {
-        start();
-        coalesce();
-        res.end();
-      },
-    });
-    res.on('drain', () => relay.resume());
-    res.once('close', () => relay.cancel());
-    if (res.destroyed) relay.cancel(); // (the client left before its answer was ready)
-    return;
+    return pipeRelay(take, res, headWaitMs);
   }
+  const writes = bodyWrites(res, headWaitMs);
   const reader = response.body.getReader();
   const left = () => reader.cancel().catch(() => {});
   res.once('close', left);
@@ -146,32 +242,60 @@ async function send(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      start();
-      coalesce();
+      writes.write();
       if (!res.write(value)) {
         await drainOrClose(res);
         if (res.destroyed) return;
       }
     }
-    start();
-    coalesce();
+    writes.write();
     res.end();
   } catch (e) {
     onError(`response body failed: ${(e as Error).name}`);
     res.destroy(); // the client sees the connection end, not a clean end
   } finally {
-    start(); // (a body that failed or was left: no head after it)
+    writes.settled(); // (a body that failed or was left: no head after it)
     res.off('close', left);
   }
 }
 
+/** An answer written as it is: its head alone, or with a relayed stream's first bytes. */
+function sendDirect(answer: DirectAnswer, res: ServerResponse, headWaitMs: number, detach: () => void): void {
+  const { body } = answer;
+  res.writeHead(answer.status, answer.statusText || undefined, fieldsOf(answer.headers));
+  if (!body) return void res.end();
+  detach(); // (as in send: the relay lets the upstream go itself)
+  pipeRelay((sink) => body.start(sink), res, headWaitMs);
+}
+
 /** Serves `handler` on host:port (port 0: any free port); resolves once listening. */
-export async function listen(
+export function listen(
   handler: Handler,
   host: string,
   port: number,
   onError: (line: string) => void,
-  { headWaitMs = HEAD_WAIT_MS }: ServeOptions = {},
+  options: ServeOptions = {},
+): Promise<{ server: Server; url: string }> {
+  return serveOn((req, signal) => handler(toRequest(req, signal)), host, port, onError, options);
+}
+
+/** Serves a handler of transport-neutral requests (the proxy's) on host:port, with no Web objects per call. */
+export function listenDirect(
+  handler: DirectHandler,
+  host: string,
+  port: number,
+  onError: (line: string) => void,
+  options: ServeOptions = {},
+): Promise<{ server: Server; url: string }> {
+  return serveOn((req, signal) => handler(toProxyRequest(req, signal)), host, port, onError, options);
+}
+
+async function serveOn(
+  answer: (req: IncomingMessage, signal: AbortSignal) => Promise<Answer>,
+  host: string,
+  port: number,
+  onError: (line: string) => void,
+  { headWaitMs = HEAD_WAIT_MS }: ServeOptions,
 ): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     const controller = new AbortController();
@@ -179,15 +303,16 @@ export async function listen(
       if (!res.writableFinished) controller.abort();
     };
     res.once('close', left);
-    let request: Request;
+    const detach = () => res.off('close', left);
+    let answered: Promise<Answer>;
     try {
-      request = toRequest(req, controller.signal);
+      answered = answer(req, controller.signal);
     } catch {
       res.writeHead(400).end();
       return;
     }
-    handler(request)
-      .then((response) => send(response, res, onError, headWaitMs, () => res.off('close', left)))
+    answered
+      .then((a) => (a instanceof Response ? send(a, res, onError, headWaitMs, detach) : sendDirect(a, res, headWaitMs, detach)))
       .catch((e: unknown) => {
         onError(`request failed: ${(e as Error).name}`);
         // (WASM memory full is the process's limit, not a fault: 503, retry later)

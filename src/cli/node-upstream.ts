@@ -11,9 +11,11 @@
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
+import { urlToHttpOptions } from 'node:url';
 import { constants, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { ByteSource } from '../http/event-relay.js';
 import type { OpenedStream } from '../http/proxy.js';
+import { Fields, type HeadFields } from '../http/proxy-headers.js';
 
 // One pool per scheme: a stream that ends cleanly gives its connection back.
 const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
@@ -42,6 +44,17 @@ function decoders(encoding: string | undefined): Readable[] {
 }
 
 const ignore = () => {};
+
+/** A URL's request options, made once per URL (the proxy sends every call to the same one; it is only read). */
+const optionsOf = new WeakMap<URL, ReturnType<typeof urlToHttpOptions>>();
+function requestOptions(url: URL): ReturnType<typeof urlToHttpOptions> {
+  let options = optionsOf.get(url);
+  if (!options) {
+    options = urlToHttpOptions(url);
+    optionsOf.set(url, options);
+  }
+  return options;
+}
 
 /** How long the upstream may keep silent, in ms: before its response head, and between its body's chunks while read. */
 export interface UpstreamLimits {
@@ -146,7 +159,7 @@ function sourceOf(response: IncomingMessage, request: ClientRequest, idleMs: num
  */
 export const upstreamOpener =
   (limits: UpstreamLimits = UPSTREAM_LIMITS) =>
-  (url: URL, headers: Headers, signal: AbortSignal, method = 'GET', body?: Uint8Array): Promise<OpenedStream> =>
+  (url: URL, headers: HeadFields, signal: AbortSignal, method = 'GET', body?: Uint8Array): Promise<OpenedStream> =>
     open(url, headers, signal, method, body, limits);
 
 /** An OpenStream under UPSTREAM_LIMITS. */
@@ -154,7 +167,7 @@ export const openUpstream = upstreamOpener();
 
 function open(
   url: URL,
-  headers: Headers,
+  headers: HeadFields,
   signal: AbortSignal,
   method: string,
   body: Uint8Array | undefined,
@@ -166,7 +179,12 @@ function open(
     headers.forEach((value, name) => {
       sent[name] = value;
     });
-    const req = (https ? httpsRequest : httpRequest)(url, { method, headers: sent, agent: agents[https ? 'https:' : 'http:'] });
+    const req = (https ? httpsRequest : httpRequest)({
+      ...requestOptions(url),
+      method,
+      headers: sent,
+      agent: agents[https ? 'https:' : 'http:'],
+    });
     const abort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     if (signal.aborted) abort();
     signal.addEventListener('abort', abort, { once: true });
@@ -185,7 +203,7 @@ function open(
       signal.removeEventListener('abort', abort);
       req.off('error', unreachable);
       req.on('error', ignore); // (later failures reach the body)
-      const received = new Headers();
+      const received = new Fields();
       for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) received.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
       const source = sourceOf(res, req, limits.bodyIdleMs);
       resolve({ status: res.statusCode ?? 502, statusText: res.statusMessage ?? '', headers: received, source });

@@ -5,12 +5,12 @@ import type { CodecOptions } from '../codec/options.js';
 import type { OnAudit } from '../guard/audit.js';
 import type { AccessOptions } from '../http/access/index.js';
 import type { GuardMode } from '../http/call-guard.js';
-import { createFilteringProxy } from '../http/proxy.js';
+import { filteringProxy } from '../http/proxy.js';
 import { commandAccess, upstreamHeaders } from './access-args.js';
 import type { CommandLine } from './args.js';
 import { auditOption } from './audit-file.js';
 import { callTimeout, duration, port as portFlag, type StreamCommandOptions, untilSignal } from './http-args.js';
-import { listen } from './node-http.js';
+import { listen, listenDirect } from './node-http.js';
 import { UPSTREAM_LIMITS, upstreamOpener } from './node-upstream.js';
 import { lexicalRootsOption } from './roots.js';
 import { UsageError } from './usage-error.js';
@@ -57,8 +57,9 @@ export async function runProxy(options: ProxyCommandOptions): Promise<{ server: 
   } = options;
   // (GET event streams over node:http, held without fetch or Web streams: node-upstream.ts)
   const limits = upstreamTimeoutMs === undefined ? UPSTREAM_LIMITS : { headersMs: upstreamTimeoutMs, bodyIdleMs: upstreamTimeoutMs };
-  const handler = createFilteringProxy({ ...rest, ...access, upstream, onLog: log, openStream: upstreamOpener(limits) });
-  const { server, url } = await listen(handler, host, port, log);
+  // (served without Web objects unless an access layer, which reads Web Requests, comes first)
+  const { direct, web } = filteringProxy({ ...rest, ...access, upstream, onLog: log, openStream: upstreamOpener(limits) });
+  const { server, url } = await (direct ? listenDirect(direct, host, port, log) : listen(web, host, port, log));
   log(`proxy listening on ${url}/mcp (upstream ${new URL(upstream).origin})`);
   return { server, url: `${url}/mcp` };
 }

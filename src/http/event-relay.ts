@@ -121,23 +121,45 @@ function relay(source: ByteSource, options: RelayOptions, sink: ByteSink): Relay
   };
 }
 
+/** A relay not yet started: whoever writes the answer starts it once (or lets the upstream go). */
+export interface RelayedBody {
+  start(sink: ByteSink): Relay;
+  /** Lets the upstream go unread (the answer is not sent). */
+  cancel(): void;
+}
+
+/** The relay of `source` under `options`, for a server to start into its own response. */
+export function relayOf(source: ByteSource, options: RelayOptions): RelayedBody {
+  let taken = false;
+  return {
+    start(sink) {
+      if (taken) throw new Error('relayed body already read');
+      taken = true;
+      return relay(source, options, sink);
+    },
+    cancel() {
+      if (taken) return;
+      taken = true;
+      source.cancel();
+    },
+  };
+}
+
 const direct = new WeakMap<ReadableStream<Uint8Array>, (sink: ByteSink) => Relay>();
 
 /**
  * The relayed body as a Web stream (a response's body), which a server can instead take with
  * `takeRelay` and pipe into its own response. Nothing runs until one or the other starts it.
  */
-export function relayedBody(source: ByteSource, options: RelayOptions): ReadableStream<Uint8Array> {
+export function relayedBody(relayed: RelayedBody): ReadableStream<Uint8Array> {
   let running: Relay | undefined;
-  let taken = false;
   const body = new ReadableStream<Uint8Array>(
     {
       pull(controller) {
         if (running) return running.resume();
-        taken = true;
         direct.delete(body);
         // (a queue of one chunk: each write fills it, each pull makes room)
-        running = relay(source, options, {
+        running = relayed.start({
           write(chunk) {
             controller.enqueue(chunk);
             return false;
@@ -147,16 +169,14 @@ export function relayedBody(source: ByteSource, options: RelayOptions): Readable
       },
       cancel() {
         if (running) running.cancel();
-        else source.cancel();
+        else relayed.cancel();
       },
     },
     { highWaterMark: 0 },
   );
   direct.set(body, (sink) => {
-    if (taken) throw new Error('relayed body already read');
-    taken = true;
     direct.delete(body);
-    return relay(source, options, sink);
+    return relayed.start(sink);
   });
   return body;
 }

@@ -2,24 +2,28 @@
 // decoded and judged (the guard, collisions, refusals); the request sent upstream, timed under a
 // call time limit; the response encoded on its way down (a relayed event stream, or Web streams
 // with the guard's own answers added). Every refusal answers with a reason and, where the
-// request had ids, errors under them as written.
+// request had ids, errors under them as written. It reads and answers transport-neutral
+// requests (proxy-request.ts): a relayed event stream, or a head with no body, goes to the
+// server as it is (the Node CLI writes it without Web objects); the rest as Web Responses.
+import { type Codec, createCodec } from '../codec/codec.js';
 import { inSession } from '../guard/audit.js';
 import type { Message } from '../jsonrpc/message.js';
 import { SERVER_ERROR } from '../jsonrpc/message.js';
 import { assertRoom } from '../stream/work-pool.js';
-import { BodyTooLargeError, type Decoded, decodeBytes, readBounded } from './body.js';
+import { BodyTooLargeError, type Decoded, decodeBytes } from './body.js';
 import type { CallGuard } from './call-guard.js';
-import { type ByteSource, relayedBody, sourceStream } from './event-relay.js';
+import { type ByteSource, relayOf, sourceStream } from './event-relay.js';
 import type { FetchLike } from './fetch.js';
 import { hostAllowed, originAllowed } from './guard.js';
 import { eventObserver, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
-import { downstream, withoutHopByHop } from './proxy-headers.js';
-import type { FilteringProxyOptions } from './proxy-options.js';
+import { downstream, type Fields, toHeaders, withoutHopByHop } from './proxy-headers.js';
+import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
+import type { Answer, DirectAnswer, ProxyRequest } from './proxy-request.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
-import { encodedHead, encodeResponse, isJson, mediaType, NULL_BODY, responseKind } from './response.js';
+import { encodedStatusText, encodeResponse, headKind, isJson, mediaType, NULL_BODY, type ResponseHead } from './response.js';
 import type { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 import { sendTimed, type TimedPost, timedOutReply, timePost } from './timed.js';
@@ -58,9 +62,22 @@ interface Prepared {
   reply: Response | undefined;
 }
 
+/** The upstream's answer: from fetch, or a head and its body's source from openStream (none for a status without a body). */
+type Upstream = Response | (ResponseHead & { source: ByteSource | undefined });
+
+/** An upstream answer read through Web streams (the paths that still need them). */
+function asResponse(up: Upstream): Response {
+  if (up instanceof Response) return up;
+  return new Response(up.source && sourceStream(up.source), {
+    status: up.status,
+    statusText: up.statusText,
+    headers: toHeaders(up.headers),
+  });
+}
+
 /** One request's place: its URL, its MCP session and that session's guard. */
 interface At {
-  request: Request;
+  request: ProxyRequest;
   url: URL;
   session: string | null;
   guard: CallGuard | undefined;
@@ -86,8 +103,13 @@ export class ProxyHandler {
   private readonly max: number;
   private readonly guards: SessionGuards | undefined;
   private readonly log: (line: string) => void;
+  /** The codec of bodyOptions, made once (status texts). */
+  private readonly codec: Codec;
+  private hostSeen: string | undefined;
+  private hostVerdict = false;
 
   constructor(s: ProxySettings) {
+    this.codec = createCodec(s.bodyOptions);
     this.upstream = s.upstream;
     this.path = s.options.path ?? '/mcp';
     this.o = s.options;
@@ -99,7 +121,7 @@ export class ProxyHandler {
   }
 
   /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
-  private sentUpstream(request: Request): Headers {
+  private sentUpstream(request: ProxyRequest): Fields {
     const headers = withoutHopByHop(request.headers);
     headers.delete('host');
     headers.delete('content-length');
@@ -108,10 +130,10 @@ export class ProxyHandler {
   }
 
   /** notifications/cancelled for a request that timed out, POSTed upstream in the client's session. */
-  private cancelUpstream(request: Request, url: URL, text: string): void {
+  private cancelUpstream(request: ProxyRequest, url: URL, text: string): void {
     const headers = this.sentUpstream(request);
     headers.set('content-type', 'application/json');
-    this.base(this.target(url), { method: 'POST', headers, body: text, redirect: 'manual' }).then(
+    this.base(this.target(url), { method: 'POST', headers: toHeaders(headers), body: text, redirect: 'manual' }).then(
       (r) => void r.body?.cancel().catch(() => {}),
       () => this.log('notifications/cancelled not delivered: upstream unreachable'),
     );
@@ -121,8 +143,10 @@ export class ProxyHandler {
     return url.pathname === this.path || url.pathname === this.upstream.pathname;
   }
 
+  // (what it returns is only read: fetch and openStream take it as it is)
   private target(url: URL): URL {
     if (this.isEndpoint(url)) {
+      if (!url.search) return this.upstream;
       const t = new URL(this.upstream);
       if (url.search) t.search = url.search;
       return t;
@@ -154,16 +178,25 @@ export class ProxyHandler {
   // WASM memory full: 503 for the request that meets it (checked before anything is forwarded,
   // so that nothing reaches the upstream whose answer could not be passed on), never a 500. Its
   // body is left unread (the answer closes the connection).
-  memoryFull(request: Request): Response {
+  memoryFull(request: { method: string }): Response {
     this.log(`${request.method} refused: WASM memory is full (503)`);
     return memoryFullResponse();
   }
 
+  /** hostAllowed, the last Host's verdict kept: a client sends the same one on every call (a URL parse each). */
+  private hostAllowed(host: string): boolean {
+    if (host !== this.hostSeen) {
+      this.hostVerdict = hostAllowed(host, this.o.allowedHosts);
+      this.hostSeen = host;
+    }
+    return this.hostVerdict;
+  }
+
   // Host and Origin first, before the access layer too: a name this proxy does not answer to
   // gets no protected resource metadata naming it, and no challenge pointing there.
-  hostOrOriginRefused(request: Request): Promise<Response> | undefined {
+  hostOrOriginRefused(request: ProxyRequest): Promise<Response> | undefined {
     // The Host header when the server passes it, else the host the URL was built from.
-    if (!hostAllowed(request.headers.get('host') ?? new URL(request.url).host, this.o.allowedHosts)) {
+    if (!this.hostAllowed(request.headers.get('host') ?? request.url.host)) {
       this.log(`${request.method} refused: Host not allowed (403)`);
       return this.jsonError(403, SERVER_ERROR, 'Forbidden: Host header not allowed');
     }
@@ -184,7 +217,7 @@ export class ProxyHandler {
     this.o.onStreamError?.(e);
   }
 
-  // A GET event stream opened by openStream, relayed as encodeResponse, wholeEvents and settle
+  // An event stream opened by openStream, relayed as encodeResponse, wholeEvents and settle
   // read one (event-relay.ts). What the relay holds for the stream's life is only what it
   // needs, not the request handler's scope. A POST's stream also ends with an error for each
   // of its requests when an event is refused (settle.ts).
@@ -192,11 +225,11 @@ export class ProxyHandler {
     method: string,
     source: ByteSource,
     guard: CallGuard | undefined,
-    response: Response,
+    response: ResponseHead,
     original: Uint8Array | undefined,
-  ): Response {
+  ): DirectAnswer {
     const { bodyOptions } = this;
-    const body = relayedBody(source, {
+    const body = relayOf(source, {
       codec: bodyOptions,
       maxEventBytes: this.max,
       onTruncated: this.truncated(method),
@@ -204,13 +237,17 @@ export class ProxyHandler {
       onRefused: (e) => this.toldRefused(method, e),
       ending: original && ((e) => streamEnding(original, e, bodyOptions)),
     });
-    const head = encodedHead(response, bodyOptions);
-    return new Response(body, { ...head, headers: downstream(head.headers) });
+    return {
+      status: response.status,
+      statusText: encodedStatusText(response.statusText, this.codec),
+      headers: downstream(response.headers),
+      body,
+    };
   }
 
-  async handle(request: Request): Promise<Response> {
+  async handle(request: ProxyRequest): Promise<Answer> {
     assertRoom();
-    const url = new URL(request.url);
+    const { url } = request;
     const notHere = this.hostOrOriginRefused(request);
     if (notHere) return notHere;
     // (after the Host and Origin checks: a refused request makes no guard)
@@ -218,14 +255,14 @@ export class ProxyHandler {
     const at: At = { request, url, session, guard: request.method === 'DELETE' ? undefined : this.guards?.get(session) };
     const declared = Number(request.headers.get('content-length'));
     if (declared > this.max) {
-      void request.body?.cancel().catch(() => {});
+      request.body?.drop();
       return this.tooLarge(request);
     }
     const prepared = await this.prepare(at);
     return prepared instanceof Response ? prepared : this.forward(at, prepared);
   }
 
-  private tooLarge(request: Request): Promise<Response> {
+  private tooLarge(request: ProxyRequest): Promise<Response> {
     this.log(`${request.method} refused: body over ${this.max} bytes (413)`);
     return this.jsonError(413, -32600, `Request body larger than ${this.max} bytes`, { connection: 'close' });
   }
@@ -233,9 +270,9 @@ export class ProxyHandler {
   /** Reads the body and decodes a JSON POST's, answering here what must not go upstream. */
   private async prepare({ request, url, session, guard }: At): Promise<Prepared | Response> {
     const p: Prepared = { body: undefined, original: undefined, answers: [], reply: undefined };
-    if (!request.body || request.method === 'GET' || request.method === 'HEAD') return p;
+    if (!request.body) return p;
     try {
-      p.original = p.body = await readBounded(request.body, this.max);
+      p.original = p.body = await request.body.read(this.max);
     } catch (e) {
       if (e instanceof BodyTooLargeError) return this.tooLarge(request);
       throw e;
@@ -266,7 +303,7 @@ export class ProxyHandler {
         }
         p.body = outcome.forward!;
       } else if (guard) {
-        const ask = askUpstream(this.base, this.target(url), this.sentUpstream(request), this.max, request.signal);
+        const ask = askUpstream(this.base, this.target(url), toHeaders(this.sentUpstream(request)), this.max, request.signal);
         const guarded = await guardSession(this.guards!, session, guard, p.body, this.bodyOptions, ask);
         if (!guarded) {
           // (the upstream restarted, or the id is made up)
@@ -286,7 +323,7 @@ export class ProxyHandler {
   }
 
   /** Sends the request upstream (timed under a call time limit) and answers with what comes back. */
-  private async forward(at: At, p: Prepared): Promise<Response> {
+  private async forward(at: At, p: Prepared): Promise<Answer> {
     const { request, url, session } = at;
     const { callTimeoutMs, callTimeoutMaxMs, onAudit, openStream } = this.o;
     const headers = this.sentUpstream(request);
@@ -302,36 +339,32 @@ export class ProxyHandler {
         : undefined;
     // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
     // Node's fetch writes them with the headers at once, where a Blob costs a write per part.
-    // A request to the endpoint sent by openStream: its body read from `source`, relayed when an event stream.
-    let source: ByteSource | undefined;
-    const send = async (signal: AbortSignal) => {
-      if (!openStream || !this.isEndpoint(url))
-        return this.base(this.target(url), {
-          method: request.method,
-          headers,
-          body: p.body as Uint8Array<ArrayBuffer> | undefined,
-          signal,
-          redirect: 'manual',
-        });
-      const opened = await openStream(this.target(url), headers, signal, request.method, p.body);
-      if (NULL_BODY.has(opened.status)) opened.source.cancel();
-      else source = opened.source;
-      return new Response(source && sourceStream(source), {
-        status: opened.status,
-        statusText: opened.statusText,
-        headers: opened.headers,
+    const fetched = (signal: AbortSignal) =>
+      this.base(this.target(url), {
+        method: request.method,
+        headers: toHeaders(headers),
+        body: p.body as Uint8Array<ArrayBuffer> | undefined,
+        signal,
+        redirect: 'manual',
       });
+    // A request to the endpoint sent by openStream: its body read from the source, relayed when an event stream.
+    const opened = async (signal: AbortSignal): Promise<Upstream> => {
+      const up: OpenedStream = await openStream!(this.target(url), headers, signal, request.method, p.body);
+      if (!NULL_BODY.has(up.status)) return up;
+      up.source.cancel();
+      return { status: up.status, statusText: up.statusText, headers: up.headers, source: undefined };
     };
-    let response: Response;
+    const send = openStream && this.isEndpoint(url) ? opened : fetched;
+    let upstream: Upstream;
     try {
       if (timed) {
-        const sent = await sendTimed(timed, send, request.signal);
+        const sent = await sendTimed(timed, async (signal) => asResponse(await send(signal)), request.signal);
         if (sent === 'timed-out') {
           this.log(`${request.method} answered here: no response from the upstream within the call time limit`);
           return timedOutReply(timed, p.answers, this.bodyOptions);
         }
-        response = sent;
-      } else response = await send(request.signal);
+        upstream = sent;
+      } else upstream = await send(request.signal);
     } catch (e) {
       timed?.stop();
       if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left
@@ -340,30 +373,31 @@ export class ProxyHandler {
       this.log(`${request.method} failed: upstream unreachable${reason} (502)`);
       return this.failedReplies(p.original, 502, `Cannot reach the upstream MCP server at ${this.upstream.host}${reason}`);
     }
-    this.guards?.answered(session, request.method, response);
+    this.guards?.answered(session, request.method, upstream);
     if (p.reply) {
       // (what passed needs no answer: notifications, or responses to the server's requests)
-      await response.body?.cancel().catch(() => {});
+      if (upstream instanceof Response) await upstream.body?.cancel().catch(() => {});
+      else upstream.source?.cancel();
       return p.reply;
     }
-    return this.answer(at, p, response, timed, source);
+    return this.answer(at, p, upstream, timed);
   }
 
   /** The upstream's response as it goes to the client: encoded, with the guard's answers added. */
-  private async answer(
-    at: At,
-    p: Prepared,
-    response: Response,
-    timed: TimedPost | undefined,
-    source: ByteSource | undefined,
-  ): Promise<Response> {
+  private async answer(at: At, p: Prepared, upstream: Upstream, timed: TimedPost | undefined): Promise<Answer> {
     const { request, url, guard } = at;
     const { original } = p;
     const { bodyOptions } = this;
     const framing = { endpoint: this.isEndpoint(url), method: request.method };
-    const kind = responseKind(response, framing);
-    // (under a call time limit, or with the guard's own answers to add, through Web streams: timed.ts, guarded.ts)
-    if (source && kind === 'sse' && !timed && !p.answers.length) return this.relayed(request.method, source, guard, response, original);
+    const kind = headKind(upstream, upstream instanceof Response ? upstream.body !== null : upstream.source !== undefined, framing);
+    if (!(upstream instanceof Response)) {
+      // (under a call time limit, or with the guard's own answers to add, through Web streams: timed.ts, guarded.ts)
+      if (kind === 'sse' && !timed && !p.answers.length) return this.relayed(request.method, upstream.source!, guard, upstream, original);
+      // (no body: nothing to encode, no answers to add; the head as it came, less the connection's fields)
+      if (kind === 'none')
+        return { status: upstream.status, statusText: upstream.statusText, headers: downstream(upstream.headers), body: null };
+    }
+    const response = asResponse(upstream);
     const onTruncated = this.truncated(request.method);
     let failure: unknown;
     const refused = (e: unknown) => {
@@ -385,6 +419,6 @@ export class ProxyHandler {
       if (isMemoryFull(failure)) return this.memoryFull(request);
       return this.failedReplies(original, 502, 'The upstream MCP server sent a response that cannot be passed on');
     }
-    return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: down });
+    return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: toHeaders(down) });
   }
 }

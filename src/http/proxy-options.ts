@@ -3,6 +3,7 @@ import type { AccessOptions } from './access/index.js';
 import type { ByteSource } from './event-relay.js';
 import type { FilteringFetchOptions } from './fetch.js';
 import type { OriginPolicy } from './guard.js';
+import type { HeadFields } from './proxy-headers.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy, Partial<AccessOptions> {
   /** The upstream MCP endpoint, e.g. https://example.com/mcp. */
@@ -33,9 +34,9 @@ export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPoli
 export interface OpenedStream {
   status: number;
   statusText: string;
-  headers: Headers;
+  headers: HeadFields;
   source: ByteSource;
 }
 
 /** Sends `method` to `url` with `headers` and `body` (none for a GET); resolves with the response's head. */
-export type OpenStream = (url: URL, headers: Headers, signal: AbortSignal, method: string, body?: Uint8Array) => Promise<OpenedStream>;
+export type OpenStream = (url: URL, headers: HeadFields, signal: AbortSignal, method: string, body?: Uint8Array) => Promise<OpenedStream>;

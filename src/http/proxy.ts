@@ -8,6 +8,7 @@ import type { BodyOptions } from './json-body.js';
 import { isMemoryFull } from './memory-full.js';
 import { ProxyHandler } from './proxy-handler.js';
 import type { FilteringProxyOptions } from './proxy-options.js';
+import { type Answer, fromRequest, type ProxyRequest, toResponse } from './proxy-request.js';
 import { sessionGuards } from './session-guards.js';
 
 export type { FilteringProxyOptions, OpenedStream, OpenStream } from './proxy-options.js';
@@ -43,7 +44,15 @@ function codecOptions(options: FilteringProxyOptions): BodyOptions {
   return codec;
 }
 
-export function createFilteringProxy(options: FilteringProxyOptions): (request: Request) => Promise<Response> {
+/**
+ * The proxy's handler on transport-neutral requests (proxy-request.ts), for a server that writes
+ * its answers itself (the Node CLI); undefined when an access layer must see each request first
+ * (it reads Web Requests: the server then takes `web`). `web` is createFilteringProxy's handler.
+ */
+export function filteringProxy(options: FilteringProxyOptions): {
+  direct: ((request: ProxyRequest) => Promise<Answer>) | undefined;
+  web: (request: Request) => Promise<Response>;
+} {
   const {
     upstream: upstreamOption,
     onLog,
@@ -75,7 +84,7 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
     guards: sessionGuards({ guard: mode, guardSessions, roots, onAudit, callTimeoutMs, confirm, askUser }, onGuardLog ?? log),
     log,
   });
-  const served = async (request: Request): Promise<Response> => {
+  const served = async (request: ProxyRequest): Promise<Answer> => {
     try {
       return await handler.handle(request);
     } catch (e) {
@@ -83,15 +92,23 @@ export function createFilteringProxy(options: FilteringProxyOptions): (request: 
       throw e;
     }
   };
+  const web = async (request: Request) => toResponse(await served(fromRequest(request)));
   // Who may come in, how often, and whose sessions are whose: before anything reads the request.
-  if (!authorize) return served;
-  const access = withAccess(served, { authorize, ratePerSecond, maxSessionsPerClient, sessionIdleMs, sessionSecret, onLog });
-  return async (request) => {
-    const notHere = handler.hostOrOriginRefused(request);
-    if (notHere) {
-      void request.body?.cancel().catch(() => {});
-      return notHere;
-    }
-    return access(request);
+  if (!authorize) return { direct: served, web };
+  const access = withAccess(web, { authorize, ratePerSecond, maxSessionsPerClient, sessionIdleMs, sessionSecret, onLog });
+  return {
+    direct: undefined,
+    web: async (request) => {
+      const notHere = handler.hostOrOriginRefused(fromRequest(request));
+      if (notHere) {
+        void request.body?.cancel().catch(() => {});
+        return notHere;
+      }
+      return access(request);
+    },
   };
+}
+
+export function createFilteringProxy(options: FilteringProxyOptions): (request: Request) => Promise<Response> {
+  return filteringProxy(options).web;
 }

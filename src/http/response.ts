@@ -3,13 +3,14 @@
 // size bound (the response goes at once; its body when whole). Only media passes as it is.
 // The framing is the one the host's client reads the body with: the SDK's client reads any
 // successful GET body as an event stream, whatever its Content-Type says.
-import { createCodec } from '../codec/codec.js';
+import { type Codec, createCodec } from '../codec/codec.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { encodeBytes, readBounded } from './body.js';
 import type { CallGuard } from './call-guard.js';
 import { eventObserver, observeJson } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { createJsonBodyStream } from './json-body.js';
+import type { HeadFields } from './proxy-headers.js';
 import { STREAM_PAST, wholeEvents } from './sse-events.js';
 import { type TimedPost, timedEvents } from './timed.js';
 
@@ -70,12 +71,28 @@ export interface ResponseFilterOptions extends BodyOptions {
   timed?: TimedPost;
 }
 
-/** How `response` is read by the host's client, so how it is encoded. */
-export function responseKind(response: Response, options: Pick<ResponseFilterOptions, 'endpoint' | 'method'>): BodyKind | 'none' {
-  if (!response.body || NULL_BODY.has(response.status)) return 'none';
-  const { endpoint = true, method = 'POST' } = options;
-  return bodyKind(mediaType(response.headers.get('content-type')), endpoint, response.ok, method.toUpperCase() === 'GET');
+/** A response's head, as a Web Response or an upstream's node:http answer (OpenedStream) has it. */
+export interface ResponseHead {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: HeadFields;
 }
+
+/** How a response with this head (and a body or not) is read by the host's client, so how it is encoded. */
+export function headKind(
+  head: ResponseHead,
+  hasBody: boolean,
+  options: Pick<ResponseFilterOptions, 'endpoint' | 'method'>,
+): BodyKind | 'none' {
+  if (!hasBody || NULL_BODY.has(head.status)) return 'none';
+  const { endpoint = true, method = 'POST' } = options;
+  const ok = head.status >= 200 && head.status < 300;
+  return bodyKind(mediaType(head.headers.get('content-type')), endpoint, ok, method.toUpperCase() === 'GET');
+}
+
+/** How `response` is read by the host's client, so how it is encoded. */
+export const responseKind = (response: Response, options: Pick<ResponseFilterOptions, 'endpoint' | 'method'>): BodyKind | 'none' =>
+  headKind(response, response.body !== null, options);
 
 /** `response` with its body encoded for the host; headers kept but the length and encoding. */
 export async function encodeResponse(response: Response, options: ResponseFilterOptions): Promise<Response> {
@@ -114,10 +131,11 @@ export function encodedHead(response: Response, options: BodyOptions): ResponseI
   const headers = new Headers(response.headers);
   headers.delete('content-length'); // (a new length, unknown while streaming)
   headers.delete('content-encoding'); // (fetch has already decompressed the body)
-  // (the status text is the upstream's words, and a client may show them: encoded too)
-  const statusText = createCodec(options).encodeText(response.statusText);
-  return { status: response.status, statusText, headers };
+  return { status: response.status, statusText: encodedStatusText(response.statusText, createCodec(options)), headers };
 }
+
+/** The status text is the upstream's words, and a client may show them: encoded too. */
+export const encodedStatusText = (statusText: string, codec: Codec): string => codec.encodeText(statusText);
 
 /**
  * A body made whole by `make` (from `source`) when first read: the response itself goes at once

@@ -2,10 +2,12 @@
 // serves), each with its own tool list, the sessions without an id sharing one. What they keep
 // is bounded in sessions and in the bytes of their lists, the least recently used forgotten
 // first. Forgetting is safe: a guard that holds no list asks the upstream for it, or blocks.
+
 import type { OnAudit } from '../guard/audit.js';
 import type { AskUser } from '../guard/confirm.js';
 import { Roots } from '../guard/paths.js';
 import { CallGuard, type CallGuardOptions, type GuardMode } from './call-guard.js';
+import type { HeadFields } from './proxy-headers.js';
 
 /** Sessions whose guards are kept at once. */
 export const GUARDED_SESSIONS = 4096;
@@ -73,8 +75,8 @@ export class SessionGuards {
    * The upstream answered a `method` request sent as `session` (null: none) with `response`: a
    * success that issues an id starts a session; a DELETE it accepts ends one.
    */
-  answered(session: string | null, method: string, response: Response): void {
-    if (!response.ok) return;
+  answered(session: string | null, method: string, response: { status: number; headers: HeadFields }): void {
+    if (response.status < 200 || response.status > 299) return;
     const issued = response.headers.get('mcp-session-id');
     if (!session && issued) this.issued(issued);
     if (method.toUpperCase() === 'DELETE' && session) this.drop(session);

@@ -1,0 +1,60 @@
+// The proxy's request and answer as its handler (proxy-handler.ts) reads and gives them, apart
+// from any transport: createFilteringProxy adapts a Web Request to one and its answer to a
+// Response; the Node CLI adapts an IncomingMessage and writes the answer into its
+// ServerResponse (cli/node-http.ts), so that a small call through it makes no Request, Response
+// or Web stream. One handler, so one judgement, for both.
+import { readBounded } from './body.js';
+import { type RelayedBody, relayedBody } from './event-relay.js';
+import { type HeadFields, toHeaders } from './proxy-headers.js';
+
+/** A request's body, read at most once. */
+export interface RequestBody {
+  /** The body whole; past `limit` bytes it rejects with BodyTooLargeError (the rest is dropped unread). */
+  read(limit: number): Promise<Uint8Array>;
+  /** Drops the body unread (a request refused from its head). */
+  drop(): void;
+}
+
+export interface ProxyRequest {
+  readonly method: string;
+  /** The request's URL; its host is the server's placeholder (the Host header is checked). */
+  readonly url: URL;
+  readonly headers: HeadFields;
+  /** Aborted when the client leaves. */
+  readonly signal: AbortSignal;
+  /** None for a GET or HEAD. */
+  readonly body: RequestBody | null;
+}
+
+/** An answer a server writes as it is: its head, and no body or a relayed event stream (event-relay.ts). */
+export interface DirectAnswer {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: HeadFields;
+  readonly body: RelayedBody | null;
+}
+
+/** What the handler answers: a Web Response (bodies made of Web streams), or one written directly. */
+export type Answer = Response | DirectAnswer;
+
+/** A Web Request as the handler reads it. */
+export function fromRequest(request: Request): ProxyRequest {
+  const { body } = request;
+  return {
+    method: request.method,
+    url: new URL(request.url),
+    headers: request.headers,
+    signal: request.signal,
+    body:
+      body && request.method !== 'GET' && request.method !== 'HEAD'
+        ? { read: (limit) => readBounded(body, limit), drop: () => void body.cancel().catch(() => {}) }
+        : null,
+  };
+}
+
+/** An answer as a Web Response (a relayed event stream as a body a Node server can still take whole: takeRelay). */
+export function toResponse(answer: Answer): Response {
+  if (answer instanceof Response) return answer;
+  const { status, statusText, headers, body } = answer;
+  return new Response(body && relayedBody(body), { status, statusText, headers: toHeaders(headers) });
+}
