@@ -61,3 +61,23 @@ export async function encodeBytes(bytes: Uint8Array, options: BodyOptions): Prom
   const maxMessageBytes = Math.max(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, bytes.length);
   return transformJsonBody('encode', bytes, { ...options, maxMessageBytes });
 }
+
+/**
+ * Whether a body is a JSON object or array (after a BOM), as a server that does not go by its
+ * Content-Type could read it: under a guard, only bodies sent as JSON are read, so one of these
+ * sent as another type would pass unread.
+ */
+export function holdsJson(bytes: Uint8Array): boolean {
+  // (an ASCII first byte that trim() keeps and no JSON value opens with: the body is not decoded)
+  const first = bytes[0];
+  if (first === undefined) return false;
+  if (first < 0x80 && first !== 0x7b && first !== 0x5b && first !== 0x20 && (first < 0x09 || first > 0x0d)) return false;
+  const text = new TextDecoder().decode(bytes).trim();
+  if (!/^[{[]/.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

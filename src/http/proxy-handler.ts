@@ -10,7 +10,7 @@ import { inSession } from '../guard/audit.js';
 import type { Message } from '../jsonrpc/message.js';
 import { SERVER_ERROR } from '../jsonrpc/message.js';
 import { assertRoom } from '../stream/work-pool.js';
-import { BodyTooLargeError, type Decoded, decodeBytes } from './body.js';
+import { BodyTooLargeError, type Decoded, decodeBytes, holdsJson } from './body.js';
 import type { CallGuard } from './call-guard.js';
 import { type ByteSource, relayOf, sourceStream } from './event-relay.js';
 import type { FetchLike } from './fetch.js';
@@ -22,6 +22,7 @@ import { isMemoryFull, memoryFullResponse } from './memory-full.js';
 import { downstream, type Fields, toHeaders, withoutHopByHop } from './proxy-headers.js';
 import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
 import type { Answer, DirectAnswer, ProxyRequest } from './proxy-request.js';
+import { UpstreamTargets } from './proxy-target.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
 import { encodedStatusText, encodeResponse, headKind, isJson, mediaType, NULL_BODY, type ResponseHead } from './response.js';
 import type { SessionGuards } from './session-guards.js';
@@ -30,26 +31,6 @@ import { sendTimed, type TimedPost, timedOutReply, timePost } from './timed.js';
 
 /** The code the SDK's servers give a request of a session they do not know. */
 const SESSION_NOT_FOUND = -32001;
-
-/**
- * Whether a body is a JSON object or array (after a BOM), as a server that does not go by its
- * Content-Type could read it: under a guard, only bodies sent as JSON are read, so one of these
- * sent as another type would pass unread.
- */
-function holdsJson(bytes: Uint8Array): boolean {
-  // (an ASCII first byte that trim() keeps and no JSON value opens with: the body is not decoded)
-  const first = bytes[0];
-  if (first === undefined) return false;
-  if (first < 0x80 && first !== 0x7b && first !== 0x5b && first !== 0x20 && (first < 0x09 || first > 0x0d)) return false;
-  const text = new TextDecoder().decode(bytes).trim();
-  if (!/^[{[]/.test(text)) return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** What goes upstream once the body is read: its bytes, and the answers given here already. */
 interface Prepared {
@@ -96,7 +77,7 @@ export interface ProxySettings {
 
 export class ProxyHandler {
   private readonly upstream: URL;
-  private readonly path: string;
+  private readonly targets: UpstreamTargets;
   private readonly o: FilteringProxyOptions;
   private readonly base: FetchLike;
   private readonly bodyOptions: BodyOptions;
@@ -111,7 +92,7 @@ export class ProxyHandler {
   constructor(s: ProxySettings) {
     this.codec = createCodec(s.bodyOptions);
     this.upstream = s.upstream;
-    this.path = s.options.path ?? '/mcp';
+    this.targets = new UpstreamTargets(s.upstream, s.options.path ?? '/mcp');
     this.o = s.options;
     this.base = s.base;
     this.bodyOptions = s.bodyOptions;
@@ -133,30 +114,10 @@ export class ProxyHandler {
   private cancelUpstream(request: ProxyRequest, url: URL, text: string): void {
     const headers = this.sentUpstream(request);
     headers.set('content-type', 'application/json');
-    this.base(this.target(url), { method: 'POST', headers: toHeaders(headers), body: text, redirect: 'manual' }).then(
+    this.base(this.targets.target(url), { method: 'POST', headers: toHeaders(headers), body: text, redirect: 'manual' }).then(
       (r) => void r.body?.cancel().catch(() => {}),
       () => this.log('notifications/cancelled not delivered: upstream unreachable'),
     );
-  }
-
-  private isEndpoint(url: URL): boolean {
-    return url.pathname === this.path || url.pathname === this.upstream.pathname;
-  }
-
-  // (what it returns is only read: fetch and openStream take it as it is)
-  private target(url: URL): URL {
-    if (this.isEndpoint(url)) {
-      if (!url.search) return this.upstream;
-      const t = new URL(this.upstream);
-      if (url.search) t.search = url.search;
-      return t;
-    }
-    // The path set on a copy of the origin, never parsed as a reference: `//evil.example/x`
-    // (or `/.//evil.example/x`, which a URL parser turns into it) would name another host.
-    const t = new URL(this.upstream.origin);
-    t.pathname = url.pathname;
-    t.search = url.search;
-    return t;
   }
 
   private async jsonError(status: number, code: number, message: string, headers: HeadersInit = {}): Promise<Response> {
@@ -303,7 +264,7 @@ export class ProxyHandler {
         }
         p.body = outcome.forward!;
       } else if (guard) {
-        const ask = askUpstream(this.base, this.target(url), toHeaders(this.sentUpstream(request)), this.max, request.signal);
+        const ask = askUpstream(this.base, this.targets.target(url), toHeaders(this.sentUpstream(request)), this.max, request.signal);
         const guarded = await guardSession(this.guards!, session, guard, p.body, this.bodyOptions, ask);
         if (!guarded) {
           // (the upstream restarted, or the id is made up)
@@ -329,7 +290,7 @@ export class ProxyHandler {
     const headers = this.sentUpstream(request);
     // (The requests that go up, timed with a call time limit: timed.ts.)
     const timed =
-      request.method === 'POST' && !p.reply && this.isEndpoint(url)
+      request.method === 'POST' && !p.reply && this.targets.isEndpoint(url)
         ? timePost(
             { callTimeoutMs, callTimeoutMaxMs, onAudit: onAudit && ((e) => onAudit(inSession(e, session))) },
             p.body,
@@ -340,7 +301,7 @@ export class ProxyHandler {
     // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
     // Node's fetch writes them with the headers at once, where a Blob costs a write per part.
     const fetched = (signal: AbortSignal) =>
-      this.base(this.target(url), {
+      this.base(this.targets.target(url), {
         method: request.method,
         headers: toHeaders(headers),
         body: p.body as Uint8Array<ArrayBuffer> | undefined,
@@ -349,12 +310,12 @@ export class ProxyHandler {
       });
     // A request to the endpoint sent by openStream: its body read from the source, relayed when an event stream.
     const opened = async (signal: AbortSignal): Promise<Upstream> => {
-      const up: OpenedStream = await openStream!(this.target(url), headers, signal, request.method, p.body);
+      const up: OpenedStream = await openStream!(this.targets.target(url), headers, signal, request.method, p.body);
       if (!NULL_BODY.has(up.status)) return up;
       up.source.cancel();
       return { status: up.status, statusText: up.statusText, headers: up.headers, source: undefined };
     };
-    const send = openStream && this.isEndpoint(url) ? opened : fetched;
+    const send = openStream && this.targets.isEndpoint(url) ? opened : fetched;
     let upstream: Upstream;
     try {
       if (timed) {
@@ -388,7 +349,7 @@ export class ProxyHandler {
     const { request, url, guard } = at;
     const { original } = p;
     const { bodyOptions } = this;
-    const framing = { endpoint: this.isEndpoint(url), method: request.method };
+    const framing = { endpoint: this.targets.isEndpoint(url), method: request.method };
     const kind = headKind(upstream, upstream instanceof Response ? upstream.body !== null : upstream.source !== undefined, framing);
     if (!(upstream instanceof Response)) {
       // (under a call time limit, or with the guard's own answers to add, through Web streams: timed.ts, guarded.ts)
