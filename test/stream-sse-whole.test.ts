@@ -26,12 +26,15 @@ vi.mock('../src/stream/sse-whole.ts', async (original) => {
 // two blank lines, a CR last, a bare `data`, a BOM-like first byte, two events in a push, one cut.
 const event = fc.record({
   before: fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(['event: message'], ['event: message', 'id: 7'], []) },
-    { weight: 2, arbitrary: fc.array(sseField, { maxLength: 3 }) },
+    { weight: 3, arbitrary: fc.constantFrom<string[]>(['event: message'], ['event: message', 'id: 7'], []) },
+    { weight: 2, arbitrary: fc.array(sseField, { maxLength: 3 }).map((a): string[] => a) },
   ),
   data: fc.oneof({ weight: 6, arbitrary: framedBody.map((b) => [b]) }, { weight: 1, arbitrary: fc.array(framedBody, { maxLength: 2 }) }),
   prefix: fc.constantFrom('data: ', 'data: ', 'data:', 'data'),
-  after: fc.oneof({ weight: 5, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(sseField, { maxLength: 2 }) }),
+  after: fc.oneof(
+    { weight: 5, arbitrary: fc.constant<string[]>([]) },
+    { weight: 1, arbitrary: fc.array(sseField, { maxLength: 2 }).map((a): string[] => a) },
+  ),
   ending: fc.constantFrom('\n', '\n', '\r\n', '\r', 'mixed'),
   blanks: fc.constantFrom(1, 1, 1, 2),
   // How the push ends: whole, its last byte cut off, or with a BOM or junk before it.
