@@ -138,7 +138,7 @@ for (const row of rows) {
   const bytes = row.inputs.reduce((n, input) => n + input.length, 0) / 1e3; // (MB/s = bytes / 1e3 / ms)
   const speeds = times[1]!.map((t) => bytes / t);
   const vsCareful = pipes
-    ? ` ${row.baseline?.name ?? 'careful'} x${(median(times[2]!) / b).toFixed(1)} (B ${Math.min(...speeds).toFixed(0)}-${Math.max(...speeds).toFixed(0)} MB/s, A ${(bytes / a).toFixed(0)})`
+    ? ` ${row.baseline?.name ?? 'careful'} x${(median(times[2]!) / b).toFixed(2)} (A x${(median(times[2]!) / a).toFixed(2)}; B ${Math.min(...speeds).toFixed(0)}-${Math.max(...speeds).toFixed(0)} MB/s, A ${(bytes / a).toFixed(0)})`
     : '';
   const best = Math.min(...times[1]!) / Math.min(...times[0]!);
   ratios.push(b / a);
