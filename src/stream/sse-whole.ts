@@ -6,13 +6,12 @@
 // the batch's; any other push, and the event if the core refuses it, go the general way (sse.ts).
 import { indexOfByte } from './find-byte.js';
 import type { MessagePipe } from './pipe.js';
+import { BATCH_LINES } from './sse-batch.js';
 import { CR, dataValueAt, endingLength, eventValueAt, isDataLine, isEventLine, LF, namesMessage } from './sse-lines.js';
 
-/** Most lines of an event the batch takes (sse-batch.ts). */
-const BATCH_LINES = 64;
-const BOM_FIRST = 0xef;
+const BOM_FIRST = 0xef; // (a BOM's first byte: sse.ts reads a BOM)
 
-/** What `take` did with a push: took it; must have it read the general way; or (`lines`) read it per line, its batch try spent. */
+/** What `takeWhole` did with a push: took it; must have it read the general way; or (`lines`) read it per line, its batch try spent. */
 export type WholeResult = 'taken' | 'general' | 'lines';
 
 // The one body's start and length for the core (a push is synchronous, and the array is read
