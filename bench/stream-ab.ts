@@ -5,11 +5,12 @@
 //   node scripts/run-ts.mjs bench/stream-ab.ts <dist A> <dist B> [rounds] [text in a row's name]
 // (e.g. a copy of main's dist/ as A, this tree's dist/ as B; ratios are B's time over A's.) The
 // careful pipeline (bench/baseline-pipeline.ts) takes its turn in the same rounds: B's speed
-// over its speed is the last column.
+// over its speed is the last column (for a stream per message, parse+walk+stringify per
+// message, as the benchmark's row has it).
 
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { carefulPipeline } from './baseline-pipeline.ts';
+import { carefulPipeline, pipeline } from './baseline-pipeline.ts';
 import { reframe } from './cases/streams.ts';
 import { KEYED_KINDS, keyedTraffic, MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from './corpus.ts';
 import { seeded } from './random.ts';
@@ -47,19 +48,24 @@ interface Row {
   mode: 'encode' | 'decode';
   inputs: Uint8Array[];
   options: object;
+  /** The baseline, when not the careful pipeline (which reads NDJSON). */
+  baseline?: { name: string; run: () => number };
 }
 const traffic = ndjsonTraffic(21, 8 * 1024 * 1024);
 const encoded = all(builds[0]!, 'encode', [traffic], {});
 const keyed = keyedTraffic(22, 8 * 1024 * 1024);
 const careful = { encode: carefulPipeline('encode'), decode: carefulPipeline('decode') };
-const pipelined = (row: Row) => row.inputs.reduce((n, input) => n + careful[row.mode](input).length, 0);
+const pipelined = (row: Row) => row.baseline?.run() ?? row.inputs.reduce((n, input) => n + careful[row.mode](input).length, 0);
 const progress = ndjsonOf(MESSAGE_KINDS['progress notifications'], 2 * 1024 * 1024);
-const perResponse = new TextDecoder()
+const perLines = new TextDecoder()
   .decode(progress)
   .split('\n')
   .filter(Boolean)
   .slice(0, 2000)
-  .map((l) => new TextEncoder().encode(`event: message\ndata: ${l}\n\n`));
+  .map((l) => new TextEncoder().encode(l));
+const perResponse = perLines.map((l) => reframe(l, 'sse'));
+// (As the benchmark's row: each message parsed, walked, stringified and framed on its own.)
+const perMessagePipeline = () => perLines.reduce((n, l) => n + reframe(pipeline('encode', l), 'sse').length, 0);
 const every: Row[] = [
   {
     name: 'Content-Length encode (8 MiB mixed)',
@@ -75,7 +81,13 @@ const every: Row[] = [
     options: { framing: 'content-length' },
   },
   { name: 'SSE encode: progress', mode: 'encode', inputs: [reframe(progress, 'sse')], options: { framing: 'sse' } },
-  { name: 'SSE encode: a stream per message', mode: 'encode', inputs: perResponse, options: { framing: 'sse' } },
+  {
+    name: 'SSE encode: a stream per message',
+    mode: 'encode',
+    inputs: perResponse,
+    options: { framing: 'sse' },
+    baseline: { name: 'parse+walk+stringify', run: perMessagePipeline },
+  },
   { name: 'NDJSON encode (8 MiB mixed)', mode: 'encode', inputs: [traffic], options: {} },
   { name: 'NDJSON decode (8 MiB mixed)', mode: 'decode', inputs: [encoded], options: {} },
   ...Object.entries(MESSAGE_KINDS).flatMap(([kind, make]): Row[] => {
@@ -113,7 +125,7 @@ for (const row of rows) {
   const once = Math.max(0.1, cpuMs(process.cpuUsage(c0)));
   const reps = Math.max(1, Math.round(SAMPLE_MS / once));
   const times: number[][] = [[], [], []];
-  const pipes = row.name.startsWith('NDJSON'); // (the careful pipeline reads NDJSON)
+  const pipes = row.name.startsWith('NDJSON') || row.baseline !== undefined; // (the careful pipeline reads NDJSON)
   for (let r = 0; r < rounds + 2; r++) {
     for (const k of r % 2 ? [1, 0, 2] : [0, 1, 2]) {
       if (k === 2 && !pipes) continue;
@@ -126,7 +138,7 @@ for (const row of rows) {
   const bytes = row.inputs.reduce((n, input) => n + input.length, 0) / 1e3; // (MB/s = bytes / 1e3 / ms)
   const speeds = times[1]!.map((t) => bytes / t);
   const vsCareful = pipes
-    ? ` careful x${(median(times[2]!) / b).toFixed(1)} (B ${Math.min(...speeds).toFixed(0)}-${Math.max(...speeds).toFixed(0)} MB/s, A ${(bytes / a).toFixed(0)})`
+    ? ` ${row.baseline?.name ?? 'careful'} x${(median(times[2]!) / b).toFixed(2)} (A x${(median(times[2]!) / a).toFixed(2)}; B ${Math.min(...speeds).toFixed(0)}-${Math.max(...speeds).toFixed(0)} MB/s, A ${(bytes / a).toFixed(0)})`
     : '';
   const best = Math.min(...times[1]!) / Math.min(...times[0]!);
   ratios.push(b / a);

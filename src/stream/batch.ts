@@ -91,9 +91,7 @@ export class OutputBatch {
       // own size: a consumer that queues chunks must not hold many times the bytes it counts.
       if (buf.length - size <= Math.max(256, size >> 2)) return size === buf.length ? buf : buf.subarray(0, size);
     }
-    const out = new Uint8Array(size);
-    out.set(size === buf.length ? buf : buf.subarray(0, size));
-    return out;
+    return buf.slice(0, size); // (a new buffer and the copy in one call: no view to copy from)
   }
 
   /** Emits what has gathered, as one chunk with a buffer of its own, and gives the lent buffer back. */

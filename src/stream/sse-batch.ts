@@ -10,7 +10,7 @@ import type { MessagePipe } from './pipe.js';
 import { CR, dataValueAt, endingLength, eventValueAt, isDataLine, isEventLine, LF, type LineEnds, namesMessage } from './sse-lines.js';
 
 /** Most lines of an event the core's batch takes (the rest go the per-line way). */
-const BATCH_LINES = 64;
+export const BATCH_LINES = 64;
 const NO_BYTES = new Uint8Array(0);
 const NO_ENDS: readonly number[] = [];
 

@@ -4,6 +4,8 @@
 interface BufferLike {
   from(b: ArrayBufferLike, offset: number, length: number): Uint8Array & { indexOf(byte: number, from: number): number };
   byteLength(s: string, encoding: 'utf8'): number;
+  /** Its methods; `indexOf` takes any Uint8Array as `this` (Node checks for an ArrayBufferView). */
+  readonly prototype: { indexOf(this: Uint8Array, byte: number, from: number): number };
 }
 
 export const NodeBuffer: BufferLike | undefined = (globalThis as { Buffer?: BufferLike }).Buffer;
