@@ -22,14 +22,17 @@ function bodyPipes(mode: 'encode' | 'decode', options: BodyOptions): (out: (b: U
 /**
  * A whole body through one of the core's batch entries, as a Content-Length body goes (one call,
  * no per-message events): whether it took it. One it refuses (an error, a deferred value, a
- * changed key, too large) goes the per-message way, which reports and checks it as always.
+ * changed key, too large) goes the per-message way, which reports and checks it as always. A
+ * small body's output is copied once into `parts` (an output batch would copy it twice).
  */
-function atOnce(pipe: MessagePipe, bytes: Uint8Array, add: (b: Uint8Array) => void): boolean {
+function atOnce(pipe: MessagePipe, bytes: Uint8Array, parts: Uint8Array[], batched: () => OutputBatch): boolean {
   const n = bytes.length;
   if (n > pipe.maxMessageBytes) return false;
   if (n <= pipe.framedBytes)
-    return pipe.framed(bytes, 0, n, [0, n], 1, (output, ends, taken) => taken && add(output.subarray(0, ends[0]))) === 1;
-  return pipe.takesLarge(n) && pipe.large(bytes, 0, n, add);
+    return pipe.framed(bytes, 0, n, [0, n], 1, (output, ends, taken) => taken && parts.push(output.slice(0, ends[0]))) === 1;
+  const batch = batched();
+  batch.reserve(n);
+  return pipe.takesLarge(n) && pipe.large(bytes, 0, n, batch.add);
 }
 
 /**
@@ -39,15 +42,17 @@ function atOnce(pipe: MessagePipe, bytes: Uint8Array, add: (b: Uint8Array) => vo
  */
 export function transformJsonBody(mode: 'encode' | 'decode', bytes: Uint8Array, options: BodyOptions = {}): Uint8Array {
   const parts: Uint8Array[] = [];
-  const batch = new OutputBatch((b) => void parts.push(b));
-  const pipe = bodyPipes(mode, options)(batch.add);
+  // (made at the first output that needs one: a small body taken at once does not)
+  let batch: OutputBatch | undefined;
+  const batched = () => (batch ??= new OutputBatch((b) => void parts.push(b)));
+  const pipe = bodyPipes(mode, options)((b) => batched().add(b));
   try {
-    if (bytes.length > 0) {
-      batch.reserve(bytes.length);
-      if (!atOnce(pipe, bytes, batch.add)) pipe.feed(bytes);
+    if (bytes.length > 0 && !atOnce(pipe, bytes, parts, batched)) {
+      batched().reserve(bytes.length);
+      pipe.feed(bytes);
     }
     pipe.end(); // (an empty body is 'blank': nothing out)
-    batch.flush();
+    batch?.flush();
   } finally {
     pipe.release();
   }
