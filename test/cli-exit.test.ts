@@ -2,7 +2,7 @@
 // whatever the child does next; otherwise it ends as the child did, except that it never
 // kills itself with a signal it passed on (then 128 + the signal's number).
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { CLI, cli, fixture, ROOT } from './fixtures/cli-session.ts';
 
 const CHILD = fixture('cli-child.mjs');
@@ -26,29 +26,30 @@ async function started(onTerm: string) {
   return { p, ended };
 }
 
-describe('wrap ends as the child did', () => {
-  it('re-raises a signal the child died of that wrap did not send (SIGKILL, SIGPIPE, which Node ignores by default)', () => {
+// Each case starts processes of its own and waits on them: the cases run at once.
+describe.concurrent('wrap ends as the child did', () => {
+  it('re-raises a signal the child died of that wrap did not send (SIGKILL, SIGPIPE, which Node ignores by default)', ({ expect }) => {
     expect(wrapSync([process.execPath, '-e', "process.kill(process.pid, 'SIGKILL')"])).toMatchObject({ code: null, signal: 'SIGKILL' });
     expect(wrapSync(['sh', '-c', 'kill -PIPE $$'])).toMatchObject({ code: null, signal: 'SIGPIPE' });
   });
 
-  it('exits 128 + N when the child dies of signal N that wrap passed on, instead of raising it', async () => {
+  it('exits 128 + N when the child dies of signal N that wrap passed on, instead of raising it', async ({ expect }) => {
     const { p, ended } = await started('die');
     p.kill('SIGTERM');
     expect(await ended).toMatchObject({ code: 143, signal: null });
   });
 
-  it('127 when the command is not found, with one line on stderr', () => {
+  it('127 when the command is not found, with one line on stderr', ({ expect }) => {
     const r = wrapSync(['no-such-command-mcp-payload-codec']);
     expect(r.code).toBe(127);
     expect(r.stderr).toBe('mcp-payload-codec: cannot start no-such-command-mcp-payload-codec: ENOENT\n');
   });
 });
 
-describe('wrap gives up: exit code 1 whatever the child does', () => {
+describe.concurrent('wrap gives up: exit code 1 whatever the child does', () => {
   // Its own failure here: the client's end of stdout is gone, and the child has something to say.
   for (const onTerm of ['exit0', 'die', 'ignore']) {
-    it(`child that on SIGTERM does "${onTerm}"`, async () => {
+    it(`child that on SIGTERM does "${onTerm}"`, async ({ expect }) => {
       const { p, ended } = await started(onTerm);
       p.stdout.destroy();
       p.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) + '\n');

@@ -3,7 +3,7 @@
 // after decoding, and no reply carries a term.
 import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import { CliSession, cli, fixture, type Reply } from './fixtures/cli-session.ts';
+import { CliSession, cliRunsOnce, fixture, type Reply } from './fixtures/cli-session.ts';
 import { termsIn } from './mcp-guard-helpers.ts';
 
 /** A JSON-RPC server that answers a batch with a batch (or, given "single", line by line). */
@@ -163,12 +163,15 @@ describe('wrap --guard: U+FFFD and terms', () => {
 
 describe('wrap guard options', () => {
   it('--guard and --guard-tools-only: one at a time, neither takes a value (exit code 2)', () => {
-    for (const args of [
+    const cases = [
       ['wrap', '--guard', '--guard-tools-only', 'cat'],
       ['wrap', '--guard-tools-only=yes', 'cat'],
       ['encode', '--guard-tools-only'],
-    ]) {
-      const r = cli(args);
+    ];
+    // (refused before anything starts: the first as a process of its own, the rest decided in one)
+    const ran = cliRunsOnce(cases);
+    for (const k of cases.keys()) {
+      const r = ran(k);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^mcp-payload-codec: .*--guard-tools-only.*\n$/);
     }

@@ -7,7 +7,7 @@ import { committed, render } from '../scripts/gen-cli-help.ts';
 import { COMMANDS, checkApplies, FLAG_OPTIONS, LIST_OPTIONS, type OptionName, parseCommandLine, VALUE_OPTIONS } from '../src/cli/args.ts';
 import { helpText } from '../src/cli/help/index.ts';
 import { UsageError } from '../src/cli/usage-error.ts';
-import { cli } from './fixtures/cli-session.ts';
+import { cli, cliRuns } from './fixtures/cli-session.ts';
 
 const ALL: OptionName[] = [...VALUE_OPTIONS, ...LIST_OPTIONS, ...FLAG_OPTIONS];
 const isFlag = (name: string) => (FLAG_OPTIONS as readonly string[]).includes(name);
@@ -69,10 +69,12 @@ describe('COMMAND --help', () => {
   it('the CLI prints it for COMMAND --help, -h and help COMMAND, exit code 0; help of no command is refused', () => {
     const wrap = cli(['wrap', '--help']);
     expect(wrap).toMatchObject({ code: 0, stdout: helpText('wrap'), stderr: '' });
-    expect(cli(['help', 'wrap'])).toMatchObject({ code: 0, stdout: wrap.stdout });
-    expect(cli(['serve', '--port', '1', '-h'])).toMatchObject({ code: 0, stdout: helpText('serve') });
-    expect(cli(['help'])).toMatchObject({ code: 0, stdout: helpText() });
-    expect(cli(['help', 'nope'])).toMatchObject({
+    // (the rest decided in one process: help prints and ends before anything starts)
+    const [helpWrap, serve, help, nope] = cliRuns([['help', 'wrap'], ['serve', '--port', '1', '-h'], ['help'], ['help', 'nope']]);
+    expect(helpWrap).toMatchObject({ code: 0, stdout: wrap.stdout });
+    expect(serve).toMatchObject({ code: 0, stdout: helpText('serve') });
+    expect(help).toMatchObject({ code: 0, stdout: helpText() });
+    expect(nope).toMatchObject({
       code: 2,
       stdout: '',
       stderr: 'mcp-payload-codec: unknown command "nope" (see --help)\n',

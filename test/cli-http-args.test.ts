@@ -1,14 +1,13 @@
 // The one command line parser, for the HTTP commands: repeatable options, serve's server
 // command (as wrap's: from the first plain argument on, -- optional), options that do not
 // apply to a command refused with exit code 2.
-import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FLAG_OPTIONS, LIST_OPTIONS, parseCommandLine, VALUE_OPTIONS } from '../src/cli/args.ts';
 import { duration, MAX_DURATION_MS } from '../src/cli/http-args.ts';
 import { UsageError } from '../src/cli/usage-error.ts';
 import { runs } from './arbitraries.ts';
-import { CLI, ROOT } from './fixtures/cli-session.ts';
+import { cliRunsOnce } from './fixtures/cli-session.ts';
 
 describe('parseCommandLine for proxy, connect and serve', () => {
   // A value given apart from its option may not be spelled as one of ours (`--header --guard`
@@ -76,8 +75,7 @@ describe('duration', () => {
 });
 
 describe('HTTP command options as processes', () => {
-  const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: ROOT, timeout: 10_000 });
-  it.each([
+  const cases: [string[], RegExp][] = [
     [['connect', 'http://x/mcp', '--upstream', 'http://y'], /--upstream applies to proxy, not connect/],
     [['proxy', '--upstream', 'http://y', '--header', 'a: b'], /--header applies to connect, not proxy/],
     [['serve', '--framing', 'sse', 'true'], /--framing applies to encode, decode, not serve/],
@@ -93,9 +91,11 @@ describe('HTTP command options as processes', () => {
     [['proxy', '--upstream', 'http://y', '--upstream-timeout', 'soon'], /--upstream-timeout must be a duration/],
     [['serve', '--upstream-timeout', '1s', 'true'], /--upstream-timeout applies to proxy, not serve/],
     [['serve', '--prefix', '--guard', 'true'], /--prefix needs a value, and --guard is an option; .* write --prefix=--guard/],
-  ])('%j is a usage error (exit 2, one line)', (args, message) => {
-    const r = cli(args);
-    expect(r.status).toBe(2);
+  ];
+  const ran = cliRunsOnce(cases.map(([args]) => args));
+  it.each(cases.map(([args, message], k) => [args, message, k] as const))('%j is a usage error (exit 2, one line)', (_, message, k) => {
+    const r = ran(k);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });

@@ -145,14 +145,18 @@ describe('wrap --audit', () => {
     () => {
       // (its lines name sessions, which address them over HTTP; lines from others would be forged)
       const d = dir();
-      for (const mode of [0o644, 0o602]) {
+      const modes = [0o644, 0o602];
+      const files = modes.map((mode) => {
         const file = join(d, `open-${mode.toString(8)}`);
         writeFileSync(file, '', { mode });
         chmodSync(file, mode); // (past the umask)
-        const r = cli(['wrap', '--guard', '--audit', file, '--', 'true']);
+        return file;
+      });
+      // (refused before anything starts: decided in one process)
+      for (const [i, r] of cliRuns(files.map((file) => ['wrap', '--guard', '--audit', file, '--', 'true'])).entries()) {
         expect(r.code).toBe(2);
         expect(r.stderr).toBe(
-          `mcp-payload-codec: --audit: the file is open to others (mode 0${mode.toString(8)}); chmod o-rwx it, or name a new one\n`,
+          `mcp-payload-codec: --audit: the file is open to others (mode 0${modes[i]!.toString(8)}); chmod o-rwx it, or name a new one\n`,
         );
       }
       const shared = join(d, 'group');
@@ -171,15 +175,15 @@ describe('wrap --audit', () => {
       const target = join(d, 'private');
       writeFileSync(target, 'keep\n', { mode: 0o600 });
       const dangling = join(d, 'nowhere');
-      for (const [name, to, why] of [
+      const links = [
         ['to-file', target, 'the path is a symbolic link to a file; name the file itself'],
         ['dangling', dangling, 'cannot open the file (ENOENT)'],
-      ] as const) {
-        const link = join(d, name);
-        symlinkSync(to, link);
-        const r = cli(['wrap', '--guard', '--audit', link, '--', 'true']);
+      ] as const;
+      for (const [name, to] of links) symlinkSync(to, join(d, name));
+      // (refused before anything starts: decided in one process)
+      for (const [i, r] of cliRuns(links.map(([name]) => ['wrap', '--guard', '--audit', join(d, name), '--', 'true'])).entries()) {
         expect(r.code).toBe(2);
-        expect(r.stderr).toBe(`mcp-payload-codec: --audit: ${why}\n`);
+        expect(r.stderr).toBe(`mcp-payload-codec: --audit: ${links[i]![2]}\n`);
       }
       expect(readFileSync(target, 'utf8')).toBe('keep\n');
       expect(existsSync(dangling)).toBe(false);

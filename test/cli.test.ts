@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { describe, expect, it } from 'vitest';
 import { encodeText } from '../src/index.ts';
 import { joinedOnceIncludes } from './e2e-helpers.ts';
-import { CLI, cli, fixture, ROOT } from './fixtures/cli-session.ts';
+import { CLI, cli, cliRuns, fixture, ROOT } from './fixtures/cli-session.ts';
 
 const SDK_SERVER = fixture('sdk-server.mjs');
 const PY_SERVER = fixture('echo_server.py');
@@ -126,9 +126,15 @@ describe('encode, decode and scan', () => {
     const file = join(ROOT, 'test', 'fixtures', 'terms.json');
     const r = cli(['encode', '--terms', file], '{"result":"Acme and Qwen"}\n');
     expect(r.stdout).toBe('{"result":"__mcp_ref_41636d65__ and Qwen"}\n');
-    expect(cli(['wrap', '--framing', 'sse', '--', 'true']).code).toBe(2);
-    expect(cli(['encode', '--guard']).stderr).toMatch(/--guard applies to wrap/);
-    expect(cli(['encode', '--terms', join(ROOT, 'missing.json')]).stderr).toMatch(/^mcp-payload-codec: cannot read --terms/);
+    // (refused before anything starts: decided in one process; 'refuses a missing command' spawns one)
+    const [sse, guard, missing] = cliRuns([
+      ['wrap', '--framing', 'sse', '--', 'true'],
+      ['encode', '--guard'],
+      ['encode', '--terms', join(ROOT, 'missing.json')],
+    ]);
+    expect(sse!.code).toBe(2);
+    expect(guard!.stderr).toMatch(/--guard applies to wrap/);
+    expect(missing!.stderr).toMatch(/^mcp-payload-codec: cannot read --terms/);
   });
 
   it('reports bad input in one line and a non-zero exit code', () => {

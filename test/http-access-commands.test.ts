@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { behind, COMMANDS, ENV_CHILD, scratchPath, sdkClient, TOOL_OF, unfinishedPost } from './access-commands.ts';
+import { cliRuns } from './fixtures/cli-session.ts';
 import { cleanup, listening, MAIN, ROOT } from './http-cli-helpers.ts';
 import { postInitialize, TIMEOUT, textOf } from './http-helpers.ts';
 
@@ -200,11 +201,15 @@ describe('serve starts its child with no credential', () => {
 
 describe('the safe default, on both commands', () => {
   /** Starts `command` with `args`; resolves with its exit status (null: still running, then ended) and its stderr. */
+  /** The command line `run` starts, after the CLI's path. */
+  const argv = (command: string, args: string[]) => {
+    const tail = command === 'serve' ? ['--', ...ENV_CHILD] : [];
+    const head = command === 'proxy' ? ['--upstream', 'http://127.0.0.1:9/mcp'] : [];
+    return [command, ...head, '--port', '0', ...args, ...tail];
+  };
   const run = (command: string, args: string[]) =>
     new Promise<{ status: number | null; stderr: string }>((resolve) => {
-      const tail = command === 'serve' ? ['--', ...ENV_CHILD] : [];
-      const head = command === 'proxy' ? ['--upstream', 'http://127.0.0.1:9/mcp'] : [];
-      const p = spawn(process.execPath, [MAIN, command, ...head, '--port', '0', ...args, ...tail], {
+      const p = spawn(process.execPath, [MAIN, ...argv(command, args)], {
         cwd: ROOT,
         stdio: ['ignore', 'ignore', 'pipe'],
         env: { ...process.env, MCP_PAYLOAD_CODEC_AUTH_TOKENS: '' },
@@ -227,7 +232,13 @@ describe('the safe default, on both commands', () => {
 
   for (const command of COMMANDS) {
     it(`${command}: any host beyond loopback without authentication exits 2 and says why`, async () => {
-      const answers = await Promise.all(beyond.map((host) => run(command, ['--host', host])));
+      // (the first as a process of its own, for the real exit code; the rest decided in one)
+      const spawned = await run(command, ['--host', beyond[0]!]);
+      const others = cliRuns(
+        beyond.slice(1).map((host) => argv(command, ['--host', host])),
+        { MCP_PAYLOAD_CODEC_AUTH_TOKENS: '' },
+      );
+      const answers = [spawned, ...others.map((r) => ({ status: r.code, stderr: r.stderr }))];
       for (const [i, r] of answers.entries()) {
         expect(r.status, beyond[i]).toBe(2);
         expect(r.stderr).toMatch(/refusing to listen on .* without authentication/);

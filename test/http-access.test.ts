@@ -2,7 +2,6 @@
 // beyond the cases test/http-access-commands.test.ts runs on both: tokens from the environment,
 // the upstream's own header, a bad or emptied token file on SIGHUP, the rate limit, a DELETE
 // freeing a session's place, and the configurations refused as unsafe.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +9,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, vi } from 'vitest';
 import { encodeText } from '../src/index.js';
+import { cliRunsOnce } from './fixtures/cli-session.ts';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
-import { cleanup, listening, MAIN, ROOT } from './http-cli-helpers.ts';
+import { cleanup, listening } from './http-cli-helpers.ts';
 import { postInitialize, TIMEOUT } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -149,13 +149,7 @@ describe('serve with bearer tokens', () => {
 });
 
 describe('the safe default', () => {
-  const run = (args: string[], env: Record<string, string> = {}) =>
-    spawnSync(process.execPath, [MAIN, 'proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--port', '0', ...args], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 10_000,
-      env: { ...process.env, ...env },
-    });
+  const proxy = (args: string[]) => ['proxy', '--upstream', 'http://127.0.0.1:9/mcp', '--port', '0', ...args];
 
   it('refuses what cannot be a safe configuration, never echoing a token', () => {
     const cases: [string[], RegExp][] = [
@@ -170,9 +164,11 @@ describe('the safe default', () => {
       [['--oauth-audience', 'x'], /need --oauth-issuer/],
       [['--upstream-header', 'no colon'], /--upstream-header 1 must be/],
     ];
-    for (const [args, why] of cases) {
-      const r = run(args);
-      expect(r.status, args.join(' ')).toBe(2);
+    // (refused before anything starts: the first as a process of its own, the rest decided in one)
+    const ran = cliRunsOnce(cases.map(([args]) => proxy(args)));
+    for (const [k, [args, why]] of cases.entries()) {
+      const r = ran(k);
+      expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(why);
       expect(r.stderr).not.toMatch(/short-secret|tokenA|tokenB|bad"token/);
     }

@@ -1,12 +1,12 @@
 // proxy, connect and serve as processes: argument parsing, the URL on stderr, signals, and a
 // real stdio host (the SDK's StdioClientTransport) for connect.
-import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it, vi } from 'vitest';
 import { createCodec, encodeText } from '../src/index.js';
+import { cliRunsOnce } from './fixtures/cli-session.ts';
 import { startUpstream, type Upstream } from './fixtures/http-upstream.js';
 import { cleanup, listening, MAIN, ROOT } from './http-cli-helpers.ts';
 import { TIMEOUT } from './http-helpers.ts';
@@ -86,7 +86,7 @@ describe('HTTP commands as processes', () => {
     expect(code).toBe(0);
   });
 
-  it.each([
+  const usage: [string[], RegExp][] = [
     [['proxy'], /needs --upstream/],
     [['proxy', '--upstream', 'not a url'], /--upstream must be/],
     [['proxy', '--upstream', 'http://x', '--port', '99999'], /--port/],
@@ -98,9 +98,11 @@ describe('HTTP commands as processes', () => {
     [['proxy', '--nope'], /unknown option/],
     [['proxy', '--upstream', 'http://x', '--hex-case', 'middle'], /--hex-case must be/],
     [['connect', 'http://x', '--prefix'], /--prefix needs a value/],
-  ])('%j is a usage error (exit 2, one line)', (args, message) => {
-    const r = spawnSync(process.execPath, [MAIN, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 10_000 });
-    expect(r.status).toBe(2);
+  ];
+  const ran = cliRunsOnce(usage.map(([args]) => args));
+  it.each(usage.map(([args, message], k) => [args, message, k] as const))('%j is a usage error (exit 2, one line)', (_, message, k) => {
+    const r = ran(k);
+    expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });

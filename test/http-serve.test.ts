@@ -62,10 +62,12 @@ describe('serve', () => {
   it('sends what the server says outside any request on the GET stream', async () => {
     const { url } = await serve();
     const { client, seen } = await connect(url);
-    // (The client opens its GET stream on its own schedule: ask until a message comes that way.)
-    while (!seen.length) {
+    // (The client opens its GET stream on its own schedule: ask until a message comes that way,
+    // again after 100 ms without one, for 10 s at most.)
+    for (const deadline = Date.now() + 10_000; !seen.length; ) {
+      expect(Date.now(), 'no message on the GET stream within 10 s').toBeLessThan(deadline);
       await client.callTool({ name: 'notify_later', arguments: {} }, undefined, TIMEOUT);
-      await new Promise((r) => setTimeout(r, 100));
+      await until(() => seen.length > 0, 100).catch(() => {});
     }
     expect(seen[0]).toEqual({ kind: 'log', text: encodeText('Qwen later') });
   });
