@@ -42,7 +42,7 @@ export function keyEnd(end: u32): bool {
  * What the value of the key just read (its decoded bytes at p, n of them; only the first
  * LONGEST_KEY need be there) will be, by its path; notes an envelope member and a `uri`.
  */
-export function keyRules(p: usize, n: u32): u32 {
+@inline export function keyRules(p: usize, n: u32): u32 {
   const depth = get(J_DEPTH);
   const level = get(J_MSG_LEVEL);
   const k = top();

@@ -8,7 +8,7 @@ import {
 import { BACKSLASH } from '../bytes';
 import { decode } from '../decode';
 import { findByte } from '../find';
-import { scan } from '../match';
+import { scan, shortestMatch } from '../match';
 import { gDec, gDecLen, gEscapeEntries, gEscapes, gIn } from './indexed-text';
 import { rawOffset, uriHeaderEnd } from './media';
 import { shortestToken, writeMatches, writeMaxLength, writeToken } from './rewrite';
@@ -128,6 +128,9 @@ export function transformUriHeader(a: i32, e: i32): bool {
     if (gRecNext >= gRecCount || <i32>load<u32>(get(J_REC) as usize + <usize>gRecNext * MATCH_RECORD_SIZE) >= e) return false;
     return writeRecords(a, e);
   }
+  // Too short to hold a match or a token (many keys and names): no call.
+  const desc = get(J_DESC) as usize;
+  if (get(J_MODE) == JSON_ENCODE ? n < shortestMatch(desc) : gDecLen < shortestToken(desc)) return false;
   return matchText(a, e, n);
 }
 
@@ -136,10 +139,7 @@ function matchText(a: i32, e: i32, n: i32): bool {
   const raw = gIn + <usize>a;
   const desc = get(J_DESC) as usize;
   if (get(J_MODE) == JSON_ENCODE) scan(desc, gDec, n, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);
-  else {
-    if (gDecLen < shortestToken(desc)) return false; // too short to hold a token (most keys and names)
-    decode(desc, gDec, gDecLen, get(J_REC) as usize, 1, get(J_AUX) as usize, 0);
-  }
+  else decode(desc, gDec, gDecLen, get(J_REC) as usize, 1, get(J_AUX) as usize, 0);
   const count = <i32>load<u32>(desc + D_MATCHES);
   if (count == 0) return false;
   emit(gIn + <usize>gCopied, <usize>(a - gCopied));
