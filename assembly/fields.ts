@@ -100,7 +100,7 @@ for (let e = TABLE; load<u8>(e) != 0; e += 2 + <usize>load<u8>(e, 1)) {
 }
 
 /** The id of the decoded key at p (n bytes; only its first LONGEST_KEY were kept), or KEY_OTHER. */
-export function keyId(p: usize, n: u32): u32 {
+@inline export function keyId(p: usize, n: u32): u32 {
   if (n < 2 || n > LONGEST_KEY) return KEY_OTHER;
   const e = <usize>load<u32>(keySlot(p, n));
   if (e == 0 || <u32>load<u8>(e, 1) != n || !sameBytes(p, e + 2, n)) return KEY_OTHER;

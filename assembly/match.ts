@@ -29,7 +29,7 @@ let gConsumed: i32 = 0;
  * A lower bound of the shortest match's length: the bytes the start set hashes, which are at
  * most that many (src/compile/start-set.ts, src/fold/prefilter.ts).
  */
-@inline function shortestMatch(desc: usize): i32 {
+@inline export function shortestMatch(desc: usize): i32 {
   return (35 - <i32>clz(load<u32>(desc + D_GRAM_MASK))) >> 3;
 }
 

@@ -99,6 +99,42 @@ describe('the indexed path against hand-written lines', () => {
     });
   }
 
+  it('numbers made of any sign, digits, fraction, exponent and what follows them, wherever a value ends', () => {
+    // (Stage 2 reads an integer's digits in a loop of its own: a number's every form and every
+    // byte after it must end it where the per-message path does, or refuse the line as it does.)
+    const digits = fc.constantFrom('', '0', '00', '7', '10', '09', '123456789', '9'.repeat(20));
+    const number = fc
+      .tuple(
+        fc.constantFrom('', '-', '+', '--'),
+        digits,
+        fc.option(fc.tuple(fc.constantFrom('.', '..'), digits), { nil: undefined }),
+        fc.option(fc.tuple(fc.constantFrom('e', 'E', 'x'), fc.constantFrom('', '+', '-'), digits), { nil: undefined }),
+        fc.constantFrom('', '', ' ', 'x', '.', '-', '0', 'e', '"', ':', '/'),
+      )
+      .map(([sign, int, frac, exp, after]) => `${sign}${int}${frac ? frac.join('') : ''}${exp ? exp.join('') : ''}${after}`);
+    const line = fc.tuple(number, fc.constantFrom('m', 'a', 'e', 'v', 'line')).map(([n, where]) => {
+      if (where === 'line') return n; // (the number ends where the message does)
+      const at = { m: `{"k":${n},"z":1}`, a: `[${n},${n}]`, e: `{"k":${n}}`, v: n }[where];
+      return `{"jsonrpc":"2.0","id":1,"result":{"v":${at}}}`;
+    });
+    let taken = 0;
+    fc.assert(
+      fc.property(line, fc.boolean(), (text, mode) => {
+        let valid = true;
+        try {
+          JSON.parse(text);
+        } catch {
+          valid = false;
+        }
+        const took = agree(mode ? 'encode' : 'decode', B(text));
+        if (took) taken++;
+        if (took) expect(valid).toBe(true);
+      }),
+      runs(300),
+    );
+    expect(taken).toBeGreaterThan(0);
+  });
+
   it('escapes and backslash runs at every offset of a 64-byte block, in values and keys', () => {
     const seqs = [
       '\\"',

@@ -42,27 +42,25 @@ export function keyEnd(end: u32): bool {
  * What the value of the key just read (its decoded bytes at p, n of them; only the first
  * LONGEST_KEY need be there) will be, by its path; notes an envelope member and a `uri`.
  */
-export function keyRules(p: usize, n: u32): u32 {
+@inline export function keyRules(p: usize, n: u32): u32 {
   const depth = get(J_DEPTH);
   const level = get(J_MSG_LEVEL);
   const k = top();
-  let v: u32 = 0;
+  if (depth != level && (k & K_PAYLOAD) == 0) return 0;
+  const id = keyId(p, n);
   if (depth == level) {
-    const id = keyId(p, n);
     const payload = id == KEY_PARAMS || id == KEY_RESULT || id == KEY_ERROR;
     set(J_ENV, payload ? id : 0);
-    v = payload ? V_PAYLOAD : id == KEY_ID ? V_ID : 0;
-  } else if ((k & K_PAYLOAD) != 0) {
-    const id = keyId(p, n);
-    v = V_PAYLOAD;
-    if (id == KEY_META) v = 0; // metadata for software, wherever it nests
-    else if (id == KEY_TYPE) v |= V_TYPE;
-    else if (id == KEY_DATA) v |= V_DATA;
-    else if (id == KEY_BLOB) v |= V_BLOB;
-    else if (id == KEY_URI) sawUri();
-    if (level != 0 && depth > level) v = envelopeRules(v, id, depth, level);
-    if (get(J_SCHEMA_AT) != 0) v = schemaRules(v, id, depth, k);
+    return payload ? V_PAYLOAD : id == KEY_ID ? V_ID : 0;
   }
+  let v = V_PAYLOAD;
+  if (id == KEY_META) v = 0; // metadata for software, wherever it nests
+  else if (id == KEY_TYPE) v |= V_TYPE;
+  else if (id == KEY_DATA) v |= V_DATA;
+  else if (id == KEY_BLOB) v |= V_BLOB;
+  else if (id == KEY_URI) sawUri();
+  if (level != 0 && depth > level) v = envelopeRules(v, id, depth, level);
+  if (get(J_SCHEMA_AT) != 0) v = schemaRules(v, id, depth, k);
   return v;
 }
 

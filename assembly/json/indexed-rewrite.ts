@@ -8,7 +8,7 @@ import {
 import { BACKSLASH } from '../bytes';
 import { decode } from '../decode';
 import { findByte } from '../find';
-import { scan } from '../match';
+import { scan, shortestMatch } from '../match';
 import { gDec, gDecLen, gEscapeEntries, gEscapes, gIn } from './indexed-text';
 import { rawOffset, uriHeaderEnd } from './media';
 import { shortestToken, writeMatches, writeMaxLength, writeToken } from './rewrite';
@@ -119,21 +119,27 @@ export function transformUriHeader(a: i32, e: i32): bool {
  * Runs the matcher (or the token decoder) over the decoded text of the string at [a, e) of the
  * input and, where it finds something, writes the output up to the string and the string
  * rewritten (its raw bytes, escapes kept, between the replacements). Returns whether it changed.
- * `n`: only the first n decoded bytes are read and written (a data: URI's header; encoding).
+ * `n`: only the first n decoded bytes are read and written (gDecLen; fewer for a data: URI's
+ * header, encoding).
  */
-export function transformText(a: i32, e: i32, n: i32 = gDecLen): bool {
+@inline export function transformText(a: i32, e: i32, n: i32): bool {
   if (gRecords) {
     // (Most strings hold no match: the next record starts past them, which needs no call.)
     if (gRecNext >= gRecCount || <i32>load<u32>(get(J_REC) as usize + <usize>gRecNext * MATCH_RECORD_SIZE) >= e) return false;
     return writeRecords(a, e);
   }
+  // Too short to hold a match or a token (many keys and names): no call.
+  const desc = get(J_DESC) as usize;
+  if (get(J_MODE) == JSON_ENCODE ? n < shortestMatch(desc) : gDecLen < shortestToken(desc)) return false;
+  return matchText(a, e, n);
+}
+
+/** transformText of one string alone: the matcher (or the token decoder) called on its text. */
+function matchText(a: i32, e: i32, n: i32): bool {
   const raw = gIn + <usize>a;
   const desc = get(J_DESC) as usize;
   if (get(J_MODE) == JSON_ENCODE) scan(desc, gDec, n, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);
-  else {
-    if (gDecLen < shortestToken(desc)) return false; // too short to hold a token (most keys and names)
-    decode(desc, gDec, gDecLen, get(J_REC) as usize, 1, get(J_AUX) as usize, 0);
-  }
+  else decode(desc, gDec, gDecLen, get(J_REC) as usize, 1, get(J_AUX) as usize, 0);
   const count = <i32>load<u32>(desc + D_MATCHES);
   if (count == 0) return false;
   emit(gIn + <usize>gCopied, <usize>(a - gCopied));

@@ -51,12 +51,18 @@ export let gEscapeEntries: i32 = -1; // the escape map's entries for the decoded
  * Decodes the string text at [a, e) of the input: 0, or INDEXED_HOST for an escape that is not
  * valid, INDEXED_REFUSED for text longer than the decoded window.
  */
-export function decodeText(a: i32, e: i32): i32 {
+@inline export function decodeText(a: i32, e: i32): i32 {
   if (!gEscapes) {
+    // (Most strings: inline, as a call costs about what this does.)
     gDec = gIn + <usize>a;
     gDecLen = e - a;
     return 0;
   }
+  return decodeEscapes(a, e);
+}
+
+/** decodeText of a string that holds escapes: into the decoded window, with the escape map. */
+function decodeEscapes(a: i32, e: i32): i32 {
   const dec = get(J_DEC) as usize;
   // (Decoded text is never longer than raw; a copy may write up to 16 bytes past its run.)
   if (e - a > <i32>get(J_DEC_CAP) - 16) return INDEXED_REFUSED;

@@ -21,7 +21,7 @@ import { keyRules, valueFlags } from './envelope';
 import { copyTo, startRewrite, transformText, transformUriHeader, widenMaxLength } from './indexed-rewrite';
 import { DATA_HOST, DATA_KEEP, DATA_TRANSFORM, dataAhead, startAhead } from './indexed-media';
 import { decodeText, gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, startText, stringEnd } from './indexed-text';
-import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart } from './lexer';
+import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart, S_INT } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
 import {
   begin, done, get, K_DATA_TAKEN, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, o, set, setTop, top, V_BLOB,
@@ -118,7 +118,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
             // (A bare string the host already knows is not a data: URI is not looked at again;
             // decoding looks at none: a token in a data: URI is restored.)
             const uriCheck = get(J_MODE) == JSON_ENCODE && (depth > 0 || get(J_ROOT_PAYLOAD) != ROOT_TEXT);
-            if (!(uriCheck && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, e);
+            if (!(uriCheck && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, e, gDecLen);
             else if (!transformUriHeader(i + 1, e)) return INDEXED_REFUSED;
           }
           if ((v & V_TYPE) != 0) {
@@ -131,6 +131,8 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           const start = i;
           let s = numberStart(b);
           i++;
+          // (An integer's digits in a loop of their own; what may follow them, by the state machine.)
+          if (s == S_INT) while (i < n && <u32>load<u8>(inp + <usize>i) - DIGIT_0 < 10) i++;
           while (i < n) {
             const next = numberNext(s, <u32>load<u8>(inp + <usize>i));
             if (next == 0) break;
@@ -162,7 +164,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
         const decoded = decodeText(i + 1, e);
         if (decoded < 0) return decoded;
         // A key that decoding changes may collide with another: the host checks it.
-        if ((top() & K_PAYLOAD) != 0 && transformText(i + 1, e) && !encoding) return INDEXED_HOST;
+        if ((top() & K_PAYLOAD) != 0 && transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
         set(J_VALUE, keyRules(gDec, <u32>gDecLen));
         phase = P_COLON;
         i = e + 1;

@@ -23,7 +23,7 @@ import { stringStart } from './strings';
 // J_SCALAR: where a number is (a JSON number's grammar as states), or in a literal.
 const S_MINUS: u32 = 1;
 const S_ZERO: u32 = 2; // a leading 0
-const S_INT: u32 = 3;
+export const S_INT: u32 = 3;
 const S_DOT: u32 = 4;
 const S_FRACTION: u32 = 5;
 const S_E: u32 = 6;

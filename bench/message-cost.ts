@@ -1,0 +1,40 @@
+// What one small message costs on the NDJSON lane, by shape (ns a message): a line pushed 400
+// times a chunk, ten chunks a sample, the best of 60 samples (wall clock), each build's dist in
+// turn in one process. The differences between shapes give the fixed cost of a message and the
+// cost of each member or number (docs/PERFORMANCE.md, issue 33).
+//   node scripts/run-ts.mjs bench/message-cost.ts <dist> [<dist> ...]
+// (MCP_PAYLOAD_CODEC_WASM=scalar for the scalar core.)
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const dirs = process.argv.slice(2);
+type Make = (mode: 'encode', options: object, emit: (b: Uint8Array) => void) => { push(c: Uint8Array): void; close(): void };
+const makes: Make[] = await Promise.all(
+  dirs.map(async (d) => (await import(pathToFileURL(resolve(d, 'stream.js')).href)).createByteTransformer),
+);
+const log =
+  '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"http","data":{"event":"request","host":"example.com","status":200,"ms":417}}}';
+const lines: Record<string, string> = {
+  bare: '{"jsonrpc":"2.0","method":"x"}',
+  'empty params': '{"jsonrpc":"2.0","method":"x","params":{}}',
+  'log notification': log,
+  '16 numbers in an array':
+    '{"jsonrpc":"2.0","method":"x","params":{"a":[101,202,303,404,505,606,707,808,909,111,222,333,444,555,666,777]}}',
+  '16 members, numbers': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":${100 + k}`).join(',')}}}`,
+  '16 members, short strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"v${k}abc"`).join(',')}}}`,
+};
+const COUNT = 400;
+for (const [name, line] of Object.entries(lines)) {
+  const chunk = new TextEncoder().encode(`${line}\n`.repeat(COUNT));
+  const best = makes.map(() => Number.POSITIVE_INFINITY);
+  for (let r = 0; r < 60; r++)
+    for (const [k, make] of makes.entries()) {
+      const t = make('encode', {}, () => {});
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < 10; i++) t.push(chunk);
+      const ns = Number(process.hrtime.bigint() - t0) / (10 * COUNT);
+      t.close();
+      best[k] = Math.min(best[k]!, ns);
+    }
+  console.log(name.padEnd(28), `${line.length} B`.padStart(6), best.map((b) => `${b.toFixed(0)} ns`.padStart(8)).join(' '));
+}
