@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { type ElicitRequest, ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, REQUEST, ROOT, type Session } from './e2e-helpers.ts';
-import { cli, cliRuns } from './fixtures/cli-session.ts';
+import { cliRunsOnce } from './fixtures/cli-session.ts';
 
 const T = 30_000;
 const dir = mkdtempSync(join(tmpdir(), 'mpc-confirm-'));
@@ -204,9 +204,10 @@ describe('--confirm and --root client on the command line', () => {
       [['proxy', '--guard', '--root', 'client', '--upstream', 'http://127.0.0.1:9/mcp'], /--root client applies to wrap and serve only/],
     ] as const;
     // (the first as a process of its own, for the real exit code; the rest decided in one)
-    const [first, ...rest] = cases;
-    const answers = [cli([...first[0]]), ...cliRuns(rest.map(([args]) => [...args]))];
-    for (const [i, r] of answers.entries())
-      expect([r.code, r.stderr], cases[i]![0].join(' ')).toEqual([2, expect.stringMatching(cases[i]![1])]);
+    const ran = cliRunsOnce(cases.map(([args]) => [...args]));
+    for (const [i, [args, error]] of cases.entries()) {
+      const r = ran(i);
+      expect([r.code, r.stderr], args.join(' ')).toEqual([2, expect.stringMatching(error)]);
+    }
   });
 });

@@ -5,12 +5,18 @@
 // and status text, bodies or none, repeated and mixed-case fields, cookies, a connection's own
 // fields and the ones its Connection header names, requests refused before going up): the
 // client gets the same status line, the same fields in the same order, and the same bytes.
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, request, type Server } from 'node:http';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listen } from '../src/cli/node-http.ts';
+import { openUpstream } from '../src/cli/node-upstream.ts';
+import { runProxy } from '../src/cli/proxy.ts';
+import { createFilteringProxy } from '../src/http/proxy.ts';
 import { encodeText } from '../src/index.ts';
 import { fragmentString, runs } from './arbitraries.ts';
-import { onLoopback } from './http-helpers.ts';
+import { closer, onLoopback } from './http-helpers.ts';
 import { bothPaths } from './proxy-paths.ts';
 
 const cleanup: (() => unknown)[] = [];
@@ -153,4 +159,35 @@ describe('proxy: served without Web objects, as createFilteringProxy serves the 
       runs(60),
     );
   }, 90_000);
+});
+
+describe('proxy: an upstream status text a server will not write', () => {
+  it('fails the request (500) on both paths, the process alive and the upstream let go', { timeout: 10_000 }, async () => {
+    // (node:http reads a control character in the status text; writeHead and Response refuse it)
+    let open = 0;
+    const upstream = createNetServer((c) => {
+      open++;
+      c.on('close', () => void open--);
+      c.on('error', () => {});
+      c.once('data', () => c.write('HTTP/1.1 200 O\x01K\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n'));
+    });
+    upstream.listen(0, '127.0.0.1');
+    await once(upstream, 'listening');
+    cleanup.push(() => upstream.close());
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`;
+    const logs = { direct: [] as string[], web: [] as string[] };
+    const a = await runProxy({ upstream: upstreamUrl, port: 0, log: (l) => void logs.direct.push(l) });
+    cleanup.push(closer(a.server));
+    const web = createFilteringProxy({ upstream: upstreamUrl, openStream: openUpstream, onLog: (l) => void logs.web.push(l) });
+    const b = await listen(web, '127.0.0.1', 0, (l) => void logs.web.push(l));
+    cleanup.push(closer(b.server));
+    logs.direct.length = 0;
+    for (const url of [a.url, `${b.url}/mcp`]) {
+      const got = await send(url, 'GET', undefined, { accept: 'text/event-stream' });
+      expect([got.status, got.body]).toEqual([500, '']);
+      await expect.poll(() => open).toBe(0);
+    }
+    expect(logs.direct).toEqual(['request failed: TypeError']);
+    expect(logs.web).toEqual(logs.direct);
+  });
 });

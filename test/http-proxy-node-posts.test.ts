@@ -141,3 +141,40 @@ describe('proxy: POSTs over node:http', () => {
     );
   }, 90_000);
 });
+
+describe('proxy: a body with any method goes up framed', () => {
+  it('sends a DELETE or OPTIONS body with its length, as fetch does, never as a request of its own', async () => {
+    const seen: { method: string; url: string; length: string | undefined; body: string }[] = [];
+    const upstream = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (d: Buffer) => parts.push(d));
+      req.on('end', () => {
+        seen.push({ method: req.method!, url: req.url!, length: req.headers['content-length'], body: Buffer.concat(parts).toString() });
+        res.writeHead(204).end();
+      });
+    });
+    const { node, fetched } = await bothPaths(await onLoopback(upstream, cleanup), cleanup);
+    // (a body that node:http left unframed would reach the upstream as this request)
+    const smuggled = 'GET /smuggled HTTP/1.1\r\nHost: upstream\r\n\r\n';
+    for (const method of ['DELETE', 'OPTIONS']) {
+      const got: (typeof seen)[] = [];
+      for (const url of [node, fetched]) {
+        seen.length = 0;
+        await new Promise<void>((resolve, reject) => {
+          // (the length given: node:http sends a DELETE's body unframed, as it would have upstream)
+          const headers = { 'mcp-session-id': 's1', 'content-length': String(smuggled.length) };
+          const req = request(url, { method, headers, agent: false }, (res) => {
+            res.resume();
+            res.on('end', resolve);
+          });
+          req.on('error', reject);
+          req.end(smuggled);
+        });
+        await new Promise((r) => setTimeout(r, 50)); // (time for a request made of the body to arrive)
+        got.push([...seen]);
+      }
+      expect(got[0]).toEqual([{ method, url: '/mcp', length: String(smuggled.length), body: smuggled }]);
+      expect(got[0]).toEqual(got[1]);
+    }
+  });
+});

@@ -262,7 +262,16 @@ async function send(
 /** An answer written as it is: its head alone, or with a relayed stream's first bytes. */
 function sendDirect(answer: DirectAnswer, res: ServerResponse, headWaitMs: number, detach: () => void): void {
   const { body } = answer;
-  res.writeHead(answer.status, answer.statusText || undefined, fieldsOf(answer.headers));
+  try {
+    res.writeHead(answer.status, answer.statusText || undefined, fieldsOf(answer.headers));
+  } catch (e) {
+    // A status text node:http read but will not write (a control character), which a Response
+    // would not take either: the request fails (500) as on the Web path, the upstream let go.
+    // (writeHead keeps the text it refused, and would refuse the 500 with it.)
+    res.statusMessage = '';
+    body?.cancel();
+    throw e;
+  }
   if (!body) return void res.end();
   detach(); // (as in send: the relay lets the upstream go itself)
   pipeRelay((sink) => body.start(sink), res, headWaitMs);

@@ -179,6 +179,9 @@ function open(
     headers.forEach((value, name) => {
       sent[name] = value;
     });
+    // (a body's length set here, as fetch sends it: node:http frames a DELETE's or an OPTIONS's
+    // body neither by length nor in chunks, so the upstream would read its bytes as a request)
+    if (body) sent['content-length'] = String(body.byteLength);
     const req = (https ? httpsRequest : httpRequest)({
       ...requestOptions(url),
       method,
@@ -208,6 +211,6 @@ function open(
       const source = sourceOf(res, req, limits.bodyIdleMs);
       resolve({ status: res.statusCode ?? 502, statusText: res.statusMessage ?? '', headers: received, source });
     });
-    req.end(body); // (the head and the body in one write; node:http sets the length)
+    req.end(body); // (the head and the body in one write)
   });
 }

@@ -56,5 +56,10 @@ export function fromRequest(request: Request): ProxyRequest {
 export function toResponse(answer: Answer): Response {
   if (answer instanceof Response) return answer;
   const { status, statusText, headers, body } = answer;
-  return new Response(body && relayedBody(body), { status, statusText, headers: toHeaders(headers) });
+  try {
+    return new Response(body && relayedBody(body), { status, statusText, headers: toHeaders(headers) });
+  } catch (e) {
+    body?.cancel(); // (a head a Response will not take: the upstream let go, not held unread)
+    throw e;
+  }
 }
