@@ -171,6 +171,34 @@ describe('an SSE push that is one whole event', () => {
     }
   });
 
+  it('ends where the general framer ends it: an event cut at every byte, under limits around its data', () => {
+    const body = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Qwen here"}]}}';
+    const events = [
+      `event: message\nid: 1\ndata: ${body}\n\n`,
+      `event: message\r\nid: 1\r\ndata: ${body}\r\n\r\n`,
+      `: c\nretry: 5\nid\ndata:${body}\r\n\n`,
+      `\ufeffevent: message\ndata: ${body}\n\n`,
+      `data: ${body}\r\r\n`,
+      `event: other\ndata: ${body}\n\n`,
+      `\ndata: {}\n\n`, // (an event without data first)
+      'event: message\ndata: {}\r\n\n', // (short data: limits below its line's other bytes)
+    ].map(bytes);
+    const next = bytes('data: {"jsonrpc":"2.0","id":2,"result":"qwen"}\n\n');
+    for (const limit of [undefined, 2, 8, 9, body.length - 1, body.length, body.length + 8]) {
+      // (trace takes any number as maxMessageBytes, not only the scenarios' few.)
+      const s: Scenario = { mode: 'encode', events: [], joins: [], limit: limit as Scenario['limit'], onInvalid: true, onCollision: false };
+      for (const e of events) {
+        for (let cut = 0; cut <= e.length; cut++) {
+          // (Cut, then the next event on its own, both in one push, and the event whole again.)
+          const chunks = [e.subarray(0, cut), e.subarray(cut), next, cat(e, next), e];
+          const fast = trace(s, chunks, true);
+          expect(fast).toEqual(trace(s, chunks, true, false));
+          expect(fast.log).toEqual(trace(s, chunks, false).log);
+        }
+      }
+    }
+  });
+
   it('is read without the general framer, through the batch, one push per event as the SDK writes them', () => {
     const events = [1, 2, 3].map((i) =>
       bytes(`event: message\nid: ${i}\ndata: {"jsonrpc":"2.0","id":${i},"result":{"content":[{"type":"text","text":"Qwen ${i}"}]}}\n\n`),

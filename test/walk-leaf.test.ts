@@ -133,3 +133,60 @@ it('an array of scalars maps as the same array through a frame does', () => {
     runs(1000),
   );
 });
+
+it('values JSON.parse does not make map alike on both paths: holes, getters, proxies, frozen objects, symbol keys', () => {
+  const apis = [codec.encodeValue, codec.decodeValue] as ((v: unknown) => unknown)[];
+  for (const map of apis) {
+    // Holes: an unchanged array comes back itself (holes and all), a changed one dense.
+    for (const [dense, hole] of [
+      [['qwen', 0, 'x'], 1],
+      [['x', 0, 'y'], 1],
+      [[0, '__mcp_ref_71776__'], 0],
+    ] as [unknown[], number][]) {
+      const elements = dense.slice();
+      delete elements[hole];
+      const leaf = elements.slice(); // (slice and concat keep holes; a spread fills them)
+      const framed = elements.concat([[]]);
+      const got = map(leaf) as unknown[];
+      const want = map(framed) as unknown[];
+      expect(got === leaf).toBe(want === framed);
+      expect(Object.keys(leaf).length).toBe(leaf.length - 1); // (a hole, really)
+      expect(got.length).toBe(leaf.length);
+      for (let k = 0; k < leaf.length; k++) expect([k, k in got, got[k]]).toEqual([k, k in want, want[k]]);
+    }
+    // Members read once each, in the same order (a getter, and a proxy's traps), whichever path.
+    const reads = (pad: boolean) => {
+      const log: string[] = [];
+      const target: Record<string, unknown> = {
+        get a() {
+          log.push('getter a');
+          return 'qwen';
+        },
+        b: 'x',
+        ...(pad ? { [PAD]: [] } : {}),
+      };
+      const proxy = new Proxy(target, {
+        get(o, k, r) {
+          log.push(`get ${String(k)}`);
+          return Reflect.get(o, k, r);
+        },
+        ownKeys(o) {
+          log.push('keys');
+          return Reflect.ownKeys(o);
+        },
+      });
+      const out = map(proxy) as Record<string, unknown>;
+      return { log: log.filter((l) => !l.includes(PAD)), out: withoutPad(out) };
+    };
+    expect(reads(false)).toEqual(reads(true));
+    // Frozen objects are read, never written; symbol keys are not members (a rebuilt object has none).
+    const s = Symbol('s');
+    const frozen = Object.freeze({ a: 'qwen', b: 1, [s]: 'qwen' });
+    const frozenFramed = Object.freeze({ a: 'qwen', b: 1, [s]: 'qwen', [PAD]: [] });
+    const got = map(frozen) as object;
+    const want = map(frozenFramed) as object;
+    expect(got).toEqual(withoutPad(want));
+    expect(got === frozen).toBe(want === frozenFramed);
+    expect(Object.getOwnPropertySymbols(got)).toEqual(Object.getOwnPropertySymbols(want));
+  }
+});

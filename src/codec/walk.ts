@@ -163,11 +163,7 @@ class MapFrame {
   close(): unknown {
     if (!this.changed && !this.newKeys) return this.src;
     if (!this.keys) return this.vals;
-    const keys = this.newKeys ?? this.keys;
-    const vals = this.vals!;
-    const o: Record<string, unknown> = {};
-    for (let k = 0; k < keys.length; k++) setOwn(o, keys[k]!, vals[k]);
-    return o;
+    return objectOf(this.newKeys ?? this.keys, this.vals!);
   }
 }
 
@@ -223,9 +219,15 @@ export function keptText(s: string, map: (s: string) => string, keptFrom: (s: st
   return k === s.length ? map(s) : map(s.slice(0, k)) + s.slice(k);
 }
 
-function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
-  else o[key] = value;
+/** A new object of `keys` and `vals`, in their order (an own `__proto__` key stays an own key). */
+function objectOf(keys: readonly string[], vals: readonly unknown[]): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k]!;
+    if (key === '__proto__') Object.defineProperty(o, key, { value: vals[k], writable: true, enumerable: true, configurable: true });
+    else o[key] = vals[k];
+  }
+  return o;
 }
 
 /** True when member `key` of `o` passes untouched: `_meta`, a protocol field, opaque base64. */
@@ -261,10 +263,7 @@ function mapLeaf(
     }
   }
   if (!changed && !newKeys) return src;
-  const out = newKeys ?? keys;
-  const o: Record<string, unknown> = {};
-  for (let k = 0; k < out.length; k++) setOwn(o, out[k]!, vals[k]);
-  return o;
+  return objectOf(newKeys ?? keys, vals);
 }
 
 /** An array none of whose elements is a container (`required`, `tags`): as mapLeaf does an object. */

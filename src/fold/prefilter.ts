@@ -22,8 +22,8 @@ const OTHER = 1;
  * or not) per position (the fourth may be any): paths all ASCII go to buckets 0-2 (grouped
  * by first byte), paths starting with an ideograph to buckets 3-5 (grouped by that whole
  * character, placed by the passes expected in text: teddy-cost.ts), other paths starting with
- * a byte >= 0x80 to bucket 6 (by their first two bytes; those whose second byte folds like
- * punctuation's go with the ideographs) and the rest (ASCII, then not) to bucket 7. A bucket whose
+ * a byte >= 0x80 to bucket 6 (by their first two bytes; those whose second byte has punctuation's
+ * low nibble go with the ideographs) and the rest (ASCII, then not) to bucket 7. A bucket whose
  * position holds only bytes >= 0x80 never fires on ASCII text, so lookalike alternatives
  * (fullwidth letters, ignorables) cost nothing where there are none; keeping them out of the
  * ideograph buckets does the same for CJK text. Per position, a bucket admits every byte
@@ -109,8 +109,10 @@ export function teddyFromDfa(rows: readonly Uint16Array[], accepting: readonly n
   placeInBuckets(ascii, buckets, 0, 3);
   placeByPasses(ideographs, buckets, 3, 6);
   // A second byte 80 or A0 (folded alike) starts general and CJK punctuation (— “ … 。 、), the
-  // commonest characters >= 0x80 outside CJK words: lookalike paths through one (rare: F0 90)
-  // go with the ideographs, so that bucket 6 passes none of them.
+  // commonest characters >= 0x80 outside CJK words. A bucket tests each nibble on its own, so
+  // its high nibble A (E2 A4 and the like) with any path's low nibble 0 there admits A0: the
+  // lookalike paths whose second byte ends in nibble 0 (folded A0 or B0; only F0 90 in 'nfkc')
+  // go with the ideographs, so that bucket 6 passes no punctuation.
   const punctuation = (fp: Fingerprint) => (fp.lo[1]! & 1) !== 0;
   placeInBuckets(largestFirst(others.filter(punctuation)), buckets, 3, 6);
   placeInBuckets(largestFirst(others.filter((fp) => !punctuation(fp))), buckets, 6, 7);

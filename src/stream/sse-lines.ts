@@ -4,7 +4,7 @@
 // value; a blank line ends the event. Only two fields matter here: `data` (the message) and
 // `event` (its type: a message when its value is "" or "message"). Pure: bytes in, what they
 // are out; the framer (sse.ts) decides what to do with them.
-import { searchView } from './find-byte.js';
+import { indexOfByte } from './find-byte.js';
 
 export const LF = 0x0a;
 export const CR = 0x0d;
@@ -44,9 +44,9 @@ const NO_CHUNK = new Uint8Array(0);
  * it found: the batch reads its last event again from its start).
  */
 export class LineEnds {
-  // The chunk searched (find-byte.ts), held as a field, not a search closure made per chunk (a
+  // The chunk searched (indexOfByte), held as a field, not a search closure made per chunk (a
   // stream per HTTP response pushes once).
-  private view: Uint8Array = NO_CHUNK;
+  private chunk: Uint8Array = NO_CHUNK;
   private lfFrom = 0;
   private lfAt = -2;
   private crFrom = 0;
@@ -54,13 +54,13 @@ export class LineEnds {
 
   /** Searches `chunk` from now on (null: none, the chunk is its owner's again). */
   reset(chunk: Uint8Array | null): void {
-    this.view = chunk ? searchView(chunk) : NO_CHUNK;
+    this.chunk = chunk ?? NO_CHUNK;
     this.lfAt = -2;
     this.crAt = -2;
   }
 
   private find(byte: number, from: number): number {
-    return this.view.indexOf(byte, from);
+    return indexOfByte(this.chunk, byte, from);
   }
 
   /** Where the line from p ends (its LF or CR), or -1: none in the chunk. */

@@ -4,19 +4,19 @@
 // core's batch entry, as the batch (sse-batch.ts) would. Only an event the batch would take
 // whole is read here, so the output, the messages' numbers and the batch's stepping aside are
 // the batch's; any other push, and the event if the core refuses it, go the general way (sse.ts).
-import { indexOfByte } from './find-byte.js';
 import type { MessagePipe } from './pipe.js';
 import { BATCH_LINES } from './sse-batch.js';
-import { CR, dataValueAt, endingLength, eventValueAt, isDataLine, isEventLine, LF, namesMessage } from './sse-lines.js';
+import { CR, dataValueAt, endingLength, eventValueAt, isDataLine, isEventLine, LF, LineEnds, namesMessage } from './sse-lines.js';
 
 const BOM_FIRST = 0xef; // (a BOM's first byte: sse.ts reads a BOM)
 
 /** What `takeWhole` did with a push: took it; must have it read the general way; or (`lines`) read it per line, its batch try spent. */
 export type WholeResult = 'taken' | 'general' | 'lines';
 
-// The one body's start and length for the core (a push is synchronous, and the array is read
-// before the core call: streams share it).
+// The one body's start and length for the core, and the push's line ends (a push is synchronous,
+// and both are done with before the core call: streams share them).
 const body = [0, 0];
+const lineEnds = new LineEnds();
 
 /**
  * Reads `chunk` as one whole event that the batch would take: lines before one data line
@@ -27,27 +27,34 @@ const body = [0, 0];
 export function takeWhole(pipe: MessagePipe, chunk: Uint8Array, first: boolean, write: (b: Uint8Array) => void): WholeResult {
   const n = chunk.length;
   if (n < 3 || chunk[n - 1] !== LF || (first && chunk[0] === BOM_FIRST)) return 'general';
+  lineEnds.reset(chunk);
+  const found = findData(pipe, chunk);
+  lineEnds.reset(null); // (the chunk is its owner's again)
+  return found ? transform(pipe, chunk, write) : 'general';
+}
+
+/** Whether `chunk` is an event takeWhole takes, as it says: its data value's start and length go to `body`. */
+function findData(pipe: MessagePipe, chunk: Uint8Array): boolean {
+  const n = chunk.length;
   let p = 0;
   let lines = 0;
   let isMessage = true;
-  let lf = -2; // the next LF and CR at or after p (-1: none; -2: not searched)
-  let cr = -2;
   for (;;) {
-    if (lf !== -1 && lf < p) lf = indexOfByte(chunk, LF, p);
-    if (cr !== -1 && cr < p) cr = indexOfByte(chunk, CR, p);
-    const e = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
-    if (e < 0 || ++lines > BATCH_LINES - 1) return 'general'; // (the blank line counts too)
+    const e = lineEnds.next(p);
+    if (e < 0 || ++lines > BATCH_LINES - 1) return false; // (the blank line counts too)
     const len = e - p;
-    if (len === 0) return 'general'; // (an event without data)
+    if (len === 0) return false; // (an event without data)
     const next = e + endingLength(chunk, e);
     if (isDataLine(chunk, p, len)) {
       // The last line before the blank one, which ends the chunk.
-      if (!(next === n - 1 || (next === n - 2 && chunk[next] === CR))) return 'general';
+      if (!(next === n - 1 || (next === n - 2 && chunk[next] === CR))) return false;
       const v = dataValueAt(chunk, p, len);
       const valueStart = p + v;
       const max = pipe.maxMessageBytes;
-      if (!isMessage || e - valueStart > max || v + next - e > max || e - valueStart > pipe.framedBytes) return 'general';
-      return transform(pipe, chunk, valueStart, e, write);
+      if (!isMessage || e - valueStart > max || v + next - e > max || e - valueStart > pipe.framedBytes) return false;
+      body[0] = valueStart;
+      body[1] = e - valueStart;
+      return true;
     }
     if (isEventLine(chunk, p, len)) {
       const v = eventValueAt(chunk, p, len);
@@ -57,17 +64,11 @@ export function takeWhole(pipe: MessagePipe, chunk: Uint8Array, first: boolean, 
   }
 }
 
-/** The event chunk[0, n) whose data is [valueStart, valueEnd), through the batch entry. */
-function transform(
-  pipe: MessagePipe,
-  chunk: Uint8Array,
-  valueStart: number,
-  valueEnd: number,
-  write: (b: Uint8Array) => void,
-): WholeResult {
+/** The event that is `chunk`, its data value in `body`, through the batch entry. */
+function transform(pipe: MessagePipe, chunk: Uint8Array, write: (b: Uint8Array) => void): WholeResult {
   if (!pipe.framedReady()) return 'lines';
-  body[0] = valueStart;
-  body[1] = valueEnd - valueStart;
+  const valueStart = body[0]!;
+  const valueEnd = valueStart + body[1]!;
   const taken = pipe.framed(chunk, valueStart, valueEnd, body, 1, (output, ends, taken) => {
     if (taken === 0) return;
     // (Each write copies: the output is a view into WASM memory, valid for the call.)

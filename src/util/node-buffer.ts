@@ -2,7 +2,6 @@
 // Node built-ins for browsers). Its native helpers beat what plain JS and typed arrays offer.
 
 interface BufferLike {
-  from(b: ArrayBufferLike, offset: number, length: number): Uint8Array & { indexOf(byte: number, from: number): number };
   byteLength(s: string, encoding: 'utf8'): number;
   /** Its methods; `indexOf` takes any Uint8Array as `this` (Node checks for an ArrayBufferView). */
   readonly prototype: { indexOf(this: Uint8Array, byte: number, from: number): number };
