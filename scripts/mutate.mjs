@@ -138,7 +138,7 @@ function testTiers(file) {
 }
 // SIMD-only code needs the SIMD project; other core code runs on both builds (the scalar
 // project leaves out the tests whose logic does not depend on the build: vitest.config.ts).
-const projectsFor = (file) => (file === 'assembly/utf8-simd.ts' || !file.startsWith('assembly/') ? ['simd'] : ['simd', 'scalar']);
+const projectsFor = (file) => (file === 'assembly/utf8-simd.ts' || !file.startsWith('assembly/') ? ['simd*'] : ['simd*', 'scalar*']);
 const PROBE = 'scripts/mutate-probe.ts';
 
 // ---- Operators ----
@@ -403,7 +403,7 @@ async function runTiers(m, dir, env, built) {
       const detail = (/FAIL .*/.exec(out) ?? [''])[0].slice(0, 160);
       // A kill is confirmed by the failing file alone: on a loaded machine a file can fail in a
       // crowd (fast-check's time limits, a worker's start) and pass alone.
-      const failing = /FAIL\s+(simd|scalar)\s+(test\/\S+\.test\.ts)/.exec(out);
+      const failing = /FAIL\s+(simd(?:-own)?|scalar(?:-own)?)\s+(test\/\S+\.test\.ts)/.exec(out);
       if (failing) {
         const alone = await sh(
           process.execPath,
