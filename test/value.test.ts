@@ -79,7 +79,7 @@ describe('encodeValue / decodeValue', () => {
   });
 
   it('reads each member under its own key when a getter deletes a later member', () => {
-    // Member values are read in one call (walk.ts, memberValues); a getter that deletes a member
+    // Member values are read in one pass (walk.ts, memberValues); a getter that deletes a member
     // while they are read must not shift the rest onto the wrong keys.
     const o: Record<string, unknown> = {
       get a() {
@@ -92,6 +92,27 @@ describe('encodeValue / decodeValue', () => {
     const e = encodeValue(o);
     expect(Object.keys(e)).toEqual(['a', 'b', 'c']);
     expect(e).toEqual({ a: q, b: undefined, c: encodeText('qwen') });
+  });
+
+  it('reads each member once, under its own key, when a proxy lists its keys in a new order each time', () => {
+    // A check of the values against a second listing of the keys passes such a proxy (its
+    // first and third listings agree) with two values swapped.
+    for (const framed of [false, true]) {
+      let listings = 0;
+      const reads: string[] = [];
+      const target: Record<string, unknown> = { a: 'Qwen one', b: 'plain', ...(framed ? { z: [] } : {}) };
+      const order = Object.keys(target);
+      const o = new Proxy(target, {
+        ownKeys: () => (++listings % 2 === 0 ? [...order].reverse() : order),
+        get: (t, k) => {
+          reads.push(String(k));
+          return t[k as string];
+        },
+      });
+      const e = encodeValue(o);
+      expect(e).toEqual({ a: `${q} one`, b: 'plain', ...(framed ? { z: [] } : {}) });
+      expect(reads.sort()).toEqual([...order].sort());
+    }
   });
 
   it('reads each member under its own key when a getter deletes one member and shows another', () => {

@@ -1,7 +1,7 @@
 // Iterative walks over JSON values: an explicit stack instead of recursion, so 100,000 levels
 // of nesting cost memory, not a stack overflow.
 import { type JsonPath, PayloadKeyCollisionError } from '../errors.js';
-import { KeyMapper, sameKeys } from './key-shapes.js';
+import { KeyMapper } from './key-shapes.js';
 import {
   type FieldRule,
   isBase64DataUri,
@@ -102,8 +102,8 @@ enum SchemaPart {
 
 /**
  * One open container of mapValue. A class, so every frame has one shape (fast property access).
- * An object's member values are read once (Object.values: no lookup by key per member) into an
- * array the frame owns, and results replace them there; an array is copied at its first change.
+ * An object's member values are read once (memberValues) into an array the frame owns, and
+ * results replace them there; an array is copied at its first change.
  */
 class MapFrame {
   i = 0;
@@ -168,13 +168,11 @@ class MapFrame {
 }
 
 /**
- * The values of `keys` in `o`, in their order: Object.values when it lines up with the keys
- * (always, unless a getter changes which members are enumerable while they are read: deletes
- * one, adds or shows another; the same count is not enough), else read one by one.
+ * The values of `keys` in `o`, in their order, each read once under its own key: aligned by
+ * construction. (Object.values checked against a second Object.keys was not: a proxy whose
+ * `ownKeys` answers in a new order each time passed the check with its values swapped.)
  */
 function memberValues(o: Record<string, unknown>, keys: readonly string[]): unknown[] {
-  const vals = Object.values(o);
-  if (vals.length === keys.length && sameKeys(Object.keys(o), keys)) return vals;
   const out = new Array<unknown>(keys.length);
   for (let k = 0; k < keys.length; k++) out[k] = o[keys[k]!];
   return out;
