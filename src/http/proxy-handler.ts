@@ -24,7 +24,16 @@ import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
 import type { Answer, DirectAnswer, ProxyRequest } from './proxy-request.js';
 import { UpstreamTargets } from './proxy-target.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
-import { encodedStatusText, encodeResponse, headKind, isJson, mediaType, NULL_BODY, type ResponseHead } from './response.js';
+import {
+  encodedStatusText,
+  encodeResponse,
+  headKind,
+  isJson,
+  mediaType,
+  NULL_BODY,
+  type ResponseHead,
+  writableStatusText,
+} from './response.js';
 import type { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 import { sendTimed, type TimedPost, timedOutReply, timePost } from './timed.js';
@@ -54,6 +63,20 @@ function asResponse(up: Upstream): Response {
     statusText: up.statusText,
     headers: toHeaders(up.headers),
   });
+}
+
+/** An upstream answer whose status text no server will write (a control character): it fails the request (500). */
+class UnwritableHead extends TypeError {}
+
+/**
+ * `up` if its head can be written down; else its body is let go at once (fetch's would hold the
+ * connection until undici's body timeout, an opened stream's for ever) and the request fails.
+ */
+function writable(up: Upstream): Upstream {
+  if (writableStatusText(up.statusText)) return up;
+  if (up instanceof Response) void up.body?.cancel().catch(() => {});
+  else up.source?.cancel();
+  throw new UnwritableHead('The upstream answered with a status text that cannot be written');
 }
 
 /** One request's place: its URL, its MCP session and that session's guard. */
@@ -315,7 +338,9 @@ export class ProxyHandler {
       up.source.cancel();
       return { status: up.status, statusText: up.statusText, headers: up.headers, source: undefined };
     };
-    const send = openStream && this.targets.isEndpoint(url) ? opened : fetched;
+    const ask = openStream && this.targets.isEndpoint(url) ? opened : fetched;
+    // (checked as it comes, before any Response is made of it: one place for both paths)
+    const send = async (signal: AbortSignal) => writable(await ask(signal));
     let upstream: Upstream;
     try {
       if (timed) {
@@ -328,6 +353,7 @@ export class ProxyHandler {
       } else upstream = await send(request.signal);
     } catch (e) {
       timed?.stop();
+      if (e instanceof UnwritableHead) throw e; // (the upstream answered: not unreachable)
       if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left
       const code = (e as { cause?: { code?: unknown } }).cause?.code;
       const reason = typeof code === 'string' ? ` (${code})` : '';
