@@ -19,21 +19,12 @@ import { eventObserver, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
-import { downstream, type Fields, toHeaders, withoutHopByHop } from './proxy-headers.js';
+import { downstream, type Fields, isFieldText, toHeaders, withoutHopByHop } from './proxy-headers.js';
 import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
 import type { Answer, DirectAnswer, ProxyRequest } from './proxy-request.js';
 import { UpstreamTargets } from './proxy-target.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
-import {
-  encodedStatusText,
-  encodeResponse,
-  headKind,
-  isJson,
-  mediaType,
-  NULL_BODY,
-  type ResponseHead,
-  writableStatusText,
-} from './response.js';
+import { encodedStatusText, encodeResponse, headKind, isJson, mediaType, NULL_BODY, type ResponseHead } from './response.js';
 import type { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 import { sendTimed, type TimedPost, timedOutReply, timePost } from './timed.js';
@@ -73,7 +64,7 @@ class UnwritableHead extends TypeError {}
  * connection until undici's body timeout, an opened stream's for ever) and the request fails.
  */
 function writable(up: Upstream): Upstream {
-  if (writableStatusText(up.statusText)) return up;
+  if (isFieldText(up.statusText)) return up;
   if (up instanceof Response) void up.body?.cancel().catch(() => {});
   else up.source?.cancel();
   throw new UnwritableHead('The upstream answered with a status text that cannot be written');

@@ -11,6 +11,13 @@ export interface HeadFields {
   getSetCookie(): string[];
 }
 
+/**
+ * Text a field value or a status text may hold, as node:http writes it and Web Headers and
+ * Response take it: HTAB, SP, VCHAR, obs-text (RFC 9110 5.5, 4). Both HTTP clients read more
+ * (a control character), which no server will send on.
+ */
+export const isFieldText = (text: string): boolean => /^[\t\x20-\x7e\x80-\xff]*$/.test(text);
+
 const COOKIE = 'set-cookie';
 const isOws = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 

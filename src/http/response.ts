@@ -17,12 +17,6 @@ import { type TimedPost, timedEvents } from './timed.js';
 /** Statuses whose responses have no body (Response refuses one). */
 export const NULL_BODY: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
 
-/**
- * A status text a Response takes and node:http writes: a reason-phrase (RFC 9110 4: HTAB, SP,
- * VCHAR, obs-text). Both HTTP clients read more (a control character), which neither server will send.
- */
-export const writableStatusText = (text: string): boolean => /^[\t\x20-\x7e\x80-\xff]*$/.test(text);
-
 export function mediaType(contentType: string | null): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
