@@ -12,17 +12,18 @@ import { SERVER_ERROR } from '../jsonrpc/message.js';
 import { assertRoom } from '../stream/work-pool.js';
 import { BodyTooLargeError, type Decoded, decodeBytes, holdsJson } from './body.js';
 import type { CallGuard } from './call-guard.js';
-import { type ByteSource, relayOf, sourceStream } from './event-relay.js';
+import { type ByteSource, relayOf } from './event-relay.js';
 import type { FetchLike } from './fetch.js';
 import { hostAllowed, originAllowed } from './guard.js';
 import { eventObserver, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
-import { downstream, type Fields, isFieldText, toHeaders, withoutHopByHop } from './proxy-headers.js';
+import { downstream, type Fields, toHeaders, withoutHopByHop } from './proxy-headers.js';
 import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
 import type { Answer, DirectAnswer, ProxyRequest } from './proxy-request.js';
 import { UpstreamTargets } from './proxy-target.js';
+import { asResponse, UnwritableHead, type Upstream, writable } from './proxy-upstream.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
 import { encodedStatusText, encodeResponse, headKind, isJson, mediaType, NULL_BODY, type ResponseHead } from './response.js';
 import type { SessionGuards } from './session-guards.js';
@@ -41,33 +42,6 @@ interface Prepared {
   answers: Message[];
   /** The answer given here when nothing that goes upstream needs one. */
   reply: Response | undefined;
-}
-
-/** The upstream's answer: from fetch, or a head and its body's source from openStream (none for a status without a body). */
-type Upstream = Response | (ResponseHead & { source: ByteSource | undefined });
-
-/** An upstream answer read through Web streams (the paths that still need them). */
-function asResponse(up: Upstream): Response {
-  if (up instanceof Response) return up;
-  return new Response(up.source && sourceStream(up.source), {
-    status: up.status,
-    statusText: up.statusText,
-    headers: toHeaders(up.headers),
-  });
-}
-
-/** An upstream answer whose status text no server will write (a control character): it fails the request (500). */
-class UnwritableHead extends TypeError {}
-
-/**
- * `up` if its head can be written down; else its body is let go at once (fetch's would hold the
- * connection until undici's body timeout, an opened stream's for ever) and the request fails.
- */
-function writable(up: Upstream): Upstream {
-  if (isFieldText(up.statusText)) return up;
-  if (up instanceof Response) void up.body?.cancel().catch(() => {});
-  else up.source?.cancel();
-  throw new UnwritableHead('The upstream answered with a status text that cannot be written');
 }
 
 /** One request's place: its URL, its MCP session and that session's guard. */
