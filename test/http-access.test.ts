@@ -163,6 +163,12 @@ describe('the safe default', () => {
       [['--oauth-issuer', 'http://127.0.0.1:9'], /needs --oauth-audience/],
       [['--oauth-audience', 'x'], /need --oauth-issuer/],
       [['--upstream-header', 'no colon'], /--upstream-header 1 must be/],
+      // (a value no request could carry: refused at start, its name given, never its value)
+      [
+        ['--upstream-header', 'X-Ok: fine', '--upstream-header', 'X-Key: short-secret\x01'],
+        /--upstream-header 2 \(X-Key\): its value holds/,
+      ],
+      [['--upstream-header', 'X-Key: short-secret\r\nx-more: 1'], /--upstream-header 1 \(X-Key\): its value holds/],
     ];
     // (refused before anything starts: the first as a process of its own, the rest decided in one)
     const ran = cliRunsOnce(cases.map(([args]) => proxy(args)));

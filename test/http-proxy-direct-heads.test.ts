@@ -7,7 +7,7 @@
 // client gets the same status line, the same fields in the same order, and the same bytes.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, request, type Server } from 'node:http';
-import { type AddressInfo, createServer as createNetServer } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen } from '../src/cli/node-http.ts';
@@ -162,12 +162,13 @@ describe('proxy: served without Web objects, as createFilteringProxy serves the 
 });
 
 describe('proxy: an upstream status text a server will not write', () => {
-  it('fails the request (500) on both paths, the process alive and the upstream let go', { timeout: 10_000 }, async () => {
+  it('fails the request (500) on every path, the process alive and the upstream let go', { timeout: 10_000 }, async () => {
     // (node:http reads a control character in the status text; writeHead and Response refuse it)
-    let open = 0;
+    const conns = new Set<Socket>();
+    const open = () => conns.size;
     const upstream = createNetServer((c) => {
-      open++;
-      c.on('close', () => void open--);
+      conns.add(c);
+      c.on('close', () => void conns.delete(c));
       c.on('error', () => {});
       c.once('data', () => c.write('HTTP/1.1 200 O\x01K\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n'));
     });
@@ -175,19 +176,34 @@ describe('proxy: an upstream status text a server will not write', () => {
     await once(upstream, 'listening');
     cleanup.push(() => upstream.close());
     const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`;
-    const logs = { direct: [] as string[], web: [] as string[] };
+    const logs = { direct: [] as string[], web: [] as string[], fetch: [] as string[] };
     const a = await runProxy({ upstream: upstreamUrl, port: 0, log: (l) => void logs.direct.push(l) });
     cleanup.push(closer(a.server));
     const web = createFilteringProxy({ upstream: upstreamUrl, openStream: openUpstream, onLog: (l) => void logs.web.push(l) });
     const b = await listen(web, '127.0.0.1', 0, (l) => void logs.web.push(l));
     cleanup.push(closer(b.server));
+    // (without openStream: fetch reads the same head; its body must be cancelled, not left to undici's body timeout)
+    const fetched = createFilteringProxy({ upstream: upstreamUrl, onLog: (l) => void logs.fetch.push(l) });
+    const c = await listen(fetched, '127.0.0.1', 0, (l) => void logs.fetch.push(l));
+    cleanup.push(closer(c.server));
     logs.direct.length = 0;
-    for (const url of [a.url, `${b.url}/mcp`]) {
-      const got = await send(url, 'GET', undefined, { accept: 'text/event-stream' });
+    const post = ['POST', '{"jsonrpc":"2.0","id":1,"method":"ping"}', { 'content-type': 'application/json' }] as const;
+    for (const [url, [method, body, headers]] of [a.url, `${b.url}/mcp`, `${c.url}/mcp`].flatMap((u) => [
+      [u, ['GET', undefined, { accept: 'text/event-stream' }]] as const,
+      [u, post] as const,
+    ])) {
+      const got = await send(url, method, body, headers);
       expect([got.status, got.body]).toEqual([500, '']);
-      await expect.poll(() => open).toBe(0);
+      // (undici lets a cancelled body's connection go at its next bytes, not before: events come)
+      await expect
+        .poll(() => {
+          for (const conn of conns) conn.write('7\r\ndata: x\r\n');
+          return open();
+        })
+        .toBe(0);
     }
-    expect(logs.direct).toEqual(['request failed: TypeError']);
+    expect(logs.direct).toEqual(['request failed: TypeError', 'request failed: TypeError']);
     expect(logs.web).toEqual(logs.direct);
+    expect(logs.fetch).toEqual(logs.direct);
   });
 });

@@ -5,6 +5,7 @@
 // environment once read, so no child inherits it.
 import { readFileSync } from 'node:fs';
 import { type AccessOptions, type Authorize, bearerTokens, oauthResource } from '../http/access/index.js';
+import { isFieldText } from '../http/proxy-headers.js';
 import { AUTH_TOKENS_ENV, type CommandLine } from './args.js';
 import { positiveInt } from './http-args.js';
 import { UsageError } from './usage-error.js';
@@ -125,7 +126,7 @@ export async function commandAccess(line: CommandLine, host: string, log: (line:
   };
 }
 
-/** `--upstream-header 'Name: value'` lines as headers (names checked; values never printed). */
+/** `--upstream-header 'Name: value'` lines as headers (names and values checked; values never printed). */
 export function upstreamHeaders(lines: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [i, line] of lines.entries()) {
@@ -133,7 +134,13 @@ export function upstreamHeaders(lines: readonly string[]): Record<string, string
     const name = colon > 0 ? line.slice(0, colon).trim() : '';
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name))
       throw new UsageError(`--upstream-header ${i + 1} must be 'Name: value' with a valid header name`);
-    headers[name.toLowerCase()] = line.slice(colon + 1).trim();
+    const value = line.slice(colon + 1).trim();
+    // (at start: sent as it is, such a value would fail every request upstream, a 502 each)
+    if (!isFieldText(value))
+      throw new UsageError(
+        `--upstream-header ${i + 1} (${name}): its value holds a character a header cannot carry (a control character, CR or LF, or past U+00FF)`,
+      );
+    headers[name.toLowerCase()] = value;
   }
   return headers;
 }

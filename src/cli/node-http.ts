@@ -74,13 +74,17 @@ function headersOf<H extends { append(name: string, value: string): void }>(req:
 /** The URL's host is only a placeholder: the handler checks the Host header itself. */
 const urlOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://localhost');
 
-/** The last request target parsed, and its URL: a client sends the same one on every call. */
-let lastTarget: { raw: string | undefined; url: URL } = { raw: '/', url: new URL('/', 'http://localhost') };
-
-/** urlOf, a URL parse saved when the target is the last one (the proxy's handler only reads it). */
-function proxyUrlOf(req: IncomingMessage): URL {
-  if (req.url !== lastTarget.raw) lastTarget = { raw: req.url, url: urlOf(req) };
-  return lastTarget.url;
+/**
+ * urlOf, a URL parse saved while the target is the last one (a client sends the same one on
+ * every call; the proxy's handler only reads it). One per server, not one per module: servers
+ * in one process would evict each other's target and hand one server's URL object to another.
+ */
+function targetCache(): (req: IncomingMessage) => URL {
+  let last: { raw: string | undefined; url: URL } = { raw: '/', url: new URL('/', 'http://localhost') };
+  return (req) => {
+    if (req.url !== last.raw) last = { raw: req.url, url: urlOf(req) };
+    return last.url;
+  };
 }
 
 const hasBody = (req: IncomingMessage) => req.method !== 'GET' && req.method !== 'HEAD';
@@ -135,9 +139,9 @@ function wholeBody(req: IncomingMessage): RequestBody {
 }
 
 /** The request as the proxy's handler reads it, without a Web Request or stream. */
-function toProxyRequest(req: IncomingMessage, signal: AbortSignal): ProxyRequest {
+function toProxyRequest(req: IncomingMessage, signal: AbortSignal, url: URL): ProxyRequest {
   const headers = headersOf(req, new Fields());
-  return { method: req.method ?? 'GET', url: proxyUrlOf(req), headers, signal, body: hasBody(req) ? wholeBody(req) : null };
+  return { method: req.method ?? 'GET', url, headers, signal, body: hasBody(req) ? wholeBody(req) : null };
 }
 
 /** Waits for 'drain' or 'close', whichever comes first, leaving no listener behind. */
@@ -296,7 +300,8 @@ export function listenDirect(
   onError: (line: string) => void,
   options: ServeOptions = {},
 ): Promise<{ server: Server; url: string }> {
-  return serveOn((req, signal) => handler(toProxyRequest(req, signal)), host, port, onError, options);
+  const targetOf = targetCache();
+  return serveOn((req, signal) => handler(toProxyRequest(req, signal, targetOf(req))), host, port, onError, options);
 }
 
 async function serveOn(

@@ -12,7 +12,7 @@ import { SERVER_ERROR } from '../jsonrpc/message.js';
 import { assertRoom } from '../stream/work-pool.js';
 import { BodyTooLargeError, type Decoded, decodeBytes, holdsJson } from './body.js';
 import type { CallGuard } from './call-guard.js';
-import { type ByteSource, relayOf, sourceStream } from './event-relay.js';
+import { type ByteSource, relayOf } from './event-relay.js';
 import type { FetchLike } from './fetch.js';
 import { hostAllowed, originAllowed } from './guard.js';
 import { eventObserver, withAnswers } from './guarded.js';
@@ -23,6 +23,7 @@ import { downstream, type Fields, toHeaders, withoutHopByHop } from './proxy-hea
 import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
 import type { Answer, DirectAnswer, ProxyRequest } from './proxy-request.js';
 import { UpstreamTargets } from './proxy-target.js';
+import { asResponse, UnwritableHead, type Upstream, writable } from './proxy-upstream.js';
 import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
 import { encodedStatusText, encodeResponse, headKind, isJson, mediaType, NULL_BODY, type ResponseHead } from './response.js';
 import type { SessionGuards } from './session-guards.js';
@@ -41,19 +42,6 @@ interface Prepared {
   answers: Message[];
   /** The answer given here when nothing that goes upstream needs one. */
   reply: Response | undefined;
-}
-
-/** The upstream's answer: from fetch, or a head and its body's source from openStream (none for a status without a body). */
-type Upstream = Response | (ResponseHead & { source: ByteSource | undefined });
-
-/** An upstream answer read through Web streams (the paths that still need them). */
-function asResponse(up: Upstream): Response {
-  if (up instanceof Response) return up;
-  return new Response(up.source && sourceStream(up.source), {
-    status: up.status,
-    statusText: up.statusText,
-    headers: toHeaders(up.headers),
-  });
 }
 
 /** One request's place: its URL, its MCP session and that session's guard. */
@@ -315,7 +303,9 @@ export class ProxyHandler {
       up.source.cancel();
       return { status: up.status, statusText: up.statusText, headers: up.headers, source: undefined };
     };
-    const send = openStream && this.targets.isEndpoint(url) ? opened : fetched;
+    const ask = openStream && this.targets.isEndpoint(url) ? opened : fetched;
+    // (checked as it comes, before any Response is made of it: one place for both paths)
+    const send = async (signal: AbortSignal) => writable(await ask(signal));
     let upstream: Upstream;
     try {
       if (timed) {
@@ -328,6 +318,7 @@ export class ProxyHandler {
       } else upstream = await send(request.signal);
     } catch (e) {
       timed?.stop();
+      if (e instanceof UnwritableHead) throw e; // (the upstream answered: not unreachable)
       if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left
       const code = (e as { cause?: { code?: unknown } }).cause?.code;
       const reason = typeof code === 'string' ? ` (${code})` : '';

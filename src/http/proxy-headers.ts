@@ -11,6 +11,13 @@ export interface HeadFields {
   getSetCookie(): string[];
 }
 
+/**
+ * Text a field value or a status text may hold, as node:http writes it and Web Headers and
+ * Response take it: HTAB, SP, VCHAR, obs-text (RFC 9110 5.5, 4). Both HTTP clients read more
+ * (a control character), which no server will send on.
+ */
+export const isFieldText = (text: string): boolean => /^[\t\x20-\x7e\x80-\xff]*$/.test(text);
+
 const COOKIE = 'set-cookie';
 const isOws = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
@@ -23,7 +30,8 @@ function normal(value: string): string {
 /**
  * Header fields kept as Headers keeps them (names lower-cased, a repeated field's values joined
  * with ", ", each Set-Cookie apart, listed in name order), for heads read from node:http. Names
- * and values are not checked again: Node's parser has.
+ * and values are not checked again: Node's parser has. Iterable as Headers is, so that
+ * `new Headers(fields)` or fetch's `headers` takes its fields, not its private members.
  */
 export class Fields implements HeadFields {
   private readonly map = new Map<string, string>();
@@ -63,6 +71,12 @@ export class Fields implements HeadFields {
       if (name === COOKIE) for (const c of this.cookies) each(c, name);
       else each(this.map.get(name)!, name);
     }
+  }
+  /** [name, value] pairs in forEach's order (a Headers' iteration). */
+  [Symbol.iterator](): Iterator<[string, string]> {
+    const pairs: [string, string][] = [];
+    this.forEach((value, name) => void pairs.push([name, value]));
+    return pairs[Symbol.iterator]();
   }
 }
 

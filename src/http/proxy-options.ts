@@ -38,5 +38,17 @@ export interface OpenedStream {
   source: ByteSource;
 }
 
-/** Sends `method` to `url` with `headers` and `body` (none for a GET); resolves with the response's head. */
-export type OpenStream = (url: URL, headers: HeadFields, signal: AbortSignal, method: string, body?: Uint8Array) => Promise<OpenedStream>;
+/**
+ * Sends `method` to `url` with `headers` and `body` (none for a GET); resolves with the response's head.
+ * `headers` are the fields to send (the client's, less its connection's, and `upstreamHeaders`),
+ * on either server path not Web Headers but the proxy's own Fields: read them with `get` and
+ * `forEach`, or iterate them ([name, value] pairs in a Headers' order), so that
+ * `new Headers(headers)` or fetch's `headers` option takes them as they are.
+ */
+export type OpenStream = (
+  url: URL,
+  headers: HeadFields & Iterable<[string, string]>,
+  signal: AbortSignal,
+  method: string,
+  body?: Uint8Array,
+) => Promise<OpenedStream>;

@@ -1,0 +1,48 @@
+// Fields (src/http/proxy-headers.ts) keep a head as Web Headers keep it, and a custom openStream
+// receives them on both server paths: iterated, or given to `new Headers`, they give the pairs
+// a Headers made by the same calls gives (names lower-cased, repeated fields joined, each
+// Set-Cookie apart, in name order), never the object's own members.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Fields } from '../src/http/proxy-headers.ts';
+import { runs } from './arbitraries.ts';
+
+// Names that collide by case, cookies (kept apart), and values with whitespace at the ends (stripped).
+const name = fc.constantFrom('a', 'B', 'b', 'X-Key', 'x-key', 'Set-Cookie', 'set-cookie', 'Content-Type', 'z');
+const value = fc
+  .tuple(
+    fc.constantFrom('', ' ', '\t', '\r\n '),
+    fc.string({ unit: fc.constantFrom('v', ',', ' ', '=', ';', '\t', 'é', '\x7e'), maxLength: 6 }),
+    fc.constantFrom('', ' ', '\t', ' \r\n'),
+  )
+  .map(([before, text, after]) => before + text + after);
+const call = fc.oneof(
+  fc.tuple(fc.constant('append' as const), name, value),
+  fc.tuple(fc.constant('set' as const), name, value),
+  fc.tuple(fc.constant('delete' as const), name, fc.constant('')),
+);
+
+describe('Fields, iterated as Headers are', () => {
+  it('give the pairs a Headers made by the same calls gives, and new Headers takes them so', () => {
+    fc.assert(
+      fc.property(fc.array(call, { maxLength: 12 }), (calls) => {
+        const fields = new Fields();
+        const headers = new Headers();
+        for (const [op, n, v] of calls) {
+          if (op === 'delete') {
+            fields.delete(n);
+            headers.delete(n);
+          } else {
+            fields[op](n, v);
+            headers[op](n, v);
+          }
+        }
+        const want = [...headers];
+        expect([...fields]).toEqual(want);
+        // (against Headers made of the same pairs: Headers strips the ", " its own join of empty values ends with)
+        expect([...new Headers(fields as unknown as HeadersInit)]).toEqual([...new Headers(want)]);
+      }),
+      runs(300),
+    );
+  });
+});
