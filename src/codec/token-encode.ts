@@ -18,10 +18,14 @@ export function compileTokenEncode(prefix: string, suffix: string, hexCase: keyo
   return memoise(
     (text) => {
       // Joined once, not grown a pair at a time: a long match (fold 'nfkc') stays linear.
+      // One join, so the token is one flat string: built of three, it would stay a rope
+      // that every result holding it walks into again when read.
       const bytes = encoder.encode(text);
-      const hex = new Array<string>(bytes.length);
-      for (let i = 0; i < bytes.length; i++) hex[i] = pairs[bytes[i]!]!;
-      return prefix + hex.join('') + suffix;
+      const parts = new Array<string>(bytes.length + 2);
+      parts[0] = prefix;
+      for (let i = 0; i < bytes.length; i++) parts[i + 1] = pairs[bytes[i]!]!;
+      parts[bytes.length + 1] = suffix;
+      return parts.join('');
     },
     CACHE_LIMIT,
     CACHED_TEXT,
