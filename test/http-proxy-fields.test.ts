@@ -2,8 +2,10 @@
 // receives them on both server paths: iterated, or given to `new Headers`, they give the pairs
 // a Headers made by the same calls gives (names lower-cased, repeated fields joined, each
 // Set-Cookie apart, in name order), never the object's own members.
+import { validateHeaderValue } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createFilteringProxy } from '../src/http/index.ts';
 import { Fields } from '../src/http/proxy-headers.ts';
 import { runs } from './arbitraries.ts';
 
@@ -44,5 +46,37 @@ describe('Fields, iterated as Headers are', () => {
       }),
       runs(300),
     );
+  });
+});
+
+describe("createFilteringProxy's upstreamHeaders", () => {
+  // Sent on every request: a value node:http would refuse (once Headers' whitespace at the ends is
+  // stripped) failed each request upstream, a 502 each. Refused at once, the value never echoed.
+  const unit = fc.constantFrom('v', ' ', '\t', '\r', '\n', '\x00', '\x01', '\x7f', 'é', '\u0101', '\u{1f600}');
+  it('refuses at once the values node:http would refuse, naming the header, never the value', () => {
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 6 }), (text) => {
+        const value = `secret${text}`;
+        const stripped = value.replace(/[\t\n\r ]+$/, '');
+        let refused = false;
+        try {
+          validateHeaderValue('x-key', stripped);
+        } catch {
+          refused = true;
+        }
+        const made = () => createFilteringProxy({ upstream: 'http://127.0.0.1:1/mcp', upstreamHeaders: { 'x-key': value } });
+        if (!refused) return void expect(made).not.toThrow();
+        expect(made).toThrow(/^upstreamHeaders\.x-key holds a character a header cannot carry$/);
+      }),
+      runs(200),
+    );
+  });
+
+  it('refuses a name that is not a header name, without echoing it', () => {
+    for (const bad of ['', 'a b', 'x:y', 'é', 'k\n']) {
+      expect(() => createFilteringProxy({ upstream: 'http://127.0.0.1:1/mcp', upstreamHeaders: { [bad]: 'v' } })).toThrow(
+        /^upstreamHeaders holds a name that is not a header name$/,
+      );
+    }
   });
 });

@@ -5,7 +5,7 @@
 // environment once read, so no child inherits it.
 import { readFileSync } from 'node:fs';
 import { type AccessOptions, type Authorize, bearerTokens, oauthResource } from '../http/access/index.js';
-import { isFieldText } from '../http/proxy-headers.js';
+import { isFieldName, isFieldText } from '../http/proxy-headers.js';
 import { AUTH_TOKENS_ENV, type CommandLine } from './args.js';
 import { positiveInt } from './http-args.js';
 import { UsageError } from './usage-error.js';
@@ -132,8 +132,7 @@ export function upstreamHeaders(lines: readonly string[]): Record<string, string
   for (const [i, line] of lines.entries()) {
     const colon = line.indexOf(':');
     const name = colon > 0 ? line.slice(0, colon).trim() : '';
-    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name))
-      throw new UsageError(`--upstream-header ${i + 1} must be 'Name: value' with a valid header name`);
+    if (!isFieldName(name)) throw new UsageError(`--upstream-header ${i + 1} must be 'Name: value' with a valid header name`);
     const value = line.slice(colon + 1).trim();
     // (at start: sent as it is, such a value would fail every request upstream, a 502 each)
     if (!isFieldText(value))

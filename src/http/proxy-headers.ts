@@ -17,12 +17,14 @@ export interface HeadFields {
  * (a control character), which no server will send on.
  */
 export const isFieldText = (text: string): boolean => /^[\t\x20-\x7e\x80-\xff]*$/.test(text);
+/** Whether `name` is a field name (an HTTP token). */
+export const isFieldName = (name: string): boolean => /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name);
 
 const COOKIE = 'set-cookie';
 const isOws = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
 /** A value as Headers keeps it: HTTP whitespace stripped at both ends (not trim()'s Unicode spaces). */
-function normal(value: string): string {
+export function normal(value: string): string {
   if (!value.length || (!isOws(value.charCodeAt(0)) && !isOws(value.charCodeAt(value.length - 1)))) return value;
   return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
 }

@@ -7,6 +7,7 @@ import { withAccess } from './access/index.js';
 import type { BodyOptions } from './json-body.js';
 import { isMemoryFull } from './memory-full.js';
 import { ProxyHandler } from './proxy-handler.js';
+import { isFieldName, isFieldText, normal } from './proxy-headers.js';
 import type { FilteringProxyOptions } from './proxy-options.js';
 import { type Answer, fromRequest, type ProxyRequest, toResponse } from './proxy-request.js';
 import { sessionGuards } from './session-guards.js';
@@ -66,6 +67,11 @@ export function filteringProxy(options: FilteringProxyOptions): {
   } = options;
   const upstream = new URL(upstreamOption);
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') throw new TypeError('upstream must be an http: or https: URL');
+  // (checked now: a header fetch or node:http refuses would fail every request, a 502 each)
+  for (const [name, value] of Object.entries(options.upstreamHeaders ?? {})) {
+    if (!isFieldName(name)) throw new TypeError('upstreamHeaders holds a name that is not a header name');
+    if (!isFieldText(normal(value))) throw new TypeError(`upstreamHeaders.${name} holds a character a header cannot carry`);
+  }
   const codec = codecOptions(options);
   createCodec(codec); // (refuses bad codec options now, not at the first request)
   if (!authorize && (ratePerSecond || maxSessionsPerClient || sessionSecret))
