@@ -8,7 +8,6 @@ export { jsonFinish, jsonReset, jsonStep } from './json/transducer';
 export { jsonLarge, jsonLines } from './json/lines';
 export { jsonMessages } from './json/framed';
 export { countReplacement } from './fffd';
-export { utf16ToUtf8 } from './utf16';
 
 export function heapBase(): usize {
   return __heap_base;

@@ -5,8 +5,6 @@
 // ../well-formed.ts). Large strings stream through the region; the core says how many bytes are
 // final and the rest is carried over, so terms that straddle a boundary are found as usual.
 // (Restoring tokens needs no UTF-8 at all: token-decode.ts does it on the string itself.)
-
-import { NodeBuffer } from '../util/node-buffer.js';
 import { FFFD_COUNT, MATCH_RECORD_SIZE, MODE_RECORDS } from './abi.js';
 import type { Descriptor } from './descriptor.js';
 import { core } from './instance.js';
@@ -87,15 +85,6 @@ function emitRecords(job: StringJob, base: number, output: number, sink: RecordS
   for (let k = 0, r = output >>> 2; k < count; k++, r += 2) sink(base + words[r]!, base + words[r + 1]!);
 }
 
-/**
- * Node's Buffer#ucs2Write, where there is one: a string copied as it is held (UTF-16) and
- * transcoded in the core costs less than encodeInto of a two-byte string (2.0 µs for 4 KiB of
- * mixed text), and finds a lone surrogate on the way. Strings up to a fifth of the region
- * (2 bytes a unit staged, 3 written) take this path; longer ones stream through encodeInto.
- */
-const ucs2Write = NodeBuffer?.prototype.ucs2Write;
-const UTF16_ROOM = 5;
-
 /** Returned by scanString for a string with a lone surrogate (what was scanned is void). */
 const NOT_WELL_FORMED = -1;
 
@@ -125,17 +114,6 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
   }
   let capacity = chunkBytes;
   let ws = workspaceFor(job, capacity);
-  if (ucs2Write && s.length * UTF16_ROOM <= capacity) {
-    // Copied in as UTF-16 at the region's end, transcoded by the core to its start (3 bytes
-    // a unit at most, so the bytes written never reach the units still to be read).
-    const units = ws.input + capacity - 2 * s.length;
-    ucs2Write.call(heap(), s, units, 2 * s.length);
-    const len = core.utf16ToUtf8(units, s.length, ws.input);
-    if (len < 0) return NOT_WELL_FORMED;
-    core.scan(job.desc.ptr, ws.input, len, ws.output, 1, MODE_RECORDS);
-    emitRecords(job, 0, ws.output, sink);
-    return job.desc.matchCount();
-  }
   let total = 0;
   let pos = 0; // next UTF-16 index to encode into the region
   let base = 0; // UTF-16 index of the region's first byte

@@ -23,8 +23,6 @@ export interface CoreExports {
   jsonMessages(state: number, inp: number, frames: number, count: number, out: number): number;
   /** U+FFFD (EF BF BD) count and first offset in bytes, written as u32 + i32 at result. */
   countReplacement(ptr: number, len: number, result: number): void;
-  /** UTF-16 units at src as UTF-8 at dst: the byte count, or -1 at a lone surrogate. */
-  utf16ToUtf8(src: number, units: number, dst: number): number;
 }
 
 // Node's Buffer decodes base64 natively (0.1 ms for the core, against 1.5 ms for atob and a

@@ -4,11 +4,7 @@
 interface BufferLike {
   byteLength(s: string, encoding: 'utf8'): number;
   /** Its methods; `indexOf` takes any Uint8Array as `this` (Node checks for an ArrayBufferView). */
-  readonly prototype: {
-    indexOf(this: Uint8Array, byte: number, from: number): number;
-    /** Writes `s` as UTF-16LE at `at` (up to `n` bytes); any Uint8Array as `this`, likewise. */
-    ucs2Write(this: Uint8Array, s: string, at: number, n: number): number;
-  };
+  readonly prototype: { indexOf(this: Uint8Array, byte: number, from: number): number };
 }
 
 export const NodeBuffer: BufferLike | undefined = (globalThis as { Buffer?: BufferLike }).Buffer;
