@@ -43,7 +43,7 @@ const MAX_SHAPE_KEYS = 32;
 const SHAPES_PER_SIZE = 4;
 
 /** Whether two key lists are equal, key by key. */
-export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
   return true;
