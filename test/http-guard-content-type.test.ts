@@ -2,7 +2,8 @@
 // another media type would pass it unread, to an upstream that may still take it (older SDK
 // servers matched `application/json` anywhere in Content-Type, as in
 // `text/plain; x="application/json"` or `application/json-rpc`). With a guard such a body is
-// refused (415); a body that is no JSON (an OAuth form) goes on as before.
+// refused (415), with an error under each of its requests' ids; a body that is no JSON (an OAuth
+// form) goes on as before.
 import { describe, expect, it } from 'vitest';
 import { createFilteringProxy, type FetchLike } from '../src/http/index.js';
 
@@ -30,7 +31,17 @@ describe('the proxy guard and Content-Type', () => {
       expect(r.status, type).toBe(415);
       expect(await r.text()).not.toContain('passwd');
     }
-    expect(await post('text/plain', `\uFEFF[${call}]`)).toMatchObject({ status: 415 });
+    const batch = await post(
+      'text/plain',
+      `\uFEFF[${call},{"jsonrpc":"2.0","id":12345678901234567890,"method":"x"},{"jsonrpc":"2.0","method":"n"}]`,
+    );
+    expect(batch.status).toBe(415);
+    // Each request answered under its id as written, so the client does not wait for it.
+    const text = await batch.text();
+    expect(text).toMatch(
+      /^\[\{"jsonrpc":"2\.0","id":1,"error":\{"code":-32000,.*\},\{"jsonrpc":"2\.0","id":12345678901234567890,"error":\{"code":-32000,.*\}\]$/,
+    );
+    expect(text).not.toContain('passwd');
     expect(seen).toEqual([]);
     expect((await post('application/x-www-form-urlencoded', 'grant_type=client_credentials', '/token')).status).toBe(200);
     expect(seen).toEqual(['grant_type=client_credentials']);

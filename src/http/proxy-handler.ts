@@ -266,7 +266,8 @@ export class ProxyHandler {
       }
     } else if (guard && request.method === 'POST' && holdsJson(original)) {
       this.log(`${request.method} refused: a JSON body not sent as application/json, which the guard would not read (415)`);
-      return this.jsonError(415, -32000, 'Unsupported Media Type: a JSON body must be sent as application/json');
+      // (under its requests' ids as written, as a 502: the body is JSON, its ids readable)
+      return this.failedReplies(original, 415, 'Unsupported Media Type: a JSON body must be sent as application/json');
     }
     return p;
   }
