@@ -42,9 +42,8 @@ const MAX_SHAPE_KEYS = 32;
 /** Key lists kept per length, the most recent first (see KeyMapper). */
 const SHAPES_PER_SIZE = 4;
 
-/** Whether two key lists are equal, key by key. */
+/** Whether two key lists of one length (KeyMapper keeps them by length) are equal, key by key. */
 function sameKeys(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
   for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
   return true;
 }
