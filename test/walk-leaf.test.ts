@@ -190,3 +190,20 @@ it('values JSON.parse does not make map alike on both paths: holes, getters, pro
     expect(Object.getOwnPropertySymbols(got)).toEqual(Object.getOwnPropertySymbols(want));
   }
 });
+
+it('reads each array element once, on either path: what it tests is what it maps', () => {
+  // An element that is a string at its first read and an object after: read twice (once to
+  // see whether the array holds a container, once to map it) it passed as an object, its term
+  // untouched.
+  for (const framed of [false, true]) {
+    let reads = 0;
+    const arr: unknown[] = framed ? ['x', []] : ['x'];
+    Object.defineProperty(arr, 0, {
+      get: () => (++reads === 1 ? 'qwen' : { text: 'qwen' }),
+      enumerable: true,
+      configurable: true,
+    });
+    const out = codec.encodeValue(arr) as unknown[];
+    expect([framed, reads, out[0]]).toEqual([framed, 1, codec.encodeText('qwen')]);
+  }
+});

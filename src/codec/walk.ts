@@ -108,8 +108,8 @@ enum SchemaPart {
 class MapFrame {
   i = 0;
   readonly n: number;
-  /** Objects: the member values, then the results. Arrays: null until a child changes, then the results. */
-  vals: unknown[] | null;
+  /** The members' values (read once: memberValues, elementValues), then the results. */
+  readonly vals: unknown[];
   /** Whether a child's result differs from the child. */
   changed = false;
 
@@ -121,14 +121,14 @@ class MapFrame {
     /** Protocol fields at this position (messages only). */
     readonly rule: FieldRule | undefined,
     readonly schema: SchemaPart,
-    vals: unknown[] | null, // an object's member values (memberValues); null for arrays
+    vals: unknown[], // the values read once (memberValues, elementValues): the walk's own
   ) {
     this.n = keys ? keys.length : (src as unknown[]).length;
     this.vals = vals;
   }
 
   child(i: number): unknown {
-    return this.keys ? this.vals![i] : (this.src as unknown[])[i];
+    return this.vals[i];
   }
 
   /** True when child i passes untouched: `_meta`, a protocol field, opaque base64. */
@@ -154,7 +154,6 @@ class MapFrame {
   /** Records the result for child i, when it differs from the child. */
   deliver(i: number, before: unknown, after: unknown): void {
     if (after === before) return;
-    this.vals ??= denseCopy(this.src as unknown[]); // (an array's first change)
     this.vals[i] = after;
     this.changed = true;
   }
@@ -163,7 +162,7 @@ class MapFrame {
   close(): unknown {
     if (!this.changed && !this.newKeys) return this.src;
     if (!this.keys) return this.vals;
-    return objectOf(this.newKeys ?? this.keys, this.vals!);
+    return objectOf(this.newKeys ?? this.keys, this.vals);
   }
 }
 
@@ -265,21 +264,24 @@ function mapLeaf(
 }
 
 /** An array none of whose elements is a container (`required`, `tags`): as mapLeaf does an object. */
-function mapLeafArray(src: unknown[], map: (s: string) => string): unknown {
-  let out: unknown[] | null = null;
-  for (let k = 0; k < src.length; k++) {
-    const v = src[k];
+function mapLeafArray(src: unknown[], vals: unknown[], map: (s: string) => string): unknown {
+  let changed = false;
+  for (let k = 0; k < vals.length; k++) {
+    const v = vals[k];
     if (typeof v !== 'string') continue;
     const after = map(v);
     if (after === v) continue;
-    out ??= denseCopy(src);
-    out[k] = after;
+    vals[k] = after; // (the array is the walk's own: elementValues)
+    changed = true;
   }
-  return out ?? src;
+  return changed ? vals : src;
 }
 
-/** An array's copy at its first change: dense (holes read as undefined, as JSON has none). */
-function denseCopy(src: readonly unknown[]): unknown[] {
+/**
+ * An array's elements, each read once (holes as undefined, as JSON has none): what the walk
+ * tests, maps and copies is what it read, even where an element is a getter.
+ */
+function elementValues(src: readonly unknown[]): unknown[] {
   const copy = new Array<unknown>(src.length);
   for (let k = 0; k < src.length; k++) copy[k] = src[k];
   return copy;
@@ -311,9 +313,10 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
   /** Opens a frame for `src`, or maps it at once (a leaf object: see mapLeaf) and returns its result. */
   const open = (src: Container, via: string | number | undefined, rule: FieldRule | undefined, schema: SchemaPart): unknown => {
     if (Array.isArray(src)) {
-      if (!hasContainer(src)) return mapLeafArray(src, map);
+      const vals = elementValues(src);
+      if (!hasContainer(vals)) return mapLeafArray(src, vals, map);
       guard.enter(stack, src);
-      stack.push(new MapFrame(src, null, null, via, rule, schema, null));
+      stack.push(new MapFrame(src, null, null, via, rule, schema, vals));
       return NO_RESULT;
     }
     const keys = Object.keys(src);
