@@ -214,5 +214,10 @@ describe('an SSE push that is one whole event', () => {
       expect(generalReads(() => (fast = trace(s, [crlf], true)))).toBe(0);
       expect(fast!.calls).toEqual({ taken: 1, perMessage: 0 });
     }
+    // Lines after the data (an `id:` or a comment) are the batch's too (one event reader for both).
+    const after = bytes('event: message\ndata: {"jsonrpc":"2.0","id":4,"result":{}}\nid: 4\n: kept\n\n');
+    expect(generalReads(() => (fast = trace(s, [after], true)))).toBe(0);
+    expect(fast!.calls).toEqual({ taken: 1, perMessage: 0 });
+    expect(fast!.log).toEqual(trace(s, [after], false).log);
   });
 });
