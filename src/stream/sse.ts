@@ -46,7 +46,12 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     close() {
       general?.close(); // (none made: every push was a whole event, nothing is left)
     },
-    output: (bytes) => general!.output(bytes), // (the per-line way's: only the general framer feeds the pipe)
+    output(bytes) {
+      // The pipe writes here only what the per-line way fed it, and only the general framer
+      // feeds it: none made, none fed (takeWhole's output goes by its own sink).
+      if (general === null) throw new Error('sse framer: the pipe wrote a message before any was fed (none is read the per-line way yet)');
+      general.output(bytes);
+    },
   };
 }
 
