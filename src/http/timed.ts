@@ -25,6 +25,7 @@ import { concat } from '../util/concat.js';
 import { encodeBytes } from './body.js';
 import { eventData } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
+import { parseBody } from './parsed-body.js';
 
 export interface CallTimeoutOptions {
   /**
@@ -136,14 +137,9 @@ export function timePost(
 ): TimedPost | undefined {
   const { callTimeoutMs } = options;
   if (callTimeoutMs === undefined || !body) return undefined;
-  const text = utf8.decode(body);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const ids = rawIds(text);
+  const parsed = parseBody(body);
+  if (!parsed) return undefined;
+  const { value, ids } = parsed;
   const messages = Array.isArray(value) ? value : [value];
   let timed: TimedPost | undefined;
   messages.forEach((m, k) => {
