@@ -9,6 +9,7 @@ import type { ListTools } from '../guard/tool.js';
 import type { Message } from '../jsonrpc/message.js';
 import { messageText, underId } from '../jsonrpc/raw-id.js';
 import { concat } from '../util/concat.js';
+import { parseJson } from '../util/json.js';
 import { encodeBytes, readBounded } from './body.js';
 import { type CallGuard, screen } from './call-guard.js';
 import type { BodyOptions } from './json-body.js';
@@ -170,12 +171,8 @@ export function observeJson(guard: CallGuard, maxBytes: number): TransformStream
 }
 
 function learnText(guard: CallGuard, text: string): void {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return; // (the encoder reports it)
-  }
+  const value = parseJson(text);
+  if (value === undefined) return; // (the encoder reports it)
   for (const m of Array.isArray(value) ? value : [value]) guard.learn(m);
 }
 
