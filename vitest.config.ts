@@ -40,7 +40,7 @@ const BUILD_INDEPENDENT = [
 const OWN_MODULES = [
   'test/{abi,astral-terms,call-timer,escape-map-adversary,guard-verdict-paths,kernel-key-id}.test.ts',
   'test/{indexed-adversary,indexed-data,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
-  'test/{stream-deferred-held,stream-sse-whole,stream-consumers}.test.ts',
+  'test/{stream-deferred-held,stream-sse-whole,stream-consumers,stream-batch-buffers}.test.ts',
   'test/{cli-serve-handler,cli-serve-session,http-access-adversary,http-connect,mcp-guard-order}.test.ts',
   'test/{stream-memory-full,http-memory-full,stream-output-past-4gib,held-bytes-past-4gib}.test.ts',
   'test/{memory-bounded,stream-idle-memory,stream-memory,stream-sse-memory,refused-lines}.test.ts',

@@ -8,6 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import type { StreamOptions } from '../src/stream/index.ts';
+import type { MessagePipe } from '../src/stream/pipe.ts';
+import { sseFramer } from '../src/stream/sse.ts';
 import { LineReader } from '../src/stream/sse-lines.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
@@ -214,5 +216,15 @@ describe('an SSE push that is one whole event', () => {
       expect(generalReads(() => (fast = trace(s, [crlf], true)))).toBe(0);
       expect(fast!.calls).toEqual({ taken: 1, perMessage: 0 });
     }
+    // Lines after the data (an `id:` or a comment) are the batch's too (one event reader for both).
+    const after = bytes('event: message\ndata: {"jsonrpc":"2.0","id":4,"result":{}}\nid: 4\n: kept\n\n');
+    expect(generalReads(() => (fast = trace(s, [after], true)))).toBe(0);
+    expect(fast!.calls).toEqual({ taken: 1, perMessage: 0 });
+    expect(fast!.log).toEqual(trace(s, [after], false).log);
+  });
+
+  it('has no output for the pipe before the general framer is made: it refuses it, saying so', () => {
+    const framer = sseFramer({} as MessagePipe, () => {});
+    expect(() => framer.output(new Uint8Array(1))).toThrow(/before any was fed/);
   });
 });

@@ -11,8 +11,9 @@
 import { keepElements } from '../codec/json-spans.js';
 import type { OnAudit } from '../guard/audit.js';
 import { CallTimer } from '../guard/call-timer.js';
-import { idKey, memberText, rawIds } from '../jsonrpc/raw-id.js';
+import { idKey, memberText, readMessage } from '../jsonrpc/raw-id.js';
 import { concat } from '../util/concat.js';
+import { isObject } from '../util/json.js';
 import { LineSplitter } from './lines.js';
 import type { Reply } from './replies.js';
 
@@ -31,15 +32,6 @@ export interface CallTimeoutIo {
   /** Told each request the proxy answered for the server, before its answer leaves. */
   onAudit?: OnAudit;
 }
-
-const parse = (text: string): unknown => {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-};
-const isObject = (m: unknown): m is Record<string, unknown> => typeof m === 'object' && m !== null && !Array.isArray(m);
 
 export class CallTimeouts {
   private readonly timer: CallTimer;
@@ -84,10 +76,12 @@ export class CallTimeouts {
 
   private sent(line: Uint8Array): void {
     const text = utf8.decode(line);
-    const parsed = parse(text);
+    const read = readMessage(text);
+    if (!read) return;
+    const parsed = read.value;
     const messages = Array.isArray(parsed) ? parsed : [parsed];
     if (!messages.some((m) => isObject(m) && typeof m.method === 'string' && 'id' in m)) return;
-    const ids = rawIds(text);
+    const { ids } = read;
     messages.forEach((m, k) => {
       const id = ids[k];
       if (!isObject(m) || typeof m.method !== 'string' || !id) return;
@@ -151,10 +145,10 @@ export class CallTimeouts {
   /** A whole server line (with its '\n'), without its late answers; undefined for none left. */
   private read(line: Uint8Array): Uint8Array | undefined {
     const text = utf8.decode(line);
-    const parsed = parse(text);
-    if (parsed === undefined) return line; // not JSON: the stream says so
+    const read = readMessage(text);
+    if (!read) return line; // not JSON: the stream says so
+    const { value: parsed, ids } = read;
     const messages = Array.isArray(parsed) ? parsed : [parsed];
-    const ids = rawIds(text);
     const keep: number[] = [];
     messages.forEach((m, k) => {
       const written = ids[k]?.text;

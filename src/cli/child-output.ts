@@ -9,6 +9,7 @@ import { arrayElementSpans } from '../codec/json-spans.js';
 import type { CodecOptions } from '../codec/options.js';
 import { messageText } from '../jsonrpc/raw-id.js';
 import { createByteTransformer, type PayloadStreamError } from '../stream/index.js';
+import { parseJson } from '../util/json.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { oneLine } from './one-line.js';
 import { RefusedLines, refusalOfLine } from './refused-lines.js';
@@ -45,12 +46,8 @@ export async function* childMessages(stdout: AsyncIterable<Uint8Array>, o: Child
     const line = oneLine(bytes);
     const text = utf8.decode(line);
     if (!text.trim()) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      continue; // (the encoder spoiled it on purpose and has logged why)
-    }
+    const value = parseJson(text);
+    if (value === undefined) continue; // (the encoder spoiled it on purpose and has logged why)
     if (Array.isArray(value)) {
       const spans = arrayElementSpans(line);
       yield value.map((v, k) => ({ bytes: line.subarray(...spans[k]!), value: v }));

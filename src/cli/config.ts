@@ -8,6 +8,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { TermSetInput } from '../codec/terms.js';
+import { isObject } from '../util/json.js';
 import {
   type CommandLine,
   FLAG_OPTIONS,
@@ -42,8 +43,6 @@ export function pointer(at: string, key: string | number): string {
 const refuse = (at: string, what: string): never => {
   throw new UsageError(at ? `${at}: ${what}` : what);
 };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function nonEmptyString(value: unknown, at: string, what = 'must be a non-empty string'): string {
   if (typeof value !== 'string' || value === '') refuse(at, what);

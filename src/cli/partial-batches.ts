@@ -6,6 +6,7 @@ import type { Codec } from '../codec/codec.js';
 import { isId, type Message } from '../jsonrpc/message.js';
 import { messageText } from '../jsonrpc/raw-id.js';
 import { concat } from '../util/concat.js';
+import { parseJson } from '../util/json.js';
 
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
@@ -24,13 +25,7 @@ export const idOf = (m: unknown): string | number | undefined => {
 };
 
 /** A line's JSON value, or undefined when it is not JSON. */
-export function parse(line: Uint8Array | string): unknown {
-  try {
-    return JSON.parse(typeof line === 'string' ? line : utf8.decode(line));
-  } catch {
-    return undefined;
-  }
-}
+export const parse = (line: Uint8Array | string): unknown => parseJson(typeof line === 'string' ? line : utf8.decode(line));
 
 export class PartialBatches {
   private readonly partials: PartialBatch[] = [];

@@ -5,6 +5,7 @@
 // initialized (when the server offers one), and ends the session with DELETE.
 import type { FetchLike } from '../http/fetch.js';
 import { errorResponse, PARSE_ERROR } from '../jsonrpc/message.js';
+import { parseJson } from '../util/json.js';
 import { relay } from './connect-relay.js';
 import type { HostLines } from './host-lines.js';
 import { MAX_DURATION_MS } from './http-args.js';
@@ -52,12 +53,9 @@ export class RemoteSession {
   /** Posts one line from the host and relays the answer; every request in it is answered, by the server or here. */
   async post(line: string): Promise<void> {
     const { o, closing } = this;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
+    const parsed = parseJson(line);
+    if (parsed === undefined)
       return o.host.write(JSON.stringify(errorResponse(null, PARSE_ERROR, 'Parse error: a line from the host is not JSON')));
-    }
     const messages = (Array.isArray(parsed) ? parsed : [parsed]) as Record<string, unknown>[];
     const pending = new PendingRequests(line, messages);
     const initialize = messages.some((m) => m?.method === 'initialize');

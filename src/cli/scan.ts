@@ -6,6 +6,7 @@ import { PAYLOAD_FIELDS } from '../codec/payload.js';
 import { formatPath, type JsonPath } from '../errors.js';
 import { isId } from '../jsonrpc/message.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
+import { parseJson } from '../util/json.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { UsageError } from './usage-error.js';
 
@@ -92,10 +93,8 @@ export async function scan(file: string | undefined): Promise<number> {
     lineNumber++;
     const text = utf8.decode(bytes);
     if (JSON_BLANK.test(text)) continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
+    const parsed = parseJson(text);
+    if (parsed === undefined) {
       invalid++;
       process.stderr.write(`mcp-payload-codec: line ${lineNumber}: invalid JSON, skipped\n`);
       continue;

@@ -7,11 +7,13 @@
 import { keepElements } from '../codec/json-spans.js';
 import type { ListTools } from '../guard/tool.js';
 import type { Message } from '../jsonrpc/message.js';
-import { messageText, rawIds, underId } from '../jsonrpc/raw-id.js';
+import { messageText, underId } from '../jsonrpc/raw-id.js';
 import { concat } from '../util/concat.js';
+import { parseJson } from '../util/json.js';
 import { encodeBytes, readBounded } from './body.js';
 import { type CallGuard, screen } from './call-guard.js';
 import type { BodyOptions } from './json-body.js';
+import { keptParse, parseBody } from './parsed-body.js';
 
 const utf8 = new TextDecoder();
 const toBytes = (value: unknown) => new TextEncoder().encode(messageText(value));
@@ -41,22 +43,21 @@ export async function guardRequest(
   ask?: ListTools,
   session?: string | null,
 ): Promise<GuardedRequest> {
-  let body: unknown;
-  const text = utf8.decode(decoded);
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return { forward: decoded, answers: [] };
-  }
+  const body = parseBody(decoded);
+  if (!body) return { forward: decoded, answers: [] };
   // (the ids as written are read up front only for a trail, which names every call judged)
-  const written = guard.audits ? rawIds(text) : undefined;
-  const s = await screen(guard, body, ask, written, session);
+  const s = await screen(guard, body.value, ask, guard.audits ? body.ids : undefined, session);
   if (!s.answers.length && !s.dropped) return { forward: decoded, answers: [] };
   // Each answer under its request's id as written.
-  const ids = written ?? (s.answers.length ? rawIds(text) : []);
+  const ids = s.answers.length ? body.ids : [];
   const answers = s.answers.map((a, j) => underId(a, ids[s.answered[j]!]));
-  // What passes goes as the client wrote it (its bytes, not re-serialised: numbers keep their spelling).
-  const forward = !s.rest.length ? undefined : s.batch ? keepElements(decoded, s.passed) : decoded;
+  // What passes goes as the client wrote it (its bytes, not re-serialised: numbers keep their
+  // spelling); what passes of a batch keeps its parse (the call timer reads it).
+  let forward = !s.rest.length ? undefined : decoded;
+  if (forward && s.batch) {
+    forward = keepElements(decoded, s.passed);
+    keptParse(forward, body, s.passed);
+  }
   if (s.restHasRequests) return { forward, answers };
   // Nothing that passes waits for an answer: the client's answer is made here (or, when none
   // is owed, what a body of notifications gets: the upstream's, else 202).
@@ -170,12 +171,8 @@ export function observeJson(guard: CallGuard, maxBytes: number): TransformStream
 }
 
 function learnText(guard: CallGuard, text: string): void {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return; // (the encoder reports it)
-  }
+  const value = parseJson(text);
+  if (value === undefined) return; // (the encoder reports it)
   for (const m of Array.isArray(value) ? value : [value]) guard.learn(m);
 }
 

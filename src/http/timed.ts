@@ -20,11 +20,13 @@ import { keepElements } from '../codec/json-spans.js';
 import type { OnAudit } from '../guard/audit.js';
 import { CallTimer, type TimedOut } from '../guard/call-timer.js';
 import type { Message } from '../jsonrpc/message.js';
-import { messageText, rawIds } from '../jsonrpc/raw-id.js';
+import { messageText, readMessage } from '../jsonrpc/raw-id.js';
 import { concat } from '../util/concat.js';
+import { isObject } from '../util/json.js';
 import { encodeBytes } from './body.js';
 import { eventData } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
+import { parseBody } from './parsed-body.js';
 
 export interface CallTimeoutOptions {
   /**
@@ -44,7 +46,6 @@ const toBytes = (text: string) => new TextEncoder().encode(text);
 
 /** A progress token's key: the same for the same token in a request and a notification. */
 const tokenKey = (token: unknown) => (typeof token === 'string' || typeof token === 'number' ? JSON.stringify(token) : undefined);
-const isObject = (m: unknown): m is Record<string, unknown> => typeof m === 'object' && m !== null && !Array.isArray(m);
 
 /** One POST's requests under a call time limit. */
 export class TimedPost {
@@ -136,14 +137,9 @@ export function timePost(
 ): TimedPost | undefined {
   const { callTimeoutMs } = options;
   if (callTimeoutMs === undefined || !body) return undefined;
-  const text = utf8.decode(body);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const ids = rawIds(text);
+  const parsed = parseBody(body);
+  if (!parsed) return undefined;
+  const { value, ids } = parsed;
   const messages = Array.isArray(value) ? value : [value];
   let timed: TimedPost | undefined;
   messages.forEach((m, k) => {
@@ -297,13 +293,9 @@ function readEvents(bytes: Uint8Array, timed: TimedPost, sawId: () => void): Uin
 
 /** A message event's data without its late answers ('' for none left); `data` itself when unchanged. */
 function keptData(data: string, timed: TimedPost): string {
-  let value: unknown;
-  try {
-    value = JSON.parse(data);
-  } catch {
-    return data; // (the encoder reports it)
-  }
-  const ids = rawIds(data);
+  const read = readMessage(data);
+  if (!read) return data; // (the encoder reports it)
+  const { value, ids } = read;
   const messages = Array.isArray(value) ? value : [value];
   const keep: number[] = [];
   messages.forEach((m, k) => {

@@ -10,6 +10,7 @@
 // by a scan of the top-level members only (nested values are skipped a quote or bracket at a
 // time, natively); an answer holds a RawId where its id goes, and `messageText` writes it.
 import type { PayloadKeyCollisionError } from '../errors.js';
+import { parseJson } from '../util/json.js';
 
 /** A JSON-RPC id as JSON.parse reads it. */
 export type Id = string | number;
@@ -161,20 +162,30 @@ export function rawIds(text: string): (RawId | undefined)[] {
 
 /** A message or batch as JSON.parse reads it, with each message's id as written. */
 export interface ReadMessage {
-  value: unknown;
+  readonly value: unknown;
   /** One per message (per element of a batch). */
-  ids: readonly (RawId | undefined)[];
+  readonly ids: readonly (RawId | undefined)[];
 }
 
-/** Parses `text` and reads its ids; undefined if it is not JSON. */
-export function readMessage(text: string): ReadMessage | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
+/** A ReadMessage whose ids are read when first asked for (many readers never ask). */
+export class LazyIds implements ReadMessage {
+  private read: readonly (RawId | undefined)[] | undefined;
+
+  constructor(
+    readonly value: unknown,
+    private readonly readIds: () => readonly (RawId | undefined)[],
+  ) {}
+
+  get ids(): readonly (RawId | undefined)[] {
+    this.read ??= this.readIds();
+    return this.read;
   }
-  return { value, ids: rawIds(text) };
+}
+
+/** Parses `text` (its ids are read when asked for); undefined if it is not JSON. */
+export function readMessage(text: string): ReadMessage | undefined {
+  const value = parseJson(text);
+  return value === undefined ? undefined : new LazyIds(value, () => rawIds(text));
 }
 
 /** `answer` under `id` when it is known (the answer's own id otherwise). */
@@ -213,12 +224,8 @@ export function collisionIds(e: PayloadKeyCollisionError): {
  * For peers that answer under the id they parsed rather than the one they read.
  */
 export function idKey(text: string): string {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return text;
-  }
+  const value = parseJson(text);
+  if (value === undefined) return text;
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value !== 'number' || !Number.isFinite(value)) return text;
   return Number.isInteger(value) && !Number.isSafeInteger(value) ? text : String(value);

@@ -91,7 +91,9 @@ export class OutputBatch {
       // own size: a consumer that queues chunks must not hold many times the bytes it counts.
       if (buf.length - size <= Math.max(256, size >> 2)) return size === buf.length ? buf : buf.subarray(0, size);
     }
-    return buf.slice(0, size); // (a new buffer and the copy in one call: no view to copy from)
+    // A copy into a new buffer, whatever the class of `buf` (a Node Buffer's `slice` is a view,
+    // which would let the pool lend out what this chunk holds).
+    return new Uint8Array(buf.subarray(0, size));
   }
 
   /** Emits what has gathered, as one chunk with a buffer of its own, and gives the lent buffer back. */

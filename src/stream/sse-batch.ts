@@ -7,10 +7,9 @@ import { Carry } from './carry.js';
 import { byteFinder } from './find-byte.js';
 import { FramedWriter } from './framed-writer.js';
 import type { MessagePipe } from './pipe.js';
-import { CR, dataValueAt, endingLength, eventValueAt, isDataLine, isEventLine, LF, type LineEnds, namesMessage } from './sse-lines.js';
+import { BatchEventReader } from './sse-batch-event.js';
+import { CR, endingLength, isDataLine, isEventLine, LF, type LineEnds } from './sse-lines.js';
 
-/** Most lines of an event the core's batch takes (the rest go the per-line way). */
-export const BATCH_LINES = 64;
 const NO_BYTES = new Uint8Array(0);
 const NO_ENDS: readonly number[] = [];
 
@@ -24,18 +23,15 @@ export class EventBatch {
   private readonly events: number[] = [];
   private readonly bodies: number[] = [];
   private readonly out = new FramedWriter();
-  /** Where `take` stopped at an event cut by the chunk's end (-1: it did not), the start of its unfinished line, and how far that was searched. */
-  private readonly cut = { start: -1, line: 0, searched: 0 };
+  private readonly reader: BatchEventReader;
   private readonly max: number;
-  // The data value's span of the event `event` read last (-1: none).
-  private valueStart = -1;
-  private valueEnd = -1;
 
   constructor(
     private readonly pipe: MessagePipe,
     private readonly ends: LineEnds,
     private readonly emit: (b: Uint8Array) => void,
   ) {
+    this.reader = new BatchEventReader(ends);
     this.max = pipe.maxMessageBytes;
   }
 
@@ -48,9 +44,9 @@ export class EventBatch {
    * many lines) goes the per-line way. `crEnds`: a CR last in the chunk is no CRLF's.
    */
   take(chunk: Uint8Array, at: number, crEnds: boolean): number {
-    const { pipe, events, bodies } = this;
+    const { pipe, events, bodies, reader, max } = this;
     const { framedBodies, framedBytes } = pipe;
-    this.cut.start = -1;
+    reader.cut.start = -1;
     batches: for (;;) {
       let n = 0; // events
       let m = 0; // bodies
@@ -59,16 +55,16 @@ export class EventBatch {
       let full = false;
       while (n < framedBodies) {
         const start = p;
-        p = this.event(chunk, p, crEnds);
+        p = reader.read(chunk, p, crEnds, max);
         if (p < 0) break;
-        const { valueStart, valueEnd } = this;
+        const { valueStart, valueEnd } = reader;
         if (valueStart >= 0) {
           if (from < 0) from = valueStart;
           if (valueEnd - from > framedBytes) {
             const large = pipe.takesLarge(valueEnd - valueStart);
             if (n === 0 && large) {
               // Too long for a batch: on its own, then the events after it batched again.
-              if (!this.large(chunk, start, p)) return at;
+              if (!this.large(chunk, start, p, valueStart, valueEnd)) return at;
               at = p;
               continue batches;
             }
@@ -93,60 +89,9 @@ export class EventBatch {
     }
   }
 
-  /**
-   * Reads the event at chunk[p] as the batch may take it: its end (past its blank line), its
-   * data's span in valueStart and valueEnd; or -1 if the batch stops before it (cut by the
-   * chunk's end, noted in `cut`; too many lines, several data lines, another type, too large).
-   */
-  private event(chunk: Uint8Array, p: number, crEnds: boolean): number {
-    const { ends, max } = this;
-    const start = p;
-    let valueStart = -1;
-    let valueEnd = -1;
-    let isMessage = true;
-    let other = 0; // what the per-line way counts against the limit besides the data
-    let lines = 0;
-    for (;;) {
-      const e = ends.next(p);
-      if (e < 0 || (chunk[e] === CR && e + 1 === chunk.length && !crEnds)) {
-        // Cut by the chunk's end (a CR last: CR or CRLF, the next chunk tells, unless known).
-        this.cut.start = start;
-        this.cut.line = p;
-        this.cut.searched = e < 0 ? chunk.length : e;
-        return -1;
-      }
-      if (++lines > BATCH_LINES) return -1;
-      const ending = endingLength(chunk, e);
-      const n = e - p;
-      const next = e + ending;
-      if (n === 0) {
-        p = next;
-        break; // the blank line: the event ends
-      }
-      if (isDataLine(chunk, p, n)) {
-        if (valueStart >= 0) return -1; // several data lines
-        const v = dataValueAt(chunk, p, n);
-        valueStart = p + v;
-        valueEnd = e;
-        other += v + ending;
-      } else {
-        if (isEventLine(chunk, p, n)) {
-          const v = eventValueAt(chunk, p, n);
-          isMessage = namesMessage(chunk, p + v, n - v);
-        }
-        if (valueStart >= 0) other += n + ending; // (held after the data line)
-      }
-      p = next;
-    }
-    if (valueStart >= 0 && (!isMessage || valueEnd - valueStart > max || other > max)) return -1;
-    this.valueStart = valueStart;
-    this.valueEnd = valueEnd;
-    return p;
-  }
-
   /** The event chunk[start, end) with data [valueStart, valueEnd), on its own: false if `large` refused it. */
-  private large(chunk: Uint8Array, start: number, end: number): boolean {
-    const { valueStart, valueEnd, emit } = this;
+  private large(chunk: Uint8Array, start: number, end: number, valueStart: number, valueEnd: number): boolean {
+    const { emit } = this;
     return this.pipe.large(chunk, valueStart, valueEnd - valueStart, (output) => {
       emit(chunk.subarray(start, valueStart));
       emit(output);
@@ -192,9 +137,10 @@ export class EventBatch {
 
   /** Holds what `take` left of the chunk from `at` in `held` if the event there was cut by its end: whether it did. */
   hold(chunk: Uint8Array, at: number, held: HeldEvent): boolean {
-    if (at !== this.cut.start || chunk.length - at > held.capacity) return false;
+    const { cut } = this.reader;
+    if (at !== cut.start || chunk.length - at > held.capacity) return false;
     // (The lines before the cut one are whole and not blank: their plain ones are written now.)
-    const { line, searched } = this.cut;
+    const { line, searched } = cut;
     let p = at;
     while (p < line) {
       const e = this.ends.next(p); // (the chunk's search, as `take` left it)

@@ -5,8 +5,8 @@
 // whole is read here, so the output, the messages' numbers and the batch's stepping aside are
 // the batch's; any other push, and the event if the core refuses it, go the general way (sse.ts).
 import type { MessagePipe } from './pipe.js';
-import { BATCH_LINES } from './sse-batch.js';
-import { CR, dataValueAt, endingLength, eventValueAt, isDataLine, isEventLine, LF, LineEnds, namesMessage } from './sse-lines.js';
+import { BatchEventReader } from './sse-batch-event.js';
+import { LF, LineEnds } from './sse-lines.js';
 
 const BOM_FIRST = 0xef; // (a BOM's first byte: sse.ts reads a BOM)
 
@@ -17,12 +17,13 @@ export type WholeResult = 'taken' | 'general' | 'lines';
 // and both are done with before the core call: streams share them).
 const body = [0, 0];
 const lineEnds = new LineEnds();
+const reader = new BatchEventReader(lineEnds);
 
 /**
- * Reads `chunk` as one whole event that the batch would take: lines before one data line
- * (none of them data or blank), the data line, and a blank line ending in LF at the chunk's end
- * (a CR last could be the first half of a CRLF). `first`: the stream's first bytes (a BOM there
- * is not read here). Transforms its data in the core and writes the event; says what it did.
+ * Reads `chunk` as one whole event that the batch would take (read as the batch reads it:
+ * sse-batch-event.ts), its blank line ending in LF at the chunk's end (a CR last could be the
+ * first half of a CRLF). `first`: the stream's first bytes (a BOM there is not read here).
+ * Transforms its data in the core and writes the event; says what it did.
  */
 export function takeWhole(pipe: MessagePipe, chunk: Uint8Array, first: boolean, write: (b: Uint8Array) => void): WholeResult {
   const n = chunk.length;
@@ -33,35 +34,15 @@ export function takeWhole(pipe: MessagePipe, chunk: Uint8Array, first: boolean, 
   return found ? transform(pipe, chunk, write) : 'general';
 }
 
-/** Whether `chunk` is an event takeWhole takes, as it says: its data value's start and length go to `body`. */
+/** Whether `chunk` is one event the batch would take whole, as takeWhole says: its data value's start and length go to `body`. */
 function findData(pipe: MessagePipe, chunk: Uint8Array): boolean {
-  const n = chunk.length;
-  let p = 0;
-  let lines = 0;
-  let isMessage = true;
-  for (;;) {
-    const e = lineEnds.next(p);
-    if (e < 0 || ++lines > BATCH_LINES - 1) return false; // (the blank line counts too)
-    const len = e - p;
-    if (len === 0) return false; // (an event without data)
-    const next = e + endingLength(chunk, e);
-    if (isDataLine(chunk, p, len)) {
-      // The last line before the blank one, which ends the chunk.
-      if (!(next === n - 1 || (next === n - 2 && chunk[next] === CR))) return false;
-      const v = dataValueAt(chunk, p, len);
-      const valueStart = p + v;
-      const max = pipe.maxMessageBytes;
-      if (!isMessage || e - valueStart > max || v + next - e > max || e - valueStart > pipe.framedBytes) return false;
-      body[0] = valueStart;
-      body[1] = e - valueStart;
-      return true;
-    }
-    if (isEventLine(chunk, p, len)) {
-      const v = eventValueAt(chunk, p, len);
-      isMessage = namesMessage(chunk, p + v, len - v);
-    }
-    p = next;
-  }
+  // (No CR is last in the chunk, which ends in LF: `crEnds` says nothing.)
+  if (reader.read(chunk, 0, false, pipe.maxMessageBytes) !== chunk.length) return false;
+  const { valueStart, valueEnd } = reader;
+  if (valueStart < 0 || valueEnd - valueStart > pipe.framedBytes) return false;
+  body[0] = valueStart;
+  body[1] = valueEnd - valueStart;
+  return true;
 }
 
 /** The event that is `chunk`, its data value in `body`, through the batch entry. */

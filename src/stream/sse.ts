@@ -5,8 +5,8 @@
 // - sse-lines.ts: the wire format, line by line (fields, line endings): a pure reader;
 // - sse-event.ts: the event being read the per-line way: held (sse-held-lines.ts) while its type
 //   is not known, or streamed when an `event: message` line came before its data;
-// - sse-batch.ts: whole events through the core's batch, and an event cut by a chunk's end held
-//   until it ends;
+// - sse-batch.ts: whole events through the core's batch (each read by sse-batch-event.ts), and an
+//   event cut by a chunk's end held until it ends;
 // - sse-output.ts: what is written, with the CR a dropped data line must not leave to a CRLF;
 // - sse-whole.ts: a push that is one whole event, read without the others.
 // This reads chunks into them: a BOM at the start is skipped, and at each event's start the
@@ -46,7 +46,12 @@ export function sseFramer(pipe: MessagePipe, write: (b: Uint8Array) => void): Fr
     close() {
       general?.close(); // (none made: every push was a whole event, nothing is left)
     },
-    output: (bytes) => general!.output(bytes), // (the per-line way's: only the general framer feeds the pipe)
+    output(bytes) {
+      // The pipe writes here only what the per-line way fed it, and only the general framer
+      // feeds it: none made, none fed (takeWhole's output goes by its own sink).
+      if (general === null) throw new Error('sse framer: the pipe wrote a message before any was fed (none is read the per-line way yet)');
+      general.output(bytes);
+    },
   };
 }
 

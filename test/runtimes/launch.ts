@@ -1,6 +1,10 @@
 // Starts the harness in one runtime: bundles its entry with esbuild (as a user's build would),
 // starts the runtime's binary (from scripts/runtimes.mjs) on a loopback port, and resolves with
 // the harness's URL once it answers. Each runtime is a real child process, stopped by `stop`.
+// The port is the runtime's own from the start: Bun and Deno bind port 0 and say which they got
+// (ANNOUNCE); workerd serves on a listening socket made here and inherited. (A port found
+// free, closed, then bound by the runtime could be taken in between: another test's server,
+// such as a proxy whose upstream is gone, then answered in the runtime's place.)
 import { type ChildProcess, type SpawnOptions, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +37,20 @@ export interface LaunchOptions {
 }
 
 /**
+ * Put before a Bun or Deno bundle, whose entry serves on PORT=0, the port the system picks as it
+ * binds: writes the port its server got to stdout (`port N`), for `announcedPort`.
+ */
+const ANNOUNCE = `{
+  const host = globalThis.Bun ?? globalThis.Deno;
+  const serve = host.serve.bind(host);
+  host.serve = (...a) => {
+    const server = serve(...a);
+    console.log(\`port \${server.port ?? server.addr.port}\`);
+    return server;
+  };
+}`;
+
+/**
  * Bundles `entry` as a user's build would: for workerd with the conditions wrangler uses (the
  * package's `workerd` build: its core an imported .wasm module, kept as a module of the Worker).
  */
@@ -41,6 +59,7 @@ async function bundle(name: RuntimeName, entry: string, dir: string): Promise<st
   const worker = name === 'workerd';
   await build({
     entryPoints: [entry],
+    ...(worker ? {} : { banner: { js: ANNOUNCE } }),
     bundle: true,
     format: 'esm',
     platform: 'browser',
@@ -53,12 +72,36 @@ async function bundle(name: RuntimeName, entry: string, dir: string): Promise<st
   return outfile;
 }
 
-async function freePort(): Promise<number> {
+/** A listening loopback socket on a port the system picks: its fd, to be inherited, and its port. */
+async function listeningSocket(): Promise<{ fd: number; port: number; close(): void }> {
   const server = createServer().listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as { port: number };
-  server.close();
-  return port;
+  const fd = (server as unknown as { _handle: { fd: number } })._handle.fd;
+  return { fd, port, close: () => void server.close() };
+}
+
+/** The port the runtime announced on stdout (announce.ts), once it has (or the child exits, or 20 s pass). */
+async function announcedPort(child: ChildProcess, stderr: () => string): Promise<number> {
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`the runtime did not say its port within 20 s: ${stderr()}`)), 20_000);
+    const done = (e: Error | null, port?: number) => {
+      clearTimeout(timer);
+      child.stdout!.removeListener('data', read);
+      child.removeListener('exit', exited);
+      if (e) reject(e);
+      else resolve(port!);
+    };
+    const read = (d: Buffer) => {
+      out += d;
+      const m = /^port (\d+)$/m.exec(out);
+      if (m) done(null, Number(m[1]));
+    };
+    const exited = (code: number | null) => done(new Error(`the runtime exited (${code}): ${stderr()}`));
+    child.stdout!.on('data', read);
+    child.once('exit', exited);
+  });
 }
 
 const workerdConfig = (port: number, env: Record<string, string>, date: string) => `using Workerd = import "/workerd/workerd.capnp";
@@ -94,17 +137,22 @@ async function answering(child: ChildProcess, url: string, stderr: () => string)
   throw new Error(`the runtime did not answer within 20 s: ${stderr()}`);
 }
 
-/** Bundles `entry` and runs it in the runtime on a free loopback port. */
+/** Bundles `entry` and runs it in the runtime on a loopback port of its own. */
 export async function launch(name: RuntimeName, binary: string, options: LaunchOptions): Promise<Running> {
   const dir = mkdtempSync(join(tmpdir(), `mpc-${name}-`));
   const entry = await bundle(name, options.entry, dir);
-  const port = await freePort();
-  const vars = { ...options.env, PORT: String(port) };
-  const spawnOptions: SpawnOptions = { cwd: dir, env: { ...process.env, ...vars, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] };
+  const socket = name === 'workerd' ? await listeningSocket() : undefined;
+  const vars = { ...options.env, PORT: String(socket?.port ?? 0) };
+  const spawnOptions: SpawnOptions = { cwd: dir, env: { ...process.env, ...vars, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] };
   let child: ChildProcess;
-  if (name === 'workerd') {
-    writeFileSync(join(dir, 'config.capnp'), workerdConfig(port, vars, options.compatibilityDate ?? COMPATIBILITY_DATE));
-    child = spawn(binary, ['serve', join(dir, 'config.capnp')], spawnOptions);
+  if (socket) {
+    // (workerd serves on the socket made here, its fd 3; ours is closed once it has it)
+    writeFileSync(join(dir, 'config.capnp'), workerdConfig(socket.port, vars, options.compatibilityDate ?? COMPATIBILITY_DATE));
+    child = spawn(binary, ['serve', join(dir, 'config.capnp'), '--socket-fd', 'http=3'], {
+      ...spawnOptions,
+      stdio: ['ignore', 'pipe', 'pipe', socket.fd],
+    });
+    socket.close();
   } else if (name === 'deno') child = spawn(binary, ['run', '--quiet', '--allow-net', '--allow-env', entry], spawnOptions);
   else child = spawn(binary, [entry], spawnOptions);
   let err = '';
@@ -112,7 +160,6 @@ export async function launch(name: RuntimeName, binary: string, options: LaunchO
     err += d;
   });
   const stderr = () => err.slice(-2000);
-  const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
@@ -120,7 +167,10 @@ export async function launch(name: RuntimeName, binary: string, options: LaunchO
     }
     rmSync(dir, { recursive: true, force: true });
   };
+  let url = '';
   try {
+    url = `http://127.0.0.1:${socket?.port ?? (await announcedPort(child, stderr))}`;
+    child.stdout!.resume(); // (what else it prints is not read)
     await answering(child, url, stderr);
   } catch (e) {
     await stop();
