@@ -30,6 +30,9 @@ import type { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 import { sendTimed, type TimedPost, timedOutReply, timePost } from './timed.js';
 
+/** Sent with an answer given before the body was read: the rest of the body is not read (a 403, a 413). */
+const CLOSE = { connection: 'close' };
+
 /** The code the SDK's servers give a request of a session they do not know. */
 const SESSION_NOT_FOUND = -32001;
 
@@ -142,18 +145,20 @@ export class ProxyHandler {
   }
 
   // Host and Origin first, before the access layer too: a name this proxy does not answer to
-  // gets no protected resource metadata naming it, and no challenge pointing there.
+  // gets no protected resource metadata naming it, and no challenge pointing there. The body is
+  // dropped unread and the connection closed, as for a 413: kept open, the server would read
+  // whatever a client went on sending, until its request time limit.
   hostOrOriginRefused(request: ProxyRequest): Promise<Response> | undefined {
     // The Host header when the server passes it, else the host the URL was built from.
-    if (!this.hostAllowed(request.headers.get('host') ?? request.url.host)) {
-      this.log(`${request.method} refused: Host not allowed (403)`);
-      return this.jsonError(403, SERVER_ERROR, 'Forbidden: Host header not allowed');
-    }
-    if (!originAllowed(request.headers.get('origin'), this.o.allowedOrigins)) {
-      this.log(`${request.method} refused: Origin not allowed (403)`);
-      return this.jsonError(403, SERVER_ERROR, 'Forbidden: Origin not allowed');
-    }
-    return undefined;
+    const what = !this.hostAllowed(request.headers.get('host') ?? request.url.host)
+      ? 'Host header'
+      : !originAllowed(request.headers.get('origin'), this.o.allowedOrigins)
+        ? 'Origin'
+        : undefined;
+    if (!what) return undefined;
+    this.log(`${request.method} refused: ${what === 'Origin' ? 'Origin' : 'Host'} not allowed (403)`);
+    request.body?.drop();
+    return this.jsonError(403, SERVER_ERROR, `Forbidden: ${what} not allowed`, CLOSE);
   }
 
   private truncated(method: string): () => void {
@@ -213,7 +218,7 @@ export class ProxyHandler {
 
   private tooLarge(request: ProxyRequest): Promise<Response> {
     this.log(`${request.method} refused: body over ${this.max} bytes (413)`);
-    return this.jsonError(413, -32600, `Request body larger than ${this.max} bytes`, { connection: 'close' });
+    return this.jsonError(413, -32600, `Request body larger than ${this.max} bytes`, CLOSE);
   }
 
   /** Reads the body and decodes a JSON POST's, answering here what must not go upstream. */
