@@ -53,6 +53,8 @@ interface At {
   url: URL;
   session: string | null;
   guard: CallGuard | undefined;
+  /** The body as the client sent it, once read. */
+  original?: Uint8Array;
 }
 
 /** The options the handler reads (createFilteringProxy has checked them). */
@@ -117,22 +119,17 @@ export class ProxyHandler {
   }
 
   /** Errors under the ids of the request's body as written (none for a body that was not read). */
-  private async failedReplies(original: Uint8Array | undefined, status: number, message: string): Promise<Response> {
-    const { body } = await errorReplies(
-      original ? parseShape(original) : { batch: false, items: [] },
-      SERVER_ERROR,
-      message,
-      this.bodyOptions,
-    );
+  private async failedReplies(original: Uint8Array | undefined, status: number, message: string, code = SERVER_ERROR): Promise<Response> {
+    const { body } = await errorReplies(original ? parseShape(original) : { batch: false, items: [] }, code, message, this.bodyOptions);
     return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json' } });
   }
 
-  // WASM memory full: 503 for the request that meets it (checked before anything is forwarded,
-  // so that nothing reaches the upstream whose answer could not be passed on), never a 500. Its
-  // body is left unread (the answer closes the connection).
-  memoryFull(request: { method: string }): Response {
+  // WASM memory full: 503 for the request that meets it (checked once its body is read, before
+  // anything is forwarded, so that nothing reaches the upstream whose answer could not be passed
+  // on), never a 500; under its requests' ids when its body was read (`original`).
+  memoryFull(request: { method: string }, original?: Uint8Array): Response {
     this.log(`${request.method} refused: WASM memory is full (503)`);
-    return memoryFullResponse();
+    return memoryFullResponse(original);
   }
 
   /** hostAllowed, the last Host's verdict kept: a client sends the same one on every call (a URL parse each). */
@@ -200,7 +197,6 @@ export class ProxyHandler {
   }
 
   async handle(request: ProxyRequest): Promise<Answer> {
-    assertRoom();
     const { url } = request;
     const notHere = this.hostOrOriginRefused(request);
     if (notHere) return notHere;
@@ -212,8 +208,13 @@ export class ProxyHandler {
       request.body?.drop();
       return this.tooLarge(request);
     }
-    const prepared = await this.prepare(at);
-    return prepared instanceof Response ? prepared : this.forward(at, prepared);
+    try {
+      const prepared = await this.prepare(at);
+      return prepared instanceof Response ? prepared : await this.forward(at, prepared);
+    } catch (e) {
+      if (isMemoryFull(e)) return this.memoryFull(request, at.original);
+      throw e;
+    }
   }
 
   private tooLarge(request: ProxyRequest): Promise<Response> {
@@ -222,15 +223,20 @@ export class ProxyHandler {
   }
 
   /** Reads the body and decodes a JSON POST's, answering here what must not go upstream. */
-  private async prepare({ request, url, session, guard }: At): Promise<Prepared | Response> {
+  private async prepare(at: At): Promise<Prepared | Response> {
+    const { request, url, session, guard } = at;
     const p: Prepared = { body: undefined, original: undefined, answers: [], reply: undefined };
-    if (!request.body) return p;
+    if (!request.body) {
+      assertRoom();
+      return p;
+    }
     try {
-      p.original = p.body = await request.body.read(this.max);
+      at.original = p.original = p.body = await request.body.read(this.max);
     } catch (e) {
       if (e instanceof BodyTooLargeError) return this.tooLarge(request);
       throw e;
     }
+    assertRoom(); // (after the body, read in JS: a 503 answers under its requests' ids)
     const original = p.original;
     if (request.method === 'POST' && isJson(mediaType(request.headers.get('content-type')))) {
       let decoded: Decoded;
@@ -374,7 +380,7 @@ export class ProxyHandler {
     // encoded whole (text, errors) or an event stream goes at once, however long it stays open.
     const settled = await settle(filtered.body, (kind === 'json' && response.ok) || kind === 'binary', refused, ending);
     if (settled === 'failed') {
-      if (isMemoryFull(failure)) return this.memoryFull(request);
+      if (isMemoryFull(failure)) return this.memoryFull(request, original);
       return this.failedReplies(original, 502, 'The upstream MCP server sent a response that cannot be passed on');
     }
     return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: toHeaders(down) });
