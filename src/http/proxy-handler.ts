@@ -268,7 +268,7 @@ export class ProxyHandler {
         if (!guarded) {
           // (the upstream restarted, or the id is made up)
           this.log(`${request.method} answered 404: the upstream does not know the session (asked for its tool list)`);
-          return this.jsonError(404, SESSION_NOT_FOUND, 'Session not found');
+          return this.failedReplies(original, 404, 'Session not found', SESSION_NOT_FOUND);
         }
         p.answers = guarded.answers;
         p.reply = guarded.reply;
