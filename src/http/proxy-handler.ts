@@ -33,6 +33,9 @@ import { sendTimed, type TimedPost, timedOutReply, timePost } from './timed.js';
 /** Sent with an answer given before the body was read: the rest of the body is not read (a 403, a 413). */
 const CLOSE = { connection: 'close' };
 
+/** The client's fields that are not sent up: the server frames the length, and names the upstream's host. */
+const NOT_UP = ['host', 'content-length'];
+
 /** The code the SDK's servers give a request of a session they do not know. */
 const SESSION_NOT_FOUND = -32001;
 
@@ -96,9 +99,7 @@ export class ProxyHandler {
 
   /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
   private sentUpstream(request: ProxyRequest): Fields {
-    const headers = withoutHopByHop(request.headers);
-    headers.delete('host');
-    headers.delete('content-length');
+    const headers = withoutHopByHop(request.headers, NOT_UP);
     for (const [name, value] of Object.entries(this.o.upstreamHeaders ?? {})) headers.set(name, value);
     return headers;
   }
