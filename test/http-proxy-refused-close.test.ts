@@ -3,7 +3,7 @@
 // Node read whatever the client went on sending, up to its 300 s request limit. On real sockets,
 // through the CLI's server (no Web objects) and through createFilteringProxy behind `listen`.
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listen } from '../src/cli/node-http.js';
@@ -83,6 +83,24 @@ describe.each([
     expect(head.split('\r\n')[0]).toBe('http/1.1 403 forbidden');
     expect(head).toMatch(/\r\nconnection: close(\r\n|$)/);
     expect(ended).toBe(true);
+    expect(reached).toEqual([]);
+  });
+
+  it('a GET (no body to drop) keeps its connection', async () => {
+    const reached: string[] = [];
+    const url = await serve(await upstream(reached));
+    const agent = new Agent({ keepAlive: true });
+    cleanup.push(() => agent.destroy());
+    const { status, connection } = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = request(url, { headers: { host: 'evil.example' }, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+    expect(connection).toBe('keep-alive');
     expect(reached).toEqual([]);
   });
 });

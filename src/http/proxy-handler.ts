@@ -143,9 +143,10 @@ export class ProxyHandler {
   }
 
   // Host and Origin first, before the access layer too: a name this proxy does not answer to
-  // gets no protected resource metadata naming it, and no challenge pointing there. The body is
-  // dropped unread and the connection closed, as for a 413: kept open, the server would read
-  // whatever a client went on sending, until its request time limit.
+  // gets no protected resource metadata naming it, and no challenge pointing there. A body is
+  // dropped unread and the connection closed with it, as for a 413 (and as the access layer
+  // refuses): kept open, the server would read whatever a client went on sending, until its
+  // request time limit.
   hostOrOriginRefused(request: ProxyRequest): Promise<Response> | undefined {
     // The Host header when the server passes it, else the host the URL was built from.
     const what = !this.hostAllowed(request.headers.get('host') ?? request.url.host)
@@ -156,7 +157,7 @@ export class ProxyHandler {
     if (!what) return undefined;
     this.log(`${request.method} refused: ${what === 'Origin' ? 'Origin' : 'Host'} not allowed (403)`);
     request.body?.drop();
-    return this.jsonError(403, SERVER_ERROR, `Forbidden: ${what} not allowed`, CLOSE);
+    return this.jsonError(403, SERVER_ERROR, `Forbidden: ${what} not allowed`, request.body ? CLOSE : {});
   }
 
   private truncated(method: string): () => void {
