@@ -28,7 +28,9 @@ const { proxyCommand, runProxy } = await import('../src/cli/proxy.js');
 const FIVE_MINUTES = { headersMs: 300_000, bodyIdleMs: 300_000 };
 const UPSTREAM = 'http://127.0.0.1:9/mcp';
 
-afterEach(() => void (given.length = 0));
+afterEach(() => {
+  given.length = 0;
+});
 
 const command = (...flags: string[]) =>
   proxyCommand(parseCommandLine(['proxy', '--upstream', UPSTREAM, '--port', '0', ...flags]), {}, false);
