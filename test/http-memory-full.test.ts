@@ -40,12 +40,13 @@ function fillMemory(): { held: ByteTransformer[]; filler: [number, number] } {
   throw new Error('memory did not fill');
 }
 
-async function expect503(response: Response): Promise<void> {
+/** A 503 as the proxy gives it: under `id`, the request's (null: no body read, none to read). */
+async function expect503(response: Response, id: unknown = null): Promise<void> {
   expect(response.status).toBe(503);
   expect(response.headers.get('retry-after')).toBe('5');
   expect(response.headers.get('content-type')).toBe('application/json');
   const body = (await response.json()) as { jsonrpc: string; id: unknown; error: { code: number; message: string } };
-  expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+  expect(body).toMatchObject({ jsonrpc: '2.0', id, error: { code: -32000 } });
   expect(body.error.message).toMatch(/WASM memory is full/);
 }
 
@@ -90,8 +91,21 @@ describe('WASM memory full', () => {
     expect(new TextDecoder().decode((await reader.read()).value)).toContain(TOKEN);
 
     const { held, filler } = fillMemory();
-    await expect503(await call(2));
+    await expect503(await call(2), 2);
     await expect503(await fetch(proxy.url, { headers: { accept: 'text/event-stream' } }));
+    // A body read: each request answered under its id as written (a batch for a batch).
+    const ids = ['12345678901234567890', '"1"', '1.0'];
+    const batch = await fetch(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: `[${ids.map((id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo"}}`).join(',{"jsonrpc":"2.0","method":"notifications/x"},')}]`,
+    });
+    expect(batch.status).toBe(503);
+    expect(batch.headers.get('connection')).toBe('close');
+    const text = await batch.text();
+    expect(text.startsWith('[')).toBe(true);
+    expect([...text.matchAll(/"id":([^,]+),"error":\{"code":-32000,/g)].map((m) => m[1])).toEqual(ids);
+    expect(text).not.toMatch(/null|notifications/);
     expect(posts).toBe(1); // (nothing forwarded whose answer could not be passed on)
 
     // The streams that hold memory go on; once they end, calls pass again.

@@ -6,11 +6,11 @@ import { validateHeaderValue } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFilteringProxy } from '../src/http/index.ts';
-import { Fields } from '../src/http/proxy-headers.ts';
+import { Fields, withoutHopByHop } from '../src/http/proxy-headers.ts';
 import { runs } from './arbitraries.ts';
 
 // Names that collide by case, cookies (kept apart), and values with whitespace at the ends (stripped).
-const name = fc.constantFrom('a', 'B', 'b', 'X-Key', 'x-key', 'Set-Cookie', 'set-cookie', 'Content-Type', 'z');
+const name = fc.constantFrom('a', 'B', 'b', 'X-Key', 'x-key', 'Set-Cookie', 'set-cookie', 'Content-Type', 'z', 'Host', 'keep-alive');
 const value = fc
   .tuple(
     fc.constantFrom('', ' ', '\t', '\r\n '),
@@ -22,27 +22,64 @@ const call = fc.oneof(
   fc.tuple(fc.constant('append' as const), name, value),
   fc.tuple(fc.constant('set' as const), name, value),
   fc.tuple(fc.constant('delete' as const), name, fc.constant('')),
+  // (fields a connection names: dropped with it)
+  fc.tuple(fc.constant('append' as const), fc.constant('Connection'), fc.constantFrom('x-key', 'B, z', 'close')),
+  // (listed between calls: the order Fields keeps must follow later calls)
+  fc.tuple(fc.constant('list' as const), fc.constant(''), fc.constant('')),
 );
+
+/** Applies `calls` to a Fields and a Headers alike, comparing their lists where a call lists them. */
+function made(calls: [string, string, string][]): { fields: Fields; headers: Headers } {
+  const fields = new Fields();
+  const headers = new Headers();
+  for (const [op, n, v] of calls) {
+    if (op === 'list') expect([...fields]).toEqual([...headers]);
+    else if (op === 'delete') {
+      fields.delete(n);
+      headers.delete(n);
+    } else {
+      fields[op as 'append' | 'set'](n, v);
+      headers[op as 'append' | 'set'](n, v);
+    }
+  }
+  return { fields, headers };
+}
 
 describe('Fields, iterated as Headers are', () => {
   it('give the pairs a Headers made by the same calls gives, and new Headers takes them so', () => {
     fc.assert(
       fc.property(fc.array(call, { maxLength: 12 }), (calls) => {
-        const fields = new Fields();
-        const headers = new Headers();
-        for (const [op, n, v] of calls) {
-          if (op === 'delete') {
-            fields.delete(n);
-            headers.delete(n);
-          } else {
-            fields[op](n, v);
-            headers[op](n, v);
-          }
-        }
+        const { fields, headers } = made(calls);
         const want = [...headers];
         expect([...fields]).toEqual(want);
         // (against Headers made of the same pairs: Headers strips the ", " its own join of empty values ends with)
         expect([...new Headers(fields as unknown as HeadersInit)]).toEqual([...new Headers(want)]);
+      }),
+      runs(300),
+    );
+  });
+
+  it("lose a connection's fields (and those named) as Headers do, and the copy takes later calls as Headers do", () => {
+    fc.assert(
+      fc.property(fc.array(call, { maxLength: 12 }), fc.array(call, { maxLength: 4 }), fc.boolean(), (calls, later, host) => {
+        const { fields, headers } = made(calls);
+        const also = host ? ['host', 'content-length'] : [];
+        const [f, h] = [withoutHopByHop(fields, also), withoutHopByHop(headers, also)];
+        expect([...f]).toEqual([...h]);
+        // (later calls on the copy, and on the one made from Headers, field by field)
+        const copy = h;
+        for (const [op, n, v] of later) {
+          if (op === 'list') expect([...f]).toEqual([...copy]);
+          else if (op === 'delete') {
+            f.delete(n);
+            copy.delete(n);
+          } else {
+            f[op as 'append' | 'set'](n, v);
+            copy[op as 'append' | 'set'](n, v);
+          }
+        }
+        expect([...f]).toEqual([...copy]);
+        expect(f.getSetCookie()).toEqual(copy.getSetCookie());
       }),
       runs(300),
     );

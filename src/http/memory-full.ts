@@ -4,18 +4,26 @@
 // (which needs that memory) and says nothing of any payload.
 import { WasmMemoryFullError } from '../errors.js';
 import { errorResponse, SERVER_ERROR } from '../jsonrpc/message.js';
+import { messageText } from '../jsonrpc/raw-id.js';
+import { parseShape } from './replies.js';
 
 export const RETRY_AFTER_SECONDS = 5;
 
 export const isMemoryFull = (e: unknown): e is WasmMemoryFullError => e instanceof WasmMemoryFullError;
 
+const MESSAGE = 'Service unavailable: WASM memory is full (too many messages in progress); retry later';
+
 /**
- * The 503 answer: a JSON-RPC error with id null (the request was not read), and the connection
- * closed (a body left unread would be read as the next request's start).
+ * The 503 answer: a JSON-RPC error under each request's id as written in `original` (the body,
+ * when it was read: read in JS, no WASM memory), else one with id null; the connection closed
+ * (a body left unread would be read as the next request's start). The ids go back as the client
+ * wrote them, not through the codec.
  */
-export function memoryFullResponse(): Response {
-  const body = errorResponse(null, SERVER_ERROR, 'Service unavailable: WASM memory is full (too many messages in progress); retry later');
-  return new Response(JSON.stringify(body), {
+export function memoryFullResponse(original?: Uint8Array): Response {
+  const shape = original ? parseShape(original) : { batch: false, items: [] };
+  const replies = shape.items.filter((m) => m.request).map((m) => errorResponse(m.id!, SERVER_ERROR, MESSAGE));
+  const value = replies.length ? (shape.batch ? replies : replies[0]) : errorResponse(null, SERVER_ERROR, MESSAGE);
+  return new Response(messageText(value), {
     status: 503,
     headers: { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close' },
   });

@@ -30,6 +30,12 @@ import type { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 import { sendTimed, type TimedPost, timedOutReply, timePost } from './timed.js';
 
+/** Sent with an answer given before the body was read: the rest of the body is not read (a 403, a 413). */
+const CLOSE = { connection: 'close' };
+
+/** The client's fields that are not sent up: the server frames the length, and names the upstream's host. */
+const NOT_UP = ['host', 'content-length'];
+
 /** The code the SDK's servers give a request of a session they do not know. */
 const SESSION_NOT_FOUND = -32001;
 
@@ -50,6 +56,8 @@ interface At {
   url: URL;
   session: string | null;
   guard: CallGuard | undefined;
+  /** The body as the client sent it, once read. */
+  original?: Uint8Array;
 }
 
 /** The options the handler reads (createFilteringProxy has checked them). */
@@ -91,9 +99,7 @@ export class ProxyHandler {
 
   /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
   private sentUpstream(request: ProxyRequest): Fields {
-    const headers = withoutHopByHop(request.headers);
-    headers.delete('host');
-    headers.delete('content-length');
+    const headers = withoutHopByHop(request.headers, NOT_UP);
     for (const [name, value] of Object.entries(this.o.upstreamHeaders ?? {})) headers.set(name, value);
     return headers;
   }
@@ -114,22 +120,17 @@ export class ProxyHandler {
   }
 
   /** Errors under the ids of the request's body as written (none for a body that was not read). */
-  private async failedReplies(original: Uint8Array | undefined, status: number, message: string): Promise<Response> {
-    const { body } = await errorReplies(
-      original ? parseShape(original) : { batch: false, items: [] },
-      SERVER_ERROR,
-      message,
-      this.bodyOptions,
-    );
+  private async failedReplies(original: Uint8Array | undefined, status: number, message: string, code = SERVER_ERROR): Promise<Response> {
+    const { body } = await errorReplies(original ? parseShape(original) : { batch: false, items: [] }, code, message, this.bodyOptions);
     return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json' } });
   }
 
-  // WASM memory full: 503 for the request that meets it (checked before anything is forwarded,
-  // so that nothing reaches the upstream whose answer could not be passed on), never a 500. Its
-  // body is left unread (the answer closes the connection).
-  memoryFull(request: { method: string }): Response {
+  // WASM memory full: 503 for the request that meets it (checked once its body is read, before
+  // anything is forwarded, so that nothing reaches the upstream whose answer could not be passed
+  // on), never a 500; under its requests' ids when its body was read (`original`).
+  memoryFull(request: { method: string }, original?: Uint8Array): Response {
     this.log(`${request.method} refused: WASM memory is full (503)`);
-    return memoryFullResponse();
+    return memoryFullResponse(original);
   }
 
   /** hostAllowed, the last Host's verdict kept: a client sends the same one on every call (a URL parse each). */
@@ -142,18 +143,21 @@ export class ProxyHandler {
   }
 
   // Host and Origin first, before the access layer too: a name this proxy does not answer to
-  // gets no protected resource metadata naming it, and no challenge pointing there.
+  // gets no protected resource metadata naming it, and no challenge pointing there. A body is
+  // dropped unread and the connection closed with it, as for a 413 (and as the access layer
+  // refuses): kept open, the server would read whatever a client went on sending, until its
+  // request time limit.
   hostOrOriginRefused(request: ProxyRequest): Promise<Response> | undefined {
     // The Host header when the server passes it, else the host the URL was built from.
-    if (!this.hostAllowed(request.headers.get('host') ?? request.url.host)) {
-      this.log(`${request.method} refused: Host not allowed (403)`);
-      return this.jsonError(403, SERVER_ERROR, 'Forbidden: Host header not allowed');
-    }
-    if (!originAllowed(request.headers.get('origin'), this.o.allowedOrigins)) {
-      this.log(`${request.method} refused: Origin not allowed (403)`);
-      return this.jsonError(403, SERVER_ERROR, 'Forbidden: Origin not allowed');
-    }
-    return undefined;
+    const what = !this.hostAllowed(request.headers.get('host') ?? request.url.host)
+      ? 'Host header'
+      : !originAllowed(request.headers.get('origin'), this.o.allowedOrigins)
+        ? 'Origin'
+        : undefined;
+    if (!what) return undefined;
+    this.log(`${request.method} refused: ${what === 'Origin' ? 'Origin' : 'Host'} not allowed (403)`);
+    request.body?.drop();
+    return this.jsonError(403, SERVER_ERROR, `Forbidden: ${what} not allowed`, request.body ? CLOSE : {});
   }
 
   private truncated(method: string): () => void {
@@ -195,7 +199,6 @@ export class ProxyHandler {
   }
 
   async handle(request: ProxyRequest): Promise<Answer> {
-    assertRoom();
     const { url } = request;
     const notHere = this.hostOrOriginRefused(request);
     if (notHere) return notHere;
@@ -207,25 +210,35 @@ export class ProxyHandler {
       request.body?.drop();
       return this.tooLarge(request);
     }
-    const prepared = await this.prepare(at);
-    return prepared instanceof Response ? prepared : this.forward(at, prepared);
+    try {
+      const prepared = await this.prepare(at);
+      return prepared instanceof Response ? prepared : await this.forward(at, prepared);
+    } catch (e) {
+      if (isMemoryFull(e)) return this.memoryFull(request, at.original);
+      throw e;
+    }
   }
 
   private tooLarge(request: ProxyRequest): Promise<Response> {
     this.log(`${request.method} refused: body over ${this.max} bytes (413)`);
-    return this.jsonError(413, -32600, `Request body larger than ${this.max} bytes`, { connection: 'close' });
+    return this.jsonError(413, -32600, `Request body larger than ${this.max} bytes`, CLOSE);
   }
 
   /** Reads the body and decodes a JSON POST's, answering here what must not go upstream. */
-  private async prepare({ request, url, session, guard }: At): Promise<Prepared | Response> {
+  private async prepare(at: At): Promise<Prepared | Response> {
+    const { request, url, session, guard } = at;
     const p: Prepared = { body: undefined, original: undefined, answers: [], reply: undefined };
-    if (!request.body) return p;
+    if (!request.body) {
+      assertRoom();
+      return p;
+    }
     try {
-      p.original = p.body = await request.body.read(this.max);
+      at.original = p.original = p.body = await request.body.read(this.max);
     } catch (e) {
       if (e instanceof BodyTooLargeError) return this.tooLarge(request);
       throw e;
     }
+    assertRoom(); // (after the body, read in JS: a 503 answers under its requests' ids)
     const original = p.original;
     if (request.method === 'POST' && isJson(mediaType(request.headers.get('content-type')))) {
       let decoded: Decoded;
@@ -257,7 +270,7 @@ export class ProxyHandler {
         if (!guarded) {
           // (the upstream restarted, or the id is made up)
           this.log(`${request.method} answered 404: the upstream does not know the session (asked for its tool list)`);
-          return this.jsonError(404, SESSION_NOT_FOUND, 'Session not found');
+          return this.failedReplies(original, 404, 'Session not found', SESSION_NOT_FOUND);
         }
         p.answers = guarded.answers;
         p.reply = guarded.reply;
@@ -369,7 +382,7 @@ export class ProxyHandler {
     // encoded whole (text, errors) or an event stream goes at once, however long it stays open.
     const settled = await settle(filtered.body, (kind === 'json' && response.ok) || kind === 'binary', refused, ending);
     if (settled === 'failed') {
-      if (isMemoryFull(failure)) return this.memoryFull(request);
+      if (isMemoryFull(failure)) return this.memoryFull(request, original);
       return this.failedReplies(original, 502, 'The upstream MCP server sent a response that cannot be passed on');
     }
     return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: toHeaders(down) });

@@ -38,12 +38,15 @@ export function normal(value: string): string {
 export class Fields implements HeadFields {
   private readonly map = new Map<string, string>();
   private readonly cookies: string[] = [];
+  /** The names in order, sorted when first listed after a name came or went (a head is listed several times a call). */
+  private names: string[] | undefined;
 
   append(name: string, value: string): void {
     const key = name.toLowerCase();
     const v = normal(value);
     if (key === COOKIE) this.cookies.push(v);
     const had = this.map.get(key);
+    if (had === undefined) this.names = undefined;
     this.map.set(key, had === undefined ? v : `${had}, ${v}`);
   }
 
@@ -51,13 +54,33 @@ export class Fields implements HeadFields {
     const key = name.toLowerCase();
     const v = normal(value);
     if (key === COOKIE) this.cookies.splice(0, this.cookies.length, v);
+    if (!this.map.has(key)) this.names = undefined;
     this.map.set(key, v);
   }
 
   delete(name: string): void {
     const key = name.toLowerCase();
     if (key === COOKIE) this.cookies.length = 0;
-    this.map.delete(key);
+    if (this.map.delete(key)) this.names = undefined;
+  }
+
+  /**
+   * The fields whose names `keep` takes, as appending each listed field to a new Fields makes
+   * them, without lower-casing or sorting again (a joined value is stripped once more: empty
+   * values joined end with ", ").
+   */
+  filter(keep: (name: string) => boolean): Fields {
+    const out = new Fields();
+    const names = this.sortedNames().filter(keep);
+    for (const name of names) out.map.set(name, name === COOKIE ? this.map.get(name)! : normal(this.map.get(name)!));
+    if (out.map.has(COOKIE)) out.cookies.push(...this.cookies);
+    out.names = names;
+    return out;
+  }
+
+  private sortedNames(): string[] {
+    if (!this.names) this.names = [...this.map.keys()].sort();
+    return this.names;
   }
 
   get(name: string): string | null {
@@ -69,7 +92,7 @@ export class Fields implements HeadFields {
   }
 
   forEach(each: (value: string, name: string) => void): void {
-    for (const name of [...this.map.keys()].sort()) {
+    for (const name of this.sortedNames()) {
       if (name === COOKIE) for (const c of this.cookies) each(c, name);
       else each(this.map.get(name)!, name);
     }
@@ -116,14 +139,16 @@ function kept(source: HeadFields, also: readonly string[]): Fields {
           .filter(Boolean),
       )
     : undefined;
+  const keep = (name: string) => !HOP_BY_HOP.has(name) && !also.includes(name) && !named?.has(name);
+  if (source instanceof Fields) return source.filter(keep);
   const fields = new Fields();
   source.forEach((value, name) => {
-    if (!HOP_BY_HOP.has(name) && !also.includes(name) && !named?.has(name)) fields.append(name, value);
+    if (keep(name)) fields.append(name, value);
   });
   return fields;
 }
 
-export const withoutHopByHop = (source: HeadFields): Fields => kept(source, []);
+export const withoutHopByHop = (source: HeadFields, also: readonly string[] = []): Fields => kept(source, also);
 
 const NOT_DOWN = ['content-encoding', 'content-length'];
 

@@ -105,12 +105,8 @@ export function filteringProxy(options: FilteringProxyOptions): {
   return {
     direct: undefined,
     web: async (request) => {
-      const notHere = handler.hostOrOriginRefused(fromRequest(request));
-      if (notHere) {
-        void request.body?.cancel().catch(() => {});
-        return notHere;
-      }
-      return access(request);
+      // (a refused request's body is dropped there)
+      return handler.hostOrOriginRefused(fromRequest(request)) ?? access(request);
     },
   };
 }

@@ -1,0 +1,106 @@
+// A request the proxy refuses before reading its body (a Host or Origin it does not answer to:
+// 403) is answered at once, its body dropped and the connection closed, as a 413 is: kept open,
+// Node read whatever the client went on sending, up to its 300 s request limit. On real sockets,
+// through the CLI's server (no Web objects) and through createFilteringProxy behind `listen`.
+import { once } from 'node:events';
+import { Agent, createServer, request } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listen } from '../src/cli/node-http.js';
+import { runProxy } from '../src/cli/proxy.js';
+import { createFilteringProxy } from '../src/http/index.js';
+import { onLoopback } from './http-helpers.ts';
+
+const cleanup: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanup.length) await cleanup.pop()!();
+});
+
+/** An upstream that must not be reached. */
+async function upstream(reached: string[]): Promise<string> {
+  const server = createServer((req, res) => {
+    reached.push(`${req.method} ${req.url}`);
+    res.writeHead(500).end();
+  });
+  return onLoopback(server, cleanup);
+}
+
+async function direct(up: string): Promise<string> {
+  const { server, url } = await runProxy({ upstream: up, port: 0, log: () => {} });
+  cleanup.push(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return url;
+}
+
+async function web(up: string): Promise<string> {
+  const { server, url } = await listen(createFilteringProxy({ upstream: up }), '127.0.0.1', 0, () => {});
+  cleanup.push(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return `${url}/mcp`;
+}
+
+/**
+ * POSTs a head declaring 1 MiB and sends a sixteenth of it; resolves with the answer's head and
+ * whether the server ended the connection (with the body still unsent).
+ */
+async function partlySent(url: string, extra: string[]): Promise<{ head: string; ended: boolean }> {
+  const { hostname, port, pathname } = new URL(url);
+  const s = connect(Number(port), hostname);
+  await once(s, 'connect');
+  s.on('error', () => {});
+  let seen = '';
+  s.setEncoding('utf8');
+  s.on('data', (d: string) => (seen += d));
+  const ended = once(s, 'end').then(() => true);
+  s.write([`POST ${pathname} HTTP/1.1`, 'Content-Type: application/json', `Content-Length: ${1024 * 1024}`, ...extra, '', ''].join('\r\n'));
+  s.write('x'.repeat(64 * 1024));
+  while (!seen.includes('\r\n\r\n')) await once(s, 'data');
+  const head = seen.slice(0, seen.indexOf('\r\n\r\n')).toLowerCase();
+  if (!/\r\nconnection: close/.test(head)) {
+    s.destroy(); // (kept open: the server would wait for the rest; failed here, not by a timeout)
+    return { head, ended: false };
+  }
+  const result = { head, ended: await ended };
+  s.destroy();
+  return result;
+}
+
+describe.each([
+  ['the CLI server', direct],
+  ['createFilteringProxy', web],
+])('a 403 before the body is read (%s)', (_, serve) => {
+  it.each([
+    ['a Host it does not answer to', ['Host: evil.example']],
+    ['an Origin it does not allow', ['Host: 127.0.0.1', 'Origin: https://evil.example']],
+  ])('%s: answered 403, the body dropped, the connection closed', async (__, extra) => {
+    const reached: string[] = [];
+    const url = await serve(await upstream(reached));
+    const { head, ended } = await partlySent(url, extra);
+    expect(head.split('\r\n')[0]).toBe('http/1.1 403 forbidden');
+    expect(head).toMatch(/\r\nconnection: close(\r\n|$)/);
+    expect(ended).toBe(true);
+    expect(reached).toEqual([]);
+  });
+
+  it('a GET (no body to drop) keeps its connection', async () => {
+    const reached: string[] = [];
+    const url = await serve(await upstream(reached));
+    const agent = new Agent({ keepAlive: true });
+    cleanup.push(() => agent.destroy());
+    const { status, connection } = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = request(url, { headers: { host: 'evil.example' }, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+    expect(connection).toBe('keep-alive');
+    expect(reached).toEqual([]);
+  });
+});
