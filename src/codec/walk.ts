@@ -1,11 +1,12 @@
 // Iterative walks over JSON values: an explicit stack instead of recursion, so 100,000 levels
 // of nesting cost memory, not a stack overflow.
 import { type JsonPath, PayloadKeyCollisionError } from '../errors.js';
-import { KeyMapper } from './key-shapes.js';
+import { KeyMapper, type KeyShape } from './key-shapes.js';
 import {
   type FieldRule,
   isBase64DataUri,
   isOpaqueMember,
+  MEDIA_TYPES,
   META_KEY,
   SCHEMA_DATA,
   SCHEMA_NAME_MAPS,
@@ -122,6 +123,8 @@ class MapFrame {
     readonly rule: FieldRule | undefined,
     readonly schema: SchemaPart,
     vals: unknown[], // the values read once (memberValues, elementValues): the walk's own
+    /** Whether the object's `data` is opaque media (mediaData). */
+    readonly media: boolean,
   ) {
     this.n = keys ? keys.length : (src as unknown[]).length;
     this.vals = vals;
@@ -133,7 +136,7 @@ class MapFrame {
 
   /** True when child i passes untouched: `_meta`, a protocol field, opaque base64. */
   keeps(i: number): boolean {
-    return this.keys !== null && keepsMember(this.src as Record<string, unknown>, this.keys[i]!, this.rule);
+    return this.keys !== null && keepsMember(this.src as Record<string, unknown>, this.keys[i]!, this.media, this.rule);
   }
 
   /** Rule and schema part of child i, a container. */
@@ -227,10 +230,24 @@ function objectOf(keys: readonly string[], vals: readonly unknown[]): Record<str
   return o;
 }
 
-/** True when member `key` of `o` passes untouched: `_meta`, a protocol field, opaque base64. */
-function keepsMember(o: Record<string, unknown>, key: string, rule: FieldRule | undefined): boolean {
-  if (key === META_KEY || isOpaqueMember(o, key)) return true;
+/**
+ * True when member `key` of `o` passes untouched: `_meta`, a protocol field, opaque base64
+ * (`media`: the object's `data` is, as mediaData found).
+ */
+function keepsMember(o: Record<string, unknown>, key: string, media: boolean, rule: FieldRule | undefined): boolean {
+  if (key === META_KEY || (key === 'data' ? media : isOpaqueMember(o, key))) return true;
   return rule?.keep?.includes(key) === true;
+}
+
+/**
+ * Whether `o` has a `data` member that is opaque media (protocol-fields.ts), judged by the `type`
+ * the walk read (memberValues) before any member is mapped: `type` is read once, and what it
+ * was decides. (A non-enumerable own `type`, which the walk does not read, is read here.)
+ */
+function mediaData(o: Record<string, unknown>, shape: KeyShape, vals: readonly unknown[]): boolean {
+  if (shape.dataAt < 0) return false;
+  const t = shape.typeAt >= 0 ? vals[shape.typeAt] : Object.hasOwn(o, 'type') ? o.type : undefined;
+  return typeof t === 'string' && MEDIA_TYPES.includes(t);
 }
 
 /**
@@ -243,13 +260,14 @@ function mapLeaf(
   keys: string[],
   newKeys: string[] | null,
   vals: unknown[],
+  media: boolean,
   map: (s: string) => string,
   rule: FieldRule | undefined,
   widen: number,
 ): unknown {
   let changed = false;
   for (let k = 0; k < vals.length; k++) {
-    if (keepsMember(src, keys[k]!, rule)) continue;
+    if (keepsMember(src, keys[k]!, media, rule)) continue;
     const v = vals[k];
     let after = v;
     if (typeof v === 'string') after = map(v);
@@ -316,20 +334,22 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
       const vals = elementValues(src);
       if (!hasContainer(vals)) return mapLeafArray(src, vals, map);
       guard.enter(stack, src);
-      stack.push(new MapFrame(src, null, null, via, rule, schema, vals));
+      stack.push(new MapFrame(src, null, null, via, rule, schema, vals, false));
       return NO_RESULT;
     }
     const keys = Object.keys(src);
-    const newKeys = keyMapper.map(keys);
+    const shape = keyMapper.map(keys);
+    const newKeys = shape.mapped;
     const vals = memberValues(src, keys);
+    const media = mediaData(src, shape, vals);
     // (A leaf holds no container, so it cannot hold itself: no cycle check.)
     const leaf = !hasContainer(vals);
     if (!leaf) {
       guard.enter(stack, src);
-      stack.push(new MapFrame(src, keys, newKeys, via, rule, schema, vals));
+      stack.push(new MapFrame(src, keys, newKeys, via, rule, schema, vals, media));
     }
     if (newKeys && options.checkCollisions) checkCollisions(newKeys, () => pathTo(leaf ? via : undefined));
-    return leaf ? mapLeaf(src, keys, newKeys, vals, map, rule, schema === SchemaPart.Schema ? widen : 0) : NO_RESULT;
+    return leaf ? mapLeaf(src, keys, newKeys, vals, media, map, rule, schema === SchemaPart.Schema ? widen : 0) : NO_RESULT;
   };
   const rootResult = open(root, undefined, options.rule, options.rule?.schema ? SchemaPart.Schema : SchemaPart.None);
   if (rootResult !== NO_RESULT) return rootResult;
