@@ -251,6 +251,15 @@ function mediaData(o: Record<string, unknown>, shape: KeyShape, vals: readonly u
 }
 
 /**
+ * What a member that is not a container becomes (one definition for frames and leaves): a string
+ * mapped; `maxLength` widened by `widen` (non-zero in a tool schema only); anything else itself.
+ */
+function scalarResult(v: unknown, key: string | undefined, map: (s: string) => string, widen: number): unknown {
+  if (typeof v === 'string') return map(v);
+  return widen && key === 'maxLength' ? widenMaxLength(v, widen) : v;
+}
+
+/**
  * An object none of whose members is a container (an app of a list, a schema's property),
  * mapped at once, without a frame or a turn of the walk's loop per member; what MapFrame
  * does for it, in the same order. Returns its result (itself when nothing changed).
@@ -269,9 +278,7 @@ function mapLeaf(
   for (let k = 0; k < vals.length; k++) {
     if (keepsMember(src, keys[k]!, media, rule)) continue;
     const v = vals[k];
-    let after = v;
-    if (typeof v === 'string') after = map(v);
-    else if (widen && keys[k] === 'maxLength') after = widenMaxLength(v, widen);
+    const after = scalarResult(v, keys[k], map, widen);
     if (after !== v) {
       vals[k] = after; // (the array is the walk's own: memberValues)
       changed = true;
@@ -286,8 +293,7 @@ function mapLeafArray(src: unknown[], vals: unknown[], map: (s: string) => strin
   let changed = false;
   for (let k = 0; k < vals.length; k++) {
     const v = vals[k];
-    if (typeof v !== 'string') continue;
-    const after = map(v);
+    const after = scalarResult(v, undefined, map, 0);
     if (after === v) continue;
     vals[k] = after; // (the array is the walk's own: elementValues)
     changed = true;
@@ -359,12 +365,11 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
       const i = f.i++;
       const v = f.child(i);
       if (f.keeps(i)) continue;
-      if (typeof v === 'string') f.deliver(i, v, map(v));
-      else if (isContainer(v)) {
+      if (isContainer(v)) {
         const rule = f.childRule(i);
         const result = open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));
         if (result !== NO_RESULT) f.deliver(i, v, result);
-      } else if (widen && f.schema === SchemaPart.Schema && f.keys && f.keys[i] === 'maxLength') f.deliver(i, v, widenMaxLength(v, widen));
+      } else f.deliver(i, v, scalarResult(v, f.keys?.[i], map, f.schema === SchemaPart.Schema ? widen : 0));
       continue;
     }
     const result = f.close();
