@@ -4,9 +4,11 @@
 export interface KeyShape {
   /** The keys transformed, or null when none changed. */
   readonly mapped: string[] | null;
-  /** Where `data` and `type` are among the keys, or -1 (the media rule: protocol-fields.ts). */
+  /** Where `data`, `type`, `blob` and `uri` are among the keys, or -1 (the opaque members: protocol-fields.ts). */
   readonly dataAt: number;
   readonly typeAt: number;
+  readonly blobAt: number;
+  readonly uriAt: number;
 }
 
 /**
@@ -38,7 +40,13 @@ export class KeyMapper {
         mapped.push(nk);
       }
     }
-    const shape: KeyShape = { mapped, dataAt: keys.indexOf('data'), typeAt: keys.indexOf('type') };
+    const shape: KeyShape = {
+      mapped,
+      dataAt: keys.indexOf('data'),
+      typeAt: keys.indexOf('type'),
+      blobAt: keys.indexOf('blob'),
+      uriAt: keys.indexOf('uri'),
+    };
     if (seen) {
       if (seen.length === SHAPES_PER_SIZE) seen.pop();
       seen.unshift({ keys, shape });
