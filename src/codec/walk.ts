@@ -295,7 +295,7 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
   const check = options.checkCollisions;
   const stack: MapFrame[] = [];
   const guard = new CycleGuard();
-  /** Keys or indexes from the top frame down to the container mapped inline (for error paths). */
+  /** Keys or indexes from the top frame down to the container mapped inline (collision paths: kept when checking). */
   const vias: (string | number)[] = [];
   /** The frames of a suspended recursion, innermost first. */
   const pending: MapFrame[] = [];
@@ -325,10 +325,10 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
           each = childRule(rule, undefined);
           eachSchema = childSchema(schema, undefined, each);
         }
-        vias.push(k);
+        if (check) vias.push(k);
         after = mapNode(v, k, each, eachSchema, depth - 1);
         if (after === SUSPENDED) return suspend(new MapFrame(src, null, null, via, rule, schema, vals, 0, k + 1, changed));
-        vias.pop();
+        if (check) vias.pop();
       } else after = scalarResult(v, undefined, map, 0);
       if (after !== v) {
         vals[k] = after; // (the array is the walk's own: elementValues)
@@ -362,10 +362,10 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
         // (Members before k are mapped, but none of them was a container: the frame starts at k.)
         if (depth === 0) return suspend(new MapFrame(src, keys, newKeys, via, rule, schema, vals, opaque, k, changed));
         const r = childRule(rule, key);
-        vias.push(key);
+        if (check) vias.push(key);
         after = mapNode(v, key, r, childSchema(schema, key, r), depth - 1);
         if (after === SUSPENDED) return suspend(new MapFrame(src, keys, newKeys, via, rule, schema, vals, opaque, k + 1, changed));
-        vias.pop();
+        if (check) vias.pop();
       } else after = scalarResult(v, key, map, widenHere);
       if (after !== v) {
         vals[k] = after; // (the array is the walk's own: memberValues)
@@ -386,7 +386,7 @@ export function mapValue(root: unknown, map: (s: string) => string, options: Map
 
   /** Maps `src` (by recursion), or leaves frames for it on the stack and returns SUSPENDED. */
   const open = (src: Container, via: string | number | undefined, rule: FieldRule | undefined, schema: SchemaPart): unknown => {
-    if (via !== undefined) vias.push(via);
+    if (check && via !== undefined) vias.push(via);
     const result = mapNode(src, via, rule, schema, inlineDepth);
     vias.length = 0;
     if (result !== SUSPENDED) return result;
