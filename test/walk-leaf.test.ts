@@ -207,3 +207,20 @@ it('reads each array element once, on either path: what it tests is what it maps
     expect([framed, reads, out[0]]).toEqual([framed, 1, codec.encodeText('qwen')]);
   }
 });
+
+it("reads a media object's `type` once, on either path, and keeps its `data` by what it read", () => {
+  // The media rule (`data` kept when `type` is image or audio) read `type` a second time, after
+  // the walk had read every member once: a getter answering differently the second time
+  // decided what the walk did with `data`.
+  for (const framed of [false, true])
+    for (const [first, later, kept] of [
+      ['image', 'text', true],
+      ['text', 'audio', false],
+    ] as const) {
+      let reads = 0;
+      const o: Record<string, unknown> = { data: 'qwen', ...(framed ? { [PAD]: [] } : {}) };
+      Object.defineProperty(o, 'type', { get: () => (++reads === 1 ? first : later), enumerable: true, configurable: true });
+      const out = codec.encodeValue(o) as Record<string, unknown>;
+      expect([framed, first, reads, out.data]).toEqual([framed, first, 1, kept ? 'qwen' : codec.encodeText('qwen')]);
+    }
+});

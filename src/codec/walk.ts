@@ -1,11 +1,11 @@
 // Iterative walks over JSON values: an explicit stack instead of recursion, so 100,000 levels
 // of nesting cost memory, not a stack overflow.
 import { type JsonPath, PayloadKeyCollisionError } from '../errors.js';
-import { KeyMapper } from './key-shapes.js';
+import { KeyMapper, type KeyShape } from './key-shapes.js';
 import {
   type FieldRule,
   isBase64DataUri,
-  isOpaqueMember,
+  MEDIA_TYPES,
   META_KEY,
   SCHEMA_DATA,
   SCHEMA_NAME_MAPS,
@@ -101,17 +101,12 @@ enum SchemaPart {
 }
 
 /**
- * One open container of mapValue. A class, so every frame has one shape (fast property access).
- * An object's member values are read once (memberValues) into an array the frame owns, and
- * results replace them there; an array is copied at its first change.
+ * One open container of mapValue's frames (past INLINE_DEPTH: see mapValue). A class, so every
+ * frame has one shape (fast property access). Its member values are read once (memberValues,
+ * elementValues) into an array the frame owns, and results replace them there.
  */
 class MapFrame {
-  i = 0;
   readonly n: number;
-  /** The members' values (read once: memberValues, elementValues), then the results. */
-  readonly vals: unknown[];
-  /** Whether a child's result differs from the child. */
-  changed = false;
 
   constructor(
     readonly src: Container,
@@ -121,34 +116,16 @@ class MapFrame {
     /** Protocol fields at this position (messages only). */
     readonly rule: FieldRule | undefined,
     readonly schema: SchemaPart,
-    vals: unknown[], // the values read once (memberValues, elementValues): the walk's own
+    /** The members' values (read once), then the results: the walk's own. */
+    readonly vals: unknown[],
+    /** The object's opaque members (opaqueMembers). */
+    readonly opaque: number,
+    /** The next child (a frame made for a container mapped part-way inline starts past its first children). */
+    public i: number,
+    /** Whether a child's result differs from the child. */
+    public changed: boolean,
   ) {
-    this.n = keys ? keys.length : (src as unknown[]).length;
-    this.vals = vals;
-  }
-
-  child(i: number): unknown {
-    return this.vals[i];
-  }
-
-  /** True when child i passes untouched: `_meta`, a protocol field, opaque base64. */
-  keeps(i: number): boolean {
-    return this.keys !== null && keepsMember(this.src as Record<string, unknown>, this.keys[i]!, this.rule);
-  }
-
-  /** Rule and schema part of child i, a container. */
-  childRule(i: number): FieldRule | undefined {
-    if (!this.rule) return undefined;
-    return this.keys ? this.rule.members?.[this.keys[i]!] : this.rule.each;
-  }
-
-  childSchema(i: number, rule: FieldRule | undefined): SchemaPart {
-    if (rule?.schema) return SchemaPart.Schema;
-    if (this.schema === SchemaPart.None) return SchemaPart.None;
-    if (this.schema === SchemaPart.NameMap || !this.keys) return SchemaPart.Schema;
-    const key = this.keys[i]!;
-    if (SCHEMA_NAME_MAPS.includes(key)) return SchemaPart.NameMap;
-    return SCHEMA_DATA_KEYS.has(key) ? SchemaPart.None : SchemaPart.Schema;
+    this.n = vals.length;
   }
 
   /** Records the result for child i, when it differs from the child. */
@@ -166,6 +143,21 @@ class MapFrame {
   }
 }
 
+/** The rule of a container member `key` (an array's element: undefined) under `rule`. */
+function childRule(rule: FieldRule | undefined, key: string | undefined): FieldRule | undefined {
+  if (!rule) return undefined;
+  return key === undefined ? rule.each : rule.members?.[key];
+}
+
+/** The schema part of a container member `key` (an array's element: undefined) of a container in `schema`. */
+function childSchema(schema: SchemaPart, key: string | undefined, rule: FieldRule | undefined): SchemaPart {
+  if (rule?.schema) return SchemaPart.Schema;
+  if (schema === SchemaPart.None) return SchemaPart.None;
+  if (schema === SchemaPart.NameMap || key === undefined) return SchemaPart.Schema;
+  if (SCHEMA_NAME_MAPS.includes(key)) return SchemaPart.NameMap;
+  return SCHEMA_DATA_KEYS.has(key) ? SchemaPart.None : SchemaPart.Schema;
+}
+
 /**
  * The values of `keys` in `o`, in their order, each read once under its own key: aligned by
  * construction. (Object.values checked against a second Object.keys was not: a proxy whose
@@ -179,8 +171,15 @@ function memberValues(o: Record<string, unknown>, keys: readonly string[]): unkn
 
 const SCHEMA_DATA_KEYS = new Set(SCHEMA_DATA);
 
-/** What open() returns when it pushed a frame (the result comes when the frame closes). */
-const NO_RESULT = Symbol('frame opened');
+/** What mapping a container returns when it left frames to the walk's loop (the result comes when they close). */
+const SUSPENDED = Symbol('frames opened');
+
+/**
+ * Levels of containers mapped by recursion below each frame (or the root) before the walk
+ * takes frames: the JS stack stays bounded at any nesting, and a message's few levels (a tool,
+ * its schema, `properties`, each property) cost no frame at all.
+ */
+const INLINE_DEPTH = 12;
 
 export interface MapOptions {
   /** Decoding: refuse an object whose keys become equal. */
@@ -193,6 +192,8 @@ export interface MapOptions {
   readonly rule?: FieldRule;
   /** Encoding: the factor `maxLength` grows by in tool schemas (0 or absent: unchanged). */
   readonly widen?: number;
+  /** Levels mapped by recursion before frames (default INLINE_DEPTH; tests hold smaller ones to it). */
+  readonly inlineDepth?: number;
 }
 
 /**
@@ -227,54 +228,40 @@ function objectOf(keys: readonly string[], vals: readonly unknown[]): Record<str
   return o;
 }
 
-/** True when member `key` of `o` passes untouched: `_meta`, a protocol field, opaque base64. */
-function keepsMember(o: Record<string, unknown>, key: string, rule: FieldRule | undefined): boolean {
-  if (key === META_KEY || isOpaqueMember(o, key)) return true;
+/** Opaque members of an object (opaqueMembers): bits. */
+const OPAQUE_DATA = 1;
+const OPAQUE_BLOB = 2;
+
+/**
+ * Which of an object's members are opaque bytes (protocol-fields.ts: media `data`, a resource's
+ * `blob`), worked out once per object from the values the walk read (memberValues) before any
+ * member is mapped: `type` is read once, and what it was decides. (A non-enumerable own `type`
+ * or `uri`, which the walk does not read, is looked up here.)
+ */
+function opaqueMembers(o: Record<string, unknown>, shape: KeyShape, vals: readonly unknown[]): number {
+  let bits = 0;
+  if (shape.dataAt >= 0) {
+    const t = shape.typeAt >= 0 ? vals[shape.typeAt] : Object.hasOwn(o, 'type') ? o.type : undefined;
+    if (typeof t === 'string' && MEDIA_TYPES.includes(t)) bits |= OPAQUE_DATA;
+  }
+  if (shape.blobAt >= 0 && (shape.uriAt >= 0 || Object.hasOwn(o, 'uri'))) bits |= OPAQUE_BLOB;
+  return bits;
+}
+
+/** True when member `key` passes untouched: `_meta`, opaque bytes (`opaque`: opaqueMembers), a protocol field. */
+function keepsMember(key: string, opaque: number, rule: FieldRule | undefined): boolean {
+  if (key === META_KEY) return true;
+  if (opaque !== 0 && ((key === 'data' && opaque & OPAQUE_DATA) || (key === 'blob' && opaque & OPAQUE_BLOB))) return true;
   return rule?.keep?.includes(key) === true;
 }
 
 /**
- * An object none of whose members is a container (an app of a list, a schema's property),
- * mapped at once, without a frame or a turn of the walk's loop per member; what MapFrame
- * does for it, in the same order. Returns its result (itself when nothing changed).
+ * What a member that is not a container becomes (one definition for frames and inline): a string
+ * mapped; `maxLength` widened by `widen` (non-zero in a tool schema only); anything else itself.
  */
-function mapLeaf(
-  src: Record<string, unknown>,
-  keys: string[],
-  newKeys: string[] | null,
-  vals: unknown[],
-  map: (s: string) => string,
-  rule: FieldRule | undefined,
-  widen: number,
-): unknown {
-  let changed = false;
-  for (let k = 0; k < vals.length; k++) {
-    if (keepsMember(src, keys[k]!, rule)) continue;
-    const v = vals[k];
-    let after = v;
-    if (typeof v === 'string') after = map(v);
-    else if (widen && keys[k] === 'maxLength') after = widenMaxLength(v, widen);
-    if (after !== v) {
-      vals[k] = after; // (the array is the walk's own: memberValues)
-      changed = true;
-    }
-  }
-  if (!changed && !newKeys) return src;
-  return objectOf(newKeys ?? keys, vals);
-}
-
-/** An array none of whose elements is a container (`required`, `tags`): as mapLeaf does an object. */
-function mapLeafArray(src: unknown[], vals: unknown[], map: (s: string) => string): unknown {
-  let changed = false;
-  for (let k = 0; k < vals.length; k++) {
-    const v = vals[k];
-    if (typeof v !== 'string') continue;
-    const after = map(v);
-    if (after === v) continue;
-    vals[k] = after; // (the array is the walk's own: elementValues)
-    changed = true;
-  }
-  return changed ? vals : src;
+function scalarResult(v: unknown, key: string | undefined, map: (s: string) => string, widen: number): unknown {
+  if (typeof v === 'string') return map(v);
+  return widen && key === 'maxLength' ? widenMaxLength(v, widen) : v;
 }
 
 /**
@@ -287,64 +274,144 @@ function elementValues(src: readonly unknown[]): unknown[] {
   return copy;
 }
 
-const hasContainer = (vals: readonly unknown[]) => {
-  for (let k = 0; k < vals.length; k++) if (isContainer(vals[k])) return true;
-  return false;
-};
-
 /**
  * Transforms every key and string value with `map`, rebuilding only the containers on the path
  * to a change; unchanged subtrees (and an unchanged root) are returned as they are. What the
  * field policy (protocol-fields.ts) names is kept: `_meta`, opaque base64, and the protocol
  * fields of `options.rule`. Inputs are never mutated.
+ *
+ * Containers are mapped by recursion (mapObject, mapArray) up to `inlineDepth` levels below the
+ * last frame; a container still holding containers there suspends: it and each container above
+ * it that is mapped part-way become frames (MapFrame, with what they have read and mapped so
+ * far), and the loop goes on from the innermost. Either way every member is read once, in
+ * document order, and mapped by the same steps (keepsMember, scalarResult).
  */
 export function mapValue(root: unknown, map: (s: string) => string, options: MapOptions): unknown {
   if (typeof root === 'string') return map(root);
   if (!isContainer(root)) return root;
   const keyMapper = new KeyMapper(options.mapKey ?? map);
   const widen = options.widen ?? 0;
+  const inlineDepth = options.inlineDepth ?? INLINE_DEPTH;
+  const check = options.checkCollisions;
   const stack: MapFrame[] = [];
   const guard = new CycleGuard();
-  const pathTo = (via: string | number | undefined): JsonPath => [
-    ...(options.basePath ?? []),
-    ...stack.slice(1).map((f) => f.via!),
-    ...(via === undefined ? [] : [via]),
-  ];
-  /** Opens a frame for `src`, or maps it at once (a leaf object: see mapLeaf) and returns its result. */
-  const open = (src: Container, via: string | number | undefined, rule: FieldRule | undefined, schema: SchemaPart): unknown => {
-    if (Array.isArray(src)) {
-      const vals = elementValues(src);
-      if (!hasContainer(vals)) return mapLeafArray(src, vals, map);
-      guard.enter(stack, src);
-      stack.push(new MapFrame(src, null, null, via, rule, schema, vals));
-      return NO_RESULT;
-    }
-    const keys = Object.keys(src);
-    const newKeys = keyMapper.map(keys);
-    const vals = memberValues(src, keys);
-    // (A leaf holds no container, so it cannot hold itself: no cycle check.)
-    const leaf = !hasContainer(vals);
-    if (!leaf) {
-      guard.enter(stack, src);
-      stack.push(new MapFrame(src, keys, newKeys, via, rule, schema, vals));
-    }
-    if (newKeys && options.checkCollisions) checkCollisions(newKeys, () => pathTo(leaf ? via : undefined));
-    return leaf ? mapLeaf(src, keys, newKeys, vals, map, rule, schema === SchemaPart.Schema ? widen : 0) : NO_RESULT;
+  /** Keys or indexes from the top frame down to the container mapped inline (collision paths: kept when checking). */
+  const vias: (string | number)[] = [];
+  /** The frames of a suspended recursion, innermost first. */
+  const pending: MapFrame[] = [];
+  const pathTo = (): JsonPath => [...(options.basePath ?? []), ...stack.slice(1).map((f) => f.via!), ...vias];
+  const suspend = (f: MapFrame) => {
+    pending.push(f);
+    return SUSPENDED;
   };
+
+  const mapArray = (
+    src: unknown[],
+    via: string | number | undefined,
+    rule: FieldRule | undefined,
+    schema: SchemaPart,
+    depth: number,
+  ): unknown => {
+    const vals = elementValues(src);
+    let changed = false;
+    let each: FieldRule | undefined | null = null; // (worked out at the first container)
+    let eachSchema = SchemaPart.None;
+    for (let k = 0; k < vals.length; k++) {
+      const v = vals[k];
+      let after: unknown;
+      if (isContainer(v)) {
+        if (depth === 0) return suspend(new MapFrame(src, null, null, via, rule, schema, vals, 0, k, changed));
+        if (each === null) {
+          each = childRule(rule, undefined);
+          eachSchema = childSchema(schema, undefined, each);
+        }
+        if (check) vias.push(k);
+        after = mapNode(v, k, each, eachSchema, depth - 1);
+        if (after === SUSPENDED) return suspend(new MapFrame(src, null, null, via, rule, schema, vals, 0, k + 1, changed));
+        if (check) vias.pop();
+      } else after = scalarResult(v, undefined, map, 0);
+      if (after !== v) {
+        vals[k] = after; // (the array is the walk's own: elementValues)
+        changed = true;
+      }
+    }
+    return changed ? vals : src;
+  };
+
+  const mapObject = (
+    src: Record<string, unknown>,
+    via: string | number | undefined,
+    rule: FieldRule | undefined,
+    schema: SchemaPart,
+    depth: number,
+  ): unknown => {
+    const keys = Object.keys(src);
+    const shape = keyMapper.map(keys);
+    const newKeys = shape.mapped;
+    const vals = memberValues(src, keys);
+    const opaque = opaqueMembers(src, shape, vals);
+    if (newKeys && check) checkCollisions(newKeys, pathTo);
+    const widenHere = schema === SchemaPart.Schema ? widen : 0;
+    let changed = false;
+    for (let k = 0; k < vals.length; k++) {
+      const key = keys[k]!;
+      if (keepsMember(key, opaque, rule)) continue;
+      const v = vals[k];
+      let after: unknown;
+      if (isContainer(v)) {
+        // (Members before k are mapped, but none of them was a container: the frame starts at k.)
+        if (depth === 0) return suspend(new MapFrame(src, keys, newKeys, via, rule, schema, vals, opaque, k, changed));
+        const r = childRule(rule, key);
+        if (check) vias.push(key);
+        after = mapNode(v, key, r, childSchema(schema, key, r), depth - 1);
+        if (after === SUSPENDED) return suspend(new MapFrame(src, keys, newKeys, via, rule, schema, vals, opaque, k + 1, changed));
+        if (check) vias.pop();
+      } else after = scalarResult(v, key, map, widenHere);
+      if (after !== v) {
+        vals[k] = after; // (the array is the walk's own: memberValues)
+        changed = true;
+      }
+    }
+    if (!changed && !newKeys) return src;
+    return objectOf(newKeys ?? keys, vals);
+  };
+
+  const mapNode = (
+    src: Container,
+    via: string | number | undefined,
+    rule: FieldRule | undefined,
+    schema: SchemaPart,
+    depth: number,
+  ): unknown => (Array.isArray(src) ? mapArray(src, via, rule, schema, depth) : mapObject(src, via, rule, schema, depth));
+
+  /** Maps `src` (by recursion), or leaves frames for it on the stack and returns SUSPENDED. */
+  const open = (src: Container, via: string | number | undefined, rule: FieldRule | undefined, schema: SchemaPart): unknown => {
+    if (check && via !== undefined) vias.push(via);
+    const result = mapNode(src, via, rule, schema, inlineDepth);
+    vias.length = 0;
+    if (result !== SUSPENDED) return result;
+    for (let p = pending.length - 1; p >= 0; p--) {
+      guard.enter(stack, pending[p]!.src);
+      stack.push(pending[p]!);
+    }
+    pending.length = 0;
+    return SUSPENDED;
+  };
+
   const rootResult = open(root, undefined, options.rule, options.rule?.schema ? SchemaPart.Schema : SchemaPart.None);
-  if (rootResult !== NO_RESULT) return rootResult;
+  if (rootResult !== SUSPENDED) return rootResult;
   for (;;) {
     const f = stack[stack.length - 1]!;
     if (f.i < f.n) {
       const i = f.i++;
-      const v = f.child(i);
-      if (f.keeps(i)) continue;
-      if (typeof v === 'string') f.deliver(i, v, map(v));
-      else if (isContainer(v)) {
-        const rule = f.childRule(i);
-        const result = open(v, f.keys ? f.keys[i]! : i, rule, f.childSchema(i, rule));
-        if (result !== NO_RESULT) f.deliver(i, v, result);
-      } else if (widen && f.schema === SchemaPart.Schema && f.keys && f.keys[i] === 'maxLength') f.deliver(i, v, widenMaxLength(v, widen));
+      const v = f.vals[i];
+      const key = f.keys ? f.keys[i]! : undefined;
+      if (key !== undefined && keepsMember(key, f.opaque, f.rule)) continue;
+      if (isContainer(v)) {
+        const rule = childRule(f.rule, key);
+        const result = open(v, key ?? i, rule, childSchema(f.schema, key, rule));
+        if (result !== SUSPENDED) f.deliver(i, v, result);
+      } else f.deliver(i, v, scalarResult(v, key, map, f.schema === SchemaPart.Schema ? widen : 0));
       continue;
     }
     const result = f.close();
