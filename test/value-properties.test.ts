@@ -2,7 +2,7 @@
 // rejected exactly when the reference says two keys of one object decode to the same text.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dataUriPayload, keptText } from '../src/codec/walk.ts';
+import { dataUriPayload, keptText } from '../src/codec/data-uri-text.ts';
 import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 import { referenceDecode, referenceEncode } from './reference.ts';

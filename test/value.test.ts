@@ -133,7 +133,7 @@ describe('encodeValue / decodeValue', () => {
     expect(e).toEqual({ a: q, b: undefined, c: encodeText('qwen') });
   });
 
-  it('handles 100,000 levels of nesting without recursion', () => {
+  it('handles 100,000 levels of nesting without overflowing the stack', () => {
     let deep: unknown = 'Qwen';
     for (let i = 0; i < 100_000; i++) deep = [deep];
     const e = encodeValue(deep);

@@ -4,12 +4,12 @@ import { compileAutomaton } from '../compile/index.js';
 import { type Descriptor, writeDescriptor } from '../core/descriptor.js';
 import { encodeJob, encodeString, SHORT_STRING, type StringJob } from '../core/encode-string.js';
 import { memoise } from '../util/memoise.js';
+import { dataUriPayload, keptText } from './data-uri-text.js';
 import type { ResolvedOptions } from './options.js';
 import { schemaWidening } from './protocol-fields.js';
 import { compileShortMatcher } from './short-match.js';
 import { compileTokenDecode } from './token-decode.js';
 import { compileTokenEncode, HEX_DIGITS } from './token-encode.js';
-import { dataUriPayload, keptText } from './walk.js';
 import { mapWellFormed } from './well-formed.js';
 
 /** One direction (encode or decode) of a compiled codec. */

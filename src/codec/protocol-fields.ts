@@ -3,6 +3,7 @@
 // `params`, `result` and `error` is payload. Every rule is recognised by path and shape alone
 // (a stream may see `method` after `params`), and the streaming core (assembly/json/fields.ts)
 // applies the same rules; test/field-policy.test.ts holds the two to each other.
+import type { KeyShape } from './key-shapes.js';
 
 /** Where a member sits relative to the message: which members are protocol, and nested rules. */
 export interface FieldRule {
@@ -63,13 +64,31 @@ export function isBase64DataUri(s: string): boolean {
   return s.length >= 13 && (s.charCodeAt(0) | 0x20) === 0x64 && BASE64_DATA_URI.test(s);
 }
 
-/** True when an object's member `key` is opaque bytes: image/audio `data`, resource `blob`. */
-export function isOpaqueMember(o: Readonly<Record<string, unknown>>, key: string): boolean {
-  if (key === 'data') {
-    const t = Object.hasOwn(o, 'type') ? o.type : undefined;
-    return typeof t === 'string' && MEDIA_TYPES.includes(t);
+/** Opaque members of an object (opaqueMembers): bits. */
+const OPAQUE_DATA = 1;
+const OPAQUE_BLOB = 2;
+
+/**
+ * Which of an object's members are opaque bytes (media `data` under a MEDIA_TYPES `type`, a resource's
+ * `blob` beside a `uri`), worked out once per object from the values the walk read (memberValues) before any
+ * member is mapped: `type` is read once, and what it was decides. (A non-enumerable own `type`
+ * or `uri`, which the walk does not read, is looked up here.)
+ */
+export function opaqueMembers(o: Record<string, unknown>, shape: KeyShape, vals: readonly unknown[]): number {
+  let bits = 0;
+  if (shape.dataAt >= 0) {
+    const t = shape.typeAt >= 0 ? vals[shape.typeAt] : Object.hasOwn(o, 'type') ? o.type : undefined;
+    if (typeof t === 'string' && MEDIA_TYPES.includes(t)) bits |= OPAQUE_DATA;
   }
-  return key === 'blob' && Object.hasOwn(o, 'uri');
+  if (shape.blobAt >= 0 && (shape.uriAt >= 0 || Object.hasOwn(o, 'uri'))) bits |= OPAQUE_BLOB;
+  return bits;
+}
+
+/** True when member `key` passes untouched: `_meta`, opaque bytes (`opaque`: opaqueMembers), a protocol field. */
+export function keepsMember(key: string, opaque: number, rule: FieldRule | undefined): boolean {
+  if (key === META_KEY) return true;
+  if (opaque !== 0 && ((key === 'data' && opaque & OPAQUE_DATA) || (key === 'blob' && opaque & OPAQUE_BLOB))) return true;
+  return rule?.keep?.includes(key) === true;
 }
 
 /** Schema keywords whose value maps names to schemas. */

@@ -1,16 +1,8 @@
-// Iterative walks over JSON values: an explicit stack instead of recursion, so 100,000 levels
+// Walks over JSON values: bounded recursion under an explicit stack of frames, so 100,000 levels
 // of nesting cost memory, not a stack overflow.
 import { type JsonPath, PayloadKeyCollisionError } from '../errors.js';
-import { KeyMapper, type KeyShape } from './key-shapes.js';
-import {
-  type FieldRule,
-  isBase64DataUri,
-  MEDIA_TYPES,
-  META_KEY,
-  SCHEMA_DATA,
-  SCHEMA_NAME_MAPS,
-  widenMaxLength,
-} from './protocol-fields.js';
+import { KeyMapper } from './key-shapes.js';
+import { type FieldRule, keepsMember, opaqueMembers, SCHEMA_DATA, SCHEMA_NAME_MAPS, widenMaxLength } from './protocol-fields.js';
 
 /**
  * JSON values have no cycles, but a JS object may. Below this depth a cycle is impossible to
@@ -196,27 +188,6 @@ export interface MapOptions {
   readonly inlineDepth?: number;
 }
 
-/**
- * Encoding: a whole base64 `data:` URI keeps its payload as it is (from the first comma on)
- * and its header is text, unless it holds the token prefix (in any ASCII case: the media type
- * or the URL-safe alphabet can spell it), when it is all text. Decoding restores a token
- * anywhere in one: a URI taken out of prose (where encoding put tokens in it) comes back
- * whole; one that holds the prefix is encoded like text (its prefix escaped), so the round
- * trip holds for every URI. Returns where the kept part begins (the length: none).
- */
-export function dataUriPayload(prefix: string): (s: string) => number {
-  // Searched in place, any ASCII case (a lowered copy of megabytes of base64 per URI cost more):
-  // without the u flag, i folds no code point past 0x7F onto an ASCII one.
-  const holdsPrefix = new RegExp(prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i');
-  return (s) => (isBase64DataUri(s) && !holdsPrefix.test(s) ? s.indexOf(',') + 1 : s.length);
-}
-
-/** A string encoded by `map` up to `keptFrom(s)` and kept as it is after (see dataUriPayload). */
-export function keptText(s: string, map: (s: string) => string, keptFrom: (s: string) => number): string {
-  const k = keptFrom(s);
-  return k === s.length ? map(s) : map(s.slice(0, k)) + s.slice(k);
-}
-
 /** A new object of `keys` and `vals`, in their order (an own `__proto__` key stays an own key). */
 function objectOf(keys: readonly string[], vals: readonly unknown[]): Record<string, unknown> {
   const o: Record<string, unknown> = {};
@@ -226,33 +197,6 @@ function objectOf(keys: readonly string[], vals: readonly unknown[]): Record<str
     else o[key] = vals[k];
   }
   return o;
-}
-
-/** Opaque members of an object (opaqueMembers): bits. */
-const OPAQUE_DATA = 1;
-const OPAQUE_BLOB = 2;
-
-/**
- * Which of an object's members are opaque bytes (protocol-fields.ts: media `data`, a resource's
- * `blob`), worked out once per object from the values the walk read (memberValues) before any
- * member is mapped: `type` is read once, and what it was decides. (A non-enumerable own `type`
- * or `uri`, which the walk does not read, is looked up here.)
- */
-function opaqueMembers(o: Record<string, unknown>, shape: KeyShape, vals: readonly unknown[]): number {
-  let bits = 0;
-  if (shape.dataAt >= 0) {
-    const t = shape.typeAt >= 0 ? vals[shape.typeAt] : Object.hasOwn(o, 'type') ? o.type : undefined;
-    if (typeof t === 'string' && MEDIA_TYPES.includes(t)) bits |= OPAQUE_DATA;
-  }
-  if (shape.blobAt >= 0 && (shape.uriAt >= 0 || Object.hasOwn(o, 'uri'))) bits |= OPAQUE_BLOB;
-  return bits;
-}
-
-/** True when member `key` passes untouched: `_meta`, opaque bytes (`opaque`: opaqueMembers), a protocol field. */
-function keepsMember(key: string, opaque: number, rule: FieldRule | undefined): boolean {
-  if (key === META_KEY) return true;
-  if (opaque !== 0 && ((key === 'data' && opaque & OPAQUE_DATA) || (key === 'blob' && opaque & OPAQUE_BLOB))) return true;
-  return rule?.keep?.includes(key) === true;
 }
 
 /**
