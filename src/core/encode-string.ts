@@ -9,6 +9,7 @@ import { FFFD_COUNT, MATCH_RECORD_SIZE, MODE_RECORDS } from './abi.js';
 import type { Descriptor } from './descriptor.js';
 import { core } from './instance.js';
 import { heap, heap32, inputView, workspace } from './memory.js';
+import { utf16Result, utf16Results } from './utf16-result.js';
 
 /** Input bytes handed to the core per call by default. */
 export const DEFAULT_CHUNK_BYTES = 256 * 1024;
@@ -154,9 +155,17 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
 
 /**
  * The transformed string; `s` itself when the core found nothing to change; undefined for a
- * string with a lone surrogate (see scanString).
+ * string with a lone surrogate (see scanString). The result is made by the core as UTF-16
+ * where the host can read that back (utf16-result.ts), else from slices and tokens in JS
+ * (`slices`: that way everywhere, as tests compare).
  */
-export function encodeString(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES): string | undefined {
+export function encodeString(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES, slices = !utf16Results): string | undefined {
+  if (!slices) {
+    const found: number[] = [];
+    const count = scanString(job, s, (start, stop) => found.push(start, stop), chunkBytes);
+    if (count === NOT_WELL_FORMED) return undefined;
+    return count === 0 ? s : utf16Result(job.desc, s, found);
+  }
   let out = '';
   let from = 0; // s[0, from) is in `out`
   const count = scanString(
