@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../src/codec/compiled.ts';
 import { type CodecOptions, resolveOptions } from '../src/codec/options.ts';
 import { encodeString } from '../src/core/encode-string.ts';
+import { heapStats } from '../src/core/memory.ts';
 import { utf16Results } from '../src/core/utf16-result.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 
@@ -33,11 +34,20 @@ describe('the UTF-16 result', () => {
     );
   });
 
-  it('keeps one-byte text one-byte and reads back past a grown memory', () => {
+  it('agrees on long strings, across a grown result region', () => {
     const { encodeJob } = compile(resolveOptions({}));
     // Large enough that the result region is replaced (and memory may grow) between the calls.
     for (const s of ['qwen '.repeat(20), `${'通义 é qwen '.repeat(20000)}😀`, 'ALIBABA cloud '.repeat(9)]) {
       expect(encodeString(encodeJob, s, undefined, false)).toBe(encodeString(encodeJob, s, undefined, true));
     }
+  });
+
+  it('leaves a string too long for a bounded region to the slices path', () => {
+    const { encodeJob } = compile(resolveOptions({}));
+    const s = 'qwen 通义 '.repeat(200_000); // (its result would need about 14 MB)
+    encodeString(encodeJob, 'qwen '.repeat(20)); // (the region of a short one first)
+    const before = heapStats().top;
+    expect(encodeString(encodeJob, s)).toBe(encodeString(encodeJob, s, undefined, true));
+    expect(heapStats().top - before).toBeLessThanOrEqual(4 << 20); // (RESULT16_MAX_BYTES, with room)
   });
 });

@@ -160,23 +160,20 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
  * (`slices`: that way everywhere, as tests compare).
  */
 export function encodeString(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES, slices = !utf16Results): string | undefined {
-  if (!slices) {
-    const found: number[] = [];
-    const count = scanString(job, s, (start, stop) => found.push(start, stop), chunkBytes);
-    if (count === NOT_WELL_FORMED) return undefined;
-    return count === 0 ? s : utf16Result(job.desc, s, found);
-  }
+  const found: number[] = [];
+  const count = scanString(job, s, (start, stop) => found.push(start, stop), chunkBytes);
+  if (count === NOT_WELL_FORMED) return undefined;
+  if (count === 0) return s;
+  return (slices ? undefined : utf16Result(job.desc, s, found)) ?? sliced(job, s, found);
+}
+
+/** `s` with the matches `found` ([start, end) pairs) replaced, from slices and tokens. */
+function sliced(job: StringJob, s: string, found: readonly number[]): string {
   let out = '';
   let from = 0; // s[0, from) is in `out`
-  const count = scanString(
-    job,
-    s,
-    (start, stop) => {
-      out += s.slice(from, start) + job.replace(s.slice(start, stop));
-      from = stop;
-    },
-    chunkBytes,
-  );
-  if (count === NOT_WELL_FORMED) return undefined;
-  return count === 0 ? s : out + s.slice(from);
+  for (let k = 0; k < found.length; k += 2) {
+    out += s.slice(from, found[k]) + job.replace(s.slice(found[k], found[k + 1]));
+    from = found[k + 1]!;
+  }
+  return out + s.slice(from);
 }

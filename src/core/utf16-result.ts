@@ -17,6 +17,13 @@ const NodeBuffer = (globalThis as unknown as { Buffer?: { from(b: ArrayBuffer): 
 /** Whether this host can read a UTF-16 result back (Node's Buffer). */
 export const utf16Results = typeof NodeBuffer?.prototype.ucs2Slice === 'function' && typeof NodeBuffer.prototype.ucs2Write === 'function';
 
+/**
+ * The most WASM memory a result is built in (its input copy, records and output): about a
+ * 300,000-unit string. Longer ones take the slices path, so that the region (kept, as memory
+ * cannot shrink) stays bounded whatever the string.
+ */
+export const RESULT16_MAX_BYTES = 2 << 20;
+
 let view: Utf16Buffer | undefined;
 
 /** A Buffer over WASM memory, made again when memory grew. */
@@ -28,9 +35,10 @@ function memoryBuffer(): Utf16Buffer {
 
 /**
  * `s` (well-formed) with the matches `found` ([start, end) pairs in UTF-16 units, in order)
- * replaced by their tokens, as the descriptor's format writes them. Only where utf16Results.
+ * replaced by their tokens, as the descriptor's format writes them; undefined when that needs
+ * more than RESULT16_MAX_BYTES. Only where utf16Results.
  */
-export function utf16Result(desc: Descriptor, s: string, found: readonly number[]): string {
+export function utf16Result(desc: Descriptor, s: string, found: readonly number[]): string | undefined {
   const ptr = desc.ptr;
   const count = found.length >> 1;
   let matched = 0;
@@ -41,7 +49,9 @@ export function utf16Result(desc: Descriptor, s: string, found: readonly number[
   const srcBytes = (s.length * 2 + 15) & ~15;
   const recordBytes = count * 8;
   const outUnits = s.length + count * tokenUnits + 5 * matched;
-  const src = resultRegion(srcBytes + recordBytes + outUnits * 2);
+  const size = srcBytes + recordBytes + outUnits * 2 + 16; // (result16 may write 16 bytes past)
+  if (size > RESULT16_MAX_BYTES) return undefined;
+  const src = resultRegion(size);
   const records = src + srcBytes;
   const out = records + recordBytes;
   const buf = memoryBuffer(); // (after resultRegion, which may grow memory)
