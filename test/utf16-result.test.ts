@@ -28,7 +28,7 @@ describe('the UTF-16 result', () => {
     const { encodeJob } = compile(resolveOptions(options));
     fc.assert(
       fc.property(wellFormed, fc.constantFrom(8, 13, 61, 256 * 1024), (s, chunk) => {
-        expect(encodeString(encodeJob, s, chunk, false)).toBe(encodeString(encodeJob, s, chunk, true));
+        expect(encodeString(encodeJob, s, chunk, 'utf16')).toBe(encodeString(encodeJob, s, chunk, 'slices'));
       }),
       runs(300),
     );
@@ -38,16 +38,16 @@ describe('the UTF-16 result', () => {
     const { encodeJob } = compile(resolveOptions({}));
     // Large enough that the result region is replaced (and memory may grow) between the calls.
     for (const s of ['qwen '.repeat(20), `${'通义 é qwen '.repeat(20000)}😀`, 'ALIBABA cloud '.repeat(9)]) {
-      expect(encodeString(encodeJob, s, undefined, false)).toBe(encodeString(encodeJob, s, undefined, true));
+      expect(encodeString(encodeJob, s, undefined, 'utf16')).toBe(encodeString(encodeJob, s, undefined, 'slices'));
     }
   });
 
   it('leaves a string too long for a bounded region to the slices path', () => {
     const { encodeJob } = compile(resolveOptions({}));
     const s = 'qwen 通义 '.repeat(200_000); // (its result would need about 14 MB)
-    encodeString(encodeJob, 'qwen '.repeat(20)); // (the region of a short one first)
+    encodeString(encodeJob, 'qwen '.repeat(20), undefined, 'utf16'); // (the region of a short one first)
     const before = heapStats().top;
-    expect(encodeString(encodeJob, s)).toBe(encodeString(encodeJob, s, undefined, true));
+    expect(encodeString(encodeJob, s, undefined, 'utf16')).toBe(encodeString(encodeJob, s, undefined, 'slices'));
     expect(heapStats().top - before).toBeLessThanOrEqual(4 << 20); // (RESULT16_MAX_BYTES, with room)
   });
 });

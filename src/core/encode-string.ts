@@ -154,17 +154,26 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
 }
 
 /**
+ * The UTF-16 result (utf16-result.ts) pays where matches are dense: it copies the whole string
+ * in and out, where slices cost per match. Measured on strings of 100-3,200 units: 1.1-1.6x
+ * the slices' time with one match, 0.87-0.92x with one per 80-110 units (the benchmark's mixed
+ * text has one per 86).
+ */
+const UNITS_PER_MATCH = 128;
+
+/**
  * The transformed string; `s` itself when the core found nothing to change; undefined for a
  * string with a lone surrogate (see scanString). The result is made by the core as UTF-16
- * where the host can read that back (utf16-result.ts), else from slices and tokens in JS
- * (`slices`: that way everywhere, as tests compare).
+ * where the host can read that back and matches are dense (utf16-result.ts), else from slices
+ * and tokens in JS; `path` asks for one (tests compare them).
  */
-export function encodeString(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES, slices = !utf16Results): string | undefined {
+export function encodeString(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES, path?: 'slices' | 'utf16'): string | undefined {
   const found: number[] = [];
   const count = scanString(job, s, (start, stop) => found.push(start, stop), chunkBytes);
   if (count === NOT_WELL_FORMED) return undefined;
   if (count === 0) return s;
-  return (slices ? undefined : utf16Result(job.desc, s, found)) ?? sliced(job, s, found);
+  const utf16 = path ? path === 'utf16' : utf16Results && count * UNITS_PER_MATCH >= s.length;
+  return (utf16 ? utf16Result(job.desc, s, found) : undefined) ?? sliced(job, s, found);
 }
 
 /** `s` with the matches `found` ([start, end) pairs) replaced, from slices and tokens. */
