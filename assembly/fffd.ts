@@ -11,6 +11,10 @@ export function countReplacement(p: usize, n: i32, result: usize): void {
     const bd = i8x16.splat(<i8>0xbd);
     while (i + 18 <= n) {
       const a = i8x16.eq(v128.load(p + <usize>i), ef);
+      if (!v128.any_true(a)) {
+        i += 16; // (EF is rare: most blocks need no more)
+        continue;
+      }
       const b = i8x16.eq(v128.load(p + <usize>i + 1), bf);
       const c = i8x16.eq(v128.load(p + <usize>i + 2), bd);
       let mask = i8x16.bitmask(v128.and(v128.and(a, b), c));

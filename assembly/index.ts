@@ -8,6 +8,7 @@ export { jsonFinish, jsonReset, jsonStep } from './json/transducer';
 export { jsonLarge, jsonLines } from './json/lines';
 export { jsonMessages } from './json/framed';
 export { countReplacement } from './fffd';
+export { result16 } from './result16';
 
 export function heapBase(): usize {
   return __heap_base;

@@ -200,7 +200,8 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
     const a1 = i8x16.shuffle(p1, m1, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
     const a2 = i8x16.shuffle(p2, m2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
     const hit = v128.and(v128.and(a0, a1), v128.and(a2, m3));
-    candidates(base, i8x16.bitmask(i8x16.ne(hit, zero)) & keep, len, final);
+    // (most blocks hold no candidate: one test, not a comparison and a bit mask)
+    if (v128.any_true(hit)) candidates(base, i8x16.bitmask(i8x16.ne(hit, zero)) & keep, len, final);
     if (gStop || lastBlock) break;
     p0 = m0;
     p1 = m1;

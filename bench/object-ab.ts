@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { createRegexCodec } from './baseline-regex.ts';
 import { createWalkCodec } from './baseline-walk.ts';
-import { appsListResult, KEYED_KINDS, mixedText, toolsListResult } from './corpus.ts';
+import { appsListResult, cleanText, KEYED_KINDS, mixedText, toolsListResult } from './corpus.ts';
 import { seeded } from './random.ts';
 
 interface Api {
@@ -42,6 +42,24 @@ const keyed = Array.from({ length: 2000 }, (_, i) => JSON.parse(JSON.stringify(k
 const encodedKeyed = keyed.map((m) => builds[0]!.encodeMessage(m));
 const mixed4k = mixedText(11, 4 * 1024);
 const mixed256k = mixedText(1, 256 * 1024);
+// Other text a change to encodeText must not slow: one-byte strings (ASCII, Latin-1) with and
+// without terms, and English whose non-ASCII is short CJK words here and there.
+const ascii4kTerms = mixed4k.replace(/[^ -~\n]/g, 'x');
+const cjkWords = ['通义', '数据', '模型', '阿里', '文件', '服务'];
+const otherText: [string, string][] = [
+  ['ASCII 4 KiB', cleanText(3, 4 * 1024)],
+  ['ASCII 40 KiB', cleanText(4, 40 * 1024)],
+  ['ASCII 4 KiB, terms', ascii4kTerms],
+  ['Latin-1 4 KiB', cleanText(3, 4 * 1024).replace(/e/g, 'é')],
+  ['Latin-1 4 KiB, terms', ascii4kTerms.replace(/e/g, 'é')],
+  [
+    'English, CJK words 4 KiB',
+    cleanText(5, 4 * 1024)
+      .split(' ')
+      .map((w, i) => (i % 7 === 3 ? cjkWords[i % cjkWords.length]! : w))
+      .join(' '),
+  ],
+];
 const every: Row[] = [
   { name: 'encodeMessage: apps list', ours: (api) => api.encodeMessage(apps), baseline: () => walker.encodeMessage(apps) },
   { name: 'decodeMessage: apps list', ours: (api) => api.decodeMessage(encodedApps), baseline: () => walker.decodeMessage(encodedApps) },
@@ -68,6 +86,13 @@ const every: Row[] = [
     ours: (api) => api.encodeText(mixed256k).charCodeAt(0),
     baseline: () => regex.encodeText(mixed256k).charCodeAt(0),
   },
+  ...otherText.map(
+    ([name, text]): Row => ({
+      name: `encodeText: ${name}`,
+      ours: (api) => api.encodeText(text).charCodeAt(0),
+      baseline: () => regex.encodeText(text).charCodeAt(0),
+    }),
+  ),
 ];
 const rows = every.filter((row) => !grep || row.name.toLowerCase().includes(grep));
 
@@ -94,6 +119,6 @@ for (const row of rows) {
   }
   const [a, b, base] = times.map(median) as [number, number, number];
   console.log(
-    `${row.name.padEnd(28)} ${a.toFixed(3).padStart(8)} / ${b.toFixed(3).padStart(8)}  x${(b / a).toFixed(3)}   regex: A ${(base / a).toFixed(2)}x  B ${(base / b).toFixed(2)}x`,
+    `${row.name.padEnd(36)} ${a.toFixed(4).padStart(8)} / ${b.toFixed(4).padStart(8)}  x${(b / a).toFixed(3)}   regex: A ${(base / a).toFixed(2)}x  B ${(base / b).toFixed(2)}x`,
   );
 }

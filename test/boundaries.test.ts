@@ -67,6 +67,22 @@ describe('strings far larger than the work regions', () => {
     expect(decodeText(encoded)).toBe(text);
   });
 
+  it('places terms after long runs of 4-byte characters at their UTF-16 offsets', () => {
+    // (the core counts a gap's units in vector lanes, each up to 2 a block, summed every 127
+    // blocks: runs of emoji fill lanes fastest)
+    const mixed = fc.array(fc.constantFrom('😀', '通', 'é', 'x'), { maxLength: 300 }).map((a) => a.join(''));
+    const gap = fc
+      .tuple(fc.nat(3), fc.integer({ min: 0, max: 1500 }), mixed)
+      .map(([shift, emoji, rest]) => 'x'.repeat(shift) + '😀'.repeat(emoji) + rest);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(gap, fc.constantFrom('Qwen', '通义', 'x')), { minLength: 1, maxLength: 3 }), (parts) => {
+        const text = parts.map(([g, t]) => g + t).join('');
+        expect(encodeText(text)).toBe(referenceEncode(text, MOBILE_MCP));
+      }),
+      runs(30),
+    );
+  });
+
   it('restores a token longer than a region', () => {
     const token = '__mcp_ref_' + '71'.repeat(DEFAULT_CHUNK_BYTES) + '__';
     expect(decodeText(`a${token}b`)).toBe(`a${'q'.repeat(DEFAULT_CHUNK_BYTES)}b`);

@@ -161,3 +161,16 @@ export function workspace(input: number, output: number): Workspace {
   };
   return current;
 }
+
+let result: { ptr: number; size: number } | undefined;
+
+/**
+ * A work region of at least `size` bytes for building a result (src/core/utf16-result.ts),
+ * reused like the others: replaced, never shrunk, when a call needs more.
+ */
+export function resultRegion(size: number): number {
+  if (result && result.size >= size) return result.ptr;
+  if (result) free(result.ptr, result.size);
+  result = { ptr: allocate(size), size };
+  return result.ptr;
+}

@@ -1,0 +1,63 @@
+// encodeText's result made by the core as UTF-16 and read back as one flat string (Node's
+// Buffer: `ucs2Write` copies the string in, `ucs2Slice` makes the result, each one native
+// call). Built in JS from slices and tokens, the result is a rope that the first read flattens,
+// and every match's text is a new string to hash for its token: at 4 KiB of mixed text, about
+// a third of the call. Elsewhere (no Buffer) the caller builds it from slices.
+import { D_PREFIX_LEN, D_SUFFIX_LEN } from './abi.js';
+import type { Descriptor } from './descriptor.js';
+import { core } from './instance.js';
+import { heap, heap32, resultRegion } from './memory.js';
+
+interface Utf16Buffer extends Uint8Array {
+  ucs2Write(s: string, offset: number): number;
+  ucs2Slice(start: number, end: number): string;
+}
+const NodeBuffer = (globalThis as unknown as { Buffer?: { from(b: ArrayBuffer): Utf16Buffer; prototype: Partial<Utf16Buffer> } }).Buffer;
+
+/** Whether this host can read a UTF-16 result back (Node's Buffer). */
+export const utf16Results = typeof NodeBuffer?.prototype.ucs2Slice === 'function' && typeof NodeBuffer.prototype.ucs2Write === 'function';
+
+/**
+ * The most WASM memory a result is built in (its input copy, records and output): about a
+ * 300,000-unit string. Longer ones take the slices path, so that the region (kept, as memory
+ * cannot shrink) stays bounded whatever the string.
+ */
+export const RESULT16_MAX_BYTES = 2 << 20;
+
+let view: Utf16Buffer | undefined;
+
+/** A Buffer over WASM memory, made again when memory grew. */
+function memoryBuffer(): Utf16Buffer {
+  const bytes = heap();
+  if (view?.buffer !== bytes.buffer) view = NodeBuffer!.from(bytes.buffer as ArrayBuffer);
+  return view;
+}
+
+/**
+ * `s` (well-formed) with the matches `found` ([start, end) pairs in UTF-16 units, in order)
+ * replaced by their tokens, as the descriptor's format writes them; undefined when that needs
+ * more than RESULT16_MAX_BYTES. Only where utf16Results.
+ */
+export function utf16Result(desc: Descriptor, s: string, found: readonly number[]): string | undefined {
+  const ptr = desc.ptr;
+  const count = found.length >> 1;
+  let matched = 0;
+  for (let k = 0; k < found.length; k += 2) matched += found[k + 1]! - found[k]!;
+  // A token: prefix, suffix, two hex digits per UTF-8 byte (at most 3 per unit).
+  const w = heap32();
+  const tokenUnits = w[(ptr + D_PREFIX_LEN) >>> 2]! + w[(ptr + D_SUFFIX_LEN) >>> 2]!;
+  const srcBytes = (s.length * 2 + 15) & ~15;
+  const recordBytes = count * 8;
+  const outUnits = s.length + count * tokenUnits + 5 * matched;
+  const size = srcBytes + recordBytes + outUnits * 2 + 16; // (result16 may write 16 bytes past)
+  if (size > RESULT16_MAX_BYTES) return undefined;
+  const src = resultRegion(size);
+  const records = src + srcBytes;
+  const out = records + recordBytes;
+  const buf = memoryBuffer(); // (after resultRegion, which may grow memory)
+  buf.ucs2Write(s, src);
+  const words = heap32();
+  for (let k = 0, r = records >>> 2; k < found.length; k++) words[r + k] = found[k]!;
+  const units = core.result16(ptr, src, s.length, records, count, out);
+  return buf.ucs2Slice(out, out + units * 2);
+}
