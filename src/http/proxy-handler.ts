@@ -121,7 +121,7 @@ export class ProxyHandler {
 
   /** Errors under the ids of the request's body as written (none for a body that was not read). */
   private async failedReplies(original: Uint8Array | undefined, status: number, message: string, code = SERVER_ERROR): Promise<Response> {
-    const { body } = await errorReplies(original ? parseShape(original) : { batch: false, items: [] }, code, message, this.bodyOptions);
+    const { body } = await errorReplies(parseShape(original), code, message, this.bodyOptions);
     return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json' } });
   }
 
