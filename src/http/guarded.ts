@@ -104,11 +104,7 @@ export async function withAnswers(response: Response, answers: Message[], option
   // A JSON batch response: held (bounded) to add to, its bytes as they are.
   const bytes = await readBounded(response.body, maxBytes);
   const text = utf8.decode(bytes);
-  try {
-    JSON.parse(text);
-  } catch {
-    return new Response(bytes as Uint8Array<ArrayBuffer>, init);
-  }
+  if (parseJson(text) === undefined) return new Response(bytes as Uint8Array<ArrayBuffer>, init);
   const own = utf8.decode(await encodeBytes(toBytes(answers), options));
   const ownItems = own.slice(own.indexOf('[') + 1, own.lastIndexOf(']'));
   const trimmed = text.trim();
