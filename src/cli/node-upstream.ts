@@ -29,7 +29,7 @@ const MAX_CODINGS = 5;
 /** Decoders for a Content-Encoding list, last applied first; none when one is unknown or they are too many (the body passes as it is). */
 function decoders(encoding: string | undefined): Readable[] {
   if (!encoding) return []; // (most answers: no list to split)
-  const codings = (encoding ?? '')
+  const codings = encoding
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c && c !== 'identity');

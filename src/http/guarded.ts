@@ -48,9 +48,8 @@ export async function guardRequest(
   // (the ids as written are read up front only for a trail, which names every call judged)
   const s = await screen(guard, body.value, ask, guard.audits ? body.ids : undefined, session);
   if (!s.answers.length && !s.dropped) return { forward: decoded, answers: [] };
-  // Each answer under its request's id as written.
-  const ids = s.answers.length ? body.ids : [];
-  const answers = s.answers.map((a, j) => underId(a, ids[s.answered[j]!]));
+  // Each answer under its request's id as written (the ids are read at the first answer's).
+  const answers = s.answers.map((a, j) => underId(a, body.ids[s.answered[j]!]));
   // What passes goes as the client wrote it (its bytes, not re-serialised: numbers keep their
   // spelling); what passes of a batch keeps its parse (the call timer reads it).
   let forward = !s.rest.length ? undefined : decoded;
@@ -105,11 +104,7 @@ export async function withAnswers(response: Response, answers: Message[], option
   // A JSON batch response: held (bounded) to add to, its bytes as they are.
   const bytes = await readBounded(response.body, maxBytes);
   const text = utf8.decode(bytes);
-  try {
-    JSON.parse(text);
-  } catch {
-    return new Response(bytes as Uint8Array<ArrayBuffer>, init);
-  }
+  if (parseJson(text) === undefined) return new Response(bytes as Uint8Array<ArrayBuffer>, init);
   const own = utf8.decode(await encodeBytes(toBytes(answers), options));
   const ownItems = own.slice(own.indexOf('[') + 1, own.lastIndexOf(']'));
   const trimmed = text.trim();

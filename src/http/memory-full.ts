@@ -3,9 +3,9 @@
 // Retry-After, never 500, and the other clients go on. The body is written without the codec
 // (which needs that memory) and says nothing of any payload.
 import { WasmMemoryFullError } from '../errors.js';
-import { errorResponse, SERVER_ERROR } from '../jsonrpc/message.js';
+import { SERVER_ERROR } from '../jsonrpc/message.js';
 import { messageText } from '../jsonrpc/raw-id.js';
-import { parseShape } from './replies.js';
+import { errorValue, parseShape } from './replies.js';
 
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -20,10 +20,7 @@ const MESSAGE = 'Service unavailable: WASM memory is full (too many messages in 
  * wrote them, not through the codec.
  */
 export function memoryFullResponse(original?: Uint8Array): Response {
-  const shape = original ? parseShape(original) : { batch: false, items: [] };
-  const replies = shape.items.filter((m) => m.request).map((m) => errorResponse(m.id!, SERVER_ERROR, MESSAGE));
-  const value = replies.length ? (shape.batch ? replies : replies[0]) : errorResponse(null, SERVER_ERROR, MESSAGE);
-  return new Response(messageText(value), {
+  return new Response(messageText(errorValue(parseShape(original), SERVER_ERROR, MESSAGE)), {
     status: 503,
     headers: { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close' },
   });

@@ -114,15 +114,19 @@ export class ProxyHandler {
     );
   }
 
-  private async jsonError(status: number, code: number, message: string, headers: HeadersInit = {}): Promise<Response> {
-    const { body } = await errorReplies({ batch: false, items: [] }, code, message, this.bodyOptions);
+  /**
+   * An error answer, encoded: under the id of each request of the body as the client wrote it
+   * (`original`, once read), else one under id null.
+   */
+  private async jsonError(
+    status: number,
+    code: number,
+    message: string,
+    original?: Uint8Array,
+    headers: HeadersInit = {},
+  ): Promise<Response> {
+    const { body } = await errorReplies(parseShape(original), code, message, this.bodyOptions);
     return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json', ...headers } });
-  }
-
-  /** Errors under the ids of the request's body as written (none for a body that was not read). */
-  private async failedReplies(original: Uint8Array | undefined, status: number, message: string, code = SERVER_ERROR): Promise<Response> {
-    const { body } = await errorReplies(original ? parseShape(original) : { batch: false, items: [] }, code, message, this.bodyOptions);
-    return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json' } });
   }
 
   // WASM memory full: 503 for the request that meets it (checked once its body is read, before
@@ -157,7 +161,7 @@ export class ProxyHandler {
     if (!what) return undefined;
     this.log(`${request.method} refused: ${what === 'Origin' ? 'Origin' : 'Host'} not allowed (403)`);
     request.body?.drop();
-    return this.jsonError(403, SERVER_ERROR, `Forbidden: ${what} not allowed`, request.body ? CLOSE : {});
+    return this.jsonError(403, SERVER_ERROR, `Forbidden: ${what} not allowed`, undefined, request.body ? CLOSE : {});
   }
 
   private truncated(method: string): () => void {
@@ -221,7 +225,7 @@ export class ProxyHandler {
 
   private tooLarge(request: ProxyRequest): Promise<Response> {
     this.log(`${request.method} refused: body over ${this.max} bytes (413)`);
-    return this.jsonError(413, -32600, `Request body larger than ${this.max} bytes`, CLOSE);
+    return this.jsonError(413, -32600, `Request body larger than ${this.max} bytes`, undefined, CLOSE);
   }
 
   /** Reads the body and decodes a JSON POST's, answering here what must not go upstream. */
@@ -270,7 +274,7 @@ export class ProxyHandler {
         if (!guarded) {
           // (the upstream restarted, or the id is made up)
           this.log(`${request.method} answered 404: the upstream does not know the session (asked for its tool list)`);
-          return this.failedReplies(original, 404, 'Session not found', SESSION_NOT_FOUND);
+          return this.jsonError(404, SESSION_NOT_FOUND, 'Session not found', original);
         }
         p.answers = guarded.answers;
         p.reply = guarded.reply;
@@ -280,7 +284,7 @@ export class ProxyHandler {
     } else if (guard && request.method === 'POST' && holdsJson(original)) {
       this.log(`${request.method} refused: a JSON body not sent as application/json, which the guard would not read (415)`);
       // (under its requests' ids as written, as a 502: the body is JSON, its ids readable)
-      return this.failedReplies(original, 415, 'Unsupported Media Type: a JSON body must be sent as application/json');
+      return this.jsonError(415, SERVER_ERROR, 'Unsupported Media Type: a JSON body must be sent as application/json', original);
     }
     return p;
   }
@@ -337,7 +341,7 @@ export class ProxyHandler {
       const code = (e as { cause?: { code?: unknown } }).cause?.code;
       const reason = typeof code === 'string' ? ` (${code})` : '';
       this.log(`${request.method} failed: upstream unreachable${reason} (502)`);
-      return this.failedReplies(p.original, 502, `Cannot reach the upstream MCP server at ${this.upstream.host}${reason}`);
+      return this.jsonError(502, SERVER_ERROR, `Cannot reach the upstream MCP server at ${this.upstream.host}${reason}`, p.original);
     }
     this.guards?.answered(session, request.method, upstream);
     if (p.reply) {
@@ -383,7 +387,7 @@ export class ProxyHandler {
     const settled = await settle(filtered.body, (kind === 'json' && response.ok) || kind === 'binary', refused, ending);
     if (settled === 'failed') {
       if (isMemoryFull(failure)) return this.memoryFull(request, original);
-      return this.failedReplies(original, 502, 'The upstream MCP server sent a response that cannot be passed on');
+      return this.jsonError(502, SERVER_ERROR, 'The upstream MCP server sent a response that cannot be passed on', original);
     }
     return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: toHeaders(down) });
   }

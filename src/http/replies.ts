@@ -18,9 +18,9 @@ interface Parsed {
 
 const utf8 = new TextDecoder();
 
-/** The shape of a body (valid JSON: the decoder read it to its end). */
-export function parseShape(body: Uint8Array): Parsed {
-  const read = readMessage(utf8.decode(body));
+/** The shape of a body (valid JSON: the decoder read it to its end); of none read (undefined), no message. */
+export function parseShape(body: Uint8Array | undefined): Parsed {
+  const read = body && readMessage(utf8.decode(body));
   if (!read) return { batch: false, items: [] };
   const batch = Array.isArray(read.value);
   const items = (batch ? (read.value as unknown[]) : [read.value]).map((m, k) => {
@@ -43,7 +43,11 @@ export interface Outcome {
 
 const json = (value: unknown) => new TextEncoder().encode(messageText(value));
 
-/** Encoded: `replies` (a batch for a batch), or one error with id null when there are none. */
+/** `replies` as a body's value (a batch for a batch), or one error with id null when there are none. */
+const repliesValue = (shape: Parsed, replies: unknown[], code: number, message: string): unknown =>
+  shape.batch && replies.length ? replies : replies.length ? replies[0] : errorResponse(null, code, message);
+
+/** Encoded: `replies` as `repliesValue` makes them. */
 async function answer(
   shape: Parsed,
   replies: unknown[],
@@ -51,8 +55,19 @@ async function answer(
   message: string,
   options: BodyOptions,
 ): Promise<{ answered: boolean; body: Uint8Array }> {
-  const value = shape.batch && replies.length ? replies : replies.length ? replies[0] : errorResponse(null, code, message);
-  return { answered: replies.length > 0, body: await encodeBytes(json(value), options) };
+  return { answered: replies.length > 0, body: await encodeBytes(json(repliesValue(shape, replies, code, message)), options) };
+}
+
+/** An error response for each request of `shape`, under its id. */
+const requestErrors = (shape: Parsed, code: number, message: string) =>
+  shape.items.filter((m) => m.request).map((m) => errorResponse(m.id!, code, message));
+
+/**
+ * Error responses for the requests in `shape` as a body's value (see `repliesValue`), not
+ * encoded: for an answer that cannot go through the codec (memory-full.ts).
+ */
+export function errorValue(shape: Parsed, code: number, message: string): unknown {
+  return repliesValue(shape, requestErrors(shape, code, message), code, message);
 }
 
 /** Error responses for the requests in `shape`, encoded (see `answer`). */
@@ -62,8 +77,7 @@ export function errorReplies(
   message: string,
   options: BodyOptions,
 ): Promise<{ answered: boolean; body: Uint8Array }> {
-  const replies = shape.items.filter((m) => m.request).map((m) => errorResponse(m.id!, code, message));
-  return answer(shape, replies, code, message, options);
+  return answer(shape, requestErrors(shape, code, message), code, message, options);
 }
 
 export async function collisionOutcome(original: Uint8Array, e: PayloadKeyCollisionError, options: BodyOptions): Promise<Outcome> {

@@ -5,6 +5,7 @@
 // successful GET body as an event stream, whatever its Content-Type says.
 import { type Codec, createCodec } from '../codec/codec.js';
 import { createEncodeStream, DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
+import { parseJson } from '../util/json.js';
 import { encodeBytes, readBounded } from './body.js';
 import type { CallGuard } from './call-guard.js';
 import { eventObserver, observeJson } from './guarded.js';
@@ -209,12 +210,8 @@ const isRpc = (m: unknown) => typeof m === 'object' && m !== null && !Array.isAr
  */
 async function encodeJsonWhole(body: ReadableStream<Uint8Array>, max: number, options: BodyOptions): Promise<Uint8Array> {
   const bytes = await readBounded(body, max);
-  let value: unknown;
-  try {
-    value = JSON.parse(utf8.decode(bytes));
-  } catch {
-    return encodeText(bytes, options);
-  }
+  const value = parseJson(utf8.decode(bytes));
+  if (value === undefined) return encodeText(bytes, options);
   if (Array.isArray(value) ? value.length > 0 && value.every(isRpc) : isRpc(value)) {
     try {
       return await encodeBytes(bytes, options);

@@ -81,7 +81,11 @@ async function listeningSocket(): Promise<{ fd: number; port: number; close(): v
   return { fd, port, close: () => void server.close() };
 }
 
-/** The port the runtime announced on stdout (announce.ts), once it has (or the child exits, or 20 s pass). */
+/**
+ * The port the runtime announced on stdout (ANNOUNCE), once the line is whole: a read can end
+ * inside it (`port 4` of `port 43117`). Other lines before it are passed over. Rejects if the
+ * child exits, or 20 s pass.
+ */
 async function announcedPort(child: ChildProcess, stderr: () => string): Promise<number> {
   let out = '';
   return new Promise((resolve, reject) => {
@@ -95,7 +99,7 @@ async function announcedPort(child: ChildProcess, stderr: () => string): Promise
     };
     const read = (d: Buffer) => {
       out += d;
-      const m = /^port (\d+)$/m.exec(out);
+      const m = /^port (\d+)\r?\n/m.exec(out);
       if (m) done(null, Number(m[1]));
     };
     const exited = (code: number | null) => done(new Error(`the runtime exited (${code}): ${stderr()}`));
