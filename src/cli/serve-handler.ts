@@ -11,6 +11,7 @@ import type { CodecOptions } from '../codec/options.js';
 import { type AccessOptions, withAccess } from '../http/access/index.js';
 import { BodyTooLargeError, decodeBytes, readBounded } from '../http/body.js';
 import { hostAllowed, originAllowed } from '../http/guard.js';
+import { SESSION_NOT_FOUND } from '../http/replies.js';
 import {
   collisionReplies,
   errorResponse,
@@ -34,8 +35,6 @@ import type { ServeSessions, TableSession } from './serve-sessions.js';
 
 /** Messages in one POST at most (the SDK's bound). */
 const MAX_BATCH = 100;
-/** The JSON-RPC code of 404 Session not found (the SDK's). */
-const SESSION_NOT_FOUND = SERVER_ERROR - 1;
 
 /** What the handler needs of a session (a ServeSession; a fake one in tests). */
 export type HandlerSession = TableSession &

@@ -11,7 +11,7 @@ import type { FetchLike } from './fetch-like.js';
 import { type GuardedRequest, withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
-import { collisionOutcome, refusalOutcome } from './replies.js';
+import { collisionOutcome, errorAnswer, refusalOutcome, SESSION_NOT_FOUND } from './replies.js';
 import { encodeResponse, isJson, mediaType, responseKind } from './response.js';
 import { sessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
@@ -63,12 +63,6 @@ export interface FilteringFetchOptions extends BodyOptions, CallTimeoutOptions {
    * request it answers.
    */
   onStreamError?: (error: unknown) => void;
-}
-
-/** A 404 as the SDK's servers give a request of a session they do not know. */
-function sessionNotFound(): Response {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
-  return new Response(body, { status: 404, headers: { 'content-type': 'application/json' } });
 }
 
 /** The parts of a Request that a fetch init carries (so `fetch(url, init)` sends the same). */
@@ -158,7 +152,7 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
       const ask = askUpstream(base, request.url, new Headers(request.headers), max, request.signal);
       const guarded = await guardSession(guards!, session, guard, body, codec, ask);
       // (the server's own answer to the asking is no message: a 404 as the SDK's servers give)
-      if (!guarded) return sessionNotFound();
+      if (!guarded) return errorAnswer(404, SESSION_NOT_FOUND, 'Session not found', original, codec);
       answers = guarded.answers;
       reply = guarded.reply;
       if (!guarded.forward) return reply!;

@@ -24,7 +24,7 @@ import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
 import type { Answer, DirectAnswer, ProxyRequest } from './proxy-request.js';
 import { UpstreamTargets } from './proxy-target.js';
 import { asResponse, UnwritableHead, type Upstream, writable } from './proxy-upstream.js';
-import { collisionOutcome, errorReplies, parseShape, refusalOutcome } from './replies.js';
+import { collisionOutcome, errorAnswer, refusalOutcome, SESSION_NOT_FOUND } from './replies.js';
 import { encodedStatusText, encodeResponse, headKind, isJson, mediaType, NULL_BODY, type ResponseHead } from './response.js';
 import type { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
@@ -37,7 +37,6 @@ const CLOSE = { connection: 'close' };
 const NOT_UP = ['host', 'content-length'];
 
 /** The code the SDK's servers give a request of a session they do not know. */
-const SESSION_NOT_FOUND = -32001;
 
 /** What goes upstream once the body is read: its bytes, and the answers given here already. */
 interface Prepared {
@@ -114,19 +113,15 @@ export class ProxyHandler {
     );
   }
 
-  /**
-   * An error answer, encoded: under the id of each request of the body as the client wrote it
-   * (`original`, once read), else one under id null.
-   */
-  private async jsonError(
+  /** An error answer, encoded (replies.ts errorAnswer). */
+  private jsonError(
     status: number,
     code: number,
     message: string,
     original?: Uint8Array,
-    headers: HeadersInit = {},
+    headers: Record<string, string> = {},
   ): Promise<Response> {
-    const { body } = await errorReplies(parseShape(original), code, message, this.bodyOptions);
-    return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json', ...headers } });
+    return errorAnswer(status, code, message, original, this.bodyOptions, headers);
   }
 
   // WASM memory full: 503 for the request that meets it (checked once its body is read, before

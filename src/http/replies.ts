@@ -80,6 +80,25 @@ export function errorReplies(
   return answer(shape, requestErrors(shape, code, message), code, message, options);
 }
 
+/** The JSON-RPC code of 404 Session not found (the SDK's servers'). */
+export const SESSION_NOT_FOUND = -32001;
+
+/**
+ * An error answer as a Response, encoded: under the id of each request of `original` (the body
+ * as the client wrote it, once read) as written, else one under id null.
+ */
+export async function errorAnswer(
+  status: number,
+  code: number,
+  message: string,
+  original: Uint8Array | undefined,
+  options: BodyOptions,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const { body } = await errorReplies(parseShape(original), code, message, options);
+  return new Response(body as Uint8Array<ArrayBuffer>, { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
 export async function collisionOutcome(original: Uint8Array, e: PayloadKeyCollisionError, options: BodyOptions): Promise<Outcome> {
   const shape = parseShape(original);
   if (shape.items.length && shape.items.every((m) => !m.request && m.id !== undefined)) {
