@@ -71,17 +71,20 @@ export function foldRows(make: MakeCodec, transformer: MakeTransformer): FoldRow
     pair('mixed text 256 KiB', mixed, atMost15PercentSlower),
     pair('clean text 1 MiB', cleanText(4, 1 << 20), atMost15PercentSlower),
     pair('CJK-heavy text 256 KiB', cjkText(2, 256 * 1024)),
+    // No target here: the default misses the 510 terms in lookalikes that fold 'nfkc' exists to
+    // find, and writes 22% fewer tokens (docs/PERFORMANCE.md: what the lookalikes target means).
     pair('mixed text 256 KiB, every term in lookalikes', lookalikes, undefined, false),
     {
-      // The same lookalike text against the default on the text it disguises: both find every
-      // term (the row above has the default find 28% fewer, and write that many fewer tokens).
-      // Both MB/s count the lookalike text's bytes (3% more than the other's): the ratio is of times.
+      // The target's row for lookalikes: the same lookalike text against the default on the text
+      // it disguises, both finding every term (fold 'nfkc' still reads 3% more bytes and writes
+      // longer tokens). Both MB/s count the lookalike text's bytes: the ratio is of times.
       name: 'every term in lookalikes, vs the default on the same terms undisguised',
       bytes: bytes(lookalikes),
       ours: () => folded.encodeText(lookalikes),
       baselineName: "fold 'ascii' (default), on the text without lookalikes",
       baseline: () => plain.encodeText(mixed),
       check: () => noTermIn(folded.encodeText(lookalikes)) && noTermIn(plain.encodeText(mixed)),
+      target: atMost15PercentSlower,
     },
     {
       name: `${shorts.length} short strings (< 64 chars)`,

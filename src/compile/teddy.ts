@@ -30,7 +30,7 @@ export function admitAll(fp: Fingerprint, from: number): void {
 }
 
 /** x |= y, position by position. */
-function merge(x: Fingerprint, y: Fingerprint): void {
+export function merge(x: Fingerprint, y: Fingerprint): void {
   for (let j = 0; j < TEDDY_POSITIONS; j++) {
     x.lo[j]! |= y.lo[j]!;
     x.hi[j]! |= y.hi[j]!;
