@@ -13,11 +13,11 @@
 // taken as text without reading ahead), and,
 // decoding, a key that decoding changes.
 import {
-  J_DEPTH, J_MODE, J_NUM_SIZE, J_ROOT_PAYLOAD, J_SCHEMA_AT, J_STACK_CAP, J_VALUE, JSON_ENCODE, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE,
-  ROOT_TEXT,
+  J_DEPTH, J_MODE, J_NUM_SIZE, J_ROOT_PAYLOAD, J_SCHEMA_AT, J_STACK, J_STACK_CAP, J_VALUE, JSON_ENCODE, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE,
+  ROOT_MESSAGE, ROOT_TEXT,
 } from '../abi';
-import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, MINUS, QUOTE } from '../bytes';
-import { keyRules, valueFlags } from './envelope';
+import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, MINUS, QUOTE, SPACE } from '../bytes';
+import { keyRules } from './envelope';
 import { copyTo, startRewrite, transformText, transformUriHeader, widenMaxLength } from './indexed-rewrite';
 import { DATA_HOST, DATA_KEEP, DATA_TRANSFORM, dataAhead, startAhead } from './indexed-media';
 import { decodeText, gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, startText, stringEnd } from './indexed-text';
@@ -62,6 +62,8 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
   const encoding = get(J_MODE) == JSON_ENCODE;
   startRewrite(n, encoding);
   startAhead(n);
+  const stack = get(J_STACK) as usize; // (the container stack: the current entry at stack + 2 * depth)
+  const rootFlags = get(J_ROOT_PAYLOAD) != ROOT_MESSAGE ? V_PAYLOAD : 0;
   let i: i32 = 0;
   let phase = P_VALUE;
   let depth: u32 = 0;
@@ -69,7 +71,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
     let b: u32 = 0;
     while (i < n) {
       b = <u32>load<u8>(inp + <usize>i);
-      if (!isWs(b)) break;
+      if (b > SPACE || !isWs(b)) break; // (most bytes are past the space: one test)
       i++;
     }
     if (i >= n) break;
@@ -77,8 +79,14 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
     if (phase == P_VALUE) {
       if (b == BRACKET_CLOSE && depth > 0 && (top() & (K_OBJ | K_FIRST)) == K_FIRST) closes = true;
       else {
-        let v = valueFlags();
-        if (depth > 0) setTop(top() & ~K_FIRST);
+        // (valueFlags with the depth and the entry in locals.)
+        let v = rootFlags;
+        if (depth > 0) {
+          const at = stack + (<usize>depth << 1);
+          const k = <u32>load<u16>(at);
+          v = (k & K_OBJ) == 0 ? ((k & K_PAYLOAD) != 0 ? V_PAYLOAD : 0) : get(J_VALUE);
+          store<u16>(at, <u16>(k & ~K_FIRST));
+        }
         if ((v & V_DATA) != 0) {
           const k = top();
           const media = (k >> K_MEDIA_SHIFT) & 3;
@@ -117,7 +125,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           if ((v & V_PAYLOAD) != 0) {
             // (A bare string the host already knows is not a data: URI is not looked at again;
             // decoding looks at none: a token in a data: URI is restored.)
-            const uriCheck = get(J_MODE) == JSON_ENCODE && (depth > 0 || get(J_ROOT_PAYLOAD) != ROOT_TEXT);
+            const uriCheck = encoding && (depth > 0 || get(J_ROOT_PAYLOAD) != ROOT_TEXT);
             if (!(uriCheck && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, e, gDecLen);
             else if (!transformUriHeader(i + 1, e)) return INDEXED_REFUSED;
           }
@@ -152,7 +160,15 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           i += litLen;
         }
         set(J_VALUE, 0);
-        phase = depth == 0 ? P_DONE : P_AFTER;
+        if (depth == 0) {
+          phase = P_DONE;
+          continue;
+        }
+        // (A comma most often follows at once: read here, not by another turn of the loop.)
+        if (i < n && load<u8>(inp + <usize>i) == COMMA) {
+          phase = (load<u16>(stack + (<usize>depth << 1)) & K_OBJ) != 0 ? P_KEY : P_VALUE;
+          i++;
+        } else phase = P_AFTER;
         continue;
       }
     } else if (phase == P_KEY) {
@@ -164,10 +180,14 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
         const decoded = decodeText(i + 1, e);
         if (decoded < 0) return decoded;
         // A key that decoding changes may collide with another: the host checks it.
-        if ((top() & K_PAYLOAD) != 0 && transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
+        if ((load<u16>(stack + (<usize>depth << 1)) & K_PAYLOAD) != 0 && transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
         set(J_VALUE, keyRules(gDec, <u32>gDecLen));
-        phase = P_COLON;
         i = e + 1;
+        // (The colon most often follows at once: read here, not by another turn of the loop.)
+        if (i < n && load<u8>(inp + <usize>i) == COLON) {
+          phase = P_VALUE;
+          i++;
+        } else phase = P_COLON;
         continue;
       }
     } else if (phase == P_COLON) {
@@ -187,13 +207,18 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
     } else return INDEXED_HOST; // P_DONE: only whitespace may follow the value
     if (!closes) return INDEXED_HOST;
     // (No `data` or `blob` of this object waits: those were refused.)
-    if ((top() & K_DATA_TAKEN) != 0) gTakenOpen--;
+    if ((load<u16>(stack + (<usize>depth << 1)) & K_DATA_TAKEN) != 0) gTakenOpen--;
     leaveContainer(depth);
     depth--;
     set(J_DEPTH, depth);
     set(J_VALUE, 0);
-    phase = depth == 0 ? P_DONE : P_AFTER;
     i++;
+    if (depth == 0) phase = P_DONE;
+    else if (i < n && load<u8>(inp + <usize>i) == COMMA) {
+      // (As after a value: the comma read at once.)
+      phase = (load<u16>(stack + (<usize>depth << 1)) & K_OBJ) != 0 ? P_KEY : P_VALUE;
+      i++;
+    } else phase = P_AFTER;
   }
   if (phase != P_DONE) return phase == P_VALUE && depth == 0 ? INDEXED_REFUSED : INDEXED_HOST; // only whitespace (a blank line), or cut short
   copyTo(n);
