@@ -86,3 +86,34 @@ export const runs = (n: number) => {
   const replay = process.env.FC_SEED ? { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true } : {};
   return { numRuns: fuzz > 0 ? fuzz : n, ...replay };
 };
+
+/**
+ * Object keys the field policy and the walk treat specially (protocol fields, opaque members,
+ * schema keywords, `__proto__`), a term, and tokens: one that decodes to the term (a collision)
+ * and one that does not decode.
+ */
+export const policyKey = fc.constantFrom(
+  '_meta',
+  'data',
+  'type',
+  'blob',
+  'uri',
+  'maxLength',
+  'name',
+  'properties',
+  'items',
+  'const',
+  'tools',
+  'inputSchema',
+  'task',
+  'tasks',
+  'taskId',
+  'cursor',
+  'nextCursor',
+  'progressToken',
+  '__proto__',
+  'qwen',
+  '__mcp_ref_71776__',
+  '__mcp_ref_7177656e__',
+  'text',
+);

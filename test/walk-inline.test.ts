@@ -9,32 +9,11 @@ import { expect, it } from 'vitest';
 import { PARAMS_RULE, RESULT_RULE } from '../src/codec/protocol-fields.ts';
 import { type MapOptions, mapValue } from '../src/codec/walk.ts';
 import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
-import { runs } from './arbitraries.ts';
+import { policyKey, runs } from './arbitraries.ts';
 
 const codec = createCodec();
 
-const key = fc.constantFrom(
-  '_meta',
-  'data',
-  'type',
-  'blob',
-  'uri',
-  'maxLength',
-  'properties',
-  'items',
-  'const',
-  'tools',
-  'inputSchema',
-  'task',
-  'tasks',
-  'taskId',
-  'nextCursor',
-  'progressToken',
-  '__proto__',
-  'qwen',
-  '__mcp_ref_7177656e__', // (decodes to `qwen`: a collision)
-  'text',
-);
+const key = policyKey;
 const text = fc.constantFrom('image', 'audio', 'qwen', 'a Qwen b', '__mcp_ref_7177656e__', '通义', '', 'plain', 'data:a/b;base64,cXdlbg==');
 const scalar = fc.oneof(text, fc.integer({ min: -2, max: 100 }), fc.boolean(), fc.constant(null));
 

@@ -6,29 +6,12 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
-import { runs } from './arbitraries.ts';
+import { policyKey, runs } from './arbitraries.ts';
 
 const codec = createCodec();
 const PAD = '\u0000pad';
 
-const key = fc.constantFrom(
-  '_meta',
-  'data',
-  'type',
-  'blob',
-  'uri',
-  'maxLength',
-  'name',
-  'progressToken',
-  'cursor',
-  'nextCursor',
-  'taskId',
-  '__proto__',
-  'qwen',
-  '__mcp_ref_71776__',
-  '__mcp_ref_7177656e__', // (decodes to `qwen`: a collision)
-  'text',
-);
+const key = policyKey;
 const text = fc.constantFrom(
   'image',
   'audio',
