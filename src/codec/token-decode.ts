@@ -12,6 +12,11 @@ const hexValue = (c: number) => (c >= 48 && c <= 57 ? c - 48 : (c | 0x20) >= 97 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** Slots of the decoded-token cache (a power of two): direct-mapped by a hash of the hex digits. */
 const TOKEN_SLOTS = 4096;
+/**
+ * Tokens of more bytes are decoded each time, not kept: what the cache holds stays under 1 MB
+ * however long the tokens a peer sends (4,096 slots of at most 64 bytes and their text).
+ */
+const MAX_CACHED_BYTES = 64;
 
 /**
  * Restores the tokens in a string, with the core's rules: the prefix in any ASCII case,
@@ -36,26 +41,35 @@ export function compileTokenDecode(prefix: string, suffix: string): (s: string) 
           return h < 0 ? -1 : h - anchor.at;
         }
       : (_s: string, from: number) => from;
-  // Each distinct token decoded once: slot (hash of its hex digits' values) -> its hex as written
-  // and its text (null: not UTF-8). A hit is checked in place with startsWith, so a candidate
-  // costs no slice and no string hash; two tokens in one slot take turns.
-  const slotHex = new Array<string | undefined>(TOKEN_SLOTS);
+  // Each distinct token decoded once: slot (hash of its hex digits' values) -> its bytes and its
+  // text (null: not UTF-8). A hit is checked in place against the bytes, so a candidate costs no
+  // slice and no string hash, and the hex in either case finds it; two tokens in one slot take
+  // turns. (Not the hex as written: a slice of 13 characters or more points into `s`, and kept
+  // in a slot it held the whole message, megabytes, as long as the slot did.)
+  const slotBytes = new Array<Uint8Array | undefined>(TOKEN_SLOTS);
   const slotText = new Array<string | null>(TOKEN_SLOTS);
+  const byteAt = (s: string, i: number) => (hexValue(s.charCodeAt(i)) << 4) | hexValue(s.charCodeAt(i + 1));
   const decodeToken = (s: string, hexFrom: number, hexTo: number, hash: number): string | null => {
+    const n = (hexTo - hexFrom) >> 1;
     const slot = hash & (TOKEN_SLOTS - 1);
-    const known = slotHex[slot];
-    if (known !== undefined && known.length === hexTo - hexFrom && s.startsWith(known, hexFrom)) return slotText[slot]!;
-    const bytes = new Uint8Array((hexTo - hexFrom) >> 1);
-    for (let k = 0; k < bytes.length; k++)
-      bytes[k] = (hexValue(s.charCodeAt(hexFrom + 2 * k)) << 4) | hexValue(s.charCodeAt(hexFrom + 2 * k + 1));
+    const known = slotBytes[slot];
+    if (known !== undefined && known.length === n) {
+      let k = 0;
+      while (k < n && known[k] === byteAt(s, hexFrom + 2 * k)) k++;
+      if (k === n) return slotText[slot]!;
+    }
+    const bytes = new Uint8Array(n);
+    for (let k = 0; k < n; k++) bytes[k] = byteAt(s, hexFrom + 2 * k);
     let d: string | null;
     try {
       d = strictUtf8.decode(bytes);
     } catch {
       d = null;
     }
-    slotHex[slot] = s.slice(hexFrom, hexTo);
-    slotText[slot] = d;
+    if (n <= MAX_CACHED_BYTES) {
+      slotBytes[slot] = bytes;
+      slotText[slot] = d;
+    }
     return d;
   };
   return (s) => {
