@@ -41,11 +41,11 @@ export function compileTokenDecode(prefix: string, suffix: string): (s: string) 
           return h < 0 ? -1 : h - anchor.at;
         }
       : (_s: string, from: number) => from;
-  // Each distinct token decoded once: slot (hash of its hex digits' values) -> its bytes and its
-  // text (null: not UTF-8). A hit is checked in place against the bytes, so a candidate costs no
-  // slice and no string hash, and the hex in either case finds it; two tokens in one slot take
-  // turns. (Not the hex as written: a slice of 13 characters or more points into `s`, and kept
-  // in a slot it held the whole message, megabytes, as long as the slot did.)
+  // Each distinct token (of up to MAX_CACHED_BYTES) decoded once: slot (hash of its hex digits'
+  // values) -> its bytes and its text (null: not UTF-8). A hit is checked in place against the
+  // bytes, so a candidate costs no slice and no string hash, and the hex in either case finds it;
+  // two tokens in one slot take turns. (Not the hex as written: a slice of 13 characters or more
+  // points into `s`, and kept in a slot it held the whole message, megabytes, as long as the slot did.)
   const slotBytes = new Array<Uint8Array | undefined>(TOKEN_SLOTS);
   const slotText = new Array<string | null>(TOKEN_SLOTS);
   const byteAt = (s: string, i: number) => (hexValue(s.charCodeAt(i)) << 4) | hexValue(s.charCodeAt(i + 1));
