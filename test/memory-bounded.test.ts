@@ -1,5 +1,7 @@
 // WASM memory goes back: the allocator reuses what is freed, compiled codecs and their tables
 // are bounded however many codecs a process makes, and a cancelled stream returns its block.
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHUNK_BYTES } from '../src/core/encode-string.ts';
@@ -77,6 +79,25 @@ describe('memory stays flat', () => {
     }
     // (Blocks reused leave some fragments; kept tables would take megabytes.)
     expect(grownAt[1]! - grownAt[0]!).toBeLessThan(64 * 1024);
+  });
+
+  it.runIf(process.env.MCP_PAYLOAD_CODEC_WASM !== 'scalar')('the token cache holds none of the strings it decoded, nor long tokens', () => {
+    // (A slot kept a slice of the string, which in V8 holds the whole string: 64 MB here.)
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const codec = createCodec();
+    const hex = (s: string) => Buffer.from(s).toString('hex');
+    const n = 1 << 20;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 64; i++) {
+      // A message's string of 1 MiB (JSON.parse makes it flat) with one token of its own.
+      const [s] = JSON.parse(`["${'x'.repeat(n)} __mcp_ref_${hex(`token ${i} of 64`)}__"]`) as [string];
+      expect(codec.decodeValue(s)).toBe(`${'x'.repeat(n)} token ${i} of 64`);
+    }
+    for (let i = 0; i < 16; i++) expect(codec.decodeText(`__mcp_ref_${hex(`${i}`.padEnd(n / 4, 'y'))}__`).length).toBe(n / 4);
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(16 * n);
   });
 
   it('streams cancelled mid-message give their memory back', async () => {

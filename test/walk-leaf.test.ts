@@ -1,8 +1,9 @@
-// An object none of whose members is a container is mapped at once, without a frame of its own
-// (walk.ts, mapLeaf). The same object with one more member, an empty array (which maps to
-// itself), takes the walk's frame; both must map every member alike: keys, the field policy
-// (`_meta`, opaque `data` and `blob`, the protocol fields of `params` and `result`), `maxLength`
-// in tool schemas, own `__proto__` keys, and the object itself back when nothing changed.
+// An object none of whose members is a container is mapped at once, by recursion (walk.ts,
+// mapObject). The same object with one more member first, arrays nested deeper than the walk's
+// inline depth (which map to themselves), suspends there and maps its other members as a frame
+// (mapValue's loop); both must map every member alike: keys, the field policy (`_meta`, opaque
+// `data` and `blob`, the protocol fields of `params` and `result`), `maxLength` in tool
+// schemas, own `__proto__` keys, and the object itself back when nothing changed.
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
@@ -10,6 +11,9 @@ import { policyKey, runs } from './arbitraries.ts';
 
 const codec = createCodec();
 const PAD = '\u0000pad';
+/** The pad's value: 13 arrays deep, past INLINE_DEPTH (12) below wherever it sits, so what holds it becomes a frame. */
+const DEEP = '['.repeat(13) + ']'.repeat(13);
+const deep = () => JSON.parse(DEEP) as unknown[];
 
 const key = policyKey;
 const text = fc.constantFrom(
@@ -27,9 +31,9 @@ const text = fc.constantFrom(
 const scalar = fc.oneof(text, fc.integer({ min: -2, max: 100 }), fc.constant(1.5), fc.boolean(), fc.constant(null));
 const members = fc.uniqueArray(fc.tuple(key, scalar), { maxLength: 6, selector: ([k]) => k });
 
-/** The object as JSON.parse makes it (so `__proto__` is an own key), with the pad member or not. */
+/** The object as JSON.parse makes it (so `__proto__` is an own key), with the pad member first or not. */
 const objectOf = (entries: [string, unknown][], pad: boolean) =>
-  JSON.parse(`{${[...entries, ...(pad ? [[PAD, []]] : [])].map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
+  JSON.parse(`{${[...(pad ? [[PAD, deep()]] : []), ...entries].map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',')}}`);
 
 /** Where a leaf sits: in a message (at its `params`, in `result`, in a tool schema) or a bare value. */
 interface Place {
@@ -83,10 +87,10 @@ it('a leaf object maps as the same object through a frame does (encode and decod
       try {
         want = place.at(map(place.build(framed)));
       } catch (e) {
-        // Decoding two keys to one: refused alike, at the same place.
+        // Decoding two keys to one: refused alike, at the same place (the pad is key 0).
         expect(e).toBeInstanceOf(PayloadKeyCollisionError);
         const { path, keyIndexes } = e as PayloadKeyCollisionError;
-        expect(() => map(place.build(leaf))).toThrow(expect.objectContaining({ path, keyIndexes }));
+        expect(() => map(place.build(leaf))).toThrow(expect.objectContaining({ path, keyIndexes: keyIndexes.map((k) => k - 1) }));
         return;
       }
       const got = place.at(map(place.build(leaf)));
@@ -100,17 +104,17 @@ it('a leaf object maps as the same object through a frame does (encode and decod
 });
 
 it('an array of scalars maps as the same array through a frame does', () => {
-  // (The frame's array: one more element, an empty array, which maps to itself.)
+  // (The frame's array: one more element first, the deep pad, which maps to itself.)
   const apis = [codec.encodeMessage, codec.decodeMessage, codec.encodeValue, codec.decodeValue] as ((v: unknown) => unknown)[];
   fc.assert(
     fc.property(fc.array(scalar, { maxLength: 6 }), fc.nat(places.length - 1), fc.nat(apis.length - 1), (elements, p, a) => {
       const place = places[p]!;
       const map = apis[a]!;
       const leaf = JSON.parse(JSON.stringify(elements));
-      const framed = JSON.parse(JSON.stringify([...elements, []]));
+      const framed = JSON.parse(JSON.stringify([deep(), ...elements]));
       const want = place.at(map(place.build(framed))) as unknown[];
       const got = place.at(map(place.build(leaf)));
-      expect(got).toEqual(want.slice(0, -1));
+      expect(got).toEqual(want.slice(1));
       expect(got === leaf).toBe(want === framed);
     }),
     runs(1000),
@@ -129,24 +133,24 @@ it('values JSON.parse does not make map alike on both paths: holes, getters, pro
       const elements = dense.slice();
       delete elements[hole];
       const leaf = elements.slice(); // (slice and concat keep holes; a spread fills them)
-      const framed = elements.concat([[]]);
+      const framed = [deep()].concat(elements); // (concat keeps the holes)
       const got = map(leaf) as unknown[];
       const want = map(framed) as unknown[];
       expect(got === leaf).toBe(want === framed);
       expect(Object.keys(leaf).length).toBe(leaf.length - 1); // (a hole, really)
       expect(got.length).toBe(leaf.length);
-      for (let k = 0; k < leaf.length; k++) expect([k, k in got, got[k]]).toEqual([k, k in want, want[k]]);
+      for (let k = 0; k < leaf.length; k++) expect([k, k in got, got[k]]).toEqual([k, k + 1 in want, want[k + 1]]);
     }
     // Members read once each, in the same order (a getter, and a proxy's traps), whichever path.
     const reads = (pad: boolean) => {
       const log: string[] = [];
       const target: Record<string, unknown> = {
+        ...(pad ? { [PAD]: deep() } : {}),
         get a() {
           log.push('getter a');
           return 'qwen';
         },
         b: 'x',
-        ...(pad ? { [PAD]: [] } : {}),
       };
       const proxy = new Proxy(target, {
         get(o, k, r) {
@@ -165,7 +169,7 @@ it('values JSON.parse does not make map alike on both paths: holes, getters, pro
     // Frozen objects are read, never written; symbol keys are not members (a rebuilt object has none).
     const s = Symbol('s');
     const frozen = Object.freeze({ a: 'qwen', b: 1, [s]: 'qwen' });
-    const frozenFramed = Object.freeze({ a: 'qwen', b: 1, [s]: 'qwen', [PAD]: [] });
+    const frozenFramed = Object.freeze({ [PAD]: deep(), a: 'qwen', b: 1, [s]: 'qwen' });
     const got = map(frozen) as object;
     const want = map(frozenFramed) as object;
     expect(got).toEqual(withoutPad(want));
@@ -180,14 +184,15 @@ it('reads each array element once, on either path: what it tests is what it maps
   // untouched.
   for (const framed of [false, true]) {
     let reads = 0;
-    const arr: unknown[] = framed ? ['x', []] : ['x'];
-    Object.defineProperty(arr, 0, {
+    const arr: unknown[] = framed ? [deep(), 'x'] : ['x'];
+    const at = framed ? 1 : 0;
+    Object.defineProperty(arr, at, {
       get: () => (++reads === 1 ? 'qwen' : { text: 'qwen' }),
       enumerable: true,
       configurable: true,
     });
     const out = codec.encodeValue(arr) as unknown[];
-    expect([framed, reads, out[0]]).toEqual([framed, 1, codec.encodeText('qwen')]);
+    expect([framed, reads, out[at]]).toEqual([framed, 1, codec.encodeText('qwen')]);
   }
 });
 
@@ -201,7 +206,7 @@ it("reads a media object's `type` once, on either path, and keeps its `data` by 
       ['text', 'audio', false],
     ] as const) {
       let reads = 0;
-      const o: Record<string, unknown> = { data: 'qwen', ...(framed ? { [PAD]: [] } : {}) };
+      const o: Record<string, unknown> = { ...(framed ? { [PAD]: deep() } : {}), data: 'qwen' };
       Object.defineProperty(o, 'type', { get: () => (++reads === 1 ? first : later), enumerable: true, configurable: true });
       const out = codec.encodeValue(o) as Record<string, unknown>;
       expect([framed, first, reads, out.data]).toEqual([framed, first, 1, kept ? 'qwen' : codec.encodeText('qwen')]);
