@@ -176,8 +176,12 @@ export function encodeString(job: StringJob, s: string, chunkBytes = DEFAULT_CHU
   return (utf16 ? utf16Result(job.desc, s, found) : undefined) ?? sliced(job, s, found);
 }
 
-/** `s` with the matches `found` ([start, end) pairs) replaced, from slices and tokens. */
-function sliced(job: StringJob, s: string, found: readonly number[]): string {
+/**
+ * `s` with the matches `found` ([start, end) pairs in UTF-16 units, in order) replaced, from
+ * slices and tokens: for long strings without the UTF-16 result, and for short ones matched in
+ * JS (compiled.ts).
+ */
+export function sliced(job: StringJob, s: string, found: readonly number[]): string {
   let out = '';
   let from = 0; // s[0, from) is in `out`
   for (let k = 0; k < found.length; k += 2) {
