@@ -1,9 +1,11 @@
 // Encodes a long JS string through the WASM core. The string is encoded to UTF-8 into a
 // bounded work region; the core reports where terms are, in UTF-16 units, and the result is
-// built from slices of the original string plus tokens: no UTF-8 decoding of the output, and
-// the input itself is returned when nothing changed. Well-formed strings only (see
-// ../well-formed.ts). Large strings stream through the region; the core says how many bytes are
-// final and the rest is carried over, so terms that straddle a boundary are found as usual.
+// built from slices of the original string plus tokens, or, where matches are dense and the
+// host has Node's Buffer, written by the core as UTF-16 (utf16-result.ts): no UTF-8 decoding
+// of the output either way, and the input itself is returned when nothing changed.
+// Well-formed strings only (see ../well-formed.ts). Large strings stream through the region;
+// the core says how many bytes are final and the rest is carried over, so terms that straddle
+// a boundary are found as usual.
 // (Restoring tokens needs no UTF-8 at all: token-decode.ts does it on the string itself.)
 import { FFFD_COUNT, MATCH_RECORD_SIZE, MODE_RECORDS } from './abi.js';
 import type { Descriptor } from './descriptor.js';
