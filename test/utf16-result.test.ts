@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../src/codec/compiled.ts';
 import { type CodecOptions, resolveOptions } from '../src/codec/options.ts';
 import { encodeString } from '../src/core/encode-string.ts';
-import { heapStats } from '../src/core/memory.ts';
+import { core } from '../src/core/instance.ts';
+import { allocate, free, heapStats } from '../src/core/memory.ts';
 import { utf16Results } from '../src/core/utf16-result.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 
@@ -34,12 +35,19 @@ describe('the UTF-16 result', () => {
     );
   });
 
-  it('agrees on long strings, across a grown result region', () => {
+  it('agrees on long strings, across a grown result region and grown memory', () => {
     const { encodeJob } = compile(resolveOptions({}));
-    // Large enough that the result region is replaced (and memory may grow) between the calls.
-    for (const s of ['qwen '.repeat(20), `${'通义 é qwen '.repeat(20000)}😀`, 'ALIBABA cloud '.repeat(9)]) {
+    const agree = (s: string) =>
       expect(encodeString(encodeJob, s, undefined, 'utf16')).toBe(encodeString(encodeJob, s, undefined, 'slices'));
-    }
+    agree('qwen '.repeat(20));
+    // A region of about 1.6 MB, replacing the small one: still under RESULT16_MAX_BYTES, so the
+    // core writes it (20,000 repeats would need 3.3 MB and take the slices path).
+    agree(`${'通义 é qwen '.repeat(10000)}😀`);
+    // Memory grown under the Buffer made over it: the next result is read from the new memory.
+    const size = core.memory.buffer.byteLength;
+    free(allocate(size), size);
+    expect(core.memory.buffer.byteLength).toBeGreaterThan(size);
+    agree('ALIBABA cloud '.repeat(9));
   });
 
   it('leaves a string too long for a bounded region to the slices path', () => {

@@ -2,7 +2,7 @@
 // string transforms of both directions) and cached for codecs and streams with equal options.
 import { compileAutomaton } from '../compile/index.js';
 import { type Descriptor, writeDescriptor } from '../core/descriptor.js';
-import { encodeJob, encodeString, SHORT_STRING, type StringJob } from '../core/encode-string.js';
+import { encodeJob, encodeString, SHORT_STRING, type StringJob, sliced } from '../core/encode-string.js';
 import { memoise } from '../util/memoise.js';
 import { dataUriPayload, keptText } from './data-uri-text.js';
 import type { ResolvedOptions } from './options.js';
@@ -74,13 +74,7 @@ export function compile(o: ResolvedOptions): Compiled {
   const encodeText = encodeDirection(encode, (s) => {
     const found = matchShort(s);
     if (found === undefined || found.length === 0) return found && s;
-    let out = '';
-    let from = 0;
-    for (let k = 0; k < found.length; k += 2) {
-      out += s.slice(from, found[k]) + encode.replace(s.slice(found[k], found[k + 1]));
-      from = found[k + 1]!;
-    }
-    return out + s.slice(from);
+    return sliced(encode, s, found);
   });
   const keptFrom = dataUriPayload(o.prefix);
   c = {

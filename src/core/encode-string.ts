@@ -1,9 +1,11 @@
 // Encodes a long JS string through the WASM core. The string is encoded to UTF-8 into a
 // bounded work region; the core reports where terms are, in UTF-16 units, and the result is
-// built from slices of the original string plus tokens: no UTF-8 decoding of the output, and
-// the input itself is returned when nothing changed. Well-formed strings only (see
-// ../well-formed.ts). Large strings stream through the region; the core says how many bytes are
-// final and the rest is carried over, so terms that straddle a boundary are found as usual.
+// built from slices of the original string plus tokens, or, where matches are dense and the
+// host has Node's Buffer, written by the core as UTF-16 (utf16-result.ts): no UTF-8 decoding
+// of the output either way, and the input itself is returned when nothing changed.
+// Well-formed strings only (see ../well-formed.ts). Large strings stream through the region;
+// the core says how many bytes are final and the rest is carried over, so terms that straddle
+// a boundary are found as usual.
 // (Restoring tokens needs no UTF-8 at all: token-decode.ts does it on the string itself.)
 import { FFFD_COUNT, MATCH_RECORD_SIZE, MODE_RECORDS } from './abi.js';
 import type { Descriptor } from './descriptor.js';
@@ -76,18 +78,12 @@ function utf16Length(u8: Uint8Array, ptr: number, n: number): number {
 
 const workspaceFor = (job: StringJob, capacity: number) => workspace(capacity, Math.ceil(capacity * job.recordBytesPerInputByte) + 16);
 
-/** Called per match, in order: its UTF-16 range in the string. */
-export type RecordSink = (start: number, stop: number) => void;
-
-/** Hands the records of the last core call to `sink`; `base` places them in the string. */
-function emitRecords(job: StringJob, base: number, output: number, sink: RecordSink): void {
+/** Appends the records of the last core call to `found`; `base` places them in the string. */
+function addRecords(job: StringJob, base: number, output: number, found: number[]): void {
   const count = job.desc.matchCount();
   const words = heap32();
-  for (let k = 0, r = output >>> 2; k < count; k++, r += 2) sink(base + words[r]!, base + words[r + 1]!);
+  for (let k = 0, r = output >>> 2; k < count; k++, r += 2) found.push(base + words[r]!, base + words[r + 1]!);
 }
-
-/** Returned by scanString for a string with a lone surrogate (what was scanned is void). */
-const NOT_WELL_FORMED = -1;
 
 /**
  * encodeInto writes a lone surrogate as U+FFFD. So bytes without EF BF BD (counted by SIMD,
@@ -100,22 +96,21 @@ function hasReplacement(ptr: number, len: number, result: number): boolean {
 }
 
 /**
- * Runs the core over a string and reports every record; returns the record count, or
- * NOT_WELL_FORMED for a string with a lone surrogate (records already reported are void). Large strings
- * stream through the work region with carried-over bytes.
+ * Runs the core over a string and appends every match to `found` ([start, end) pairs in UTF-16
+ * units, in order); returns false for a string with a lone surrogate (what was appended is
+ * void). Large strings stream through the work region with carried-over bytes.
  */
-function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DEFAULT_CHUNK_BYTES): number {
+function scanString(job: StringJob, s: string, found: number[], chunkBytes = DEFAULT_CHUNK_BYTES): boolean {
   if (s.length <= SHORT_STRING) {
     const ws = workspaceFor(job, DEFAULT_CHUNK_BYTES);
     const len = writeShort(s, heap(), ws.input);
-    if (len < 0) return NOT_WELL_FORMED;
+    if (len < 0) return false;
     core.scan(job.desc.ptr, ws.input, len, ws.output, 1, MODE_RECORDS);
-    emitRecords(job, 0, ws.output, sink);
-    return job.desc.matchCount();
+    addRecords(job, 0, ws.output, found);
+    return true;
   }
   let capacity = chunkBytes;
   let ws = workspaceFor(job, capacity);
-  let total = 0;
   let pos = 0; // next UTF-16 index to encode into the region
   let base = 0; // UTF-16 index of the region's first byte
   let carry = 0; // undecided bytes at the start of the region
@@ -132,14 +127,13 @@ function scanString(job: StringJob, s: string, sink: RecordSink, chunkBytes = DE
     // As many bytes as code units: all ASCII, so no lone surrogate (it writes 3 bytes for 1).
     if (!replacement && written !== read && hasReplacement(ws.input + carry, written, ws.output)) {
       replacement = true;
-      if (!s.isWellFormed()) return NOT_WELL_FORMED;
+      if (!s.isWellFormed()) return false;
     }
     const len = carry + written;
     const final = pos >= s.length ? 1 : 0;
     const consumed = core.scan(job.desc.ptr, ws.input, len, ws.output, final, MODE_RECORDS);
-    emitRecords(job, base, ws.output, sink);
-    total += job.desc.matchCount();
-    if (final) return total;
+    addRecords(job, base, ws.output, found);
+    if (final) return true;
     carry = len - consumed;
     const old = ws.input + consumed;
     base = pos - utf16Length(heap(), old, carry); // the carried bytes come back next round
@@ -169,15 +163,18 @@ const UNITS_PER_MATCH = 128;
  */
 export function encodeString(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES, path?: 'slices' | 'utf16'): string | undefined {
   const found: number[] = [];
-  const count = scanString(job, s, (start, stop) => found.push(start, stop), chunkBytes);
-  if (count === NOT_WELL_FORMED) return undefined;
-  if (count === 0) return s;
-  const utf16 = path ? path === 'utf16' : utf16Results && count * UNITS_PER_MATCH >= s.length;
+  if (!scanString(job, s, found, chunkBytes)) return undefined;
+  if (found.length === 0) return s;
+  const utf16 = path ? path === 'utf16' : utf16Results && (found.length >> 1) * UNITS_PER_MATCH >= s.length;
   return (utf16 ? utf16Result(job.desc, s, found) : undefined) ?? sliced(job, s, found);
 }
 
-/** `s` with the matches `found` ([start, end) pairs) replaced, from slices and tokens. */
-function sliced(job: StringJob, s: string, found: readonly number[]): string {
+/**
+ * `s` with the matches `found` ([start, end) pairs in UTF-16 units, in order) replaced, from
+ * slices and tokens: for long strings without the UTF-16 result, and for short ones matched in
+ * JS (compiled.ts).
+ */
+export function sliced(job: StringJob, s: string, found: readonly number[]): string {
   let out = '';
   let from = 0; // s[0, from) is in `out`
   for (let k = 0; k < found.length; k += 2) {
