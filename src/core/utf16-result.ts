@@ -9,7 +9,7 @@ import { core } from './instance.js';
 import { heap, heap32, resultRegion } from './memory.js';
 
 interface Utf16Buffer extends Uint8Array {
-  ucs2Write(s: string, offset: number): number;
+  ucs2Write(s: string, offset: number, length: number): number;
   ucs2Slice(start: number, end: number): string;
 }
 const NodeBuffer = (globalThis as unknown as { Buffer?: { from(b: ArrayBuffer): Utf16Buffer; prototype: Partial<Utf16Buffer> } }).Buffer;
@@ -17,10 +17,15 @@ const NodeBuffer = (globalThis as unknown as { Buffer?: { from(b: ArrayBuffer): 
 /**
  * Whether this host can read a UTF-16 result back in native calls: Node's Buffer, or Bun's.
  * Not Deno's (a JS polyfill: `ucs2Write` of 4 KiB took 199 µs there, against Node's 0.9 and
- * Bun's 0.15), where this path took 1.36-1.55x the slices' time on 4 KiB of mixed text.
+ * Bun's 0.15), where this path took 1.36-1.55x the slices' time on 4 KiB of mixed text; not
+ * workerd's (a global Buffer at current compatibility dates, not at 2024-06-01, whose `ucs2Write` reads its
+ * length argument differently and whose speed is not measured here).
  */
 export const utf16Results =
-  typeof NodeBuffer?.prototype.ucs2Slice === 'function' && typeof NodeBuffer.prototype.ucs2Write === 'function' && !('Deno' in globalThis);
+  typeof NodeBuffer?.prototype.ucs2Slice === 'function' &&
+  typeof NodeBuffer.prototype.ucs2Write === 'function' &&
+  !('Deno' in globalThis) &&
+  (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent !== 'Cloudflare-Workers';
 
 /**
  * The most WASM memory a result is built in (its input copy, records and output): about a
@@ -60,7 +65,7 @@ export function utf16Result(desc: Descriptor, s: string, found: readonly number[
   const records = src + srcBytes;
   const out = records + recordBytes;
   const buf = memoryBuffer(); // (after resultRegion, which may grow memory)
-  buf.ucs2Write(s, src);
+  buf.ucs2Write(s, src, s.length * 2); // (the length given: workerd's Buffer took its default from the offset 0)
   const words = heap32();
   for (let k = 0, r = records >>> 2; k < found.length; k++) words[r + k] = found[k]!;
   const units = core.result16(ptr, src, s.length, records, count, out);
