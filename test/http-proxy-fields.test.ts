@@ -86,6 +86,22 @@ describe('Fields, iterated as Headers are', () => {
   });
 });
 
+describe('Fields, heads of any size', () => {
+  // Names are sorted by insertion up to a few dozen, by sort() past them: either way in Headers' order.
+  const names = (minLength: number, maxLength: number) => fc.uniqueArray(fc.stringMatching(/^[a-z0-9-]{1,3}$/), { minLength, maxLength });
+  const many = fc.oneof(names(0, 12), names(25, 70));
+  it('list many names in the order Headers lists them, before and after later calls', () => {
+    fc.assert(
+      fc.property(many, fc.array(call, { maxLength: 6 }), (names, later) => {
+        const calls: [string, string, string][] = names.map((n, i) => ['append', n, `v${i}`]);
+        const { fields, headers } = made([...calls, ['list', '', ''], ...later, ['list', '', '']]);
+        expect([...withoutHopByHop(fields)]).toEqual([...withoutHopByHop(headers)]);
+      }),
+      runs(200),
+    );
+  });
+});
+
 describe("createFilteringProxy's upstreamHeaders", () => {
   // Sent on every request: a value node:http would refuse (once Headers' whitespace at the ends is
   // stripped) failed each request upstream, a 502 each. Refused at once, the value never echoed.

@@ -29,6 +29,25 @@ export function normal(value: string): string {
   return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
 }
 
+/** Heads with more names than this are sorted by sort() (insertion is quadratic). */
+const INSERTION_MAX = 32;
+
+/**
+ * A map's keys in code-unit order (as sort() orders them), a usual head's by insertion: its
+ * dozen names sorted by Array.prototype.sort cost a copy of them as its work array, per listing.
+ */
+function sortedKeys(map: Map<string, string>): string[] {
+  if (map.size > INSERTION_MAX) return [...map.keys()].sort();
+  const names = new Array<string>(map.size);
+  let n = 0;
+  for (const key of map.keys()) {
+    let i = n++;
+    for (; i > 0 && names[i - 1]! > key; i--) names[i] = names[i - 1]!;
+    names[i] = key;
+  }
+  return names;
+}
+
 /**
  * Header fields kept as Headers keeps them (names lower-cased, a repeated field's values joined
  * with ", ", each Set-Cookie apart, listed in name order), for heads read from node:http. Names
@@ -79,7 +98,7 @@ export class Fields implements HeadFields {
   }
 
   private sortedNames(): string[] {
-    if (!this.names) this.names = [...this.map.keys()].sort();
+    if (!this.names) this.names = sortedKeys(this.map);
     return this.names;
   }
 
@@ -131,15 +150,18 @@ const HOP_BY_HOP = new Set([
 /** `source` without the fields of its connection, and without `also`. */
 function kept(source: HeadFields, also: readonly string[]): Fields {
   const connection = source.get('connection');
-  const named = connection
-    ? new Set(
-        connection
-          .split(',')
-          .map((name) => name.trim().toLowerCase())
-          .filter(Boolean),
-      )
-    : undefined;
-  const keep = (name: string) => !HOP_BY_HOP.has(name) && !also.includes(name) && !named?.has(name);
+  // (most heads name one: keep-alive or close, taken without a split, an array and a Set each)
+  const one = connection && !connection.includes(',') ? connection.trim().toLowerCase() : undefined;
+  const named =
+    connection && one === undefined
+      ? new Set(
+          connection
+            .split(',')
+            .map((name) => name.trim().toLowerCase())
+            .filter(Boolean),
+        )
+      : undefined;
+  const keep = (name: string) => !HOP_BY_HOP.has(name) && !also.includes(name) && name !== one && !named?.has(name);
   if (source instanceof Fields) return source.filter(keep);
   const fields = new Fields();
   source.forEach((value, name) => {
