@@ -88,6 +88,8 @@ export class ProxyHandler {
   private readonly log: (line: string) => void;
   /** The codec of bodyOptions, made once (status texts). */
   private readonly codec: Codec;
+  /** upstreamHeaders as pairs, listed once (createFilteringProxy checked them when made). */
+  private readonly ours: [string, string][];
   private hostSeen: string | undefined;
   private hostVerdict = false;
 
@@ -96,6 +98,7 @@ export class ProxyHandler {
     this.upstream = s.upstream;
     this.targets = new UpstreamTargets(s.upstream, s.options.path ?? '/mcp');
     this.o = s.options;
+    this.ours = Object.entries(s.options.upstreamHeaders ?? {});
     this.base = s.base;
     this.bodyOptions = s.bodyOptions;
     this.max = s.max;
@@ -106,7 +109,7 @@ export class ProxyHandler {
   /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
   private sentUpstream(request: ProxyRequest): Fields {
     const headers = withoutHopByHop(request.headers, NOT_UP);
-    for (const [name, value] of Object.entries(this.o.upstreamHeaders ?? {})) headers.set(name, value);
+    for (const [name, value] of this.ours) headers.set(name, value);
     return headers;
   }
 
@@ -134,7 +137,7 @@ export class ProxyHandler {
   // WASM memory full: 503 for the request that meets it (checked once its body is read, before
   // anything is forwarded, so that nothing reaches the upstream whose answer could not be passed
   // on), never a 500; under its requests' ids when its body was read (`original`).
-  memoryFull(request: { method: string }, original?: Uint8Array): Response {
+  private memoryFull(request: { method: string }, original?: Uint8Array): Response {
     this.log(`${request.method} refused: WASM memory is full (503)`);
     return memoryFullResponse(original);
   }
@@ -204,23 +207,24 @@ export class ProxyHandler {
     };
   }
 
+  /** The request's answer; WASM memory full anywhere in it, a 503 (under its requests' ids once its body was read). */
   async handle(request: ProxyRequest): Promise<Answer> {
-    const { url } = request;
-    const notHere = this.hostOrOriginRefused(request);
-    if (notHere) return notHere;
-    // (after the Host and Origin checks: a refused request makes no guard)
-    const session = request.headers.get('mcp-session-id');
-    const at: At = { request, url, session, guard: request.method === 'DELETE' ? undefined : this.guards?.get(session) };
-    const declared = Number(request.headers.get('content-length'));
-    if (declared > this.max) {
-      request.body?.drop();
-      return this.tooLarge(request);
-    }
+    let at: At | undefined;
     try {
+      const notHere = this.hostOrOriginRefused(request);
+      if (notHere) return await notHere;
+      // (after the Host and Origin checks: a refused request makes no guard)
+      const session = request.headers.get('mcp-session-id');
+      at = { request, url: request.url, session, guard: request.method === 'DELETE' ? undefined : this.guards?.get(session) };
+      const declared = Number(request.headers.get('content-length'));
+      if (declared > this.max) {
+        request.body?.drop();
+        return await this.tooLarge(request);
+      }
       const prepared = await this.prepare(at);
       return prepared instanceof Response ? prepared : await this.forward(at, prepared);
     } catch (e) {
-      if (isMemoryFull(e)) return this.memoryFull(request, at.original);
+      if (isMemoryFull(e)) return this.memoryFull(request, at?.original);
       throw e;
     }
   }
