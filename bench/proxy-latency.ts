@@ -26,7 +26,7 @@ const { values } = parseArgs({
 const up = await upstream();
 const dir = values['cpu-prof'];
 const interval = values['cpu-prof-interval'] ? [`--cpu-prof-interval=${values['cpu-prof-interval']}`] : [];
-const alloc = values.alloc ? ['--require', process.env.ALLOC_PRELOAD ?? './bench/fixtures/heap-allocated.cjs'] : [];
+const alloc = values.alloc ? ['--require', './bench/fixtures/heap-allocated.cjs'] : [];
 const px = await proxy(up.url, [...alloc, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...interval] : [])], values.cli);
 const bare = await passThrough(up.url, [
   ...alloc,

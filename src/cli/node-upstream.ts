@@ -49,12 +49,19 @@ function decoders(encoding: string | null): readonly Readable[] {
 const ignore = () => {};
 const ONCE = { once: true };
 
-/** A URL's request options, made once per URL (the proxy sends every call to the same one; it is only read). */
-const optionsOf = new WeakMap<URL, ReturnType<typeof urlToHttpOptions>>();
-function requestOptions(url: URL): ReturnType<typeof urlToHttpOptions> {
+type TargetOptions = Pick<ReturnType<typeof urlToHttpOptions>, 'protocol' | 'hostname' | 'port' | 'path' | 'auth'>;
+
+/**
+ * A URL's request options, made once per URL (the proxy sends every call to the same one; it is
+ * only read): only those node:http reads, since the agent copies every option into each request's
+ * (href, hash, search and pathname cost about 1 KB a call there).
+ */
+const optionsOf = new WeakMap<URL, TargetOptions>();
+function requestOptions(url: URL): TargetOptions {
   let options = optionsOf.get(url);
   if (!options) {
-    options = urlToHttpOptions(url);
+    const { protocol, hostname, port, path, auth } = urlToHttpOptions(url);
+    options = auth === undefined ? { protocol, hostname, port, path } : { protocol, hostname, port, path, auth };
     optionsOf.set(url, options);
   }
   return options;
