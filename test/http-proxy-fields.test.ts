@@ -6,7 +6,7 @@ import { validateHeaderValue } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFilteringProxy } from '../src/http/index.ts';
-import { Fields, withoutHopByHop } from '../src/http/proxy-headers.ts';
+import { downstream, Fields, type HeadFields, withoutHopByHop } from '../src/http/proxy-headers.ts';
 import { runs } from './arbitraries.ts';
 
 // Names that collide by case, cookies (kept apart), and values with whitespace at the ends (stripped).
@@ -82,6 +82,52 @@ describe('Fields, iterated as Headers are', () => {
         expect(f.getSetCookie()).toEqual(copy.getSetCookie());
       }),
       runs(300),
+    );
+  });
+});
+
+/** A head as the server writes it: each field listed, each name read, the cookies. */
+const read = (h: HeadFields) => {
+  const listed: [string, string][] = [];
+  h.forEach((value, name) => void listed.push([name, value]));
+  return { listed, got: listed.map(([name]) => [name, h.get(name), h.get(name.toUpperCase())]), cookies: h.getSetCookie() };
+};
+
+describe("An answer's head on its way down", () => {
+  it('reads as a copy without the connection fields, coding and length reads, from Fields and from Headers', () => {
+    const down = fc.constantFrom('Content-Encoding', 'content-length', 'Transfer-Encoding');
+    const calls = fc.array(fc.oneof(call, fc.tuple(fc.constant('append' as const), down, value)), { maxLength: 12 });
+    fc.assert(
+      fc.property(calls, (calls) => {
+        const { fields, headers } = made(calls);
+        const want = read(withoutHopByHop(headers, ['content-encoding', 'content-length']));
+        expect(read(downstream(fields))).toEqual(want);
+        expect(read(downstream(headers))).toEqual(want);
+        expect(downstream(fields).get('content-length')).toBeNull();
+      }),
+      runs(300),
+    );
+    // (a repeated field's empty value: joined, "a, "; a copy by append strips it once more)
+    const { fields } = made([
+      ['append', 'x-key', 'a'],
+      ['append', 'X-Key', ''],
+    ]);
+    expect(read(downstream(fields)).listed).toEqual([['x-key', 'a,']]);
+  });
+});
+
+describe('Fields, heads of any size', () => {
+  // Names are sorted by insertion up to a few dozen, by sort() past them: either way in Headers' order.
+  const names = (minLength: number, maxLength: number) => fc.uniqueArray(fc.stringMatching(/^[a-z0-9-]{1,3}$/), { minLength, maxLength });
+  const many = fc.oneof(names(0, 12), names(25, 70));
+  it('list many names in the order Headers lists them, before and after later calls', () => {
+    fc.assert(
+      fc.property(many, fc.array(call, { maxLength: 6 }), (names, later) => {
+        const calls: [string, string, string][] = names.map((n, i) => ['append', n, `v${i}`]);
+        const { fields, headers } = made([...calls, ['list', '', ''], ...later, ['list', '', '']]);
+        expect([...withoutHopByHop(fields)]).toEqual([...withoutHopByHop(headers)]);
+      }),
+      runs(200),
     );
   });
 });

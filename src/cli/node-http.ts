@@ -153,10 +153,11 @@ function wholeBody(req: IncomingMessage): RequestBody {
           reject(new Error('request body ended before its end'));
         };
         if (req.destroyed) return reject(new Error('request body ended before its end')); // (its 'close' has been)
+        // (`on`, not `once`: done() takes them off, and a `once` wraps each listener, per call)
         req.on('data', data);
-        req.once('end', end);
-        req.once('error', reject);
-        req.once('close', cut);
+        req.on('end', end);
+        req.on('error', reject);
+        req.on('close', cut);
       }),
     drop: () => void req.resume(),
   };
@@ -243,7 +244,7 @@ function pipeRelay(start: (sink: ByteSink) => Relay, res: ServerResponse, headWa
     },
   });
   res.on('drain', () => relay.resume());
-  res.once('close', () => relay.cancel());
+  res.on('close', () => relay.cancel()); // (it comes once)
   if (res.destroyed) relay.cancel(); // (the client left before its answer was ready)
 }
 
@@ -340,7 +341,7 @@ async function serveOn(
     const left = () => {
       if (!res.writableFinished) controller.abort();
     };
-    res.once('close', left);
+    res.on('close', left); // (it comes once)
     const detach = () => res.off('close', left);
     let answered: Promise<Answer>;
     try {

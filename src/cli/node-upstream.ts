@@ -26,32 +26,42 @@ const BROTLI_FLUSH = { flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: con
 /** More codings than fetch (undici) decodes: a hostile list would cost a zlib stream each (35 KiB of RSS once data flows), per response. */
 const MAX_CODINGS = 5;
 
+const NONE: readonly Readable[] = [];
+
 /** Decoders for a Content-Encoding list, last applied first; none when one is unknown or they are too many (the body passes as it is). */
-function decoders(encoding: string | undefined): Readable[] {
-  if (!encoding) return []; // (most answers: no list to split)
+function decoders(encoding: string | null): readonly Readable[] {
+  if (!encoding) return NONE; // (most answers: no list to split, nor an array made)
   const codings = encoding
     .split(',')
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c && c !== 'identity');
-  if (codings.length > MAX_CODINGS) return [];
+  if (codings.length > MAX_CODINGS) return NONE;
   const out: Readable[] = [];
   for (const coding of codings.reverse()) {
     if (coding === 'gzip' || coding === 'x-gzip') out.push(createGunzip(Z_FLUSH));
     else if (coding === 'deflate') out.push(createInflate(Z_FLUSH));
     else if (coding === 'br') out.push(createBrotliDecompress(BROTLI_FLUSH));
-    else return [];
+    else return NONE;
   }
   return out;
 }
 
 const ignore = () => {};
+const ONCE = { once: true };
 
-/** A URL's request options, made once per URL (the proxy sends every call to the same one; it is only read). */
-const optionsOf = new WeakMap<URL, ReturnType<typeof urlToHttpOptions>>();
-function requestOptions(url: URL): ReturnType<typeof urlToHttpOptions> {
+type TargetOptions = Pick<ReturnType<typeof urlToHttpOptions>, 'protocol' | 'hostname' | 'port' | 'path' | 'auth'>;
+
+/**
+ * A URL's request options, made once per URL (the proxy sends every call to the same one; it is
+ * only read): only those node:http reads, since the agent copies every option into each request's
+ * (href, hash, search and pathname cost about 1 KB a call there).
+ */
+const optionsOf = new WeakMap<URL, TargetOptions>();
+function requestOptions(url: URL): TargetOptions {
   let options = optionsOf.get(url);
   if (!options) {
-    options = urlToHttpOptions(url);
+    const { protocol, hostname, port, path, auth } = urlToHttpOptions(url);
+    options = auth === undefined ? { protocol, hostname, port, path } : { protocol, hostname, port, path, auth };
     optionsOf.set(url, options);
   }
   return options;
@@ -73,7 +83,7 @@ const timeout = (code: string, what: string, ms: number) => Object.assign(new Er
  * A response body as a ByteSource; cancelled, the request is destroyed (its connection let go),
  * unless the body has all arrived: then it is drained, and the connection kept for the next.
  */
-function sourceOf(response: IncomingMessage, request: ClientRequest, idleMs: number): ByteSource {
+function sourceOf(response: IncomingMessage, request: ClientRequest, encoding: string | null, idleMs: number): ByteSource {
   // (Out here, so that what a held stream keeps is this, not the scope its request was made in.)
   let cancelled = false; // (a drained body's data and end go to no one)
   // The idle limit, armed while the body is read (started, not paused), renewed by each chunk.
@@ -93,7 +103,7 @@ function sourceOf(response: IncomingMessage, request: ClientRequest, idleMs: num
     if (response.complete) response.resume();
     else request.destroy();
   };
-  const chain = decoders(response.headers['content-encoding']);
+  const chain = decoders(encoding);
   let body: Readable = response;
   for (const d of chain) body = body.pipe(d as unknown as NodeJS.WritableStream) as unknown as Readable;
   // A decoder's error fails the body (the reader is told, as by fetch), then lets the connection
@@ -122,11 +132,12 @@ function sourceOf(response: IncomingMessage, request: ClientRequest, idleMs: num
     fail(timeout('UND_ERR_BODY_TIMEOUT', 'no more of the upstream body', idleMs));
     request.destroy();
   };
-  body.once('error', fail);
+  // (`on`, not `once`, for events that come once: a `once` wraps each listener, per call.)
+  body.on('error', fail);
   // (The error made only when it is one: a stack trace on every clean close cost a call 10-30 µs.)
-  body.once('close', () => ended || fail(new Error('upstream body ended before its end')));
-  response.once('error', fail);
-  response.once('aborted', () => fail(new Error('upstream body aborted')));
+  body.on('close', () => ended || fail(new Error('upstream body ended before its end')));
+  response.on('error', fail);
+  response.on('aborted', () => fail(new Error('upstream body aborted')));
   return {
     start(o) {
       on = o;
@@ -134,7 +145,7 @@ function sourceOf(response: IncomingMessage, request: ClientRequest, idleMs: num
         if (timer) timer.refresh();
         if (!cancelled) o.data(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       });
-      body.once('end', () => {
+      body.on('end', () => {
         ended = true;
         disarm();
         if (!cancelled) o.end();
@@ -191,17 +202,17 @@ function open(
     });
     const abort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
     if (signal.aborted) abort();
-    signal.addEventListener('abort', abort, { once: true });
+    signal.addEventListener('abort', abort, ONCE);
     const unreachable = (e: Error) => {
       clearTimeout(silent);
       reject(new TypeError('fetch failed', { cause: e }));
     };
-    req.once('error', unreachable);
+    req.on('error', unreachable);
     const silent = setTimeout(
       () => req.destroy(timeout('UND_ERR_HEADERS_TIMEOUT', 'no response head from the upstream', limits.headersMs)),
       limits.headersMs,
     ).unref();
-    req.once('response', (res) => {
+    req.on('response', (res) => {
       // (The body's reader lets it go from here; nothing of this scope is held after.)
       clearTimeout(silent);
       signal.removeEventListener('abort', abort);
@@ -209,7 +220,8 @@ function open(
       req.on('error', ignore); // (later failures reach the body)
       const received = new Fields();
       for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) received.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-      const source = sourceOf(res, req, limits.bodyIdleMs);
+      // (its coding from the fields read here: res.headers would build Node's object of them too)
+      const source = sourceOf(res, req, received.get('content-encoding'), limits.bodyIdleMs);
       resolve({ status: res.statusCode ?? 502, statusText: res.statusMessage ?? '', headers: received, source });
     });
     req.end(body); // (the head and the body in one write)

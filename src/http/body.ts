@@ -42,6 +42,11 @@ export interface Decoded {
 }
 
 export async function decodeBytes(bytes: Uint8Array, options: BodyOptions): Promise<Decoded> {
+  return decodeNow(bytes, options);
+}
+
+/** decodeBytes at once (the proxy's per-call path: no promise for work done in one go). */
+export function decodeNow(bytes: Uint8Array, options: BodyOptions): Decoded {
   let collision: PayloadKeyCollisionError | undefined;
   try {
     const out = transformJsonBody('decode', bytes, { ...options, onCollision: (e) => (collision = e) });

@@ -10,7 +10,7 @@ import { inSession } from '../guard/audit.js';
 import type { Message } from '../jsonrpc/message.js';
 import { SERVER_ERROR } from '../jsonrpc/message.js';
 import { assertRoom } from '../stream/work-pool.js';
-import { BodyTooLargeError, type Decoded, decodeBytes, holdsJson } from './body.js';
+import { BodyTooLargeError, type Decoded, decodeNow, holdsJson } from './body.js';
 import type { CallGuard } from './call-guard.js';
 import { type ByteSource, relayOf } from './event-relay.js';
 import type { FetchLike } from './fetch.js';
@@ -70,6 +70,13 @@ export interface ProxySettings {
   log: (line: string) => void;
 }
 
+/** An opened stream as the handler takes it: a status that has no body lets its source go. */
+function bodiless(up: OpenedStream): Upstream {
+  if (!NULL_BODY.has(up.status)) return up;
+  up.source.cancel();
+  return { status: up.status, statusText: up.statusText, headers: up.headers, source: undefined };
+}
+
 export class ProxyHandler {
   private readonly upstream: URL;
   private readonly targets: UpstreamTargets;
@@ -81,6 +88,8 @@ export class ProxyHandler {
   private readonly log: (line: string) => void;
   /** The codec of bodyOptions, made once (status texts). */
   private readonly codec: Codec;
+  /** upstreamHeaders as pairs, listed once (createFilteringProxy checked them when made). */
+  private readonly ours: [string, string][];
   private hostSeen: string | undefined;
   private hostVerdict = false;
 
@@ -89,6 +98,7 @@ export class ProxyHandler {
     this.upstream = s.upstream;
     this.targets = new UpstreamTargets(s.upstream, s.options.path ?? '/mcp');
     this.o = s.options;
+    this.ours = Object.entries(s.options.upstreamHeaders ?? {});
     this.base = s.base;
     this.bodyOptions = s.bodyOptions;
     this.max = s.max;
@@ -99,7 +109,7 @@ export class ProxyHandler {
   /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
   private sentUpstream(request: ProxyRequest): Fields {
     const headers = withoutHopByHop(request.headers, NOT_UP);
-    for (const [name, value] of Object.entries(this.o.upstreamHeaders ?? {})) headers.set(name, value);
+    for (const [name, value] of this.ours) headers.set(name, value);
     return headers;
   }
 
@@ -127,7 +137,7 @@ export class ProxyHandler {
   // WASM memory full: 503 for the request that meets it (checked once its body is read, before
   // anything is forwarded, so that nothing reaches the upstream whose answer could not be passed
   // on), never a 500; under its requests' ids when its body was read (`original`).
-  memoryFull(request: { method: string }, original?: Uint8Array): Response {
+  private memoryFull(request: { method: string }, original?: Uint8Array): Response {
     this.log(`${request.method} refused: WASM memory is full (503)`);
     return memoryFullResponse(original);
   }
@@ -197,23 +207,24 @@ export class ProxyHandler {
     };
   }
 
+  /** The request's answer; WASM memory full anywhere in it, a 503 (under its requests' ids once its body was read). */
   async handle(request: ProxyRequest): Promise<Answer> {
-    const { url } = request;
-    const notHere = this.hostOrOriginRefused(request);
-    if (notHere) return notHere;
-    // (after the Host and Origin checks: a refused request makes no guard)
-    const session = request.headers.get('mcp-session-id');
-    const at: At = { request, url, session, guard: request.method === 'DELETE' ? undefined : this.guards?.get(session) };
-    const declared = Number(request.headers.get('content-length'));
-    if (declared > this.max) {
-      request.body?.drop();
-      return this.tooLarge(request);
-    }
+    let at: At | undefined;
     try {
+      const notHere = this.hostOrOriginRefused(request);
+      if (notHere) return await notHere;
+      // (after the Host and Origin checks: a refused request makes no guard)
+      const session = request.headers.get('mcp-session-id');
+      at = { request, url: request.url, session, guard: request.method === 'DELETE' ? undefined : this.guards?.get(session) };
+      const declared = Number(request.headers.get('content-length'));
+      if (declared > this.max) {
+        request.body?.drop();
+        return await this.tooLarge(request);
+      }
       const prepared = await this.prepare(at);
       return prepared instanceof Response ? prepared : await this.forward(at, prepared);
     } catch (e) {
-      if (isMemoryFull(e)) return this.memoryFull(request, at.original);
+      if (isMemoryFull(e)) return this.memoryFull(request, at?.original);
       throw e;
     }
   }
@@ -242,7 +253,7 @@ export class ProxyHandler {
     if (request.method === 'POST' && isJson(mediaType(request.headers.get('content-type')))) {
       let decoded: Decoded;
       try {
-        decoded = await decodeBytes(original, this.bodyOptions);
+        decoded = decodeNow(original, this.bodyOptions);
       } catch (e) {
         if (isMemoryFull(e)) throw e;
         this.log(`${request.method} refused: ${(e as Error).message} (400)`); // (names the place, never the content)
@@ -299,36 +310,21 @@ export class ProxyHandler {
             this.log,
           )
         : undefined;
-    // The bytes themselves (redirects are not followed here, so nothing needs to resend them):
-    // Node's fetch writes them with the headers at once, where a Blob costs a write per part.
-    const fetched = (signal: AbortSignal) =>
-      this.base(this.targets.target(url), {
-        method: request.method,
-        headers: toHeaders(headers),
-        body: p.body as Uint8Array<ArrayBuffer> | undefined,
-        signal,
-        redirect: 'manual',
-      });
-    // A request to the endpoint sent by openStream: its body read from the source, relayed when an event stream.
-    const opened = async (signal: AbortSignal): Promise<Upstream> => {
-      const up: OpenedStream = await openStream!(this.targets.target(url), headers, signal, request.method, p.body);
-      if (!NULL_BODY.has(up.status)) return up;
-      up.source.cancel();
-      return { status: up.status, statusText: up.statusText, headers: up.headers, source: undefined };
-    };
-    const ask = openStream && this.targets.isEndpoint(url) ? opened : fetched;
-    // (checked as it comes, before any Response is made of it: one place for both paths)
-    const send = async (signal: AbortSignal) => writable(await ask(signal));
+    const opens = openStream !== undefined && this.targets.isEndpoint(url);
     let upstream: Upstream;
     try {
       if (timed) {
-        const sent = await sendTimed(timed, async (signal) => asResponse(await send(signal)), request.signal);
+        const send = async (signal: AbortSignal) => asResponse(await this.ask(request, url, headers, p.body, opens, signal));
+        const sent = await sendTimed(timed, send, request.signal);
         if (sent === 'timed-out') {
           this.log(`${request.method} answered here: no response from the upstream within the call time limit`);
           return timedOutReply(timed, p.answers, this.bodyOptions);
         }
         upstream = sent;
-      } else upstream = await send(request.signal);
+      } else if (opens) {
+        // (a small call's path, no closure or promise of its own between: `ask` in one await)
+        upstream = writable(bodiless(await openStream(this.targets.target(url), headers, request.signal, request.method, p.body)));
+      } else upstream = await this.ask(request, url, headers, p.body, opens, request.signal);
     } catch (e) {
       timed?.stop();
       if (e instanceof UnwritableHead) throw e; // (the upstream answered: not unreachable)
@@ -348,20 +344,61 @@ export class ProxyHandler {
     return this.answer(at, p, upstream, timed);
   }
 
+  /**
+   * The request sent upstream: by openStream to the endpoint (its body read from the source,
+   * relayed when an event stream), else by fetch: the bytes themselves (redirects are not
+   * followed here, so nothing needs to resend them; Node's fetch writes them with the headers at
+   * once, where a Blob costs a write per part). Its head checked as it comes, before any
+   * Response is made of it: one place for both paths.
+   */
+  private async ask(
+    request: ProxyRequest,
+    url: URL,
+    headers: Fields,
+    body: Uint8Array | undefined,
+    opens: boolean,
+    signal: AbortSignal,
+  ): Promise<Upstream> {
+    const target = this.targets.target(url);
+    if (opens) return writable(bodiless(await this.o.openStream!(target, headers, signal, request.method, body)));
+    return writable(
+      await this.base(target, {
+        method: request.method,
+        headers: toHeaders(headers),
+        body: body as Uint8Array<ArrayBuffer> | undefined,
+        signal,
+        redirect: 'manual',
+      }),
+    );
+  }
+
   /** The upstream's response as it goes to the client: encoded, with the guard's answers added. */
-  private async answer(at: At, p: Prepared, upstream: Upstream, timed: TimedPost | undefined): Promise<Answer> {
+  private answer(at: At, p: Prepared, upstream: Upstream, timed: TimedPost | undefined): Answer | Promise<Answer> {
     const { request, url, guard } = at;
-    const { original } = p;
-    const { bodyOptions } = this;
     const framing = { endpoint: this.targets.isEndpoint(url), method: request.method };
     const kind = headKind(upstream, upstream instanceof Response ? upstream.body !== null : upstream.source !== undefined, framing);
     if (!(upstream instanceof Response)) {
       // (under a call time limit, or with the guard's own answers to add, through Web streams: timed.ts, guarded.ts)
-      if (kind === 'sse' && !timed && !p.answers.length) return this.relayed(request.method, upstream.source!, guard, upstream, original);
+      if (kind === 'sse' && !timed && !p.answers.length) return this.relayed(request.method, upstream.source!, guard, upstream, p.original);
       // (no body: nothing to encode, no answers to add; the head as it came, less the connection's fields)
       if (kind === 'none')
         return { status: upstream.status, statusText: upstream.statusText, headers: downstream(upstream.headers), body: null };
     }
+    return this.encoded(at, p, upstream, timed, framing, kind);
+  }
+
+  /** An answer through Web streams: encodeResponse, the guard's answers added, settled before its head goes. */
+  private async encoded(
+    at: At,
+    p: Prepared,
+    upstream: Upstream,
+    timed: TimedPost | undefined,
+    framing: { endpoint: boolean; method: string },
+    kind: ReturnType<typeof headKind>,
+  ): Promise<Answer> {
+    const { request, guard } = at;
+    const { original } = p;
+    const { bodyOptions } = this;
     const response = asResponse(upstream);
     const onTruncated = this.truncated(request.method);
     let failure: unknown;

@@ -29,6 +29,25 @@ export function normal(value: string): string {
   return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
 }
 
+/** Heads with more names than this are sorted by sort() (insertion is quadratic). */
+const INSERTION_MAX = 32;
+
+/**
+ * A map's keys in code-unit order (as sort() orders them), a usual head's by insertion: its
+ * dozen names sorted by Array.prototype.sort cost a copy of them as its work array, per listing.
+ */
+function sortedKeys(map: Map<string, string>): string[] {
+  if (map.size > INSERTION_MAX) return [...map.keys()].sort();
+  const names = new Array<string>(map.size);
+  let n = 0;
+  for (const key of map.keys()) {
+    let i = n++;
+    for (; i > 0 && names[i - 1]! > key; i--) names[i] = names[i - 1]!;
+    names[i] = key;
+  }
+  return names;
+}
+
 /**
  * Header fields kept as Headers keeps them (names lower-cased, a repeated field's values joined
  * with ", ", each Set-Cookie apart, listed in name order), for heads read from node:http. Names
@@ -79,7 +98,7 @@ export class Fields implements HeadFields {
   }
 
   private sortedNames(): string[] {
-    if (!this.names) this.names = [...this.map.keys()].sort();
+    if (!this.names) this.names = sortedKeys(this.map);
     return this.names;
   }
 
@@ -128,18 +147,26 @@ const HOP_BY_HOP = new Set([
   'proxy-authenticate',
 ]);
 
-/** `source` without the fields of its connection, and without `also`. */
-function kept(source: HeadFields, also: readonly string[]): Fields {
+/** Whether a field goes on: not one of the connection's (RFC 9110 7.6.1), nor of `also`. */
+function keeper(source: HeadFields, also: readonly string[]): (name: string) => boolean {
   const connection = source.get('connection');
-  const named = connection
-    ? new Set(
-        connection
-          .split(',')
-          .map((name) => name.trim().toLowerCase())
-          .filter(Boolean),
-      )
-    : undefined;
-  const keep = (name: string) => !HOP_BY_HOP.has(name) && !also.includes(name) && !named?.has(name);
+  // (most heads name one: keep-alive or close, taken without a split, an array and a Set each)
+  const one = connection && !connection.includes(',') ? connection.trim().toLowerCase() : undefined;
+  const named =
+    connection && one === undefined
+      ? new Set(
+          connection
+            .split(',')
+            .map((name) => name.trim().toLowerCase())
+            .filter(Boolean),
+        )
+      : undefined;
+  return (name: string) => !HOP_BY_HOP.has(name) && !also.includes(name) && name !== one && !named?.has(name);
+}
+
+/** `source` without the fields of its connection, and without `also`: a copy, for more calls. */
+export function withoutHopByHop(source: HeadFields, also: readonly string[] = []): Fields {
+  const keep = keeper(source, also);
   if (source instanceof Fields) return source.filter(keep);
   const fields = new Fields();
   source.forEach((value, name) => {
@@ -148,9 +175,39 @@ function kept(source: HeadFields, also: readonly string[]): Fields {
   return fields;
 }
 
-export const withoutHopByHop = (source: HeadFields, also: readonly string[] = []): Fields => kept(source, also);
+/**
+ * The fields of `source` that `keep` takes, read through it rather than copied (an answer's head
+ * is read once, as it is written: a copy cost a Map and its entries per call). Values as a copy
+ * by append would hold them: stripped again (a joined empty value ends with ", ").
+ */
+class KeptFields implements HeadFields {
+  constructor(
+    private readonly source: HeadFields,
+    private readonly keep: (name: string) => boolean,
+  ) {}
+
+  get(name: string): string | null {
+    const key = name.toLowerCase();
+    if (!this.keep(key)) return null;
+    const value = this.source.get(key);
+    return value === null || key === COOKIE ? value : normal(value);
+  }
+
+  getSetCookie(): string[] {
+    return this.keep(COOKIE) ? this.source.getSetCookie() : [];
+  }
+
+  forEach(each: (value: string, name: string) => void): void {
+    this.source.forEach((value, name) => {
+      if (this.keep(name)) each(name === COOKIE ? value : normal(value), name);
+    });
+  }
+}
 
 const NOT_DOWN = ['content-encoding', 'content-length'];
 
-/** A response's headers as they go to the client: the upstream's body was decompressed, and the server frames the length. */
-export const downstream = (source: HeadFields): Fields => kept(source, NOT_DOWN);
+/**
+ * A response's headers as they go to the client, read only: the upstream's body was
+ * decompressed, and the server frames the length.
+ */
+export const downstream = (source: HeadFields): HeadFields => new KeptFields(source, keeper(source, NOT_DOWN));

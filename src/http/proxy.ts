@@ -5,7 +5,6 @@ import { createCodec } from '../codec/codec.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import { withAccess } from './access/index.js';
 import type { BodyOptions } from './json-body.js';
-import { isMemoryFull } from './memory-full.js';
 import { ProxyHandler } from './proxy-handler.js';
 import { isFieldName, isFieldText, normal } from './proxy-headers.js';
 import type { FilteringProxyOptions } from './proxy-options.js';
@@ -90,14 +89,8 @@ export function filteringProxy(options: FilteringProxyOptions): {
     guards: sessionGuards({ guard: mode, guardSessions, roots, onAudit, callTimeoutMs, confirm, askUser }, onGuardLog ?? log),
     log,
   });
-  const served = async (request: ProxyRequest): Promise<Answer> => {
-    try {
-      return await handler.handle(request);
-    } catch (e) {
-      if (isMemoryFull(e)) return handler.memoryFull(request);
-      throw e;
-    }
-  };
+  // (WASM memory full is answered there, a 503)
+  const served = (request: ProxyRequest): Promise<Answer> => handler.handle(request);
   const web = async (request: Request) => toResponse(await served(fromRequest(request)));
   // Who may come in, how often, and whose sessions are whose: before anything reads the request.
   if (!authorize) return { direct: served, web };
