@@ -20,7 +20,7 @@ import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIG
 import { keyRules } from './envelope';
 import { copyTo, startRewrite, transformText, transformUriHeader, widenMaxLength } from './indexed-rewrite';
 import { DATA_HOST, DATA_KEEP, DATA_TRANSFORM, dataAhead, startAhead } from './indexed-media';
-import { decodeText, gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, startText, stringEnd } from './indexed-text';
+import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString, startText } from './indexed-text';
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart, S_INT } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
 import {
@@ -122,10 +122,8 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           continue;
         }
         if (b == QUOTE) {
-          const e = stringEnd(i);
+          const e = readString(i);
           if (e < 0) return e;
-          const decoded = decodeText(i + 1, e);
-          if (decoded < 0) return decoded;
           if ((v & V_PAYLOAD) != 0) {
             // (A bare string the host already knows is not a data: URI is not looked at again;
             // decoding looks at none: a token in a data: URI is restored.)
@@ -178,10 +176,8 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
       if (b == BRACE_CLOSE && (top() & K_FIRST) != 0) closes = true;
       else {
         if (b != QUOTE) return INDEXED_HOST;
-        const e = stringEnd(i);
+        const e = readString(i);
         if (e < 0) return e;
-        const decoded = decodeText(i + 1, e);
-        if (decoded < 0) return decoded;
         const k = <u32>load<u16>(stack + (<usize>depth << 1));
         // A key that decoding changes may collide with another: the host checks it.
         if ((k & K_PAYLOAD) != 0 && transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
