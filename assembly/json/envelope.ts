@@ -63,7 +63,7 @@ export function keyEnd(end: u32): bool {
 }
 
 /** The protocol fields of PARAMS_RULE and RESULT_RULE (src/codec/protocol-fields.ts), by path. */
-function envelopeRules(v: u32, id: u32, depth: u32, level: u32): u32 {
+@inline function envelopeRules(v: u32, id: u32, depth: u32, level: u32): u32 {
   const env = get(J_ENV);
   if (depth == level + 1) {
     set(J_L1, id);
