@@ -10,3 +10,15 @@ import { D_GRAMS, D_GRAM_MASK } from './abi';
   const h = (key * 0x9e3779b1) >> 17;
   return (load<u8>((load<u32>(desc + D_GRAMS) as usize) + <usize>(h >> 3)) & (1 << (h & 7))) != 0;
 }
+
+/**
+ * Whether a match may start in the n final bytes at p: false only when no position where the
+ * shortest match (`shortest` bytes) fits passes gramMayStart, which match.ts asks of every
+ * candidate it walks but those fewer than 4 bytes from the end (tried whenever the shortest
+ * match is that short). For a short string the loop costs less than the matcher's call.
+ */
+@inline export function mayStartIn(desc: usize, p: usize, n: i32, shortest: i32): bool {
+  if (shortest < 4) return true;
+  for (let c: i32 = 0; c <= n - shortest; c++) if (gramMayStart(desc, p + <usize>c)) return true;
+  return false;
+}

@@ -29,7 +29,7 @@ export function valueFlags(): u32 {
 
 /** A key ended (its text at `end` in the output): what its value will be. */
 export function keyEnd(end: u32): bool {
-  const v = keyRules(st + J_SMALL, get(J_SMALL_LEN));
+  const v = keyRules(st + J_SMALL, get(J_SMALL_LEN), get(J_DEPTH), get(J_MSG_LEVEL), top());
   if (get(J_DEPTH) != get(J_MSG_LEVEL) && (top() & K_PAYLOAD) != 0 && get(J_MODE) == JSON_DECODE) {
     event(get(J_STR_CHANGED) != 0 ? EV_KEY_CHANGED : EV_KEY, get(J_STR_START), end);
   }
@@ -40,12 +40,10 @@ export function keyEnd(end: u32): bool {
 
 /**
  * What the value of the key just read (its decoded bytes at p, n of them; only the first
- * LONGEST_KEY need be there) will be, by its path; notes an envelope member and a `uri`.
+ * LONGEST_KEY need be there) will be, by its path: `depth` of its object (J_DEPTH), `level` of
+ * the message (J_MSG_LEVEL), `k` its object's stack entry; notes an envelope member and a `uri`.
  */
-@inline export function keyRules(p: usize, n: u32): u32 {
-  const depth = get(J_DEPTH);
-  const level = get(J_MSG_LEVEL);
-  const k = top();
+@inline export function keyRules(p: usize, n: u32, depth: u32, level: u32, k: u32): u32 {
   if (depth != level && (k & K_PAYLOAD) == 0) return 0;
   const id = keyId(p, n);
   if (depth == level) {
@@ -65,7 +63,7 @@ export function keyEnd(end: u32): bool {
 }
 
 /** The protocol fields of PARAMS_RULE and RESULT_RULE (src/codec/protocol-fields.ts), by path. */
-function envelopeRules(v: u32, id: u32, depth: u32, level: u32): u32 {
+@inline function envelopeRules(v: u32, id: u32, depth: u32, level: u32): u32 {
   const env = get(J_ENV);
   if (depth == level + 1) {
     set(J_L1, id);

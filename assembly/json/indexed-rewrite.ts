@@ -7,6 +7,7 @@ import {
 } from '../abi';
 import { BACKSLASH } from '../bytes';
 import { decode } from '../decode';
+import { mayStartIn } from '../filter';
 import { findByte } from '../find';
 import { scan, shortestMatch } from '../match';
 import { gDec, gDecLen, gEscapeEntries, gEscapes, gIn } from './indexed-text';
@@ -16,6 +17,8 @@ import { emit, get, set, st } from './state';
 import { useEscapeMap } from './windows';
 
 let gCopied: i32 = 0; // input before this is written out (or replaced)
+// Strings up to this long are looked at by the start filter before the matcher is called.
+const GRAMS_FIRST: i32 = 16;
 
 /** Starts a message of n bytes at gIn: nothing written yet; matched in one pass if it may be. */
 export function startRewrite(n: i32, encoding: bool): void {
@@ -128,9 +131,13 @@ export function transformUriHeader(a: i32, e: i32): bool {
     if (gRecNext >= gRecCount || <i32>load<u32>(get(J_REC) as usize + <usize>gRecNext * MATCH_RECORD_SIZE) >= e) return false;
     return writeRecords(a, e);
   }
-  // Too short to hold a match or a token (many keys and names): no call.
+  // Too short to hold a match or a token (many keys and names), or short with no position a
+  // match may start at (most short values): no call.
   const desc = get(J_DESC) as usize;
-  if (get(J_MODE) == JSON_ENCODE ? n < shortestMatch(desc) : gDecLen < shortestToken(desc)) return false;
+  if (get(J_MODE) == JSON_ENCODE) {
+    const shortest = shortestMatch(desc);
+    if (n < shortest || (n <= GRAMS_FIRST && !mayStartIn(desc, gDec, n, shortest))) return false;
+  } else if (gDecLen < shortestToken(desc)) return false;
   return matchText(a, e, n);
 }
 

@@ -7,7 +7,7 @@ import { hexValue } from '../decode';
 import { utf8Encode } from '../utf8';
 import { get } from './state';
 import { shortEscape } from './strings';
-import { gBackslashesBeforeQuote, gUnfit, nextQuote } from './structural';
+import { backslashesBefore, gUnfit, nextQuote } from './structural';
 import { findBackslash, gMapEntries, mapEscape } from './windows';
 
 /** indexedMessage's answer when the per-message path may still take the message whole. */
@@ -26,20 +26,6 @@ export function startText(inp: usize): void {
   gIn = inp;
 }
 
-/**
- * The closing quote of the string whose opening quote is at i; or INDEXED_REFUSED when the index
- * disagrees with stage 2 on where it starts, INDEXED_HOST when it is not closed or holds a byte
- * stage 1 found unfit. Notes whether it holds escapes.
- */
-@inline export function stringEnd(i: i32): i32 {
-  if (nextQuote() != i) return INDEXED_REFUSED;
-  const before = gBackslashesBeforeQuote;
-  const e = nextQuote();
-  if (e < 0 || gUnfit) return INDEXED_HOST;
-  gEscapes = gBackslashesBeforeQuote != before;
-  return e;
-}
-
 // The decoded text of the current string: the input itself, or the decoded window when it has
 // escapes.
 export let gEscapes = false;
@@ -48,20 +34,30 @@ export let gDecLen: i32 = 0;
 export let gEscapeEntries: i32 = -1; // the escape map's entries for the decoded string (-1: too many to map)
 
 /**
- * Decodes the string text at [a, e) of the input: 0, or INDEXED_HOST for an escape that is not
- * valid, INDEXED_REFUSED for text longer than the decoded window.
+ * Reads the string whose opening quote is at i: returns its closing quote, its decoded text in
+ * gDec and gDecLen; or INDEXED_REFUSED when the index disagrees with stage 2 on where it starts
+ * or its text is longer than the decoded window, INDEXED_HOST when it is not closed, holds a
+ * byte stage 1 found unfit or an escape that is not valid.
  */
-@inline export function decodeText(a: i32, e: i32): i32 {
-  if (!gEscapes) {
-    // (Most strings: inline, as a call costs about what this does.)
-    gDec = gIn + <usize>a;
-    gDecLen = e - a;
-    return 0;
+@inline export function readString(i: i32): i32 {
+  // (The backslash counts and the escape flag in locals, not globals written and read back;
+  // most strings need nothing past the two quotes.)
+  if (nextQuote() != i) return INDEXED_REFUSED;
+  const before = backslashesBefore(i);
+  const e = nextQuote();
+  if (e < 0 || gUnfit) return INDEXED_HOST;
+  const escapes = backslashesBefore(e) != before;
+  gEscapes = escapes;
+  if (!escapes) {
+    gDec = gIn + <usize>(i + 1);
+    gDecLen = e - i - 1;
+    return e;
   }
-  return decodeEscapes(a, e);
+  const decoded = decodeEscapes(i + 1, e);
+  return decoded < 0 ? decoded : e;
 }
 
-/** decodeText of a string that holds escapes: into the decoded window, with the escape map. */
+/** readString's text of a string that holds escapes: decoded into the window, with the escape map. */
 function decodeEscapes(a: i32, e: i32): i32 {
   const dec = get(J_DEC) as usize;
   // (Decoded text is never longer than raw; a copy may write up to 16 bytes past its run.)

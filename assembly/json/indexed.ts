@@ -13,14 +13,14 @@
 // taken as text without reading ahead), and,
 // decoding, a key that decoding changes.
 import {
-  J_DEPTH, J_MODE, J_NUM_SIZE, J_ROOT_PAYLOAD, J_SCHEMA_AT, J_STACK, J_STACK_CAP, J_VALUE, JSON_ENCODE, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE,
+  J_DEPTH, J_MODE, J_NUM_SIZE, J_ROOT_PAYLOAD, J_SCHEMA_AT, J_STACK, J_STACK_CAP, JSON_ENCODE, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE,
   ROOT_MESSAGE, ROOT_TEXT,
 } from '../abi';
 import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, MINUS, QUOTE, SPACE } from '../bytes';
 import { keyRules } from './envelope';
 import { copyTo, startRewrite, transformText, transformUriHeader, widenMaxLength } from './indexed-rewrite';
 import { DATA_HOST, DATA_KEEP, DATA_TRANSFORM, dataAhead, startAhead } from './indexed-media';
-import { decodeText, gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, startText, stringEnd } from './indexed-text';
+import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString, startText } from './indexed-text';
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart, S_INT } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
 import {
@@ -67,6 +67,10 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
   let i: i32 = 0;
   let phase = P_VALUE;
   let depth: u32 = 0;
+  // (The state the per-message path keeps in memory for its rules, kept here in locals and
+  // handed to them: the message's level, J_MSG_LEVEL; the last key's rules, J_VALUE.)
+  let level: u32 = 0;
+  let keyV: u32 = 0;
   while (true) {
     let b: u32 = 0;
     while (i < n) {
@@ -84,7 +88,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
         if (depth > 0) {
           const at = stack + (<usize>depth << 1);
           const k = <u32>load<u16>(at);
-          v = (k & K_OBJ) == 0 ? ((k & K_PAYLOAD) != 0 ? V_PAYLOAD : 0) : get(J_VALUE);
+          v = (k & K_OBJ) == 0 ? ((k & K_PAYLOAD) != 0 ? V_PAYLOAD : 0) : keyV;
           store<u16>(at, <u16>(k & ~K_FIRST));
         }
         if ((v & V_DATA) != 0) {
@@ -107,21 +111,19 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           v &= ~V_PAYLOAD;
         }
         if ((v & V_TYPE) != 0 && b != QUOTE && !resolveMedia(false)) return INDEXED_HOST;
-        set(J_VALUE, v);
         if (b == BRACE_OPEN || b == BRACKET_OPEN) {
           if (depth + 1 >= get(J_STACK_CAP)) return INDEXED_HOST;
           const obj = b == BRACE_OPEN;
           enterContainer(obj, v, depth);
+          if (depth == 0 && rootFlags == 0) level = obj ? 1 : 2;
           depth++;
           phase = obj ? P_KEY : P_VALUE;
           i++;
           continue;
         }
         if (b == QUOTE) {
-          const e = stringEnd(i);
+          const e = readString(i);
           if (e < 0) return e;
-          const decoded = decodeText(i + 1, e);
-          if (decoded < 0) return decoded;
           if ((v & V_PAYLOAD) != 0) {
             // (A bare string the host already knows is not a data: URI is not looked at again;
             // decoding looks at none: a token in a data: URI is restored.)
@@ -159,7 +161,6 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           }
           i += litLen;
         }
-        set(J_VALUE, 0);
         if (depth == 0) {
           phase = P_DONE;
           continue;
@@ -175,13 +176,12 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
       if (b == BRACE_CLOSE && (top() & K_FIRST) != 0) closes = true;
       else {
         if (b != QUOTE) return INDEXED_HOST;
-        const e = stringEnd(i);
+        const e = readString(i);
         if (e < 0) return e;
-        const decoded = decodeText(i + 1, e);
-        if (decoded < 0) return decoded;
+        const k = <u32>load<u16>(stack + (<usize>depth << 1));
         // A key that decoding changes may collide with another: the host checks it.
-        if ((load<u16>(stack + (<usize>depth << 1)) & K_PAYLOAD) != 0 && transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
-        set(J_VALUE, keyRules(gDec, <u32>gDecLen));
+        if ((k & K_PAYLOAD) != 0 && transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
+        keyV = keyRules(gDec, <u32>gDecLen, depth, level, k);
         i = e + 1;
         // (The colon most often follows at once: read here, not by another turn of the loop.)
         if (i < n && load<u8>(inp + <usize>i) == COLON) {
@@ -211,7 +211,6 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
     leaveContainer(depth);
     depth--;
     set(J_DEPTH, depth);
-    set(J_VALUE, 0);
     i++;
     if (depth == 0) phase = P_DONE;
     else if (i < n && load<u8>(inp + <usize>i) == COMMA) {

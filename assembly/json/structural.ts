@@ -26,8 +26,6 @@ let gBackslashesBefore: u32 = 0; // how many come before it
 
 /** A byte stage 2 must not take: a control byte in a string, or not UTF-8 (the old path reports it). */
 export let gUnfit = false;
-/** How many backslashes come before the quote nextQuote returned last: a string holds escapes when this grows from its opening quote to its closing one. */
-export let gBackslashesBeforeQuote: u32 = 0;
 
 /** Starts indexing the n bytes at inp. */
 export function indexStart(inp: usize, n: i32): void {
@@ -48,17 +46,26 @@ export function indexStart(inp: usize, n: i32): void {
 
 /** The next quote that delimits a string (unescaped), or -1 at the end of the message. */
 @inline export function nextQuote(): i32 {
-  while (gQuotes == 0) {
+  // (gQuotes read once: stage 2 reads a global it just wrote from memory, not a register.)
+  let quotes = gQuotes;
+  while (quotes == 0) {
     // (Plain blocks are looked for after an ASCII block with no quote: in structured text most
     // blocks hold one, and in CJK text none is plain.)
     if (ASC_FEATURE_SIMD && gQuoteless && gEscaped == 0) skipPlainBlocks();
     if (gNext >= gLen) return -1;
     indexBlock();
+    quotes = gQuotes;
   }
-  const bit = ctz(gQuotes);
-  gQuotes &= gQuotes - 1;
-  gBackslashesBeforeQuote = gBackslashesBefore + <u32>popcnt(gBackslashes & ((<u64>1 << bit) - 1));
-  return gBase + <i32>bit;
+  gQuotes = quotes & (quotes - 1);
+  return gBase + <i32>ctz(quotes);
+}
+
+/**
+ * How many backslashes come before the quote at q, the one nextQuote returned last: a string
+ * holds escapes when this grows from its opening quote to its closing one.
+ */
+@inline export function backslashesBefore(q: i32): u32 {
+  return gBackslashesBefore + <u32>popcnt(gBackslashes & ((<u64>1 << <u64>(q - gBase)) - 1));
 }
 
 /** Indexes the block at gNext. */

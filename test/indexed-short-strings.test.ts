@@ -1,0 +1,74 @@
+// Short strings on the indexed path (assembly/json/indexed-rewrite.ts): encoding, a key or value
+// of up to 16 bytes is looked at by the start filter (assembly/filter.ts mayStartIn) and the
+// matcher is called only when a match may start in it. Strings made of terms cut, joined and
+// placed at every offset, in either case, under term sets of every shortest length (3 bytes:
+// no filter; 4, the default's; longer; multi-byte; folded), must come out as the per-message
+// path (`lines: false`) writes them.
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
+import type { StreamOptions } from '../src/stream/index.ts';
+import { runs } from './arbitraries.ts';
+
+vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
+
+const CODECS: StreamOptions[] = [
+  {},
+  { terms: { ascii: ['wanx', 'damo'] } },
+  { terms: { ascii: ['xyz', 'tongyi'] } },
+  { terms: { ascii: ['maxcompute', 'qwen'], exact: ['通义'] } },
+  { terms: { exact: ['通义', '阿里'] } },
+  { fold: 'nfkc', terms: { ascii: ['qwen', 'wanx'] } },
+];
+const pieces = [
+  'wanx',
+  'WanX',
+  'wan',
+  'anx',
+  'damo',
+  'dam',
+  'qwen',
+  'Qwen',
+  'wen',
+  'xyz',
+  'xy',
+  'tongyi',
+  'tong',
+  '通义',
+  '通',
+  '阿里',
+  'x',
+  'é',
+  ' ',
+  '-',
+];
+const short = fc.array(fc.constantFrom(...pieces), { maxLength: 6 }).map((p) => p.join(''));
+const message = fc
+  .array(fc.tuple(short, short), { minLength: 1, maxLength: 6 })
+  .map((members) => JSON.stringify({ jsonrpc: '2.0', id: 1, result: Object.fromEntries(members) }));
+
+function encoded(input: Uint8Array, codec: StreamOptions, lines: boolean): string {
+  const out: Uint8Array[] = [];
+  const t = byteTransformer('encode', { ...codec, onInvalidMessage: () => {} }, (b) => void out.push(b.slice()), { lines });
+  t.push(input);
+  t.close();
+  return Buffer.concat(out).toString();
+}
+
+describe('short strings on the indexed path', () => {
+  for (const [c, codec] of CODECS.entries())
+    it(`codec ${c}: the per-message path's output`, () => {
+      let changed = 0;
+      fc.assert(
+        fc.property(fc.array(message, { minLength: 1, maxLength: 4 }), (lines) => {
+          const text = `${lines.join('\n')}\n`;
+          const input = new TextEncoder().encode(text);
+          const on = encoded(input, codec, true);
+          expect(on).toBe(encoded(input, codec, false));
+          if (on !== text) changed++;
+        }),
+        runs(150),
+      );
+      expect(changed).toBeGreaterThan(0); // (terms were found)
+    });
+});
