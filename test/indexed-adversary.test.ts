@@ -265,3 +265,103 @@ describe('the indexed path takes linear time in the line', () => {
         expect(growth(once(small), once(big))).toBeLessThan(LINEAR_BOUND);
       });
 });
+
+describe('the indexed path reads every colon and comma as the per-message path does', () => {
+  // Stage 2 reads the colon after a key, and the comma after a value or a close, where it
+  // follows at once, and by another turn of its loop after whitespace (P_COLON, P_AFTER). The
+  // generators above write no whitespace between an object's value and its comma, so that turn
+  // of P_AFTER went unread (a comma there taken as an array's passed every test). Here: every
+  // whitespace around every colon and comma (none, tabs, CRs, runs past a 64-byte block, line
+  // feeds inside a Content-Length body), empty and nested containers, closes followed by
+  // commas, and one slip: a colon or comma missing, doubled, trailing, leading or swapped. Each
+  // message agrees with the batch entries off, and is taken exactly when it is valid (a wrongly
+  // refused one goes the per-message way with the same output: only the count shows it).
+  const wsOf = (lf: boolean) => fc.constantFrom('', '', '', ' ', '\t', '\r', ' \t\r ', ' '.repeat(70), ...(lf ? ['\n', ' \r\n\t'] : []));
+  const valuesOf = (lf: boolean) =>
+    fc.letrec<{ v: string; obj: string; arr: string }>((tie) => ({
+      v: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc.constantFrom('"Qwen"', '""', '0', '-1', '12', '1.5e3', 'true', 'false', 'null', '{}', '[]', '[[]]', '{"t":{}}'),
+        tie('obj'),
+        tie('arr'),
+      ),
+      obj: fc
+        .tuple(
+          fc.array(
+            fc.tuple(wsOf(lf), fc.constantFrom('"text"', '"type"', '"content"', '"Qwen"', '""'), wsOf(lf), wsOf(lf), tie('v'), wsOf(lf)),
+            {
+              maxLength: 4,
+            },
+          ),
+          wsOf(lf),
+        )
+        .map(([ms, w]) => `{${ms.map(([a, k, b, c, v, d]) => `${a}${k}${b}:${c}${v}${d}`).join(',')}${ms.length ? '' : w}}`),
+      arr: fc
+        .tuple(fc.array(fc.tuple(wsOf(lf), tie('v'), wsOf(lf)), { maxLength: 4 }), wsOf(lf))
+        .map(([xs, w]) => `[${xs.map(([a, v, b]) => `${a}${v}${b}`).join(',')}${xs.length ? '' : w}]`),
+    })).v;
+  const slips = ['no colon', 'no comma', 'trailing comma', 'double comma', 'leading comma', 'colon for comma', 'comma for colon'] as const;
+  type Slip = (typeof slips)[number] | 'none';
+  /** `text` with its `at`-th (mod their number) colon, comma, close or open outside strings slipped. */
+  const slip = (text: string, how: Slip, at: number): string => {
+    if (how === 'none') return text;
+    const want = { 'no colon': ':', 'comma for colon': ':', 'trailing comma': '}]', 'leading comma': '{[' }[how as string] ?? ',';
+    const places: number[] = [];
+    for (let i = 0, inString = false; i < text.length; i++) {
+      const c = text[i]!;
+      if (inString) {
+        if (c === '\\') i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (want.includes(c)) places.push(i);
+    }
+    if (places.length === 0) return text;
+    const p = places[at % places.length]!;
+    const [head, c, rest] = [text.slice(0, p), text[p], text.slice(p + 1)];
+    if (how === 'no colon' || how === 'no comma') return head + rest;
+    if (how === 'colon for comma') return `${head}:${rest}`;
+    if (how === 'comma for colon') return `${head},${rest}`;
+    if (how === 'double comma') return `${head},,${rest}`;
+    return how === 'trailing comma' ? `${head},${c}${rest}` : `${head}${c},${rest}`;
+  };
+  const messageOf = (lf: boolean) =>
+    fc
+      .tuple(
+        valuesOf(lf),
+        wsOf(lf),
+        wsOf(lf),
+        fc.oneof({ weight: 7, arbitrary: fc.constant<Slip>('none') }, { weight: 1, arbitrary: fc.constantFrom<Slip>(...slips) }),
+        fc.nat(),
+        fc.constantFrom('result', 'params'),
+      )
+      .map(([v, a, b, how, at, k]) => slip(`{${a}"jsonrpc"${b}:${a}"2.0"${b},${a}"id"${b}:${a}7${b},"${k}":${a}${v}${b}}`, how, at));
+  const isJson = (text: string) => {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (const [framing, lf] of [
+    ['ndjson', false],
+    ['content-length', true],
+  ] as const)
+    for (const mode of ['encode', 'decode'] as const)
+      it(`${framing}, ${mode}: agrees with the batch entries off, and takes exactly the valid messages`, () => {
+        let valid = 0;
+        fc.assert(
+          fc.property(messageOf(lf), (text) => {
+            const body = B(text);
+            const input = framing === 'ndjson' ? cat([body, B('\n')]) : cat([B(`Content-Length: ${body.length}\r\n\r\n`), body]);
+            const on = traceOf(mode, input, { framing }, true);
+            expect(traceOf(mode, input, { framing }, true, false).log).toEqual(on.log);
+            const ok = isJson(text);
+            expect(on.taken).toBe(ok ? 1 : 0);
+            if (ok) valid++;
+          }),
+          runs(400),
+        );
+        expect(valid).toBeGreaterThan(100); // (most messages have no slip)
+      });
+});
