@@ -91,24 +91,10 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           v = (k & K_OBJ) == 0 ? ((k & K_PAYLOAD) != 0 ? V_PAYLOAD : 0) : keyV;
           store<u16>(at, <u16>(k & ~K_FIRST));
         }
-        if ((v & V_DATA) != 0) {
-          const k = top();
-          const media = (k >> K_MEDIA_SHIFT) & 3;
-          if (media == MEDIA_UNKNOWN && (k & K_DATA_TAKEN) != 0) return INDEXED_AGAIN; // a second `data` first: the taken one is kept
-          if (media == MEDIA_UNKNOWN && speculate && (b == BRACE_OPEN || b == BRACKET_OPEN)) {
-            // (Media data is a string: an object or array is taken as text, and taken back if a
-            // media `type` or a second `data` follows; a schema's rules would reach into it.)
-            if (get(J_SCHEMA_AT) != 0) return INDEXED_HOST;
-            if (++gTakenOpen > TAKEN_NESTING) return INDEXED_AGAIN;
-            setTop(k | K_DATA_TAKEN);
-          } else {
-            const ahead = media == MEDIA_UNKNOWN ? dataAhead(inp, i, n) : DATA_TRANSFORM; // (the host would hold it until the type is known)
-            if (ahead == DATA_HOST) return INDEXED_HOST;
-            if (media == MEDIA_YES || ahead == DATA_KEEP) v &= ~V_PAYLOAD;
-          }
-        } else if ((v & V_BLOB) != 0) {
-          if ((top() & K_URI) == 0) return INDEXED_HOST; // held until the object's `uri` is known
-          v &= ~V_PAYLOAD;
+        if ((v & (V_DATA | V_BLOB)) != 0) {
+          const flags = opaqueValue(v, b, inp, i, n, speculate);
+          if (flags < 0) return flags;
+          v = <u32>flags;
         }
         if ((v & V_TYPE) != 0 && b != QUOTE && !resolveMedia(false)) return INDEXED_HOST;
         if (b == BRACE_OPEN || b == BRACKET_OPEN) {
@@ -137,29 +123,9 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
             if (media && (top() & K_DATA_TAKEN) != 0) return INDEXED_AGAIN; // its `data` is kept
           }
           i = e + 1;
-        } else if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) {
-          const start = i;
-          let s = numberStart(b);
-          i++;
-          // (An integer's digits in a loop of their own; what may follow them, by the state machine.)
-          if (s == S_INT) while (i < n && <u32>load<u8>(inp + <usize>i) - DIGIT_0 < 10) i++;
-          while (i < n) {
-            const next = numberNext(s, <u32>load<u8>(inp + <usize>i));
-            if (next == 0) break;
-            s = next;
-            i++;
-          }
-          if (!numberComplete(s)) return INDEXED_HOST;
-          // A tool schema's maxLength, written widened (as lexer.ts holds one: up to J_NUM_SIZE bytes).
-          if ((v & V_MAX_LENGTH) != 0 && b != MINUS && i - start <= <i32>J_NUM_SIZE) widenMaxLength(start, i);
         } else {
-          const lit = literalAt(b);
-          const litLen = <i32>literalLength(b);
-          if (lit < 0 || i + litLen > n) return INDEXED_HOST;
-          for (let k: i32 = 1; k < litLen; k++) {
-            if (load<u8>(inp + <usize>(i + k)) != load<u8>(LITERALS + <usize>(lit + k))) return INDEXED_HOST;
-          }
-          i += litLen;
+          i = b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9) ? numberEnd(inp, i, n, b, v) : literalEnd(inp, i, n, b);
+          if (i < 0) return i;
         }
         if (depth == 0) {
           phase = P_DONE;
@@ -225,3 +191,60 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
   return <i32>(o - out);
 }
 
+/**
+ * The flags of a `data` or `blob` value (V_DATA, V_BLOB in `v`) at byte `b`, position `i`: its
+ * V_PAYLOAD dropped where it is opaque bytes, or INDEXED_AGAIN / INDEXED_HOST. A `data` object
+ * or array whose object's `type` is unknown is taken as text when speculating (indexedPass).
+ */
+@inline function opaqueValue(v: u32, b: u32, inp: usize, i: i32, n: i32, speculate: bool): i32 {
+  const k = top();
+  if ((v & V_DATA) != 0) {
+    const media = (k >> K_MEDIA_SHIFT) & 3;
+    if (media == MEDIA_UNKNOWN && (k & K_DATA_TAKEN) != 0) return INDEXED_AGAIN; // a second `data` first: the taken one is kept
+    if (media == MEDIA_UNKNOWN && speculate && (b == BRACE_OPEN || b == BRACKET_OPEN)) {
+      // (Media data is a string: an object or array is taken as text, and taken back if a
+      // media `type` or a second `data` follows; a schema's rules would reach into it.)
+      if (get(J_SCHEMA_AT) != 0) return INDEXED_HOST;
+      if (++gTakenOpen > TAKEN_NESTING) return INDEXED_AGAIN;
+      setTop(k | K_DATA_TAKEN);
+      return <i32>v;
+    }
+    const ahead = media == MEDIA_UNKNOWN ? dataAhead(inp, i, n) : DATA_TRANSFORM; // (the host would hold it until the type is known)
+    if (ahead == DATA_HOST) return INDEXED_HOST;
+    return <i32>(media == MEDIA_YES || ahead == DATA_KEEP ? v & ~V_PAYLOAD : v);
+  }
+  if ((k & K_URI) == 0) return INDEXED_HOST; // a `blob`: held until the object's `uri` is known
+  return <i32>(v & ~V_PAYLOAD);
+}
+
+/**
+ * Where the number that starts with byte `b` at `i` ends, or INDEXED_HOST; a tool schema's
+ * maxLength (V_MAX_LENGTH in `v`) written widened, as lexer.ts holds one: up to J_NUM_SIZE bytes.
+ */
+@inline function numberEnd(inp: usize, i: i32, n: i32, b: u32, v: u32): i32 {
+  const start = i;
+  let s = numberStart(b);
+  i++;
+  // (An integer's digits in a loop of their own; what may follow them, by the state machine.)
+  if (s == S_INT) while (i < n && <u32>load<u8>(inp + <usize>i) - DIGIT_0 < 10) i++;
+  while (i < n) {
+    const next = numberNext(s, <u32>load<u8>(inp + <usize>i));
+    if (next == 0) break;
+    s = next;
+    i++;
+  }
+  if (!numberComplete(s)) return INDEXED_HOST;
+  if ((v & V_MAX_LENGTH) != 0 && b != MINUS && i - start <= <i32>J_NUM_SIZE) widenMaxLength(start, i);
+  return i;
+}
+
+/** Where the literal (true, false, null) that starts with byte `b` at `i` ends, or INDEXED_HOST. */
+@inline function literalEnd(inp: usize, i: i32, n: i32, b: u32): i32 {
+  const lit = literalAt(b);
+  const litLen = <i32>literalLength(b);
+  if (lit < 0 || i + litLen > n) return INDEXED_HOST;
+  for (let k: i32 = 1; k < litLen; k++) {
+    if (load<u8>(inp + <usize>(i + k)) != load<u8>(LITERALS + <usize>(lit + k))) return INDEXED_HOST;
+  }
+  return i + litLen;
+}
