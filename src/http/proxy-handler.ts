@@ -12,20 +12,20 @@ import { SERVER_ERROR } from '../jsonrpc/message.js';
 import { assertRoom } from '../stream/work-pool.js';
 import { BodyTooLargeError, type Decoded, decodeNow, holdsJson } from './body.js';
 import type { CallGuard } from './call-guard.js';
-import { type ByteSource, relayOf } from './event-relay.js';
 import type { FetchLike } from './fetch.js';
 import { hostAllowed, originAllowed } from './guard.js';
-import { eventObserver, withAnswers } from './guarded.js';
+import { withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
 import { downstream, type Fields, toHeaders, withoutHopByHop } from './proxy-headers.js';
 import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
-import type { Answer, DirectAnswer, ProxyRequest } from './proxy-request.js';
+import { type RelaySettings, relayedAnswer, StreamNotes } from './proxy-relayed.js';
+import type { Answer, ProxyRequest } from './proxy-request.js';
 import { UpstreamTargets } from './proxy-target.js';
 import { asResponse, UnwritableHead, type Upstream, writable } from './proxy-upstream.js';
 import { collisionOutcome, errorAnswer, refusalOutcome, SESSION_NOT_FOUND } from './replies.js';
-import { encodedStatusText, encodeResponse, headKind, isJson, mediaType, NULL_BODY, type ResponseHead } from './response.js';
+import { encodeResponse, headKind, isJson, mediaType, NULL_BODY } from './response.js';
 import type { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
 import { sendTimed, type TimedPost, timedOutReply, timePost } from './timed.js';
@@ -35,8 +35,6 @@ const CLOSE = { connection: 'close' };
 
 /** The client's fields that are not sent up: the server frames the length, and names the upstream's host. */
 const NOT_UP = ['host', 'content-length'];
-
-/** The code the SDK's servers give a request of a session they do not know. */
 
 /** What goes upstream once the body is read: its bytes, and the answers given here already. */
 interface Prepared {
@@ -88,6 +86,7 @@ export class ProxyHandler {
   private readonly log: (line: string) => void;
   /** The codec of bodyOptions, made once (status texts). */
   private readonly codec: Codec;
+  private readonly relay: RelaySettings;
   /** upstreamHeaders as pairs, listed once (createFilteringProxy checked them when made). */
   private readonly ours: [string, string][];
   private hostSeen: string | undefined;
@@ -104,6 +103,7 @@ export class ProxyHandler {
     this.max = s.max;
     this.guards = s.guards;
     this.log = s.log;
+    this.relay = { bodyOptions: s.bodyOptions, max: s.max, codec: this.codec, notes: new StreamNotes(s.log, s.options.onStreamError) };
   }
 
   /** The client's headers as they go upstream (its session, protocol version, auth), and ours. */
@@ -167,44 +167,6 @@ export class ProxyHandler {
     this.log(`${request.method} refused: ${what === 'Origin' ? 'Origin' : 'Host'} not allowed (403)`);
     request.body?.drop();
     return this.jsonError(403, SERVER_ERROR, `Forbidden: ${what} not allowed`, undefined, request.body ? CLOSE : {});
-  }
-
-  private truncated(method: string): () => void {
-    return () => this.log(`${method} upstream event stream ended inside an event; ended at the last whole event`);
-  }
-
-  private toldRefused(method: string, e: unknown): void {
-    // (encoder errors name the message and byte, never its content)
-    this.log(`${method} upstream response refused: ${(e as Error).name}: ${(e as Error).message}`);
-    this.o.onStreamError?.(e);
-  }
-
-  // An event stream opened by openStream, relayed as encodeResponse, wholeEvents and settle
-  // read one (event-relay.ts). What the relay holds for the stream's life is only what it
-  // needs, not the request handler's scope. A POST's stream also ends with an error for each
-  // of its requests when an event is refused (settle.ts).
-  private relayed(
-    method: string,
-    source: ByteSource,
-    guard: CallGuard | undefined,
-    response: ResponseHead,
-    original: Uint8Array | undefined,
-  ): DirectAnswer {
-    const { bodyOptions } = this;
-    const body = relayOf(source, {
-      codec: bodyOptions,
-      maxEventBytes: this.max,
-      onTruncated: this.truncated(method),
-      observe: guard && eventObserver(guard),
-      onRefused: (e) => this.toldRefused(method, e),
-      ending: original && ((e) => streamEnding(original, e, bodyOptions)),
-    });
-    return {
-      status: response.status,
-      statusText: encodedStatusText(response.statusText, this.codec),
-      headers: downstream(response.headers),
-      body,
-    };
   }
 
   /** The request's answer; WASM memory full anywhere in it, a 503 (under its requests' ids once its body was read). */
@@ -379,7 +341,8 @@ export class ProxyHandler {
     const kind = headKind(upstream, upstream instanceof Response ? upstream.body !== null : upstream.source !== undefined, framing);
     if (!(upstream instanceof Response)) {
       // (under a call time limit, or with the guard's own answers to add, through Web streams: timed.ts, guarded.ts)
-      if (kind === 'sse' && !timed && !p.answers.length) return this.relayed(request.method, upstream.source!, guard, upstream, p.original);
+      if (kind === 'sse' && !timed && !p.answers.length)
+        return relayedAnswer(this.relay, request.method, upstream.source!, guard, upstream, p.original);
       // (no body: nothing to encode, no answers to add; the head as it came, less the connection's fields)
       if (kind === 'none')
         return { status: upstream.status, statusText: upstream.statusText, headers: downstream(upstream.headers), body: null };
@@ -400,11 +363,11 @@ export class ProxyHandler {
     const { original } = p;
     const { bodyOptions } = this;
     const response = asResponse(upstream);
-    const onTruncated = this.truncated(request.method);
+    const onTruncated = this.relay.notes.truncated(request.method);
     let failure: unknown;
     const refused = (e: unknown) => {
       failure = e;
-      this.toldRefused(request.method, e);
+      this.relay.notes.refused(request.method, e);
     };
     const encoded = await encodeResponse(response, { ...bodyOptions, ...framing, guard, timed, onTruncated });
     const filtered = await withAnswers(encoded, p.answers, bodyOptions, this.max);
