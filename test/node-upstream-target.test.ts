@@ -75,4 +75,17 @@ describe('openUpstream, listeners per call', () => {
     const { getEventListeners } = await import('node:events');
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
+
+  it('20 calls to an upstream that drops each connection, under one signal, leave no abort listener on it', async () => {
+    const { createServer: createTcpServer } = await import('node:net');
+    const server = createTcpServer((c) => c.destroy());
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    cleanup.push(() => server.close());
+    const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
+    const controller = new AbortController();
+    for (let k = 0; k < 20; k++) await expect(openUpstream(url, new Headers(), controller.signal)).rejects.toThrow('fetch failed');
+    const { getEventListeners } = await import('node:events');
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
 });
