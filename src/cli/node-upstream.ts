@@ -205,6 +205,7 @@ function open(
     signal.addEventListener('abort', abort, ONCE);
     const unreachable = (e: Error) => {
       clearTimeout(silent);
+      signal.removeEventListener('abort', abort); // (a signal kept for more calls keeps none of this one)
       reject(new TypeError('fetch failed', { cause: e }));
     };
     req.on('error', unreachable);
