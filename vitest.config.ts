@@ -20,6 +20,7 @@ const BUILD_INDEPENDENT = [
   'test/cli.test.ts',
   'test/cli-*.test.ts',
   'test/http-!(body|guard-batch-bytes).test.ts',
+  'test/node-upstream-*.test.ts',
   'test/e2e-*.test.ts',
   'test/mcp-*.test.ts',
   'test/connect-*.test.ts',
@@ -43,7 +44,7 @@ const OWN_MODULES = [
   'test/{stream-deferred-held,stream-sse-whole,stream-consumers,stream-batch-buffers}.test.ts',
   'test/{cli-serve-handler,cli-serve-session,http-access-adversary,http-connect,mcp-guard-order}.test.ts',
   'test/{stream-memory-full,http-memory-full,stream-output-past-4gib,held-bytes-past-4gib}.test.ts',
-  'test/{memory-bounded,stream-idle-memory,stream-memory,stream-sse-memory,refused-lines}.test.ts',
+  'test/{memory-bounded,stream-idle-memory,stream-memory,stream-sse-memory,refused-lines,utf16-result}.test.ts',
 ];
 /** A build's runs: the files that share modules, and (`-own`) those that need their own. */
 function projectsOf(build: 'simd' | 'scalar', exclude: string[]) {
