@@ -178,7 +178,9 @@ export function withoutHopByHop(source: HeadFields, also: readonly string[] = []
 /**
  * The fields of `source` that `keep` takes, read through it rather than copied (an answer's head
  * is read once, as it is written: a copy cost a Map and its entries per call). Values as a copy
- * by append would hold them: stripped again (a joined empty value ends with ", ").
+ * by append would hold them: stripped again (a joined empty value ends with ", "). `keep` was
+ * made from the source's Connection field when the view was: a source changed after (a custom
+ * openStream's Headers) would be read through a stale list, so the view is for reading at once.
  */
 class KeptFields implements HeadFields {
   constructor(
