@@ -5,13 +5,11 @@
 // no filter; 4, the default's; longer; multi-byte; folded), must come out as the per-message
 // path (`lines: false`) writes them.
 import fc from 'fast-check';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 const CODECS: StreamOptions[] = [
   {},
