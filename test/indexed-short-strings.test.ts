@@ -5,12 +5,11 @@
 // no filter; 4, the default's; longer; multi-byte; folded), must come out as the per-message
 // path (`lines: false`) writes them.
 import fc from 'fast-check';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { createCodec } from '../src/index.ts';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 const CODECS: StreamOptions[] = [
   {},
@@ -67,6 +66,62 @@ describe('short strings on the indexed path', () => {
           expect(on).toBe(encoded(input, codec, false));
           if (on !== text) changed++;
         }),
+        runs(150),
+      );
+      expect(changed).toBeGreaterThan(0); // (terms were found)
+    });
+});
+
+// Each key and value against createCodec().encodeText of its text: strings padded to 15, 16 and
+// 17 bytes (the filter's last length, one past it), letters written as \u escapes, terms of one
+// byte and terms whose folded matches (`nfkc`: fullwidth, a roman numeral of one character) are
+// longer or shorter in their source than the term.
+const REFERENCE: StreamOptions[] = [
+  {},
+  { terms: { ascii: ['q', 'wanx'] } },
+  { terms: { ascii: ['qwe', 'tongyi', 'damo'] } },
+  { terms: { exact: ['通义', 'é'] } },
+  { fold: 'nfkc', terms: { ascii: ['qwen', 'viii'] } },
+  { fold: 'nfkc', terms: { ascii: ['wanx', 'damo'], exact: ['通义'] } },
+];
+const more = [...pieces, 'QWEN', 'ｑｗｅｎ', 'ｑ', 'ⅷ', 'Ⅷ', 'viii', 'ＷａｎＸ', 'q'];
+const padded = fc
+  .tuple(fc.array(fc.constantFrom(...more), { maxLength: 5 }), fc.constantFrom(0, 15, 16, 17), fc.boolean())
+  .map(([p, to, front]) => {
+    const s = p.join('');
+    const pad = '-'.repeat(Math.max(0, to - Buffer.byteLength(s)));
+    return front ? pad + s : s + pad;
+  });
+/** s as a JSON string, the letters whose bit in `mask` is set written as \u escapes. */
+function written(s: string, mask: number): string {
+  let out = '"';
+  let i = 0;
+  for (const ch of s) {
+    const e = JSON.stringify(ch).slice(1, -1);
+    out += /[a-z]/i.test(ch) && (mask >>> (i++ % 31)) & 1 ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : e;
+  }
+  return `${out}"`;
+}
+
+describe('short strings on the indexed path, string by string', () => {
+  for (const [c, codec] of REFERENCE.entries())
+    it(`codec ${c}: each key and value as encodeText writes it`, () => {
+      const reference = createCodec({ terms: codec.terms, fold: codec.fold });
+      let changed = 0;
+      fc.assert(
+        fc.property(
+          fc.uniqueArray(fc.tuple(padded, padded, fc.nat(), fc.nat()), { minLength: 1, maxLength: 6, selector: (m) => m[0] }),
+          (members) => {
+            const body = members.map(([k, v, mk, mv]) => `${written(k, mk)}:${written(v, mv)}`).join(',');
+            const text = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
+            const input = new TextEncoder().encode(text);
+            const on = encoded(input, codec, true);
+            expect(on).toBe(encoded(input, codec, false));
+            const got = Object.entries(JSON.parse(on).result.items[0]);
+            expect(got).toEqual(members.map(([k, v]) => [reference.encodeText(k), reference.encodeText(v)]));
+            if (on !== text) changed++;
+          },
+        ),
         runs(150),
       );
       expect(changed).toBeGreaterThan(0); // (terms were found)

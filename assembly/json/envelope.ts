@@ -20,11 +20,17 @@ import {
 
 /** Payload flag for a value starting now, and the deferral of a `data` value. */
 export function valueFlags(): u32 {
-  const depth = get(J_DEPTH);
-  if (depth == 0) return get(J_ROOT_PAYLOAD) != ROOT_MESSAGE ? V_PAYLOAD : 0;
-  const k = top();
-  if ((k & K_OBJ) == 0) return k & K_PAYLOAD ? V_PAYLOAD : 0;
-  return get(J_VALUE);
+  return get(J_DEPTH) == 0 ? rootValueFlags() : memberFlags(top(), get(J_VALUE));
+}
+
+/** valueFlags of the root value: payload unless the input is a message. */
+@inline export function rootValueFlags(): u32 {
+  return get(J_ROOT_PAYLOAD) != ROOT_MESSAGE ? V_PAYLOAD : 0;
+}
+
+/** valueFlags of a value in the container whose stack entry is `k`: `keyV`, its key's rules, in an object. */
+@inline export function memberFlags(k: u32, keyV: u32): u32 {
+  return (k & K_OBJ) == 0 ? ((k & K_PAYLOAD) != 0 ? V_PAYLOAD : 0) : keyV;
 }
 
 /** A key ended (its text at `end` in the output): what its value will be. */

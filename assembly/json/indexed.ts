@@ -14,10 +14,10 @@
 // decoding, a key that decoding changes.
 import {
   J_DEPTH, J_MODE, J_NUM_SIZE, J_ROOT_PAYLOAD, J_SCHEMA_AT, J_STACK, J_STACK_CAP, JSON_ENCODE, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE,
-  ROOT_MESSAGE, ROOT_TEXT,
+  ROOT_TEXT,
 } from '../abi';
 import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, MINUS, QUOTE, SPACE } from '../bytes';
-import { keyRules } from './envelope';
+import { keyRules, memberFlags, rootValueFlags } from './envelope';
 import { copyTo, startRewrite, transformText, transformUriHeader, widenMaxLength } from './indexed-rewrite';
 import { DATA_HOST, DATA_KEEP, DATA_TRANSFORM, dataAhead, startAhead } from './indexed-media';
 import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString, startText } from './indexed-text';
@@ -63,7 +63,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
   startRewrite(n, encoding);
   startAhead(n);
   const stack = get(J_STACK) as usize; // (the container stack: the current entry at stack + 2 * depth)
-  const rootFlags = get(J_ROOT_PAYLOAD) != ROOT_MESSAGE ? V_PAYLOAD : 0;
+  const rootFlags = rootValueFlags();
   let i: i32 = 0;
   let phase = P_VALUE;
   let depth: u32 = 0;
@@ -83,12 +83,12 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
     if (phase == P_VALUE) {
       if (b == BRACKET_CLOSE && depth > 0 && (top() & (K_OBJ | K_FIRST)) == K_FIRST) closes = true;
       else {
-        // (valueFlags with the depth and the entry in locals.)
+        // (valueFlags, with the depth, the entry and the key's rules in locals.)
         let v = rootFlags;
         if (depth > 0) {
           const at = stack + (<usize>depth << 1);
           const k = <u32>load<u16>(at);
-          v = (k & K_OBJ) == 0 ? ((k & K_PAYLOAD) != 0 ? V_PAYLOAD : 0) : keyV;
+          v = memberFlags(k, keyV);
           store<u16>(at, <u16>(k & ~K_FIRST));
         }
         if ((v & (V_DATA | V_BLOB)) != 0) {
