@@ -24,7 +24,7 @@ import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString, startText } f
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart, S_INT } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
 import {
-  begin, done, get, K_DATA_TAKEN, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, o, set, setTop, top, V_BLOB,
+  begin, done, get, K_DATA_TAKEN, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, entryIn, memberPhase, o, set, setTop, top, V_BLOB,
   V_DATA, V_MAX_LENGTH, V_PAYLOAD, V_TYPE,
 } from './state';
 import { indexStart } from './structural';
@@ -81,7 +81,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
     if (i >= n) break;
     let closes = false;
     if (phase == P_VALUE) {
-      if (b == BRACKET_CLOSE && depth > 0 && (top() & (K_OBJ | K_FIRST)) == K_FIRST) closes = true;
+      if (b == BRACKET_CLOSE && depth > 0 && (entryIn(stack, depth) & (K_OBJ | K_FIRST)) == K_FIRST) closes = true;
       else {
         // (valueFlags, with the depth, the entry and the key's rules in locals.)
         let v = rootFlags;
@@ -120,7 +120,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           if ((v & V_TYPE) != 0) {
             const media = isMediaType(gDec, <u32>gDecLen);
             if (!resolveMedia(media)) return INDEXED_HOST;
-            if (media && (top() & K_DATA_TAKEN) != 0) return INDEXED_AGAIN; // its `data` is kept
+            if (media && (entryIn(stack, depth) & K_DATA_TAKEN) != 0) return INDEXED_AGAIN; // its `data` is kept
           }
           i = e + 1;
         } else {
@@ -133,18 +133,18 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
         }
         // (A comma most often follows at once: read here, not by another turn of the loop.)
         if (i < n && load<u8>(inp + <usize>i) == COMMA) {
-          phase = (load<u16>(stack + (<usize>depth << 1)) & K_OBJ) != 0 ? P_KEY : P_VALUE;
+          phase = memberPhase(entryIn(stack, depth));
           i++;
         } else phase = P_AFTER;
         continue;
       }
     } else if (phase == P_KEY) {
-      if (b == BRACE_CLOSE && (top() & K_FIRST) != 0) closes = true;
+      if (b == BRACE_CLOSE && (entryIn(stack, depth) & K_FIRST) != 0) closes = true;
       else {
         if (b != QUOTE) return INDEXED_HOST;
         const e = readString(i);
         if (e < 0) return e;
-        const k = <u32>load<u16>(stack + (<usize>depth << 1));
+        const k = entryIn(stack, depth);
         // A key that decoding changes may collide with another: the host checks it.
         if ((k & K_PAYLOAD) != 0 && transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
         keyV = keyRules(gDec, <u32>gDecLen, depth, level, k);
@@ -162,18 +162,18 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
       i++;
       continue;
     } else if (phase == P_AFTER) {
-      const obj = (top() & K_OBJ) != 0;
+      const k = entryIn(stack, depth);
       if (b == COMMA) {
-        phase = obj ? P_KEY : P_VALUE;
+        phase = memberPhase(k);
         i++;
         continue;
       }
-      if (b != (obj ? BRACE_CLOSE : BRACKET_CLOSE)) return INDEXED_HOST;
+      if (b != ((k & K_OBJ) != 0 ? BRACE_CLOSE : BRACKET_CLOSE)) return INDEXED_HOST;
       closes = true;
     } else return INDEXED_HOST; // P_DONE: only whitespace may follow the value
     if (!closes) return INDEXED_HOST;
     // (No `data` or `blob` of this object waits: those were refused.)
-    if ((load<u16>(stack + (<usize>depth << 1)) & K_DATA_TAKEN) != 0) gTakenOpen--;
+    if ((entryIn(stack, depth) & K_DATA_TAKEN) != 0) gTakenOpen--;
     leaveContainer(depth);
     depth--;
     set(J_DEPTH, depth);
@@ -181,7 +181,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
     if (depth == 0) phase = P_DONE;
     else if (i < n && load<u8>(inp + <usize>i) == COMMA) {
       // (As after a value: the comma read at once.)
-      phase = (load<u16>(stack + (<usize>depth << 1)) & K_OBJ) != 0 ? P_KEY : P_VALUE;
+      phase = memberPhase(entryIn(stack, depth));
       i++;
     } else phase = P_AFTER;
   }

@@ -15,7 +15,7 @@ import { valueFlags } from './envelope';
 import { defer, resolveMedia } from './media';
 import { writeMaxLength } from './rewrite';
 import {
-  emit, error, event, get, K_BLOB_PENDING, K_FIRST, K_MEDIA_SHIFT, K_NAME_MAP, K_OBJ, K_PAYLOAD, K_PENDING, K_URI, MEDIA_UNKNOWN, MEDIA_YES, outPos, put, set,
+  emit, error, event, get, K_BLOB_PENDING, K_FIRST, K_MEDIA_SHIFT, K_NAME_MAP, K_OBJ, K_PAYLOAD, K_PENDING, K_URI, MEDIA_UNKNOWN, MEDIA_YES, memberPhase, outPos, put, set,
   setTop, st, top, V_BLOB, V_DATA, V_ID, V_MAX_LENGTH, V_NAME_MAP, V_PAYLOAD, V_SCHEMA, V_SKIP, V_TYPE,
 } from './state';
 import { stringStart } from './strings';
@@ -64,7 +64,7 @@ export function structuralByte(b: u32): bool {
     const k = top();
     if (b == COMMA) {
       put(b);
-      set(J_PHASE, (k & K_OBJ) != 0 ? P_KEY : P_VALUE);
+      set(J_PHASE, memberPhase(k));
       return true;
     }
     if ((b == BRACE_CLOSE && (k & K_OBJ) != 0) || (b == BRACKET_CLOSE && (k & K_OBJ) == 0)) return closeContainer(b);

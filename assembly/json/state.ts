@@ -2,7 +2,7 @@
 // since the host lays it out), the registers of one call, the container stack, the flags kept
 // in it, events for the host, and errors.
 
-import { E_EVENTS, E_SYNTAX, EV_SIZE, J_DEPTH, J_ERROR, J_EV_CAP, J_EV_COUNT, J_EVENTS, J_OUT_LEN, J_OUT_TOTAL, J_STACK } from '../abi';
+import { E_EVENTS, E_SYNTAX, EV_SIZE, J_DEPTH, J_ERROR, J_EV_CAP, J_EV_COUNT, J_EVENTS, J_OUT_LEN, J_OUT_TOTAL, J_STACK, P_KEY, P_VALUE } from '../abi';
 import { copyBytes } from '../copy';
 
 // Stack entry per container (a u16, STACK_ENTRY_SIZE).
@@ -86,8 +86,16 @@ export function event(kind: u32, a: u32, b: u32): void {
   set(J_EV_COUNT, n + 1);
 }
 
+/** The container stack's entry at `depth`, the stack at `stack` (a caller that keeps J_STACK in a local). */
+@inline export function entryIn(stack: usize, depth: u32): u32 {
+  return <u32>load<u16>(stack + (<usize>depth << 1));
+}
 @inline export function entry(depth: u32): u32 {
-  return <u32>load<u16>((get(J_STACK) as usize) + (<usize>depth << 1));
+  return entryIn(get(J_STACK) as usize, depth);
+}
+/** What a comma after a member leads to in the container of entry `k`: a key in an object, else a value. */
+@inline export function memberPhase(k: u32): u32 {
+  return (k & K_OBJ) != 0 ? P_KEY : P_VALUE;
 }
 @inline export function top(): u32 {
   return entry(get(J_DEPTH));
