@@ -16,7 +16,8 @@ const MESSAGE = 'Service unavailable: WASM memory is full (too many messages in 
 /**
  * The 503 answer: a JSON-RPC error under each request's id as written in `original` (the body,
  * when it was read: read in JS, no WASM memory), else one with id null; the connection closed
- * (a body left unread would be read as the next request's start). The ids go back as the client
+ * (a body not read, as when memory runs out before it is, would be read as the next request's
+ * start; one read whole leaves a client that went on sending to reconnect). The ids go back as the client
  * wrote them, not through the codec.
  */
 export function memoryFullResponse(original?: Uint8Array): Response {
