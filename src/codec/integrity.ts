@@ -6,45 +6,13 @@ import { FFFD_COUNT, FFFD_FIRST, FFFD_RESULT_SIZE } from '../core/abi.js';
 import { core } from '../core/instance.js';
 import { heap, heap32, workspace } from '../core/memory.js';
 import { ArgumentIntegrityError, type IntegrityReport, type JsonPath } from '../errors.js';
-import { NodeBuffer } from '../util/node-buffer.js';
+import { utf8Length } from '../util/utf8-length.js';
 import { walkStrings } from './walk.js';
 import { LONE_SURROGATE } from './well-formed.js';
 
 export type { IntegrityReport } from '../errors.js';
 
 const FFFD = '\uFFFD';
-
-const encoder = new TextEncoder();
-const scratch = new Uint8Array(64 * 1024);
-
-/**
- * UTF-8 length of s[0, end); a lone surrogate counts 3 bytes, as an encoder writes U+FFFD.
- * Long prefixes are measured natively (a JS loop ran at a third of the speed of the search).
- */
-function utf8Length(s: string, end = s.length): number {
-  if (end > 256) {
-    const prefix = s.slice(0, end);
-    if (NodeBuffer) return NodeBuffer.byteLength(prefix, 'utf8');
-    let n = 0;
-    for (let at = 0; at < end; ) {
-      const { read, written } = encoder.encodeInto(at === 0 ? prefix : prefix.slice(at), scratch);
-      at += read;
-      n += written;
-    }
-    return n;
-  }
-  let n = 0;
-  for (let i = 0; i < end; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < end && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
-}
 
 /** Whether `s` holds U+FFFD, or a lone surrogate that becomes one in UTF-8. */
 export const isDamaged = (s: string): boolean => s.includes(FFFD) || !s.isWellFormed();

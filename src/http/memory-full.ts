@@ -4,8 +4,7 @@
 // (which needs that memory) and says nothing of any payload.
 import { WasmMemoryFullError } from '../errors.js';
 import { SERVER_ERROR } from '../jsonrpc/message.js';
-import { messageText } from '../jsonrpc/raw-id.js';
-import { errorValue, parseShape } from './replies.js';
+import { errorBody, parseShape } from './replies.js';
 
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -21,7 +20,7 @@ const MESSAGE = 'Service unavailable: WASM memory is full (too many messages in 
  * wrote them, not through the codec.
  */
 export function memoryFullResponse(original?: Uint8Array): Response {
-  return new Response(messageText(errorValue(parseShape(original), SERVER_ERROR, MESSAGE)), {
+  return new Response(errorBody(parseShape(original), SERVER_ERROR, MESSAGE) as Uint8Array<ArrayBuffer>, {
     status: 503,
     headers: { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close' },
   });

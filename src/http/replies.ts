@@ -4,9 +4,11 @@
 
 import { readLeniently } from '../codec/invalid-utf8.js';
 import type { PayloadKeyCollisionError } from '../errors.js';
-import { collisionReplies, errorResponse, INVALID_PARAMS, isId, refusalCode, refusalReplies } from '../jsonrpc/message.js';
+import { collisionReplies, errorResponse, INVALID_PARAMS, isId, type Message, refusalCode, refusalReplies } from '../jsonrpc/message.js';
 import { type AnswerId, messageText, readMessage } from '../jsonrpc/raw-id.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../stream/index.js';
 import type { PayloadStreamError } from '../stream/stream-error.js';
+import { utf8Length } from '../util/utf8-length.js';
 import { encodeBytes } from './body.js';
 import type { BodyOptions } from './json-body.js';
 
@@ -41,13 +43,46 @@ export interface Outcome {
   forward?: Uint8Array;
 }
 
-const json = (value: unknown) => new TextEncoder().encode(messageText(value));
+const encoder = new TextEncoder();
+const json = (value: unknown) => encoder.encode(messageText(value));
 
-/** `replies` as a body's value (a batch for a batch), or one error with id null when there are none. */
-const repliesValue = (shape: Parsed, replies: unknown[], code: number, message: string): unknown =>
-  shape.batch && replies.length ? replies : replies.length ? replies[0] : errorResponse(null, code, message);
+/** V8's longest string, in UTF-16 units (Node's `buffer.constants.MAX_STRING_LENGTH`; JSC allows more). */
+export const MAX_TEXT_UNITS = 2 ** 29 - 24;
 
-/** Encoded: `replies` as `repliesValue` makes them. */
+/** The least an answer may take, whatever the limit on what arrives (a small batch's errors). */
+const ANSWER_FLOOR = 1024 * 1024;
+
+/**
+ * How long an answer under ids may be: `maxMessageBytes` (the largest message the user let in),
+ * at least 1 MiB, at most one JS string. Each error repeats its message, so a batch of many small
+ * requests would get an answer several times its own size: 6x for 100,000 `tools/call`s.
+ */
+export const answerLimit = (options: BodyOptions): number =>
+  Math.min(MAX_TEXT_UNITS, Math.max(ANSWER_FLOOR, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES));
+
+/**
+ * `replies` as a body: a batch when `batch`, else the one reply; one error under id null when
+ * there are none, or when the answers under each id would be longer than `limit` bytes (it then
+ * says how many it stands for, not what they held). Counted as it is made: past the limit, no
+ * more is made (a batch near 90 MiB made a string past V8's longest: a RangeError, then 500).
+ */
+export function repliesBody(batch: boolean, replies: readonly unknown[], code: number, message: string, limit: number): Uint8Array {
+  if (!replies.length) return json(errorResponse(null, code, message));
+  const texts: string[] = [];
+  let bytes = batch ? 1 : -1; // (a batch's brackets and commas; a text's UTF-8 bytes are at least its units)
+  for (const reply of batch ? replies : replies.slice(0, 1)) {
+    const text = messageText(reply);
+    bytes += utf8Length(text) + 1;
+    if (bytes > limit) return tooLong(replies.length, code, message, limit);
+    texts.push(text);
+  }
+  return encoder.encode(batch ? `[${texts.join(',')}]` : texts[0]);
+}
+
+const tooLong = (n: number, code: number, message: string, limit: number) =>
+  json(errorResponse(null, code, `${message} (${n} answers under their ids would be over ${limit} bytes; this one stands for all)`));
+
+/** Encoded: `replies` as `repliesBody` makes them. */
 async function answer(
   shape: Parsed,
   replies: unknown[],
@@ -55,7 +90,8 @@ async function answer(
   message: string,
   options: BodyOptions,
 ): Promise<{ answered: boolean; body: Uint8Array }> {
-  return { answered: replies.length > 0, body: await encodeBytes(json(repliesValue(shape, replies, code, message)), options) };
+  const body = repliesBody(shape.batch, replies, code, message, answerLimit(options));
+  return { answered: replies.length > 0, body: await encodeBytes(body, options) };
 }
 
 /** An error response for each request of `shape`, under its id. */
@@ -63,11 +99,11 @@ const requestErrors = (shape: Parsed, code: number, message: string) =>
   shape.items.filter((m) => m.request).map((m) => errorResponse(m.id!, code, message));
 
 /**
- * Error responses for the requests in `shape` as a body's value (see `repliesValue`), not
- * encoded: for an answer that cannot go through the codec (memory-full.ts).
+ * Error responses for the requests in `shape` as a body (see `repliesBody`), not encoded: for an
+ * answer that cannot go through the codec (memory-full.ts).
  */
-export function errorValue(shape: Parsed, code: number, message: string): unknown {
-  return repliesValue(shape, requestErrors(shape, code, message), code, message);
+export function errorBody(shape: Parsed, code: number, message: string, limit = answerLimit({})): Uint8Array {
+  return repliesBody(shape.batch, requestErrors(shape, code, message), code, message, limit);
 }
 
 /** Error responses for the requests in `shape`, encoded (see `answer`). */
@@ -105,7 +141,7 @@ export async function collisionOutcome(original: Uint8Array, e: PayloadKeyCollis
     // Responses to the server's requests, one or a batch: the server gets an error under each
     // id instead of waiting forever. (It goes to the server, which sees real values: nothing to encode.)
     const errors = shape.items.map((m) => errorResponse(m.id!, INVALID_PARAMS, e.message));
-    return { forward: json(shape.batch ? errors : errors[0]) };
+    return { forward: repliesBody(shape.batch, errors, INVALID_PARAMS, e.message, answerLimit(options)) };
   }
   // A batch goes whole: every request in it is answered. A notification alone gets 400.
   const replies = collisionReplies(
@@ -126,8 +162,9 @@ export async function refusalOutcome(original: Uint8Array, e: PayloadStreamError
   const code = refusalCode(e.code);
   const reason = `The request body was refused (${e.reason} at byte ${e.byteOffset}) and not forwarded`;
   const { replies, toOtherSideAsSent } = refusalReplies(read, code, reason);
-  const forward = toOtherSideAsSent && json(toOtherSideAsSent);
+  const body = (list: Message | Message[] | undefined) =>
+    repliesBody(Array.isArray(list), list === undefined ? [] : [list].flat(), code, reason, answerLimit(options));
+  const forward = toOtherSideAsSent && body(toOtherSideAsSent);
   if (!replies && forward) return { forward };
-  const body = await encodeBytes(json(replies ?? errorResponse(null, code, reason)), options);
-  return { reply: { status: replies ? 200 : 400, body }, forward };
+  return { reply: { status: replies ? 200 : 400, body: await encodeBytes(body(replies), options) }, forward };
 }
