@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ndjsonLines } from '../src/cli/ndjson-lines.ts';
-import { SseReader } from '../src/cli/sse-reader.ts';
+import { SseReader } from '../src/http/sse-reader.ts';
 import { runs } from './arbitraries.ts';
 import { growth, growthAsync, LINEAR_BOUND } from './scaling.ts';
 import { bytes, split, text } from './stream-helpers.ts';

@@ -4,9 +4,9 @@
 // it unencoded): the requests it answered get an error instead. A GET's body is an event stream
 // whatever its type says (as the SDK's client reads it, and as the filtering fetch encodes it).
 import { isJsonResponse, mediaType } from '../http/response.js';
+import { SseReader } from '../http/sse-reader.js';
 import type { HostLines } from './host-lines.js';
 import type { PendingRequests } from './pending-requests.js';
-import { SseReader } from './sse-reader.js';
 
 export interface RelayOptions {
   host: HostLines;

@@ -4,13 +4,13 @@
 // with Last-Event-ID, after the server's retry delay), opens the GET stream once the host is
 // initialized (when the server offers one), and ends the session with DELETE.
 import type { FetchLike } from '../http/fetch.js';
+import { SseReader } from '../http/sse-reader.js';
 import { errorResponse, PARSE_ERROR } from '../jsonrpc/message.js';
 import { parseJson } from '../util/json.js';
 import { relay } from './connect-relay.js';
 import type { HostLines } from './host-lines.js';
 import { MAX_DURATION_MS } from './http-args.js';
 import { PendingRequests } from './pending-requests.js';
-import { SseReader } from './sse-reader.js';
 
 const ACCEPT = 'application/json, text/event-stream';
 /** Reconnections in a row without an event before giving up (the GET stream; a response stream). */

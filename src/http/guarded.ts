@@ -14,6 +14,7 @@ import { encodeBytes, readBounded } from './body.js';
 import { type CallGuard, screen } from './call-guard.js';
 import type { BodyOptions } from './json-body.js';
 import { keptParse, parseBody } from './parsed-body.js';
+import { SseReader } from './sse-reader.js';
 
 const utf8 = new TextDecoder();
 const toBytes = (value: unknown) => new TextEncoder().encode(messageText(value));
@@ -171,25 +172,16 @@ function learnText(guard: CallGuard, text: string): void {
   for (const m of Array.isArray(value) ? value : [value]) guard.learn(m);
 }
 
-/** The data of each `message` event in whole events (the SSE field rules, as sse-reader.ts reads them). */
+/**
+ * The data of each `message` event in `text` (sse-reader.ts's field rules); a last event whose
+ * last line has its line end counts as whole (a run of events cut before its blank line).
+ */
 export function eventData(text: string): string[] {
   const out: string[] = [];
-  let data: string[] = [];
-  let type = '';
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    if (line === '') {
-      if (data.length && (type === '' || type === 'message')) out.push(data.join('\n'));
-      data = [];
-      type = '';
-      continue;
-    }
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') data.push(value);
-    else if (field === 'event') type = value;
-  }
+  const events = new SseReader(Number.POSITIVE_INFINITY);
+  events.onEvent = ({ event, data }) => event === 'message' && out.push(data);
+  events.push(text);
+  if (/[\r\n]$/.test(text)) events.push('\r'); // (a line end alone: not half of a CRLF)
   return out;
 }
 

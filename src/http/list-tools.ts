@@ -7,10 +7,11 @@ import type { ListTools } from '../guard/tool.js';
 import { readBounded } from './body.js';
 import type { CallGuard } from './call-guard.js';
 import type { FetchLike } from './fetch-like.js';
-import { eventData, type GuardedRequest, guardRequest } from './guarded.js';
+import { type GuardedRequest, guardRequest } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { mediaType } from './response.js';
 import type { SessionGuards } from './session-guards.js';
+import { SseReader } from './sse-reader.js';
 
 const utf8 = new TextDecoder();
 
@@ -85,46 +86,30 @@ async function answerInEvents(body: ReadableStream<Uint8Array> | null, id: strin
   if (!body) return undefined;
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  let text = '';
+  const events = new SseReader(maxBytes);
+  let answer: Answer | undefined;
+  events.onEvent = ({ event, data }) => {
+    if (answer || event !== 'message') return;
+    try {
+      answer = answerIn(data, id);
+    } catch {} // (another event that is not JSON is not ours to judge)
+  };
   let size = 0;
-  let scanned = 0; // (text before it holds no blank line: a long event is not searched again)
   try {
-    for (;;) {
+    while (!answer) {
       const { done, value } = await reader.read();
-      if (done) text += decoder.decode();
-      else {
-        size += value.length;
-        if (size > maxBytes) throw new Error(`its answer is larger than maxMessageBytes (${maxBytes})`);
-        text += decoder.decode(value, { stream: true });
+      if (done) {
+        events.push(`${decoder.decode()}\n\n`); // (an event the stream's end cut off is whole)
+        break;
       }
-      // Whole events only (a blank line ends each); what follows the last stays for the next read.
-      const end = done ? text.length : lastEventEnd(text, Math.max(0, scanned - 3));
-      scanned = text.length;
-      for (const data of eventData(text.slice(0, end) + (done ? '\n\n' : ''))) {
-        let answer: Answer | undefined;
-        try {
-          answer = answerIn(data, id);
-        } catch {
-          continue; // (another event that is not JSON is not ours to judge)
-        }
-        if (answer) return answer;
-      }
-      text = text.slice(end);
-      scanned -= end;
-      if (done) return undefined;
+      size += value.length;
+      if (size > maxBytes) throw new Error(`its answer is larger than maxMessageBytes (${maxBytes})`);
+      events.push(decoder.decode(value, { stream: true }));
     }
+    return answer;
   } finally {
     void reader.cancel().catch(() => {});
   }
-}
-
-/** Index just past the last blank line of `text` that starts at `from` or after (0 when none). */
-function lastEventEnd(text: string, from: number): number {
-  const blank = /(?:\r\n|\r|\n)(?:\r\n|\r|\n)/g;
-  blank.lastIndex = from;
-  let end = 0;
-  for (let m = blank.exec(text); m; m = blank.exec(text)) end = m.index + m[0].length;
-  return end;
 }
 
 /**

@@ -1,4 +1,4 @@
-// Reads server-sent events from text chunks (the CLI's `connect`): fields by the spec's rules,
+// Reads server-sent events from text chunks (`connect`, and the guard's look at whole events):
 // LF, CRLF and CR line ends, an event's data lines joined by '\n', its size bounded.
 
 export interface SseEvent {
