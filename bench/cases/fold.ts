@@ -18,7 +18,7 @@ const atMost15PercentSlower = { ratio: 0.85 };
 const CHUNK = 64 * 1024;
 
 /** The text with every term written in lookalikes (fullwidth letters, a zero-width space inside). */
-function disguised(s: string): string {
+export function disguised(s: string): string {
   return s.replace(/qwen|alibaba|aliyun|dashscope|taobao/gi, (t) =>
     [...t].map((c, i) => String.fromCodePoint(c.toLowerCase().codePointAt(0)! + 0xfee0) + (i === 1 ? '\u200B' : '')).join(''),
   );
