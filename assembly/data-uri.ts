@@ -16,6 +16,8 @@ import { get } from './json/state';
 // States: 0..4 reading "data:"; HEADER + t, t bytes of ";base64" just read; BODY; PAD1, PAD2.
 export const URI_HEADER: u32 = 5;
 const BODY: u32 = 13;
+/** The shortest whole one, `data:;base64,`: BODY comes after its 13th byte. */
+export const MIN_DATA_URI: i32 = 13;
 const PAD1: u32 = 14;
 const PAD2: u32 = 15;
 export const URI_DEAD: u32 = 16;

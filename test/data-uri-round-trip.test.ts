@@ -26,6 +26,18 @@ describe('a data: URI holding text spelt like a token', () => {
     expect(transformChunks('decode', options, [bytes(encoded)])).toBe(line);
   });
 
+  it('the shortest whole URIs (13-16 bytes, `data:;base64,` and a body) are kept whole by the streams too', () => {
+    // (with a one-letter term, a body byte read as text would be encoded: the core's length
+    // guard before its URI run must let every whole one through)
+    const options = { terms: { ascii: ['q'] } };
+    for (const body of ['', 'q', 'qq', 'qq=']) {
+      const uri = `data:;base64,${body}`;
+      const line = `${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { icons: [{ src: uri }] } })}\n`;
+      streamAgreesWithObjectApi('encode', options, line, []);
+      expect(transformChunks('encode', options, [bytes(line)])).toBe(line);
+    }
+  });
+
   it('is encoded like text when the prefix comes late in a long URI, cut anywhere (the streams defer it before)', () => {
     const codec = createCodec();
     // Small, past the lane's 16 KiB, past the large path's 256 KiB; the prefix cut by chunks.
