@@ -297,17 +297,21 @@ function bodyWrites(res: ServerResponse, headWaitMs: number) {
 function pipeRelay(start: (sink: ByteSink) => Relay, res: ServerResponse, headWaitMs: number): void {
   const writes = bodyWrites(res, headWaitMs);
   writes.hold();
-  const relay = start({
-    write(chunk) {
-      writes.write();
-      return res.write(chunk);
-    },
-    end() {
-      writes.write();
-      res.end();
-    },
-  });
-  writes.release();
+  let relay: Relay;
+  try {
+    relay = start({
+      write(chunk) {
+        writes.write();
+        return res.write(chunk);
+      },
+      end() {
+        writes.write();
+        res.end();
+      },
+    });
+  } finally {
+    writes.release();
+  }
   if (res.writableEnded) return; // (all written at once: nothing to wait for)
   writes.waitForBody();
   res.on('drain', () => relay.resume());
