@@ -46,19 +46,21 @@ const allocated = (child: ChildProcess) =>
     child.stderr!.on('data', look);
     child.kill('SIGUSR2');
   });
-/** A process's CPU time (user + system), ms (Linux). */
-const cpuMs = (pid: number) => {
+/** A process's CPU time, user and system, ms (Linux). */
+const cpuOf = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // (clock ticks: 100 a second)
+  return [(Number(f[11]) * 1000) / 100, (Number(f[12]) * 1000) / 100]; // (clock ticks: 100 a second)
 };
 try {
   for (let r = 0; r < Number(values.runs); r++) {
     if (values.alloc) for (const c of [px.child, bare.child]) c.kill('SIGUSR2');
-    const before = [cpuMs(px.child.pid!), cpuMs(bare.child.pid!)];
+    const before = [cpuOf(px.child.pid!), cpuOf(bare.child.pid!)];
     const rows = await proxyLatency(`${up.url}/mcp`, px.url, bare.url, values.quick);
     const calls = values.quick ? 252 : 2302; // (as proxyLatency makes: 2 checks, the warm-up, the rounds)
-    const [p, b] = [cpuMs(px.child.pid!) - before[0]!, cpuMs(bare.child.pid!) - before[1]!];
-    process.stdout.write(`${r}: CPU per call: proxy ${((p / calls) * 1000).toFixed(0)} µs, floor ${((b / calls) * 1000).toFixed(0)} µs\n`);
+    const [p, b] = [cpuOf(px.child.pid!), cpuOf(bare.child.pid!)].map((now, i) => now.map((t, k) => t - before[i]![k]!));
+    const us = (ms: number) => ((ms / calls) * 1000).toFixed(0);
+    const both = ([user, system]: number[]) => `${us(user! + system!)} µs (user ${us(user!)}, system ${us(system!)})`;
+    process.stdout.write(`${r}: CPU per call: proxy ${both(p!)}, floor ${both(b!)}\n`);
     if (values.alloc) {
       const [pa, ba] = await Promise.all([allocated(px.child), allocated(bare.child)]);
       process.stdout.write(`${r}: heap allocated per call: proxy ${(pa / calls).toFixed(0)} B, floor ${(ba / calls).toFixed(0)} B\n`);

@@ -142,6 +142,33 @@ describe('proxy: GET event streams held over node:http', () => {
     expect(open).toBe(0);
   }, 10_000);
 
+  it('lets the upstream request go when the client leaves before its answer has a head (a POST, a GET)', async () => {
+    let asked!: () => void;
+    const closed: Promise<unknown>[] = [];
+    const up = createServer((req) => {
+      closed.push(once(req.socket, 'close')); // (and never answers)
+      asked();
+    });
+    const url = `${await onLoopback(up, cleanup)}/mcp`;
+    const proxy = await runProxy({ upstream: url, port: 0, log: () => {} });
+    cleanup.push(closer(proxy.server));
+    for (const method of ['POST', 'GET']) {
+      const upstreamAsked = new Promise<void>((r) => {
+        asked = r;
+      });
+      const headers = method === 'POST' ? { 'content-type': 'application/json' } : { accept: 'text/event-stream' };
+      const req = request(proxy.url, { method, headers, agent: false });
+      req.on('error', () => {});
+      req.end(method === 'POST' ? '{"jsonrpc":"2.0","id":1,"method":"ping"}' : undefined);
+      await upstreamAsked;
+      req.destroy();
+    }
+    // Each upstream connection closes (a hang fails the test at its timeout), and none is left.
+    await Promise.all(closed);
+    const open = await new Promise<number>((r, j) => up.getConnections((e, n) => (e ? j(e) : r(n))));
+    expect(open).toBe(0);
+  }, 10_000);
+
   it('tells a body cut before its reader starts (a response held meanwhile, as the access layer holds one to sign its session id)', async () => {
     let cut!: () => void;
     const up = createServer((_req, res) => {

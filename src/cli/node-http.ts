@@ -11,7 +11,14 @@ import { BodyTooLargeError } from '../http/body.js';
 import { type ByteSink, type Relay, takeRelay } from '../http/event-relay.js';
 import { isMemoryFull, memoryFullResponse } from '../http/memory-full.js';
 import { Fields, type HeadFields } from '../http/proxy-headers.js';
-import type { Answer, DirectAnswer, ProxyRequest, RequestBody } from '../http/proxy-request.js';
+import {
+  type AbortSignalLike,
+  type Answer,
+  abortSignalOf,
+  type DirectAnswer,
+  type ProxyRequest,
+  type RequestBody,
+} from '../http/proxy-request.js';
 import { concat } from '../util/concat.js';
 
 export type Handler = (request: Request) => Promise<Response>;
@@ -89,10 +96,50 @@ function targetCache(): (req: IncomingMessage) => URL {
 
 const hasBody = (req: IncomingMessage) => req.method !== 'GET' && req.method !== 'HEAD';
 
-function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+function toRequest(req: IncomingMessage, left: ClientLeft): Request {
   const body = hasBody(req) ? bodyOf(req) : null;
   const headers = headersOf(req, new Headers());
-  return new Request(urlOf(req), { method: req.method, headers, body, signal, duplex: 'half' } as RequestInit);
+  return new Request(urlOf(req), { method: req.method, headers, body, signal: abortSignalOf(left), duplex: 'half' } as RequestInit);
+}
+
+/**
+ * That the client left, as the proxy's handler reads it (an AbortSignalLike): a flag and a short
+ * list, where an AbortController per request made an EventTarget, and each listener added or
+ * taken off went through its checks (in a profile of small calls, Node's largest cost we add).
+ * As an AbortSignal's: aborted once, with an AbortError as its reason; listeners told in order,
+ * each once; one that throws is reported as uncaught, after the others are told.
+ */
+class ClientLeft implements AbortSignalLike {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: (() => void)[] | undefined;
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.aborted) return;
+    this.listeners ??= [];
+    if (!this.listeners.includes(listener)) this.listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const i = this.listeners ? this.listeners.indexOf(listener) : -1;
+    if (i >= 0) this.listeners!.splice(i, 1);
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = new DOMException('This operation was aborted', 'AbortError');
+    const listeners = this.listeners;
+    this.listeners = undefined;
+    for (const listener of listeners ?? [])
+      try {
+        listener();
+      } catch (e) {
+        process.nextTick(() => {
+          throw e;
+        });
+      }
+  }
 }
 
 /** Request body chunks under this size (after the first) are copied into blocks of BLOCK_BYTES. */
@@ -163,8 +210,8 @@ function wholeBody(req: IncomingMessage): RequestBody {
   };
 }
 
-/** The request as the proxy's handler reads it, without a Web Request or stream. */
-function toProxyRequest(req: IncomingMessage, signal: AbortSignal, url: URL): ProxyRequest {
+/** The request as the proxy's handler reads it, without a Web Request, stream or AbortSignal. */
+function toProxyRequest(req: IncomingMessage, signal: AbortSignalLike, url: URL): ProxyRequest {
   const headers = headersOf(req, new Fields());
   return { method: req.method ?? 'GET', url, headers, signal, body: hasBody(req) ? wholeBody(req) : null };
 }
@@ -197,13 +244,16 @@ function fieldsOf(headers: HeadFields): string[] {
  * write (headers, events, the end): a small answer costs one system call, not three. The head
  * goes with the body's first bytes, in one write, as a bare pass-through sends it: the upstream
  * flushes its head before its first event, and a head written alone cost every small POST a
- * system call and a wake-up of the client. If no bytes come within headWaitMs it goes alone
- * (an event stream's headers go out before its first event, however late).
+ * system call and a wake-up of the client. If no bytes come within headWaitMs of `waitForBody`
+ * it goes alone (an event stream's headers go out before its first event, however late).
+ * Between `hold` and `release` the writes are held for the caller to send at once, with no
+ * turn waited for: a relayed body that had all come is written whole there.
  */
-function bodyWrites(res: ServerResponse, headWaitMs: number): { write(): void; settled(): void } {
+function bodyWrites(res: ServerResponse, headWaitMs: number) {
   let corked = false;
+  let held = false;
   const coalesce = () => {
-    if (corked) return;
+    if (corked || held) return;
     corked = true;
     res.cork();
     setImmediate(() => {
@@ -212,16 +262,29 @@ function bodyWrites(res: ServerResponse, headWaitMs: number): { write(): void; s
     });
   };
   let started = false;
-  const head = setTimeout(() => {
-    if (!started && !res.destroyed) res.flushHeaders();
-  }, headWaitMs);
-  head.unref();
+  let head: NodeJS.Timeout | undefined;
   const settled = () => {
     if (started) return;
     started = true;
-    clearTimeout(head);
+    if (head) clearTimeout(head);
   };
   return {
+    hold() {
+      held = true;
+      res.cork();
+    },
+    release() {
+      held = false;
+      res.uncork(); // (after an end, which uncorks all, nothing left)
+    },
+    /** Sends the head alone if no bytes come within headWaitMs. */
+    waitForBody() {
+      if (started) return;
+      head = setTimeout(() => {
+        if (!started && !res.destroyed) res.flushHeaders();
+      }, headWaitMs);
+      head.unref();
+    },
     write() {
       settled();
       coalesce();
@@ -233,16 +296,24 @@ function bodyWrites(res: ServerResponse, headWaitMs: number): { write(): void; s
 /** A relayed event stream (http/event-relay.ts) piped into the response, without a Web stream between. */
 function pipeRelay(start: (sink: ByteSink) => Relay, res: ServerResponse, headWaitMs: number): void {
   const writes = bodyWrites(res, headWaitMs);
-  const relay = start({
-    write(chunk) {
-      writes.write();
-      return res.write(chunk);
-    },
-    end() {
-      writes.write();
-      res.end();
-    },
-  });
+  writes.hold();
+  let relay: Relay;
+  try {
+    relay = start({
+      write(chunk) {
+        writes.write();
+        return res.write(chunk);
+      },
+      end() {
+        writes.write();
+        res.end();
+      },
+    });
+  } finally {
+    writes.release();
+  }
+  if (res.writableEnded) return; // (all written at once: nothing to wait for)
+  writes.waitForBody();
   res.on('drain', () => relay.resume());
   res.on('close', () => relay.cancel()); // (it comes once)
   if (res.destroyed) relay.cancel(); // (the client left before its answer was ready)
@@ -263,6 +334,7 @@ async function send(
     return pipeRelay(take, res, headWaitMs);
   }
   const writes = bodyWrites(res, headWaitMs);
+  writes.waitForBody();
   const reader = response.body.getReader();
   const left = () => reader.cancel().catch(() => {});
   res.once('close', left);
@@ -314,7 +386,7 @@ export function listen(
   onError: (line: string) => void,
   options: ServeOptions = {},
 ): Promise<{ server: Server; url: string }> {
-  return serveOn((req, signal) => handler(toRequest(req, signal)), host, port, onError, options);
+  return serveOn((req, left) => handler(toRequest(req, left)), host, port, onError, options);
 }
 
 /** Serves a handler of transport-neutral requests (the proxy's) on host:port, with no Web objects per call. */
@@ -326,26 +398,26 @@ export function listenDirect(
   options: ServeOptions = {},
 ): Promise<{ server: Server; url: string }> {
   const targetOf = targetCache();
-  return serveOn((req, signal) => handler(toProxyRequest(req, signal, targetOf(req))), host, port, onError, options);
+  return serveOn((req, left) => handler(toProxyRequest(req, left, targetOf(req))), host, port, onError, options);
 }
 
 async function serveOn(
-  answer: (req: IncomingMessage, signal: AbortSignal) => Promise<Answer>,
+  answer: (req: IncomingMessage, left: ClientLeft) => Promise<Answer>,
   host: string,
   port: number,
   onError: (line: string) => void,
   { headWaitMs = HEAD_WAIT_MS }: ServeOptions,
 ): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
-    const controller = new AbortController();
+    const gone = new ClientLeft();
     const left = () => {
-      if (!res.writableFinished) controller.abort();
+      if (!res.writableFinished) gone.abort();
     };
     res.on('close', left); // (it comes once)
     const detach = () => res.off('close', left);
     let answered: Promise<Answer>;
     try {
-      answered = answer(req, controller.signal);
+      answered = answer(req, gone);
     } catch {
       res.writeHead(400).end();
       return;

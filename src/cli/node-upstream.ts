@@ -16,6 +16,7 @@ import { constants, createBrotliDecompress, createGunzip, createInflate } from '
 import type { ByteSource } from '../http/event-relay.js';
 import type { OpenedStream } from '../http/proxy.js';
 import { Fields, type HeadFields } from '../http/proxy-headers.js';
+import type { AbortSignalLike } from '../http/proxy-request.js';
 
 // One pool per scheme: a stream that ends cleanly gives its connection back.
 const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
@@ -51,20 +52,83 @@ const ONCE = { once: true };
 
 type TargetOptions = Pick<ReturnType<typeof urlToHttpOptions>, 'protocol' | 'hostname' | 'port' | 'path' | 'auth'>;
 
+/** A URL's request options, and the fields node:http would add to a head sent there. */
+interface Target {
+  options: TargetOptions;
+  /** The Host field as node:http makes it from the options (IPv6 in brackets, a port not the scheme's). */
+  host: string;
+  /** The Authorization field node:http makes of the URL's userinfo, if any. */
+  authorization: string | undefined;
+}
+
+/** The Host field node:http's ClientRequest makes of `hostname` and `port` (its own rule, followed to the byte). */
+function hostField(hostname: string | null | undefined, port: TargetOptions['port'], defaultPort: number): string {
+  let host = hostname || 'localhost';
+  const colon = host.indexOf(':');
+  if (colon !== -1 && host.includes(':', colon + 1) && host.charCodeAt(0) !== 0x5b) host = `[${host}]`;
+  if (port && Number(port) !== defaultPort) host += `:${port}`;
+  return host;
+}
+
 /**
  * A URL's request options, made once per URL (the proxy sends every call to the same one; it is
  * only read): only those node:http reads, since the agent copies every option into each request's
  * (href, hash, search and pathname cost about 1 KB a call there).
  */
-const optionsOf = new WeakMap<URL, TargetOptions>();
-function requestOptions(url: URL): TargetOptions {
-  let options = optionsOf.get(url);
-  if (!options) {
+const targetOf = new WeakMap<URL, Target>();
+function target(url: URL): Target {
+  let t = targetOf.get(url);
+  if (!t) {
     const { protocol, hostname, port, path, auth } = urlToHttpOptions(url);
-    options = auth === undefined ? { protocol, hostname, port, path } : { protocol, hostname, port, path, auth };
-    optionsOf.set(url, options);
+    const options = auth === undefined ? { protocol, hostname, port, path } : { protocol, hostname, port, path, auth };
+    const defaultPort = url.protocol === 'https:' ? 443 : 80; // (the agents')
+    const authorization = auth ? `Basic ${Buffer.from(auth).toString('base64')}` : undefined;
+    t = { options, host: hostField(hostname, port, defaultPort), authorization };
+    targetOf.set(url, t);
   }
-  return options;
+  return t;
+}
+
+/** Methods node:http frames with chunks by default: sent with no body, it adds `Content-Length: 0` at the end of the head. */
+const CHUNKED_BY_DEFAULT = (method: string) =>
+  method !== 'GET' && method !== 'HEAD' && method !== 'DELETE' && method !== 'OPTIONS' && method !== 'TRACE' && method !== 'CONNECT';
+
+/**
+ * The head's fields as node:http's ClientRequest takes them listed (`[name, value, ...]`: one
+ * check each, where an object of them is copied field by field through setHeader), with the Host
+ * and Authorization it would have added, where it would have put them; the same bytes either way.
+ * Undefined where a list cannot give the same bytes: a name an object would move to the front
+ * (one that starts with a digit), or a body-framed method sent with no body.
+ */
+function fieldList(headers: HeadFields, t: Target, method: string, body: Uint8Array | undefined): string[] | undefined {
+  if (!body && CHUNKED_BY_DEFAULT(method)) return undefined;
+  const list: string[] = [];
+  let cookie = -1; // (as an object of them kept it: Set-Cookie once, at its first place, its last value)
+  let listable = true;
+  headers.forEach((value, name) => {
+    const c = name.charCodeAt(0);
+    if (c >= 0x30 && c <= 0x39) listable = false;
+    if (name !== 'set-cookie') list.push(name, value);
+    else if (cookie >= 0) list[cookie] = value;
+    else cookie = list.push(name, value) - 1;
+  });
+  if (!listable) return undefined;
+  if (body) list.push('content-length', String(body.byteLength));
+  if (headers.get('host') === null) list.push('Host', t.host);
+  if (t.authorization && headers.get('authorization') === null) list.push('Authorization', t.authorization);
+  return list;
+}
+
+/** The head's fields as an object, for the heads fieldList cannot list. */
+function fieldObject(headers: HeadFields, body: Uint8Array | undefined): Record<string, string> {
+  const sent: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    sent[name] = value;
+  });
+  // (a body's length set here, as fetch sends it: node:http frames a DELETE's or an OPTIONS's
+  // body neither by length nor in chunks, so the upstream would read its bytes as a request)
+  if (body) sent['content-length'] = String(body.byteLength);
+  return sent;
 }
 
 /** How long the upstream may keep silent, in ms: before its response head, and between its body's chunks while read. */
@@ -127,6 +191,11 @@ function sourceOf(response: IncomingMessage, request: ClientRequest, encoding: s
     failure = e;
     on?.error(e);
   };
+  const end = () => {
+    ended = true;
+    disarm();
+    if (!cancelled) on!.end();
+  };
   const idle = () => {
     timer = undefined;
     fail(timeout('UND_ERR_BODY_TIMEOUT', 'no more of the upstream body', idleMs));
@@ -141,17 +210,22 @@ function sourceOf(response: IncomingMessage, request: ClientRequest, encoding: s
   return {
     start(o) {
       on = o;
+      if (failed) return o.error(failure);
+      // A body that has all come, undecoded (a small call's answer: its head, event and end in
+      // one read), is read here at once: no turn for the stream to start flowing, no idle timer,
+      // no listener per chunk; the relay writes the answer whole before this returns.
+      if (body === response && response.complete && response.readableFlowing === null) {
+        const chunk: Buffer | null = response.read(); // (all of it, in one piece)
+        if (chunk && !cancelled) o.data(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if (!cancelled && !failed) end();
+        return;
+      }
       body.on('data', (chunk: Buffer) => {
         if (timer) timer.refresh();
         if (!cancelled) o.data(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       });
-      body.on('end', () => {
-        ended = true;
-        disarm();
-        if (!cancelled) o.end();
-      });
-      if (failed) o.error(failure);
-      else arm();
+      body.on('end', end);
+      arm();
     },
     pause: () => {
       disarm();
@@ -171,7 +245,7 @@ function sourceOf(response: IncomingMessage, request: ClientRequest, encoding: s
  */
 export const upstreamOpener =
   (limits: UpstreamLimits = UPSTREAM_LIMITS) =>
-  (url: URL, headers: HeadFields, signal: AbortSignal, method = 'GET', body?: Uint8Array): Promise<OpenedStream> =>
+  (url: URL, headers: HeadFields, signal: AbortSignalLike, method = 'GET', body?: Uint8Array): Promise<OpenedStream> =>
     open(url, headers, signal, method, body, limits);
 
 /** An OpenStream under UPSTREAM_LIMITS. */
@@ -180,24 +254,18 @@ export const openUpstream = upstreamOpener();
 function open(
   url: URL,
   headers: HeadFields,
-  signal: AbortSignal,
+  signal: AbortSignalLike,
   method: string,
   body: Uint8Array | undefined,
   limits: UpstreamLimits,
 ): Promise<OpenedStream> {
   return new Promise((resolve, reject) => {
     const https = url.protocol === 'https:';
-    const sent: Record<string, string> = {};
-    headers.forEach((value, name) => {
-      sent[name] = value;
-    });
-    // (a body's length set here, as fetch sends it: node:http frames a DELETE's or an OPTIONS's
-    // body neither by length nor in chunks, so the upstream would read its bytes as a request)
-    if (body) sent['content-length'] = String(body.byteLength);
+    const t = target(url);
     const req = (https ? httpsRequest : httpRequest)({
-      ...requestOptions(url),
+      ...t.options,
       method,
-      headers: sent,
+      headers: fieldList(headers, t, method, body) ?? fieldObject(headers, body),
       agent: agents[https ? 'https:' : 'http:'],
     });
     const abort = () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted'));

@@ -21,7 +21,7 @@ import { isMemoryFull, memoryFullResponse } from './memory-full.js';
 import { downstream, type Fields, toHeaders, withoutHopByHop } from './proxy-headers.js';
 import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
 import { type RelaySettings, relayedAnswer, StreamNotes } from './proxy-relayed.js';
-import type { Answer, ProxyRequest } from './proxy-request.js';
+import { type AbortSignalLike, type Answer, abortSignalOf, type ProxyRequest } from './proxy-request.js';
 import { UpstreamTargets } from './proxy-target.js';
 import { asResponse, UnwritableHead, type Upstream, writable } from './proxy-upstream.js';
 import { collisionOutcome, errorAnswer, refusalOutcome, SESSION_NOT_FOUND } from './replies.js';
@@ -237,7 +237,13 @@ export class ProxyHandler {
         }
         p.body = outcome.forward!;
       } else if (guard) {
-        const ask = askUpstream(this.base, this.targets.target(url), toHeaders(this.sentUpstream(request)), this.max, request.signal);
+        const ask = askUpstream(
+          this.base,
+          this.targets.target(url),
+          toHeaders(this.sentUpstream(request)),
+          this.max,
+          abortSignalOf(request.signal),
+        );
         const guarded = await guardSession(this.guards!, session, guard, p.body, this.bodyOptions, ask);
         if (!guarded) {
           // (the upstream restarted, or the id is made up)
@@ -277,7 +283,7 @@ export class ProxyHandler {
     try {
       if (timed) {
         const send = async (signal: AbortSignal) => asResponse(await this.ask(request, url, headers, p.body, opens, signal));
-        const sent = await sendTimed(timed, send, request.signal);
+        const sent = await sendTimed(timed, send, abortSignalOf(request.signal));
         if (sent === 'timed-out') {
           this.log(`${request.method} answered here: no response from the upstream within the call time limit`);
           return timedOutReply(timed, p.answers, this.bodyOptions);
@@ -319,7 +325,7 @@ export class ProxyHandler {
     headers: Fields,
     body: Uint8Array | undefined,
     opens: boolean,
-    signal: AbortSignal,
+    signal: AbortSignalLike,
   ): Promise<Upstream> {
     const target = this.targets.target(url);
     if (opens) return writable(bodiless(await this.o.openStream!(target, headers, signal, request.method, body)));
@@ -328,7 +334,7 @@ export class ProxyHandler {
         method: request.method,
         headers: toHeaders(headers),
         body: body as Uint8Array<ArrayBuffer> | undefined,
-        signal,
+        signal: abortSignalOf(signal),
         redirect: 'manual',
       }),
     );

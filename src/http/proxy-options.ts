@@ -4,6 +4,7 @@ import type { ByteSource } from './event-relay.js';
 import type { FilteringFetchOptions } from './fetch.js';
 import type { OriginPolicy } from './guard.js';
 import type { HeadFields } from './proxy-headers.js';
+import type { AbortSignalLike } from './proxy-request.js';
 
 export interface FilteringProxyOptions extends FilteringFetchOptions, OriginPolicy, Partial<AccessOptions> {
   /** The upstream MCP endpoint, e.g. https://example.com/mcp. */
@@ -40,6 +41,9 @@ export interface OpenedStream {
 
 /**
  * Sends `method` to `url` with `headers` and `body` (none for a GET); resolves with the response's head.
+ * `signal` is aborted when the client leaves before then: an AbortSignal, or a lighter object with
+ * the same `aborted`, `reason` and 'abort' listeners (the Node CLI's); `abortSignalOf` makes an
+ * AbortSignal of it where one is needed.
  * `headers` are the fields to send (the client's, less its connection's, and `upstreamHeaders`),
  * on either server path not Web Headers but the proxy's own Fields: read them with `get` and
  * `forEach`, or iterate them ([name, value] pairs in a Headers' order), so that
@@ -48,7 +52,7 @@ export interface OpenedStream {
 export type OpenStream = (
   url: URL,
   headers: HeadFields & Iterable<[string, string]>,
-  signal: AbortSignal,
+  signal: AbortSignalLike,
   method: string,
   body?: Uint8Array,
 ) => Promise<OpenedStream>;

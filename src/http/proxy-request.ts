@@ -7,6 +7,28 @@ import { readBounded } from './body.js';
 import { type RelayedBody, relayedBody } from './event-relay.js';
 import { type HeadFields, toHeaders } from './proxy-headers.js';
 
+/**
+ * What the handler and an OpenStream read of a signal that the client left: an AbortSignal is
+ * one. The Node CLI gives a lighter one per request (cli/node-http.ts): an AbortController and
+ * the listeners added to it through Node's EventTarget were the largest item a small call
+ * triggered in Node's code beyond what the bare pass-through pays.
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** `like` as an AbortSignal (itself when it is one), for what takes only those: fetch, the guard's questions, a call time limit. */
+export function abortSignalOf(like: AbortSignalLike): AbortSignal {
+  if (like instanceof AbortSignal) return like;
+  const controller = new AbortController();
+  if (like.aborted) controller.abort(like.reason);
+  else like.addEventListener('abort', () => controller.abort(like.reason), { once: true });
+  return controller.signal;
+}
+
 /** A request's body, read at most once. */
 export interface RequestBody {
   /** The body whole; past `limit` bytes it rejects with BodyTooLargeError (the rest is dropped unread). */
@@ -21,7 +43,7 @@ export interface ProxyRequest {
   readonly url: URL;
   readonly headers: HeadFields;
   /** Aborted when the client leaves. */
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignalLike;
   /** None for a GET or HEAD. */
   readonly body: RequestBody | null;
 }

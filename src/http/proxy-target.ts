@@ -6,8 +6,16 @@ export class UpstreamTargets {
     private readonly path: string,
   ) {}
 
+  /** The last URL asked about and its verdict: a client sends the same target on every call, and the server hands the same URL object (a pathname read costs a few µs). */
+  private last: URL | undefined;
+  private lastIs = false;
+
   isEndpoint(url: URL): boolean {
-    return url.pathname === this.path || url.pathname === this.upstream.pathname;
+    if (url !== this.last) {
+      this.lastIs = url.pathname === this.path || url.pathname === this.upstream.pathname;
+      this.last = url;
+    }
+    return this.lastIs;
   }
 
   // (what it returns is only read: fetch and openStream take it as it is)
