@@ -35,6 +35,8 @@ export const utf16Results =
 export const RESULT16_MAX_BYTES = 2 << 20;
 
 let view: Utf16Buffer | undefined;
+/** Where copyUtf16 last put a string (the result region's start), until the region moves. */
+let copiedAt = -1;
 
 /** A Buffer over WASM memory, made again when memory grew. */
 function memoryBuffer(): Utf16Buffer {
@@ -44,11 +46,26 @@ function memoryBuffer(): Utf16Buffer {
 }
 
 /**
+ * Copies `s` into WASM memory as UTF-16 (at the start of the result region, where utf16Result
+ * finds it); returns where, or undefined when it takes more than RESULT16_MAX_BYTES. Only where
+ * utf16Results.
+ */
+export function copyUtf16(s: string): number | undefined {
+  const size = ((s.length * 2 + 15) & ~15) + 16; // (the core reads up to 16 bytes past)
+  if (size > RESULT16_MAX_BYTES) return undefined;
+  const src = resultRegion(size);
+  memoryBuffer().ucs2Write(s, src, s.length * 2); // (the length given: workerd's Buffer took its default from the offset 0)
+  copiedAt = src;
+  return src;
+}
+
+/**
  * `s` (well-formed) with the matches `found` ([start, end) pairs in UTF-16 units, in order)
  * replaced by their tokens, as the descriptor's format writes them; undefined when that needs
- * more than RESULT16_MAX_BYTES. Only where utf16Results.
+ * more than RESULT16_MAX_BYTES. `copied`: copyUtf16(s) was the last copy made (it is made again
+ * only if the region had to grow). Only where utf16Results.
  */
-export function utf16Result(desc: Descriptor, s: string, found: readonly number[]): string | undefined {
+export function utf16Result(desc: Descriptor, s: string, found: readonly number[], copied = false): string | undefined {
   const ptr = desc.ptr;
   const count = found.length >> 1;
   let matched = 0;
@@ -65,7 +82,8 @@ export function utf16Result(desc: Descriptor, s: string, found: readonly number[
   const records = src + srcBytes;
   const out = records + recordBytes;
   const buf = memoryBuffer(); // (after resultRegion, which may grow memory)
-  buf.ucs2Write(s, src, s.length * 2); // (the length given: workerd's Buffer took its default from the offset 0)
+  if (!copied || src !== copiedAt) buf.ucs2Write(s, src, s.length * 2); // (the length given: see copyUtf16)
+  copiedAt = -1; // (the region is about to hold this result)
   const words = heap32();
   for (let k = 0, r = records >>> 2; k < found.length; k++) words[r + k] = found[k]!;
   const units = core.result16(ptr, src, s.length, records, count, out);
