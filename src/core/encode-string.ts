@@ -11,7 +11,7 @@ import { FFFD_COUNT, MATCH_RECORD_SIZE, MODE_RECORDS } from './abi.js';
 import type { Descriptor } from './descriptor.js';
 import { core } from './instance.js';
 import { heap, heap32, inputView, workspace } from './memory.js';
-import { copyUtf16, utf16Result, utf16Results } from './utf16-result.js';
+import { copyUtf16, utf16Result, utf16ResultOf, utf16Results } from './utf16-result.js';
 
 /** Input bytes handed to the core per call by default. */
 export const DEFAULT_CHUNK_BYTES = 256 * 1024;
@@ -111,8 +111,11 @@ function sampledPastAscii(s: string): boolean {
 /**
  * scanString for a string copied into WASM memory as UTF-16 at `src`: the core transcodes each
  * piece to UTF-8 (lone surrogates as U+FFFD, counted, so no U+FFFD search) into the region.
+ * Returns -1 for a lone surrogate; where a string takes one round (most), where its records
+ * are (the work region's output, job.desc.matchCount() of them: no array to fill); else 0,
+ * its matches appended to `found`.
  */
-function scanCopy(job: StringJob, s: string, src: number, found: number[], chunkBytes: number): boolean {
+function scanCopy(job: StringJob, s: string, src: number, found: number[], chunkBytes: number): number {
   let capacity = Math.max(chunkBytes, 8);
   let ws = workspaceFor(job, capacity + 16); // (the core may write 16 bytes past its output)
   let pos = 0; // next UTF-16 index to transcode into the region
@@ -124,13 +127,14 @@ function scanCopy(job: StringJob, s: string, src: number, found: number[], chunk
     const last = s.charCodeAt(end - 1);
     if (end < s.length && last >= 0xd800 && last <= 0xdbff) end--; // keep pairs whole
     const written = core.utf16ToUtf8(src + pos * 2, end - pos, ws.input + carry, ws.output);
-    if (heap32()[ws.output >>> 2] !== 0) return false; // a lone surrogate
-    pos = end;
+    if (heap32()[ws.output >>> 2] !== 0) return -1; // a lone surrogate
     const len = carry + written;
-    const final = pos >= s.length ? 1 : 0;
+    const final = end >= s.length ? 1 : 0;
     const consumed = core.scan(job.desc.ptr, ws.input, len, ws.output, final, MODE_RECORDS);
+    if (final && pos === 0) return ws.output;
+    pos = end;
     addRecords(job, base, ws.output, found);
-    if (final) return true;
+    if (final) return 0;
     carry = len - consumed;
     const old = ws.input + consumed;
     base = pos - utf16Length(heap(), old, carry);
@@ -219,7 +223,21 @@ export function encodeString(
 ): string | undefined {
   const found: number[] = [];
   const copy = s.length > SHORT_STRING && (input ? input === 'utf16' : utf16Results && sampledPastAscii(s)) ? copyUtf16(s) : undefined;
-  if (!(copy === undefined ? scanString(job, s, found, chunkBytes) : scanCopy(job, s, copy, found, chunkBytes))) return undefined;
+  if (copy !== undefined) {
+    const records = scanCopy(job, s, copy, found, chunkBytes);
+    if (records < 0) return undefined;
+    if (records > 0) {
+      // One round: its records read in place.
+      const count = job.desc.matchCount();
+      if (count === 0) return s;
+      if (path !== 'slices' && (path === 'utf16' || count * UNITS_PER_MATCH >= s.length)) {
+        const out = utf16ResultOf(job.desc, s, records, count);
+        if (out !== undefined) return out;
+      }
+      addRecords(job, 0, records, found);
+      return sliced(job, s, found);
+    }
+  } else if (!scanString(job, s, found, chunkBytes)) return undefined;
   if (found.length === 0) return s;
   const utf16 = path ? path === 'utf16' : utf16Results && (found.length >> 1) * UNITS_PER_MATCH >= s.length;
   return (utf16 ? utf16Result(job.desc, s, found, copy !== undefined) : undefined) ?? sliced(job, s, found);

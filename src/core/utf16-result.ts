@@ -66,26 +66,51 @@ export function copyUtf16(s: string): number | undefined {
  * only if the region had to grow). Only where utf16Results.
  */
 export function utf16Result(desc: Descriptor, s: string, found: readonly number[], copied = false): string | undefined {
-  const ptr = desc.ptr;
-  const count = found.length >> 1;
   let matched = 0;
   for (let k = 0; k < found.length; k += 2) matched += found[k + 1]! - found[k]!;
+  return build(desc, s, found.length >> 1, matched, copied, found);
+}
+
+/**
+ * utf16Result for `count` match records (u32 start, u32 end) at `records` in WASM memory, outside
+ * the result region, of the string copyUtf16 copied last: the scan's own output, read in place.
+ */
+export function utf16ResultOf(desc: Descriptor, s: string, records: number, count: number): string | undefined {
+  const words = heap32();
+  let matched = 0;
+  for (let r = records >>> 2, end = r + count * 2; r < end; r += 2) matched += words[r + 1]! - words[r]!;
+  return build(desc, s, count, matched, true, records);
+}
+
+/** The result of `count` matches of `matched` units in all, from `found` or the records at an address. */
+function build(
+  desc: Descriptor,
+  s: string,
+  count: number,
+  matched: number,
+  copied: boolean,
+  found: readonly number[] | number,
+): string | undefined {
+  const ptr = desc.ptr;
   // A token: prefix, suffix, two hex digits per UTF-8 byte (at most 3 per unit).
   const w = heap32();
   const tokenUnits = w[(ptr + D_PREFIX_LEN) >>> 2]! + w[(ptr + D_SUFFIX_LEN) >>> 2]!;
   const srcBytes = (s.length * 2 + 15) & ~15;
-  const recordBytes = count * 8;
+  const recordBytes = typeof found === 'number' ? 0 : count * 8;
   const outUnits = s.length + count * tokenUnits + 5 * matched;
   const size = srcBytes + recordBytes + outUnits * 2 + 16; // (result16 may write 16 bytes past)
   if (size > RESULT16_MAX_BYTES) return undefined;
   const src = resultRegion(size);
-  const records = src + srcBytes;
-  const out = records + recordBytes;
   const buf = memoryBuffer(); // (after resultRegion, which may grow memory)
   if (!copied || src !== copiedAt) buf.ucs2Write(s, src, s.length * 2); // (the length given: see copyUtf16)
   copiedAt = -1; // (the region is about to hold this result)
-  const words = heap32();
-  for (let k = 0, r = records >>> 2; k < found.length; k++) words[r + k] = found[k]!;
+  let records = src + srcBytes;
+  if (typeof found === 'number') records = found;
+  else {
+    const words = heap32();
+    for (let k = 0, r = records >>> 2; k < found.length; k++) words[r + k] = found[k]!;
+  }
+  const out = src + srcBytes + recordBytes;
   const units = core.result16(ptr, src, s.length, records, count, out);
   return buf.ucs2Slice(out, out + units * 2);
 }
