@@ -1,6 +1,7 @@
 // UTF-16 length of UTF-8 text: one unit per non-continuation byte, one more per 4-byte lead.
 
-export function utf16Units(p: usize, n: i32): i32 {
+/** (Inlined: the scan calls it twice a match, mostly for a few bytes.) */
+@inline export function utf16Units(p: usize, n: i32): i32 {
   let count: i32 = 0;
   let k: i32 = 0;
   if (ASC_FEATURE_SIMD) {

@@ -35,14 +35,18 @@ export const utf16Results =
 export const RESULT16_MAX_BYTES = 2 << 20;
 
 let view: Utf16Buffer | undefined;
+let viewOf: Uint8Array | undefined; // (the heap view it was made for: cheaper to compare than .buffer)
 /** Where copyUtf16 last put a string (the result region's start), until the region moves. */
 let copiedAt = -1;
 
 /** A Buffer over WASM memory, made again when memory grew. */
 function memoryBuffer(): Utf16Buffer {
   const bytes = heap();
-  if (view?.buffer !== bytes.buffer) view = NodeBuffer!.from(bytes.buffer as ArrayBuffer);
-  return view;
+  if (viewOf !== bytes) {
+    view = NodeBuffer!.from(bytes.buffer as ArrayBuffer);
+    viewOf = bytes;
+  }
+  return view!;
 }
 
 /**
@@ -98,7 +102,7 @@ function build(
   const srcBytes = (s.length * 2 + 15) & ~15;
   const recordBytes = typeof found === 'number' ? 0 : count * 8;
   const outUnits = s.length + count * tokenUnits + 5 * matched;
-  const size = srcBytes + recordBytes + outUnits * 2 + 16; // (result16 may write 16 bytes past)
+  const size = srcBytes + recordBytes + outUnits * 2 + 32; // (result16 may write 32 bytes past)
   if (size > RESULT16_MAX_BYTES) return undefined;
   const src = resultRegion(size);
   const buf = memoryBuffer(); // (after resultRegion, which may grow memory)
