@@ -103,17 +103,17 @@ function hasReplacement(ptr: number, len: number, result: number): boolean {
 const copiesIn = utf16Results && coreVariant === 'simd';
 
 /**
- * Whether `s` has a unit past ASCII among one in 64 of its units (at most 64, spread over it).
+ * Whether `s` has a unit past ASCII among one in 128 of its units (at most 32, spread over it).
  * Such a string is read in as UTF-16 and transcoded by the core (scanCopy), faster than
  * encodeInto, which goes a unit at a time through it (2.2-2.6 µs for 4 KiB of mixed or Latin-1
  * text, against 0.8-1.2 for the copy and the core). For ASCII encodeInto is a copy, and the copy
- * and the core would cost more (0.4 µs against 0.26 at 4 KiB); the samples cost about 1.5 ns
- * each here (4-6% of an ASCII 4 KiB call), and a string whose few non-ASCII units they miss
- * keeps encodeInto: of 200 English 4 KiB strings with a CJK word in every seventh, 17 (at 16
- * samples, 113); of 200 of the benchmark's mixed text, 1 (at 16, 52).
+ * and the core would cost more (0.4 µs against 0.26 at 4 KiB). The samples cost 1.5-2.5 ns each
+ * here: 64 of them made an ASCII 4 KiB call 5-10% slower, 32 about 3%. A string whose few
+ * non-ASCII units they miss keeps encodeInto: of 200 English 4 KiB strings with a CJK word in
+ * every seventh, 46 (at 64 samples 14); of 200 of the benchmark's mixed texts, 5 (at 64, none).
  */
 function sampledPastAscii(s: string): boolean {
-  const step = Math.max(64, Math.ceil(s.length / 64));
+  const step = Math.max(128, Math.ceil(s.length / 32));
   for (let i = step >> 1; i < s.length; i += step) if (s.charCodeAt(i) > 0x7f) return true;
   return false;
 }
