@@ -4,18 +4,25 @@
 // length to 300 and with each kind of unit on either side of the block edges; and encodeText's
 // two ways in (this transcoder, encodeInto) giving the same result.
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compile } from '../src/codec/compiled.ts';
 import { resolveOptions } from '../src/codec/options.ts';
 import { encodeString } from '../src/core/encode-string.ts';
 import { core } from '../src/core/instance.ts';
-import { allocate, heap, heap32 } from '../src/core/memory.ts';
+import { allocate, free, heap, heap32 } from '../src/core/memory.ts';
 import { anyString, fragmentString, runs } from './arbitraries.ts';
 
 const MAX_UNITS = 300;
-const src = allocate(MAX_UNITS * 2);
-const dst = allocate(MAX_UNITS * 3 + 16);
-const lone = allocate(4);
+const SIZE = MAX_UNITS * 5 + 32; // (the UTF-16 in, 3 bytes a unit and 16 out, the count)
+let src = 0;
+let dst = 0;
+let lone = 0;
+beforeAll(() => {
+  src = allocate(SIZE);
+  dst = src + MAX_UNITS * 2;
+  lone = dst + MAX_UNITS * 3 + 16;
+});
+afterAll(() => free(src, SIZE)); // (files after this one share the heap)
 const encoder = new TextEncoder();
 
 /** The core's bytes for `s` and its count of lone surrogates. */
