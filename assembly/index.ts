@@ -9,6 +9,7 @@ export { jsonLarge, jsonLines } from './json/lines';
 export { jsonMessages } from './json/framed';
 export { countReplacement } from './fffd';
 export { result16 } from './result16';
+export { utf16ToUtf8 } from './utf8-from16';
 
 export function heapBase(): usize {
   return __heap_base;

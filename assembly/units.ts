@@ -1,6 +1,7 @@
 // UTF-16 length of UTF-8 text: one unit per non-continuation byte, one more per 4-byte lead.
 
-export function utf16Units(p: usize, n: i32): i32 {
+/** (Inlined: the scan calls it twice a match, mostly for a few bytes.) */
+@inline export function utf16Units(p: usize, n: i32): i32 {
   let count: i32 = 0;
   let k: i32 = 0;
   if (ASC_FEATURE_SIMD) {
@@ -17,8 +18,15 @@ export function utf16Units(p: usize, n: i32): i32 {
         acc = i8x16.sub(acc, i8x16.eq(i8x16.min_u(v, lead4), lead4));
         k += 16;
       } while (k < stop);
-      const sum = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(acc));
-      count += i32x4.extract_lane(sum, 0) + i32x4.extract_lane(sum, 1) + i32x4.extract_lane(sum, 2) + i32x4.extract_lane(sum, 3);
+      count += sum(acc);
+    }
+    // The last bytes (most calls are a match or the gap before it: all of them) in one vector,
+    // the lanes past n made continuation bytes, where 16 bytes can be read.
+    if (k < n && p + <usize>k + 16 <= (<usize>memory.size() << 16)) {
+      const lanes = i8x16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+      const v = v128.bitselect(v128.load(p + <usize>k), i8x16.splat(<i8>0x80), i8x16.lt_u(lanes, i8x16.splat(<i8>(n - k))));
+      count += sum(i8x16.sub(i8x16.sub(i8x16.splat(0), i8x16.gt_s(v, cont)), i8x16.eq(i8x16.min_u(v, lead4), lead4)));
+      k = n;
     }
   }
   while (k < n) {
@@ -28,4 +36,10 @@ export function utf16Units(p: usize, n: i32): i32 {
     k++;
   }
   return count;
+}
+
+/** The sum of the sixteen u8 lanes of `acc`. */
+@inline function sum(acc: v128): i32 {
+  const s = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(acc));
+  return i32x4.extract_lane(s, 0) + i32x4.extract_lane(s, 1) + i32x4.extract_lane(s, 2) + i32x4.extract_lane(s, 3);
 }

@@ -9,9 +9,9 @@
 // (Restoring tokens needs no UTF-8 at all: token-decode.ts does it on the string itself.)
 import { FFFD_COUNT, MATCH_RECORD_SIZE, MODE_RECORDS } from './abi.js';
 import type { Descriptor } from './descriptor.js';
-import { core } from './instance.js';
+import { core, coreVariant } from './instance.js';
 import { heap, heap32, inputView, workspace } from './memory.js';
-import { utf16Result, utf16Results } from './utf16-result.js';
+import { copyUtf16, utf16Result, utf16ResultOf, utf16Results } from './utf16-result.js';
 
 /** Input bytes handed to the core per call by default. */
 export const DEFAULT_CHUNK_BYTES = 256 * 1024;
@@ -96,6 +96,69 @@ function hasReplacement(ptr: number, len: number, result: number): boolean {
 }
 
 /**
+ * Where the input is copied in as UTF-16: where the result can be read back that way, and the
+ * core has SIMD (the scalar build transcodes correctly, a unit or four at a time: Latin-1 4 KiB
+ * 3.3 µs against encodeInto's 2.8).
+ */
+const copiesIn = utf16Results && coreVariant === 'simd';
+
+/**
+ * Whether `s` has a unit past ASCII among one in 128 of its units (at most 32, spread over it).
+ * Such a string is read in as UTF-16 and transcoded by the core (scanCopy), faster than
+ * encodeInto, which goes a unit at a time through it (2.2-2.6 µs for 4 KiB of mixed or Latin-1
+ * text, against 0.8-1.2 for the copy and the core). For ASCII encodeInto is a copy, and the copy
+ * and the core would cost more (0.4 µs against 0.26 at 4 KiB). The samples cost 1.5-2.5 ns each
+ * here: 64 of them made an ASCII 4 KiB call 5-10% slower, 32 about 3%. A string whose few
+ * non-ASCII units they miss keeps encodeInto: of 200 English 4 KiB strings with a CJK word in
+ * every seventh, 46 (at 64 samples 14); of 200 of the benchmark's mixed texts, 5 (at 64, none).
+ */
+function sampledPastAscii(s: string): boolean {
+  const step = Math.max(128, Math.ceil(s.length / 32));
+  for (let i = step >> 1; i < s.length; i += step) if (s.charCodeAt(i) > 0x7f) return true;
+  return false;
+}
+
+/**
+ * scanString for a string copied into WASM memory as UTF-16 at `src`: the core transcodes each
+ * piece to UTF-8 (lone surrogates as U+FFFD, counted, so no U+FFFD search) into the region.
+ * Returns -1 for a lone surrogate; where a string takes one round (most), where its records
+ * are (the work region's output, job.desc.matchCount() of them: no array to fill); else 0,
+ * its matches appended to `found`.
+ */
+function scanCopy(job: StringJob, s: string, src: number, found: number[], chunkBytes: number): number {
+  let capacity = Math.max(chunkBytes, 8);
+  let ws = workspaceFor(job, capacity + 16); // (the core may write 16 bytes past its output)
+  let pos = 0; // next UTF-16 index to transcode into the region
+  let base = 0; // UTF-16 index of the region's first byte
+  let carry = 0; // undecided bytes at the start of the region, at most a quarter of it
+  for (;;) {
+    // At most 3 bytes a unit: carry + 3 * units stays within the capacity.
+    let end = Math.min(s.length, pos + Math.max(2, Math.floor((capacity - carry) / 3)));
+    const last = s.charCodeAt(end - 1);
+    if (end < s.length && last >= 0xd800 && last <= 0xdbff) end--; // keep pairs whole
+    const written = core.utf16ToUtf8(src + pos * 2, end - pos, ws.input + carry, ws.output);
+    if (heap32()[ws.output >>> 2] !== 0) return -1; // a lone surrogate
+    const len = carry + written;
+    const final = end >= s.length ? 1 : 0;
+    const consumed = core.scan(job.desc.ptr, ws.input, len, ws.output, final, MODE_RECORDS);
+    if (final && pos === 0) return ws.output;
+    pos = end;
+    addRecords(job, base, ws.output, found);
+    if (final) return 0;
+    carry = len - consumed;
+    const old = ws.input + consumed;
+    base = pos - utf16Length(heap(), old, carry);
+    if (carry > capacity / 4) {
+      // As in scanString: a long undecided candidate; each round brings in at least a quarter
+      // of the region's bytes.
+      while (carry > capacity / 4) capacity *= 2;
+      ws = workspaceFor(job, capacity + 16);
+    }
+    heap().copyWithin(ws.input, old, old + carry);
+  }
+}
+
+/**
  * Runs the core over a string and appends every match to `found` ([start, end) pairs in UTF-16
  * units, in order); returns false for a string with a lone surrogate (what was appended is
  * void). Large strings stream through the work region with carried-over bytes.
@@ -154,6 +217,12 @@ function scanString(job: StringJob, s: string, found: number[], chunkBytes = DEF
  * text has one per 86).
  */
 const UNITS_PER_MATCH = 128;
+/**
+ * The same where the string was copied in already (scanCopy): the copy is not paid again. On
+ * strings of 200-12,000 units with non-ASCII text: 0.93-1.16x the slices' time with one match,
+ * 0.76-0.96x with one per 200-800 units.
+ */
+const UNITS_PER_MATCH_COPIED = 512;
 
 /**
  * The transformed string; `s` itself when the core found nothing to change; undefined for a
@@ -161,12 +230,35 @@ const UNITS_PER_MATCH = 128;
  * where the host can read that back and matches are dense (utf16-result.ts), else from slices
  * and tokens in JS; `path` asks for one (tests compare them).
  */
-export function encodeString(job: StringJob, s: string, chunkBytes = DEFAULT_CHUNK_BYTES, path?: 'slices' | 'utf16'): string | undefined {
+export function encodeString(
+  job: StringJob,
+  s: string,
+  chunkBytes = DEFAULT_CHUNK_BYTES,
+  path?: 'slices' | 'utf16',
+  input?: 'encodeInto' | 'utf16',
+): string | undefined {
   const found: number[] = [];
-  if (!scanString(job, s, found, chunkBytes)) return undefined;
+  const copy = s.length > SHORT_STRING && (input ? input === 'utf16' : copiesIn && sampledPastAscii(s)) ? copyUtf16(s) : undefined;
+  if (copy !== undefined) {
+    const records = scanCopy(job, s, copy, found, chunkBytes);
+    if (records < 0) return undefined;
+    if (records > 0) {
+      // One round: its records read in place.
+      const count = job.desc.matchCount();
+      if (count === 0) return s;
+      if (path !== 'slices' && (path === 'utf16' || count * UNITS_PER_MATCH_COPIED >= s.length)) {
+        const out = utf16ResultOf(job.desc, s, records, count);
+        if (out !== undefined) return out;
+      }
+      addRecords(job, 0, records, found);
+      return sliced(job, s, found);
+    }
+  } else if (!scanString(job, s, found, chunkBytes)) return undefined;
   if (found.length === 0) return s;
-  const utf16 = path ? path === 'utf16' : utf16Results && (found.length >> 1) * UNITS_PER_MATCH >= s.length;
-  return (utf16 ? utf16Result(job.desc, s, found) : undefined) ?? sliced(job, s, found);
+  const utf16 = path
+    ? path === 'utf16'
+    : utf16Results && (found.length >> 1) * (copy === undefined ? UNITS_PER_MATCH : UNITS_PER_MATCH_COPIED) >= s.length;
+  return (utf16 ? utf16Result(job.desc, s, found, copy !== undefined) : undefined) ?? sliced(job, s, found);
 }
 
 /**
