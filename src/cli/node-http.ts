@@ -1,25 +1,18 @@
 // A Web-standard fetch handler behind Node's http server: IncomingMessage to Request,
 // Response to ServerResponse, with backpressure both ways and cancellation when the client
-// leaves. Small enough to keep here rather than add a dependency. The proxy's own handler
-// (http/proxy-request.ts) is served without the Web objects: its request read straight from
-// the IncomingMessage, its answer written straight into the ServerResponse (a relayed event
-// stream piped in), so that a small call makes no Request, Response or Web stream.
+// leaves (the request side: node-request.ts). Small enough to keep here rather than add a
+// dependency. The proxy's own handler (http/proxy-request.ts) is served without the Web
+// objects: its request read straight from the IncomingMessage, its answer written straight
+// into the ServerResponse (a relayed event stream piped in), so that a small call makes no
+// Request, Response or Web stream.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BodyTooLargeError } from '../http/body.js';
 import { type ByteSink, type Relay, takeRelay } from '../http/event-relay.js';
 import { isMemoryFull, memoryFullResponse } from '../http/memory-full.js';
-import { Fields, type HeadFields } from '../http/proxy-headers.js';
-import {
-  type AbortSignalLike,
-  type Answer,
-  abortSignalOf,
-  type DirectAnswer,
-  type ProxyRequest,
-  type RequestBody,
-} from '../http/proxy-request.js';
-import { concat } from '../util/concat.js';
+import type { HeadFields } from '../http/proxy-headers.js';
+import type { Answer, DirectAnswer, ProxyRequest } from '../http/proxy-request.js';
+import { ClientLeft, targetCache, toProxyRequest, toRequest } from './node-request.js';
 
 export type Handler = (request: Request) => Promise<Response>;
 
@@ -32,188 +25,6 @@ const HEAD_WAIT_MS = 20;
 export interface ServeOptions {
   /** How long a response's head waits for its body's first bytes before it goes alone; default 20 ms. */
   headWaitMs?: number;
-}
-
-/**
- * The request body as a Web stream, with backpressure. Not Readable.toWeb: on Node 20 a stream
- * cancelled before its data arrives (a request refused from its headers: 401, 413, 429) throws
- * from the next 'data' event ("Controller is already closed"), which killed the process.
- * Cancelled, the rest of the body is read and dropped.
- */
-function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
-  let open = true;
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        req.on('data', (chunk: Buffer) => {
-          if (!open) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 0) <= 0) req.pause();
-        });
-        req.once('end', () => {
-          if (open) controller.close();
-          open = false;
-        });
-        req.once('error', (e) => {
-          if (open) controller.error(e);
-          open = false;
-        });
-        req.pause();
-      },
-      pull() {
-        req.resume();
-      },
-      cancel() {
-        open = false;
-        req.resume();
-      },
-    },
-    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
-  );
-}
-
-/** The request's head, as `into` keeps one (Web Headers for a Request; Fields for the proxy's handler). */
-function headersOf<H extends { append(name: string, value: string): void }>(req: IncomingMessage, into: H): H {
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) into.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  return into;
-}
-
-/** The URL's host is only a placeholder: the handler checks the Host header itself. */
-const urlOf = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://localhost');
-
-/**
- * urlOf, a URL parse saved while the target is the last one (a client sends the same one on
- * every call; the proxy's handler only reads it). One per server, not one per module: servers
- * in one process would evict each other's target and hand one server's URL object to another.
- */
-function targetCache(): (req: IncomingMessage) => URL {
-  let last: { raw: string | undefined; url: URL } = { raw: '/', url: new URL('/', 'http://localhost') };
-  return (req) => {
-    if (req.url !== last.raw) last = { raw: req.url, url: urlOf(req) };
-    return last.url;
-  };
-}
-
-const hasBody = (req: IncomingMessage) => req.method !== 'GET' && req.method !== 'HEAD';
-
-function toRequest(req: IncomingMessage, left: ClientLeft): Request {
-  const body = hasBody(req) ? bodyOf(req) : null;
-  const headers = headersOf(req, new Headers());
-  return new Request(urlOf(req), { method: req.method, headers, body, signal: abortSignalOf(left), duplex: 'half' } as RequestInit);
-}
-
-/**
- * That the client left, as the proxy's handler reads it (an AbortSignalLike): a flag and a short
- * list, where an AbortController per request made an EventTarget, and each listener added or
- * taken off went through its checks (in a profile of small calls, Node's largest cost we add).
- * As an AbortSignal's: aborted once, with an AbortError as its reason; listeners told in order,
- * each once; one that throws is reported as uncaught, after the others are told.
- */
-class ClientLeft implements AbortSignalLike {
-  aborted = false;
-  reason: unknown = undefined;
-  private listeners: (() => void)[] | undefined;
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    if (this.aborted) return;
-    this.listeners ??= [];
-    if (!this.listeners.includes(listener)) this.listeners.push(listener);
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    const i = this.listeners ? this.listeners.indexOf(listener) : -1;
-    if (i >= 0) this.listeners!.splice(i, 1);
-  }
-
-  abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = new DOMException('This operation was aborted', 'AbortError');
-    const listeners = this.listeners;
-    this.listeners = undefined;
-    for (const listener of listeners ?? [])
-      try {
-        listener();
-      } catch (e) {
-        process.nextTick(() => {
-          throw e;
-        });
-      }
-  }
-}
-
-/** Request body chunks under this size (after the first) are copied into blocks of BLOCK_BYTES. */
-const SMALL_CHUNK = 4 * 1024;
-const BLOCK_BYTES = 16 * 1024;
-
-/**
- * The request body read whole from the IncomingMessage, as bodyOf's reader reads it: past the
- * limit the rest is read and dropped; a body cut short (the client left) fails the read.
- */
-function wholeBody(req: IncomingMessage): RequestBody {
-  return {
-    read: (limit) =>
-      new Promise((resolve, reject) => {
-        const parts: Uint8Array[] = [];
-        let size = 0;
-        // Small chunks after the first are copied into blocks: kept one by one, a body trickled a
-        // byte a chunk held a Buffer and a view per byte (~200-300 bytes of heap each).
-        let block: Uint8Array | undefined;
-        let used = 0;
-        const flush = () => {
-          if (block && used) parts.push(block.subarray(0, used));
-          block = undefined;
-          used = 0;
-        };
-        const done = () => {
-          req.off('data', data);
-          req.off('end', end);
-          req.off('error', reject);
-          req.off('close', cut);
-        };
-        const data = (chunk: Buffer) => {
-          size += chunk.byteLength;
-          if (size > limit) {
-            done();
-            req.resume();
-            return reject(new BodyTooLargeError(limit));
-          }
-          if (chunk.byteLength >= SMALL_CHUNK || (!parts.length && !block)) {
-            flush();
-            parts.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-            return;
-          }
-          if (!block || used + chunk.byteLength > block.length) {
-            flush();
-            block = new Uint8Array(Math.min(BLOCK_BYTES, limit));
-          }
-          block.set(chunk, used);
-          used += chunk.byteLength;
-        };
-        const end = () => {
-          done();
-          flush();
-          resolve(parts.length ? concat(parts) : new Uint8Array(0));
-        };
-        const cut = () => {
-          done();
-          reject(new Error('request body ended before its end'));
-        };
-        if (req.destroyed) return reject(new Error('request body ended before its end')); // (its 'close' has been)
-        // (`on`, not `once`: done() takes them off, and a `once` wraps each listener, per call)
-        req.on('data', data);
-        req.on('end', end);
-        req.on('error', reject);
-        req.on('close', cut);
-      }),
-    drop: () => void req.resume(),
-  };
-}
-
-/** The request as the proxy's handler reads it, without a Web Request, stream or AbortSignal. */
-function toProxyRequest(req: IncomingMessage, signal: AbortSignalLike, url: URL): ProxyRequest {
-  const headers = headersOf(req, new Fields());
-  return { method: req.method ?? 'GET', url, headers, signal, body: hasBody(req) ? wholeBody(req) : null };
 }
 
 /** Waits for 'drain' or 'close', whichever comes first, leaving no listener behind. */
