@@ -80,10 +80,11 @@ async function partlySent(url: string, extra: string[], framing = FRAMINGS.lengt
 }
 
 /**
- * Writes `head` (a request with no body) and a GET pipelined behind it, both from a Host the
- * server refuses; resolves with the status lines answered before the server ends or answers both.
+ * Writes `head` (a request with no body) and a GET pipelined behind it, both from `host` (by
+ * default one the server refuses); resolves with the status lines answered before the server
+ * ends or answers both.
  */
-async function pipelined(url: string, head: string[]): Promise<string[]> {
+async function pipelined(url: string, head: readonly string[], host = 'evil.example'): Promise<string[]> {
   const { hostname, port, pathname } = new URL(url);
   const s = connect(Number(port), hostname);
   await once(s, 'connect');
@@ -93,13 +94,19 @@ async function pipelined(url: string, head: string[]): Promise<string[]> {
   s.on('data', (d: string) => (seen += d));
   let ended = false;
   s.once('end', () => (ended = true));
-  const next = [`GET ${pathname} HTTP/1.1`, 'Host: evil.example', '', ''];
-  s.write([...head.map((line) => line.replace('PATH', pathname)), 'Host: evil.example', '', '', ...next].join('\r\n'));
+  const next = [`GET ${pathname} HTTP/1.1`, `Host: ${host}`, '', ''];
+  s.write([...head.map((line) => line.replace('PATH', pathname)), `Host: ${host}`, '', '', ...next].join('\r\n'));
   const statuses = () => seen.match(/^HTTP\/1\.1 \d{3}/gm) ?? [];
   while (!ended && statuses().length < 2) await Promise.race([once(s, 'data'), once(s, 'end')]);
   s.destroy();
   return statuses();
 }
+
+/** Requests with no body, for `pipelined`. */
+const BODILESS = [
+  ['a bodiless DELETE', ['DELETE PATH HTTP/1.1']],
+  ['a POST of Content-Length: 0', ['POST PATH HTTP/1.1', 'Content-Type: application/json', 'Content-Length: 0']],
+] as const;
 
 describe.each([
   ['the CLI server', direct],
@@ -125,10 +132,7 @@ describe.each([
     expect(ended).toBe(true);
   });
 
-  it.each([
-    ['a bodiless DELETE', ['DELETE PATH HTTP/1.1']],
-    ['a POST of Content-Length: 0', ['POST PATH HTTP/1.1', 'Content-Type: application/json', 'Content-Length: 0']],
-  ])('%s: answered 403, the connection kept for the request pipelined behind it', async (__, head) => {
+  it.each(BODILESS)('%s: answered 403, the connection kept for the request pipelined behind it', async (__, head) => {
     const reached: string[] = [];
     const url = await serve(await upstream(reached));
     expect(await pipelined(url, head)).toEqual(['HTTP/1.1 403', 'HTTP/1.1 403']);
@@ -151,5 +155,32 @@ describe.each([
     expect(status).toBe(403);
     expect(connection).toBe('keep-alive');
     expect(reached).toEqual([]);
+  });
+});
+
+describe("the access layer's refusals (createFilteringProxy with authorize)", () => {
+  /** A proxy whose authorizer refuses every request (401); what it saw. */
+  async function refusing(): Promise<string> {
+    const authorize = () => new Response('sign in first', { status: 401 });
+    const { server, url } = await listen(createFilteringProxy({ upstream: await upstream([]), authorize }), '127.0.0.1', 0, () => {});
+    cleanup.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    return `${url}/mcp`;
+  }
+
+  it('a body follows: answered 401, the connection closed', async () => {
+    const url = await refusing();
+    for (const framing of [FRAMINGS.length, FRAMINGS.chunked]) {
+      const { head, ended } = await partlySent(url, [`Host: ${new URL(url).host}`], framing);
+      expect(head.split('\r\n')[0]).toBe('http/1.1 401 unauthorized');
+      expect(ended).toBe(true);
+    }
+  });
+
+  it.each(BODILESS)('%s: answered 401, the connection kept for the request pipelined behind it', async (__, head) => {
+    const url = await refusing();
+    expect(await pipelined(url, head, new URL(url).host)).toEqual(['HTTP/1.1 401', 'HTTP/1.1 401']);
   });
 });
