@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCodec, decodeText, encodeText } from '../src/index.ts';
 import { PayloadFilteringTransport } from '../src/mcp/index.ts';
@@ -38,10 +38,6 @@ function expectServerWasTold(result: unknown, errors: Error[]) {
   // Nothing was sent to the host under the server's request id (which it never sent).
   expect(errors.map((e) => e.message).filter((m) => /unknown message ID/.test(m))).toEqual([]);
 }
-
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
-});
 
 describe('a response from the host whose keys collide goes back to the server as an error, not to the host', () => {
   it(
