@@ -3,6 +3,8 @@
 // Each test here failed before its fix.
 
 import { Buffer } from 'node:buffer';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -17,6 +19,7 @@ import { PayloadFilteringTransport } from '../src/mcp/index.ts';
 import { connect, EVERYTHING, findTerm, pseudoRandomBytes, termLeaks } from './e2e-helpers.ts';
 import { cleanup, listening } from './http-cli-helpers.ts';
 import { bytes, oneByteChunks, streamAgreesWithObjectApi, transformChunks } from './stream-helpers.ts';
+import { until } from './until.ts';
 
 const T = 30_000;
 const EVERYTHING_SERVER = join(dirname(EVERYTHING), 'server', 'index.js');
@@ -176,8 +179,10 @@ describe('serve: a request stream the host dropped and resumed', () => {
 
 describe('serve: a message from the server while the host has no stream open', () => {
   // A stdio server that, during a call, logs something unrelated to it (as a server's own log
-  // may come at any time), then answers.
+  // may come at any time), then answers, then creates the file it was given (the test waits for
+  // it, not for a fixed time).
   const CHILD = `
+    const answered = process.argv[1];
     const rl = require('node:readline').createInterface({ input: process.stdin });
     const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
     rl.on('line', (line) => {
@@ -185,14 +190,18 @@ describe('serve: a message from the server while the host has no stream open', (
       if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'x', version: '1' } } });
       else if (m.method === 'tools/call') setTimeout(() => {
         send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'Qwen log' } });
-        setTimeout(() => send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } }), 100);
+        setTimeout(() => {
+          send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } });
+          require('node:fs').writeFileSync(answered, '');
+        }, 100);
       }, 600);
     });`;
 
   it(
     "stays on the call's stream the host left (replayed after Last-Event-ID), not on a GET stream it never opened",
     async () => {
-      const { url } = await listening(['serve', '--port', '0', process.execPath, '-e', CHILD]);
+      const answered = join(mkdtempSync(join(tmpdir(), 'e2e-adversary-')), 'answered');
+      const { url } = await listening(['serve', '--port', '0', process.execPath, '-e', CHILD, answered]);
       // (2025-11-25: the server primes each stream with an event id, resumable from the start)
       const { headers, post, session } = await rawHost(url, '2025-11-25');
       // The host reads the call's priming event, then its connection drops (no GET stream open).
@@ -207,7 +216,8 @@ describe('serve: a message from the server while the host has no stream open', (
       while (!/^id: .+$/m.test(head)) head += new TextDecoder().decode((await reader.read()).value);
       aborter.abort();
       const primed = head.match(/^id: (.+)$/m)![1]!;
-      await new Promise((r) => setTimeout(r, 1_500));
+      // (The call has ended: its answer, if it came after, would come on the resumed stream.)
+      await until(() => existsSync(answered));
       const get = await fetch(url, { headers: { ...headers, ...session, accept: 'text/event-stream', 'last-event-id': primed } });
       const text = await Promise.race([
         (async () => {
