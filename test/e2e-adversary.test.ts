@@ -3,7 +3,7 @@
 // Each test here failed before its fix.
 
 import { Buffer } from 'node:buffer';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -57,7 +57,9 @@ describe('a response from the host whose keys collide goes back to the server as
   it(
     'serve: the same over Streamable HTTP',
     async () => {
-      const { url } = await listening(['serve', '--port', '0', process.execPath, EVERYTHING, 'stdio']);
+      // (server-everything's output also goes to a file: the case waits for the call's answer there)
+      const wrote = join(mkdtempSync(join(tmpdir(), 'e2e-adversary-')), 'stdout');
+      const { url } = await listening(['serve', '--port', '0', process.execPath, SPY, wrote, process.execPath, EVERYTHING, 'stdio']);
       const errors: Error[] = [];
       const client = new Client({ name: 'e2e', version: '1.0.0' });
       client.onerror = (e) => void errors.push(e);
@@ -131,6 +133,8 @@ async function rawHost(url: string, version: string) {
   return { headers, post, session };
 }
 
+const SPY = 'test/fixtures/stdout-spy.mjs';
+
 describe('serve: a request stream the host dropped and resumed', () => {
   /** The events of an SSE body read until `until` holds or `ms` pass, as [id, data] pairs. */
   async function events(body: ReadableStream<Uint8Array>, until: (text: string) => boolean, ms: number) {
@@ -150,7 +154,9 @@ describe('serve: a request stream the host dropped and resumed', () => {
   it(
     'replays every progress notification of the call after Last-Event-ID (none moved to a GET stream the host never opened)',
     async () => {
-      const { url } = await listening(['serve', '--port', '0', process.execPath, EVERYTHING, 'stdio']);
+      // (server-everything's output also goes to a file: the case waits for the call's answer there)
+      const wrote = join(mkdtempSync(join(tmpdir(), 'e2e-adversary-')), 'stdout');
+      const { url } = await listening(['serve', '--port', '0', process.execPath, SPY, wrote, process.execPath, EVERYTHING, 'stdio']);
       const { headers, post, session } = await rawHost(url, '2025-06-18');
       const steps = 5;
       const call = {
@@ -164,8 +170,17 @@ describe('serve: a request stream the host dropped and resumed', () => {
       const first = await events((await post(call, session, aborter.signal)).body!, (t) => t.split('\n\n').length > 2, 5_000);
       aborter.abort();
       expect(first).toHaveLength(2);
-      // After the call has ended, it comes back with the last event id it saw.
-      await new Promise((r) => setTimeout(r, 1_500));
+      // After the call has ended, it comes back with the last event id it saw. (Its answer, if
+      // serve had not stored it yet, would come on the resumed stream.)
+      const answered = () => {
+        const text = existsSync(wrote) ? readFileSync(wrote, 'utf8') : '';
+        const lines = text
+          .slice(0, text.lastIndexOf('\n') + 1)
+          .split('\n')
+          .filter(Boolean); // (whole lines)
+        return lines.some((l) => l.includes('"result"') && JSON.parse(l).id === 1);
+      };
+      await until(answered);
       const get = await fetch(url, { headers: { ...headers, ...session, accept: 'text/event-stream', 'last-event-id': first[1]![0] } });
       const rest = await events(get.body!, (t) => t.includes('"result"'), 5_000);
       const progress = [...first, ...rest].map(([, data]) => JSON.parse(data)).filter((m) => m.method === 'notifications/progress');
