@@ -30,30 +30,39 @@ const BUILD_INDEPENDENT = [
   'test/held-{lines,frames,events}-adversary.test.ts',
   'test/{layers,import-graph,doc-links,one-line,raw-ids,refused-lines,runtimes}.test.ts',
 ];
-// The files that reach the core (kernels, streams, properties: most of the runs, on both
-// builds) share their worker's modules with the files before them (`isolate: false`): a file's
-// start then imports nothing again (about 0.35 s of CPU a file, a third of those files' cost).
-// They compute, open no process or port, and leave nothing behind. The rest run in a module
-// graph of their own (vitest's isolation): the build-independent files (processes, sockets,
-// timers, the SDK), and these, which change what later files would see: module mocks (vi.mock,
-// vi.spyOn, the core with test hooks), fake timers, the one WASM core left full or grown past 4
-// GiB, or memory measured (what files before left would count).
+// A file's modules: most files share their worker's (`isolate: false`: a file's start then
+// imports nothing again: vitest, the library, the core and the SDK cost 0.3-0.9 s of CPU a
+// file). The core's files compute; the build-independent ones start processes and sockets and
+// close them after each test (a helper registers what it opened with the test that opened it,
+// never with a hook at its top level: it is imported once per worker). These run in a module
+// graph of their own (vitest's isolation), as they change what later files would see: module
+// mocks (vi.mock, the core with test hooks), spies on what every module calls, fake timers,
+// the one WASM core left full or grown past 4 GiB, or memory measured (what files before left
+// would count).
 const OWN_MODULES = [
   'test/{abi,astral-terms,call-timer,escape-map-adversary,guard-verdict-paths,kernel-key-id}.test.ts',
   'test/{indexed-adversary,indexed-data,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
   'test/{stream-deferred-held,stream-sse-whole,stream-consumers,stream-batch-buffers}.test.ts',
   'test/{cli-serve-handler,cli-serve-session,http-access-adversary,http-connect,mcp-guard-order}.test.ts',
+  'test/{cli-proxy-upstream-timeout,http-parse-once}.test.ts',
   'test/{stream-memory-full,http-memory-full,stream-output-past-4gib,held-bytes-past-4gib}.test.ts',
   'test/{memory-bounded,stream-idle-memory,stream-memory,stream-sse-memory,refused-lines,utf16-result}.test.ts',
 ];
-/** A build's runs: the files that share modules, and (`-own`) those that need their own. */
-function projectsOf(build: 'simd' | 'scalar', exclude: string[]) {
+/**
+ * A build's runs: the core's files sharing modules; (`-io`, SIMD only) the build-independent
+ * ones sharing theirs, apart, so that what they leave running never counts in a core file's CPU
+ * time; (`-own`) those that need modules of their own.
+ */
+function projectsOf(build: 'simd' | 'scalar') {
   const env = { MCP_PAYLOAD_CODEC_WASM: build };
-  const own = [...BUILD_INDEPENDENT, ...OWN_MODULES];
-  return [
-    { extends: true, test: { name: build, include: ['test/**/*.test.ts'], exclude: own, isolate: false, env } },
-    { extends: true, test: { name: `${build}-own`, include: own, exclude, env } },
+  const shared = { include: ['test/**/*.test.ts'], isolate: false, env };
+  const projects = [
+    { extends: true, test: { name: build, ...shared, exclude: [...BUILD_INDEPENDENT, ...OWN_MODULES] } },
+    { extends: true, test: { name: `${build}-own`, include: OWN_MODULES, exclude: build === 'simd' ? [] : BUILD_INDEPENDENT, env } },
   ];
+  if (build === 'simd')
+    projects.push({ extends: true, test: { name: `${build}-io`, ...shared, include: BUILD_INDEPENDENT, exclude: OWN_MODULES } });
+  return projects;
 }
 export default defineConfig({
   test: {
@@ -66,6 +75,6 @@ export default defineConfig({
     setupFiles: ['test/setup-fast-check.ts', 'test/setup-equal-bytes.ts'],
     // Prints the seed the properties draw from (test/suite-seed.ts), to replay a run.
     globalSetup: ['test/print-seed.ts'],
-    projects: [...projectsOf('simd', []), ...projectsOf('scalar', BUILD_INDEPENDENT)],
+    projects: [...projectsOf('simd'), ...projectsOf('scalar')],
   },
 });

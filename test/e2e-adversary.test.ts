@@ -3,6 +3,8 @@
 // Each test here failed before its fix.
 
 import { Buffer } from 'node:buffer';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,13 +12,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createCodec, decodeText, encodeText } from '../src/index.ts';
 import { PayloadFilteringTransport } from '../src/mcp/index.ts';
 import { connect, EVERYTHING, findTerm, pseudoRandomBytes, termLeaks } from './e2e-helpers.ts';
 import { cleanup, listening } from './http-cli-helpers.ts';
 import { bytes, oneByteChunks, streamAgreesWithObjectApi, transformChunks } from './stream-helpers.ts';
+import { until } from './until.ts';
 
 const T = 30_000;
 const EVERYTHING_SERVER = join(dirname(EVERYTHING), 'server', 'index.js');
@@ -39,10 +42,6 @@ function expectServerWasTold(result: unknown, errors: Error[]) {
   expect(errors.map((e) => e.message).filter((m) => /unknown message ID/.test(m))).toEqual([]);
 }
 
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
-});
-
 describe('a response from the host whose keys collide goes back to the server as an error, not to the host', () => {
   it(
     'wrap: the server-to-client request fails at once; the host is not answered under the server id',
@@ -58,7 +57,9 @@ describe('a response from the host whose keys collide goes back to the server as
   it(
     'serve: the same over Streamable HTTP',
     async () => {
-      const { url } = await listening(['serve', '--port', '0', process.execPath, EVERYTHING, 'stdio']);
+      // (server-everything's output also goes to a file: the case waits for the call's answer there)
+      const wrote = join(mkdtempSync(join(tmpdir(), 'e2e-adversary-')), 'stdout');
+      const { url } = await listening(['serve', '--port', '0', process.execPath, SPY, wrote, process.execPath, EVERYTHING, 'stdio']);
       const errors: Error[] = [];
       const client = new Client({ name: 'e2e', version: '1.0.0' });
       client.onerror = (e) => void errors.push(e);
@@ -132,6 +133,8 @@ async function rawHost(url: string, version: string) {
   return { headers, post, session };
 }
 
+const SPY = 'test/fixtures/stdout-spy.mjs';
+
 describe('serve: a request stream the host dropped and resumed', () => {
   /** The events of an SSE body read until `until` holds or `ms` pass, as [id, data] pairs. */
   async function events(body: ReadableStream<Uint8Array>, until: (text: string) => boolean, ms: number) {
@@ -151,7 +154,9 @@ describe('serve: a request stream the host dropped and resumed', () => {
   it(
     'replays every progress notification of the call after Last-Event-ID (none moved to a GET stream the host never opened)',
     async () => {
-      const { url } = await listening(['serve', '--port', '0', process.execPath, EVERYTHING, 'stdio']);
+      // (server-everything's output also goes to a file: the case waits for the call's answer there)
+      const wrote = join(mkdtempSync(join(tmpdir(), 'e2e-adversary-')), 'stdout');
+      const { url } = await listening(['serve', '--port', '0', process.execPath, SPY, wrote, process.execPath, EVERYTHING, 'stdio']);
       const { headers, post, session } = await rawHost(url, '2025-06-18');
       const steps = 5;
       const call = {
@@ -165,8 +170,17 @@ describe('serve: a request stream the host dropped and resumed', () => {
       const first = await events((await post(call, session, aborter.signal)).body!, (t) => t.split('\n\n').length > 2, 5_000);
       aborter.abort();
       expect(first).toHaveLength(2);
-      // After the call has ended, it comes back with the last event id it saw.
-      await new Promise((r) => setTimeout(r, 1_500));
+      // After the call has ended, it comes back with the last event id it saw. (Its answer, if
+      // serve had not stored it yet, would come on the resumed stream.)
+      const answered = () => {
+        const text = existsSync(wrote) ? readFileSync(wrote, 'utf8') : '';
+        const lines = text
+          .slice(0, text.lastIndexOf('\n') + 1)
+          .split('\n')
+          .filter(Boolean); // (whole lines)
+        return lines.some((l) => l.includes('"result"') && JSON.parse(l).id === 1);
+      };
+      await until(answered);
       const get = await fetch(url, { headers: { ...headers, ...session, accept: 'text/event-stream', 'last-event-id': first[1]![0] } });
       const rest = await events(get.body!, (t) => t.includes('"result"'), 5_000);
       const progress = [...first, ...rest].map(([, data]) => JSON.parse(data)).filter((m) => m.method === 'notifications/progress');
@@ -180,8 +194,10 @@ describe('serve: a request stream the host dropped and resumed', () => {
 
 describe('serve: a message from the server while the host has no stream open', () => {
   // A stdio server that, during a call, logs something unrelated to it (as a server's own log
-  // may come at any time), then answers.
+  // may come at any time), then answers, then creates the file it was given (the test waits for
+  // it, not for a fixed time).
   const CHILD = `
+    const answered = process.argv[1];
     const rl = require('node:readline').createInterface({ input: process.stdin });
     const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
     rl.on('line', (line) => {
@@ -189,14 +205,18 @@ describe('serve: a message from the server while the host has no stream open', (
       if (m.method === 'initialize') send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'x', version: '1' } } });
       else if (m.method === 'tools/call') setTimeout(() => {
         send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'Qwen log' } });
-        setTimeout(() => send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } }), 100);
+        setTimeout(() => {
+          send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'done' }] } });
+          require('node:fs').writeFileSync(answered, '');
+        }, 100);
       }, 600);
     });`;
 
   it(
     "stays on the call's stream the host left (replayed after Last-Event-ID), not on a GET stream it never opened",
     async () => {
-      const { url } = await listening(['serve', '--port', '0', process.execPath, '-e', CHILD]);
+      const answered = join(mkdtempSync(join(tmpdir(), 'e2e-adversary-')), 'answered');
+      const { url } = await listening(['serve', '--port', '0', process.execPath, '-e', CHILD, answered]);
       // (2025-11-25: the server primes each stream with an event id, resumable from the start)
       const { headers, post, session } = await rawHost(url, '2025-11-25');
       // The host reads the call's priming event, then its connection drops (no GET stream open).
@@ -211,7 +231,8 @@ describe('serve: a message from the server while the host has no stream open', (
       while (!/^id: .+$/m.test(head)) head += new TextDecoder().decode((await reader.read()).value);
       aborter.abort();
       const primed = head.match(/^id: (.+)$/m)![1]!;
-      await new Promise((r) => setTimeout(r, 1_500));
+      // (The call has ended: its answer, if it came after, would come on the resumed stream.)
+      await until(() => existsSync(answered));
       const get = await fetch(url, { headers: { ...headers, ...session, accept: 'text/event-stream', 'last-event-id': primed } });
       const text = await Promise.race([
         (async () => {

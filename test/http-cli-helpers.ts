@@ -1,16 +1,18 @@
 // The HTTP commands as processes: start one, wait for the URL it prints on stderr, and end
 // everything a test started after it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import { CLI, ROOT } from './e2e-helpers.ts';
 
 export { CLI as MAIN, ROOT };
 
-/** What to close after each test, last first. */
-export const cleanup: (() => Promise<unknown> | undefined)[] = [];
-afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
-});
+/**
+ * What to close when the running test ends, last first: each with that test (a hook at this
+ * module's top level would run for the first file of a worker only, files sharing modules).
+ */
+export const cleanup = {
+  push: (close: () => unknown): void => onTestFinished(async () => void (await close())),
+};
 
 /** Starts a listening command (`env` added to this one's); resolves with its URL (printed on stderr) and its stderr so far. */
 export async function listening(

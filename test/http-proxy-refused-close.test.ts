@@ -2,6 +2,8 @@
 // 403) is answered at once, its body dropped and the connection closed, as a 413 is: kept open,
 // Node read whatever the client went on sending, up to its 300 s request limit. On real sockets,
 // through the CLI's server (no Web objects) and through createFilteringProxy behind `listen`.
+// A request with no body (a bodiless DELETE, a POST of Content-Length: 0) keeps its connection:
+// closed, a request pipelined behind it was lost.
 import { once } from 'node:events';
 import { Agent, createServer, request } from 'node:http';
 import { connect } from 'node:net';
@@ -43,11 +45,19 @@ async function web(up: string): Promise<string> {
   return `${url}/mcp`;
 }
 
+const MIB = 1024 * 1024;
+
+/** How the body's length is told: a Content-Length, or one chunk of that length. */
+const FRAMINGS = {
+  length: { field: `Content-Length: ${MIB}`, start: '' },
+  chunked: { field: 'Transfer-Encoding: chunked', start: `${MIB.toString(16)}\r\n` },
+};
+
 /**
  * POSTs a head declaring 1 MiB and sends a sixteenth of it; resolves with the answer's head and
  * whether the server ended the connection (with the body still unsent).
  */
-async function partlySent(url: string, extra: string[]): Promise<{ head: string; ended: boolean }> {
+async function partlySent(url: string, extra: string[], framing = FRAMINGS.length): Promise<{ head: string; ended: boolean }> {
   const { hostname, port, pathname } = new URL(url);
   const s = connect(Number(port), hostname);
   await once(s, 'connect');
@@ -56,8 +66,8 @@ async function partlySent(url: string, extra: string[]): Promise<{ head: string;
   s.setEncoding('utf8');
   s.on('data', (d: string) => (seen += d));
   const ended = once(s, 'end').then(() => true);
-  s.write([`POST ${pathname} HTTP/1.1`, 'Content-Type: application/json', `Content-Length: ${1024 * 1024}`, ...extra, '', ''].join('\r\n'));
-  s.write('x'.repeat(64 * 1024));
+  s.write([`POST ${pathname} HTTP/1.1`, 'Content-Type: application/json', framing.field, ...extra, '', ''].join('\r\n'));
+  s.write(framing.start + 'x'.repeat(64 * 1024));
   while (!seen.includes('\r\n\r\n')) await once(s, 'data');
   const head = seen.slice(0, seen.indexOf('\r\n\r\n')).toLowerCase();
   if (!/\r\nconnection: close/.test(head)) {
@@ -68,6 +78,35 @@ async function partlySent(url: string, extra: string[]): Promise<{ head: string;
   s.destroy();
   return result;
 }
+
+/**
+ * Writes `head` (a request with no body) and a GET pipelined behind it, both from `host` (by
+ * default one the server refuses); resolves with the status lines answered before the server
+ * ends or answers both.
+ */
+async function pipelined(url: string, head: readonly string[], host = 'evil.example'): Promise<string[]> {
+  const { hostname, port, pathname } = new URL(url);
+  const s = connect(Number(port), hostname);
+  await once(s, 'connect');
+  s.on('error', () => {});
+  let seen = '';
+  s.setEncoding('utf8');
+  s.on('data', (d: string) => (seen += d));
+  let ended = false;
+  s.once('end', () => (ended = true));
+  const next = [`GET ${pathname} HTTP/1.1`, `Host: ${host}`, '', ''];
+  s.write([...head.map((line) => line.replace('PATH', pathname)), `Host: ${host}`, '', '', ...next].join('\r\n'));
+  const statuses = () => seen.match(/^HTTP\/1\.1 \d{3}/gm) ?? [];
+  while (!ended && statuses().length < 2) await Promise.race([once(s, 'data'), once(s, 'end')]);
+  s.destroy();
+  return statuses();
+}
+
+/** Requests with no body, for `pipelined`. */
+const BODILESS = [
+  ['a bodiless DELETE', ['DELETE PATH HTTP/1.1']],
+  ['a POST of Content-Length: 0', ['POST PATH HTTP/1.1', 'Content-Type: application/json', 'Content-Length: 0']],
+] as const;
 
 describe.each([
   ['the CLI server', direct],
@@ -83,6 +122,20 @@ describe.each([
     expect(head.split('\r\n')[0]).toBe('http/1.1 403 forbidden');
     expect(head).toMatch(/\r\nconnection: close(\r\n|$)/);
     expect(ended).toBe(true);
+    expect(reached).toEqual([]);
+  });
+
+  it('a chunked body (no Content-Length): answered 403, the connection closed', async () => {
+    const url = await serve(await upstream([]));
+    const { head, ended } = await partlySent(url, ['Host: evil.example'], FRAMINGS.chunked);
+    expect(head.split('\r\n')[0]).toBe('http/1.1 403 forbidden');
+    expect(ended).toBe(true);
+  });
+
+  it.each(BODILESS)('%s: answered 403, the connection kept for the request pipelined behind it', async (__, head) => {
+    const reached: string[] = [];
+    const url = await serve(await upstream(reached));
+    expect(await pipelined(url, head)).toEqual(['HTTP/1.1 403', 'HTTP/1.1 403']);
     expect(reached).toEqual([]);
   });
 
@@ -102,5 +155,32 @@ describe.each([
     expect(status).toBe(403);
     expect(connection).toBe('keep-alive');
     expect(reached).toEqual([]);
+  });
+});
+
+describe("the access layer's refusals (createFilteringProxy with authorize)", () => {
+  /** A proxy whose authorizer refuses every request (401); what it saw. */
+  async function refusing(): Promise<string> {
+    const authorize = () => new Response('sign in first', { status: 401 });
+    const { server, url } = await listen(createFilteringProxy({ upstream: await upstream([]), authorize }), '127.0.0.1', 0, () => {});
+    cleanup.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    return `${url}/mcp`;
+  }
+
+  it('a body follows: answered 401, the connection closed', async () => {
+    const url = await refusing();
+    for (const framing of [FRAMINGS.length, FRAMINGS.chunked]) {
+      const { head, ended } = await partlySent(url, [`Host: ${new URL(url).host}`], framing);
+      expect(head.split('\r\n')[0]).toBe('http/1.1 401 unauthorized');
+      expect(ended).toBe(true);
+    }
+  });
+
+  it.each(BODILESS)('%s: answered 401, the connection kept for the request pipelined behind it', async (__, head) => {
+    const url = await refusing();
+    expect(await pipelined(url, head, new URL(url).host)).toEqual(['HTTP/1.1 401', 'HTTP/1.1 401']);
   });
 });

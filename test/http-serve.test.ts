@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { BoundedEventStore } from '../src/cli/event-store.js';
 import { runServe, type ServeCommandOptions } from '../src/cli/serve.js';
 import { encodeText } from '../src/index.js';
@@ -7,6 +8,8 @@ import {
   expectEncodedListAndEcho,
   expectFirstEventBeforeEnd,
   expectProgressBeforeResult,
+  postInitialize,
+  type Seen,
   TIMEOUT,
   textOf,
 } from './http-helpers.ts';
@@ -33,35 +36,56 @@ async function connect(url: string) {
   return session;
 }
 
+/**
+ * One serve and one session for the cases that neither configure serve nor count on a fresh
+ * child (a child's start is most of a case's cost): started by the first that asks, its log
+ * messages cleared for each.
+ */
+let shared: Promise<{ url: string; client: Client; seen: Seen[] }> | undefined;
+const closeShared: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const close of closeShared.reverse()) await close().catch(() => {});
+});
+async function oneSession() {
+  shared ??= (async () => {
+    const served = await runServe({ command: SERVER, port: 0, log: () => {} });
+    closeShared.push(() => served.close());
+    const session = await connectHost(served.url);
+    closeShared.push(() => session.client.close());
+    return { url: served.url, ...session };
+  })();
+  const session = await shared;
+  session.seen.length = 0;
+  return session;
+}
+
 describe('serve', () => {
   it('lists and results arrive encoded, arguments decoded, notifications before the result', async () => {
-    const { url } = await serve();
-    const { client, seen } = await connect(url);
+    const { client, seen } = await oneSession();
     // (Had the server got the token instead of the text, its echo would encode differently.)
     await expectEncodedListAndEcho(client, 'Qwen 阿里');
     await expectProgressBeforeResult(client, seen, 2);
   });
 
   it('answers a colliding request -32602 without it reaching the server', async () => {
-    const { url } = await serve();
-    const { client } = await connect(url);
+    const { client } = await oneSession();
+    const calls = async () => textOf(await client.callTool({ name: 'calls', arguments: {} }, undefined, TIMEOUT));
+    const before = await calls();
     await expect(
       client.callTool({ name: 'echo', arguments: { text: 'x', Qwen: 1, [encodeText('Qwen')]: 2 } }, undefined, TIMEOUT),
     ).rejects.toMatchObject({ code: -32602 });
-    expect(textOf(await client.callTool({ name: 'calls', arguments: {} }, undefined, TIMEOUT))).toBe('0');
+    expect(await calls()).toBe(before);
   });
 
   it('passes the first event of a slow call before its result', async () => {
-    const { url } = await serve();
-    const { client, seen } = await connect(url);
+    const { client, seen } = await oneSession();
     // (The call waits for `release`, which is sent only once its first event arrived.)
     await expectFirstEventBeforeEnd(client, seen, () => client.callTool({ name: 'release', arguments: {} }, undefined, TIMEOUT));
     expect(seen).toEqual([{ kind: 'log', text: encodeText('Qwen started') }]);
   });
 
   it('sends what the server says outside any request on the GET stream', async () => {
-    const { url } = await serve();
-    const { client, seen } = await connect(url);
+    const { client, seen } = await oneSession();
     // (The client opens its GET stream on its own schedule: ask until a message comes that way,
     // again after 100 ms without one, for 10 s at most.)
     for (const deadline = Date.now() + 10_000; !seen.length; ) {
@@ -70,6 +94,16 @@ describe('serve', () => {
       await until(() => seen.length > 0, 100).catch(() => {});
     }
     expect(seen[0]).toEqual({ kind: 'log', text: encodeText('Qwen later') });
+  });
+
+  it('answers 403 to a foreign Origin', async () => {
+    const { url } = await oneSession();
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'http://evil.example' },
+      body: '{}',
+    });
+    expect(res.status).toBe(403);
   });
 
   it('gives each session its own child, ends one on DELETE, and refuses sessions beyond --max-sessions', async () => {
@@ -92,9 +126,12 @@ describe('serve', () => {
   });
 
   it('ends a session after --session-idle without a request', async () => {
-    // (Long enough that initialize itself, on a busy host, is not cut off as idle.)
-    const { url, logs } = await serve({ sessionIdleMs: 4000 });
-    await connect(url);
+    // (A request in flight keeps its session: the initialize below, however long the child
+    // takes to start, is not cut off; the host sends nothing after it.)
+    const { url, logs } = await serve({ sessionIdleMs: 200 });
+    const init = await postInitialize(url);
+    expect(init.status).toBe(200);
+    await init.text();
     await until(() => logs.some((l) => l.startsWith('session ended (idle)')));
   });
 
@@ -109,16 +146,6 @@ describe('serve', () => {
     expect(textOf(unknown)).toMatch(/was blocked before it reached the server/);
     expect(textOf(await client.callTool({ name: 'calls', arguments: {} }, undefined, TIMEOUT))).toBe('1'); // (only the echo reached it)
     expect(errors).toEqual([]);
-  });
-
-  it('answers 403 to a foreign Origin', async () => {
-    const { url } = await serve();
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', origin: 'http://evil.example' },
-      body: '{}',
-    });
-    expect(res.status).toBe(403);
   });
 });
 

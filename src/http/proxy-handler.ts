@@ -10,6 +10,7 @@ import { inSession } from '../guard/audit.js';
 import type { Message } from '../jsonrpc/message.js';
 import { SERVER_ERROR } from '../jsonrpc/message.js';
 import { assertRoom } from '../stream/work-pool.js';
+import { bodyFollows } from './access/body-follows.js';
 import { BodyTooLargeError, type Decoded, decodeNow, holdsJson } from './body.js';
 import type { CallGuard } from './call-guard.js';
 import type { FetchLike } from './fetch.js';
@@ -153,9 +154,9 @@ export class ProxyHandler {
 
   // Host and Origin first, before the access layer too: a name this proxy does not answer to
   // gets no protected resource metadata naming it, and no challenge pointing there. A body is
-  // dropped unread and the connection closed with it, as for a 413 (and as the access layer
-  // refuses): kept open, the server would read whatever a client went on sending, until its
-  // request time limit.
+  // dropped unread and, when one follows the head, the connection closed with it, as for a 413
+  // (and as the access layer refuses): kept open, the server would read whatever a client went on
+  // sending, until its request time limit.
   hostOrOriginRefused(request: ProxyRequest): Promise<Response> | undefined {
     // The Host header when the server passes it, else the host the URL was built from.
     const what = !this.hostAllowed(request.headers.get('host') ?? request.url.host)
@@ -166,7 +167,7 @@ export class ProxyHandler {
     if (!what) return undefined;
     this.log(`${request.method} refused: ${what === 'Origin' ? 'Origin' : 'Host'} not allowed (403)`);
     request.body?.drop();
-    return this.jsonError(403, SERVER_ERROR, `Forbidden: ${what} not allowed`, undefined, request.body ? CLOSE : {});
+    return this.jsonError(403, SERVER_ERROR, `Forbidden: ${what} not allowed`, undefined, bodyFollows(request.headers) ? CLOSE : {});
   }
 
   /** The request's answer; WASM memory full anywhere in it, a 503 (under its requests' ids once its body was read). */

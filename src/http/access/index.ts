@@ -4,6 +4,7 @@
 // and takes the credential out of the request once checked, so the handler behind it (an
 // upstream, a child) never sees it.
 
+import { bodyFollows } from './body-follows.js';
 import { RateLimiter, SessionCounter } from './limits.js';
 import { type Authorize, type Principal, refusal } from './principal.js';
 import { type SessionBinding, sessionBinding } from './session-binding.js';
@@ -59,13 +60,13 @@ const withHeaders = (response: Response, headers: Headers) =>
   new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 
 /**
- * A refusal of `request`: its body is dropped unread and, when it has one, the connection goes
- * with the answer, so the rest is not read either (a server would otherwise drain it to keep
- * the connection: an unfinished body, never ending, held it open and read).
+ * A refusal of `request`: its body is dropped unread and, when one follows the head, the
+ * connection goes with the answer, so the rest is not read either (a server would otherwise
+ * drain it to keep the connection: an unfinished body, never ending, held it open and read).
  */
 function refused(request: Request, response: Response): Response {
-  if (!request.body) return response;
-  void request.body.cancel().catch(() => {});
+  void request.body?.cancel().catch(() => {});
+  if (!bodyFollows(request.headers)) return response;
   const headers = new Headers(response.headers);
   headers.set('connection', 'close');
   return withHeaders(response, headers);
