@@ -3,14 +3,18 @@
 // Node read whatever the client went on sending, up to its 300 s request limit. On real sockets,
 // through the CLI's server (no Web objects) and through createFilteringProxy behind `listen`.
 // A request with no body (a bodiless DELETE, a POST of Content-Length: 0) keeps its connection:
-// closed, a request pipelined behind it was lost.
+// closed, a request pipelined behind it was lost. The access layer's refusals and `serve`'s own
+// (its handler behind `listen`, sessions never reached) follow the same rule.
 import { once } from 'node:events';
 import { Agent, createServer, request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { listen } from '../src/cli/node-http.js';
 import { runProxy } from '../src/cli/proxy.js';
+import { ServeHandler } from '../src/cli/serve-handler.js';
+import { ServeSessions } from '../src/cli/serve-sessions.js';
 import { createFilteringProxy } from '../src/http/index.js';
+import { createCodec } from '../src/index.js';
 import { onLoopback } from './http-helpers.ts';
 
 const cleanup: (() => unknown)[] = [];
@@ -182,5 +186,50 @@ describe("the access layer's refusals (createFilteringProxy with authorize)", ()
   it.each(BODILESS)('%s: answered 401, the connection kept for the request pipelined behind it', async (__, head) => {
     const url = await refusing();
     expect(await pipelined(url, head, new URL(url).host)).toEqual(['HTTP/1.1 401', 'HTTP/1.1 401']);
+  });
+});
+
+describe("serve's own refusals before the body (its handler behind listen)", () => {
+  /** serve's handler over a session table that must never make a session. */
+  async function served(): Promise<string> {
+    const sessions = new ServeSessions({
+      maxSessions: 1,
+      idleMs: 60_000,
+      log: () => {},
+      create: () => {
+        throw new Error('no session may be made');
+      },
+    });
+    const versions = { supported: ['2025-06-18'], fallback: '2025-03-26' };
+    const handler = new ServeHandler({
+      sessions,
+      codec: createCodec(),
+      codecOptions: {},
+      maxMessageBytes: 4 * MIB,
+      versions,
+      log: () => {},
+    });
+    const { server, url } = await listen(handler.entry(undefined), '127.0.0.1', 0, () => {});
+    cleanup.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    return `${url}/mcp`;
+  }
+
+  it.each([
+    ['a Host it does not answer to: 403', ['Host: evil.example'], 'http/1.1 403 forbidden'],
+    ['no Accept for both types: 406', ['Host: 127.0.0.1', 'Accept: application/json'], 'http/1.1 406 not acceptable'],
+  ])('%s, a body following: the connection closed', async (__, extra, status) => {
+    const url = await served();
+    for (const framing of [FRAMINGS.length, FRAMINGS.chunked]) {
+      const { head, ended } = await partlySent(url, extra, framing);
+      expect(head.split('\r\n')[0]).toBe(status);
+      expect(ended).toBe(true);
+    }
+  });
+
+  it.each(BODILESS)('%s from a Host it does not answer to: 403, the request pipelined behind it answered', async (__, head) => {
+    expect(await pipelined(await served(), head)).toEqual(['HTTP/1.1 403', 'HTTP/1.1 403']);
   });
 });

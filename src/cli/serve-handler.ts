@@ -8,6 +8,7 @@ import type { Codec } from '../codec/codec.js';
 import { readLeniently } from '../codec/invalid-utf8.js';
 import { arrayElementSpans } from '../codec/json-spans.js';
 import type { CodecOptions } from '../codec/options.js';
+import { refusedUnread } from '../http/access/body-follows.js';
 import { type AccessOptions, withAccess } from '../http/access/index.js';
 import { BodyTooLargeError, decodeBytes, readBounded } from '../http/body.js';
 import { hostAllowed, originAllowed } from '../http/guard.js';
@@ -82,13 +83,20 @@ export class ServeHandler {
     const guarded = withAccess(this.handle, { ...access, sessionLive, onLog: this.o.log });
     return async (request) => {
       const refused = this.hostOrOriginRefused(request);
-      if (!refused) return guarded(request);
-      void request.body?.cancel().catch(() => {});
-      return refused;
+      return refused ? refusedUnread(request, refused) : guarded(request);
     };
   }
 
+  /**
+   * An answer to `request`; one refusing it before its body was read drops the body, and closes
+   * the connection when a body follows (as the proxy and the access layer do: access/body-follows.ts).
+   */
   readonly handle = async (request: Request): Promise<Response> => {
+    const response = await this.route(request);
+    return response.status >= 400 && !request.bodyUsed ? refusedUnread(request, response) : response;
+  };
+
+  private readonly route = async (request: Request): Promise<Response> => {
     const refused = this.hostOrOriginRefused(request);
     if (refused) return refused;
     if (new URL(request.url).pathname !== '/mcp') return new Response('Not Found', { status: 404 });

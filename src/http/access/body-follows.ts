@@ -11,3 +11,21 @@ export function bodyFollows(headers: { get(name: string): string | null }): bool
   // (anything but digits that are all 0 counts as a body: a server that read it otherwise refused it)
   return length !== null && !/^\s*0+\s*$/.test(length);
 }
+
+/**
+ * `response`, a refusal of `request` before its body was read: the body is dropped unread and,
+ * when one follows the head, the connection goes with the answer, so the rest is not read either
+ * (a server would otherwise drain it to keep the connection: an unfinished body, never ending,
+ * held it open and read).
+ */
+export function refusedUnread(request: Request, response: Response): Response {
+  void request.body?.cancel().catch(() => {});
+  if (!bodyFollows(request.headers)) return response;
+  const headers = new Headers(response.headers);
+  headers.set('connection', 'close');
+  return withHeaders(response, headers);
+}
+
+/** Copies a Response with other headers (its body is passed on, not read). */
+export const withHeaders = (response: Response, headers: Headers) =>
+  new Response(response.body, { status: response.status, statusText: response.statusText, headers });

@@ -4,7 +4,7 @@
 // and takes the credential out of the request once checked, so the handler behind it (an
 // upstream, a child) never sees it.
 
-import { bodyFollows } from './body-follows.js';
+import { refusedUnread, withHeaders } from './body-follows.js';
 import { RateLimiter, SessionCounter } from './limits.js';
 import { type Authorize, type Principal, refusal } from './principal.js';
 import { type SessionBinding, sessionBinding } from './session-binding.js';
@@ -55,23 +55,6 @@ function withoutCredential(request: Request, session: string | undefined): Reque
   return new Request(request, { headers });
 }
 
-/** Copies a Response with other headers (its body is passed on, not read). */
-const withHeaders = (response: Response, headers: Headers) =>
-  new Response(response.body, { status: response.status, statusText: response.statusText, headers });
-
-/**
- * A refusal of `request`: its body is dropped unread and, when one follows the head, the
- * connection goes with the answer, so the rest is not read either (a server would otherwise
- * drain it to keep the connection: an unfinished body, never ending, held it open and read).
- */
-function refused(request: Request, response: Response): Response {
-  void request.body?.cancel().catch(() => {});
-  if (!bodyFollows(request.headers)) return response;
-  const headers = new Headers(response.headers);
-  headers.set('connection', 'close');
-  return withHeaders(response, headers);
-}
-
 export function withAccess(handler: Handler, options: AccessOptions & LocalSessions): Handler {
   const log = (line: string) => options.onLog?.(line);
   if (options.sessionSecret && options.sessionSecret.length < 32) throw new TypeError('sessionSecret must be at least 32 bytes');
@@ -85,17 +68,20 @@ export function withAccess(handler: Handler, options: AccessOptions & LocalSessi
 
   return async (request) => {
     const who = await options.authorize(request);
-    if (who instanceof Response) return refused(request, who);
+    if (who instanceof Response) return refusedUnread(request, who);
     // Anything but a Principal with an id (undefined, null, `{ id: user?.id }`, a Response of
     // another fetch implementation) is the authorizer's fault, never a way in.
     if (typeof (who as Principal | null)?.id !== 'string' || !(who as Principal).id) {
       log(`${request.method} refused: the authorizer returned neither a Response nor a principal with an id (500)`);
-      return refused(request, refusal(500, 'Internal error: cannot tell who the request is from'));
+      return refusedUnread(request, refusal(500, 'Internal error: cannot tell who the request is from'));
     }
     const principal: Principal = who;
     const tooMany = (message: string, seconds: number) => {
       log(`${request.method} refused: ${message} for ${principal.id} (429)`);
-      return refused(request, refusal(429, `Too many requests: ${message}`, { 'retry-after': String(Math.max(1, Math.ceil(seconds))) }));
+      return refusedUnread(
+        request,
+        refusal(429, `Too many requests: ${message}`, { 'retry-after': String(Math.max(1, Math.ceil(seconds))) }),
+      );
     };
     const wait = rate?.take(principal.id) ?? 0;
     if (wait > 0) return tooMany(`over ${options.ratePerSecond} requests per second`, wait);
@@ -107,7 +93,7 @@ export function withAccess(handler: Handler, options: AccessOptions & LocalSessi
       if (session === undefined) {
         // Another credential's session, or none: the same answer as for an unknown session.
         log(`${request.method} refused: a session id not issued to ${principal.id} (404)`);
-        return refused(request, refusal(404, 'Session not found'));
+        return refusedUnread(request, refusal(404, 'Session not found'));
       }
       sessions?.seen(principal.id, session);
     } else if (request.method === 'POST' && sessions) {
