@@ -2,8 +2,9 @@
 // every module resolved, and a preload logs the moment child_process.spawn is first called.
 // `--help` loads neither the codec (its WASM core) nor child processes nor HTTP; `wrap` starts the
 // server before it loads the codec and the stream layer, so that loading and the server's own
-// start overlap, and what the server writes at once still reaches the client encoded; a command
-// whose code fails to load ends with the error and status 1, leaving nothing running.
+// start overlap, and what the server writes at once still reaches the client encoded (a plain
+// wrap loads no guard and no call timers at all); a command whose code fails to load ends with
+// the error and status 1, leaving nothing running.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,8 +53,11 @@ function loads(args: string[], status = 0, env: Record<string, string> = {}): { 
 }
 
 /** Whether module `url` is one of ours whose text holds `text`. */
-const holds = (url: string, text: string) =>
-  url.startsWith('file:') && url.includes('/dist/') && readFileSync(fileURLToPath(url), 'utf8').includes(text);
+const holds = (url: string, text: string | RegExp) =>
+  url.startsWith('file:') && url.includes('/dist/') && has(readFileSync(fileURLToPath(url), 'utf8'), text);
+const has = (code: string, text: string | RegExp) => (typeof text === 'string' ? code.includes(text) : text.test(code));
+/** A class's definition as the bundler may write it. */
+const classOf = (name: string) => new RegExp(`\\bclass ${name}\\b|\\b${name} = class\\b`);
 
 describe('the CLI loads what a command uses, when it uses it', () => {
   it('--help: no WASM core, no child processes, no HTTP', () => {
@@ -79,6 +83,12 @@ describe('the CLI loads what a command uses, when it uses it', () => {
       const loaded = log.findIndex((url) => holds(url, text));
       expect(loaded, text).toBeGreaterThan(spawned);
     }
+    // (and a plain wrap does without the guard's code and the call timers')
+    for (const name of ['WrapGuard', 'ToolCallGuard', 'CallTimeouts'])
+      expect(
+        log.filter((url) => holds(url, classOf(name))),
+        name,
+      ).toEqual([]);
     expect(stdout.endsWith('\n')).toBe(true);
     const forwarded = JSON.parse(stdout);
     expect(stdout).not.toMatch(/qwen|dashscope/i);

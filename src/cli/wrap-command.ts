@@ -1,9 +1,9 @@
 // `wrap` from its command line: the options checked and the audit file opened (a usage error
-// before anything starts), then the server started at once, before wrap's own code (the codec and
-// its WASM core, the stream layer, the guard) loads: that loading and the codec's build overlap
-// the server's start, and what the server writes meanwhile waits in its stdout
-// (server-process.ts). This module and what it imports statically are all that runs before the
-// spawn; keep it small (each module loaded costs the start a little).
+// before anything starts), then the server started at once, before wrap's own code loads (the
+// codec and its WASM core, the stream layer; the guard and the call timers only when asked for):
+// that loading and the codec's build overlap the server's start, and what the server writes
+// meanwhile waits in its stdout (server-process.ts). This module and what it imports statically
+// are all that runs before the spawn; keep it small (each module loaded costs the start a little).
 import type { CodecOptions } from '../codec/options.js';
 import type { StreamOptions } from '../stream/index.js';
 import type { CommandLine } from './args.js';
@@ -13,6 +13,7 @@ import { callTimeout } from './http-args.js';
 import { localRootsOption } from './roots.js';
 import { startServer } from './server-process.js';
 import { UsageError } from './usage-error.js';
+import type { WrapOptions } from './wrap.js';
 
 export async function wrapCommand(
   line: CommandLine,
@@ -27,11 +28,18 @@ export async function wrapCommand(
   const audit = line.values.audit === undefined ? undefined : openAuditFile(line.values.audit, Boolean(line.flags['audit-all']));
   const server = startServer(file, args);
   let wrap: typeof import('./wrap.js').wrap;
+  let code: WrapOptions['code'];
   try {
-    const [wrapModule, { buildCodec }] = await Promise.all([import('./wrap.js'), import('./codec-build.js')]);
+    const [wrapModule, { buildCodec }, guardCode, timeoutCode] = await Promise.all([
+      import('./wrap.js'),
+      import('./codec-build.js'),
+      guard ? import('./guard.js') : undefined,
+      timeout.callTimeoutMs === undefined ? undefined : import('./call-timeout.js'),
+    ]);
     // (a term set too large to compile is found only now: a usage error still, the server ended)
     buildCodec(options);
     wrap = wrapModule.wrap;
+    code = { WrapGuard: guardCode?.WrapGuard, CallTimeouts: timeoutCode?.CallTimeouts };
   } catch (e) {
     server.child.kill(); // (else it outlives the error, and holds this process open with it)
     audit?.close();
@@ -44,5 +52,6 @@ export async function wrapCommand(
     ...(roots ? { roots } : {}),
     ...timeout,
     ...(confirm ? { confirm } : {}),
+    code,
   });
 }
