@@ -3,8 +3,10 @@
 // server). Runs alternate, so a machine that speeds up or slows down affects both alike.
 // A machine shared with other work stretches wall times; the CPU time wrap spends before it
 // starts the server (taken by a preload that watches child_process.spawn) is steadier, beside the
-// CPU time of `node -e 0` as a whole.
-// Run: npm run build && node bench/cli-start.mjs [runs]
+// CPU time of `node -e 0` as a whole. `wrap cat` has no server start to hide wrap's own behind:
+// its first answer waits for all of wrap's loading. `--cli=PATH` times another build's CLI (say,
+// main's bin/mcp-payload-codec.js) in the same rounds, and the difference of the two.
+// Run: npm run build && node bench/cli-start.mjs [runs] [--cli=PATH]
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../bin/mcp-payload-codec.js', import.meta.url));
+const OTHER = process.argv.find((a) => a.startsWith('--cli='))?.slice('--cli='.length);
 /** A stdio server that answers each line; it ends when its stdin does. */
 const SERVER = `let b = '';
 process.stdin.on('data', (d) => {
@@ -22,7 +25,7 @@ process.stdin.on('data', (d) => {
   }
 });`;
 const PING = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })}\n`;
-const runs = Number(process.argv[2] ?? 20);
+const runs = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 20);
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-start-'));
 const WATCH = join(dir, 'watch-spawn.mjs');
@@ -70,10 +73,10 @@ function toExit(args) {
   return new Promise((resolve) => p.on('exit', () => resolve(performance.now() - t0)));
 }
 
-/** Milliseconds from spawning `args` to the first line it writes, its answer to a ping. */
-function toAnswer(args) {
+/** Milliseconds from spawning `file` with `args` to the first line it writes, its answer to a ping. */
+function toAnswer(args, file = process.execPath) {
   const t0 = performance.now();
-  const p = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const p = spawn(file, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   p.stdin.end(PING);
   return new Promise((resolve) => {
     let ms;
@@ -82,29 +85,33 @@ function toAnswer(args) {
   });
 }
 
-const pairs = {
-  '--help, to exit': [() => toExit([CLI, '--help']), () => toExit(['-e', '0'])],
-  'wrap, to the first answer': [() => toAnswer([CLI, 'wrap', process.execPath, '-e', SERVER]), () => toAnswer(['-e', SERVER])],
+// Each row: this CLI, the other build's (with --cli), and bare, in turn.
+const rows = {
+  '--help, to exit': [(cli) => toExit([cli, '--help']), () => toExit(['-e', '0'])],
+  'wrap, to the first answer': [(cli) => toAnswer([cli, 'wrap', process.execPath, '-e', SERVER]), () => toAnswer(['-e', SERVER])],
+  'wrap cat, to the first byte': [(cli) => toAnswer([cli, 'wrap', 'cat']), () => toAnswer([], 'cat')],
 };
 const cpu = async (args, event) => (await watched(args, event)).cpu;
-pairs['wrap, CPU to spawning the server (bare: node -e 0, CPU to exit)'] = [
-  () => cpu([CLI, 'wrap', process.execPath, '-e', '0'], 'spawn'),
+rows['wrap, CPU to spawning the server (bare: node -e 0, CPU to exit)'] = [
+  (cli) => cpu([cli, 'wrap', process.execPath, '-e', '0'], 'spawn'),
   () => cpu(['-e', '0'], 'exit'),
 ];
 const stats = (xs) => {
   const s = xs.toSorted((a, b) => a - b);
   return `min ${s[0].toFixed(1)}, median ${s[s.length >> 1].toFixed(1)}`;
 };
-for (const [name, [cli, bare]] of Object.entries(pairs)) {
-  const a = [];
+const clis = OTHER ? [CLI, OTHER] : [CLI];
+for (const [name, [cli, bare]] of Object.entries(rows)) {
+  const times = clis.map(() => []);
   const b = [];
-  const d = [];
-  await cli();
+  for (const c of clis) await cli(c);
   await bare(); // warm-up
   for (let i = 0; i < runs; i++) {
-    a.push(await cli());
+    for (const [k, c] of clis.entries()) times[k].push(await cli(c));
     b.push(await bare());
-    d.push(a.at(-1) - b.at(-1));
   }
-  console.log(`${name} (ms, ${runs} runs): CLI ${stats(a)}; bare ${stats(b)}; CLI - bare ${stats(d)}`);
+  const less = (xs, ys) => xs.map((x, i) => x - ys[i]);
+  const parts = [`CLI ${stats(times[0])}`, `bare ${stats(b)}`, `CLI - bare ${stats(less(times[0], b))}`];
+  if (OTHER) parts.push(`other CLI - bare ${stats(less(times[1], b))}`, `CLI - other CLI ${stats(less(times[0], times[1]))}`);
+  console.log(`${name} (ms, ${runs} runs): ${parts.join('; ')}`);
 }

@@ -1,21 +1,24 @@
 // What the CLI loads before it does its job, watched from inside the process: a module hook logs
 // every module resolved, and a preload logs the moment child_process.spawn is first called.
 // `--help` loads neither the codec (its WASM core) nor child processes nor HTTP; `wrap` starts the
-// server before it loads the stream layer, so that loading and the server's own start overlap;
-// a command whose code fails to load ends with the error and status 1, leaving nothing running.
+// server before it loads the codec and the stream layer, so that loading and the server's own
+// start overlap, and what the server writes at once still reaches the client encoded (a plain
+// wrap loads no guard and no call timers at all); a command whose code fails to load ends with
+// the error and status 1, leaving nothing running.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { createCodec } from '../src/index.ts';
 import { CLI, MODULE_LOG_HOOK, ROOT } from './fixtures/cli-session.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-start-'));
 const HOOKS = `${MODULE_LOG_HOOK}
 export async function load(url, context, next) {
   const fail = process.env.FAIL_MODULE;
-  if (fail && url.includes(fail)) return { format: 'module', source: 'throw new Error("cannot load " + ' + JSON.stringify(JSON.stringify(url)) + ')', shortCircuit: true };
+  if (fail && new RegExp(fail).test(url)) return { format: 'module', source: 'throw new Error("cannot load " + ' + JSON.stringify(JSON.stringify(url)) + ')', shortCircuit: true };
   return next(url, context);
 }`;
 const PRELOAD = `import { register, syncBuiltinESMExports } from 'node:module';
@@ -50,8 +53,11 @@ function loads(args: string[], status = 0, env: Record<string, string> = {}): { 
 }
 
 /** Whether module `url` is one of ours whose text holds `text`. */
-const holds = (url: string, text: string) =>
-  url.startsWith('file:') && url.includes('/dist/') && readFileSync(fileURLToPath(url), 'utf8').includes(text);
+const holds = (url: string, text: string | RegExp) =>
+  url.startsWith('file:') && url.includes('/dist/') && has(readFileSync(fileURLToPath(url), 'utf8'), text);
+const has = (code: string, text: string | RegExp) => (typeof text === 'string' ? code.includes(text) : text.test(code));
+/** A class's definition as the bundler may write it. */
+const classOf = (name: string) => new RegExp(`\\bclass ${name}\\b|\\b${name} = class\\b`);
 
 describe('the CLI loads what a command uses, when it uses it', () => {
   it('--help: no WASM core, no child processes, no HTTP', () => {
@@ -62,29 +68,50 @@ describe('the CLI loads what a command uses, when it uses it', () => {
     expect(log.filter((url) => ['node:child_process', 'node:http', 'node:net'].includes(url))).toEqual([]);
   });
 
-  it('wrap: the server starts before the stream layer loads', () => {
-    const { log } = loads(['wrap', process.execPath, '-e', '0']);
+  it('wrap: the server starts before the codec and the stream layer load; what it writes at once comes through encoded', () => {
+    // (a server that writes a message with a default term as it starts, before wrap could read it)
+    const message = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'Qwen via DashScope' } };
+    const { log, stdout } = loads([
+      'wrap',
+      process.execPath,
+      '-e',
+      `process.stdout.write(${JSON.stringify(`${JSON.stringify(message)}\n`)})`,
+    ]);
     const spawned = log.indexOf('SPAWN');
-    const stream = log.findIndex((url) => holds(url, 'function createByteTransformer('));
     expect(spawned).toBeGreaterThanOrEqual(0);
-    expect(stream).toBeGreaterThan(spawned);
+    for (const text of ['new WebAssembly.Module(', 'function createCodec(', 'function createByteTransformer(']) {
+      const loaded = log.findIndex((url) => holds(url, text));
+      expect(loaded, text).toBeGreaterThan(spawned);
+    }
+    // (and a plain wrap does without the guard's code and the call timers')
+    for (const name of ['WrapGuard', 'ToolCallGuard', 'CallTimeouts'])
+      expect(
+        log.filter((url) => holds(url, classOf(name))),
+        name,
+      ).toEqual([]);
+    expect(stdout.endsWith('\n')).toBe(true);
+    const forwarded = JSON.parse(stdout);
+    expect(stdout).not.toMatch(/qwen|dashscope/i);
+    expect(createCodec().decodeMessage(forwarded)).toEqual(message);
   });
 
   it('wrap whose code fails to load: the error, status 1, and the server it started is ended', () => {
     // (the server lives until it is ended; the preload logs its pid)
-    const { log, stderr } = loads(['wrap', process.execPath, '-e', 'setInterval(() => {}, 1000)'], 1, {
-      FAIL_MODULE: '/dist/chunks/wrap-',
-    });
-    // (the status is read once the process has ended: a wrap that waits on its server fails at spawnSync's timeout)
-    expect(stderr).toMatch(/^mcp-payload-codec: cannot load .*wrap-/);
-    const pid = Number(log.find((l) => l.startsWith('PID '))!.slice(4));
-    let alive = true;
-    try {
-      process.kill(pid); // (gone already: throws ESRCH)
-    } catch {
-      alive = false;
+    for (const chunk of ['wrap', 'codec-build']) {
+      const { log, stderr } = loads(['wrap', process.execPath, '-e', 'setInterval(() => {}, 1000)'], 1, {
+        FAIL_MODULE: `/dist/chunks/${chunk}-[A-Z0-9]+\\.js$`,
+      });
+      // (the status is read once the process has ended: a wrap that waits on its server fails at spawnSync's timeout)
+      expect(stderr).toMatch(new RegExp(`^mcp-payload-codec: cannot load .*/${chunk}-`));
+      const pid = Number(log.find((l) => l.startsWith('PID '))!.slice(4));
+      let alive = true;
+      try {
+        process.kill(pid); // (gone already: throws ESRCH)
+      } catch {
+        alive = false;
+      }
+      expect(alive, chunk).toBe(false);
     }
-    expect(alive).toBe(false);
   });
 
   it('each other command whose code fails to load: the error and status 1', () => {

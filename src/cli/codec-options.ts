@@ -1,8 +1,9 @@
 // Codec and stream options from the command line, checked up front: a bad option is a usage
-// error (exit code 2) before any child starts or any byte is read.
+// error (exit code 2) before any child starts or any byte is read. The checks are the codec's
+// own rules (resolveOptions), without its automaton or WASM core: wrap starts its server after
+// them and builds the codec while the server starts (codec-build.ts).
 import { readFileSync } from 'node:fs';
-import { createCodec } from '../codec/codec.js';
-import type { CodecOptions, HexCase } from '../codec/options.js';
+import { type CodecOptions, type HexCase, resolveOptions } from '../codec/options.js';
 import type { Fold } from '../codec/terms.js';
 import type { Framing } from '../stream/index.js';
 import { type CommandLine, VALUE_TYPES } from './args.js';
@@ -23,12 +24,15 @@ export function codecOptions(line: CommandLine): CodecOptions {
     }
   } else if (line.inlineTerms !== undefined) options.terms = line.inlineTerms;
   try {
-    createCodec(options); // compiles once; the streams reuse it
+    resolveOptions(options);
   } catch (e) {
-    throw new UsageError((e as Error).message.replace(/^createCodec: /, ''));
+    throw usageError(e);
   }
   return options;
 }
+
+/** The codec's refusal of an option, as the command line's: without the function's name. */
+export const usageError = (e: unknown) => new UsageError((e as Error).message.replace(/^createCodec: /, ''));
 
 export function framing({ values }: CommandLine): Framing {
   return values.framing === undefined ? 'ndjson' : oneOf<Framing>('framing', values.framing);

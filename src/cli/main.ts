@@ -59,40 +59,11 @@ export async function main(argv: string[]): Promise<number> {
   const { codecOptions, framing, maxMessageBytes } = await import('./codec-options.js');
   const maxBytes = maxMessageBytes(line);
   const options = { ...codecOptions(line), ...(maxBytes === undefined ? {} : { maxMessageBytes: maxBytes }) };
+  // (wrap builds it once its server is starting: wrap-command.ts)
+  if (command !== 'wrap') (await import('./codec-build.js')).buildCodec(options);
   switch (command) {
-    case 'wrap': {
-      const [{ localRootsOption }, { callTimeout }, { confirmOption }, { openAuditFile }, { startServer }] = await Promise.all([
-        import('./roots.js'),
-        import('./http-args.js'),
-        import('./confirm-option.js'),
-        import('./audit-file.js'),
-        import('./server-process.js'),
-      ]);
-      const guard = guardMode(line, command);
-      const roots = localRootsOption(line);
-      const timeout = callTimeout(line);
-      const confirm = confirmOption(line, guard);
-      const [file, ...args] = line.child ?? [];
-      if (!file) throw new UsageError('wrap needs the server command (see --help)');
-      const audit = line.values.audit === undefined ? undefined : openAuditFile(line.values.audit, Boolean(line.flags['audit-all']));
-      // The server starts now, and wrap's code loads while it does (server-process.ts).
-      const server = startServer(file, args);
-      let wrap: typeof import('./wrap.js').wrap;
-      try {
-        ({ wrap } = await import('./wrap.js'));
-      } catch (e) {
-        server.child.kill(); // (else it outlives the error, and holds this process open with it)
-        throw e;
-      }
-      return wrap(server, {
-        stream: options,
-        guard,
-        ...(audit ? { audit } : {}),
-        ...(roots ? { roots } : {}),
-        ...timeout,
-        ...(confirm ? { confirm } : {}),
-      });
-    }
+    case 'wrap':
+      return (await import('./wrap-command.js')).wrapCommand(line, options, guardMode(line, command));
     case 'proxy':
       return (await import('./proxy.js')).proxyCommand(line, options, guardMode(line, command));
     case 'connect':

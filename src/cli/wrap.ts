@@ -10,9 +10,9 @@ import type { CodecOptions } from '../codec/options.js';
 import type { AuditEntry } from '../guard/audit.js';
 import type { StreamOptions } from '../stream/index.js';
 import type { AuditFile } from './audit-file.js';
-import { CallTimeouts } from './call-timeout.js';
+import type { CallTimeouts } from './call-timeout.js';
 import { ExitStatus, raise } from './exit-status.js';
-import { WrapGuard } from './guard.js';
+import type { WrapGuard } from './guard.js';
 import { HeldLines } from './held-lines.js';
 import { LineWriter } from './line-writer.js';
 import { type Reply, replyLine } from './replies.js';
@@ -35,6 +35,17 @@ export interface WrapOptions {
   callTimeoutMaxMs?: number;
   /** --audit: the file the trail is appended to, opened before the server starts (one JSON line per decision; see guard/audit.ts). */
   audit?: AuditFile;
+  /**
+   * The code of the parts asked for, loaded only then (wrap-command.ts), so that a plain wrap's
+   * start does without it: the guard's with `guard`, the timers' with `callTimeoutMs`.
+   */
+  code: { WrapGuard?: typeof WrapGuard; CallTimeouts?: typeof CallTimeouts };
+}
+
+/** A part's code, which the caller loads when the options ask for the part. */
+function loaded<T>(part: T | undefined, name: string): T {
+  if (part === undefined) throw new TypeError(`wrap: ${name} was asked for and not loaded`);
+  return part;
 }
 
 const log = (line: string) => process.stderr.write(`mcp-payload-codec: ${line}\n`);
@@ -80,7 +91,7 @@ class Side {
 
 export function wrap(
   { file, child, startFailed, outputEnded, closed }: ServerProcess,
-  { stream: options, guard: guarded, roots, confirm, callTimeoutMs, callTimeoutMaxMs, audit: trail }: WrapOptions,
+  { stream: options, guard: guarded, roots, confirm, callTimeoutMs, callTimeoutMaxMs, audit: trail, code }: WrapOptions,
 ): Promise<number> {
   const codec = createCodec(options);
   const status = new ExitStatus();
@@ -105,7 +116,7 @@ export function wrap(
   const timeouts =
     callTimeoutMs === undefined
       ? undefined
-      : new CallTimeouts(
+      : new (loaded(code.CallTimeouts, 'CallTimeouts'))(
           callTimeoutMs,
           callTimeoutMaxMs ?? 10 * callTimeoutMs,
           { reply, toServer: writeToServer, log, onAudit },
@@ -115,7 +126,7 @@ export function wrap(
   const clientToServer = timeouts ? (b: Uint8Array) => timeouts.toServer(b) : writeToServer;
   let guardWaiting = false;
   const guard = guarded
-    ? new WrapGuard(
+    ? new (loaded(code.WrapGuard, 'WrapGuard'))(
         codec,
         {
           toServer: clientToServer,
