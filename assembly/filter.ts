@@ -45,8 +45,10 @@ import { CASE_BIT } from './bytes';
   return false;
 }
 
-/** Strings up to this long are looked at by mayStartInBlocks and mayHoldToken: three blocks at most. */
+/** Strings up to this long are looked at by mayStartInBlocks: three blocks at most. */
 export const SHORT_BLOCKS: i32 = 32;
+/** And by mayHoldToken: eight blocks, each a few instructions. */
+export const TOKEN_BLOCKS: i32 = 128;
 
 /**
  * mayStartIn (SIMD) for n (at most SHORT_BLOCKS) final bytes at p, with the matcher's own two
@@ -84,7 +86,7 @@ export const SHORT_BLOCKS: i32 = 32;
 
 /**
  * Decoding (SIMD): whether a token (`shortest` bytes at least) may start in the n (at most
- * SHORT_BLOCKS) bytes at p: false only when no start where it fits holds the prefix's first
+ * TOKEN_BLOCKS) bytes at p: false only when no start where it fits holds the prefix's first
  * two bytes as decode.ts's search for a prefix finds them (each with CASE_BIT set).
  */
 @inline export function mayHoldToken(desc: usize, p: usize, n: i32, shortest: i32): bool {

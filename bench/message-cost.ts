@@ -23,6 +23,7 @@ const lines: Record<string, string> = {
   '16 members, numbers': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":${100 + k}`).join(',')}}}`,
   '16 members, short strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"v${k}abc"`).join(',')}}}`,
   '16 members, 24-byte strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"${`v${k}`.padEnd(24, '-')}"`).join(',')}}}`,
+  '16 members, 48-byte strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"${`v${k}`.padEnd(48, '-')}"`).join(',')}}}`,
 };
 const COUNT = 400;
 // Each line encoded, then decoded (it holds no token: the common case), each build in turn.

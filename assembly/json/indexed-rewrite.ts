@@ -7,7 +7,7 @@ import {
 } from '../abi';
 import { BACKSLASH } from '../bytes';
 import { decode } from '../decode';
-import { mayHoldToken, mayStartIn, mayStartInBlocks, SHORT_BLOCKS } from '../filter';
+import { mayHoldToken, mayStartIn, mayStartInBlocks, SHORT_BLOCKS, TOKEN_BLOCKS } from '../filter';
 import { findByte } from '../find';
 import { scan, shortestMatch } from '../match';
 import { gDec, gDecLen, gEscapeEntries, gEscapes, gIn } from './indexed-text';
@@ -147,7 +147,7 @@ export function transformUriHeader(a: i32, e: i32): bool {
     const shortest = shortestToken(desc);
     if (gDecLen < shortest) return false;
     if (ASC_FEATURE_SIMD) {
-      if (gDecLen <= SHORT_BLOCKS && !mayHoldToken(desc, gDec, gDecLen, shortest)) return false;
+      if (gDecLen <= TOKEN_BLOCKS && !mayHoldToken(desc, gDec, gDecLen, shortest)) return false;
     }
   }
   return matchText(a, e, n);
