@@ -1,8 +1,10 @@
-// What one small message costs on the NDJSON lane, by shape (ns a message, encoding and decoding): a line pushed 400
-// times a chunk, ten chunks a sample, the best of 60 samples (wall clock), each build's dist in
-// turn in one process. The differences between shapes give the fixed cost of a message and the
-// cost of each member or number (docs/PERFORMANCE.md, issue 33).
+// What one small message costs on the NDJSON lane, by shape (ns a message), encoding and then
+// decoding (no line holds a token: the common case): a line pushed 400 times a chunk, ten chunks
+// a sample, the best of 60 samples (wall clock), each build's dist in turn in one process. The
+// differences between shapes give the fixed cost of a message and the cost of each member or
+// number, and of a string by its length (docs/PERFORMANCE.md, issue 33).
 //   node scripts/run-ts.mjs bench/message-cost.ts <dist> [<dist> ...]
+// (ONLY=<text>: only the lines whose name holds it.)
 // (MCP_PAYLOAD_CODEC_WASM=scalar for the scalar core.)
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,12 +24,13 @@ const lines: Record<string, string> = {
     '{"jsonrpc":"2.0","method":"x","params":{"a":[101,202,303,404,505,606,707,808,909,111,222,333,444,555,666,777]}}',
   '16 members, numbers': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":${100 + k}`).join(',')}}}`,
   '16 members, short strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"v${k}abc"`).join(',')}}}`,
+  '16 members, 12-byte strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"${`v${k}`.padEnd(12, '-')}"`).join(',')}}}`,
+  '16 members, 15-byte strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"${`v${k}`.padEnd(15, '-')}"`).join(',')}}}`,
   '16 members, 24-byte strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"${`v${k}`.padEnd(24, '-')}"`).join(',')}}}`,
   '16 members, 48-byte strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"${`v${k}`.padEnd(48, '-')}"`).join(',')}}}`,
 };
 const COUNT = 400;
-// Each line encoded, then decoded (it holds no token: the common case), each build in turn.
-for (const [name, line] of Object.entries(lines)) {
+for (const [name, line] of Object.entries(lines).filter(([n]) => !process.env.ONLY || n.includes(process.env.ONLY))) {
   const chunk = new TextEncoder().encode(`${line}\n`.repeat(COUNT));
   const cols: string[] = [];
   for (const mode of ['encode', 'decode'] as const) {

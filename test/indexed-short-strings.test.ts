@@ -1,8 +1,9 @@
 // Short strings on the indexed path (assembly/json/indexed-rewrite.ts): encoding, a key or value
-// of up to 16 bytes is looked at by the start filter (assembly/filter.ts mayStartIn), with SIMD
-// one of up to 32 by Teddy's fingerprints in blocks (mayStartInBlocks), and the matcher is called
-// only when a match may start in it; decoding, the token decoder only when the prefix's first
-// two bytes occur in a string of up to 32 bytes (mayHoldToken). Strings made of terms cut, joined and
+// of up to 16 bytes is looked at by the start filter (assembly/filter.ts mayStartIn; with SIMD,
+// from 10 to 32 bytes Teddy's fingerprints in blocks, mayStartInBlocks) and the matcher is
+// called only when a match may start in it; decoding (SIMD), the token decoder only when the
+// prefix's first two bytes occur in a string of up to 128 bytes (mayHoldToken). Strings made
+// of terms cut, joined and
 // placed at every offset, in either case, under term sets of every shortest length (3 bytes:
 // no filter; 4, the default's; longer; multi-byte; folded), must come out as the per-message
 // path (`lines: false`) writes them.
@@ -74,7 +75,7 @@ describe('short strings on the indexed path', () => {
     });
 });
 
-// Each key and value against createCodec().encodeText of its text: strings padded to 15-17 and
+// Each key and value against createCodec().encodeText of its text: strings padded to 9-17 and
 // 29-33 bytes (the filters' last lengths, one past them; 29 and 30, where a third block starts),
 // the pad split around the terms, letters written as \u escapes, terms of one
 // byte and terms whose folded matches (`nfkc`: fullwidth, a roman numeral of one character) are
@@ -88,7 +89,7 @@ const REFERENCE: StreamOptions[] = [
   { fold: 'nfkc', terms: { ascii: ['wanx', 'damo'], exact: ['通义'] } },
 ];
 const more = [...pieces, 'QWEN', 'ｑｗｅｎ', 'ｑ', 'ⅷ', 'Ⅷ', 'viii', 'ＷａｎＸ', 'q'];
-const LENGTHS = [0, 15, 16, 17, 20, 26, 29, 30, 31, 32, 33];
+const LENGTHS = [0, 9, 10, 12, 15, 16, 17, 20, 26, 29, 30, 31, 32, 33];
 /** The pieces joined, padded with `-` to `to` bytes, `at` deciding how much of the pad goes first. */
 function padTo(p: string[], to: number, at: number): string {
   const s = p.join('');
