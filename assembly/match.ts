@@ -5,7 +5,7 @@
 import { D_ACCEPT, D_CLASSES, D_GRAM_MASK, D_MATCHES, D_NCLASSES, D_TEDDY, D_TEDDY_ASCII, D_TRANS, MODE_BYTE_RECORDS } from './abi';
 import { CASE_BIT } from './bytes';
 import { copyBytes } from './copy';
-import { gramMayStart } from './filter';
+import { gramMayStart, teddyBlock } from './filter';
 import { utf16Units } from './units';
 
 // Per-call state (a call runs to completion; nothing is shared between calls).
@@ -92,18 +92,8 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
     const raw = v128.load(inp);
     const ascii = load<u32>(desc + D_TEDDY_ASCII) as usize;
     const t = ascii != 0 && (i8x16.bitmask(raw) & ((1 << len) - 1)) == 0 ? ascii : (load<u32>(desc + D_TEDDY) as usize);
-    const v = v128.or(raw, i8x16.splat(<i8>CASE_BIT));
-    const l = v128.and(v, i8x16.splat(0x0f));
-    const h = i8x16.shr_u(v, 4);
+    const hit = teddyBlock(t, raw);
     const zero = i8x16.splat(0);
-    const m0 = v128.and(i8x16.swizzle(v128.load(t), l), i8x16.swizzle(v128.load(t, 16), h));
-    const m1 = v128.and(i8x16.swizzle(v128.load(t, 32), l), i8x16.swizzle(v128.load(t, 48), h));
-    const m2 = v128.and(i8x16.swizzle(v128.load(t, 64), l), i8x16.swizzle(v128.load(t, 80), h));
-    const m3 = v128.and(i8x16.swizzle(v128.load(t, 96), l), i8x16.swizzle(v128.load(t, 112), h));
-    const a0 = i8x16.shuffle(zero, m0, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
-    const a1 = i8x16.shuffle(zero, m1, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
-    const a2 = i8x16.shuffle(zero, m2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
-    const hit = v128.and(v128.and(a0, a1), v128.and(a2, m3));
     const mask = i8x16.bitmask(i8x16.ne(hit, zero)) & ((1 << len) - 1);
     if (mask != 0) candidates(0, mask, len, final);
     b = len - 3; // fingerprints that would end past the input

@@ -1,14 +1,16 @@
-// What one small message costs on the NDJSON lane, by shape (ns a message): a line pushed 400
-// times a chunk, ten chunks a sample, the best of 60 samples (wall clock), each build's dist in
-// turn in one process. The differences between shapes give the fixed cost of a message and the
-// cost of each member or number (docs/PERFORMANCE.md, issue 33).
+// What one small message costs on the NDJSON lane, by shape (ns a message), encoding and then
+// decoding (no line holds a token: the common case): a line pushed 400 times a chunk, ten chunks
+// a sample, the best of 60 samples (wall clock), each build's dist in turn in one process. The
+// differences between shapes give the fixed cost of a message and the cost of each member or
+// number, and of a string by its length (docs/PERFORMANCE.md, issue 33).
 //   node scripts/run-ts.mjs bench/message-cost.ts <dist> [<dist> ...]
+// (ONLY=<text>: only the lines whose name holds it.)
 // (MCP_PAYLOAD_CODEC_WASM=scalar for the scalar core.)
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const dirs = process.argv.slice(2);
-type Make = (mode: 'encode', options: object, emit: (b: Uint8Array) => void) => { push(c: Uint8Array): void; close(): void };
+type Make = (mode: 'encode' | 'decode', options: object, emit: (b: Uint8Array) => void) => { push(c: Uint8Array): void; close(): void };
 const makes: Make[] = await Promise.all(
   dirs.map(async (d) => (await import(pathToFileURL(resolve(d, 'stream.js')).href)).createByteTransformer),
 );
@@ -22,19 +24,27 @@ const lines: Record<string, string> = {
     '{"jsonrpc":"2.0","method":"x","params":{"a":[101,202,303,404,505,606,707,808,909,111,222,333,444,555,666,777]}}',
   '16 members, numbers': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":${100 + k}`).join(',')}}}`,
   '16 members, short strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"v${k}abc"`).join(',')}}}`,
+  '16 members, 12-byte strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"${`v${k}`.padEnd(12, '-')}"`).join(',')}}}`,
+  '16 members, 15-byte strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"${`v${k}`.padEnd(15, '-')}"`).join(',')}}}`,
+  '16 members, 24-byte strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"${`v${k}`.padEnd(24, '-')}"`).join(',')}}}`,
+  '16 members, 48-byte strings': `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":"${`v${k}`.padEnd(48, '-')}"`).join(',')}}}`,
 };
 const COUNT = 400;
-for (const [name, line] of Object.entries(lines)) {
+for (const [name, line] of Object.entries(lines).filter(([n]) => !process.env.ONLY || n.includes(process.env.ONLY))) {
   const chunk = new TextEncoder().encode(`${line}\n`.repeat(COUNT));
-  const best = makes.map(() => Number.POSITIVE_INFINITY);
-  for (let r = 0; r < 60; r++)
-    for (const [k, make] of makes.entries()) {
-      const t = make('encode', {}, () => {});
-      const t0 = process.hrtime.bigint();
-      for (let i = 0; i < 10; i++) t.push(chunk);
-      const ns = Number(process.hrtime.bigint() - t0) / (10 * COUNT);
-      t.close();
-      best[k] = Math.min(best[k]!, ns);
-    }
-  console.log(name.padEnd(28), `${line.length} B`.padStart(6), best.map((b) => `${b.toFixed(0)} ns`.padStart(8)).join(' '));
+  const cols: string[] = [];
+  for (const mode of ['encode', 'decode'] as const) {
+    const best = makes.map(() => Number.POSITIVE_INFINITY);
+    for (let r = 0; r < 60; r++)
+      for (const [k, make] of makes.entries()) {
+        const t = make(mode, {}, () => {});
+        const t0 = process.hrtime.bigint();
+        for (let i = 0; i < 10; i++) t.push(chunk);
+        const ns = Number(process.hrtime.bigint() - t0) / (10 * COUNT);
+        t.close();
+        best[k] = Math.min(best[k]!, ns);
+      }
+    cols.push(best.map((b) => `${b.toFixed(0)} ns`.padStart(8)).join(' '));
+  }
+  console.log(name.padEnd(28), `${line.length} B`.padStart(6), 'enc', cols[0], ' dec', cols[1]);
 }

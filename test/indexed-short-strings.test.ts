@@ -1,6 +1,9 @@
 // Short strings on the indexed path (assembly/json/indexed-rewrite.ts): encoding, a key or value
-// of up to 16 bytes is looked at by the start filter (assembly/filter.ts mayStartIn) and the
-// matcher is called only when a match may start in it. Strings made of terms cut, joined and
+// of up to 16 bytes is looked at by the start filter (assembly/filter.ts mayStartIn; with SIMD,
+// from 10 to 32 bytes Teddy's fingerprints in blocks, mayStartInBlocks) and the matcher is
+// called only when a match may start in it; decoding (SIMD), the token decoder only when the
+// prefix's first two bytes occur in a string of up to 128 bytes (mayHoldToken). Strings made
+// of terms cut, joined and
 // placed at every offset, in either case, under term sets of every shortest length (3 bytes:
 // no filter; 4, the default's; longer; multi-byte; folded), must come out as the per-message
 // path (`lines: false`) writes them.
@@ -72,8 +75,9 @@ describe('short strings on the indexed path', () => {
     });
 });
 
-// Each key and value against createCodec().encodeText of its text: strings padded to 15, 16 and
-// 17 bytes (the filter's last length, one past it), letters written as \u escapes, terms of one
+// Each key and value against createCodec().encodeText of its text: strings padded to 9-17 and
+// 29-33 bytes (the filters' last lengths, one past them; 29 and 30, where a third block starts),
+// the pad split around the terms, letters written as \u escapes, terms of one
 // byte and terms whose folded matches (`nfkc`: fullwidth, a roman numeral of one character) are
 // longer or shorter in their source than the term.
 const REFERENCE: StreamOptions[] = [
@@ -85,13 +89,17 @@ const REFERENCE: StreamOptions[] = [
   { fold: 'nfkc', terms: { ascii: ['wanx', 'damo'], exact: ['通义'] } },
 ];
 const more = [...pieces, 'QWEN', 'ｑｗｅｎ', 'ｑ', 'ⅷ', 'Ⅷ', 'viii', 'ＷａｎＸ', 'q'];
+const LENGTHS = [0, 9, 10, 12, 15, 16, 17, 20, 26, 29, 30, 31, 32, 33];
+/** The pieces joined, padded with `-` to `to` bytes, `at` deciding how much of the pad goes first. */
+function padTo(p: string[], to: number, at: number): string {
+  const s = p.join('');
+  const pad = Math.max(0, to - Buffer.byteLength(s));
+  const front = at % (pad + 1);
+  return '-'.repeat(front) + s + '-'.repeat(pad - front);
+}
 const padded = fc
-  .tuple(fc.array(fc.constantFrom(...more), { maxLength: 5 }), fc.constantFrom(0, 15, 16, 17), fc.boolean())
-  .map(([p, to, front]) => {
-    const s = p.join('');
-    const pad = '-'.repeat(Math.max(0, to - Buffer.byteLength(s)));
-    return front ? pad + s : s + pad;
-  });
+  .tuple(fc.array(fc.constantFrom(...more), { maxLength: 5 }), fc.constantFrom(...LENGTHS), fc.nat())
+  .map(([p, to, at]) => padTo(p, to, at));
 /** s as a JSON string, the letters whose bit in `mask` is set written as \u escapes. */
 function written(s: string, mask: number): string {
   let out = '"';
@@ -127,3 +135,66 @@ describe('short strings on the indexed path, string by string', () => {
       expect(changed).toBeGreaterThan(0); // (terms were found)
     });
 });
+
+// Decoding, each key and value against createCodec().decodeText of its text: tokens (the
+// shortest too), their prefixes cut short or in upper case, and the prefix's first two bytes alone, padded to the
+// same lengths, under prefixes of one, two and more bytes.
+const DECODING: StreamOptions[] = [
+  {},
+  { prefix: '__cuaf_', hexCase: 'upper' },
+  { prefix: 'g', suffix: '_' },
+  { prefix: 'zq', suffix: '!' },
+];
+
+describe('short strings on the indexed path, decoding', () => {
+  for (const [c, codec] of DECODING.entries())
+    it(`codec ${c}: each key and value as decodeText writes it`, () => {
+      const reference = createCodec({ prefix: codec.prefix, suffix: codec.suffix, hexCase: codec.hexCase });
+      const token = reference.encodeText('qwen');
+      expect(token).not.toBe('qwen');
+      const prefix = codec.prefix ?? '__mcp_ref_';
+      const shortest = `${prefix}41${codec.suffix ?? '__'}`; // ("A": the shortest token)
+      const bits = [
+        token,
+        shortest,
+        token.toUpperCase(),
+        token.slice(0, -1),
+        prefix,
+        prefix.slice(0, 2),
+        prefix.slice(0, 1),
+        'ab',
+        'x',
+        'é',
+        '_',
+      ];
+      const text = fc
+        .tuple(fc.array(fc.constantFrom(...bits), { maxLength: 3 }), fc.constantFrom(...LENGTHS), fc.nat())
+        .map(([p, to, at]) => padTo(p, to, at));
+      let changed = 0;
+      fc.assert(
+        fc.property(
+          fc.uniqueArray(fc.tuple(text, text), { minLength: 1, maxLength: 6, selector: (m) => reference.decodeText(m[0]) }),
+          (members) => {
+            const body = members.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',');
+            const line = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
+            const input = new TextEncoder().encode(line);
+            const on = decoded(input, codec, true);
+            expect(on).toBe(decoded(input, codec, false));
+            const got = Object.entries(JSON.parse(on).result.items[0]);
+            expect(got).toEqual(members.map(([k, v]) => [reference.decodeText(k), reference.decodeText(v)]));
+            if (on !== line) changed++;
+          },
+        ),
+        runs(150),
+      );
+      expect(changed).toBeGreaterThan(0); // (tokens were found)
+    });
+});
+
+function decoded(input: Uint8Array, codec: StreamOptions, lines: boolean): string {
+  const out: Uint8Array[] = [];
+  const t = byteTransformer('decode', { ...codec, onInvalidMessage: () => {} }, (b) => void out.push(b.slice()), { lines });
+  t.push(input);
+  t.close();
+  return Buffer.concat(out).toString();
+}
