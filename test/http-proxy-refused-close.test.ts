@@ -57,11 +57,8 @@ const FRAMINGS = {
   chunked: { field: 'Transfer-Encoding: chunked', start: `${MIB.toString(16)}\r\n` },
 };
 
-/**
- * POSTs a head declaring 1 MiB and sends a sixteenth of it; resolves with the answer's head and
- * whether the server ended the connection (with the body still unsent).
- */
-async function partlySent(url: string, extra: string[], framing = FRAMINGS.length): Promise<{ head: string; ended: boolean }> {
+/** A raw connection to `url`'s server; what it has been sent so far, as text. */
+async function opened(url: string) {
   const { hostname, port, pathname } = new URL(url);
   const s = connect(Number(port), hostname);
   await once(s, 'connect');
@@ -69,11 +66,20 @@ async function partlySent(url: string, extra: string[], framing = FRAMINGS.lengt
   let seen = '';
   s.setEncoding('utf8');
   s.on('data', (d: string) => (seen += d));
+  return { s, text: () => seen, pathname };
+}
+
+/**
+ * POSTs a head declaring 1 MiB and sends a sixteenth of it; resolves with the answer's head and
+ * whether the server ended the connection (with the body still unsent).
+ */
+async function partlySent(url: string, extra: string[], framing = FRAMINGS.length): Promise<{ head: string; ended: boolean }> {
+  const { s, text, pathname } = await opened(url);
   const ended = once(s, 'end').then(() => true);
   s.write([`POST ${pathname} HTTP/1.1`, 'Content-Type: application/json', framing.field, ...extra, '', ''].join('\r\n'));
   s.write(framing.start + 'x'.repeat(64 * 1024));
-  while (!seen.includes('\r\n\r\n')) await once(s, 'data');
-  const head = seen.slice(0, seen.indexOf('\r\n\r\n')).toLowerCase();
+  while (!text().includes('\r\n\r\n')) await once(s, 'data');
+  const head = text().slice(0, text().indexOf('\r\n\r\n')).toLowerCase();
   if (!/\r\nconnection: close/.test(head)) {
     s.destroy(); // (kept open: the server would wait for the rest; failed here, not by a timeout)
     return { head, ended: false };
@@ -89,18 +95,12 @@ async function partlySent(url: string, extra: string[], framing = FRAMINGS.lengt
  * ends or answers both.
  */
 async function pipelined(url: string, head: readonly string[], host = 'evil.example'): Promise<string[]> {
-  const { hostname, port, pathname } = new URL(url);
-  const s = connect(Number(port), hostname);
-  await once(s, 'connect');
-  s.on('error', () => {});
-  let seen = '';
-  s.setEncoding('utf8');
-  s.on('data', (d: string) => (seen += d));
+  const { s, text, pathname } = await opened(url);
   let ended = false;
   s.once('end', () => (ended = true));
   const next = [`GET ${pathname} HTTP/1.1`, `Host: ${host}`, '', ''];
   s.write([...head.map((line) => line.replace('PATH', pathname)), `Host: ${host}`, '', '', ...next].join('\r\n'));
-  const statuses = () => seen.match(/^HTTP\/1\.1 \d{3}/gm) ?? [];
+  const statuses = () => text().match(/^HTTP\/1\.1 \d{3}/gm) ?? [];
   while (!ended && statuses().length < 2) await Promise.race([once(s, 'data'), once(s, 'end')]);
   s.destroy();
   return statuses();
