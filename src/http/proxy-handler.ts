@@ -19,7 +19,7 @@ import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
 import { downstream, type Fields, toHeaders, withoutHopByHop } from './proxy-headers.js';
-import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
+import type { OpenedStream, ProxyOptions } from './proxy-options.js';
 import { type RelaySettings, relayedAnswer, StreamNotes } from './proxy-relayed.js';
 import { type AbortSignalLike, type Answer, abortSignalOf, type ProxyRequest } from './proxy-request.js';
 import { UpstreamTargets } from './proxy-target.js';
@@ -60,7 +60,7 @@ interface At {
 /** The options the handler reads (createFilteringProxy has checked them). */
 export interface ProxySettings {
   upstream: URL;
-  options: FilteringProxyOptions;
+  options: ProxyOptions;
   base: FetchLike;
   bodyOptions: BodyOptions;
   max: number;
@@ -78,7 +78,7 @@ function bodiless(up: OpenedStream): Upstream {
 export class ProxyHandler {
   private readonly upstream: URL;
   private readonly targets: UpstreamTargets;
-  private readonly o: FilteringProxyOptions;
+  private readonly o: ProxyOptions;
   private readonly base: FetchLike;
   private readonly bodyOptions: BodyOptions;
   private readonly max: number;
