@@ -111,4 +111,44 @@ describe('proxy (CLI server): a client that leaves at any step', () => {
     expect(ok.status).toBe(200);
     expect(await ok.text()).toBe(`{"jsonrpc":"2.0","id":1,"result":{"text":"${encodeText('qwen')}"}}`);
   }, 20_000);
+
+  it("lets go the guard's question and a timed call when the client leaves while each waits", async () => {
+    let phase: 'list' | 'call' = 'list';
+    let waiting: (closed: { closed: Promise<unknown> }) => void = () => {};
+    const up = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        const { method, id } = JSON.parse(body) as { method: string; id: string };
+        if (method === 'tools/list' && phase === 'call') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return void res.end(
+            JSON.stringify({ jsonrpc: '2.0', id, result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } }),
+          );
+        }
+        waiting({ closed: once(req.socket, 'close') }); // (the question, or the call: never answered)
+      });
+    });
+    const url = await onLoopback(up, cleanup);
+    const proxy = await runProxy({ upstream: url, port: 0, log: () => {}, guard: 'tools', callTimeoutMs: 60_000 });
+    cleanup.push(closer(proxy.server));
+    const port = Number(new URL(proxy.url).port);
+    for (const step of ['list', 'call'] as const) {
+      phase = step;
+      const held = new Promise<{ closed: Promise<unknown> }>((r) => {
+        waiting = r;
+      });
+      const socket = connect(port, '127.0.0.1');
+      socket.on('error', () => {});
+      await once(socket, 'connect');
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+          `Mcp-Session-Id: s-${step}\r\nContent-Length: ${BODY.length}\r\n\r\n${BODY}`,
+      );
+      const { closed } = await held;
+      socket.destroy();
+      await closed; // (a hang fails the test at its timeout)
+    }
+    expect(await settled(up, 2)).toBeLessThanOrEqual(2);
+  }, 10_000);
 });
