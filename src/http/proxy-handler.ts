@@ -237,13 +237,7 @@ export class ProxyHandler {
         }
         p.body = outcome.forward!;
       } else if (guard) {
-        const ask = askUpstream(
-          this.base,
-          this.targets.target(url),
-          toHeaders(this.sentUpstream(request)),
-          this.max,
-          abortSignalOf(request.signal),
-        );
+        const ask = askUpstream(this.base, this.targets.target(url), toHeaders(this.sentUpstream(request)), this.max, request.signal);
         const guarded = await guardSession(this.guards!, session, guard, p.body, this.bodyOptions, ask);
         if (!guarded) {
           // (the upstream restarted, or the id is made up)
@@ -283,7 +277,7 @@ export class ProxyHandler {
     try {
       if (timed) {
         const send = async (signal: AbortSignal) => asResponse(await this.ask(request, url, headers, p.body, opens, signal));
-        const sent = await sendTimed(timed, send, abortSignalOf(request.signal));
+        const sent = await sendTimed(timed, send, request.signal);
         if (sent === 'timed-out') {
           this.log(`${request.method} answered here: no response from the upstream within the call time limit`);
           return timedOutReply(timed, p.answers, this.bodyOptions);

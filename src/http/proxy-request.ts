@@ -20,7 +20,7 @@ export interface AbortSignalLike {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
-/** `like` as an AbortSignal (itself when it is one), for what takes only those: fetch, the guard's questions, a call time limit. */
+/** `like` as an AbortSignal (itself when it is one), for what takes only those: fetch, a Web Request. */
 export function abortSignalOf(like: AbortSignalLike): AbortSignal {
   if (like instanceof AbortSignal) return like;
   const controller = new AbortController();
