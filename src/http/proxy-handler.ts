@@ -24,7 +24,7 @@ import { type RelaySettings, relayedAnswer, StreamNotes } from './proxy-relayed.
 import { type AbortSignalLike, type Answer, abortSignalOf, type ProxyRequest } from './proxy-request.js';
 import { UpstreamTargets } from './proxy-target.js';
 import { asResponse, UnwritableHead, type Upstream, writable } from './proxy-upstream.js';
-import { collisionOutcome, errorAnswer, refusalOutcome, SESSION_NOT_FOUND } from './replies.js';
+import { answerLimit, collisionOutcome, errorAnswer, refusalOutcome, SESSION_NOT_FOUND } from './replies.js';
 import { encodeResponse, headKind, isJson, mediaType, NULL_BODY } from './response.js';
 import type { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
@@ -139,7 +139,7 @@ export class ProxyHandler {
   // on), never a 500; under its requests' ids when its body was read (`original`).
   private memoryFull(request: { method: string }, original?: Uint8Array): Response {
     this.log(`${request.method} refused: WASM memory is full (503)`);
-    return memoryFullResponse(original);
+    return memoryFullResponse(original, answerLimit(this.bodyOptions));
   }
 
   /** hostAllowed, the last Host's verdict kept: a client sends the same one on every call (a URL parse each). */
