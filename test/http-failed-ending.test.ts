@@ -91,3 +91,25 @@ describe('a body that failed part-way ends the same way through settle and the r
     expect(told).toEqual([e, e, BROKEN, e]);
   });
 });
+
+describe('a relay that fails to start', () => {
+  it('lets its source go before the error reaches the server (no Relay comes back to cancel)', () => {
+    let cancelled = false;
+    let started = false;
+    const source: ByteSource = {
+      start() {
+        started = true;
+      },
+      pause() {},
+      resume() {},
+      cancel() {
+        cancelled = true;
+      },
+    };
+    // (a transformer that cannot be made: as WASM memory full fails it, here by a bad option)
+    const body = relayOf(source, { codec: { maxMessageBytes: -1 }, maxEventBytes: 1 << 20, onRefused: () => {} });
+    expect(() => body.start({ write: () => true, end() {} })).toThrow(TypeError);
+    expect(started).toBe(false);
+    expect(cancelled).toBe(true);
+  });
+});

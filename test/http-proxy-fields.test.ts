@@ -205,3 +205,30 @@ describe("createFilteringProxy's upstreamHeaders", () => {
     }
   });
 });
+
+describe("createFilteringProxy's openStream", () => {
+  // Typed as a caller writes one (signal: AbortSignal, what fetch takes): the Node CLI's lighter
+  // ClientLeft is given only on its own direct path, never through createFilteringProxy.
+  it("is given the Web Request's AbortSignal, aborted when the client leaves", async () => {
+    const given: AbortSignal[] = [];
+    const proxy = createFilteringProxy({
+      upstream: 'http://127.0.0.1:1/mcp',
+      openStream: async (_url, _headers, signal: AbortSignal) => {
+        given.push(signal);
+        signal.throwIfAborted(); // (a member only an AbortSignal has)
+        return { status: 204, statusText: '', headers: new Fields(), source: { start() {}, pause() {}, resume() {}, cancel() {} } };
+      },
+    });
+    const client = new AbortController();
+    const request = new Request('http://localhost/mcp', {
+      headers: { host: 'localhost', accept: 'text/event-stream' },
+      signal: client.signal,
+    });
+    expect((await proxy(request)).status).toBe(204);
+    expect(given).toHaveLength(1);
+    expect(given[0]).toBeInstanceOf(AbortSignal);
+    expect(given[0]!.aborted).toBe(false);
+    client.abort();
+    expect(given[0]!.aborted).toBe(true);
+  });
+});

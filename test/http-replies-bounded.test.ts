@@ -8,6 +8,7 @@ import { constants } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PayloadKeyCollisionError } from '../src/errors.ts';
+import { memoryFullResponse } from '../src/http/memory-full.ts';
 import {
   answerLimit,
   collisionOutcome,
@@ -97,10 +98,16 @@ describe('error answers under ids, within a limit', () => {
     expectOneForAll(answer, 15_000, MiB);
   });
 
-  it('the 503 (not encoded) follows the same rule', () => {
+  it('the 503 (not encoded) follows the same rule', async () => {
     const body = enc(`[${written('1')},${written('"id-2"')}]`);
     expect(dec(errorBody(parseShape(body), CODE, MESSAGE))).toBe(`[${perId(['1', '"id-2"']).join(',')}]`);
     expectOneForAll(errorBody(parseShape(body), CODE, MESSAGE, 100), 2, 100);
+    // (the proxy's 503 under the limit of its own maxMessageBytes, not the default's)
+    const many = enc(`[${requests(15_000).join(',')}]`);
+    const answer = await memoryFullResponse(many, answerLimit({ maxMessageBytes: 400 })).text();
+    expect(JSON.parse(answer)).toMatchObject({ id: null, error: { code: -32000 } });
+    expect(answer).toContain(`(15000 answers under their ids would be over ${MiB} bytes; this one stands for all)`);
+    expect(JSON.parse(await memoryFullResponse(many).text())).toHaveLength(15_000);
   });
 
   it('a refused batch: the host and the server each get one answer past the limit', async () => {

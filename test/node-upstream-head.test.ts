@@ -124,4 +124,25 @@ describe('openUpstream: the head it sends', () => {
     );
     agent.destroy();
   });
+
+  it("is node:http's own with a Content-Length among the fields (upstreamHeaders may set one): the body's, once", async () => {
+    const agent = new Agent({ keepAlive: true });
+    const url = new URL(`http://127.0.0.1:${v4.port}/mcp`);
+    for (const [method, given] of [
+      ['POST', '5'],
+      ['DELETE', '5'],
+      ['GET', '0'],
+    ] as const) {
+      const headers = new Fields();
+      headers.append('content-length', given);
+      headers.append('accept', 'application/json');
+      const body = method === 'GET' ? undefined : new Uint8Array(5);
+      v4.seen.length = 0;
+      await reference(url, headers, method, body, agent);
+      await drain(await openUpstream(url, headers, new AbortController().signal, method, body));
+      expect(v4.seen).toHaveLength(2);
+      expect(v4.seen[1]).toBe(v4.seen[0]);
+    }
+    agent.destroy();
+  });
 });

@@ -108,6 +108,7 @@ function fieldList(headers: HeadFields, t: Target, method: string, body: Uint8Ar
   headers.forEach((value, name) => {
     const c = name.charCodeAt(0);
     if (c >= 0x30 && c <= 0x39) listable = false;
+    if (name === 'content-length' && body) return; // (as an object of them had it: the body's own length, set after)
     if (name !== 'set-cookie') list.push(name, value);
     else if (cookie >= 0) list[cookie] = value;
     else cookie = list.push(name, value) - 1;

@@ -135,7 +135,14 @@ export function relayOf(source: ByteSource, options: RelayOptions): RelayedBody 
     start(sink) {
       if (taken) throw new Error('relayed body already read');
       taken = true;
-      return relay(source, options, sink);
+      try {
+        return relay(source, options, sink);
+      } catch (e) {
+        // (its transformer not made: WASM memory full. No Relay comes back to cancel, so the
+        // upstream is let go here, not held until it closes.)
+        source.cancel();
+        throw e;
+      }
     },
     cancel() {
       if (taken) return;

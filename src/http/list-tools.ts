@@ -9,6 +9,7 @@ import type { CallGuard } from './call-guard.js';
 import type { FetchLike } from './fetch-like.js';
 import { type GuardedRequest, guardRequest } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
+import type { AbortSignalLike } from './proxy-request.js';
 import { mediaType } from './response.js';
 import type { SessionGuards } from './session-guards.js';
 import { SseReader } from './sse-reader.js';
@@ -20,7 +21,7 @@ const utf8 = new TextDecoder();
  * protocol version, auth), within LIST_TIMEOUT_MS in all and `maxBytes` an answer; `signal` (the
  * client's request) ends the asking when the client leaves.
  */
-export function askUpstream(fetch: FetchLike, url: string | URL, headers: Headers, maxBytes: number, signal?: AbortSignal): Asker {
+export function askUpstream(fetch: FetchLike, url: string | URL, headers: Headers, maxBytes: number, signal?: AbortSignalLike): Asker {
   let deadline: number | undefined; // (from the first page)
   const ask: Asker = async (cursor) => {
     deadline ??= Date.now() + LIST_TIMEOUT_MS;

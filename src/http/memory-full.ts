@@ -17,10 +17,10 @@ const MESSAGE = 'Service unavailable: WASM memory is full (too many messages in 
  * when it was read: read in JS, no WASM memory), else one with id null; the connection closed
  * (a body not read, as when memory runs out before it is, would be read as the next request's
  * start; one read whole leaves a client that went on sending to reconnect). The ids go back as the client
- * wrote them, not through the codec.
+ * wrote them, not through the codec; past `limit` bytes (replies.ts answerLimit) one under id null.
  */
-export function memoryFullResponse(original?: Uint8Array): Response {
-  return new Response(errorBody(parseShape(original), SERVER_ERROR, MESSAGE) as Uint8Array<ArrayBuffer>, {
+export function memoryFullResponse(original?: Uint8Array, limit?: number): Response {
+  return new Response(errorBody(parseShape(original), SERVER_ERROR, MESSAGE, limit) as Uint8Array<ArrayBuffer>, {
     status: 503,
     headers: { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close' },
   });

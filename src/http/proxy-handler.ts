@@ -20,12 +20,12 @@ import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
 import { downstream, type Fields, toHeaders, withoutHopByHop } from './proxy-headers.js';
-import type { FilteringProxyOptions, OpenedStream } from './proxy-options.js';
+import type { OpenedStream, ProxyOptions } from './proxy-options.js';
 import { type RelaySettings, relayedAnswer, StreamNotes } from './proxy-relayed.js';
 import { type AbortSignalLike, type Answer, abortSignalOf, type ProxyRequest } from './proxy-request.js';
 import { UpstreamTargets } from './proxy-target.js';
 import { asResponse, UnwritableHead, type Upstream, writable } from './proxy-upstream.js';
-import { collisionOutcome, errorAnswer, refusalOutcome, SESSION_NOT_FOUND } from './replies.js';
+import { answerLimit, collisionOutcome, errorAnswer, refusalOutcome, SESSION_NOT_FOUND } from './replies.js';
 import { encodeResponse, headKind, isJson, mediaType, NULL_BODY } from './response.js';
 import type { SessionGuards } from './session-guards.js';
 import { settle, streamEnding } from './settle.js';
@@ -61,7 +61,7 @@ interface At {
 /** The options the handler reads (createFilteringProxy has checked them). */
 export interface ProxySettings {
   upstream: URL;
-  options: FilteringProxyOptions;
+  options: ProxyOptions;
   base: FetchLike;
   bodyOptions: BodyOptions;
   max: number;
@@ -79,7 +79,7 @@ function bodiless(up: OpenedStream): Upstream {
 export class ProxyHandler {
   private readonly upstream: URL;
   private readonly targets: UpstreamTargets;
-  private readonly o: FilteringProxyOptions;
+  private readonly o: ProxyOptions;
   private readonly base: FetchLike;
   private readonly bodyOptions: BodyOptions;
   private readonly max: number;
@@ -140,7 +140,7 @@ export class ProxyHandler {
   // on), never a 500; under its requests' ids when its body was read (`original`).
   private memoryFull(request: { method: string }, original?: Uint8Array): Response {
     this.log(`${request.method} refused: WASM memory is full (503)`);
-    return memoryFullResponse(original);
+    return memoryFullResponse(original, answerLimit(this.bodyOptions));
   }
 
   /** hostAllowed, the last Host's verdict kept: a client sends the same one on every call (a URL parse each). */
@@ -238,13 +238,7 @@ export class ProxyHandler {
         }
         p.body = outcome.forward!;
       } else if (guard) {
-        const ask = askUpstream(
-          this.base,
-          this.targets.target(url),
-          toHeaders(this.sentUpstream(request)),
-          this.max,
-          abortSignalOf(request.signal),
-        );
+        const ask = askUpstream(this.base, this.targets.target(url), toHeaders(this.sentUpstream(request)), this.max, request.signal);
         const guarded = await guardSession(this.guards!, session, guard, p.body, this.bodyOptions, ask);
         if (!guarded) {
           // (the upstream restarted, or the id is made up)
@@ -284,7 +278,7 @@ export class ProxyHandler {
     try {
       if (timed) {
         const send = async (signal: AbortSignal) => asResponse(await this.ask(request, url, headers, p.body, opens, signal));
-        const sent = await sendTimed(timed, send, abortSignalOf(request.signal));
+        const sent = await sendTimed(timed, send, request.signal);
         if (sent === 'timed-out') {
           this.log(`${request.method} answered here: no response from the upstream within the call time limit`);
           return timedOutReply(timed, p.answers, this.bodyOptions);

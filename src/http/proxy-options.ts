@@ -41,9 +41,6 @@ export interface OpenedStream {
 
 /**
  * Sends `method` to `url` with `headers` and `body` (none for a GET); resolves with the response's head.
- * `signal` is aborted when the client leaves before then: an AbortSignal, or a lighter object with
- * the same `aborted`, `reason` and 'abort' listeners (the Node CLI's); `abortSignalOf` makes an
- * AbortSignal of it where one is needed.
  * `headers` are the fields to send (the client's, less its connection's, and `upstreamHeaders`),
  * on either server path not Web Headers but the proxy's own Fields: read them with `get` and
  * `forEach`, or iterate them ([name, value] pairs in a Headers' order), so that
@@ -52,7 +49,25 @@ export interface OpenedStream {
 export type OpenStream = (
   url: URL,
   headers: HeadFields & Iterable<[string, string]>,
+  signal: AbortSignal,
+  method: string,
+  body?: Uint8Array,
+) => Promise<OpenedStream>;
+
+/**
+ * An OpenStream as the handler calls it: `signal` may be an AbortSignalLike (the Node CLI's
+ * ClientLeft, cli/node-request.ts, on its direct path). Not public: createFilteringProxy's
+ * requests are Web Requests, so a caller's OpenStream is only ever given their AbortSignal.
+ */
+export type OpenStreamLike = (
+  url: URL,
+  headers: HeadFields & Iterable<[string, string]>,
   signal: AbortSignalLike,
   method: string,
   body?: Uint8Array,
 ) => Promise<OpenedStream>;
+
+/** The options filteringProxy takes: createFilteringProxy's, with an openStream that takes the lighter signal. */
+export interface ProxyOptions extends Omit<FilteringProxyOptions, 'openStream'> {
+  openStream?: OpenStreamLike;
+}

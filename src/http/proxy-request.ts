@@ -9,7 +9,7 @@ import { type HeadFields, toHeaders } from './proxy-headers.js';
 
 /**
  * What the handler and an OpenStream read of a signal that the client left: an AbortSignal is
- * one. The Node CLI gives a lighter one per request (cli/node-http.ts): an AbortController and
+ * one. The Node CLI gives a lighter one per request (cli/node-request.ts): an AbortController and
  * the listeners added to it through Node's EventTarget were the largest item a small call
  * triggered in Node's code beyond what the bare pass-through pays.
  */
@@ -20,7 +20,7 @@ export interface AbortSignalLike {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
-/** `like` as an AbortSignal (itself when it is one), for what takes only those: fetch, the guard's questions, a call time limit. */
+/** `like` as an AbortSignal (itself when it is one), for what takes only those: fetch, a Web Request. */
 export function abortSignalOf(like: AbortSignalLike): AbortSignal {
   if (like instanceof AbortSignal) return like;
   const controller = new AbortController();

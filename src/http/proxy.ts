@@ -7,14 +7,14 @@ import { withAccess } from './access/index.js';
 import type { BodyOptions } from './json-body.js';
 import { ProxyHandler } from './proxy-handler.js';
 import { isFieldName, isFieldText, normal } from './proxy-headers.js';
-import type { FilteringProxyOptions } from './proxy-options.js';
+import type { FilteringProxyOptions, ProxyOptions } from './proxy-options.js';
 import { type Answer, fromRequest, type ProxyRequest, toResponse } from './proxy-request.js';
 import { sessionGuards } from './session-guards.js';
 
 export type { FilteringProxyOptions, OpenedStream, OpenStream } from './proxy-options.js';
 
 /** The codec's options among the proxy's (the rest of them). */
-function codecOptions(options: FilteringProxyOptions): BodyOptions {
+function codecOptions(options: ProxyOptions): BodyOptions {
   const {
     upstream,
     path,
@@ -49,7 +49,7 @@ function codecOptions(options: FilteringProxyOptions): BodyOptions {
  * its answers itself (the Node CLI); undefined when an access layer must see each request first
  * (it reads Web Requests: the server then takes `web`). `web` is createFilteringProxy's handler.
  */
-export function filteringProxy(options: FilteringProxyOptions): {
+export function filteringProxy(options: ProxyOptions): {
   direct: ((request: ProxyRequest) => Promise<Answer>) | undefined;
   web: (request: Request) => Promise<Response>;
 } {
@@ -105,5 +105,6 @@ export function filteringProxy(options: FilteringProxyOptions): {
 }
 
 export function createFilteringProxy(options: FilteringProxyOptions): (request: Request) => Promise<Response> {
-  return filteringProxy(options).web;
+  // (`web` reads Web Requests: the signal a caller's openStream is given is always their AbortSignal)
+  return filteringProxy(options as ProxyOptions).web;
 }

@@ -27,6 +27,7 @@ import { encodeBytes } from './body.js';
 import { eventData } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { parseBody } from './parsed-body.js';
+import type { AbortSignalLike } from './proxy-request.js';
 
 export interface CallTimeoutOptions {
   /**
@@ -161,7 +162,7 @@ export function timePost(
 export async function sendTimed(
   timed: TimedPost,
   send: (signal: AbortSignal) => Promise<Response>,
-  signal: AbortSignal | null | undefined,
+  signal: AbortSignalLike | null | undefined,
 ): Promise<Response | 'timed-out'> {
   const abort = new AbortController();
   const left = () => {
