@@ -18,15 +18,22 @@ const utf8 = new TextDecoder();
 
 /**
  * Asks `url` for pages of its tool list with `headers` (the client's request headers: session,
- * protocol version, auth), within LIST_TIMEOUT_MS in all and `maxBytes` an answer; `signal` (the
+ * protocol version, auth; a function making them is called only when the guard asks, not for
+ * each guarded POST), within LIST_TIMEOUT_MS in all and `maxBytes` an answer; `signal` (the
  * client's request) ends the asking when the client leaves.
  */
-export function askUpstream(fetch: FetchLike, url: string | URL, headers: Headers, maxBytes: number, signal?: AbortSignalLike): Asker {
+export function askUpstream(
+  fetch: FetchLike,
+  url: string | URL,
+  headers: Headers | (() => Headers),
+  maxBytes: number,
+  signal?: AbortSignalLike,
+): Asker {
   let deadline: number | undefined; // (from the first page)
   const ask: Asker = async (cursor) => {
     deadline ??= Date.now() + LIST_TIMEOUT_MS;
     const id = ownRequestId();
-    const h = new Headers(headers);
+    const h = new Headers(typeof headers === 'function' ? headers() : headers);
     h.delete('content-length');
     h.delete('last-event-id');
     h.set('content-type', 'application/json');

@@ -238,7 +238,7 @@ export class ProxyHandler {
         }
         p.body = outcome.forward!;
       } else if (guard) {
-        const ask = askUpstream(this.base, this.targets.target(url), toHeaders(this.sentUpstream(request)), this.max, request.signal);
+        const ask = askUpstream(this.base, this.targets.target(url), () => toHeaders(this.sentUpstream(request)), this.max, request.signal);
         const guarded = await guardSession(this.guards!, session, guard, p.body, this.bodyOptions, ask);
         if (!guarded) {
           // (the upstream restarted, or the id is made up)
