@@ -5,7 +5,7 @@
 // start overlap, and what the server writes at once still reaches the client encoded (a plain
 // wrap loads no guard and no call timers at all); a command whose code fails to load ends with
 // the error and status 1, leaving nothing running.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,11 +13,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { CLI, MODULE_LOG_HOOK, ROOT } from './fixtures/cli-session.ts';
+import { until } from './until.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-start-'));
 const HOOKS = `${MODULE_LOG_HOOK}
 export async function load(url, context, next) {
   const fail = process.env.FAIL_MODULE;
+  const slow = process.env.SLOW_MODULE;
+  if (slow && new RegExp(slow).test(url)) await new Promise((r) => setTimeout(r, 2000));
   if (fail && new RegExp(fail).test(url)) return { format: 'module', source: 'throw new Error("cannot load " + ' + JSON.stringify(JSON.stringify(url)) + ')', shortCircuit: true };
   return next(url, context);
 }`;
@@ -113,6 +116,55 @@ describe('the CLI loads what a command uses, when it uses it', () => {
       expect(alive, chunk).toBe(false);
     }
   });
+
+  /** Whether process `pid` is gone (ended, and reaped by whoever started it); one still there is killed, so a failing case leaves nothing. */
+  const gone = (pid: number) => {
+    try {
+      process.kill(pid, 'SIGKILL');
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  // (a server that ignores SIGTERM and the end of its input: wrap must SIGKILL it)
+  const STUBBORN = `process.on('SIGTERM', () => {}); process.stdin.resume(); setInterval(() => {}, 1000)`;
+
+  it('wrap with a term set too large to compile: status 2, and its server, already started, ended though it ignores SIGTERM', () => {
+    // (4000 terms of 24 letters drawn by a linear congruential generator: over 65535 states)
+    const draws = [1];
+    const letter = () => {
+      draws[0] = (draws[0]! * 1103515245 + 12345) & 0x7fffffff;
+      return String.fromCharCode(97 + (draws[0] % 26));
+    };
+    const ascii = Array.from({ length: 4000 }, () => Array.from({ length: 24 }, letter).join(''));
+    const terms = join(dir, 'too-large.json');
+    writeFileSync(terms, JSON.stringify({ ascii }));
+    // (the status is read once the process has ended: a wrap that waits on its server fails at spawnSync's timeout)
+    const { log, stderr } = loads(['wrap', '--terms', terms, process.execPath, '-e', STUBBORN], 2);
+    expect(stderr).toMatch(/^mcp-payload-codec: the term set is too large/);
+    expect(gone(Number(log.find((l) => l.startsWith('PID '))!.slice(4)))).toBe(true);
+  }, 20_000);
+
+  it('wrap sent SIGTERM while its code loads: passed on to its server, which ends; 143', async () => {
+    const log = join(dir, `log-${run++}`);
+    writeFileSync(log, '');
+    const p = spawn(
+      process.execPath,
+      ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, CLI, 'wrap', process.execPath, '-e', 'setInterval(() => {}, 1000)'],
+      {
+        cwd: ROOT,
+        stdio: ['pipe', 'ignore', 'pipe'],
+        env: { ...process.env, MODULE_LOG: log, SLOW_MODULE: '/dist/chunks/wrap-[A-Z0-9]+\\.js$' },
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => p.on('exit', (code) => resolve(code)));
+    const pidOf = () => readFileSync(log, 'utf8').match(/^PID (\d+)$/m)?.[1];
+    await until(() => pidOf() !== undefined, 10_000, 10);
+    const pid = pidOf()!;
+    p.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(gone(Number(pid))).toBe(true);
+  }, 20_000);
 
   it('each other command whose code fails to load: the error and status 1', () => {
     const cases: [string[], string][] = [

@@ -57,9 +57,7 @@ describe('a response from the host whose keys collide goes back to the server as
   it(
     'serve: the same over Streamable HTTP',
     async () => {
-      // (server-everything's output also goes to a file: the case waits for the call's answer there)
-      const wrote = join(mkdtempSync(join(tmpdir(), 'e2e-adversary-')), 'stdout');
-      const { url } = await listening(['serve', '--port', '0', process.execPath, SPY, wrote, process.execPath, EVERYTHING, 'stdio']);
+      const { url } = await listening(['serve', '--port', '0', process.execPath, EVERYTHING, 'stdio']);
       const errors: Error[] = [];
       const client = new Client({ name: 'e2e', version: '1.0.0' });
       client.onerror = (e) => void errors.push(e);

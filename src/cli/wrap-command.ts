@@ -9,11 +9,13 @@ import type { StreamOptions } from '../stream/index.js';
 import type { CommandLine } from './args.js';
 import { openAuditFile } from './audit-file.js';
 import { confirmOption } from './confirm-option.js';
+import { ExitStatus } from './exit-status.js';
 import { callTimeout } from './http-args.js';
 import { localRootsOption } from './roots.js';
 import { startServer } from './server-process.js';
 import { UsageError } from './usage-error.js';
 import type { WrapOptions } from './wrap.js';
+import { ChildSignals } from './wrap-signals.js';
 
 export async function wrapCommand(
   line: CommandLine,
@@ -27,6 +29,10 @@ export async function wrapCommand(
   if (!file) throw new UsageError('wrap needs the server command (see --help)');
   const audit = line.values.audit === undefined ? undefined : openAuditFile(line.values.audit, Boolean(line.flags['audit-all']));
   const server = startServer(file, args);
+  // Its signals from its start: one wrap receives while it loads is passed on (left to its default
+  // action, it ended wrap alone: a server that ignores the end of its input outlived it).
+  const status = new ExitStatus();
+  const signals = new ChildSignals(server.child, status);
   let wrap: typeof import('./wrap.js').wrap;
   let code: WrapOptions['code'];
   try {
@@ -41,17 +47,27 @@ export async function wrapCommand(
     wrap = wrapModule.wrap;
     code = { WrapGuard: guardCode?.WrapGuard, CallTimeouts: timeoutCode?.CallTimeouts };
   } catch (e) {
-    server.child.kill(); // (else it outlives the error, and holds this process open with it)
+    // Stopped as wrap stops it when it gives up (else it outlives the error, and holds this
+    // process open with it): its input ended, SIGTERM, SIGKILL later if it ignores that.
+    const { child } = server;
+    child.stdin.end();
+    signals.stop();
+    if (child.exitCode !== null || child.signalCode !== null) signals.release();
+    else child.once('exit', () => signals.release());
     audit?.close();
     throw e;
   }
-  return wrap(server, {
-    stream: options,
-    guard,
-    ...(audit ? { audit } : {}),
-    ...(roots ? { roots } : {}),
-    ...timeout,
-    ...(confirm ? { confirm } : {}),
-    code,
-  });
+  return wrap(
+    server,
+    {
+      stream: options,
+      guard,
+      ...(audit ? { audit } : {}),
+      ...(roots ? { roots } : {}),
+      ...timeout,
+      ...(confirm ? { confirm } : {}),
+      code,
+    },
+    { status, signals },
+  );
 }

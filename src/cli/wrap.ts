@@ -11,7 +11,7 @@ import type { AuditEntry } from '../guard/audit.js';
 import type { StreamOptions } from '../stream/index.js';
 import type { AuditFile } from './audit-file.js';
 import type { CallTimeouts } from './call-timeout.js';
-import { ExitStatus, raise } from './exit-status.js';
+import { type ExitStatus, raise } from './exit-status.js';
 import type { WrapGuard } from './guard.js';
 import { HeldLines } from './held-lines.js';
 import { LineWriter } from './line-writer.js';
@@ -19,7 +19,7 @@ import { type Reply, replyLine } from './replies.js';
 import { localRealpath } from './roots.js';
 import type { ServerProcess } from './server-process.js';
 import { clientDirection, HOLD_LIMIT, serverDirection } from './wrap-directions.js';
-import { ChildSignals } from './wrap-signals.js';
+import type { ChildSignals } from './wrap-signals.js';
 
 export interface WrapOptions {
   stream: CodecOptions & Pick<StreamOptions, 'maxMessageBytes'>;
@@ -92,13 +92,13 @@ class Side {
 export function wrap(
   { file, child, startFailed, outputEnded, closed }: ServerProcess,
   { stream: options, guard: guarded, roots, confirm, callTimeoutMs, callTimeoutMaxMs, audit: trail, code }: WrapOptions,
+  /** Its exit status and signals, taken as it started (wrap-command.ts). */
+  { status, signals }: { status: ExitStatus; signals: ChildSignals },
 ): Promise<number> {
   const codec = createCodec(options);
-  const status = new ExitStatus();
   const toClient = new LineWriter(process.stdout);
   const reply = (r: Reply) => toClient.reply(replyLine(codec, r));
 
-  const signals = new ChildSignals(child, status);
   const giveUp = (where: string, e: unknown) => {
     if (!status.giveUp(where)) return;
     log(`${where}: ${reasonOf(e)}; stopping the server`);
