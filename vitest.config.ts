@@ -36,15 +36,15 @@ const BUILD_INDEPENDENT = [
 // close them after each test (a helper registers what it opened with the test that opened it,
 // never with a hook at its top level: it is imported once per worker). These run in a module
 // graph of their own (vitest's isolation), as they change what later files would see: module
-// mocks (vi.mock, the core with test hooks), spies on what every module calls, fake timers,
-// the one WASM core left full or grown past 4 GiB, or memory measured (what files before left
-// would count).
+// mocks (vi.mock, the core with test hooks), spies on what every module calls, counts kept by a
+// module (the schema cache's), fake timers, the one WASM core left full or grown past 4 GiB, or
+// memory measured (what files before left would count).
 const OWN_MODULES = [
   'test/{abi,astral-terms,call-timer,escape-map-adversary,guard-verdict-paths,kernel-key-id}.test.ts',
   'test/{indexed-adversary,indexed-data,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
   'test/{stream-deferred-held,stream-sse-whole,stream-consumers,stream-batch-buffers}.test.ts',
   'test/{cli-serve-handler,cli-serve-session,http-access-adversary,http-connect,mcp-guard-order}.test.ts',
-  'test/{cli-proxy-upstream-timeout,http-parse-once}.test.ts',
+  'test/{cli-proxy-upstream-timeout,http-parse-once,guard-schema-cache}.test.ts',
   'test/{stream-memory-full,http-memory-full,stream-output-past-4gib,held-bytes-past-4gib}.test.ts',
   'test/{memory-bounded,stream-idle-memory,stream-memory,stream-sse-memory,refused-lines,utf16-result}.test.ts',
 ];
