@@ -6,8 +6,9 @@ import { D_HEX, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX, D_SUFFIX_LEN } from './abi
 
 /**
  * Latin-1 bytes (the token's prefix or suffix) widened to UTF-16 at `o`; returns the end. Up to
- * 16 bytes go in two vector stores (writing up to 32 bytes past the end, which the caller keeps
- * or writes next), reading up to 16 bytes past `p` (within the descriptor's tables).
+ * 16 bytes go in one or two vector stores (32 bytes from `o` for 9-16, 16 for 0-8: up to 16
+ * past the end, which the caller keeps or writes next), reading 16 bytes from `p` (within the
+ * descriptor's tables).
  */
 @inline function widened(o: usize, p: usize, n: u32): usize {
   if (ASC_FEATURE_SIMD && n <= 16) {
@@ -38,7 +39,7 @@ import { D_HEX, D_PREFIX_LEN, D_PREFIX_OUT, D_SUFFIX, D_SUFFIX_LEN } from './abi
 /**
  * Writes the result at `out` from the string's `units` UTF-16 units at `src` (well-formed) and
  * `count` match records at `records` (u32 start, u32 end in units, in order, not overlapping);
- * returns the units written. It may write 32 bytes past them, and read 16 past the input's.
+ * returns the units written. It may write 16 bytes past them, and read 16 past the input's.
  */
 export function result16(desc: usize, src: usize, units: i32, records: usize, count: i32, out: usize): i32 {
   const prefix = load<u32>(desc + D_PREFIX_OUT) as usize;

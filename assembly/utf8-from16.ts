@@ -4,6 +4,7 @@
 // µs for 4 KiB of mixed or Latin-1 text); here ASCII goes 16 units a step and the rest of the
 // BMP 4 units a step, each unit's bytes made in a vector lane and packed by a shuffle from a
 // table. Only blocks with a surrogate go a unit at a time.
+import { utf8Encode } from './utf8';
 
 // Shuffles from a table, made on the first call: PACK8 packs eight 2-byte lanes of 1 or 2
 // bytes each, indexed by which lanes are past U+007F; PACK4 packs four 4-byte lanes of 1, 2 or
@@ -213,37 +214,16 @@ export function utf16ToUtf8(src: usize, units: i32, dst: usize, lone: usize): i3
 }
 
 /**
- * Writes the character at unit i at `o`: returns its bytes (4 for a surrogate pair, its two
- * units), or 0 for a lone surrogate, written as U+FFFD (3 bytes).
+ * Writes the character at unit i at `o` (utf8Encode): returns its bytes (4 for a surrogate pair,
+ * its two units), or 0 for a lone surrogate, written as U+FFFD (3 bytes).
  */
 @inline function character(src: usize, i: i32, units: i32, o: usize): u32 {
   const c = <u32>load<u16>(src + (<usize>i << 1));
-  if (c < 0x80) {
-    store<u8>(o, <u8>c);
-    return 1;
-  }
-  if (c < 0x800) {
-    store<u8>(o, <u8>(0xc0 | (c >> 6)));
-    store<u8>(o, <u8>(0x80 | (c & 63)), 1);
-    return 2;
-  }
+  if ((c & 0xf800) != 0xd800) return <u32>utf8Encode(o, c);
   const d = c <= 0xdbff && i + 1 < units ? <u32>load<u16>(src + (<usize>(i + 1) << 1)) : 0;
-  if ((c & 0xf800) == 0xd800) {
-    if (c > 0xdbff || (d & 0xfc00) != 0xdc00) {
-      store<u8>(o, 0xef);
-      store<u8>(o, 0xbf, 1);
-      store<u8>(o, 0xbd, 2);
-      return 0;
-    }
-    const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-    store<u8>(o, <u8>(0xf0 | (cp >> 18)));
-    store<u8>(o, <u8>(0x80 | ((cp >> 12) & 63)), 1);
-    store<u8>(o, <u8>(0x80 | ((cp >> 6) & 63)), 2);
-    store<u8>(o, <u8>(0x80 | (cp & 63)), 3);
-    return 4;
+  if ((d & 0xfc00) != 0xdc00) {
+    utf8Encode(o, 0xfffd);
+    return 0;
   }
-  store<u8>(o, <u8>(0xe0 | (c >> 12)));
-  store<u8>(o, <u8>(0x80 | ((c >> 6) & 63)), 1);
-  store<u8>(o, <u8>(0x80 | (c & 63)), 2);
-  return 3;
+  return <u32>utf8Encode(o, 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00));
 }

@@ -102,7 +102,7 @@ function build(
   const srcBytes = (s.length * 2 + 15) & ~15;
   const recordBytes = typeof found === 'number' ? 0 : count * 8;
   const outUnits = s.length + count * tokenUnits + 5 * matched;
-  const size = srcBytes + recordBytes + outUnits * 2 + 32; // (result16 may write 32 bytes past)
+  const size = srcBytes + recordBytes + outUnits * 2 + 16; // (result16 may write 16 bytes past)
   if (size > RESULT16_MAX_BYTES) return undefined;
   const src = resultRegion(size);
   const buf = memoryBuffer(); // (after resultRegion, which may grow memory)
