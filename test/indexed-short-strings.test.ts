@@ -344,3 +344,44 @@ describe('short strings on the indexed path, generated terms', () => {
     expect(changed).toBeGreaterThan(30);
   });
 });
+
+// `nfkc` matches shorter in the text than their term (a ligature, a roman numeral, a
+// digraph: 3 bytes for "ffi", 2 for "dz"), at every offset near a block's edges and the
+// string's end, where a filter that trusted the term's length would stop too early.
+describe('short strings on the indexed path, compressed lookalikes', () => {
+  it('each as encodeText writes it, on both paths', () => {
+    const cases: [string[], string[]][] = [
+      [
+        ['ffiab', 'ffix'],
+        ['ﬃab', 'ﬃx', 'ﬀix', 'FFIAB'],
+      ],
+      [
+        ['viii', 'xii'],
+        ['ⅷ', 'Ⅷ', 'ⅻ', 'ⅹii'],
+      ],
+      [['ijab'], ['ĳab', 'Ĳab']],
+      [['dzab'], ['ǆab', 'ǳab']],
+      [
+        ['rs12', 'tel.'],
+        ['₨12', '₨¹²', '℡.'],
+      ],
+    ];
+    let changed = 0;
+    for (const [ascii, texts] of cases) {
+      const codec: StreamOptions = { fold: 'nfkc', terms: { ascii } };
+      const reference = createCodec({ fold: 'nfkc', terms: { ascii } });
+      for (const t of texts)
+        for (let to = 4; to <= 40; to++)
+          for (const front of [0, 1, 2, 3, 12, 13, 14, 15, 16, 17, 26, 29, 99]) {
+            const s = padTo([t], to, front);
+            const line = `{"jsonrpc":"2.0","id":1,"result":{"k":${JSON.stringify(s)}}}\n`;
+            const input = new TextEncoder().encode(line);
+            const on = encoded(input, codec, true);
+            expect(on).toBe(encoded(input, codec, false));
+            expect(JSON.parse(on).result.k).toBe(reference.encodeText(s));
+            if (on !== line) changed++;
+          }
+    }
+    expect(changed).toBeGreaterThan(5000);
+  });
+});
