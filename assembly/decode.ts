@@ -51,6 +51,15 @@ function hexRunEnd(inp: usize, j: i32, len: i32): i32 {
   return j;
 }
 
+/**
+ * Lane k: whether the two bytes at p + k may begin the prefix, whose first two bytes are v0 and
+ * v1 (splatted, with CASE_BIT set): both with CASE_BIT set equal them. Reads 17 bytes.
+ */
+@inline function prefixPairs(p: usize, v0: v128, v1: v128): v128 {
+  const fold = i8x16.splat(<i8>CASE_BIT);
+  return v128.and(i8x16.eq(v128.or(v128.load(p), fold), v0), i8x16.eq(v128.or(v128.load(p, 1), fold), v1));
+}
+
 /** Next position >= from whose first two bytes may begin the prefix (folded with | CASE_BIT). */
 function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32): i32 {
   let b = from;
@@ -60,9 +69,7 @@ function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32):
     const v1 = i8x16.splat(<i8>(p1 | CASE_BIT));
     if (pl >= 2) {
       while (b + 17 <= len) {
-        const a = i8x16.eq(v128.or(v128.load(inp + <usize>b), fold), v0);
-        const c = i8x16.eq(v128.or(v128.load(inp + <usize>b + 1), fold), v1);
-        const r = v128.and(a, c);
+        const r = prefixPairs(inp + <usize>b, v0, v1);
         if (v128.any_true(r)) return b + ctz(i8x16.bitmask(r));
         b += 16;
       }
@@ -81,6 +88,30 @@ function nextPrefix(inp: usize, from: i32, len: i32, p0: u32, p1: u32, pl: i32):
     b++;
   }
   return len;
+}
+
+/** Strings up to this long are looked at by mayHoldToken: eight blocks, each a few instructions. */
+export const TOKEN_BLOCKS: i32 = 128;
+
+/**
+ * The indexed path's check before it calls decode (SIMD): whether a token (`shortest` bytes at
+ * least) may start in the n (at most TOKEN_BLOCKS) bytes at p: false only when no start where
+ * it fits holds the prefix's first two bytes as nextPrefix finds them (prefixPairs).
+ */
+@inline export function mayHoldToken(desc: usize, p: usize, n: i32, shortest: i32): bool {
+  const pre = load<u32>(desc + D_PREFIX) as usize;
+  if (load<u32>(desc + D_PREFIX_LEN) < 2) return true;
+  if (n < 17 && p + 17 > (<usize>memory.size() << 16)) return true;
+  const v0 = i8x16.splat(<i8>(load<u8>(pre) | CASE_BIT));
+  const v1 = i8x16.splat(<i8>(load<u8>(pre, 1) | CASE_BIT));
+  const last = n - shortest;
+  for (let b: i32 = 0; b <= last; b += 16) {
+    // Lane k of the block at q tests the start q + k: starts b to last are kept.
+    const q = n < 17 ? 0 : min(b, n - 17);
+    const hit = i8x16.bitmask(prefixPairs(p + <usize>q, v0, v1)) & ~((1 << (b - q)) - 1) & ((2 << min(last - q, 15)) - 1);
+    if (hit != 0) return true;
+  }
+  return false;
 }
 
 /**

@@ -2,8 +2,9 @@
 // stage 2 is a hashed set of the patterns' folded first four bytes (fewer for short patterns),
 // which drops most stage-1 false positives (English trigrams such as "tio", "ing") before any
 // automaton walk. The indexed path (json/indexed-rewrite.ts) asks the same of a short string
-// before it calls the matcher, and of a short decoded string whether a token may start in it.
-import { D_GRAMS, D_GRAM_MASK, D_PREFIX, D_PREFIX_LEN, D_TEDDY, D_TEDDY_ASCII } from './abi';
+// before it calls the matcher (and decode.ts mayHoldToken of a short decoded string whether a
+// token may start in it).
+import { D_GRAMS, D_GRAM_MASK, D_TEDDY, D_TEDDY_ASCII } from './abi';
 import { CASE_BIT } from './bytes';
 
 /** False only when no pattern can start at p. Reads 4 bytes at p. */
@@ -47,9 +48,6 @@ import { CASE_BIT } from './bytes';
 
 /** Strings up to this long are looked at by mayStartInBlocks: three blocks at most. */
 export const SHORT_BLOCKS: i32 = 32;
-/** And by mayHoldToken: eight blocks, each a few instructions. */
-export const TOKEN_BLOCKS: i32 = 128;
-
 /**
  * mayStartIn (SIMD) for n (at most SHORT_BLOCKS) final bytes at p, with the matcher's own two
  * tests: Teddy's fingerprints (teddyBlock) on blocks of 16 that overlap to cover every start
@@ -82,28 +80,4 @@ export const TOKEN_BLOCKS: i32 = 128;
   let high = i8x16.bitmask(v128.load(p + <usize>(n - 16)));
   for (let q: i32 = 0; q < n - 16; q += 16) high |= i8x16.bitmask(v128.load(p + <usize>q));
   return high == 0;
-}
-
-/**
- * Decoding (SIMD): whether a token (`shortest` bytes at least) may start in the n (at most
- * TOKEN_BLOCKS) bytes at p: false only when no start where it fits holds the prefix's first
- * two bytes as decode.ts's search for a prefix finds them (each with CASE_BIT set).
- */
-@inline export function mayHoldToken(desc: usize, p: usize, n: i32, shortest: i32): bool {
-  const pre = load<u32>(desc + D_PREFIX) as usize;
-  if (load<u32>(desc + D_PREFIX_LEN) < 2) return true;
-  if (n < 17 && p + 17 > (<usize>memory.size() << 16)) return true;
-  const fold = i8x16.splat(<i8>CASE_BIT);
-  const v0 = i8x16.splat(<i8>(load<u8>(pre) | CASE_BIT));
-  const v1 = i8x16.splat(<i8>(load<u8>(pre, 1) | CASE_BIT));
-  const last = n - shortest;
-  for (let b: i32 = 0; b <= last; b += 16) {
-    // Lane k of the block at q tests the start q + k: starts b to last are kept.
-    const q = n < 17 ? 0 : min(b, n - 17);
-    const a = i8x16.eq(v128.or(v128.load(p + <usize>q), fold), v0);
-    const c = i8x16.eq(v128.or(v128.load(p + <usize>q + 1), fold), v1);
-    const hit = i8x16.bitmask(v128.and(a, c)) & ~((1 << (b - q)) - 1) & ((2 << min(last - q, 15)) - 1);
-    if (hit != 0) return true;
-  }
-  return false;
 }

@@ -198,3 +198,190 @@ function decoded(input: Uint8Array, codec: StreamOptions, lines: boolean): strin
   t.close();
   return Buffer.concat(out).toString();
 }
+
+// Generated term sets and prefixes (the sets above are fixed): terms of 1-8 bytes from a small
+// alphabet (so text made of their pieces meets them), pairs with their separators, exact
+// non-ASCII terms, either fold, and, decoding, prefixes of one to four bytes in either case;
+// each string padded to the filters' edge lengths, any of its characters written as a \u
+// escape (a token cut by `\u005f` in the raw JSON is whole in the decoded bytes the checks read).
+const ALPHA = 'abqwxz_-.';
+const word = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...ALPHA), minLength: min, maxLength: max });
+const termSet = fc.record({
+  fold: fc.constantFrom<'ascii' | 'nfkc'>('ascii', 'nfkc'),
+  ascii: fc.array(fc.oneof({ arbitrary: word(4, 6), weight: 3 }, word(1, 8)), { maxLength: 3 }),
+  exact: fc.array(fc.constantFrom('通义', 'é', 'éa', 'ｑw', 'Ⅷab', 'aé', 'qq通'), { maxLength: 2 }),
+  pairs: fc.array(fc.tuple(word(1, 4), word(1, 4)), { maxLength: 2 }),
+});
+const fullwidth = (s: string) => s.replace(/[a-z]/gi, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
+/** s as a JSON string, the characters whose bit in `mask` is set written as \u escapes. */
+function escaped(s: string, mask: number): string {
+  let out = '"';
+  let i = 0;
+  for (const ch of s) {
+    const code = ch.codePointAt(0)!;
+    out += code < 0x10000 && (mask >>> (i++ % 31)) & 1 ? `\\u${code.toString(16).padStart(4, '0')}` : JSON.stringify(ch).slice(1, -1);
+  }
+  return `${out}"`;
+}
+const EDGES = [4, 9, 10, 11, 13, 15, 16, 17, 18, 19, 28, 29, 30, 31, 32, 33, 34, 127, 128, 129];
+/** padTo, the pieces `at` bytes from either end (where blocks start and end) or anywhere. */
+function padAt(p: string[], to: number, at: number): string {
+  const pad = Math.max(0, to - Buffer.byteLength(p.join('')));
+  const k = [0, 1, 2, 3, 12, 13, 14, 15, 16, 17, 26, 29][(at >>> 2) % 12]!;
+  const front = at % 4 === 0 ? Math.min(pad, k) : at % 4 === 1 ? Math.max(0, pad - k) : at >>> 2;
+  return padTo(p, to, front);
+}
+
+describe('short strings on the indexed path, generated terms', () => {
+  it('each key and value as encodeText writes it, on both paths', () => {
+    let changed = 0;
+    fc.assert(
+      fc.property(
+        termSet,
+        fc.array(fc.tuple(fc.array(fc.nat(), { maxLength: 5 }), fc.constantFrom(...EDGES), fc.nat(), fc.nat()), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        (t, specs) => {
+          const terms = { ascii: t.ascii, exact: t.exact, pairs: t.pairs };
+          let reference: ReturnType<typeof createCodec>;
+          try {
+            reference = createCodec({ terms, fold: t.fold });
+          } catch {
+            return; // (a term set the codec refuses)
+          }
+          const seps = ['', '-', '_', ' '];
+          const variants = [
+            ...t.ascii.flatMap((w) => [w, w.toUpperCase(), w.slice(1), w.slice(0, -1), fullwidth(w)]),
+            ...t.exact,
+            ...t.pairs.flatMap(([a, b]) => seps.map((s) => `${a}${s}${b.toUpperCase()}`)),
+            'a',
+            'é',
+            ' ',
+          ];
+          const members = specs.map(([picks, to, at, mask], i) => {
+            const s = padAt(
+              picks.map((k) => variants[k % variants.length]!),
+              to,
+              at,
+            );
+            return [`${i}${s}`, s, mask] as const;
+          });
+          const body = members.map(([k, v, mask]) => `${escaped(k, mask >>> 3)}:${escaped(v, mask)}`).join(',');
+          const text = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
+          const input = new TextEncoder().encode(text);
+          const codec = { terms, fold: t.fold };
+          const on = encoded(input, codec, true);
+          expect(on).toBe(encoded(input, codec, false));
+          const got = Object.entries(JSON.parse(on).result.items[0]);
+          expect(got).toEqual(members.map(([k, v]) => [reference.encodeText(k), reference.encodeText(v)]));
+          if (on !== text) changed++;
+        },
+      ),
+      runs(300),
+    );
+    expect(changed).toBeGreaterThan(30);
+  });
+
+  it('each key and value as decodeText writes it, under generated prefixes', () => {
+    let changed = 0;
+    const affix = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'_zqgZQ-.~#A'), minLength: min, maxLength: max });
+    fc.assert(
+      fc.property(
+        affix(1, 4),
+        affix(1, 3),
+        fc.constantFrom<'lower' | 'upper'>('lower', 'upper'),
+        fc.array(fc.tuple(fc.array(fc.nat(), { maxLength: 3 }), fc.constantFrom(...EDGES), fc.nat(), fc.nat()), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        (prefix, suffix, hexCase, specs) => {
+          let reference: ReturnType<typeof createCodec>;
+          try {
+            reference = createCodec({ prefix, suffix, hexCase, terms: { ascii: ['qwen'] } });
+          } catch {
+            return;
+          }
+          const token = reference.encodeText('qwen');
+          const shortest = `${prefix}41${suffix}`;
+          const upper = prefix.toUpperCase() + token.slice(prefix.length); // (the prefix in upper case)
+          const lower = prefix.toLowerCase() + token.slice(prefix.length);
+          const bits = [
+            token,
+            shortest,
+            upper,
+            lower,
+            token,
+            shortest,
+            token.toUpperCase(),
+            token.slice(0, -1),
+            prefix,
+            prefix.slice(0, 2),
+            'ab',
+            'é',
+          ];
+          const members = specs.map(([picks, to, at, mask], i) => {
+            const s = padAt(
+              picks.map((k) => bits[k % bits.length]!),
+              to,
+              at,
+            );
+            return [`${i}${s}`, s, mask] as const;
+          });
+          const body = members.map(([k, v, mask]) => `${escaped(k, mask >>> 3)}:${escaped(v, mask)}`).join(',');
+          const line = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
+          const input = new TextEncoder().encode(line);
+          const codec = { prefix, suffix, hexCase, terms: { ascii: ['qwen'] } };
+          const on = decoded(input, codec, true);
+          expect(on).toBe(decoded(input, codec, false));
+          const got = Object.entries(JSON.parse(on).result.items[0]);
+          expect(got).toEqual(members.map(([k, v]) => [reference.decodeText(k), reference.decodeText(v)]));
+          if (on !== line) changed++;
+        },
+      ),
+      runs(800),
+    );
+    expect(changed).toBeGreaterThan(30);
+  });
+});
+
+// `nfkc` matches shorter in the text than their term (a ligature, a roman numeral, a
+// digraph: 3 bytes for "ffi", 2 for "dz"), at every offset near a block's edges and the
+// string's end, where a filter that trusted the term's length would stop too early.
+describe('short strings on the indexed path, compressed lookalikes', () => {
+  it('each as encodeText writes it, on both paths', () => {
+    const cases: [string[], string[]][] = [
+      [
+        ['ffiab', 'ffix'],
+        ['ﬃab', 'ﬃx', 'ﬀix', 'FFIAB'],
+      ],
+      [
+        ['viii', 'xii'],
+        ['ⅷ', 'Ⅷ', 'ⅻ', 'ⅹii'],
+      ],
+      [['ijab'], ['ĳab', 'Ĳab']],
+      [['dzab'], ['ǆab', 'ǳab']],
+      [
+        ['rs12', 'tel.'],
+        ['₨12', '₨¹²', '℡.'],
+      ],
+    ];
+    let changed = 0;
+    for (const [ascii, texts] of cases) {
+      const codec: StreamOptions = { fold: 'nfkc', terms: { ascii } };
+      const reference = createCodec({ fold: 'nfkc', terms: { ascii } });
+      for (const t of texts)
+        for (let to = 4; to <= 40; to++)
+          for (const front of [0, 1, 2, 3, 12, 13, 14, 15, 16, 17, 26, 29, 99]) {
+            const s = padTo([t], to, front);
+            const line = `{"jsonrpc":"2.0","id":1,"result":{"k":${JSON.stringify(s)}}}\n`;
+            const input = new TextEncoder().encode(line);
+            const on = encoded(input, codec, true);
+            expect(on).toBe(encoded(input, codec, false));
+            expect(JSON.parse(on).result.k).toBe(reference.encodeText(s));
+            if (on !== line) changed++;
+          }
+    }
+    expect(changed).toBeGreaterThan(5000);
+  });
+});

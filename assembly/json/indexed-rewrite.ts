@@ -6,8 +6,8 @@ import {
   D_MATCHES, D_QUOTE_FREE, J_AUX, J_DEC_CAP, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_REC, JSON_ENCODE, MATCH_RECORD_SIZE, MODE_BYTE_RECORDS,
 } from '../abi';
 import { BACKSLASH } from '../bytes';
-import { decode } from '../decode';
-import { mayHoldToken, mayStartIn, mayStartInBlocks, SHORT_BLOCKS, TOKEN_BLOCKS } from '../filter';
+import { decode, mayHoldToken, TOKEN_BLOCKS } from '../decode';
+import { mayStartIn, mayStartInBlocks, SHORT_BLOCKS } from '../filter';
 import { findByte } from '../find';
 import { scan, shortestMatch } from '../match';
 import { gDec, gDecLen, gEscapeEntries, gEscapes, gIn } from './indexed-text';
