@@ -232,52 +232,58 @@ function padAt(p: string[], to: number, at: number): string {
   return padTo(p, to, front);
 }
 
+/** Spec of a member: which pieces, the length padded to, where they sit, which characters escaped. */
+type MemberSpec = [number[], number, number, number];
+const memberSpecs = (maxPieces: number) =>
+  fc.array(fc.tuple(fc.array(fc.nat(), { maxLength: maxPieces }), fc.constantFrom(...EDGES), fc.nat(), fc.nat()), {
+    minLength: 1,
+    maxLength: 8,
+  });
+
+/** A message whose members are made of `pieces` by `specs`: each key and value, and its line. */
+function membersLine(specs: MemberSpec[], pieces: string[]) {
+  const members = specs.map(([picks, to, at, mask], i) => {
+    const s = padAt(
+      picks.map((k) => pieces[k % pieces.length]!),
+      to,
+      at,
+    );
+    return [`${i}${s}`, s, mask] as const;
+  });
+  const body = members.map(([k, v, mask]) => `${escaped(k, mask >>> 3)}:${escaped(v, mask)}`).join(',');
+  const line = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
+  return { members, line, input: new TextEncoder().encode(line) };
+}
+
 describe('short strings on the indexed path, generated terms', () => {
   it('each key and value as encodeText writes it, on both paths', () => {
     let changed = 0;
     fc.assert(
-      fc.property(
-        termSet,
-        fc.array(fc.tuple(fc.array(fc.nat(), { maxLength: 5 }), fc.constantFrom(...EDGES), fc.nat(), fc.nat()), {
-          minLength: 1,
-          maxLength: 8,
-        }),
-        (t, specs) => {
-          const terms = { ascii: t.ascii, exact: t.exact, pairs: t.pairs };
-          let reference: ReturnType<typeof createCodec>;
-          try {
-            reference = createCodec({ terms, fold: t.fold });
-          } catch {
-            return; // (a term set the codec refuses)
-          }
-          const seps = ['', '-', '_', ' '];
-          const variants = [
-            ...t.ascii.flatMap((w) => [w, w.toUpperCase(), w.slice(1), w.slice(0, -1), fullwidth(w)]),
-            ...t.exact,
-            ...t.pairs.flatMap(([a, b]) => seps.map((s) => `${a}${s}${b.toUpperCase()}`)),
-            'a',
-            'é',
-            ' ',
-          ];
-          const members = specs.map(([picks, to, at, mask], i) => {
-            const s = padAt(
-              picks.map((k) => variants[k % variants.length]!),
-              to,
-              at,
-            );
-            return [`${i}${s}`, s, mask] as const;
-          });
-          const body = members.map(([k, v, mask]) => `${escaped(k, mask >>> 3)}:${escaped(v, mask)}`).join(',');
-          const text = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
-          const input = new TextEncoder().encode(text);
-          const codec = { terms, fold: t.fold };
-          const on = encoded(input, codec, true);
-          expect(on).toBe(encoded(input, codec, false));
-          const got = Object.entries(JSON.parse(on).result.items[0]);
-          expect(got).toEqual(members.map(([k, v]) => [reference.encodeText(k), reference.encodeText(v)]));
-          if (on !== text) changed++;
-        },
-      ),
+      fc.property(termSet, memberSpecs(5), (t, specs) => {
+        const terms = { ascii: t.ascii, exact: t.exact, pairs: t.pairs };
+        let reference: ReturnType<typeof createCodec>;
+        try {
+          reference = createCodec({ terms, fold: t.fold });
+        } catch {
+          return; // (a term set the codec refuses)
+        }
+        const seps = ['', '-', '_', ' '];
+        const variants = [
+          ...t.ascii.flatMap((w) => [w, w.toUpperCase(), w.slice(1), w.slice(0, -1), fullwidth(w)]),
+          ...t.exact,
+          ...t.pairs.flatMap(([a, b]) => seps.map((s) => `${a}${s}${b.toUpperCase()}`)),
+          'a',
+          'é',
+          ' ',
+        ];
+        const { members, line: text, input } = membersLine(specs, variants);
+        const codec = { terms, fold: t.fold };
+        const on = encoded(input, codec, true);
+        expect(on).toBe(encoded(input, codec, false));
+        const got = Object.entries(JSON.parse(on).result.items[0]);
+        expect(got).toEqual(members.map(([k, v]) => [reference.encodeText(k), reference.encodeText(v)]));
+        if (on !== text) changed++;
+      }),
       runs(300),
     );
     expect(changed).toBeGreaterThan(30);
@@ -291,10 +297,7 @@ describe('short strings on the indexed path, generated terms', () => {
         affix(1, 4),
         affix(1, 3),
         fc.constantFrom<'lower' | 'upper'>('lower', 'upper'),
-        fc.array(fc.tuple(fc.array(fc.nat(), { maxLength: 3 }), fc.constantFrom(...EDGES), fc.nat(), fc.nat()), {
-          minLength: 1,
-          maxLength: 8,
-        }),
+        memberSpecs(3),
         (prefix, suffix, hexCase, specs) => {
           let reference: ReturnType<typeof createCodec>;
           try {
@@ -320,17 +323,7 @@ describe('short strings on the indexed path, generated terms', () => {
             'ab',
             'é',
           ];
-          const members = specs.map(([picks, to, at, mask], i) => {
-            const s = padAt(
-              picks.map((k) => bits[k % bits.length]!),
-              to,
-              at,
-            );
-            return [`${i}${s}`, s, mask] as const;
-          });
-          const body = members.map(([k, v, mask]) => `${escaped(k, mask >>> 3)}:${escaped(v, mask)}`).join(',');
-          const line = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
-          const input = new TextEncoder().encode(line);
+          const { members, line, input } = membersLine(specs, bits);
           const codec = { prefix, suffix, hexCase, terms: { ascii: ['qwen'] } };
           const on = decoded(input, codec, true);
           expect(on).toBe(decoded(input, codec, false));
