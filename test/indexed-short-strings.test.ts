@@ -111,6 +111,24 @@ function written(s: string, mask: number): string {
   return `${out}"`;
 }
 
+/**
+ * The message holding `body` as an object's members, through `transform` with lines on and off:
+ * the same output, each member's key and value as `ref` writes it. Whether it changed.
+ */
+function holdsMembers(
+  body: string,
+  members: readonly (readonly [string, string, ...unknown[]])[],
+  transform: (input: Uint8Array, lines: boolean) => string,
+  ref: (s: string) => string,
+): boolean {
+  const line = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
+  const input = new TextEncoder().encode(line);
+  const on = transform(input, true);
+  expect(on).toBe(transform(input, false));
+  expect(Object.entries(JSON.parse(on).result.items[0])).toEqual(members.map(([k, v]) => [ref(k), ref(v)]));
+  return on !== line;
+}
+
 describe('short strings on the indexed path, string by string', () => {
   for (const [c, codec] of REFERENCE.entries())
     it(`codec ${c}: each key and value as encodeText writes it`, () => {
@@ -121,13 +139,8 @@ describe('short strings on the indexed path, string by string', () => {
           fc.uniqueArray(fc.tuple(padded, padded, fc.nat(), fc.nat()), { minLength: 1, maxLength: 6, selector: (m) => m[0] }),
           (members) => {
             const body = members.map(([k, v, mk, mv]) => `${written(k, mk)}:${written(v, mv)}`).join(',');
-            const text = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
-            const input = new TextEncoder().encode(text);
-            const on = encoded(input, codec, true);
-            expect(on).toBe(encoded(input, codec, false));
-            const got = Object.entries(JSON.parse(on).result.items[0]);
-            expect(got).toEqual(members.map(([k, v]) => [reference.encodeText(k), reference.encodeText(v)]));
-            if (on !== text) changed++;
+            const encode = (input: Uint8Array, lines: boolean) => encoded(input, codec, lines);
+            if (holdsMembers(body, members, encode, (t) => reference.encodeText(t))) changed++;
           },
         ),
         runs(150),
@@ -176,13 +189,8 @@ describe('short strings on the indexed path, decoding', () => {
           fc.uniqueArray(fc.tuple(text, text), { minLength: 1, maxLength: 6, selector: (m) => reference.decodeText(m[0]) }),
           (members) => {
             const body = members.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(',');
-            const line = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
-            const input = new TextEncoder().encode(line);
-            const on = decoded(input, codec, true);
-            expect(on).toBe(decoded(input, codec, false));
-            const got = Object.entries(JSON.parse(on).result.items[0]);
-            expect(got).toEqual(members.map(([k, v]) => [reference.decodeText(k), reference.decodeText(v)]));
-            if (on !== line) changed++;
+            const decode = (input: Uint8Array, lines: boolean) => decoded(input, codec, lines);
+            if (holdsMembers(body, members, decode, (t) => reference.decodeText(t))) changed++;
           },
         ),
         runs(150),
@@ -240,8 +248,8 @@ const memberSpecs = (maxPieces: number) =>
     maxLength: 8,
   });
 
-/** A message whose members are made of `pieces` by `specs`: each key and value, and its line. */
-function membersLine(specs: MemberSpec[], pieces: string[]) {
+/** Members made of `pieces` by `specs`: each key and value, and the members as written. */
+function membersOf(specs: MemberSpec[], pieces: string[]) {
   const members = specs.map(([picks, to, at, mask], i) => {
     const s = padAt(
       picks.map((k) => pieces[k % pieces.length]!),
@@ -250,9 +258,7 @@ function membersLine(specs: MemberSpec[], pieces: string[]) {
     );
     return [`${i}${s}`, s, mask] as const;
   });
-  const body = members.map(([k, v, mask]) => `${escaped(k, mask >>> 3)}:${escaped(v, mask)}`).join(',');
-  const line = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
-  return { members, line, input: new TextEncoder().encode(line) };
+  return { members, body: members.map(([k, v, mask]) => `${escaped(k, mask >>> 3)}:${escaped(v, mask)}`).join(',') };
 }
 
 describe('short strings on the indexed path, generated terms', () => {
@@ -276,13 +282,9 @@ describe('short strings on the indexed path, generated terms', () => {
           'é',
           ' ',
         ];
-        const { members, line: text, input } = membersLine(specs, variants);
-        const codec = { terms, fold: t.fold };
-        const on = encoded(input, codec, true);
-        expect(on).toBe(encoded(input, codec, false));
-        const got = Object.entries(JSON.parse(on).result.items[0]);
-        expect(got).toEqual(members.map(([k, v]) => [reference.encodeText(k), reference.encodeText(v)]));
-        if (on !== text) changed++;
+        const { members, body } = membersOf(specs, variants);
+        const encode = (input: Uint8Array, lines: boolean) => encoded(input, { terms, fold: t.fold }, lines);
+        if (holdsMembers(body, members, encode, (x) => reference.encodeText(x))) changed++;
       }),
       runs(300),
     );
@@ -323,13 +325,10 @@ describe('short strings on the indexed path, generated terms', () => {
             'ab',
             'é',
           ];
-          const { members, line, input } = membersLine(specs, bits);
+          const { members, body } = membersOf(specs, bits);
           const codec = { prefix, suffix, hexCase, terms: { ascii: ['qwen'] } };
-          const on = decoded(input, codec, true);
-          expect(on).toBe(decoded(input, codec, false));
-          const got = Object.entries(JSON.parse(on).result.items[0]);
-          expect(got).toEqual(members.map(([k, v]) => [reference.decodeText(k), reference.decodeText(v)]));
-          if (on !== line) changed++;
+          const decode = (input: Uint8Array, lines: boolean) => decoded(input, codec, lines);
+          if (holdsMembers(body, members, decode, (x) => reference.decodeText(x))) changed++;
         },
       ),
       runs(800),
