@@ -28,11 +28,19 @@ export async function wrapCommand(
   const [file, ...args] = line.child ?? [];
   if (!file) throw new UsageError('wrap needs the server command (see --help)');
   const audit = line.values.audit === undefined ? undefined : openAuditFile(line.values.audit, Boolean(line.flags['audit-all']));
-  const server = startServer(file, args);
-  // Its signals from its start: one wrap receives while it loads is passed on (left to its default
-  // action, it ended wrap alone: a server that ignores the end of its input outlived it).
+  // Its signals from before its start: one wrap receives while it starts or loads is passed on
+  // (left to its default action, it ended wrap alone: a server that ignores the end of its input
+  // outlived it).
   const status = new ExitStatus();
-  const signals = new ChildSignals(server.child, status);
+  const signals = new ChildSignals(status);
+  let server: ReturnType<typeof startServer>;
+  try {
+    server = startServer(file, args);
+  } catch (e) {
+    signals.release();
+    throw e;
+  }
+  signals.attach(server.child);
   let wrap: typeof import('./wrap.js').wrap;
   let code: WrapOptions['code'];
   try {

@@ -11,15 +11,24 @@ const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export class ChildSignals {
   private killTimer: NodeJS.Timeout | undefined;
   private readonly forward = Object.fromEntries(FORWARDED_SIGNALS.map((signal) => [signal, () => this.send(signal)]));
+  private child: Pick<ChildProcess, 'kill'> | undefined;
 
-  constructor(
-    private readonly child: Pick<ChildProcess, 'kill'>,
-    private readonly status: ExitStatus,
-  ) {
+  /**
+   * Takes wrap's signals now, before the child is spawned: a signal that comes while it starts
+   * is handled once this turn of the event loop ends, when `attach` has given the child (taken
+   * after the spawn, a signal in between ended wrap alone by its default action).
+   */
+  constructor(private readonly status: ExitStatus) {
     for (const signal of FORWARDED_SIGNALS) process.on(signal, this.forward[signal]!);
   }
 
+  /** The child, spawned in the same turn as this was made. */
+  attach(child: Pick<ChildProcess, 'kill'>): void {
+    this.child = child;
+  }
+
   private send(signal: NodeJS.Signals): void {
+    if (!this.child) return;
     this.status.sentToChild(signal);
     this.child.kill(signal);
   }
