@@ -149,7 +149,7 @@ export function createFilteringFetch(options: FilteringFetchOptions = {}): Fetch
       }
       body = outcome.forward!;
     } else if (guard) {
-      const ask = askUpstream(base, request.url, new Headers(request.headers), max, request.signal);
+      const ask = askUpstream(base, request.url, request.headers, max, request.signal);
       const guarded = await guardSession(guards!, session, guard, body, codec, ask);
       // (the server's own answer to the asking is no message: a 404 as the SDK's servers give)
       if (!guarded) return errorAnswer(404, SESSION_NOT_FOUND, 'Session not found', original, codec);

@@ -18,8 +18,9 @@ const utf8 = new TextDecoder();
 
 /**
  * Asks `url` for pages of its tool list with `headers` (the client's request headers: session,
- * protocol version, auth; a function making them is called only when the guard asks, not for
- * each guarded POST), within LIST_TIMEOUT_MS in all and `maxBytes` an answer; `signal` (the
+ * protocol version, auth; copied for each page. A function making them, fresh each call, is
+ * called only when the guard asks, not for each guarded POST, and what it makes is used as it
+ * is), within LIST_TIMEOUT_MS in all and `maxBytes` an answer; `signal` (the
  * client's request) ends the asking when the client leaves.
  */
 export function askUpstream(
@@ -33,7 +34,7 @@ export function askUpstream(
   const ask: Asker = async (cursor) => {
     deadline ??= Date.now() + LIST_TIMEOUT_MS;
     const id = ownRequestId();
-    const h = new Headers(typeof headers === 'function' ? headers() : headers);
+    const h = typeof headers === 'function' ? headers() : new Headers(headers);
     h.delete('content-length');
     h.delete('last-event-id');
     h.set('content-type', 'application/json');

@@ -29,6 +29,9 @@ export function normal(value: string): string {
   return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
 }
 
+/** A listed field's value as appending it to a copy keeps it: stripped again (Set-Cookie's is kept apart, as it is). */
+const relisted = (name: string, value: string): string => (name === COOKIE ? value : normal(value));
+
 /** Heads with more names than this are sorted by sort() (insertion is quadratic). */
 const INSERTION_MAX = 32;
 
@@ -91,7 +94,7 @@ export class Fields implements HeadFields {
   filter(keep: (name: string) => boolean): Fields {
     const out = new Fields();
     const names = this.sortedNames().filter(keep);
-    for (const name of names) out.map.set(name, name === COOKIE ? this.map.get(name)! : normal(this.map.get(name)!));
+    for (const name of names) out.map.set(name, relisted(name, this.map.get(name)!));
     if (out.map.has(COOKIE)) out.cookies.push(...this.cookies);
     out.names = names;
     return out;
@@ -192,7 +195,7 @@ class KeptFields implements HeadFields {
     const key = name.toLowerCase();
     if (!this.keep(key)) return null;
     const value = this.source.get(key);
-    return value === null || key === COOKIE ? value : normal(value);
+    return value === null ? value : relisted(key, value);
   }
 
   getSetCookie(): string[] {
@@ -201,7 +204,7 @@ class KeptFields implements HeadFields {
 
   forEach(each: (value: string, name: string) => void): void {
     this.source.forEach((value, name) => {
-      if (this.keep(name)) each(name === COOKIE ? value : normal(value), name);
+      if (this.keep(name)) each(relisted(name, value), name);
     });
   }
 }
