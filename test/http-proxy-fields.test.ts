@@ -107,6 +107,10 @@ describe('A Connection field, as withoutHopByHop and downstream read it', () => 
     'proxy-authorization',
     'proxy-authenticate',
   ];
+  // (RFC 9110 7.6.1's list, written apart from HOP_BY_HOP on purpose; each name is among the
+  // generated fields, some capitalised, so one missing from HOP_BY_HOP is kept and seen)
+  const hop = fc.tuple(fc.constant('append' as const), fc.constantFrom(...HOP.slice(1), 'TE', 'Upgrade'), value);
+  const any = fc.oneof(call, hop);
   const token = fc.constantFrom('x-key', 'X-KEY', 'b', 'B', 'z', 'close', 'keep-alive', 'Content-Type', 'nope', '');
   const space = fc.constantFrom('', ' ', '\t', '  \t');
   const connection = fc
@@ -114,7 +118,7 @@ describe('A Connection field, as withoutHopByHop and downstream read it', () => 
     .map((ts) => ts.map(([a, t, b]) => a + t + b).join(','));
   it('drops exactly the names it lists, one token or several, in any case and spacing', () => {
     fc.assert(
-      fc.property(fc.array(call, { maxLength: 10 }), fc.array(connection, { minLength: 1, maxLength: 2 }), (calls, values) => {
+      fc.property(fc.array(any, { maxLength: 10 }), fc.array(connection, { minLength: 1, maxLength: 2 }), (calls, values) => {
         const { fields, headers } = made([...calls, ...values.map((v): [string, string, string] => ['append', 'Connection', v])]);
         const named = new Set(
           headers

@@ -49,13 +49,16 @@ const message = fc
   .array(fc.tuple(short, short), { minLength: 1, maxLength: 6 })
   .map((members) => JSON.stringify({ jsonrpc: '2.0', id: 1, result: Object.fromEntries(members) }));
 
-function encoded(input: Uint8Array, codec: StreamOptions, lines: boolean): string {
+/** `input` through one byteTransformer in `direction`, the output as text. */
+function transformed(direction: 'encode' | 'decode', input: Uint8Array, codec: StreamOptions, lines: boolean): string {
   const out: Uint8Array[] = [];
-  const t = byteTransformer('encode', { ...codec, onInvalidMessage: () => {} }, (b) => void out.push(b.slice()), { lines });
+  const t = byteTransformer(direction, { ...codec, onInvalidMessage: () => {} }, (b) => void out.push(b.slice()), { lines });
   t.push(input);
   t.close();
   return Buffer.concat(out).toString();
 }
+const encoded = (input: Uint8Array, codec: StreamOptions, lines: boolean) => transformed('encode', input, codec, lines);
+const decoded = (input: Uint8Array, codec: StreamOptions, lines: boolean) => transformed('decode', input, codec, lines);
 
 describe('short strings on the indexed path', () => {
   for (const [c, codec] of CODECS.entries())
@@ -198,14 +201,6 @@ describe('short strings on the indexed path, decoding', () => {
       expect(changed).toBeGreaterThan(0); // (tokens were found)
     });
 });
-
-function decoded(input: Uint8Array, codec: StreamOptions, lines: boolean): string {
-  const out: Uint8Array[] = [];
-  const t = byteTransformer('decode', { ...codec, onInvalidMessage: () => {} }, (b) => void out.push(b.slice()), { lines });
-  t.push(input);
-  t.close();
-  return Buffer.concat(out).toString();
-}
 
 // Generated term sets and prefixes (the sets above are fixed): terms of 1-8 bytes from a small
 // alphabet (so text made of their pieces meets them), pairs with their separators, exact

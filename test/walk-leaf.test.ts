@@ -6,13 +6,14 @@
 // schemas, own `__proto__` keys, and the object itself back when nothing changed.
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
+import { INLINE_DEPTH } from '../src/codec/walk.ts';
 import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
 import { policyKey, runs } from './arbitraries.ts';
 
 const codec = createCodec();
 const PAD = '\u0000pad';
-/** The pad's value: 13 arrays deep, past INLINE_DEPTH (12) below wherever it sits, so what holds it becomes a frame. */
-const DEEP = '['.repeat(13) + ']'.repeat(13);
+/** The pad's value: arrays deeper than INLINE_DEPTH below wherever it sits, so what holds it becomes a frame. */
+const DEEP = '['.repeat(INLINE_DEPTH + 1) + ']'.repeat(INLINE_DEPTH + 1);
 const deep = () => JSON.parse(DEEP) as unknown[];
 
 const key = policyKey;

@@ -171,7 +171,7 @@ const SUSPENDED = Symbol('frames opened');
  * takes frames: the JS stack stays bounded at any nesting, and a message's few levels (a tool,
  * its schema, `properties`, each property) cost no frame at all.
  */
-const INLINE_DEPTH = 12;
+export const INLINE_DEPTH = 12;
 
 export interface MapOptions {
   /** Decoding: refuse an object whose keys become equal. */
