@@ -3,6 +3,8 @@
 // call). Built in JS from slices and tokens, the result is a rope that the first read flattens,
 // and every match's text is a new string to hash for its token: at 4 KiB of mixed text, about
 // a third of the call. Elsewhere (no Buffer) the caller builds it from slices.
+
+import { NodeBuffer } from '../util/node-buffer.js';
 import { D_PREFIX_LEN, D_SUFFIX_LEN } from './abi.js';
 import type { Descriptor } from './descriptor.js';
 import { core } from './instance.js';
@@ -12,7 +14,6 @@ interface Utf16Buffer extends Uint8Array {
   ucs2Write(s: string, offset: number, length: number): number;
   ucs2Slice(start: number, end: number): string;
 }
-const NodeBuffer = (globalThis as unknown as { Buffer?: { from(b: ArrayBuffer): Utf16Buffer; prototype: Partial<Utf16Buffer> } }).Buffer;
 
 /**
  * Whether this host can read a UTF-16 result back in native calls: Node's Buffer, or Bun's.
@@ -43,7 +44,7 @@ let copiedAt = -1;
 function memoryBuffer(): Utf16Buffer {
   const bytes = heap();
   if (viewOf !== bytes) {
-    view = NodeBuffer!.from(bytes.buffer as ArrayBuffer);
+    view = NodeBuffer!.from(bytes.buffer as ArrayBuffer) as Utf16Buffer;
     viewOf = bytes;
   }
   return view!;

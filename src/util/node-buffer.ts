@@ -3,8 +3,17 @@
 
 interface BufferLike {
   byteLength(s: string, encoding: 'utf8'): number;
-  /** Its methods; `indexOf` takes any Uint8Array as `this` (Node checks for an ArrayBufferView). */
-  readonly prototype: { indexOf(this: Uint8Array, byte: number, from: number): number };
+  /** A Buffer over the whole of `b` (no copy). */
+  from(b: ArrayBuffer): Uint8Array;
+  /**
+   * Its methods; `indexOf` takes any Uint8Array as `this` (Node checks for an ArrayBufferView).
+   * `ucs2Write` and `ucs2Slice` are Node's and Bun's undocumented UTF-16 helpers: test for them.
+   */
+  readonly prototype: {
+    indexOf(this: Uint8Array, byte: number, from: number): number;
+    ucs2Write?: unknown;
+    ucs2Slice?: unknown;
+  };
 }
 
 export const NodeBuffer: BufferLike | undefined = (globalThis as { Buffer?: BufferLike }).Buffer;
