@@ -88,14 +88,17 @@ describe('the indexed path against hand-written lines', () => {
   for (const mode of ['encode', 'decode'] as const) {
     it(`${mode}: valid lines (most taken) and invalid ones agree on, off and without the lane, with odd codecs`, () => {
       let taken = 0;
+      let tried = 0;
       fc.assert(
         fc.property(codecLine(false), codecLine(true), ({ codec, line }, bad) => {
+          tried++;
           if (agree(mode, line, codec)) taken++;
           agree(mode, bad.line, bad.codec);
         }),
         runs(150),
       );
-      expect(taken).toBeGreaterThan(0); // (the generator reaches the indexed path)
+      // (Most valid lines reach the indexed path: 112-116 of 150 here; else it is barely tested.)
+      expect(taken * 2).toBeGreaterThan(tried);
     });
   }
 

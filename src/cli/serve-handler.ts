@@ -80,7 +80,7 @@ export class ServeHandler {
     // (Host and Origin before it: a name this server does not answer to gets no OAuth metadata naming it)
     // (a session this server ended, idle or its child gone, stops counting toward the per-client limit at once)
     const sessionLive = (id: string) => this.o.sessions.get(id) !== undefined;
-    const guarded = withAccess(this.handle, { ...access, sessionLive, onLog: this.o.log });
+    const guarded = withAccess((request) => this.answer(request, false), { ...access, sessionLive, onLog: this.o.log });
     return async (request) => {
       const refused = this.hostOrOriginRefused(request);
       return refused ? refusedUnread(request, refused) : guarded(request);
@@ -91,14 +91,15 @@ export class ServeHandler {
    * An answer to `request`; one refusing it before its body was read drops the body, and closes
    * the connection when a body follows (as the proxy and the access layer do: access/body-follows.ts).
    */
-  readonly handle = async (request: Request): Promise<Response> => {
-    const response = await this.route(request);
+  readonly handle = (request: Request): Promise<Response> => this.answer(request, true);
+
+  /** handle; `checkHost` false where the access layer's entry has checked Host and Origin. */
+  private async answer(request: Request, checkHost: boolean): Promise<Response> {
+    const response = (checkHost && this.hostOrOriginRefused(request)) || (await this.route(request));
     return response.status >= 400 && !request.bodyUsed ? refusedUnread(request, response) : response;
-  };
+  }
 
   private readonly route = async (request: Request): Promise<Response> => {
-    const refused = this.hostOrOriginRefused(request);
-    if (refused) return refused;
     if (new URL(request.url).pathname !== '/mcp') return new Response('Not Found', { status: 404 });
     const sessionId = request.headers.get('mcp-session-id');
     if (request.method === 'POST') return this.post(request, sessionId);
