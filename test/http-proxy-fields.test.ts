@@ -6,7 +6,7 @@ import { validateHeaderValue } from 'node:http';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFilteringProxy } from '../src/http/index.ts';
-import { downstream, Fields, type HeadFields, withoutHopByHop } from '../src/http/proxy-headers.ts';
+import { downstream, Fields, type HeadFields, keptFields, withoutHopByHop } from '../src/http/proxy-headers.ts';
 import { runs } from './arbitraries.ts';
 
 // Names that collide by case, cookies (kept apart), and values with whitespace at the ends (stripped).
@@ -159,6 +159,33 @@ describe("An answer's head on its way down", () => {
       ['append', 'X-Key', ''],
     ]);
     expect(read(downstream(fields)).listed).toEqual([['x-key', 'a,']]);
+  });
+});
+
+describe("A request's head on its way up", () => {
+  // (read through a view, where a copy was made: the same reads, the same pairs to an OpenStream)
+  it('reads and iterates as a copy without the connection fields, Host and length, from Fields and from Headers', () => {
+    const up = fc.constantFrom('Host', 'content-length', 'Upgrade');
+    const calls = fc.array(fc.oneof(call, fc.tuple(fc.constant('append' as const), up, value)), { maxLength: 12 });
+    const NOT_UP = ['host', 'content-length'];
+    fc.assert(
+      fc.property(calls, (calls) => {
+        const { fields, headers } = made(calls);
+        const copy = withoutHopByHop(headers, NOT_UP);
+        for (const view of [keptFields(fields, NOT_UP), keptFields(headers, NOT_UP)]) {
+          expect(read(view)).toEqual(read(copy));
+          expect([...view]).toEqual([...copy]);
+          expect([...new Headers(view as unknown as HeadersInit)]).toEqual([...new Headers(copy as unknown as HeadersInit)]);
+        }
+      }),
+      runs(300),
+    );
+    // (a repeated field's empty value: joined, "a, "; a copy by append strips it once more)
+    const { fields } = made([
+      ['append', 'x-key', 'a'],
+      ['append', 'X-Key', ''],
+    ]);
+    expect([...keptFields(fields, NOT_UP)]).toEqual([['x-key', 'a,']]);
   });
 });
 

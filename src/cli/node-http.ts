@@ -12,6 +12,7 @@ import { type ByteSink, type Relay, takeRelay } from '../http/event-relay.js';
 import { isMemoryFull, memoryFullResponse } from '../http/memory-full.js';
 import type { HeadFields } from '../http/proxy-headers.js';
 import type { Answer, DirectAnswer, ProxyRequest } from '../http/proxy-request.js';
+import { type Deadline, Deadlines } from './deadlines.js';
 import { ClientLeft, targetCache, toProxyRequest, toRequest } from './node-request.js';
 
 export type Handler = (request: Request) => Promise<Response>;
@@ -60,7 +61,7 @@ function fieldsOf(headers: HeadFields): string[] {
  * Between `hold` and `release` the writes are held for the caller to send at once, with no
  * turn waited for: a relayed body that had all come is written whole there.
  */
-function bodyWrites(res: ServerResponse, headWaitMs: number) {
+function bodyWrites(res: ServerResponse, headWaits: Deadlines) {
   let corked = false;
   let held = false;
   const coalesce = () => {
@@ -73,11 +74,11 @@ function bodyWrites(res: ServerResponse, headWaitMs: number) {
     });
   };
   let started = false;
-  let head: NodeJS.Timeout | undefined;
+  let head: Deadline | undefined;
   const settled = () => {
     if (started) return;
     started = true;
-    if (head) clearTimeout(head);
+    headWaits.clear(head);
   };
   return {
     hold() {
@@ -91,10 +92,9 @@ function bodyWrites(res: ServerResponse, headWaitMs: number) {
     /** Sends the head alone if no bytes come within headWaitMs. */
     waitForBody() {
       if (started) return;
-      head = setTimeout(() => {
+      head = headWaits.set(() => {
         if (!started && !res.destroyed) res.flushHeaders();
-      }, headWaitMs);
-      head.unref();
+      });
     },
     write() {
       settled();
@@ -105,8 +105,8 @@ function bodyWrites(res: ServerResponse, headWaitMs: number) {
 }
 
 /** A relayed event stream (http/event-relay.ts) piped into the response, without a Web stream between. */
-function pipeRelay(start: (sink: ByteSink) => Relay, res: ServerResponse, headWaitMs: number): void {
-  const writes = bodyWrites(res, headWaitMs);
+function pipeRelay(start: (sink: ByteSink) => Relay, res: ServerResponse, headWaits: Deadlines): void {
+  const writes = bodyWrites(res, headWaits);
   writes.hold();
   let relay: Relay;
   try {
@@ -134,7 +134,7 @@ async function send(
   response: Response,
   res: ServerResponse,
   onError: (line: string) => void,
-  headWaitMs: number,
+  headWaits: Deadlines,
   detach?: () => void,
 ): Promise<void> {
   res.writeHead(response.status, response.statusText || undefined, fieldsOf(response.headers));
@@ -142,9 +142,9 @@ async function send(
   const take = takeRelay(response.body);
   if (take) {
     detach?.(); // (the request's abort signal is not needed: the relay lets the upstream go itself)
-    return pipeRelay(take, res, headWaitMs);
+    return pipeRelay(take, res, headWaits);
   }
-  const writes = bodyWrites(res, headWaitMs);
+  const writes = bodyWrites(res, headWaits);
   writes.waitForBody();
   const reader = response.body.getReader();
   const left = () => reader.cancel().catch(() => {});
@@ -172,7 +172,7 @@ async function send(
 }
 
 /** An answer written as it is: its head alone, or with a relayed stream's first bytes. */
-function sendDirect(answer: DirectAnswer, res: ServerResponse, headWaitMs: number, detach: () => void): void {
+function sendDirect(answer: DirectAnswer, res: ServerResponse, headWaits: Deadlines, detach: () => void): void {
   const { body } = answer;
   try {
     res.writeHead(answer.status, answer.statusText || undefined, fieldsOf(answer.headers));
@@ -186,7 +186,7 @@ function sendDirect(answer: DirectAnswer, res: ServerResponse, headWaitMs: numbe
   }
   if (!body) return void res.end();
   detach(); // (as in send: the relay lets the upstream go itself)
-  pipeRelay((sink) => body.start(sink), res, headWaitMs);
+  pipeRelay((sink) => body.start(sink), res, headWaits);
 }
 
 /** Serves `handler` on host:port (port 0: any free port); resolves once listening. */
@@ -219,6 +219,7 @@ async function serveOn(
   onError: (line: string) => void,
   { headWaitMs = HEAD_WAIT_MS }: ServeOptions,
 ): Promise<{ server: Server; url: string }> {
+  const headWaits = new Deadlines(headWaitMs); // (one timer for the server's answers: deadlines.ts)
   const server = createServer((req, res) => {
     const gone = new ClientLeft();
     const left = () => {
@@ -234,11 +235,11 @@ async function serveOn(
       return;
     }
     answered
-      .then((a) => (a instanceof Response ? send(a, res, onError, headWaitMs, detach) : sendDirect(a, res, headWaitMs, detach)))
+      .then((a) => (a instanceof Response ? send(a, res, onError, headWaits, detach) : sendDirect(a, res, headWaits, detach)))
       .catch((e: unknown) => {
         onError(`request failed: ${(e as Error).name}`);
         // (WASM memory full is the process's limit, not a fault: 503, retry later)
-        if (!res.headersSent && isMemoryFull(e)) void send(memoryFullResponse(), res, onError, headWaitMs);
+        if (!res.headersSent && isMemoryFull(e)) void send(memoryFullResponse(), res, onError, headWaits);
         else if (!res.headersSent) res.writeHead(500).end();
         else res.destroy();
       });

@@ -85,26 +85,37 @@ export function toRequest(req: IncomingMessage, left: ClientLeft): Request {
 export class ClientLeft implements AbortSignalLike {
   aborted = false;
   reason: unknown = undefined;
-  private listeners: (() => void)[] | undefined;
+  /** The first listener (a small call has one at a time: its upstream request's), no list made for it. */
+  private first: (() => void) | undefined;
+  /** The listeners after it, in order; empty whenever `first` is. */
+  private more: (() => void)[] | undefined;
 
   addEventListener(_type: 'abort', listener: () => void): void {
-    if (this.aborted) return;
-    this.listeners ??= [];
-    if (!this.listeners.includes(listener)) this.listeners.push(listener);
+    if (this.aborted || listener === this.first || this.more?.includes(listener)) return;
+    // (no first means none after it either: removeEventListener moves the next up)
+    if (this.first === undefined) this.first = listener;
+    else if (this.more) this.more.push(listener);
+    else this.more = [listener];
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
-    const i = this.listeners ? this.listeners.indexOf(listener) : -1;
-    if (i >= 0) this.listeners!.splice(i, 1);
+    if (listener === this.first) {
+      // (the next in order takes its place, so that the order stays as added)
+      this.first = this.more?.shift();
+      return;
+    }
+    const i = this.more ? this.more.indexOf(listener) : -1;
+    if (i >= 0) this.more!.splice(i, 1);
   }
 
   abort(): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = new DOMException('This operation was aborted', 'AbortError');
-    const listeners = this.listeners;
-    this.listeners = undefined;
-    for (const listener of listeners ?? [])
+    const listeners = this.first ? [this.first, ...(this.more ?? [])] : (this.more ?? []);
+    this.first = undefined;
+    this.more = undefined;
+    for (const listener of listeners)
       try {
         listener();
       } catch (e) {

@@ -19,7 +19,7 @@ import { withAnswers } from './guarded.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
-import { downstream, type Fields, toHeaders, withoutHopByHop } from './proxy-headers.js';
+import { downstream, type Fields, keptFields, type ListedFields, toHeaders, withoutHopByHop } from './proxy-headers.js';
 import type { OpenedStream, ProxyOptions } from './proxy-options.js';
 import { type RelaySettings, relayedAnswer, StreamNotes } from './proxy-relayed.js';
 import { type AbortSignalLike, type Answer, abortSignalOf, type ProxyRequest } from './proxy-request.js';
@@ -112,6 +112,14 @@ export class ProxyHandler {
     const headers = withoutHopByHop(request.headers, NOT_UP);
     for (const [name, value] of this.ours) headers.set(name, value);
     return headers;
+  }
+
+  /**
+   * sentUpstream for a request forwarded at once: with no fields of ours to add (the usual
+   * case), the client's read through a view rather than copied (the request is not changed).
+   */
+  private forwardedHead(request: ProxyRequest): ListedFields {
+    return this.ours.length ? this.sentUpstream(request) : keptFields(request.headers, NOT_UP);
   }
 
   /** notifications/cancelled for a request that timed out, POSTed upstream in the client's session. */
@@ -262,7 +270,7 @@ export class ProxyHandler {
   private async forward(at: At, p: Prepared): Promise<Answer> {
     const { request, url, session } = at;
     const { callTimeoutMs, callTimeoutMaxMs, onAudit, openStream } = this.o;
-    const headers = this.sentUpstream(request);
+    const headers = this.forwardedHead(request);
     // (The requests that go up, timed with a call time limit: timed.ts.)
     const timed =
       request.method === 'POST' && !p.reply && this.targets.isEndpoint(url)
@@ -317,7 +325,7 @@ export class ProxyHandler {
   private async ask(
     request: ProxyRequest,
     url: URL,
-    headers: Fields,
+    headers: ListedFields,
     body: Uint8Array | undefined,
     opens: boolean,
     signal: AbortSignalLike,

@@ -121,11 +121,19 @@ export class Fields implements HeadFields {
   }
   /** [name, value] pairs in forEach's order (a Headers' iteration). */
   [Symbol.iterator](): Iterator<[string, string]> {
-    const pairs: [string, string][] = [];
-    this.forEach((value, name) => void pairs.push([name, value]));
-    return pairs[Symbol.iterator]();
+    return pairsOf(this);
   }
 }
+
+/** A head's [name, value] pairs in forEach's order (a Headers' iteration). */
+function pairsOf(head: HeadFields): Iterator<[string, string]> {
+  const pairs: [string, string][] = [];
+  head.forEach((value, name) => void pairs.push([name, value]));
+  return pairs[Symbol.iterator]();
+}
+
+/** A head that a Headers or fetch's `headers` option takes as it is (an OpenStream's). */
+export type ListedFields = HeadFields & Iterable<[string, string]>;
 
 /** A head as Web Headers (a Response's, a fetch's). */
 export function toHeaders(head: HeadFields): Headers {
@@ -185,7 +193,7 @@ export function withoutHopByHop(source: HeadFields, also: readonly string[] = []
  * made from the source's Connection field when the view was: a source changed after (a custom
  * openStream's Headers) would be read through a stale list, so the view is for reading at once.
  */
-class KeptFields implements HeadFields {
+class KeptFields implements ListedFields {
   constructor(
     private readonly source: HeadFields,
     private readonly keep: (name: string) => boolean,
@@ -207,7 +215,18 @@ class KeptFields implements HeadFields {
       if (this.keep(name)) each(relisted(name, value), name);
     });
   }
+
+  [Symbol.iterator](): Iterator<[string, string]> {
+    return pairsOf(this);
+  }
 }
+
+/**
+ * `source` without the fields of its connection, and without `also`, read through it: what
+ * withoutHopByHop copies, for a head read at once (a request's sent upstream: the copy cost a
+ * Map, its entries and a list of names per call).
+ */
+export const keptFields = (source: HeadFields, also: readonly string[]): ListedFields => new KeptFields(source, keeper(source, also));
 
 const NOT_DOWN = ['content-encoding', 'content-length'];
 
@@ -215,4 +234,4 @@ const NOT_DOWN = ['content-encoding', 'content-length'];
  * A response's headers as they go to the client, read only: the upstream's body was
  * decompressed, and the server frames the length.
  */
-export const downstream = (source: HeadFields): HeadFields => new KeptFields(source, keeper(source, NOT_DOWN));
+export const downstream = (source: HeadFields): HeadFields => keptFields(source, NOT_DOWN);
