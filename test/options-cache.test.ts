@@ -46,6 +46,12 @@ const change = fc.oneof(
     const pair = o.terms?.pairs?.[i];
     if (pair) pair[k] = t;
   }),
+  // (a pair grown or shrunk: no longer a pair, though its first two strings stay)
+  fc.tuple(fc.nat(2), fc.boolean()).map(([i, grow]) => (o: Options) => {
+    const pair = o.terms?.pairs?.[i] as string[] | undefined;
+    if (grow) pair?.push('x');
+    else pair?.pop();
+  }),
   fc.constantFrom('ascii', 'exact', 'pairs').map((k) => (o: Options) => {
     if (o.terms) delete o.terms[k as keyof Terms];
   }),
@@ -86,6 +92,14 @@ describe('resolveOptions on the same object again', () => {
       }),
       runs(300),
     );
+  });
+
+  it('sees a pair grown in place, its first two strings the same', () => {
+    const pair = ['ali', 'cloud'];
+    const o = { terms: { ascii: ['qwen'], pairs: [pair as [string, string]] } };
+    resolveOptions(o);
+    pair.push('x');
+    expect(() => resolveOptions(o)).toThrow('terms.pairs[0] must be a [first, second] pair');
   });
 
   it('returns the same resolution, unchanged, for the same object asked again', () => {

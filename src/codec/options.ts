@@ -179,8 +179,10 @@ export function resolveOptions(options: CodecOptions = {}): ResolvedOptions {
 let last: { options: CodecOptions; held: unknown[]; resolved: ResolvedOptions } | undefined;
 
 /**
- * Everything of `o` resolveOptions reads, flat, each array before its entries (a shift between
- * them shows); `visit` returns false to stop. Only walked on options once resolved.
+ * Everything of `o` resolveOptions reads, flat, each array before its length and entries (a
+ * shift between them shows; a pair's length too, which is checked: its first two strings alone
+ * would not show one grown in place); `visit` returns false to stop. Only walked on options once
+ * resolved.
  */
 function walkHeld(o: CodecOptions, visit: (v: unknown) => boolean): boolean {
   const { prefix, suffix, hexCase, terms, fold } = o;
@@ -190,11 +192,12 @@ function walkHeld(o: CodecOptions, visit: (v: unknown) => boolean): boolean {
   return listHeld(ascii, visit) && listHeld(exact, visit) && listHeld(pairs, visit, true);
 }
 
-/** walkHeld of one list of terms (or undefined), each pair's two strings too when `paired`. */
+/** walkHeld of one list of terms (or undefined), each pair's length and two strings too when `paired`. */
 function listHeld(list: readonly (string | readonly string[])[] | undefined, visit: (v: unknown) => boolean, paired = false): boolean {
   if (!visit(list)) return false;
   if (list === undefined) return true;
-  for (const t of list) if (!(visit(t) && (!paired || (visit(t[0]) && visit(t[1]))))) return false;
+  if (!visit(list.length)) return false;
+  for (const t of list) if (!(visit(t) && (!paired || (visit(t.length) && visit(t[0]) && visit(t[1]))))) return false;
   return true;
 }
 
