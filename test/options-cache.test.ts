@@ -102,6 +102,18 @@ describe('resolveOptions on the same object again', () => {
     expect(() => resolveOptions(o)).toThrow('terms.pairs[0] must be a [first, second] pair');
   });
 
+  it('checks a terms object whose toJSON names a set resolved before: the lists it holds are read', () => {
+    resolveOptions({ terms: { ascii: ['qwen'] } });
+    const disguised = { toJSON: () => ({ ascii: ['qwen'] }), ascii: 'qwen' };
+    expect(() => resolveOptions({ terms: disguised as never })).toThrow(/terms\.ascii/);
+  });
+
+  it('keeps the newest resolutions when more than its 64 sets were asked for', () => {
+    const set = (i: number) => ({ terms: { ascii: [`zq${'w'.repeat(i)}`] } });
+    for (let i = 1; i <= 70; i++) resolveOptions(set(i));
+    expect(resolveOptions(set(70))).toBe(resolveOptions(set(70))); // (two objects: the cache, not the last one)
+  });
+
   it('returns the same resolution, unchanged, for the same object asked again', () => {
     const o = { terms: { ascii: ['qwen'], pairs: [['ali', 'cloud']] as [string, string][] } };
     const first = resolveOptions(o);

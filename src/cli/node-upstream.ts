@@ -279,8 +279,9 @@ function open(
   return new Promise((resolve, reject) => {
     const t = target(url);
     const o = t.options;
-    o.method = method;
-    o.headers = fieldList(headers, t, method, body) ?? fieldObject(headers, body);
+    const head = fieldList(headers, t, method, body) ?? fieldObject(headers, body);
+    o.method = method; // (after the head: reading it may run a caller's code, which may open another)
+    o.headers = head;
     let req: ClientRequest;
     try {
       req = (t.https ? httpsRequest : httpRequest)(o);

@@ -160,14 +160,18 @@ export function resolveOptions(options: CodecOptions = {}): ResolvedOptions {
   if (last?.options === options && sameHeld(last.held, options)) return last.resolved;
   let cacheKey: string | undefined;
   try {
-    cacheKey = JSON.stringify([prefix, suffix, hexCase, terms, fold]);
+    // (The lists read, not `terms`: a terms object's own toJSON must not stand for what it holds.)
+    cacheKey = JSON.stringify([prefix, suffix, hexCase, fold, terms === undefined ? 0 : [terms.ascii, terms.exact, terms.pairs]]);
   } catch {
     cacheKey = undefined; // not JSON (a cyclic terms object): checked below, not cached
   }
   let resolved = cacheKey === undefined ? undefined : resolvedCache.get(cacheKey);
   if (!resolved) {
     resolved = resolveUncached(options);
-    if (cacheKey !== undefined && resolvedCache.size < 64) resolvedCache.set(cacheKey, resolved);
+    if (cacheKey !== undefined) {
+      if (resolvedCache.size >= 64) resolvedCache.delete(resolvedCache.keys().next().value!); // (the oldest)
+      resolvedCache.set(cacheKey, resolved);
+    }
   }
   last = { options, held: held(options), resolved };
   return resolved;
@@ -195,7 +199,7 @@ function walkHeld(o: CodecOptions, visit: (v: unknown) => boolean): boolean {
 /** walkHeld of one list of terms (or undefined), each pair's length and two strings too when `paired`. */
 function listHeld(list: readonly (string | readonly string[])[] | undefined, visit: (v: unknown) => boolean, paired = false): boolean {
   if (!visit(list)) return false;
-  if (list === undefined) return true;
+  if (!Array.isArray(list)) return true; // (undefined, or what resolving refuses: its identity alone)
   if (!visit(list.length)) return false;
   for (const t of list) if (!(visit(t) && (!paired || (visit(t.length) && visit(t[0]) && visit(t[1]))))) return false;
   return true;
