@@ -140,6 +140,46 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
   let p1 = zero;
   let p2 = zero;
   let blocksEnd = 0; // fingerprints starting before blocksEnd - 3 were tested in full blocks
+  if (!asciiRun) {
+    // Two whole blocks a step (most of a long text): two chains of lookups side by side and
+    // one test for both, the second block's carried lanes the first's. (A candidate before a
+    // match the first block's found is dropped by candidates, as gSkip says.)
+    const fold = i8x16.splat(<i8>CASE_BIT);
+    const nibble = i8x16.splat(0x0f);
+    while (b + 32 <= len) {
+      const va = v128.or(v128.load(inp + <usize>b), fold);
+      const vb = v128.or(v128.load(inp + <usize>b, 16), fold);
+      const la = v128.and(va, nibble);
+      const ha = v128.and(i16x8.shr_u(va, 4), nibble);
+      const lb = v128.and(vb, nibble);
+      const hb = v128.and(i16x8.shr_u(vb, 4), nibble);
+      const a0 = lookup(lo0, hi0, la, ha);
+      const a1 = lookup(lo1, hi1, la, ha);
+      const a2 = lookup(lo2, hi2, la, ha);
+      const a3 = lookup(lo3, hi3, la, ha);
+      const b0 = lookup(lo0, hi0, lb, hb);
+      const b1 = lookup(lo1, hi1, lb, hb);
+      const b2 = lookup(lo2, hi2, lb, hb);
+      const b3 = lookup(lo3, hi3, lb, hb);
+      const hitA = joined(p0, p1, p2, a0, a1, a2, a3);
+      const hitB = joined(a0, a1, a2, b0, b1, b2, b3);
+      if (v128.any_true(v128.or(hitA, hitB))) {
+        if (v128.any_true(hitA)) candidates(b, i8x16.bitmask(i8x16.ne(hitA, zero)), len, final);
+        if (!gStop && v128.any_true(hitB)) candidates(b + 16, i8x16.bitmask(i8x16.ne(hitB, zero)), len, final);
+        if (gStop) return b;
+      }
+      p0 = b0;
+      p1 = b1;
+      p2 = b2;
+      b += 32;
+      if (gSkip > b) {
+        b = gSkip;
+        p0 = zero;
+        p1 = zero;
+        p2 = zero;
+      }
+    }
+  }
   for (;;) {
     // Stage 1 (Teddy): lane k tests the 4-byte fingerprint that starts at base + k - 3.
     let base = b;
@@ -207,6 +247,19 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
   if (asciiRun) return b;
   if (!gStop) b = max(len - 3, blocksEnd - 3); // fingerprints that would end past the input
   return b;
+}
+
+/** A position's Teddy masks for one block: the buckets admitting each byte's low and high nibble. */
+@inline function lookup(lo: v128, hi: v128, l: v128, h: v128): v128 {
+  return v128.and(i8x16.swizzle(lo, l), i8x16.swizzle(hi, h));
+}
+
+/** The candidates of a block (lane k: the fingerprint starting at k - 3), from its masks m and the block before's p. */
+@inline function joined(p0: v128, p1: v128, p2: v128, m0: v128, m1: v128, m2: v128, m3: v128): v128 {
+  const a0 = i8x16.shuffle(p0, m0, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
+  const a1 = i8x16.shuffle(p1, m1, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
+  const a2 = i8x16.shuffle(p2, m2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
+  return v128.and(v128.and(a0, a1), v128.and(a2, m3));
 }
 
 /**

@@ -3,21 +3,23 @@
 // run under V8's sampling profiler in this process; self time by function, the core's share,
 // nanoseconds a message and page faults a run. (`node --cpu-prof` on a bench shows the core's
 // functions as `wasm-function[N]`; a build with names is what makes its profile readable.)
-//   node scripts/run-ts.mjs bench/core-profile.ts [encode|decode] [keyed|mixed] [seconds] [rows]
+//   node scripts/run-ts.mjs bench/core-profile.ts [encode|decode] [keyed|mixed|<kind>] [seconds] [rows]
+// (<kind>: a name of corpus.ts MESSAGE_KINDS, e.g. 'CJK prose': 8 MiB of that kind alone.)
 // Run `npm run build` first: the names go into a copy of dist/, whose SIMD core must be this tree's.
 import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { keyedTraffic, ndjsonTraffic } from './corpus.ts';
+import { keyedTraffic, MESSAGE_KINDS, ndjsonOf, ndjsonTraffic } from './corpus.ts';
 
 const mode = (process.argv[2] ?? 'encode') as 'encode' | 'decode';
 const mix = process.argv[3] ?? 'keyed';
 const seconds = Number(process.argv[4] ?? 5);
 const shown = Number(process.argv[5] ?? 25);
-if (!['encode', 'decode'].includes(mode) || !['keyed', 'mixed'].includes(mix))
-  throw new Error('usage: bench/core-profile.ts [encode|decode] [keyed|mixed] [seconds] [rows]');
+const kind = MESSAGE_KINDS[mix as keyof typeof MESSAGE_KINDS];
+if (!['encode', 'decode'].includes(mode) || !(['keyed', 'mixed'].includes(mix) || kind))
+  throw new Error('usage: bench/core-profile.ts [encode|decode] [keyed|mixed|<kind>] [seconds] [rows]');
 
 const named = '.cache/core-named.simd.wasm';
 const built = spawnSync(
@@ -44,7 +46,8 @@ function run(input: Uint8Array, keep?: Uint8Array[]): void {
   for (let i = 0; i < input.length; i += CHUNK) t.push(input.subarray(i, i + CHUNK));
   t.close();
 }
-let input = mix === 'keyed' ? keyedTraffic(22, 8 * 1024 * 1024) : ndjsonTraffic(21, 8 * 1024 * 1024);
+const MIB8 = 8 * 1024 * 1024;
+let input = kind ? ndjsonOf(kind, MIB8) : mix === 'keyed' ? keyedTraffic(22, MIB8) : ndjsonTraffic(21, MIB8);
 if (mode === 'decode') {
   const parts: Uint8Array[] = [];
   run(input, parts);

@@ -1,0 +1,69 @@
+// The matcher alone (the core's `scan`, byte records, final) on two builds of the SIMD core in one
+// process, alternating, timed in CPU time: a change to assembly/match.ts read without the JSON
+// layers around it, whose noise on a shared machine is larger than the change (a stream row
+// moved 5% between runs with nothing changed). 64 KiB of CJK prose, mixed text and clean
+// English; the records must agree.
+//   node scripts/run-ts.mjs bench/scan-ab.ts <core A .wasm> <core B .wasm> [rounds]
+// (e.g. main's build/core.simd.wasm copied aside as A, this tree's as B.) The default codec's
+// descriptor and the input are written by this tree's host into its own core's memory; each
+// build gets a copy of that memory from the heap's base up, so the two builds must agree on
+// where the heap starts (their static data), or A's base must be the lower.
+import { readFileSync } from 'node:fs';
+import { compile } from '../src/codec/compiled.ts';
+import { resolveOptions } from '../src/codec/options.ts';
+import { D_MATCHES, MODE_BYTE_RECORDS } from '../src/core/abi.ts';
+import { core } from '../src/core/instance.ts';
+import { allocate } from '../src/core/memory.ts';
+import { cjkText, cleanText, mixedText } from './corpus.ts';
+
+type Scan = (desc: number, inp: number, len: number, out: number, final: number, mode: number) => number;
+interface Core {
+  memory: WebAssembly.Memory;
+  heapBase(): number;
+  scan: Scan;
+}
+const [fileA, fileB] = [process.argv[2], process.argv[3]];
+if (!fileA || !fileB) throw new Error('usage: bench/scan-ab.ts <core A .wasm> <core B .wasm> [rounds]');
+const rounds = Number(process.argv[4] ?? 15);
+const load = (file: string) => new WebAssembly.Instance(new WebAssembly.Module(readFileSync(file)), {}).exports as unknown as Core;
+const builds = [load(fileA), load(fileB)];
+const host = core as unknown as Core;
+for (const b of builds) if (b.heapBase() > host.heapBase()) throw new Error("bench/scan-ab.ts: a build whose heap starts past this tree's");
+
+const desc = compile(resolveOptions({})).desc.ptr;
+const SIZE = 64 * 1024;
+const input = allocate(SIZE + 1024);
+const records = allocate(8 * SIZE); // (8 bytes a possible match)
+const CALLS = 300;
+const texts = { 'CJK prose': cjkText(5, SIZE), 'mixed text': mixedText(5, SIZE), 'clean English': cleanText(5, SIZE) };
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+console.log(`${rounds} rounds of ${CALLS} calls, A ${fileA}, B ${fileB}: CPU ns a byte, median A / B, ratio B/A`);
+for (const [name, text] of Object.entries(texts)) {
+  const bytes = new TextEncoder().encode(text).subarray(0, SIZE);
+  new Uint8Array(host.memory.buffer).set(bytes, input);
+  const image = new Uint8Array(host.memory.buffer);
+  for (const b of builds) {
+    const short = image.length - b.memory.buffer.byteLength;
+    if (short > 0) b.memory.grow(Math.ceil(short / 65536));
+    new Uint8Array(b.memory.buffer).set(image.subarray(b.heapBase()), b.heapBase());
+  }
+  const len = bytes.length;
+  const found = builds.map((b) => {
+    b.scan(desc, input, len, records, 1, MODE_BYTE_RECORDS);
+    const count = new Uint32Array(b.memory.buffer, desc + D_MATCHES, 1)[0]!;
+    return Buffer.from(new Uint8Array(b.memory.buffer, records, 8 * count)).toString('hex');
+  });
+  if (found[0] !== found[1]) throw new Error(`${name}: the builds' records differ`);
+  const times: number[][] = [[], []];
+  for (let r = 0; r < rounds; r++) {
+    for (const k of r % 2 ? [1, 0] : [0, 1]) {
+      const b = builds[k]!;
+      const c0 = process.cpuUsage();
+      for (let i = 0; i < CALLS; i++) b.scan(desc, input, len, records, 1, MODE_BYTE_RECORDS);
+      const c = process.cpuUsage(c0);
+      times[k]!.push(((c.user + c.system) * 1e3) / CALLS / len);
+    }
+  }
+  const [a, b] = [median(times[0]!), median(times[1]!)];
+  console.log(`${name.padEnd(14)} ${a.toFixed(3)} / ${b.toFixed(3)}   x${(b / a).toFixed(3)}   (${found[0]!.length / 16} matches)`);
+}
