@@ -222,14 +222,11 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
     v = v128.or(v, i8x16.splat(<i8>CASE_BIT));
     const l = v128.and(v, i8x16.splat(0x0f));
     const h = i8x16.shr_u(v, 4);
-    const m0 = v128.and(i8x16.swizzle(lo0, l), i8x16.swizzle(hi0, h));
-    const m1 = v128.and(i8x16.swizzle(lo1, l), i8x16.swizzle(hi1, h));
-    const m2 = v128.and(i8x16.swizzle(lo2, l), i8x16.swizzle(hi2, h));
-    const m3 = v128.and(i8x16.swizzle(lo3, l), i8x16.swizzle(hi3, h));
-    const a0 = i8x16.shuffle(p0, m0, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
-    const a1 = i8x16.shuffle(p1, m1, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
-    const a2 = i8x16.shuffle(p2, m2, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
-    const hit = v128.and(v128.and(a0, a1), v128.and(a2, m3));
+    const m0 = lookup(lo0, hi0, l, h);
+    const m1 = lookup(lo1, hi1, l, h);
+    const m2 = lookup(lo2, hi2, l, h);
+    const m3 = lookup(lo3, hi3, l, h);
+    const hit = joined(p0, p1, p2, m0, m1, m2, m3);
     // (most blocks hold no candidate: one test, not a comparison and a bit mask)
     if (v128.any_true(hit)) candidates(base, i8x16.bitmask(i8x16.ne(hit, zero)) & keep, len, final);
     if (gStop || lastBlock) break;
