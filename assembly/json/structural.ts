@@ -61,11 +61,36 @@ export function indexStart(inp: usize, n: i32): void {
 }
 
 /**
+ * Whether a string whose opening quote nextQuote returned when `bsAt` was gBackslashes and
+ * `beforeAt` gBackslashesBefore, and whose closing quote it returned last, surely holds no
+ * backslash: none in the blocks it spans (most messages hold none), without counting them.
+ */
+@inline export function surelyNoBackslash(bsAt: u64, beforeAt: u32): bool {
+  return (bsAt | gBackslashes) == 0 && gBackslashesBefore == beforeAt;
+}
+
+/** gBackslashes, gBackslashesBefore: what surelyNoBackslash is given at a string's opening quote. */
+@inline export function backslashBits(): u64 {
+  return gBackslashes;
+}
+@inline export function backslashCount(): u32 {
+  return gBackslashesBefore;
+}
+
+/**
  * How many backslashes come before the quote at q, the one nextQuote returned last: a string
  * holds escapes when this grows from its opening quote to its closing one.
  */
 @inline export function backslashesBefore(q: i32): u32 {
   return gBackslashesBefore + <u32>popcnt(gBackslashes & ((<u64>1 << <u64>(q - gBase)) - 1));
+}
+
+/**
+ * backslashesBefore(q) for a quote of an earlier block, from what backslashBits and
+ * backslashCount said there (blocks start at multiples of BLOCK).
+ */
+@inline export function backslashesBeforeIn(q: i32, bs: u64, before: u32): u32 {
+  return before + <u32>popcnt(bs & ((<u64>1 << <u64>(q & (BLOCK - 1))) - 1));
 }
 
 /** Indexes the block at gNext. */
