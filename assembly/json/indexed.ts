@@ -24,7 +24,7 @@ import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString, startText } f
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart, S_INT } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
 import {
-  begin, done, get, K_DATA_TAKEN, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, entryIn, memberPhase, o, set, setTop, top, V_BLOB,
+  begin, done, get, K_DATA_TAKEN, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, entryIn, memberPhase, set, setTop, top, V_BLOB,
   V_DATA, V_MAX_LENGTH, V_PAYLOAD, V_TYPE,
 } from './state';
 import { indexStart } from './structural';
