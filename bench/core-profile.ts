@@ -3,8 +3,9 @@
 // run under V8's sampling profiler in this process; self time by function, the core's share,
 // nanoseconds a message and page faults a run. (`node --cpu-prof` on a bench shows the core's
 // functions as `wasm-function[N]`; a build with names is what makes its profile readable.)
-//   node scripts/run-ts.mjs bench/core-profile.ts [encode|decode] [keyed|mixed|<kind>] [seconds] [rows]
-// (<kind>: a name of corpus.ts MESSAGE_KINDS, e.g. 'CJK prose': 8 MiB of that kind alone.)
+//   node scripts/run-ts.mjs bench/core-profile.ts [encode|decode] [keyed|mixed|<kind>|log|bare] [seconds] [rows]
+// (<kind>: a name of corpus.ts MESSAGE_KINDS, e.g. 'CJK prose': 8 MiB of that kind alone; log,
+// bare: one small message repeated, as bench/message-cost.ts has it: a message's fixed cost.)
 // Run `npm run build` first: the names go into a copy of dist/, whose SIMD core must be this tree's.
 import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,8 +19,13 @@ const mix = process.argv[3] ?? 'keyed';
 const seconds = Number(process.argv[4] ?? 5);
 const shown = Number(process.argv[5] ?? 25);
 const kind = MESSAGE_KINDS[mix as keyof typeof MESSAGE_KINDS];
-if (!['encode', 'decode'].includes(mode) || !(['keyed', 'mixed'].includes(mix) || kind))
-  throw new Error('usage: bench/core-profile.ts [encode|decode] [keyed|mixed|<kind>] [seconds] [rows]');
+const LINES: Record<string, string> = {
+  log: '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"http","data":{"event":"request","host":"example.com","status":200,"ms":417}}}',
+  bare: '{"jsonrpc":"2.0","method":"x"}',
+};
+const line = LINES[mix];
+if (!['encode', 'decode'].includes(mode) || !(['keyed', 'mixed'].includes(mix) || kind || line))
+  throw new Error('usage: bench/core-profile.ts [encode|decode] [keyed|mixed|<kind>|log|bare] [seconds] [rows]');
 
 const named = '.cache/core-named.simd.wasm';
 const built = spawnSync(
@@ -47,7 +53,8 @@ function run(input: Uint8Array, keep?: Uint8Array[]): void {
   t.close();
 }
 const MIB8 = 8 * 1024 * 1024;
-let input = kind ? ndjsonOf(kind, MIB8) : mix === 'keyed' ? keyedTraffic(22, MIB8) : ndjsonTraffic(21, MIB8);
+const repeated = (l: string) => new TextEncoder().encode(`${l}\n`.repeat(Math.floor(MIB8 / (l.length + 1))));
+let input = line ? repeated(line) : kind ? ndjsonOf(kind, MIB8) : mix === 'keyed' ? keyedTraffic(22, MIB8) : ndjsonTraffic(21, MIB8);
 if (mode === 'decode') {
   const parts: Uint8Array[] = [];
   run(input, parts);

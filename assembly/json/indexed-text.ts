@@ -7,7 +7,7 @@ import { hexValue } from '../decode';
 import { utf8Encode } from '../utf8';
 import { get } from './state';
 import { shortEscape } from './strings';
-import { backslashesBefore, gUnfit, nextQuote } from './structural';
+import { backslashBits, backslashCount, backslashesBefore, backslashesBeforeIn, gUnfit, nextQuote, surelyNoBackslash } from './structural';
 import { findBackslash, gMapEntries, mapEscape } from './windows';
 
 /** indexedMessage's answer when the per-message path may still take the message whole. */
@@ -43,10 +43,12 @@ export let gEscapeEntries: i32 = -1; // the escape map's entries for the decoded
   // (The backslash counts and the escape flag in locals, not globals written and read back;
   // most strings need nothing past the two quotes.)
   if (nextQuote() != i) return INDEXED_REFUSED;
-  const before = backslashesBefore(i);
+  const bsAt = backslashBits();
+  const beforeAt = backslashCount();
   const e = nextQuote();
   if (e < 0 || gUnfit) return INDEXED_HOST;
-  const escapes = backslashesBefore(e) != before;
+  // (No backslash in the blocks the string spans: no counting; otherwise the counts before each quote.)
+  const escapes = !surelyNoBackslash(bsAt, beforeAt) && backslashesBefore(e) != backslashesBeforeIn(i, bsAt, beforeAt);
   gEscapes = escapes;
   if (!escapes) {
     gDec = gIn + <usize>(i + 1);

@@ -13,7 +13,7 @@
 // taken as text without reading ahead), and,
 // decoding, a key that decoding changes.
 import {
-  J_DEPTH, J_MODE, J_NUM_SIZE, J_ROOT_PAYLOAD, J_SCHEMA_AT, J_STACK, J_STACK_CAP, JSON_ENCODE, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE,
+  J_DEPTH, J_MODE, J_OUT_LEN, J_NUM_SIZE, J_ROOT_PAYLOAD, J_SCHEMA_AT, J_STACK, J_STACK_CAP, JSON_ENCODE, P_AFTER, P_COLON, P_DONE, P_KEY, P_VALUE,
   ROOT_TEXT,
 } from '../abi';
 import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, MINUS, QUOTE, SPACE } from '../bytes';
@@ -24,7 +24,7 @@ import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString, startText } f
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart, S_INT } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
 import {
-  begin, done, get, K_DATA_TAKEN, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, entryIn, memberPhase, o, set, setTop, top, V_BLOB,
+  begin, done, get, K_DATA_TAKEN, K_FIRST, K_MEDIA_SHIFT, K_OBJ, K_PAYLOAD, K_URI, MEDIA_UNKNOWN, MEDIA_YES, entryIn, memberPhase, set, setTop, top, V_BLOB,
   V_DATA, V_MAX_LENGTH, V_PAYLOAD, V_TYPE,
 } from './state';
 import { indexStart } from './structural';
@@ -63,7 +63,6 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
   startRewrite(n, encoding);
   startAhead(n);
   const stack = get(J_STACK) as usize; // (the container stack: the current entry at stack + 2 * depth)
-  const rootFlags = rootValueFlags();
   let i: i32 = 0;
   let phase = P_VALUE;
   let depth: u32 = 0;
@@ -80,12 +79,39 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
     }
     if (i >= n) break;
     let closes = false;
-    if (phase == P_VALUE) {
+    if (phase == P_KEY) {
+      if (b == BRACE_CLOSE && (entryIn(stack, depth) & K_FIRST) != 0) closes = true;
+      else {
+        if (b != QUOTE) return INDEXED_HOST;
+        const e = readString(i);
+        if (e < 0) return e;
+        const k = entryIn(stack, depth);
+        // A key that decoding changes may collide with another: the host checks it.
+        if ((k & K_PAYLOAD) != 0 && transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
+        keyV = keyRules(gDec, <u32>gDecLen, depth, level, k);
+        i = e + 1;
+        // (The colon and the value most often follow at once: read in this turn of the loop,
+        // not the next two.)
+        if (i >= n || load<u8>(inp + <usize>i) != COLON) {
+          phase = P_COLON;
+          continue;
+        }
+        phase = P_VALUE;
+        i++;
+        if (i >= n) continue;
+        b = <u32>load<u8>(inp + <usize>i);
+        if (b <= SPACE) continue;
+      }
+    }
+    if (closes) {
+      // (a closing brace: below)
+    } else if (phase == P_VALUE) {
       if (b == BRACKET_CLOSE && depth > 0 && (entryIn(stack, depth) & (K_OBJ | K_FIRST)) == K_FIRST) closes = true;
       else {
         // (valueFlags, with the depth, the entry and the key's rules in locals.)
-        let v = rootFlags;
-        if (depth > 0) {
+        let v: u32 = 0;
+        if (depth == 0) v = rootValueFlags();
+        else {
           const at = stack + (<usize>depth << 1);
           const k = <u32>load<u16>(at);
           v = memberFlags(k, keyV);
@@ -101,7 +127,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           if (depth + 1 >= get(J_STACK_CAP)) return INDEXED_HOST;
           const obj = b == BRACE_OPEN;
           enterContainer(obj, v, depth);
-          if (depth == 0 && rootFlags == 0) level = obj ? 1 : 2;
+          if (depth == 0 && v == 0) level = obj ? 1 : 2;
           depth++;
           phase = obj ? P_KEY : P_VALUE;
           i++;
@@ -138,24 +164,6 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
         } else phase = P_AFTER;
         continue;
       }
-    } else if (phase == P_KEY) {
-      if (b == BRACE_CLOSE && (entryIn(stack, depth) & K_FIRST) != 0) closes = true;
-      else {
-        if (b != QUOTE) return INDEXED_HOST;
-        const e = readString(i);
-        if (e < 0) return e;
-        const k = entryIn(stack, depth);
-        // A key that decoding changes may collide with another: the host checks it.
-        if ((k & K_PAYLOAD) != 0 && transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
-        keyV = keyRules(gDec, <u32>gDecLen, depth, level, k);
-        i = e + 1;
-        // (The colon most often follows at once: read here, not by another turn of the loop.)
-        if (i < n && load<u8>(inp + <usize>i) == COLON) {
-          phase = P_VALUE;
-          i++;
-        } else phase = P_COLON;
-        continue;
-      }
     } else if (phase == P_COLON) {
       if (b != COLON) return INDEXED_HOST;
       phase = P_VALUE;
@@ -188,7 +196,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
   if (phase != P_DONE) return phase == P_VALUE && depth == 0 ? INDEXED_REFUSED : INDEXED_HOST; // only whitespace (a blank line), or cut short
   copyTo(n);
   done();
-  return <i32>(o - out);
+  return <i32>get(J_OUT_LEN);
 }
 
 /**

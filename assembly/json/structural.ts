@@ -61,11 +61,36 @@ export function indexStart(inp: usize, n: i32): void {
 }
 
 /**
+ * Whether a string whose opening quote nextQuote returned when `bsAt` was gBackslashes and
+ * `beforeAt` gBackslashesBefore, and whose closing quote it returned last, surely holds no
+ * backslash: none in the blocks it spans (most messages hold none), without counting them.
+ */
+@inline export function surelyNoBackslash(bsAt: u64, beforeAt: u32): bool {
+  return (bsAt | gBackslashes) == 0 && gBackslashesBefore == beforeAt;
+}
+
+/** gBackslashes, gBackslashesBefore: what surelyNoBackslash is given at a string's opening quote. */
+@inline export function backslashBits(): u64 {
+  return gBackslashes;
+}
+@inline export function backslashCount(): u32 {
+  return gBackslashesBefore;
+}
+
+/**
  * How many backslashes come before the quote at q, the one nextQuote returned last: a string
  * holds escapes when this grows from its opening quote to its closing one.
  */
 @inline export function backslashesBefore(q: i32): u32 {
   return gBackslashesBefore + <u32>popcnt(gBackslashes & ((<u64>1 << <u64>(q - gBase)) - 1));
+}
+
+/**
+ * backslashesBefore(q) for a quote of an earlier block, from what backslashBits and
+ * backslashCount said there (blocks start at multiples of BLOCK).
+ */
+@inline export function backslashesBeforeIn(q: i32, bs: u64, before: u32): u32 {
+  return before + <u32>popcnt(bs & ((<u64>1 << <u64>(q & (BLOCK - 1))) - 1));
 }
 
 /** Indexes the block at gNext. */
@@ -74,10 +99,7 @@ function indexBlock(): void {
   let p = gInp + <usize>j;
   const n = min(BLOCK, gLen - j);
   if (n < BLOCK) {
-    memory.fill(TAIL, 0, <usize>(BLOCK + 16));
-    memory.copy(TAIL + 16, p, <usize>n);
-    // (The 16 bytes before it, for the UTF-8 check across the boundary.)
-    if (ASC_FEATURE_SIMD && j >= 16) memory.copy(TAIL, p - 16, 16);
+    copyTail(p, n, ASC_FEATURE_SIMD && j >= 16);
     p = TAIL + 16;
   }
   let quotes: u64 = 0;
@@ -147,6 +169,29 @@ function indexBlock(): void {
   gQuotes = quotes;
   gQuoteless = quotes == 0 && ascii;
   gNext = j + BLOCK;
+}
+
+/**
+ * The last block's n bytes at p (under BLOCK) copied to TAIL + 16 with zeros after them, and
+ * `before`: the 16 bytes before p to TAIL, for the UTF-8 check across the boundary. In wide
+ * stores, not memory.fill and memory.copy: every small message has such a block, and each bulk
+ * operation is a call out of the module (about 5 ns each).
+ */
+@inline function copyTail(p: usize, n: i32, before: bool): void {
+  if (ASC_FEATURE_SIMD) {
+    const zero = i8x16.splat(0);
+    v128.store(TAIL, before ? v128.load(p - 16) : zero);
+    v128.store(TAIL, zero, 16);
+    v128.store(TAIL, zero, 32);
+    v128.store(TAIL, zero, 48);
+    v128.store(TAIL, zero, 64);
+  } else {
+    for (let k: usize = 0; k < <usize>(BLOCK + 16); k += 8) store<u64>(TAIL + k, 0);
+  }
+  let k: usize = 0;
+  const m = <usize>n;
+  for (; k + 8 <= m; k += 8) store<u64>(TAIL + 16 + k, load<u64>(p + k));
+  for (; k < m; k++) store<u8>(TAIL + 16 + k, load<u8>(p + k));
 }
 
 /**
