@@ -368,3 +368,157 @@ describe('the indexed path reads every colon and comma as the per-message path d
         expect(valid).toBeGreaterThan(100); // (most messages have no slip)
       });
 });
+
+describe('a member read in one turn, short lines at every alignment, strings by the blocks they span', () => {
+  // Stage 2 reads a key, its colon and its value in one turn of its loop when they follow at
+  // once (indexed.ts), stage 1 copies a message's last partial block with wide loads and stores
+  // (structural.ts copyTail), and readString counts no backslashes when the blocks a string
+  // spans hold none (surelyNoBackslash). Each is attacked where it differs from the slow way.
+  const keys = ['"data"', '"blob"', '"type"', '"mimeType"', '"uri"', '"maxLength"', '"text"', '"content"', '"k"', '""', '"d\\u0061ta"'];
+  const values = [
+    '"image/png"',
+    '"text"',
+    '"Qwen"',
+    '"data:image/png;base64,UXdlbg=="',
+    '"UXdlbg=="',
+    '"a\\"b"',
+    '""',
+    '12',
+    '-3',
+    '1e2',
+    '99999999999999999999',
+    'true',
+    'null',
+    '{}',
+    '[]',
+    '{"type":"image/png","data":"UXdlbg=="}',
+    '["Qwen",{"a":1}]',
+    '{"data":{"x":"Qwen"},"type":"image"}',
+    '',
+    '}',
+    ']',
+    ',',
+    ':',
+    '"',
+    'tru',
+  ];
+  const ws = fc.constantFrom('', '', '', ' ', '\t', ' \r', ' '.repeat(66)); // (no line feed: NDJSON)
+  const member = fc
+    .tuple(ws, fc.constantFrom(...keys), ws, fc.constantFrom(':', ':', ':', ':', '', '::', ',', ' '), ws, fc.constantFrom(...values), ws)
+    .map((parts) => parts.join(''));
+  const object = fc
+    .tuple(fc.array(member, { maxLength: 5 }), fc.constantFrom('', '', ',', ',,'), fc.constantFrom('', ',', ' '))
+    .map(([ms, tail, lead]) => `{${ms.length ? lead : ''}${ms.join(',')}${ms.length ? tail : ''}}`);
+  const envelope = fc.tuple(object, fc.constantFrom('content', 'tool', 'schema', 'params', 'root')).map(([o, where]) => {
+    if (where === 'content') return `{"jsonrpc":"2.0","id":1,"result":{"content":[${o},{"type":"text","text":"Qwen"}]}}`;
+    if (where === 'tool') return `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":${o}}]}}`;
+    if (where === 'schema')
+      return `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"x":${o}}}}]}}`;
+    if (where === 'params') return `{"jsonrpc":"2.0","method":"notifications/message","params":${o}}`;
+    return o;
+  });
+
+  for (const mode of ['encode', 'decode'] as const)
+    it(`${mode}: members with MCP's keys, any whitespace, a colon missing or doubled, any value or none`, () => {
+      let taken = 0;
+      fc.assert(
+        fc.property(envelope, (text) => {
+          let valid = true;
+          try {
+            JSON.parse(text);
+          } catch {
+            valid = false;
+          }
+          const took = agree(mode, B(text));
+          if (took) taken++;
+          if (took) expect(valid).toBe(true);
+        }),
+        runs(600),
+      );
+      expect(taken).toBeGreaterThan(50);
+    });
+
+  it('lines of 0 to 48 bytes, each after lines that start it at every offset of a block', () => {
+    // (Every such line is one partial block: copied whole to the tail, with the 16 bytes before
+    // it never read. Its place in the chunk moves it through every alignment in memory.)
+    const alphabet = fc.constantFrom('{', '}', '[', ']', '"', ':', ',', '\\', ' ', 'a', '0', 'n', 'u', 'l', 'é', '\u0001', 'Q');
+    const shaped = fc
+      .tuple(fc.constantFrom('{"a":', '{"data":', '["', '"', '{"jsonrpc":"2.0","id":1,"result":'), fc.array(alphabet, { maxLength: 40 }))
+      .map(([h, xs]) => h + xs.join(''));
+    const valid = fc
+      .tuple(fc.nat(40), fc.constantFrom('"', '{"a":"', '{"text":"', '["'), fc.constantFrom('a', '\\"', '\\\\', 'é', '\\u0051'))
+      .map(([k, h, u]) => {
+        const close = { '"': '"', '{"a":"': '"}', '{"text":"': '"}', '["': '"]' }[h]!;
+        return (
+          h +
+          u
+            .repeat(k)
+            .slice(0, Math.max(0, 48 - h.length - close.length))
+            .replace(/\\(u[0-9a-fA-F]{0,3})?$/, '') +
+          close
+        );
+      });
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          shaped,
+          valid,
+          fc.array(alphabet, { maxLength: 48 }).map((xs) => xs.join('')),
+        ),
+        fc.nat(63),
+        fc.constantFrom<Mode>('encode', 'decode'),
+        (text, shift, mode) => {
+          const line = B(text).slice(0, 48);
+          const before = shift === 0 ? B('') : B(`${`{"p":"${'q'.repeat(shift + 8)}`.slice(0, shift + 6)}"}\n`);
+          const input = cat([before, line, B('\n'), before, line, B('\n')]);
+          const on = traceOf(mode, input, {}, true);
+          expect(traceOf(mode, input, {}, false).log).toEqual(on.log);
+        },
+      ),
+      runs(3000),
+    );
+    // A valid line of each length is taken (a tail copied short would be refused: the output
+    // the same, only the count tells).
+    for (let n = 2; n <= 48; n++)
+      for (let shift = 0; shift < 64; shift++) {
+        const before = B(`${'{"p":1}\n'.repeat(1 + (shift >> 3))}${' '.repeat(shift & 7)}`);
+        for (const [mode, line] of [
+          ['encode', B(n < 8 ? `[${'1'.repeat(n - 2)}]` : `{"a":"${'x'.repeat(n - 8)}"}`)],
+          ['decode', B(`"${'x'.repeat(n - 2)}"`)], // (its last byte a quote)
+        ] as const) {
+          const input = cat([before, line, B('\n')]);
+          const on = traceOf(mode, input, {}, true);
+          expect(on.taken).toBe(2 + (shift >> 3));
+          expect(traceOf(mode, input, {}, false).log).toEqual(on.log);
+        }
+      }
+  });
+
+  it('strings of every length to 130 with a backslash first, last, in a middle block or none, at every block offset', () => {
+    // (No backslash in the blocks a string spans: not counted. A backslash anywhere in them,
+    // before the opening quote, after the closing one or in the next key: counted.)
+    // (Escapes that change what the string means: a term written with one, one not valid.)
+    const seqs = ['', '\\"', '\\\\', '\\\\\\"', '\\n', 'Q\\u0077en', '\\x', '\\u00'];
+    fc.assert(
+      fc.property(
+        fc.nat(63),
+        fc.constantFrom(0, 1, 2, 14, 15, 16, 17, 30, 31, 32, 33, 47, 48, 62, 63, 64, 65, 127, 128, 130),
+        fc.constantFrom(...seqs),
+        fc.constantFrom('first', 'last', 'middle', 'at', 'none'),
+        fc.constantFrom('"k"', '"k\\\\"', '"\\"k"', '"Qwen"'),
+        fc.constantFrom('', '\\\\', '\\"'),
+        fc.constantFrom<Mode>('encode', 'decode'),
+        (pad, length, seq, where, nextKey, earlier, mode) => {
+          const fill = 'Q'.repeat(length);
+          const head = `{"jsonrpc":"2.0","id":1,"result":{"p":"${earlier}${'q'.repeat(pad)}","v":"`;
+          const edge = (64 - (head.length % 64)) % 64; // (the first block edge in the string)
+          const at = { first: 0, last: length, none: -1, middle: length >> 1, at: Math.min(length, edge) }[where];
+          const body = at < 0 ? fill : fill.slice(0, at) + seq + fill.slice(at);
+          agree(mode, B(`${head}${body}",${nextKey}:"${body}"}}`));
+          agree(mode, B(`${head}${body}"}}`), {}, false);
+        },
+      ),
+      runs(4000),
+    );
+  });
+});

@@ -48,7 +48,7 @@ export let gEscapeEntries: i32 = -1; // the escape map's entries for the decoded
   const e = nextQuote();
   if (e < 0 || gUnfit) return INDEXED_HOST;
   // (No backslash in the blocks the string spans: no counting; otherwise the counts before each quote.)
-  const escapes = !surelyNoBackslash(bsAt, beforeAt) && backslashesBefore(e) != backslashesBeforeIn(i, bsAt, beforeAt);
+  const escapes = !surelyNoBackslash(beforeAt) && backslashesBefore(e) != backslashesBeforeIn(i, bsAt, beforeAt);
   gEscapes = escapes;
   if (!escapes) {
     gDec = gIn + <usize>(i + 1);

@@ -61,15 +61,17 @@ export function indexStart(inp: usize, n: i32): void {
 }
 
 /**
- * Whether a string whose opening quote nextQuote returned when `bsAt` was gBackslashes and
- * `beforeAt` gBackslashesBefore, and whose closing quote it returned last, surely holds no
- * backslash: none in the blocks it spans (most messages hold none), without counting them.
+ * Whether a string whose opening quote nextQuote returned when `beforeAt` was
+ * gBackslashesBefore, and whose closing quote it returned last, surely holds no backslash: none
+ * in the blocks it spans (most messages hold none), without counting them. (The count before
+ * the closing quote's block has grown by those of the blocks before it from the opening one's:
+ * unchanged, they hold none.)
  */
-@inline export function surelyNoBackslash(bsAt: u64, beforeAt: u32): bool {
-  return (bsAt | gBackslashes) == 0 && gBackslashesBefore == beforeAt;
+@inline export function surelyNoBackslash(beforeAt: u32): bool {
+  return gBackslashes == 0 && gBackslashesBefore == beforeAt;
 }
 
-/** gBackslashes, gBackslashesBefore: what surelyNoBackslash is given at a string's opening quote. */
+/** gBackslashes, gBackslashesBefore at a string's opening quote: for backslashesBeforeIn. */
 @inline export function backslashBits(): u64 {
   return gBackslashes;
 }
