@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { referenceEncode } from './reference.ts';
-import { CUA_DRIVER, MOBILE_MCP } from './reference-options.ts';
+import { WIRE_FORMATS } from './reference-options.ts';
 import { bytes, transformChunks } from './stream-helpers.ts';
 
 // Terms of 2 to 10 bytes and their look-alikes that fail late, in any ASCII case.
@@ -45,13 +45,8 @@ const dense = fc
   .tuple(fc.array(fc.constantFrom(...pieces), { minLength: 8, maxLength: 120 }), fc.string({ maxLength: 40 }))
   .map(([p, pad]) => pad + p.join(''));
 
-const formats = [
-  { name: 'mobile-mcp', options: {}, ref: MOBILE_MCP },
-  { name: 'cua-driver', options: { prefix: '__cuaf_', hexCase: 'upper' }, ref: CUA_DRIVER },
-];
-
-describe.each(formats)('text dense with terms ($name)', ({ options, ref }) => {
-  const codec = createCodec(options as object);
+describe.each(WIRE_FORMATS)('text dense with terms ($name)', ({ options, ref }) => {
+  const codec = createCodec(options);
 
   it('encodeText finds every match the reference does', () => {
     fc.assert(

@@ -4,12 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { anyString, fragmentString, runs } from './arbitraries.ts';
 import { referenceDecode, referenceEncode, termPositions } from './reference.ts';
-import { CUA_DRIVER, MOBILE_MCP } from './reference-options.ts';
+import { WIRE_FORMATS } from './reference-options.ts';
 
-const formats = [
-  { name: 'mobile-mcp', codec: createCodec(), ref: MOBILE_MCP },
-  { name: 'cua-driver', codec: createCodec({ prefix: '__cuaf_', hexCase: 'upper' }), ref: CUA_DRIVER },
-];
+const formats = WIRE_FORMATS.map((f) => ({ ...f, codec: createCodec(f.options) }));
 
 describe.each(formats)('$name', ({ codec, ref }) => {
   const strings = fc.oneof(anyString(), fragmentString());
