@@ -1,0 +1,87 @@
+// Stage 2's common turn in a loop of its own (indexed.ts): the members of a payload object
+// whose key has no rule (keyId KEY_OTHER) and whose value is a number, a literal or a string.
+// V8 compiles the whole of stage 2 into one function whose locals do not fit the registers;
+// this loop keeps few values live. At the first thing it does not take (a key with a rule, a
+// container, whitespace, the object's end, anything not valid) it hands back to stage 2's loop
+// with the position and the phase it stopped at, nothing half done.
+import { J_L1, P_AFTER, P_COLON, P_KEY, P_VALUE } from '../abi';
+import { COLON, COMMA, DIGIT_0, DIGIT_9, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE } from '../bytes';
+import { KEY_OTHER, keyId } from '../fields';
+import { keyRules } from './envelope';
+import { literalEnd, numberEnd } from './indexed';
+import { transformText, transformUriHeader } from './indexed-rewrite';
+import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString } from './indexed-text';
+import { isWholeDataUri } from './media';
+import { K_FIRST, set, V_PAYLOAD } from './state';
+
+/** Where payloadMembers stopped: the phase stage 2 resumes in, and the last key's rules. */
+export let gMembersPhase: u32 = 0;
+export let gMembersKeyV: u32 = 0;
+
+/**
+ * The members of the payload object at `depth` (its stack entry at `at`), from the key whose
+ * quote is at `i`; `level`: the message's. Returns where stage 2 resumes (in gMembersPhase,
+ * with gMembersKeyV), or INDEXED_REFUSED / INDEXED_HOST.
+ */
+export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32, level: u32, encoding: bool): i32 {
+  // (A key is read: the object has a member, so K_FIRST goes now, once.)
+  const k = <u32>load<u16>(at) & ~K_FIRST;
+  store<u16>(at, <u16>k);
+  // (keyRules of a KEY_OTHER key: V_PAYLOAD, and at the payload's first level J_L1 = KEY_OTHER.)
+  const firstLevel = level != 0 && depth == level + 1;
+  while (true) {
+    const e = readString(i);
+    if (e < 0) return e;
+    // A key that decoding changes may collide with another: the host checks it.
+    if (transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
+    i = e + 1;
+    const known = keyId(gDec, <u32>gDecLen) != KEY_OTHER;
+    if (known) gMembersKeyV = knownKey(depth, level, k);
+    else {
+      if (firstLevel) set(J_L1, KEY_OTHER);
+      gMembersKeyV = V_PAYLOAD;
+    }
+    if (i + 1 >= n || load<u8>(inp + <usize>i) != COLON) {
+      gMembersPhase = P_COLON;
+      return i;
+    }
+    i++;
+    // (A key with a rule: its value is stage 2's, from the byte after the colon.)
+    if (known) {
+      gMembersPhase = P_VALUE;
+      return i;
+    }
+    const b = <u32>load<u8>(inp + <usize>i);
+    if (b == QUOTE) {
+      const s = readString(i);
+      if (s < 0) return s;
+      // (As stage 2 does with a payload string below the root: a data: URI's header alone.)
+      if (!(encoding && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, s, gDecLen);
+      else if (!transformUriHeader(i + 1, s)) return INDEXED_REFUSED;
+      i = s + 1;
+    } else if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) {
+      i = numberEnd(inp, i, n, b, V_PAYLOAD);
+      if (i < 0) return i;
+    } else if (b == LOWER_T || b == LOWER_F || b == LOWER_N) {
+      i = literalEnd(inp, i, n, b);
+      if (i < 0) return i;
+    } else {
+      gMembersPhase = P_VALUE;
+      return i;
+    }
+    if (i >= n || load<u8>(inp + <usize>i) != COMMA) {
+      gMembersPhase = P_AFTER;
+      return i;
+    }
+    i++;
+    if (i >= n || load<u8>(inp + <usize>i) != QUOTE) {
+      gMembersPhase = P_KEY;
+      return i;
+    }
+  }
+}
+
+/** keyRules of a key that has one, out of the loop (few keys have one). */
+function knownKey(depth: u32, level: u32, k: u32): u32 {
+  return keyRules(gDec, <u32>gDecLen, depth, level, k);
+}
