@@ -3,7 +3,7 @@
 // of every kind (keys with and without a rule, escaped, holding a term or a token; values of
 // every kind, valid or not; whitespace at every place in a member), at every level where the
 // envelope's rules differ, must come out of the indexed path as they do with it off: output,
-// callbacks and errors.
+// callbacks and errors; and so must the message object's own members (its loop, messageMembers).
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCodec } from '../src/index.ts';
@@ -89,7 +89,16 @@ const member = fc
 // (A comma before the end is not valid: the object has a member by then.)
 const members = fc.tuple(fc.array(member, { maxLength: 6 }), fc.constantFrom('', '', ',')).map(([m, end]) => `{${m.join(',')}${end}}`);
 // (Where the rules differ: the payload's first level, deeper, an array's objects, a tool schema.)
-const placed = fc.tuple(members, fc.constantFrom('params', 'result', 'deeper', 'array', 'schema')).map(([obj, at]) => {
+// The message object's own members (its small loop: keys with and without a rule, any value).
+const envelope = fc
+  .array(
+    fc
+      .tuple(fc.constantFrom('jsonrpc', 'id', 'method', 'x', 'wanx', 'error'), ws, ws, fc.constantFrom(...values), ws)
+      .map(([k, a, b, v, c]) => `"${k}"${a}:${b}${v}${c},`),
+    { maxLength: 3 },
+  )
+  .map((m) => m.join(''));
+const placed = fc.tuple(members, fc.constantFrom('params', 'result', 'deeper', 'array', 'schema'), envelope).map(([obj, at, env]) => {
   const inner = {
     params: obj,
     result: obj,
@@ -97,7 +106,7 @@ const placed = fc.tuple(members, fc.constantFrom('params', 'result', 'deeper', '
     array: `{"content":[${obj},${obj}]}`,
     schema: `{"tools":[{"name":"t","inputSchema":${obj}}]}`,
   }[at];
-  return `{"jsonrpc":"2.0","id":1,"${at === 'params' ? 'params' : 'result'}":${inner}}`;
+  return `{${env}"jsonrpc":"2.0","id":1,"${at === 'params' ? 'params' : 'result'}":${inner}}`;
 });
 
 describe("a payload object's members in stage 2's small loop", () => {

@@ -7,7 +7,7 @@
 import { J_L1, P_AFTER, P_COLON, P_KEY, P_VALUE } from '../abi';
 import { COLON, COMMA, DIGIT_0, DIGIT_9, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE } from '../bytes';
 import { KEY_OTHER, keyId } from '../fields';
-import { keyRules } from './envelope';
+import { keyRules, messageKey } from './envelope';
 import { literalEnd, numberEnd } from './indexed';
 import { transformText, transformUriHeader } from './indexed-rewrite';
 import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString } from './indexed-text';
@@ -41,16 +41,10 @@ export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32
       if (firstLevel) set(J_L1, KEY_OTHER);
       gMembersKeyV = V_PAYLOAD;
     }
-    if (i + 1 >= n || load<u8>(inp + <usize>i) != COLON) {
-      gMembersPhase = P_COLON;
-      return i;
-    }
+    if (i + 1 >= n || load<u8>(inp + <usize>i) != COLON) return stop(P_COLON, i);
     i++;
     // (A key with a rule: its value is stage 2's, from the byte after the colon.)
-    if (known) {
-      gMembersPhase = P_VALUE;
-      return i;
-    }
+    if (known) return stop(P_VALUE, i);
     const b = <u32>load<u8>(inp + <usize>i);
     if (b == QUOTE) {
       const s = readString(i);
@@ -59,26 +53,59 @@ export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32
       if (!(encoding && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, s, gDecLen);
       else if (!transformUriHeader(i + 1, s)) return INDEXED_REFUSED;
       i = s + 1;
-    } else if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) {
-      i = numberEnd(inp, i, n, b, V_PAYLOAD);
-      if (i < 0) return i;
-    } else if (b == LOWER_T || b == LOWER_F || b == LOWER_N) {
-      i = literalEnd(inp, i, n, b);
-      if (i < 0) return i;
     } else {
-      gMembersPhase = P_VALUE;
-      return i;
+      const j = scalarEnd(inp, i, n, b);
+      if (j <= 0) return j == 0 ? stop(P_VALUE, i) : j;
+      i = j;
     }
-    if (i >= n || load<u8>(inp + <usize>i) != COMMA) {
-      gMembersPhase = P_AFTER;
-      return i;
-    }
+    if (i >= n || load<u8>(inp + <usize>i) != COMMA) return stop(P_AFTER, i);
     i++;
-    if (i >= n || load<u8>(inp + <usize>i) != QUOTE) {
-      gMembersPhase = P_KEY;
-      return i;
-    }
+    if (i >= n || load<u8>(inp + <usize>i) != QUOTE) return stop(P_KEY, i);
   }
+}
+
+/**
+ * payloadMembers for the message object (`level` is its depth): its keys are not payload, nor
+ * are the values of those that hold no payload (messageKey: `jsonrpc`, `method`, ...).
+ */
+export function messageMembers(inp: usize, i: i32, n: i32, at: usize): i32 {
+  store<u16>(at, <u16>(<u32>load<u16>(at) & ~K_FIRST));
+  while (true) {
+    const e = readString(i);
+    if (e < 0) return e;
+    i = e + 1;
+    const v = messageKey(keyId(gDec, <u32>gDecLen));
+    gMembersKeyV = v;
+    if (i + 1 >= n || load<u8>(inp + <usize>i) != COLON) return stop(P_COLON, i);
+    i++;
+    if (v != 0) return stop(P_VALUE, i);
+    const b = <u32>load<u8>(inp + <usize>i);
+    if (b == QUOTE) {
+      const s = readString(i);
+      if (s < 0) return s;
+      i = s + 1;
+    } else {
+      const j = scalarEnd(inp, i, n, b);
+      if (j <= 0) return j == 0 ? stop(P_VALUE, i) : j;
+      i = j;
+    }
+    if (i >= n || load<u8>(inp + <usize>i) != COMMA) return stop(P_AFTER, i);
+    i++;
+    if (i >= n || load<u8>(inp + <usize>i) != QUOTE) return stop(P_KEY, i);
+  }
+}
+
+/** Where the number or literal that starts with byte `b` at `i` ends, 0 when none starts there (no value ends at 0), or INDEXED_HOST. */
+@inline function scalarEnd(inp: usize, i: i32, n: i32, b: u32): i32 {
+  if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) return numberEnd(inp, i, n, b, V_PAYLOAD);
+  if (b == LOWER_T || b == LOWER_F || b == LOWER_N) return literalEnd(inp, i, n, b);
+  return 0;
+}
+
+/** Hands back to stage 2 at `i` in `phase`. */
+@inline function stop(phase: u32, i: i32): i32 {
+  gMembersPhase = phase;
+  return i;
 }
 
 /** keyRules of a key that has one, out of the loop (few keys have one). */

@@ -20,7 +20,7 @@ import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIG
 import { keyRules, memberFlags, rootValueFlags } from './envelope';
 import { copyTo, startRewrite, transformText, transformUriHeader, widenMaxLength } from './indexed-rewrite';
 import { DATA_HOST, DATA_KEEP, DATA_TRANSFORM, dataAhead, startAhead } from './indexed-media';
-import { gMembersKeyV, gMembersPhase, payloadMembers } from './indexed-members';
+import { gMembersKeyV, gMembersPhase, messageMembers, payloadMembers } from './indexed-members';
 import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString, startText } from './indexed-text';
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart, S_INT } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
@@ -88,6 +88,13 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
         if ((<u32>load<u16>(at) & (K_OBJ | K_PAYLOAD)) == (K_OBJ | K_PAYLOAD) && depth != level) {
           // (A payload object's members: the common ones in a loop of their own.)
           i = payloadMembers(inp, i, n, at, depth, level, encoding);
+          if (i < 0) return i;
+          phase = gMembersPhase;
+          keyV = gMembersKeyV;
+          continue;
+        }
+        if ((<u32>load<u16>(at) & (K_OBJ | K_PAYLOAD)) == K_OBJ && depth == level) {
+          i = messageMembers(inp, i, n, at);
           if (i < 0) return i;
           phase = gMembersPhase;
           keyV = gMembersKeyV;
