@@ -1,9 +1,10 @@
-// Stage 2's common turn in a loop of its own (indexed.ts): the members of a payload object
-// whose key has no rule (keyId KEY_OTHER) and whose value is a number, a literal or a string.
-// V8 compiles the whole of stage 2 into one function whose locals do not fit the registers;
-// this loop keeps few values live. At the first thing it does not take (a key with a rule, a
-// container, whitespace, the object's end, anything not valid) it hands back to stage 2's loop
-// with the position and the phase it stopped at, nothing half done.
+// Stage 2's common turn in a loop of its own (indexed.ts): the members of a payload object (or
+// of the message object) whose value is a number, a literal or a string and whose key gives it
+// no rule of its own (media, schemas). V8 compiles the whole of stage 2 into one function whose
+// locals do not fit the registers; these loops keep few values live. At the first thing they do
+// not take (such a key's value, a container, whitespace, the object's end, anything not valid)
+// they hand back to stage 2's loop with the position, the phase and the key's rules, nothing
+// half done.
 import { J_L1, P_AFTER, P_COLON, P_KEY, P_VALUE } from '../abi';
 import { COLON, COMMA, DIGIT_0, DIGIT_9, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE } from '../bytes';
 import { KEY_OTHER, keyId } from '../fields';
@@ -12,7 +13,7 @@ import { literalEnd, numberEnd } from './indexed';
 import { transformText, transformUriHeader } from './indexed-rewrite';
 import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString } from './indexed-text';
 import { isWholeDataUri } from './media';
-import { K_FIRST, set, V_PAYLOAD } from './state';
+import { K_FIRST, set, V_ID, V_PAYLOAD } from './state';
 
 /** Where payloadMembers stopped: the phase stage 2 resumes in, and the last key's rules. */
 export let gMembersPhase: u32 = 0;
@@ -35,23 +36,24 @@ export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32
     // A key that decoding changes may collide with another: the host checks it.
     if (transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
     i = e + 1;
-    const known = keyId(gDec, <u32>gDecLen) != KEY_OTHER;
-    if (known) gMembersKeyV = knownKey(depth, level, k);
-    else {
-      if (firstLevel) set(J_L1, KEY_OTHER);
-      gMembersKeyV = V_PAYLOAD;
-    }
+    let v = V_PAYLOAD;
+    if (keyId(gDec, <u32>gDecLen) != KEY_OTHER) v = knownKey(depth, level, k);
+    else if (firstLevel) set(J_L1, KEY_OTHER);
+    gMembersKeyV = v;
     if (i + 1 >= n || load<u8>(inp + <usize>i) != COLON) return stop(P_COLON, i);
     i++;
-    // (A key with a rule: its value is stage 2's, from the byte after the colon.)
-    if (known) return stop(P_VALUE, i);
+    // (A key whose value has a rule of its own (media, a schema): the value is stage 2's. A
+    // protocol field's (v 0) or a `uri`'s is read here.)
+    if ((v & ~V_PAYLOAD) != 0) return stop(P_VALUE, i);
     const b = <u32>load<u8>(inp + <usize>i);
     if (b == QUOTE) {
       const s = readString(i);
       if (s < 0) return s;
-      // (As stage 2 does with a payload string below the root: a data: URI's header alone.)
-      if (!(encoding && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, s, gDecLen);
-      else if (!transformUriHeader(i + 1, s)) return INDEXED_REFUSED;
+      if (v != 0) {
+        // (As stage 2 does with a payload string below the root: a data: URI's header alone.)
+        if (!(encoding && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, s, gDecLen);
+        else if (!transformUriHeader(i + 1, s)) return INDEXED_REFUSED;
+      }
       i = s + 1;
     } else {
       const j = scalarEnd(inp, i, n, b);
@@ -78,7 +80,7 @@ export function messageMembers(inp: usize, i: i32, n: i32, at: usize): i32 {
     gMembersKeyV = v;
     if (i + 1 >= n || load<u8>(inp + <usize>i) != COLON) return stop(P_COLON, i);
     i++;
-    if (v != 0) return stop(P_VALUE, i);
+    if ((v & ~V_ID) != 0) return stop(P_VALUE, i); // (the payload; an id is read as any value)
     const b = <u32>load<u8>(inp + <usize>i);
     if (b == QUOTE) {
       const s = readString(i);
