@@ -52,11 +52,7 @@ export function keyEnd(end: u32): bool {
 @inline export function keyRules(p: usize, n: u32, depth: u32, level: u32, k: u32): u32 {
   if (depth != level && (k & K_PAYLOAD) == 0) return 0;
   const id = keyId(p, n);
-  if (depth == level) {
-    const payload = id == KEY_PARAMS || id == KEY_RESULT || id == KEY_ERROR;
-    set(J_ENV, payload ? id : 0);
-    return payload ? V_PAYLOAD : id == KEY_ID ? V_ID : 0;
-  }
+  if (depth == level) return messageKey(id);
   let v = V_PAYLOAD;
   if (id == KEY_META) v = 0; // metadata for software, wherever it nests
   else if (id == KEY_TYPE) v |= V_TYPE;
@@ -66,6 +62,13 @@ export function keyEnd(end: u32): bool {
   if (level != 0 && depth > level) v = envelopeRules(v, id, depth, level);
   if (get(J_SCHEMA_AT) != 0) v = schemaRules(v, id, depth, k);
   return v;
+}
+
+/** keyRules of a key of the message object (key id `id`): which member holds the payload. */
+@inline export function messageKey(id: u32): u32 {
+  const payload = id == KEY_PARAMS || id == KEY_RESULT || id == KEY_ERROR;
+  set(J_ENV, payload ? id : 0);
+  return payload ? V_PAYLOAD : id == KEY_ID ? V_ID : 0;
 }
 
 /** The protocol fields of PARAMS_RULE and RESULT_RULE (src/codec/protocol-fields.ts), by path. */

@@ -20,6 +20,7 @@ import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIG
 import { keyRules, memberFlags, rootValueFlags } from './envelope';
 import { copyTo, startRewrite, transformText, transformUriHeader, widenMaxLength } from './indexed-rewrite';
 import { DATA_HOST, DATA_KEEP, DATA_TRANSFORM, dataAhead, startAhead } from './indexed-media';
+import { gMembersKeyV, gMembersPhase, messageMembers, payloadMembers } from './indexed-members';
 import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString, startText } from './indexed-text';
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart, S_INT } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
@@ -83,6 +84,22 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
       if (b == BRACE_CLOSE && (entryIn(stack, depth) & K_FIRST) != 0) closes = true;
       else {
         if (b != QUOTE) return INDEXED_HOST;
+        const at = stack + (<usize>depth << 1);
+        if ((<u32>load<u16>(at) & (K_OBJ | K_PAYLOAD)) == (K_OBJ | K_PAYLOAD) && depth != level) {
+          // (A payload object's members: the common ones in a loop of their own.)
+          i = payloadMembers(inp, i, n, at, depth, level, encoding);
+          if (i < 0) return i;
+          phase = gMembersPhase;
+          keyV = gMembersKeyV;
+          continue;
+        }
+        if ((<u32>load<u16>(at) & (K_OBJ | K_PAYLOAD)) == K_OBJ && depth == level) {
+          i = messageMembers(inp, i, n, at);
+          if (i < 0) return i;
+          phase = gMembersPhase;
+          keyV = gMembersKeyV;
+          continue;
+        }
         const e = readString(i);
         if (e < 0) return e;
         const k = entryIn(stack, depth);
@@ -229,7 +246,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
  * Where the number that starts with byte `b` at `i` ends, or INDEXED_HOST; a tool schema's
  * maxLength (V_MAX_LENGTH in `v`) written widened, as lexer.ts holds one: up to J_NUM_SIZE bytes.
  */
-@inline function numberEnd(inp: usize, i: i32, n: i32, b: u32, v: u32): i32 {
+@inline export function numberEnd(inp: usize, i: i32, n: i32, b: u32, v: u32): i32 {
   const start = i;
   let s = numberStart(b);
   i++;
@@ -247,7 +264,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
 }
 
 /** Where the literal (true, false, null) that starts with byte `b` at `i` ends, or INDEXED_HOST. */
-@inline function literalEnd(inp: usize, i: i32, n: i32, b: u32): i32 {
+@inline export function literalEnd(inp: usize, i: i32, n: i32, b: u32): i32 {
   const lit = literalAt(b);
   const litLen = <i32>literalLength(b);
   if (lit < 0 || i + litLen > n) return INDEXED_HOST;

@@ -1,0 +1,116 @@
+// Stage 2's common turn in a loop of its own (indexed.ts): the members of a payload object (or
+// of the message object) whose value is a number, a literal or a string and whose key gives it
+// no rule of its own (media, schemas). V8 compiles the whole of stage 2 into one function whose
+// locals do not fit the registers; these loops keep few values live. At the first thing they do
+// not take (such a key's value, a container, whitespace, the object's end, anything not valid)
+// they hand back to stage 2's loop with the position, the phase and the key's rules, nothing
+// half done.
+import { J_L1, P_AFTER, P_COLON, P_KEY, P_VALUE } from '../abi';
+import { COLON, COMMA, DIGIT_0, DIGIT_9, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE } from '../bytes';
+import { KEY_OTHER, keyId } from '../fields';
+import { keyRules, messageKey } from './envelope';
+import { literalEnd, numberEnd } from './indexed';
+import { transformText, transformUriHeader } from './indexed-rewrite';
+import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString } from './indexed-text';
+import { isWholeDataUri } from './media';
+import { K_FIRST, set, V_ID, V_PAYLOAD } from './state';
+
+/** Where payloadMembers stopped: the phase stage 2 resumes in, and the last key's rules. */
+export let gMembersPhase: u32 = 0;
+export let gMembersKeyV: u32 = 0;
+
+/**
+ * The members of the payload object at `depth` (its stack entry at `at`), from the key whose
+ * quote is at `i`; `level`: the message's. Returns where stage 2 resumes (in gMembersPhase,
+ * with gMembersKeyV), or INDEXED_REFUSED / INDEXED_HOST.
+ */
+export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32, level: u32, encoding: bool): i32 {
+  // (A key is read: the object has a member, so K_FIRST goes now, once.)
+  const k = <u32>load<u16>(at) & ~K_FIRST;
+  store<u16>(at, <u16>k);
+  // (keyRules of a KEY_OTHER key: V_PAYLOAD, and at the payload's first level J_L1 = KEY_OTHER.)
+  const firstLevel = level != 0 && depth == level + 1;
+  while (true) {
+    const e = readString(i);
+    if (e < 0) return e;
+    // A key that decoding changes may collide with another: the host checks it.
+    if (transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
+    i = e + 1;
+    let v = V_PAYLOAD;
+    if (keyId(gDec, <u32>gDecLen) != KEY_OTHER) v = knownKey(depth, level, k);
+    else if (firstLevel) set(J_L1, KEY_OTHER);
+    gMembersKeyV = v;
+    if (i + 1 >= n || load<u8>(inp + <usize>i) != COLON) return stop(P_COLON, i);
+    i++;
+    // (A key whose value has a rule of its own (media, a schema): the value is stage 2's. A
+    // protocol field's (v 0) or a `uri`'s is read here.)
+    if ((v & ~V_PAYLOAD) != 0) return stop(P_VALUE, i);
+    const b = <u32>load<u8>(inp + <usize>i);
+    if (b == QUOTE) {
+      const s = readString(i);
+      if (s < 0) return s;
+      if (v != 0) {
+        // (As stage 2 does with a payload string below the root: a data: URI's header alone.)
+        if (!(encoding && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, s, gDecLen);
+        else if (!transformUriHeader(i + 1, s)) return INDEXED_REFUSED;
+      }
+      i = s + 1;
+    } else {
+      const j = scalarEnd(inp, i, n, b);
+      if (j <= 0) return j == 0 ? stop(P_VALUE, i) : j;
+      i = j;
+    }
+    if (i >= n || load<u8>(inp + <usize>i) != COMMA) return stop(P_AFTER, i);
+    i++;
+    if (i >= n || load<u8>(inp + <usize>i) != QUOTE) return stop(P_KEY, i);
+  }
+}
+
+/**
+ * payloadMembers for the message object (`level` is its depth): its keys are not payload, nor
+ * are the values of those that hold no payload (messageKey: `jsonrpc`, `method`, ...).
+ */
+export function messageMembers(inp: usize, i: i32, n: i32, at: usize): i32 {
+  store<u16>(at, <u16>(<u32>load<u16>(at) & ~K_FIRST));
+  while (true) {
+    const e = readString(i);
+    if (e < 0) return e;
+    i = e + 1;
+    const v = messageKey(keyId(gDec, <u32>gDecLen));
+    gMembersKeyV = v;
+    if (i + 1 >= n || load<u8>(inp + <usize>i) != COLON) return stop(P_COLON, i);
+    i++;
+    if ((v & ~V_ID) != 0) return stop(P_VALUE, i); // (the payload; an id is read as any value)
+    const b = <u32>load<u8>(inp + <usize>i);
+    if (b == QUOTE) {
+      const s = readString(i);
+      if (s < 0) return s;
+      i = s + 1;
+    } else {
+      const j = scalarEnd(inp, i, n, b);
+      if (j <= 0) return j == 0 ? stop(P_VALUE, i) : j;
+      i = j;
+    }
+    if (i >= n || load<u8>(inp + <usize>i) != COMMA) return stop(P_AFTER, i);
+    i++;
+    if (i >= n || load<u8>(inp + <usize>i) != QUOTE) return stop(P_KEY, i);
+  }
+}
+
+/** Where the number or literal that starts with byte `b` at `i` ends, 0 when none starts there (no value ends at 0), or INDEXED_HOST. */
+@inline function scalarEnd(inp: usize, i: i32, n: i32, b: u32): i32 {
+  if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) return numberEnd(inp, i, n, b, V_PAYLOAD);
+  if (b == LOWER_T || b == LOWER_F || b == LOWER_N) return literalEnd(inp, i, n, b);
+  return 0;
+}
+
+/** Hands back to stage 2 at `i` in `phase`. */
+@inline function stop(phase: u32, i: i32): i32 {
+  gMembersPhase = phase;
+  return i;
+}
+
+/** keyRules of a key that has one, out of the loop (few keys have one). */
+function knownKey(depth: u32, level: u32, k: u32): u32 {
+  return keyRules(gDec, <u32>gDecLen, depth, level, k);
+}
