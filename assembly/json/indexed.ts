@@ -85,16 +85,11 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
       else {
         if (b != QUOTE) return INDEXED_HOST;
         const at = stack + (<usize>depth << 1);
-        if ((<u32>load<u16>(at) & (K_OBJ | K_PAYLOAD)) == (K_OBJ | K_PAYLOAD) && depth != level) {
-          // (A payload object's members: the common ones in a loop of their own.)
-          i = payloadMembers(inp, i, n, at, depth, level, encoding);
-          if (i < 0) return i;
-          phase = gMembersPhase;
-          keyV = gMembersKeyV;
-          continue;
-        }
-        if ((<u32>load<u16>(at) & (K_OBJ | K_PAYLOAD)) == K_OBJ && depth == level) {
-          i = messageMembers(inp, i, n, at);
+        const kind = <u32>load<u16>(at) & (K_OBJ | K_PAYLOAD);
+        const message = kind == K_OBJ && depth == level;
+        if (message || (kind == (K_OBJ | K_PAYLOAD) && depth != level)) {
+          // (A payload object's members, or the message's own: the common ones in a loop of their own.)
+          i = message ? messageMembers(inp, i, n, at) : payloadMembers(inp, i, n, at, depth, level, encoding);
           if (i < 0) return i;
           phase = gMembersPhase;
           keyV = gMembersKeyV;
@@ -107,22 +102,16 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
         if ((k & K_PAYLOAD) != 0 && transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
         keyV = keyRules(gDec, <u32>gDecLen, depth, level, k);
         i = e + 1;
-        // (The colon and the value most often follow at once: read in this turn of the loop,
-        // not the next two.)
-        if (i >= n || load<u8>(inp + <usize>i) != COLON) {
-          phase = P_COLON;
-          continue;
-        }
+        // (The colon and the value most often follow at once: read in this turn, not the next two.)
+        phase = P_COLON;
+        if (i >= n || load<u8>(inp + <usize>i) != COLON) continue;
         phase = P_VALUE;
-        i++;
-        if (i >= n) continue;
+        if (++i >= n) continue;
         b = <u32>load<u8>(inp + <usize>i);
         if (b <= SPACE) continue;
       }
     }
-    if (closes) {
-      // (a closing brace: below)
-    } else if (phase == P_VALUE) {
+    if (phase == P_VALUE) {
       if (b == BRACKET_CLOSE && depth > 0 && (entryIn(stack, depth) & (K_OBJ | K_FIRST)) == K_FIRST) closes = true;
       else {
         // (valueFlags, with the depth, the entry and the key's rules in locals.)
@@ -170,12 +159,9 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           i = b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9) ? numberEnd(inp, i, n, b, v) : literalEnd(inp, i, n, b);
           if (i < 0) return i;
         }
-        if (depth == 0) {
-          phase = P_DONE;
-          continue;
-        }
         // (A comma most often follows at once: read here, not by another turn of the loop.)
-        if (i < n && load<u8>(inp + <usize>i) == COMMA) {
+        if (depth == 0) phase = P_DONE;
+        else if (i < n && load<u8>(inp + <usize>i) == COMMA) {
           phase = memberPhase(entryIn(stack, depth));
           i++;
         } else phase = P_AFTER;
@@ -195,7 +181,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
       }
       if (b != ((k & K_OBJ) != 0 ? BRACE_CLOSE : BRACKET_CLOSE)) return INDEXED_HOST;
       closes = true;
-    } else return INDEXED_HOST; // P_DONE: only whitespace may follow the value
+    } else if (phase != P_KEY) return INDEXED_HOST; // P_DONE: only whitespace may follow the value (P_KEY: a `}` closes)
     if (!closes) return INDEXED_HOST;
     // (No `data` or `blob` of this object waits: those were refused.)
     if ((entryIn(stack, depth) & K_DATA_TAKEN) != 0) gTakenOpen--;
