@@ -104,17 +104,21 @@ const envelope = fc
     { maxLength: 3 },
   )
   .map((m) => m.join(''));
-const placed = fc.tuple(members, fc.constantFrom('params', 'result', 'deeper', 'array', 'schema', 'tasks'), envelope).map(([obj, at, env]) => {
-  const inner = {
-    params: obj,
-    result: obj,
-    deeper: `{"x":${obj},"y":1}`,
-    array: `{"content":[${obj},${obj}]}`,
-    schema: `{"tools":[{"name":"t","inputSchema":${obj}}]}`,
-    tasks: `{"tasks":[1],${obj.slice(1, -1)}${obj === '{}' ? '' : ','}"z":[{"taskId":"wanx"}],"_meta":"wanx"}`,
-  }[at];
-  return `{${env}"jsonrpc":"2.0","id":1,"${at === 'params' ? 'params' : 'result'}":${inner}}`;
-});
+// (And a message in a batch, whose level is 2, not 1.)
+const placed = fc
+  .tuple(members, fc.constantFrom('params', 'result', 'deeper', 'array', 'schema', 'tasks'), envelope, fc.boolean())
+  .map(([obj, at, env, batch]) => {
+    const inner = {
+      params: obj,
+      result: obj,
+      deeper: `{"x":${obj},"y":1}`,
+      array: `{"content":[${obj},${obj}]}`,
+      schema: `{"tools":[{"name":"t","inputSchema":${obj}}]}`,
+      tasks: `{"tasks":[1],${obj.slice(1, -1)}${obj === '{}' ? '' : ','}"z":[{"taskId":"wanx"}],"_meta":"wanx"}`,
+    }[at];
+    const message = `{${env}"jsonrpc":"2.0","id":1,"${at === 'params' ? 'params' : 'result'}":${inner}}`;
+    return batch ? `[{"jsonrpc":"2.0","method":"m"},${message}]` : message;
+  });
 
 describe("a payload object's members in stage 2's small loop", () => {
   for (const mode of ['encode', 'decode'] as const)
