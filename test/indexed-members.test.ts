@@ -55,6 +55,8 @@ const keys = [
   '_meta',
   'progressToken',
   'taskId',
+  'task',
+  'tasks',
   'maxLength',
   'properties',
 ];
@@ -72,10 +74,12 @@ const values = [
   '"a\\"b\\u00e9"',
   '"image/png"',
   '"data:text/plain;base64,d2FueA=="',
+  '"data:text/plain;base64,wanxqwen"',
   '{}',
   '[]',
   '[1,"wanx"]',
   '{"b":"wanx","c":2}',
+  '[{"taskId":"wanx"}]',
   '01',
   'fals',
   '-',
@@ -88,7 +92,9 @@ const member = fc
   .map(([k, a, b, v, c]) => `"${k}"${a}:${b}${v}${c}`);
 // (A comma before the end is not valid: the object has a member by then.)
 const members = fc.tuple(fc.array(member, { maxLength: 6 }), fc.constantFrom('', '', ',')).map(([m, end]) => `{${m.join(',')}${end}}`);
-// (Where the rules differ: the payload's first level, deeper, an array's objects, a tool schema.)
+// (Where the rules differ: the payload's first level, deeper, an array's objects, a tool schema;
+// the first level after `tasks`, whose items' `taskId` are protocol fields, not those of a later
+// member; `_meta`'s value, one too.)
 // The message object's own members (its small loop: keys with and without a rule, any value).
 const envelope = fc
   .array(
@@ -98,16 +104,21 @@ const envelope = fc
     { maxLength: 3 },
   )
   .map((m) => m.join(''));
-const placed = fc.tuple(members, fc.constantFrom('params', 'result', 'deeper', 'array', 'schema'), envelope).map(([obj, at, env]) => {
-  const inner = {
-    params: obj,
-    result: obj,
-    deeper: `{"x":${obj},"y":1}`,
-    array: `{"content":[${obj},${obj}]}`,
-    schema: `{"tools":[{"name":"t","inputSchema":${obj}}]}`,
-  }[at];
-  return `{${env}"jsonrpc":"2.0","id":1,"${at === 'params' ? 'params' : 'result'}":${inner}}`;
-});
+// (And a message in a batch, whose level is 2, not 1.)
+const placed = fc
+  .tuple(members, fc.constantFrom('params', 'result', 'deeper', 'array', 'schema', 'tasks'), envelope, fc.boolean())
+  .map(([obj, at, env, batch]) => {
+    const inner = {
+      params: obj,
+      result: obj,
+      deeper: `{"x":${obj},"y":1}`,
+      array: `{"content":[${obj},${obj}]}`,
+      schema: `{"tools":[{"name":"t","inputSchema":${obj}}]}`,
+      tasks: `{"tasks":[1],${obj.slice(1, -1)}${obj === '{}' ? '' : ','}"z":[{"taskId":"wanx"}],"_meta":"wanx"}`,
+    }[at];
+    const message = `{${env}"jsonrpc":"2.0","id":1,"${at === 'params' ? 'params' : 'result'}":${inner}}`;
+    return batch ? `[{"jsonrpc":"2.0","method":"m"},${message}]` : message;
+  });
 
 describe("a payload object's members in stage 2's small loop", () => {
   for (const mode of ['encode', 'decode'] as const)

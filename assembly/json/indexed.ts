@@ -17,7 +17,7 @@ import {
   ROOT_TEXT,
 } from '../abi';
 import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, MINUS, QUOTE, SPACE } from '../bytes';
-import { keyRules, memberFlags, rootValueFlags } from './envelope';
+import { memberFlags, rootValueFlags } from './envelope';
 import { copyTo, startRewrite, transformText, transformUriHeader, widenMaxLength } from './indexed-rewrite';
 import { DATA_HOST, DATA_KEEP, DATA_TRANSFORM, dataAhead, startAhead } from './indexed-media';
 import { gMembersKeyV, gMembersPhase, messageMembers, payloadMembers } from './indexed-members';
@@ -84,23 +84,21 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
       if (b == BRACE_CLOSE && (entryIn(stack, depth) & K_FIRST) != 0) closes = true;
       else {
         if (b != QUOTE) return INDEXED_HOST;
+        // (A payload object's members (never the message's: it is entered as no payload), and the
+        // message object's: the common ones in loops of their own.)
         const at = stack + (<usize>depth << 1);
-        const kind = <u32>load<u16>(at) & (K_OBJ | K_PAYLOAD);
-        const message = kind == K_OBJ && depth == level;
-        if (message || (kind == (K_OBJ | K_PAYLOAD) && depth != level)) {
-          // (A payload object's members, or the message's own: the common ones in a loop of their own.)
-          i = message ? messageMembers(inp, i, n, at) : payloadMembers(inp, i, n, at, depth, level, encoding);
+        if ((<u32>load<u16>(at) & K_PAYLOAD) != 0 || depth == level) {
+          i = depth == level ? messageMembers(inp, i, n, at) : payloadMembers(inp, i, n, at, depth, level, encoding);
           if (i < 0) return i;
           phase = gMembersPhase;
           keyV = gMembersKeyV;
           continue;
         }
+        // (Any other object holds no payload (`_meta`'s, a protocol field's, an id's): keyRules
+        // gives its keys no rule, and none is transformed.)
         const e = readString(i);
         if (e < 0) return e;
-        const k = entryIn(stack, depth);
-        // A key that decoding changes may collide with another: the host checks it.
-        if ((k & K_PAYLOAD) != 0 && transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
-        keyV = keyRules(gDec, <u32>gDecLen, depth, level, k);
+        keyV = 0;
         i = e + 1;
         // (The colon and the value most often follow at once: read in this turn, not the next two.)
         phase = P_COLON;
