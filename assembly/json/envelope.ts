@@ -48,6 +48,8 @@ export function keyEnd(end: u32): bool {
  * What the value of the key just read (its decoded bytes at p, n of them; only the first
  * LONGEST_KEY need be there) will be, by its path: `depth` of its object (J_DEPTH), `level` of
  * the message (J_MSG_LEVEL), `k` its object's stack entry; notes an envelope member and a `uri`.
+ * (indexed-members.ts `payloadMembers` gives a key with no rule of its own what this gives it,
+ * without calling it: a rule for such keys goes there too.)
  */
 @inline export function keyRules(p: usize, n: u32, depth: u32, level: u32, k: u32): u32 {
   if (depth != level && (k & K_PAYLOAD) == 0) return 0;

@@ -99,6 +99,7 @@ export function messageMembers(inp: usize, i: i32, n: i32, at: usize): i32 {
 
 /** Where the number or literal that starts with byte `b` at `i` ends, 0 when none starts there (no value ends at 0), or INDEXED_HOST. */
 @inline function scalarEnd(inp: usize, i: i32, n: i32, b: u32): i32 {
+  // (V_PAYLOAD, no V_MAX_LENGTH: a maxLength key stops the loop before its value.)
   if (b == MINUS || (b >= DIGIT_0 && b <= DIGIT_9)) return numberEnd(inp, i, n, b, V_PAYLOAD);
   if (b == LOWER_T || b == LOWER_F || b == LOWER_N) return literalEnd(inp, i, n, b);
   return 0;
