@@ -8,12 +8,12 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { B, BAD_UTF8, cat, hostileLine } from './hostile-lines.ts';
-import { describeError, loggedBytes, outputAppender } from './ndjson-scenarios.ts';
+import { indexedTrace } from './indexed-trace.ts';
+import { loggedBytes, outputAppender } from './ndjson-scenarios.ts';
 import { growth, LINEAR_BOUND } from './scaling.ts';
 
 vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
@@ -24,26 +24,9 @@ afterEach(() => {
   hooks.indexedPath(1);
 });
 
-const what = describeError;
-
 /** What one stream did with `input` (output as text, callbacks), and whether the indexed path took a message. */
-function traceOf(mode: Mode, input: Uint8Array, codec: StreamOptions, indexed: boolean, lines = true) {
-  const log: unknown[] = [];
-  const options: StreamOptions = {
-    ...codec,
-    onInvalidMessage: (e) => void log.push(['invalid', ...what(e)]),
-    onCollision: (e) => void log.push(['dropped', ...what(e)]),
-  };
-  const before = hooks.indexedPath(indexed ? 1 : 0);
-  const t = byteTransformer(mode, options, outputAppender(log), { lines });
-  try {
-    t.push(input);
-    t.close();
-  } catch (e) {
-    log.push(['threw', ...what(e)]);
-  }
-  return { log, taken: hooks.indexedPath(1) - before };
-}
+const traceOf = (mode: Mode, input: Uint8Array, codec: StreamOptions, indexed: boolean, lines = true) =>
+  indexedTrace(mode, input, codec, indexed, outputAppender, lines);
 
 /** Holds the three ways to agree on `line` (a '\n' is added); returns whether the indexed path took it. */
 function agree(mode: Mode, line: Uint8Array, codec: StreamOptions = {}, laneOff = true): boolean {

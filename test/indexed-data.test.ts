@@ -11,7 +11,7 @@ import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { B } from './hostile-lines.ts';
-import { describeError } from './ndjson-scenarios.ts';
+import { indexedTrace } from './indexed-trace.ts';
 
 vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
@@ -21,23 +21,12 @@ afterEach(() => {
 
 type Mode = 'encode' | 'decode';
 
+const hex = (log: unknown[]) => (b: Uint8Array) => void log.push(Buffer.from(b).toString('hex'));
+
 /** What one stream did with `line` (output as hex, callbacks), and how many messages the indexed path took. */
 function traceOf(mode: Mode, line: string, codec: StreamOptions, indexed: boolean) {
-  const log: unknown[] = [];
-  const options: StreamOptions = {
-    ...codec,
-    onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),
-    onCollision: (e) => void log.push(['dropped', ...describeError(e)]),
-  };
-  const before = hooks.indexedPath(indexed ? 1 : 0);
-  const t = byteTransformer(mode, options, (b) => void log.push(Buffer.from(b).toString('hex')));
-  try {
-    t.push(B(`${line}\n`));
-    t.close();
-  } catch (e) {
-    log.push(['threw', ...describeError(e)]);
-  }
-  return { log: [log.join('')], taken: hooks.indexedPath(1) - before };
+  const { log, taken } = indexedTrace(mode, B(`${line}\n`), codec, indexed, hex);
+  return { log: [log.join('')], taken };
 }
 
 const CODECS: StreamOptions[] = [{}, { terms: { ascii: ['qwen', 'image', 'data', 'type', 'png'] } }];
@@ -167,18 +156,8 @@ const takenLater = fc
   .map(([wrap, data, mid, end]) => wrap(`{${[`"data":${data}`, ...mid, ...(end ? [end] : [])].join(',')}}`));
 
 /** What one stream (lines lane on or off) did with `input`: its output and callbacks. */
-function streamed(mode: Mode, input: Uint8Array, codec: StreamOptions, lines: boolean): string {
-  const log: unknown[] = [];
-  const options: StreamOptions = {
-    ...codec,
-    onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),
-    onCollision: (e) => void log.push(['dropped', ...describeError(e)]),
-  };
-  const t = byteTransformer(mode, options, (b) => void log.push(Buffer.from(b).toString('hex')), { lines });
-  t.push(input);
-  t.close();
-  return JSON.stringify(log);
-}
+const streamed = (mode: Mode, input: Uint8Array, codec: StreamOptions, lines: boolean): string =>
+  JSON.stringify(indexedTrace(mode, input, codec, true, hex, lines).log);
 
 /** `input` encoded by the per-message path (a message it refuses left out). */
 function encodedBy(input: Uint8Array, codec: StreamOptions): Uint8Array {

@@ -7,11 +7,11 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
-import { describeError, outputAppender } from './ndjson-scenarios.ts';
+import { indexedTrace } from './indexed-trace.ts';
+import { outputAppender } from './ndjson-scenarios.ts';
 
 vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
@@ -23,23 +23,8 @@ const codec: StreamOptions = { terms: { ascii: ['wanx', 'qwen'] } };
 const token = createCodec(codec).encodeText('wanx');
 
 /** What one stream did with `line` (output, callbacks, errors), and whether the indexed path took it. */
-function traceOf(mode: 'encode' | 'decode', line: string, indexed: boolean) {
-  const log: unknown[] = [];
-  const options: StreamOptions = {
-    ...codec,
-    onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),
-    onCollision: (e) => void log.push(['dropped', ...describeError(e)]),
-  };
-  const before = hooks.indexedPath(indexed ? 1 : 0);
-  const t = byteTransformer(mode, options, outputAppender(log), { lines: true });
-  try {
-    t.push(new TextEncoder().encode(`${line}\n`));
-    t.close();
-  } catch (e) {
-    log.push(['threw', ...describeError(e)]);
-  }
-  return { log, taken: hooks.indexedPath(1) - before };
-}
+const traceOf = (mode: 'encode' | 'decode', line: string, indexed: boolean) =>
+  indexedTrace(mode, new TextEncoder().encode(`${line}\n`), codec, indexed, outputAppender);
 
 // Keys: none of the rules (the loop's), each rule the envelope has, escaped, a term, a token.
 const keys = [
