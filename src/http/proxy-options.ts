@@ -46,23 +46,20 @@ export interface OpenedStream {
  * `forEach`, or iterate them ([name, value] pairs in a Headers' order), so that
  * `new Headers(headers)` or fetch's `headers` option takes them as they are.
  */
-export type OpenStream = (
-  url: URL,
-  headers: HeadFields & Iterable<[string, string]>,
-  signal: AbortSignal,
-  method: string,
-  body?: Uint8Array,
-) => Promise<OpenedStream>;
+export type OpenStream = OpenStreamWith<AbortSignal>;
 
 /**
  * An OpenStream as the handler calls it: `signal` may be an AbortSignalLike (the Node CLI's
  * ClientLeft, cli/node-request.ts, on its direct path). Not public: createFilteringProxy's
  * requests are Web Requests, so a caller's OpenStream is only ever given their AbortSignal.
  */
-export type OpenStreamLike = (
+export type OpenStreamLike = OpenStreamWith<AbortSignalLike>;
+
+/** OpenStream's shape, by the signal it is given. */
+type OpenStreamWith<Signal> = (
   url: URL,
   headers: HeadFields & Iterable<[string, string]>,
-  signal: AbortSignalLike,
+  signal: Signal,
   method: string,
   body?: Uint8Array,
 ) => Promise<OpenedStream>;
