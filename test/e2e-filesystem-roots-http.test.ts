@@ -91,6 +91,9 @@ async function drive({ call, calls, session }: Driven, s: Scratch, followsLinks:
   expect(statSync(audit).mode & 0o777).toBe(0o600);
 }
 
+/** Each command's guard: both roots, every decision to the trail. */
+const guardFlags = (s: Scratch, audit: string) => ['--guard', '--root', s.root, '--root', s.second, '--audit', audit, '--audit-all'];
+
 function trailFile(): string {
   const d = mkdtempSync(join(tmpdir(), 'mcp-roots-audit-'));
   made.push(d);
@@ -104,21 +107,7 @@ describe('--root and --audit over Streamable HTTP with server-filesystem', () =>
       const s = scratch('mcp-fs-serve-');
       made.push(s.dir);
       const audit = trailFile();
-      const { url } = await listening([
-        'serve',
-        '--port',
-        '0',
-        '--guard',
-        '--root',
-        s.root,
-        '--root',
-        s.second,
-        '--audit',
-        audit,
-        '--audit-all',
-        '--',
-        ...s.server,
-      ]);
+      const { url } = await listening(['serve', '--port', '0', ...guardFlags(s, audit), '--', ...s.server]);
       await drive(await overHttp(url), s, true, audit);
     },
     T,
@@ -131,21 +120,7 @@ describe('--root and --audit over Streamable HTTP with server-filesystem', () =>
       made.push(s.dir);
       const audit = trailFile();
       const upstream = await listening(['serve', '--port', '0', '--', ...s.server]);
-      const { url } = await listening([
-        'proxy',
-        '--port',
-        '0',
-        '--upstream',
-        upstream.url,
-        '--guard',
-        '--root',
-        s.root,
-        '--root',
-        s.second,
-        '--audit',
-        audit,
-        '--audit-all',
-      ]);
+      const { url } = await listening(['proxy', '--port', '0', '--upstream', upstream.url, ...guardFlags(s, audit)]);
       await drive(await overHttp(url), s, false, audit);
     },
     T,
@@ -158,8 +133,7 @@ describe('--root and --audit over Streamable HTTP with server-filesystem', () =>
       made.push(s.dir);
       const audit = trailFile();
       const upstream = await listening(['serve', '--port', '0', '--', ...s.server]);
-      const flags = ['--guard', '--root', s.root, '--root', s.second, '--audit', audit, '--audit-all'];
-      await drive(await overConnect([upstream.url, ...flags]), s, false, audit);
+      await drive(await overConnect([upstream.url, ...guardFlags(s, audit)]), s, false, audit);
     },
     T,
   );

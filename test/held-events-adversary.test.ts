@@ -12,7 +12,7 @@ import { FRAMED, LARGE_LINE } from '../src/stream/core-regions.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { framedBody as body, cat, describeError, logText, outputAppender, pushCut, sized, sseField, traced } from './ndjson-scenarios.ts';
+import { framedBody as body, cat, cutTrace, describeError, logText, pushCut, sized, sseField, traced } from './ndjson-scenarios.ts';
 import { leastTimes } from './scaling.ts';
 import { encodeSse } from './sse-properties.ts';
 import { bytes, run, split } from './stream-helpers.ts';
@@ -197,23 +197,8 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; atEnds: number[] 
   return { log, atEnds };
 }
 
-/** The whole output of `input` cut at `cuts`, with the batch on or off, and the error. */
-function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]): unknown[] {
-  const log: unknown[] = [];
-  const t = byteTransformer(mode, { framing: 'sse', ...options }, outputAppender(log), { lines: batch });
-  try {
-    let from = 0;
-    for (const p of [...cuts, input.length]) {
-      if (p < from) continue;
-      t.push(input.slice(from, p));
-      from = p;
-    }
-    t.close();
-  } catch (e) {
-    log.push(['threw', ...describeError(e)]);
-  }
-  return log;
-}
+const transform = (mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]) =>
+  cutTrace('sse', mode, options, input, batch, cuts);
 
 const every = (input: Uint8Array, size: number) => Array.from({ length: Math.ceil(input.length / size) }, (_, k) => k * size).slice(1);
 const progress = (i: number) =>

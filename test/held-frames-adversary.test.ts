@@ -11,7 +11,7 @@ import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { framedBody as body, cat, describeError, logText, pushCut, sized, traced } from './ndjson-scenarios.ts';
+import { framedBody as body, cat, cutTrace, describeError, logText, pushCut, sized, traced } from './ndjson-scenarios.ts';
 import { leastTimes } from './scaling.ts';
 import { bytes, run } from './stream-helpers.ts';
 
@@ -132,25 +132,8 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; written: number[]
   return { log, written };
 }
 
-/** The whole output of `input` cut into pieces of `size` (or at `cuts`), with the batch on or off. */
-function transform(mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]): unknown[] {
-  const log: unknown[] = [];
-  const t = byteTransformer(mode, { framing: 'content-length', ...options }, (b) => void log.push(logText(b)), {
-    lines: batch,
-  });
-  try {
-    let from = 0;
-    for (const p of [...cuts, input.length]) {
-      if (p < from) continue;
-      t.push(input.slice(from, p));
-      from = p;
-    }
-    t.close();
-  } catch (e) {
-    log.push(['threw', ...describeError(e)]);
-  }
-  return [log.filter((x) => typeof x === 'string').join(''), ...log.filter((x) => typeof x !== 'string')];
-}
+const transform = (mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]) =>
+  cutTrace('content-length', mode, options, input, batch, cuts);
 
 describe('held Content-Length frames (adversary)', () => {
   it("give back the next frame's start taken with a held header block, so it is held and batched too", () => {

@@ -284,6 +284,31 @@ export const outputAppender = (log: unknown[]) => (b: Uint8Array) => {
   else log.push(text);
 };
 
+/** What a `framing` stream did with `input` cut at `cuts` (each piece a copy), its batch on or off: output (outputAppender) and the error it threw. */
+export function cutTrace(
+  framing: 'content-length' | 'sse',
+  mode: 'encode' | 'decode',
+  options: StreamOptions,
+  input: Uint8Array,
+  batch: boolean,
+  cuts: readonly number[],
+): unknown[] {
+  const log: unknown[] = [];
+  const t = byteTransformer(mode, { framing, ...options }, outputAppender(log), { lines: batch });
+  try {
+    let from = 0;
+    for (const p of [...cuts, input.length]) {
+      if (p < from) continue;
+      t.push(input.slice(from, p));
+      from = p;
+    }
+    t.close();
+  } catch (e) {
+    log.push(['threw', ...describeError(e)]);
+  }
+  return log;
+}
+
 /** What a stream did (with `codec`'s terms, if any): output between callbacks (logText), callbacks, and the error it threw. */
 export function trace(s: Scenario, input: Uint8Array, lines: boolean, codec: StreamOptions = {}): unknown[] {
   const log: unknown[] = [];

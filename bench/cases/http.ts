@@ -15,7 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { decodeMessage } from '../../src/index.ts';
 import { elsewhere, FULL, median, QUICK, timePair } from '../harness.ts';
-import { asResult, call, latencyRows, ms, percentile, timedCalls } from '../latency.ts';
+import { asResult, call, latencyRows, ms, rotatedRounds, timedCalls } from '../latency.ts';
 import type { CaseResult } from '../report.ts';
 import { loadRows } from './load.ts';
 
@@ -70,27 +70,10 @@ export async function proxyLatency(direct: string, proxied: string, bareUrl: str
       throw new Error('proxy: the reply through the proxy is not the direct one encoded');
     if (!isDeepStrictEqual(a, await call(b))) throw new Error('proxy: the bare pass-through changed the reply');
     for (const c of sides) await timedCalls(c, quick ? 50 : 300, []);
-    const lat = sides.map(() => [] as number[]);
-    const ratios: number[] = [];
-    const added: number[][] = [[], [], []]; // per round (p50): proxy - direct, pass-through - direct, proxy - pass-through
-    for (let r = 0; r < calls / perRound; r++) {
-      // The three take turns, the order rotating, so all see the same machine (as the wrap rows).
-      const took = [0, 0, 0];
-      const before = lat.map((l) => l.length);
-      for (let k = 0; k < sides.length; k++) {
-        const s = (r + k) % sides.length;
-        took[s] = await timedCalls(sides[s]!, perRound, lat[s]!);
-      }
-      ratios.push(took[0]! / took[1]!);
-      const p50 = lat.map((l, s) => percentile(l.slice(before[s]), 50));
-      added[0]!.push(p50[1]! - p50[0]!);
-      added[1]!.push(p50[2]! - p50[0]!);
-      added[2]!.push(p50[1]! - p50[2]!);
-    }
-    const [addedProxy, addedBare, beyondBare] = added.map(median) as [number, number, number];
+    const { lat, ratio, added: addedProxy, addedFloor: addedBare, beyondFloor: beyondBare } = await rotatedRounds(sides, calls, perRound);
     const name = `${calls.toLocaleString('en-US')} sequential tools/call over Streamable HTTP`;
     return [
-      ...latencyRows('proxy', name, lat[1]!, lat[0]!, median(ratios), addedProxy, MAX_ADDED_MS),
+      ...latencyRows('proxy', name, lat[1]!, lat[0]!, ratio, addedProxy, MAX_ADDED_MS),
       {
         group: 'proxy',
         name: `${name}: added at p50 by a bare node:http pass-through proxy (the floor of any Node proxy)`,

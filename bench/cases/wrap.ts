@@ -7,8 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { median } from '../harness.ts';
-import { asResult, call, latencyRows, ms, percentile, timedCalls } from '../latency.ts';
+import { asResult, call, latencyRows, ms, rotatedRounds, timedCalls } from '../latency.ts';
 import type { CaseResult } from '../report.ts';
 
 const SERVER = ['test/fixtures/sdk-server.mjs'];
@@ -42,28 +41,10 @@ export async function wrapResults(quick: boolean): Promise<CaseResult[]> {
     if (!isDeepStrictEqual(a, await call(bare))) throw new Error('wrap: the pass-through changed the reply');
     const sides = [direct, wrapped, bare];
     for (const c of sides) await timedCalls(c, warmup, []);
-    const lat = sides.map(() => [] as number[]);
-    const ratios: number[] = [];
-    const added: number[][] = [[], [], []]; // per round (p50): wrapped - direct, pass-through - direct, wrapped - pass-through
-    for (let r = 0; r < calls / perRound; r++) {
-      const took = [0, 0, 0];
-      const before = lat.map((l) => l.length);
-      for (let k = 0; k < sides.length; k++) {
-        const s = (r + k) % sides.length;
-        took[s] = await timedCalls(sides[s]!, perRound, lat[s]!);
-      }
-      ratios.push(took[0]! / took[1]!);
-      const p50 = lat.map((l, s) => percentile(l.slice(before[s]), 50));
-      added[0]!.push(p50[1]! - p50[0]!);
-      added[1]!.push(p50[2]! - p50[0]!);
-      added[2]!.push(p50[1]! - p50[2]!);
-    }
-    // Like the ratios, the added time is judged round by round (the median of the rounds'
-    // p50 differences), so a slow spell on the host does not land on one side only.
-    const [addedWrap, addedBare, beyondBare] = added.map(median) as [number, number, number];
+    const { lat, ratio, added: addedWrap, addedFloor: addedBare, beyondFloor: beyondBare } = await rotatedRounds(sides, calls, perRound);
     const name = `${calls.toLocaleString('en-US')} sequential tools/call`;
     return [
-      ...latencyRows('wrap', name, lat[1]!, lat[0]!, median(ratios), addedWrap, MAX_ADDED_MS),
+      ...latencyRows('wrap', name, lat[1]!, lat[0]!, ratio, addedWrap, MAX_ADDED_MS),
       {
         group: 'wrap',
         name: `${name}: added at p50 by a bare Node pass-through (the floor of any Node proxy)`,
