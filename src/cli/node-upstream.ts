@@ -8,8 +8,9 @@
 // UND_ERR_HEADERS_TIMEOUT: the proxy answers 502) or inside its body (the body fails,
 // UND_ERR_BODY_TIMEOUT: cut as by the network). A body paused by its reader is not timed: that
 // wait is the client's, not the upstream's.
-import { type ClientRequest, Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Agent as HttpAgent } from 'node:http';
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
 import { constants, createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -18,9 +19,7 @@ import type { OpenedStream } from '../http/proxy.js';
 import { Fields, type HeadFields } from '../http/proxy-headers.js';
 import type { AbortSignalLike } from '../http/proxy-request.js';
 import { type Deadline, Deadlines } from './deadlines.js';
-
-// One pool per scheme: a stream that ends cleanly gives its connection back.
-const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+import { agents } from './upstream-agents.js';
 
 const Z_FLUSH = { flush: constants.Z_SYNC_FLUSH, finishFlush: constants.Z_SYNC_FLUSH };
 const BROTLI_FLUSH = { flush: constants.BROTLI_OPERATION_FLUSH, finishFlush: constants.BROTLI_OPERATION_FLUSH };

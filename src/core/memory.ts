@@ -42,8 +42,17 @@ export function heap32(): Uint32Array {
   return words;
 }
 
+/** allocate() calls that succeeded (frees never take room away: room found stays until the next). */
+let allocations = 0;
+
+/** How many allocations succeeded so far; unchanged, only frees happened since (room found then is there still). */
+export function allocationCount(): number {
+  return allocations;
+}
+
 /** Reserves `size` bytes (16-byte aligned) until they are given back with `free`. */
 export function allocate(size: number): number {
+  allocations++; // (counted before it may fail: a failed one leaves the heap as it was, and counting it only costs a check)
   const n = align(Math.max(size, 1));
   for (let i = 0; i < freeStarts.length; i++) {
     if (freeSizes[i]! < n) continue;

@@ -178,7 +178,11 @@ export class ProxyHandler {
     return this.jsonError(403, SERVER_ERROR, `Forbidden: ${what} not allowed`, undefined, bodyFollows(request.headers) ? CLOSE : {});
   }
 
-  /** The request's answer; WASM memory full anywhere in it, a 503 (under its requests' ids once its body was read). */
+  /**
+   * The request's answer; WASM memory full anywhere in it, a 503 (under its requests' ids once its
+   * body was read). A small call awaits only its body and its upstream's head: the steps between
+   * run at once (an async step each cost a frame and a turn per call).
+   */
   async handle(request: ProxyRequest): Promise<Answer> {
     let at: At | undefined;
     try {
@@ -192,7 +196,17 @@ export class ProxyHandler {
         request.body?.drop();
         return await this.tooLarge(request);
       }
-      const prepared = await this.prepare(at);
+      if (request.body) {
+        try {
+          at.original = await request.body.read(this.max);
+        } catch (e) {
+          if (e instanceof BodyTooLargeError) return await this.tooLarge(request);
+          throw e;
+        }
+      }
+      assertRoom(); // (after the body, read in JS: a 503 answers under its requests' ids)
+      const ready = at.original ? this.prepare(at, at.original) : { body: undefined, original: undefined, answers: [], reply: undefined };
+      const prepared = ready instanceof Promise ? await ready : ready;
       return prepared instanceof Response ? prepared : await this.forward(at, prepared);
     } catch (e) {
       if (isMemoryFull(e)) return this.memoryFull(request, at?.original);
@@ -205,22 +219,10 @@ export class ProxyHandler {
     return this.jsonError(413, -32600, `Request body larger than ${this.max} bytes`, undefined, CLOSE);
   }
 
-  /** Reads the body and decodes a JSON POST's, answering here what must not go upstream. */
-  private async prepare(at: At): Promise<Prepared | Response> {
-    const { request, url, session, guard } = at;
-    const p: Prepared = { body: undefined, original: undefined, answers: [], reply: undefined };
-    if (!request.body) {
-      assertRoom();
-      return p;
-    }
-    try {
-      at.original = p.original = p.body = await request.body.read(this.max);
-    } catch (e) {
-      if (e instanceof BodyTooLargeError) return this.tooLarge(request);
-      throw e;
-    }
-    assertRoom(); // (after the body, read in JS: a 503 answers under its requests' ids)
-    const original = p.original;
+  /** Decodes a JSON POST's body, answering here what must not go upstream; at once unless a collision, refusal or guard has more to ask. */
+  private prepare(at: At, original: Uint8Array): Prepared | Response | Promise<Prepared | Response> {
+    const { request, guard } = at;
+    const p: Prepared = { body: original, original, answers: [], reply: undefined };
     if (request.method === 'POST' && isJson(mediaType(request.headers.get('content-type')))) {
       let decoded: Decoded;
       try {
@@ -232,32 +234,7 @@ export class ProxyHandler {
       }
       p.body = decoded.bytes;
       if (decoded.refused) this.log(`${request.method} refused: ${decoded.refused.message}; not forwarded`); // (the place, never the content)
-      const outcome = decoded.collision
-        ? await collisionOutcome(original, decoded.collision, this.bodyOptions)
-        : decoded.refused && (await refusalOutcome(original, decoded.refused, this.bodyOptions));
-      if (outcome) {
-        if (outcome.reply) {
-          if (decoded.collision) this.log(`${request.method} answered here: keys collide after decoding (-32602)`);
-          p.reply = new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, {
-            status: outcome.reply.status,
-            headers: { 'content-type': 'application/json' },
-          });
-          if (!outcome.forward) return p.reply;
-        }
-        p.body = outcome.forward!;
-      } else if (guard) {
-        const ask = askUpstream(this.base, this.targets.target(url), () => toHeaders(this.sentUpstream(request)), this.max, request.signal);
-        const guarded = await guardSession(this.guards!, session, guard, p.body, this.bodyOptions, ask);
-        if (!guarded) {
-          // (the upstream restarted, or the id is made up)
-          this.log(`${request.method} answered 404: the upstream does not know the session (asked for its tool list)`);
-          return this.jsonError(404, SESSION_NOT_FOUND, 'Session not found', original);
-        }
-        p.answers = guarded.answers;
-        p.reply = guarded.reply;
-        if (!guarded.forward) return p.reply!;
-        p.body = guarded.forward;
-      }
+      if (decoded.collision || decoded.refused || guard) return this.judged(at, p, decoded);
     } else if (guard && request.method === 'POST' && holdsJson(original)) {
       this.log(`${request.method} refused: a JSON body not sent as application/json, which the guard would not read (415)`);
       // (under its requests' ids as written, as a 502: the body is JSON, its ids readable)
@@ -266,51 +243,109 @@ export class ProxyHandler {
     return p;
   }
 
-  /** Sends the request upstream (timed under a call time limit) and answers with what comes back. */
-  private async forward(at: At, p: Prepared): Promise<Answer> {
-    const { request, url, session } = at;
+  /** What prepare answers for a decoded body that collides or was refused, or that the guard reads. */
+  private async judged(at: At, p: Prepared, decoded: Decoded): Promise<Prepared | Response> {
+    const { request, url, session, guard } = at;
+    const original = p.original!;
+    const outcome = decoded.collision
+      ? await collisionOutcome(original, decoded.collision, this.bodyOptions)
+      : decoded.refused && (await refusalOutcome(original, decoded.refused, this.bodyOptions));
+    if (outcome) {
+      if (outcome.reply) {
+        if (decoded.collision) this.log(`${request.method} answered here: keys collide after decoding (-32602)`);
+        p.reply = new Response(outcome.reply.body as Uint8Array<ArrayBuffer>, {
+          status: outcome.reply.status,
+          headers: { 'content-type': 'application/json' },
+        });
+        if (!outcome.forward) return p.reply;
+      }
+      p.body = outcome.forward!;
+    } else if (guard) {
+      const ask = askUpstream(this.base, this.targets.target(url), () => toHeaders(this.sentUpstream(request)), this.max, request.signal);
+      const guarded = await guardSession(this.guards!, session, guard, p.body!, this.bodyOptions, ask);
+      if (!guarded) {
+        // (the upstream restarted, or the id is made up)
+        this.log(`${request.method} answered 404: the upstream does not know the session (asked for its tool list)`);
+        return this.jsonError(404, SESSION_NOT_FOUND, 'Session not found', original);
+      }
+      p.answers = guarded.answers;
+      p.reply = guarded.reply;
+      if (!guarded.forward) return p.reply!;
+      p.body = guarded.forward;
+    }
+    return p;
+  }
+
+  /**
+   * Sends the request upstream (timed under a call time limit) and answers with what comes back:
+   * the answer made as the upstream's head comes, in the same turn (`received`, `unsent`).
+   */
+  private forward(at: At, p: Prepared): Promise<Answer> {
+    const { request, url } = at;
     const { callTimeoutMs, callTimeoutMaxMs, onAudit, openStream } = this.o;
     const headers = this.forwardedHead(request);
     // (The requests that go up, timed with a call time limit: timed.ts.)
     const timed =
       request.method === 'POST' && !p.reply && this.targets.isEndpoint(url)
         ? timePost(
-            { callTimeoutMs, callTimeoutMaxMs, onAudit: onAudit && ((e) => onAudit(inSession(e, session))) },
+            { callTimeoutMs, callTimeoutMaxMs, onAudit: onAudit && ((e) => onAudit(inSession(e, at.session))) },
             p.body,
             (text) => this.cancelUpstream(request, url, text),
             this.log,
           )
         : undefined;
     const opens = openStream !== undefined && this.targets.isEndpoint(url);
-    let upstream: Upstream;
+    let sent: Promise<Upstream | 'timed-out'>;
     try {
       if (timed) {
         const send = async (signal: AbortSignal) => asResponse(await this.ask(request, url, headers, p.body, opens, signal));
-        const sent = await sendTimed(timed, send, request.signal);
-        if (sent === 'timed-out') {
-          this.log(`${request.method} answered here: no response from the upstream within the call time limit`);
-          return timedOutReply(timed, p.answers, this.bodyOptions);
-        }
-        upstream = sent;
+        sent = sendTimed(timed, send, request.signal);
       } else if (opens) {
-        // (a small call's path, no closure or promise of its own between: `ask` in one await)
-        upstream = writable(bodiless(await openStream(this.targets.target(url), headers, request.signal, request.method, p.body)));
-      } else upstream = await this.ask(request, url, headers, p.body, opens, request.signal);
+        // (a small call's path: its head checked in the same step as the answer is made)
+        const up = openStream(this.targets.target(url), headers, request.signal, request.method, p.body);
+        return up.then(
+          (opened) => this.received(at, p, writable(bodiless(opened)), undefined),
+          (e: unknown) => this.unsent(at, p, e, undefined),
+        );
+      } else sent = this.ask(request, url, headers, p.body, opens, request.signal);
     } catch (e) {
-      timed?.stop();
-      if (e instanceof UnwritableHead) throw e; // (the upstream answered: not unreachable)
-      if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left
-      const code = (e as { cause?: { code?: unknown } }).cause?.code;
-      const reason = typeof code === 'string' ? ` (${code})` : '';
-      this.log(`${request.method} failed: upstream unreachable${reason} (502)`);
-      return this.jsonError(502, SERVER_ERROR, `Cannot reach the upstream MCP server at ${this.upstream.host}${reason}`, p.original);
+      sent = Promise.reject(e);
     }
-    this.guards?.answered(session, request.method, upstream);
+    return sent.then(
+      (up) => {
+        if (up !== 'timed-out') return this.received(at, p, up, timed);
+        this.log(`${request.method} answered here: no response from the upstream within the call time limit`);
+        return timedOutReply(timed!, p.answers, this.bodyOptions);
+      },
+      (e: unknown) => this.unsent(at, p, e, timed),
+    );
+  }
+
+  /** The answer when the request did not get through: the client left (499), or the upstream is unreachable (502). */
+  private unsent(at: At, p: Prepared, e: unknown, timed: TimedPost | undefined): Promise<Answer> | Answer {
+    const { request } = at;
+    timed?.stop();
+    if (e instanceof UnwritableHead) throw e; // (the upstream answered: not unreachable)
+    if (request.signal.aborted) return new Response(null, { status: 499 }); // the client left
+    const code = (e as { cause?: { code?: unknown } }).cause?.code;
+    const reason = typeof code === 'string' ? ` (${code})` : '';
+    this.log(`${request.method} failed: upstream unreachable${reason} (502)`);
+    return this.jsonError(502, SERVER_ERROR, `Cannot reach the upstream MCP server at ${this.upstream.host}${reason}`, p.original);
+  }
+
+  /** The answer once the upstream's head came: its reply when the request needed none, else the upstream's, encoded. */
+  private received(at: At, p: Prepared, upstream: Upstream, timed: TimedPost | undefined): Answer | Promise<Answer> {
+    this.guards?.answered(at.session, at.request.method, upstream);
     if (p.reply) {
       // (what passed needs no answer: notifications, or responses to the server's requests)
-      if (upstream instanceof Response) await upstream.body?.cancel().catch(() => {});
-      else upstream.source?.cancel();
-      return p.reply;
+      const reply = p.reply;
+      if (!(upstream instanceof Response)) upstream.source?.cancel();
+      else if (upstream.body)
+        return upstream.body.cancel().then(
+          () => reply,
+          () => reply,
+        );
+      return reply;
     }
     return this.answer(at, p, upstream, timed);
   }
