@@ -4,6 +4,7 @@
 import { J_DEC, J_DEC_CAP } from '../abi';
 import { BACKSLASH, LONE_SURROGATE, LOWER_U } from '../bytes';
 import { hexValue } from '../decode';
+import { copyBytes } from '../copy';
 import { utf8Encode } from '../utf8';
 import { get } from './state';
 import { shortEscape } from './strings';
@@ -64,35 +65,35 @@ function decodeEscapes(a: i32, e: i32): i32 {
   const dec = get(J_DEC) as usize;
   // (Decoded text is never longer than raw; a copy may write up to 16 bytes past its run.)
   if (e - a > <i32>get(J_DEC_CAP) - 16) return INDEXED_REFUSED;
+  const entries = gMapEntries;
   let n: usize = 0;
   let high: u32 = 0; // a high surrogate escape waiting for its low half
   let highEnd: i32 = 0; // (its raw end)
-  let escapes: i32 = 0; // entries of the escape map (past gMapEntries: no map)
+  let escapes: i32 = 0; // entries of the escape map (past entries: no map)
   let k = a;
   while (k < e) {
-    if (load<u8>(gIn + <usize>k) != BACKSLASH) {
-      if (high != 0) {
-        if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
-        escapes++;
-        store<u8>(dec + n++, <u8>LONE_SURROGATE);
-        high = 0;
-      }
-      const run = copyToBackslash(gIn + <usize>k, e - k, dec + n);
-      n += <usize>run;
-      k += run;
-      continue;
+    if (high != 0 && load<u8>(gIn + <usize>k) != BACKSLASH) {
+      if (escapes < entries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+      escapes++;
+      store<u8>(dec + n++, <u8>LONE_SURROGATE);
+      high = 0;
     }
+    // The plain bytes up to the next backslash, copied.
+    const run = copyToBackslash(k, e, dec + n);
+    n += <usize>run;
+    k += run;
+    if (k >= e) break;
     const x = <u32>load<u8>(gIn + <usize>(k + 1)); // (a backslash is never last: the quote after it would be escaped)
     if (x != LOWER_U) {
       const d = shortEscape(x);
       if (d < 0) return INDEXED_HOST;
       if (high != 0) {
-        if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+        if (escapes < entries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
         escapes++;
         store<u8>(dec + n++, <u8>LONE_SURROGATE);
         high = 0;
       }
-      if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, k + 2 - a);
+      if (escapes < entries) mapEscape(escapes, <i32>n, <i32>n + 1, k + 2 - a);
       escapes++;
       store<u8>(dec + n++, <u8>d);
       k += 2;
@@ -110,13 +111,13 @@ function decodeEscapes(a: i32, e: i32): i32 {
     if (high != 0 && u >= 0xdc00 && u <= 0xdfff) {
       // The pair is one unit, from the high half's decoded start to the low half's raw end.
       n += <usize>utf8Encode(dec + n, 0x10000 + ((high - 0xd800) << 10) + (u - 0xdc00));
-      if (escapes < gMapEntries) mapEscape(escapes, start, <i32>n, k - a);
+      if (escapes < entries) mapEscape(escapes, start, <i32>n, k - a);
       escapes++;
       high = 0;
       continue;
     }
     if (high != 0) {
-      if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+      if (escapes < entries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
       escapes++;
       store<u8>(dec + n++, <u8>LONE_SURROGATE);
       high = 0;
@@ -129,39 +130,46 @@ function decodeEscapes(a: i32, e: i32): i32 {
     const from = <i32>n;
     if (u >= 0xdc00 && u <= 0xdfff) store<u8>(dec + n++, <u8>LONE_SURROGATE);
     else n += <usize>utf8Encode(dec + n, u);
-    if (escapes < gMapEntries) mapEscape(escapes, from, <i32>n, k - a);
+    if (escapes < entries) mapEscape(escapes, from, <i32>n, k - a);
     escapes++;
   }
   if (high != 0) {
-    if (escapes < gMapEntries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
+    if (escapes < entries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
     escapes++;
     store<u8>(dec + n++, <u8>LONE_SURROGATE);
   }
   gDec = dec;
   gDecLen = <i32>n;
-  gEscapeEntries = escapes <= gMapEntries ? escapes : -1;
+  gEscapeEntries = escapes <= entries ? escapes : -1;
   return 0;
 }
 
 /**
- * Copies the bytes at src (up to n) before the first backslash to dst, in one pass; returns how
- * many. With SIMD it stores 16 bytes at a time, so up to 16 bytes past them are written.
+ * Copies the input's bytes from k up to the first backslash before e (or e) to dst; returns how
+ * many. With SIMD 16 bytes at a time, the last ones too (loaded as the 16 ending at e, shifted),
+ * so up to 16 bytes past them are written.
  */
-function copyToBackslash(src: usize, n: i32, dst: usize): i32 {
+@inline function copyToBackslash(k: i32, e: i32, dst: usize): i32 {
+  const src = gIn + <usize>k;
+  const n = e - k;
   if (ASC_FEATURE_SIMD) {
+    const bs = i8x16.splat(<i8>BACKSLASH);
     let j: i32 = 0;
-    while (j + 16 <= n) {
+    for (; j + 16 <= n; j += 16) {
       const v = v128.load(src + <usize>j);
       v128.store(dst + <usize>j, v);
-      const m = i8x16.bitmask(i8x16.eq(v, i8x16.splat(<i8>BACKSLASH)));
+      const m = i8x16.bitmask(i8x16.eq(v, bs));
       if (m != 0) return j + ctz(m);
-      j += 16;
     }
-    const end = findBackslash(src, j, n);
-    memory.copy(dst + <usize>j, src + <usize>j, <usize>(end - j));
-    return end;
+    if (j == n) return n;
+    // (The 16 bytes before e are in memory: the input lies past the module's data.)
+    const s = 16 - (n - j); // lanes before the run's last bytes
+    const v = v128.load(src + <usize>(n - 16));
+    v128.store(dst + <usize>j, i8x16.swizzle(v, i8x16.add(i8x16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), i8x16.splat(<i8>s))));
+    const m = <u32>i8x16.bitmask(i8x16.eq(v, bs)) >> <u32>s;
+    return m != 0 ? j + ctz(m) : n;
   }
   const end = findBackslash(src, 0, n);
-  memory.copy(dst, src, <usize>end);
+  copyBytes(dst, src, <usize>end);
   return end;
 }
