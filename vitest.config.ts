@@ -45,7 +45,7 @@ const OWN_MODULES = [
   'test/{stream-deferred-held,stream-sse-whole,stream-consumers,stream-batch-buffers}.test.ts',
   'test/{cli-serve-handler,cli-serve-session,http-access-adversary,http-connect,mcp-guard-order}.test.ts',
   'test/{cli-proxy-upstream-timeout,node-upstream-deadlines,http-parse-once,guard-schema-cache}.test.ts',
-  'test/{stream-memory-full,http-memory-full,stream-output-past-4gib,held-bytes-past-4gib}.test.ts',
+  'test/{stream-memory-full,http-memory-full,stream-output-past-4gib,held-bytes-past-4gib,work-pool-room}.test.ts',
   'test/{memory-bounded,stream-idle-memory,stream-memory,stream-sse-memory,refused-lines,utf16-result}.test.ts',
 ];
 /**

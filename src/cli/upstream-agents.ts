@@ -9,10 +9,14 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 
-/** The Keep-Alive field of a raw head as `res.headers` holds it (repeats joined with ", "), or undefined. */
-export function keepAliveHint(raw: readonly string[]): string | undefined {
+/**
+ * The Keep-Alive field of a raw head as `res.headers` holds it (repeats joined with ", "), or
+ * undefined; `entries`: how many of `raw` Node builds `res.headers` from (headEntries).
+ */
+export function keepAliveHint(raw: readonly string[], entries = raw.length): string | undefined {
   let hint: string | undefined;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
+  const n = Math.min(entries, raw.length);
+  for (let i = 0; i + 1 < n; i += 2) {
     const name = raw[i]!;
     if (name.length !== 10 || name.toLowerCase() !== 'keep-alive') continue;
     hint = hint === undefined ? raw[i + 1]! : `${hint}, ${raw[i + 1]!}`;
@@ -20,17 +24,30 @@ export function keepAliveHint(raw: readonly string[]): string | undefined {
   return hint;
 }
 
-/** The response a pooled socket just carried, as the agent reads it. */
-const responseOf = (socket: Socket) => (socket as { _httpMessage?: { res?: IncomingMessage } })._httpMessage?.res;
+/** The request a pooled socket just carried, and its response, as the agent reads them. */
+const requestOf = (socket: Socket) => (socket as { _httpMessage?: { res?: IncomingMessage; maxHeadersCount?: unknown } })._httpMessage;
+
+/**
+ * How many `rawHeaders` entries Node builds `res.headers` from: its parser's limit, the
+ * request's maxHeadersCount fields (0: no limit) or else 2000 entries (1000 fields), where
+ * `rawHeaders` may hold up to 32 fields more (Node collects them 32 at a time): a hint past
+ * the limit is not one Node reads.
+ */
+function headEntries(req: { maxHeadersCount?: unknown }): number {
+  if (typeof req.maxHeadersCount !== 'number') return 2000;
+  const entries = req.maxHeadersCount << 1; // (as Node sets its parser's limit)
+  return entries > 0 ? entries : Number.POSITIVE_INFINITY;
+}
 
 /**
  * Sets `res.headers` to the hint alone for Node's keepSocketAlive to read; `taken` unsets it
  * after, so that a reader (none here) would get the whole head, built from `rawHeaders` as before.
  */
 function lent(socket: Socket): IncomingMessage | undefined {
-  const res = responseOf(socket);
-  if (!res) return undefined;
-  const hint = keepAliveHint(res.rawHeaders);
+  const req = requestOf(socket);
+  if (!req?.res) return undefined;
+  const res = req.res;
+  const hint = keepAliveHint(res.rawHeaders, headEntries(req));
   res.headers = hint === undefined ? {} : { 'keep-alive': hint };
   return res;
 }
