@@ -11,7 +11,7 @@ import type { CodecOptions } from '../codec/options.js';
 import { refusedUnread } from '../http/access/body-follows.js';
 import { type AccessOptions, withAccess } from '../http/access/index.js';
 import { BodyTooLargeError, decodeBytes, readBounded } from '../http/body.js';
-import { hostAllowed, originAllowed } from '../http/guard.js';
+import { NameCheck } from '../http/guard.js';
 import { SESSION_NOT_FOUND } from '../http/replies.js';
 import {
   collisionReplies,
@@ -72,7 +72,10 @@ const streamHeaders = (s: HandlerSession) => ({
 });
 
 export class ServeHandler {
-  constructor(private readonly o: ServeHandlerOptions) {}
+  private readonly names: NameCheck;
+  constructor(private readonly o: ServeHandlerOptions) {
+    this.names = new NameCheck(o);
+  }
 
   /** The handler, behind the access layer when there is one (who may come in, how often, whose sessions are whose). */
   entry(access: AccessOptions | undefined): Handler {
@@ -123,8 +126,7 @@ export class ServeHandler {
   };
 
   private hostOrOriginRefused(request: Request): Response | undefined {
-    return !hostAllowed(request.headers.get('host') ?? new URL(request.url).host, this.o.allowedHosts) ||
-      !originAllowed(request.headers.get('origin'), this.o.allowedOrigins)
+    return this.names.refused(request.headers.get('host') ?? new URL(request.url).host, request.headers.get('origin'))
       ? this.json(403, errorResponse(null, SERVER_ERROR, 'Forbidden: Host or Origin not allowed'))
       : undefined;
   }

@@ -3,9 +3,10 @@
 // which reads one field, the Keep-Alive hint, through `res.headers`: an object of the whole head
 // built a field at a time, per response (9 µs a call in a loaded profile of small calls), that
 // nothing else here reads (the proxy reads `rawHeaders`). Here the agent is given that one field,
-// read from `rawHeaders` as Node would join it, and the rest is left unbuilt.
-import type { IncomingMessage } from 'node:http';
-import { Agent as HttpAgent } from 'node:http';
+// read from `rawHeaders` as Node would join it, and the rest is left unbuilt. It reads the
+// socket's request as Node's agent does (`_httpMessage`); where that or a settable lazy head is
+// missing (another Node), the agents do as Node's own.
+import { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import type { Socket } from 'node:net';
 
@@ -23,6 +24,9 @@ export function keepAliveHint(raw: readonly string[], entries = raw.length): str
   }
   return hint;
 }
+
+/** Whether this Node builds `res.headers` when first read and lets it be set (Node 15 on); else the agents do as Node's. */
+const LAZY_HEAD = typeof Object.getOwnPropertyDescriptor(IncomingMessage.prototype, 'headers')?.set === 'function';
 
 /** The request a pooled socket just carried, and its response, as the agent reads them. */
 const requestOf = (socket: Socket) => (socket as { _httpMessage?: { res?: IncomingMessage; maxHeadersCount?: unknown } })._httpMessage;
@@ -44,6 +48,7 @@ function headEntries(req: { maxHeadersCount?: unknown }): number {
  * after, so that a reader (none here) would get the whole head, built from `rawHeaders` as before.
  */
 function lent(socket: Socket): IncomingMessage | undefined {
+  if (!LAZY_HEAD) return undefined;
   const req = requestOf(socket);
   if (!req?.res) return undefined;
   const res = req.res;
@@ -56,25 +61,25 @@ function taken(res: IncomingMessage | undefined): void {
   if (res) res.headers = undefined as unknown as IncomingMessage['headers']; // (the getter builds the whole head if read)
 }
 
+/** Node's keepSocketAlive (`keep`) with the hint lent for it to read. */
+function keptWithHint(socket: Socket, keep: () => unknown): boolean {
+  const res = lent(socket);
+  try {
+    return keep() as boolean; // (typed void; Node reads it: keep the socket or not)
+  } finally {
+    taken(res);
+  }
+}
+
 class UpstreamHttpAgent extends HttpAgent {
   override keepSocketAlive(socket: Socket): boolean {
-    const res = lent(socket);
-    try {
-      return super.keepSocketAlive(socket) as unknown as boolean; // (typed void; Node reads it: keep the socket or not)
-    } finally {
-      taken(res);
-    }
+    return keptWithHint(socket, () => super.keepSocketAlive(socket));
   }
 }
 
 class UpstreamHttpsAgent extends HttpsAgent {
   override keepSocketAlive(socket: Socket): boolean {
-    const res = lent(socket);
-    try {
-      return super.keepSocketAlive(socket) as unknown as boolean; // (typed void; Node reads it: keep the socket or not)
-    } finally {
-      taken(res);
-    }
+    return keptWithHint(socket, () => super.keepSocketAlive(socket));
   }
 }
 

@@ -45,3 +45,22 @@ export function originAllowed(origin: string | null, allowed?: readonly string[]
   }
   return (url.protocol === 'http:' || url.protocol === 'https:') && LOCAL_HOSTS.includes(url.hostname.toLowerCase());
 }
+
+/**
+ * Which of a request's names a server refuses, its Host or its Origin, for `serve` and the proxy.
+ * The last Host's verdict is kept: a client sends the same one on every call (a URL parse each).
+ */
+export class NameCheck {
+  private host: string | undefined;
+  private hostOk = false;
+  constructor(private readonly policy: OriginPolicy) {}
+
+  refused(host: string, origin: string | null): 'Host header' | 'Origin' | undefined {
+    if (host !== this.host) {
+      this.hostOk = hostAllowed(host, this.policy.allowedHosts);
+      this.host = host;
+    }
+    if (!this.hostOk) return 'Host header';
+    return originAllowed(origin, this.policy.allowedOrigins) ? undefined : 'Origin';
+  }
+}

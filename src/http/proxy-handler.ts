@@ -14,11 +14,11 @@ import { bodyFollows } from './access/body-follows.js';
 import { BodyTooLargeError, type Decoded, decodeNow, holdsJson } from './body.js';
 import type { CallGuard } from './call-guard.js';
 import type { FetchLike } from './fetch.js';
-import { hostAllowed, originAllowed } from './guard.js';
-import { withAnswers } from './guarded.js';
+import { NameCheck } from './guard.js';
 import type { BodyOptions } from './json-body.js';
 import { askUpstream, guardSession } from './list-tools.js';
 import { isMemoryFull, memoryFullResponse } from './memory-full.js';
+import { encodedAnswer } from './proxy-encoded.js';
 import { downstream, type Fields, keptFields, type ListedFields, toHeaders, withoutHopByHop } from './proxy-headers.js';
 import type { OpenedStream, ProxyOptions } from './proxy-options.js';
 import { type RelaySettings, relayedAnswer, StreamNotes } from './proxy-relayed.js';
@@ -26,9 +26,8 @@ import { type AbortSignalLike, type Answer, abortSignalOf, type ProxyRequest } f
 import { UpstreamTargets } from './proxy-target.js';
 import { asResponse, UnwritableHead, type Upstream, writable } from './proxy-upstream.js';
 import { answerLimit, collisionOutcome, errorAnswer, refusalOutcome, SESSION_NOT_FOUND } from './replies.js';
-import { encodeResponse, headKind, isJson, mediaType, NULL_BODY } from './response.js';
+import { headKind, isJson, mediaType, NULL_BODY } from './response.js';
 import type { SessionGuards } from './session-guards.js';
-import { settle, streamEnding } from './settle.js';
 import { sendTimed, type TimedPost, timedOutReply, timePost } from './timed.js';
 
 /** Sent with an answer given before the body was read: the rest of the body is not read (a 403, a 413). */
@@ -90,14 +89,14 @@ export class ProxyHandler {
   private readonly relay: RelaySettings;
   /** upstreamHeaders as pairs, listed once (createFilteringProxy checked them when made). */
   private readonly ours: [string, string][];
-  private hostSeen: string | undefined;
-  private hostVerdict = false;
+  private readonly names: NameCheck;
 
   constructor(s: ProxySettings) {
     this.codec = createCodec(s.bodyOptions);
     this.upstream = s.upstream;
     this.targets = new UpstreamTargets(s.upstream, s.options.path ?? '/mcp');
     this.o = s.options;
+    this.names = new NameCheck(s.options);
     this.ours = Object.entries(s.options.upstreamHeaders ?? {});
     this.base = s.base;
     this.bodyOptions = s.bodyOptions;
@@ -151,15 +150,6 @@ export class ProxyHandler {
     return memoryFullResponse(original, answerLimit(this.bodyOptions));
   }
 
-  /** hostAllowed, the last Host's verdict kept: a client sends the same one on every call (a URL parse each). */
-  private hostAllowed(host: string): boolean {
-    if (host !== this.hostSeen) {
-      this.hostVerdict = hostAllowed(host, this.o.allowedHosts);
-      this.hostSeen = host;
-    }
-    return this.hostVerdict;
-  }
-
   // Host and Origin first, before the access layer too: a name this proxy does not answer to
   // gets no protected resource metadata naming it, and no challenge pointing there. A body is
   // dropped unread and, when one follows the head, the connection closed with it, as for a 413
@@ -167,11 +157,7 @@ export class ProxyHandler {
   // sending, until its request time limit.
   hostOrOriginRefused(request: ProxyRequest): Promise<Response> | undefined {
     // The Host header when the server passes it, else the host the URL was built from.
-    const what = !this.hostAllowed(request.headers.get('host') ?? request.url.host)
-      ? 'Host header'
-      : !originAllowed(request.headers.get('origin'), this.o.allowedOrigins)
-        ? 'Origin'
-        : undefined;
+    const what = this.names.refused(request.headers.get('host') ?? request.url.host, request.headers.get('origin'));
     if (!what) return undefined;
     this.log(`${request.method} refused: ${what === 'Origin' ? 'Origin' : 'Host'} not allowed (403)`);
     request.body?.drop();
@@ -391,43 +377,15 @@ export class ProxyHandler {
       if (kind === 'none')
         return { status: upstream.status, statusText: upstream.statusText, headers: downstream(upstream.headers), body: null };
     }
-    return this.encoded(at, p, upstream, timed, framing, kind);
-  }
-
-  /** An answer through Web streams: encodeResponse, the guard's answers added, settled before its head goes. */
-  private async encoded(
-    at: At,
-    p: Prepared,
-    upstream: Upstream,
-    timed: TimedPost | undefined,
-    framing: { endpoint: boolean; method: string },
-    kind: ReturnType<typeof headKind>,
-  ): Promise<Answer> {
-    const { request, guard } = at;
-    const { original } = p;
-    const { bodyOptions } = this;
-    const response = asResponse(upstream);
-    const onTruncated = this.relay.notes.truncated(request.method);
-    let failure: unknown;
-    const refused = (e: unknown) => {
-      failure = e;
-      this.relay.notes.refused(request.method, e);
-    };
-    const encoded = await encodeResponse(response, { ...bodyOptions, ...framing, guard, timed, onTruncated });
-    const filtered = await withAnswers(encoded, p.answers, bodyOptions, this.max);
-    const down = downstream(filtered.headers);
-    const sse = kind === 'sse';
-    // An event stream cut short by a refused event ends with an error for each request of the
-    // POST: its answer was the refused event or would have come after it, and the host must not
-    // wait for its timeout (a request answered before gets a second answer, which clients drop).
-    const ending = sse && original ? (e: unknown) => streamEnding(original, e, bodyOptions) : undefined;
-    // A JSON answer's first chunk is read before the headers go (it fails: 502 instead); a body
-    // encoded whole (text, errors) or an event stream goes at once, however long it stays open.
-    const settled = await settle(filtered.body, (kind === 'json' && response.ok) || kind === 'binary', refused, ending);
-    if (settled === 'failed') {
-      if (isMemoryFull(failure)) return this.memoryFull(request, original);
-      return this.jsonError(502, SERVER_ERROR, 'The upstream MCP server sent a response that cannot be passed on', original);
-    }
-    return new Response(settled, { status: filtered.status, statusText: filtered.statusText, headers: toHeaders(down) });
+    const failed = (e: unknown) =>
+      isMemoryFull(e)
+        ? this.memoryFull(request, p.original)
+        : this.jsonError(502, SERVER_ERROR, 'The upstream MCP server sent a response that cannot be passed on', p.original);
+    return encodedAnswer(this.relay, { method: request.method, guard, original: p.original, answers: p.answers }, upstream, {
+      timed,
+      framing,
+      kind,
+      failed,
+    });
   }
 }
