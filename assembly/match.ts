@@ -36,9 +36,9 @@ let gConsumed: i32 = 0;
 // The possible match left undecided by the last call (it ran into the end of input that was not
 // final; the bytes from its start were not consumed): how many of its bytes the automaton
 // walked, the state it reached (its walk-table entry) and the end of the longest match among
-// them (0: none), from its start. Handed back to scanHeld once the candidate starts the input, it is walked on from
-// there: a long one (`fold: 'nfkc'`: a term's first letter, then ignorables without end) is
-// walked once, not again at every chunk of a stream.
+// them (0: none), from its start. Handed back to scanHeld once the candidate starts the input,
+// it is walked on from there: a long one (`fold: 'nfkc'`: a term's first letter, then
+// ignorables without end) is walked once, not again at every chunk of a stream.
 export let heldWalked: i32 = 0;
 export let heldState: u32 = 0;
 export let heldBest: i32 = 0;
