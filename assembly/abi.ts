@@ -6,10 +6,10 @@
 // test/abi.test.ts fails if the two ever differ, or if src/ spells one of them itself.
 
 // ---- Codec descriptor (written by src/core/descriptor.ts): byte offsets of its fields ----
-export const D_TRANS: usize = 0; //      u32 ptr: u16 DFA transitions [state * classes + class]
+export const D_TRANS: usize = 0; //      u32 ptr: u16 DFA transitions as row offsets (src/compile/walk-table.ts)
 export const D_CLASSES: usize = 4; //    u32 ptr: 256 u8 byte -> class
-export const D_ACCEPT: usize = 8; //     u32 ptr: u8 per state, 1 when a pattern ends there
-export const D_NCLASSES: usize = 12; //  u32
+export const D_ACCEPT_FROM: usize = 8; // u32: states from this entry on accept (a pattern ends there)
+export const D_ROW_SHIFT: usize = 12; // u32: a state's row starts at byte (entry << this) of D_TRANS
 export const D_TEDDY: usize = 16; //     u32 ptr: 4 x (16 lo-nibble + 16 hi-nibble) bucket masks
 export const D_PREFIX: usize = 20; //    u32 ptr: prefix, ASCII lower case (matching)
 export const D_PREFIX_LEN: usize = 24; // u32
@@ -23,6 +23,7 @@ export const D_QUOTE_FREE: usize = 52; // u32: 1 when no match can hold a '"' (n
 export const D_GRAMS: usize = 56; //     u32 ptr: 32768-bit set of hashed folded pattern starts
 export const D_GRAM_MASK: usize = 60; // u32: which of the 4 loaded bytes the start hash uses
 export const D_TEDDY_ASCII: usize = 64; // u32 ptr: D_TEDDY's masks for fingerprints of four ASCII bytes, or 0
+export const D_START: usize = 68; //     u32: the start state's entry in D_TRANS
 export const DESCRIPTOR_SIZE: usize = 80; // (the tables after it stay 16-byte aligned)
 
 // ---- scan (match.ts): what its records hold, and their size ----

@@ -2,7 +2,7 @@
 //  - MODE_RECORDS: [start, end) in UTF-16 units, so the host builds the result from slices of
 //    its own string (no UTF-8 decoding on the way out);
 //  - MODE_BYTE_RECORDS: [start, end) in bytes (the JSON transducer writes the tokens itself).
-import { D_ACCEPT, D_CLASSES, D_GRAM_MASK, D_MATCHES, D_NCLASSES, D_TEDDY, D_TEDDY_ASCII, D_TRANS, MODE_BYTE_RECORDS } from './abi';
+import { D_ACCEPT_FROM, D_CLASSES, D_GRAM_MASK, D_MATCHES, D_ROW_SHIFT, D_START, D_TEDDY, D_TEDDY_ASCII, D_TRANS, MODE_BYTE_RECORDS } from './abi';
 import { CASE_BIT } from './bytes';
 import { copyBytes } from './copy';
 import { gramMayStart, teddyBlock } from './filter';
@@ -35,10 +35,10 @@ let gConsumed: i32 = 0;
 
 // The possible match left undecided by the last call (it ran into the end of input that was not
 // final; the bytes from its start were not consumed): how many of its bytes the automaton
-// walked, the state it reached and the end of the longest match among them (0: none), from its
-// start. Handed back to scanHeld once the candidate starts the input, it is walked on from
-// there: a long one (`fold: 'nfkc'`: a term's first letter, then ignorables without end) is
-// walked once, not again at every chunk of a stream.
+// walked, the state it reached (its walk-table entry) and the end of the longest match among
+// them (0: none), from its start. Handed back to scanHeld once the candidate starts the input,
+// it is walked on from there: a long one (`fold: 'nfkc'`: a term's first letter, then
+// ignorables without end) is walked once, not again at every chunk of a stream.
 export let heldWalked: i32 = 0;
 export let heldState: u32 = 0;
 export let heldBest: i32 = 0;
@@ -266,14 +266,13 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
 function scalar(b: i32, end: i32, len: i32, final: i32): i32 {
   const desc = gDesc;
   const inp = gInp;
-  const trans = load<u32>(desc + D_TRANS) as usize;
   const classes = load<u32>(desc + D_CLASSES) as usize;
-  const row = <usize>load<u32>(desc + D_NCLASSES); // start state 1
+  const row = (load<u32>(desc + D_TRANS) as usize) + (<usize>load<u32>(desc + D_START) << load<u32>(desc + D_ROW_SHIFT));
   if (b < gSkip) b = gSkip;
   if (end > gLast + 1) end = gLast + 1;
   while (b < end) {
     const cls = <usize>load<u8>(classes + <usize>load<u8>(inp + <usize>b));
-    if (load<u16>(trans + ((row + cls) << 1)) != 0 && (b + 4 > len || gramMayStart(desc, inp + <usize>b))) {
+    if (load<u16>(row + (cls << 1)) != 0 && (b + 4 > len || gramMayStart(desc, inp + <usize>b))) {
       const stop = tryMatch(b, len, final);
       if (gStop) {
         gConsumed = b;
@@ -309,7 +308,7 @@ function scalar(b: i32, end: i32, len: i32, final: i32): i32 {
 
 /** Walks the automaton from c; on a match, emits it and returns its end, else 0. */
 @inline function tryMatch(c: i32, len: i32, final: i32): i32 {
-  return walkFrom(c, c, 1, 0, len, final);
+  return walkFrom(c, c, load<u32>(gDesc + D_START), 0, len, final);
 }
 
 /**
@@ -322,14 +321,15 @@ function walkFrom(c: i32, j: i32, s: u32, best: i32, len: i32, final: i32): i32 
   const inp = gInp;
   const trans = load<u32>(desc + D_TRANS) as usize;
   const classes = load<u32>(desc + D_CLASSES) as usize;
-  const accept = load<u32>(desc + D_ACCEPT) as usize;
-  const nc = load<u32>(desc + D_NCLASSES);
+  const acceptFrom = load<u32>(desc + D_ACCEPT_FROM);
+  const shift = <usize>load<u32>(desc + D_ROW_SHIFT);
+  // (s is where its row starts, src/compile/walk-table.ts: a shift and an add from the next load)
   while (j < len) {
-    const cls = <u32>load<u8>(classes + <usize>load<u8>(inp + <usize>j));
-    s = <u32>load<u16>(trans + (<usize>(s * nc + cls) << 1));
+    const cls = <usize>load<u8>(classes + <usize>load<u8>(inp + <usize>j));
+    s = <u32>load<u16>(trans + (cls << 1) + (<usize>s << shift));
     if (s == 0) break;
     j++;
-    if (load<u8>(accept + <usize>s)) best = j;
+    if (s >= acceptFrom) best = j;
   }
   if (s != 0 && !final) {
     gStop = true; // a longer match may continue in the next chunk

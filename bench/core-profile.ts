@@ -3,9 +3,9 @@
 // run under V8's sampling profiler in this process; self time by function, the core's share,
 // nanoseconds a message and page faults a run. (`node --cpu-prof` on a bench shows the core's
 // functions as `wasm-function[N]`; a build with names is what makes its profile readable.)
-//   node scripts/run-ts.mjs bench/core-profile.ts [encode|decode] [keyed|mixed|<kind>|log|bare] [seconds] [rows]
+//   node scripts/run-ts.mjs bench/core-profile.ts [encode|decode] [keyed|mixed|<kind>|log|bare|progress] [seconds] [rows]
 // (<kind>: a name of corpus.ts MESSAGE_KINDS, e.g. 'CJK prose': 8 MiB of that kind alone; log,
-// bare: one small message repeated, as bench/message-cost.ts has it: a message's fixed cost.)
+// bare, progress (with a term): one small message repeated, as bench/message-cost.ts has it: a message's fixed cost.)
 // Run `npm run build` first: the names go into a copy of dist/, whose SIMD core must be this tree's.
 import { spawnSync } from 'node:child_process';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,10 +22,12 @@ const kind = MESSAGE_KINDS[mix as keyof typeof MESSAGE_KINDS];
 const LINES: Record<string, string> = {
   log: '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"http","data":{"event":"request","host":"example.com","status":200,"ms":417}}}',
   bare: '{"jsonrpc":"2.0","method":"x"}',
+  progress:
+    '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":5,"message":"update timeout Tongyi project error install the list."}}',
 };
 const line = LINES[mix];
 if (!['encode', 'decode'].includes(mode) || !(['keyed', 'mixed'].includes(mix) || kind || line))
-  throw new Error('usage: bench/core-profile.ts [encode|decode] [keyed|mixed|<kind>|log|bare] [seconds] [rows]');
+  throw new Error('usage: bench/core-profile.ts [encode|decode] [keyed|mixed|<kind>|log|bare|progress] [seconds] [rows]');
 
 const named = '.cache/core-named.simd.wasm';
 const built = spawnSync(

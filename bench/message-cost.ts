@@ -19,6 +19,8 @@ const log =
 /** A request whose params hold 16 members, "k0x" to "k15x", each with `value(k)`. */
 const members = (value: (k: number) => string) =>
   `{"jsonrpc":"2.0","method":"x","params":{${Array.from({ length: 16 }, (_, k) => `"k${k}x":${value(k)}`).join(',')}}}`;
+const progress = (message: string) =>
+  `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":5,"progress":5,"message":"${message}"}}`;
 const lines: Record<string, string> = {
   bare: '{"jsonrpc":"2.0","method":"x"}',
   'empty params': '{"jsonrpc":"2.0","method":"x","params":{}}',
@@ -29,6 +31,10 @@ const lines: Record<string, string> = {
   '16 members, short strings': members((k) => `"v${k}abc"`),
   // (lengths the indexed path's filters tell apart, SIMD: filter.ts mayStartIn to 9 bytes,
   // mayStartInBlocks to 32, decode.ts mayHoldToken to 128)
+  // (a progress notification's 8-word message, with a term and without)
+  'progress, a term': progress('update timeout Tongyi project error install the list.'),
+  'progress, no term': progress('list network timeout settings click error results open.'),
+  'progress, near term': progress('update timeout Tongyx project error install the list.'),
   ...Object.fromEntries([12, 15, 24, 48].map((n) => [`16 members, ${n}-byte strings`, members((k) => `"${`v${k}`.padEnd(n, '-')}"`)])),
 };
 const COUNT = 400;

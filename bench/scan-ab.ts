@@ -4,6 +4,8 @@
 // moved 5% between runs with nothing changed). 64 KiB of CJK prose, mixed text and clean
 // English; the records must agree.
 //   node scripts/run-ts.mjs bench/scan-ab.ts <core A .wasm> <core B .wasm> [rounds]
+// Progress messages: the 8-word string of each of 1,024 progress notifications, a call each
+// (the per-call cost of a short string with words; ns a byte over all their bytes).
 // (e.g. main's build/core.simd.wasm copied aside as A, this tree's as B.) The default codec's
 // descriptor and the input are written by this tree's host into its own core's memory; each
 // build gets a copy of that memory from the heap's base up, so the two builds must agree on
@@ -11,10 +13,11 @@
 import { readFileSync } from 'node:fs';
 import { compile } from '../src/codec/compiled.ts';
 import { resolveOptions } from '../src/codec/options.ts';
+import { compileAutomaton } from '../src/compile/index.ts';
 import { D_MATCHES, MODE_BYTE_RECORDS } from '../src/core/abi.ts';
 import { core } from '../src/core/instance.ts';
-import { allocate } from '../src/core/memory.ts';
-import { cjkText, cleanText, mixedText } from './corpus.ts';
+import { allocate, heap } from '../src/core/memory.ts';
+import { cjkText, cleanText, MESSAGE_KINDS, mixedText } from './corpus.ts';
 
 type Scan = (desc: number, inp: number, len: number, out: number, final: number, mode: number) => number;
 interface Core {
@@ -31,27 +34,59 @@ const host = core as unknown as Core;
 for (const b of builds) if (b.heapBase() > host.heapBase()) throw new Error("bench/scan-ab.ts: a build whose heap starts past this tree's");
 
 const desc = compile(resolveOptions({})).desc.ptr;
+// A build from before the walk table (no D_START global) walks the DFA by state numbers: its
+// copy of the descriptor points at those tables (transitions, accepting flags, class count).
+const dfa = compileAutomaton(resolveOptions({}).patterns);
+const byNumber = allocate(dfa.transitions.byteLength + dfa.accepting.length);
+heap().set(new Uint8Array(dfa.transitions.buffer, dfa.transitions.byteOffset, dfa.transitions.byteLength), byNumber);
+heap().set(dfa.accepting, byNumber + dfa.transitions.byteLength);
 const SIZE = 64 * 1024;
 const input = allocate(SIZE + 1024);
 const records = allocate(8 * SIZE); // (8 bytes a possible match)
 const CALLS = 300;
-const texts = { 'CJK prose': cjkText(5, SIZE), 'mixed text': mixedText(5, SIZE), 'clean English': cleanText(5, SIZE) };
+const progress = Array.from({ length: 1024 }, (_, i) => MESSAGE_KINDS['progress notifications'](i).params.message).join('');
+const texts = {
+  'CJK prose': cjkText(5, SIZE),
+  'mixed text': mixedText(5, SIZE),
+  'clean English': cleanText(5, SIZE),
+  'progress messages': progress,
+};
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 console.log(`${rounds} rounds of ${CALLS} calls, A ${fileA}, B ${fileB}: CPU ns a byte, median A / B, ratio B/A`);
 for (const [name, text] of Object.entries(texts)) {
   const bytes = new TextEncoder().encode(text).subarray(0, SIZE);
   new Uint8Array(host.memory.buffer).set(bytes, input);
+  // Each call's [start, length]: the whole input, or each progress message's string.
+  const calls: [number, number][] = [[0, bytes.length]];
+  if (name === 'progress messages') {
+    calls.length = 0;
+    let at = 0;
+    for (let i = 0; i < 1024; i++) {
+      const n = new TextEncoder().encode(MESSAGE_KINDS['progress notifications'](i).params.message).length;
+      calls.push([at, n]);
+      at += n;
+    }
+  }
   const image = new Uint8Array(host.memory.buffer);
   for (const b of builds) {
     const short = image.length - b.memory.buffer.byteLength;
     if (short > 0) b.memory.grow(Math.ceil(short / 65536));
     new Uint8Array(b.memory.buffer).set(image.subarray(b.heapBase()), b.heapBase());
+    if (!('D_START' in b)) {
+      const d = new Uint32Array(b.memory.buffer, desc, 4); // D_TRANS, D_CLASSES, D_ACCEPT, D_NCLASSES
+      [d[0], d[2], d[3]] = [byNumber, byNumber + dfa.transitions.byteLength, dfa.classCount];
+    }
   }
   const len = bytes.length;
+  const repeat = calls.length > 1 ? 30 : CALLS;
   const found = builds.map((b) => {
-    b.scan(desc, input, len, records, 1, MODE_BYTE_RECORDS);
-    const count = new Uint32Array(b.memory.buffer, desc + D_MATCHES, 1)[0]!;
-    return Buffer.from(new Uint8Array(b.memory.buffer, records, 8 * count)).toString('hex');
+    let all = '';
+    for (const [at, n] of calls) {
+      b.scan(desc, input + at, n, records, 1, MODE_BYTE_RECORDS);
+      const count = new Uint32Array(b.memory.buffer, desc + D_MATCHES, 1)[0]!;
+      all += Buffer.from(new Uint8Array(b.memory.buffer, records, 8 * count)).toString('hex');
+    }
+    return all;
   });
   if (found[0] !== found[1]) throw new Error(`${name}: the builds' records differ`);
   const times: number[][] = [[], []];
@@ -59,9 +94,9 @@ for (const [name, text] of Object.entries(texts)) {
     for (const k of r % 2 ? [1, 0] : [0, 1]) {
       const b = builds[k]!;
       const c0 = process.cpuUsage();
-      for (let i = 0; i < CALLS; i++) b.scan(desc, input, len, records, 1, MODE_BYTE_RECORDS);
+      for (let i = 0; i < repeat; i++) for (const [at, n] of calls) b.scan(desc, input + at, n, records, 1, MODE_BYTE_RECORDS);
       const c = process.cpuUsage(c0);
-      times[k]!.push(((c.user + c.system) * 1e3) / CALLS / len);
+      times[k]!.push(((c.user + c.system) * 1e3) / repeat / len);
     }
   }
   const [a, b] = [median(times[0]!), median(times[1]!)];

@@ -3,7 +3,8 @@
 // widened. Under terms that cannot hold a quote, a long message with no escapes is matched in
 // one pass over all of it rather than string by string.
 import {
-  D_MATCHES, D_QUOTE_FREE, J_AUX, J_DEC_CAP, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_REC, JSON_ENCODE, MATCH_RECORD_SIZE, MODE_BYTE_RECORDS,
+  D_MATCHES, D_QUOTE_FREE, J_AUX, J_DEC_CAP, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_REC, J_STR_CHANGED, JSON_ENCODE, MATCH_RECORD_SIZE,
+  MODE_BYTE_RECORDS,
 } from '../abi';
 import { BACKSLASH } from '../bytes';
 import { decode, mayHoldToken, TOKEN_BLOCKS } from '../decode';
@@ -162,6 +163,10 @@ function matchText(a: i32, e: i32, n: i32): bool {
   else decode(desc, gDec, gDecLen, get(J_REC) as usize, 1, get(J_AUX) as usize, 0);
   const count = <i32>load<u32>(desc + D_MATCHES);
   if (count == 0) return false;
+  if (!gEscapes && get(J_MODE) == JSON_ENCODE) {
+    writeTokens(a, count);
+    return true;
+  }
   emit(gIn + <usize>gCopied, <usize>(a - gCopied));
   if (gEscapes) useEscapeMap(gEscapeEntries);
   const rawLen = n == gDecLen ? e - a : rawOffset(raw, e - a, n, !gEscapes);
@@ -169,4 +174,23 @@ function matchText(a: i32, e: i32, n: i32): bool {
   useEscapeMap(-1);
   gCopied = a + rawLen;
   return true;
+}
+
+/**
+ * matchText's output for a string with no escapes, encoding: its raw bytes are its decoded
+ * ones, so each token follows one copy of everything before it since the last (the message
+ * before the string included), and what follows the last match is left to the next copy.
+ */
+function writeTokens(a: i32, count: i32): void {
+  const desc = get(J_DESC) as usize;
+  const rec = get(J_REC) as usize;
+  for (let k: i32 = 0; k < count; k++) {
+    const r = rec + <usize>k * MATCH_RECORD_SIZE;
+    const start = a + <i32>load<u32>(r);
+    emit(gIn + <usize>gCopied, <usize>(start - gCopied));
+    const n = <i32>load<u32>(r, 4) - <i32>load<u32>(r);
+    writeToken(desc, gIn + <usize>start, n);
+    gCopied = start + n;
+  }
+  set(J_STR_CHANGED, 1);
 }

@@ -4,6 +4,7 @@
 // faster this way than through the core.
 import type { Automaton } from '../compile/dfa.js';
 import { gramHash } from '../compile/start-set.js';
+import { walkTable } from '../compile/walk-table.js';
 
 /**
  * Leftmost-longest matches in `s` as [start, end) pairs of UTF-16 indexes (flattened), empty
@@ -12,23 +13,23 @@ import { gramHash } from '../compile/start-set.js';
 export type ShortMatcher = (s: string) => number[] | undefined;
 
 export function compileShortMatcher(a: Automaton): ShortMatcher {
-  const { transitions: t, classes, classCount: n, accepting, grams, gramMask } = a;
-  // Steps the automaton over one byte; 0 is the dead state.
-  const step = (state: number, byte: number) => t[state * n + classes[byte]!]!;
+  const { classes, grams, gramMask } = a;
+  const { rows: t, shift, start, acceptFrom } = walkTable(a);
+  // Steps the automaton over one byte (a state is where its row starts); 0 is the dead state.
+  const step = (state: number, byte: number) => t[((state << shift) >>> 1) + classes[byte]!]!;
   // Whether the automaton survives two ASCII characters from its start: in English text few
   // pairs do ("al", "to", "__"), so most positions are dismissed with one lookup.
   // (Built at import for the default codec, before any JIT: so plain indexing, no calls.)
   const pairs = new Uint8Array(128 * 128);
   for (let c0 = 0; c0 < 128; c0++) {
-    const s1 = t[n + classes[c0]!]!; // (state 1's row starts at n)
+    const s1 = step(start, c0);
     if (s1 === 0) continue;
     const row = c0 * 128;
-    if (accepting[s1] === 1) {
+    if (s1 >= acceptFrom) {
       pairs.fill(1, row, row + 128);
       continue;
     }
-    const from = s1 * n;
-    for (let c1 = 0; c1 < 128; c1++) pairs[row + c1] = t[from + classes[c1]!] !== 0 ? 1 : 0;
+    for (let c1 = 0; c1 < 128; c1++) pairs[row + c1] = step(s1, c1) !== 0 ? 1 : 0;
   }
   const none: number[] = [];
   return (s) => {
@@ -51,7 +52,7 @@ export function compileShortMatcher(a: Automaton): ShortMatcher {
           }
         }
       }
-      let state = 1;
+      let state = start;
       let best = -1;
       for (let j = i; j <= last && state !== 0; j++) {
         const c = s.charCodeAt(j);
@@ -65,7 +66,7 @@ export function compileShortMatcher(a: Automaton): ShortMatcher {
           state = step(step(step(step(state, 0xf0 | (cp >> 18)), 0x80 | ((cp >> 12) & 63)), 0x80 | ((cp >> 6) & 63)), 0x80 | (cp & 63));
           j++;
         }
-        if (accepting[state] === 1) best = j + 1;
+        if (state >= acceptFrom) best = j + 1;
       }
       if (best > i) {
         if (found === none) found = [];

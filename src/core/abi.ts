@@ -2,8 +2,8 @@
 // where each is explained): do not edit. test/abi.test.ts checks it against both builds.
 export const D_TRANS = 0;
 export const D_CLASSES = 4;
-export const D_ACCEPT = 8;
-export const D_NCLASSES = 12;
+export const D_ACCEPT_FROM = 8;
+export const D_ROW_SHIFT = 12;
 export const D_TEDDY = 16;
 export const D_PREFIX = 20;
 export const D_PREFIX_LEN = 24;
@@ -17,6 +17,7 @@ export const D_QUOTE_FREE = 52;
 export const D_GRAMS = 56;
 export const D_GRAM_MASK = 60;
 export const D_TEDDY_ASCII = 64;
+export const D_START = 68;
 export const DESCRIPTOR_SIZE = 80;
 export const MODE_RECORDS = 1;
 export const MODE_BYTE_RECORDS = 2;

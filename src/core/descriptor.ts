@@ -4,19 +4,22 @@
 // and every core call asks for `ptr` first, so a codec or stream in use always has its own.
 // Memory stays flat however many codecs a process makes (the cache of compiled codecs in
 // compiled.ts is bounded too).
+
+import { walkTable } from '../compile/walk-table.js';
 import { latin1Bytes, lowerAscii } from '../util/ascii.js';
 import {
-  D_ACCEPT,
+  D_ACCEPT_FROM,
   D_CLASSES,
   D_GRAM_MASK,
   D_GRAMS,
   D_HEX,
   D_MATCHES,
-  D_NCLASSES,
   D_PREFIX,
   D_PREFIX_LEN,
   D_PREFIX_OUT,
   D_QUOTE_FREE,
+  D_ROW_SHIFT,
+  D_START,
   D_SUFFIX,
   D_SUFFIX_LEN,
   D_TEDDY,
@@ -34,7 +37,7 @@ import { allocate, free, heap, heap32 } from './memory.js';
  */
 const MAX_RESIDENT = 16;
 
-/** The tables of a term set, as the core reads them (the compiler, src/compile/, fills them). */
+/** The tables of a term set (the compiler, src/compile/, fills them); the core walks the DFA as walk-table.ts lays it out. */
 export interface CoreTables {
   /** u16 next state per [state * classCount + class]; state 0 is dead, 1 the start. */
   readonly transitions: Uint16Array;
@@ -107,11 +110,11 @@ class TableSet implements Descriptor {
 }
 
 export function writeDescriptor(a: CoreTables, prefix: string, suffix: string, hexDigits: string, widen: number): Descriptor {
+  const walk = walkTable(a);
   return new TableSet(
     [
-      [D_TRANS, new Uint8Array(a.transitions.buffer, a.transitions.byteOffset, a.transitions.byteLength)],
+      [D_TRANS, new Uint8Array(walk.rows.buffer, walk.rows.byteOffset, walk.rows.byteLength)],
       [D_CLASSES, a.classes],
-      [D_ACCEPT, a.accepting],
       [D_TEDDY, a.teddy],
       [D_PREFIX, latin1Bytes(lowerAscii(prefix))],
       [D_PREFIX_OUT, latin1Bytes(prefix)],
@@ -121,7 +124,9 @@ export function writeDescriptor(a: CoreTables, prefix: string, suffix: string, h
       ...(a.teddyAscii ? [[D_TEDDY_ASCII, a.teddyAscii] as [number, Uint8Array]] : []),
     ],
     [
-      [D_NCLASSES, a.classCount],
+      [D_ROW_SHIFT, walk.shift],
+      [D_START, walk.start],
+      [D_ACCEPT_FROM, walk.acceptFrom],
       [D_PREFIX_LEN, prefix.length],
       [D_SUFFIX_LEN, suffix.length],
       [D_WIDEN, widen],
