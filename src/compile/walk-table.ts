@@ -6,7 +6,15 @@
 //   entry e of a row: the next row starts at byte (e << shift) of the table; 0 is the dead row.
 //   a state's class c is the u16 at byte (e << shift) + 2c.
 //   e >= acceptFrom: a pattern ends in that state.
-import type { CoreTables } from '../core/descriptor.js';
+
+/** The part of a DFA (core/descriptor.ts CoreTables) the layout reads; declared here, as the descriptor imports this file. */
+export interface Dfa {
+  /** u16 next state per [state * classCount + class]; state 0 is dead, 1 the start. */
+  readonly transitions: Uint16Array;
+  readonly classCount: number;
+  /** One per state. */
+  readonly accepting: Uint8Array;
+}
 
 export interface WalkTable {
   /** u16 entries, rows of `classCount` (padded to 1 << shift bytes); row 0 is the dead state. */
@@ -21,7 +29,7 @@ export interface WalkTable {
 const made = new WeakMap<object, WalkTable>(); // (the descriptor and the short matcher ask for one automaton's)
 
 /** The walk table of a DFA (state 0 dead, 1 the start, `transitions[state * classCount + class]`). */
-export function walkTable(a: Pick<CoreTables, 'transitions' | 'classCount' | 'accepting'>): WalkTable {
+export function walkTable(a: Dfa): WalkTable {
   let w = made.get(a);
   if (!w) {
     w = layOut(a);
@@ -30,7 +38,7 @@ export function walkTable(a: Pick<CoreTables, 'transitions' | 'classCount' | 'ac
   return w;
 }
 
-function layOut(a: Pick<CoreTables, 'transitions' | 'classCount' | 'accepting'>): WalkTable {
+function layOut(a: Dfa): WalkTable {
   const n = a.classCount;
   const states = a.accepting.length;
   // The dead state first, then the others that do not accept, then those that do.
