@@ -52,7 +52,10 @@ describe('strings dense with escapes agree with the byte path', () => {
       let taken = 0;
       fc.assert(
         fc.property(fc.integer({ min: 0, max: 130 }), fc.array(piece, { minLength: 1, maxLength: 60 }), (pad, pieces) => {
-          if (agree(mode, message(pad, pieces.join('')))) taken++;
+          const line = message(pad, pieces.join(''));
+          const took = agree(mode, line);
+          expect(took).toBe(rejected([line]).length === 0); // (each valid line taken)
+          if (took) taken++;
         }),
         runs(200),
       );
