@@ -37,6 +37,16 @@ function agree(mode: Mode, line: Uint8Array, codec: StreamOptions = {}, laneOff 
   return on.taken > 0;
 }
 
+/** Whether JSON.parse takes `text`. */
+const isJson = (text: string) => {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 // Codecs whose terms and tokens are made of the bytes the indexed path reads specially.
 const CODECS: StreamOptions[] = [
   {},
@@ -142,8 +152,11 @@ describe('the indexed path against hand-written lines', () => {
         for (const run of [0, 1, 2, 63, 64]) {
           const text = `${'\\'.repeat(run)}${s}`;
           const head = `{"jsonrpc":"2.0","id":1,"result":{"p":"${'q'.repeat(pad)}","v":`;
+          const line = `${head}"${text}"}}`;
           for (const mode of ['encode', 'decode'] as const) {
-            agree(mode, B(`${head}"${text}"}}`), {}, false);
+            // (A quote stage 1 hides or shows wrongly mostly leaves the line to the per-message
+            // path, which writes the same: a valid line must be taken.)
+            expect(agree(mode, B(line), {}, false)).toBe(isJson(line));
             if (pad % 9 === 0) agree(mode, B(`${head}{"${text}":1}}}`), {}, false);
           }
         }
@@ -321,14 +334,6 @@ describe('the indexed path reads every colon and comma as the per-message path d
         fc.constantFrom('result', 'params'),
       )
       .map(([v, a, b, how, at, k]) => slip(`{${a}"jsonrpc"${b}:${a}"2.0"${b},${a}"id"${b}:${a}7${b},"${k}":${a}${v}${b}}`, how, at));
-  const isJson = (text: string) => {
-    try {
-      JSON.parse(text);
-      return true;
-    } catch {
-      return false;
-    }
-  };
   for (const [framing, lf] of [
     ['ndjson', false],
     ['content-length', true],

@@ -4,14 +4,20 @@
 // copyToBackslash, whose last bytes are loaded as the 16 before the closing quote and shifted)
 // and the cursor's jumps over the escape map (windows.ts advance).
 // Backslash runs of every length across block edges, every escape kind, a string's end at every
-// offset of a vector, and matches after any number of escapes.
+// offset of a vector, and matches after any number of escapes. Where stage 1 takes a quote
+// wrongly, the line most often falls to the per-message path, which writes the same: what
+// shows it is that the indexed path did not take a valid line (`taken`).
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
+import { LINES } from '../src/stream/core-regions.ts';
+import { createByteTransformer } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { B } from './hostile-lines.ts';
 import { indexedTrace } from './indexed-trace.ts';
-import { outputAppender } from './ndjson-scenarios.ts';
+import { describeError, outputAppender } from './ndjson-scenarios.ts';
+import { growth, LINEAR_BOUND } from './scaling.ts';
 
 vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
@@ -46,7 +52,10 @@ describe('strings dense with escapes agree with the byte path', () => {
       let taken = 0;
       fc.assert(
         fc.property(fc.integer({ min: 0, max: 130 }), fc.array(piece, { minLength: 1, maxLength: 60 }), (pad, pieces) => {
-          if (agree(mode, message(pad, pieces.join('')))) taken++;
+          const line = message(pad, pieces.join(''));
+          const took = agree(mode, line);
+          expect(took).toBe(rejected([line]).length === 0); // (each valid line taken)
+          if (took) taken++;
         }),
         runs(200),
       );
@@ -76,4 +85,144 @@ describe('strings dense with escapes agree with the byte path', () => {
       agree(mode, message(0, past));
     }
   });
+});
+
+// Backslash runs of every length (0-130) ending at every byte of a 64-byte block (so at every
+// byte of a 16-byte vector), before a quote or not, through the lines region and the large
+// path, whole and cut into pieces; each line's output and error (its message and byte) the
+// same with the indexed path on and off, and the lines reported invalid exactly those
+// JSON.parse rejects. (stage 1's carry, escapedBytes, on every parity and place.)
+const TEXT_AT = message(0, '').length - 3; // where a string's text starts in message(0, ...)
+/** A line whose string holds `run` backslashes, the last at byte `end` of a 64-byte block, then `next`. */
+const runLine = (run: number, end: number, next: string) =>
+  message((((end - TEXT_AT - run + 1) % 64) + 64) % 64, `${'\\'.repeat(run)}${next}`);
+const NEXT = ['"', '', 'x', 'n', 'u0041', 'uD83D\\uDE00', '\\"', 'é"'];
+
+/** The stream's trace (as indexedTrace) with `input` pushed in pieces cut at `cuts`. */
+function cutIndexedTrace(mode: Mode, input: Uint8Array, cuts: number[], indexed: boolean) {
+  const log: unknown[] = [];
+  const before = hooks.indexedPath(indexed ? 1 : 0);
+  const t = byteTransformer(
+    mode,
+    {
+      onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),
+      onCollision: (e) => void log.push(['dropped', ...describeError(e)]),
+    },
+    outputAppender(log),
+  );
+  let at = 0;
+  for (const c of [...cuts, input.length]) {
+    t.push(input.slice(at, c));
+    at = c;
+  }
+  t.close();
+  return { log, taken: hooks.indexedPath(1) - before };
+}
+/** The message numbers JSON.parse rejects, as the stream numbers them (from 1). */
+const rejected = (lines: string[]) =>
+  lines.flatMap((line, k) => {
+    try {
+      JSON.parse(line);
+      return [];
+    } catch {
+      return [k + 1];
+    }
+  });
+const invalidNumbers = (log: unknown[]) => log.filter((e) => Array.isArray(e) && e[0] === 'invalid').map((e) => (e as unknown[])[4]);
+
+describe('backslash runs of every length ending at every byte of a block', () => {
+  for (const mode of ['encode', 'decode'] as const)
+    it(`${mode}: runs of 0-130 before a quote or not agree with the byte path and JSON.parse, each valid line taken`, () => {
+      for (let run = 0; run <= 130; run++) {
+        const lines = NEXT.flatMap((next) => Array.from({ length: 64 }, (_, end) => runLine(run, end, next)));
+        const bad = new Set(rejected(lines));
+        const valid = lines.filter((_, k) => !bad.has(k + 1));
+        const invalid = lines.filter((_, k) => bad.has(k + 1));
+        // (Stage 1 taking a quote wrongly, the line is most often left to the per-message path,
+        // which writes the same: the indexed path must take each valid line.)
+        for (const [group, taken] of [
+          [valid, valid.length],
+          [invalid, 0],
+        ] as const) {
+          const input = B(`${group.join('\n')}\n`);
+          const on = indexedTrace(mode, input, {}, true, outputAppender);
+          expect(indexedTrace(mode, input, {}, false, outputAppender).log).toEqual(on.log);
+          expect({ run, taken: on.taken, invalid: invalidNumbers(on.log) }).toEqual({ run, taken, invalid: rejected(group) });
+        }
+      }
+    });
+
+  it('a string whose text spans many blocks, every run length in turn, whole and cut (the large path)', () => {
+    // Runs of 0-130, each before one of NEXT's pieces (those an odd run makes an invalid
+    // escape left out): about 12 KB a time, twice at different places of a block (> LINES).
+    const body = (shift: number) =>
+      'q'.repeat(shift) +
+      Array.from(
+        { length: 131 },
+        (_, run) => `${'\\'.repeat(run)}${run % 2 ? ['"', 'n', 'u0041', 'uD83D\\uDE00'][run % 4] : ['a', 'é', '\\"', 'Qwen'][run % 4]}`,
+      ).join('');
+    for (const mode of ['encode', 'decode'] as const) {
+      const line = message(5, body(0) + body(37) + body(64 + 5));
+      expect(() => JSON.parse(line)).not.toThrow();
+      const input = B(`${line}\n${runLine(65, 63, '"')}\n`);
+      expect(input.length).toBeGreaterThan(LINES);
+      const off = indexedTrace(mode, input, {}, false, outputAppender).log;
+      const on = indexedTrace(mode, input, {}, true, outputAppender);
+      expect(on.log).toEqual(off);
+      expect(on.taken).toBe(2);
+      for (let c = 1; c < input.length; c += c < 300 ? 1 : 997)
+        expect(cutIndexedTrace(mode, input, [c], true)).toEqual({ log: off, taken: 2 });
+    }
+  });
+
+  it('lines of runs cut at every byte and in pieces of every size up to 70, each valid line taken', () => {
+    const all = [0, 1, 2, 15, 16, 17, 63, 64, 65, 128].flatMap((run) => [
+      runLine(run, 62, '"'),
+      runLine(run, 63, 'n'),
+      runLine(run, 0, '\\"'),
+    ]);
+    const bad = new Set(rejected(all));
+    // (The valid lines on their own too: the line after an invalid one goes the per-message way.)
+    for (const lines of [all.filter((_, k) => !bad.has(k + 1)), all])
+      for (const mode of ['encode', 'decode'] as const) {
+        const input = B(`${lines.join('\n')}\n`);
+        const off = indexedTrace(mode, input, {}, false, outputAppender).log;
+        expect(invalidNumbers(off)).toEqual(rejected(lines));
+        const cutsOf = (size: number) => Array.from({ length: Math.ceil(input.length / size) - 1 }, (_, k) => (k + 1) * size);
+        const cuts1 = lines === all ? [] : Array.from({ length: input.length - 1 }, (_, c) => [c + 1]);
+        for (const cuts of [...cuts1, ...Array.from({ length: 70 }, (_, s) => cutsOf(s + 1))]) {
+          const on = cutIndexedTrace(mode, input, cuts, true);
+          expect(on.log).toEqual(off);
+          if (lines !== all) expect(on.taken).toBe(lines.length);
+        }
+      }
+  });
+});
+
+describe('hostile strings on the large path take linear time', () => {
+  const head = '{"jsonrpc":"2.0","id":1,"result":';
+  const fill = (unit: string, n: number) => unit.repeat(Math.floor(n / unit.length));
+  const kinds: [string, string][] = [
+    ['all backslashes', '\\\\'],
+    ['escaped quotes', '\\"'],
+    ['odd runs before a quote', '\\\\\\"'],
+    ['a quote and a backslash in turn', '\\"\\\\'],
+    ['lone high surrogates', '\\ud800'],
+  ];
+  for (const [name, unit] of kinds)
+    for (const mode of ['encode', 'decode'] as const)
+      it(`${name}, ${mode}: 8 lines of 200 KB cost about 4x 8 lines of 50 KB`, () => {
+        const input = (n: number) => B(`${head}"${fill(unit, n)}"}\n`.repeat(8));
+        const once = (b: Uint8Array) => () => {
+          const t = createByteTransformer(mode, {}, () => {});
+          t.push(b);
+          t.close();
+        };
+        const small = input(50_000);
+        const big = input(200_000);
+        const before = hooks.indexedPath(1);
+        once(big)();
+        expect(hooks.indexedPath(1) - before).toBe(8); // (each line taken whole by the large path)
+        expect(growth(once(small), once(big))).toBeLessThan(LINEAR_BOUND);
+      });
 });

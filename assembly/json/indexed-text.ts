@@ -67,36 +67,30 @@ function decodeEscapes(a: i32, e: i32): i32 {
   if (e - a > <i32>get(J_DEC_CAP) - 16) return INDEXED_REFUSED;
   const entries = gMapEntries;
   let n: usize = 0;
-  let high: u32 = 0; // a high surrogate escape waiting for its low half
-  let highEnd: i32 = 0; // (its raw end)
+  // A high surrogate escape is written as a lone one at once; `high` is its value while the
+  // escape is the last thing written (its unit starts at n - 1), so that a low half right after
+  // it takes its place as the pair.
+  let high: u32 = 0;
   let escapes: i32 = 0; // entries of the escape map (past entries: no map)
   let k = a;
   while (k < e) {
-    if (high != 0 && load<u8>(gIn + <usize>k) != BACKSLASH) {
-      if (escapes < entries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
-      escapes++;
-      store<u8>(dec + n++, <u8>LONE_SURROGATE);
-      high = 0;
-    }
     // The plain bytes up to the next backslash, copied.
     const run = copyToBackslash(k, e, dec + n);
-    n += <usize>run;
-    k += run;
-    if (k >= e) break;
+    if (run != 0) {
+      n += <usize>run;
+      k += run;
+      high = 0;
+      if (k >= e) break;
+    }
     const x = <u32>load<u8>(gIn + <usize>(k + 1)); // (a backslash is never last: the quote after it would be escaped)
     if (x != LOWER_U) {
       const d = shortEscape(x);
       if (d < 0) return INDEXED_HOST;
-      if (high != 0) {
-        if (escapes < entries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
-        escapes++;
-        store<u8>(dec + n++, <u8>LONE_SURROGATE);
-        high = 0;
-      }
       if (escapes < entries) mapEscape(escapes, <i32>n, <i32>n + 1, k + 2 - a);
       escapes++;
       store<u8>(dec + n++, <u8>d);
       k += 2;
+      high = 0;
       continue;
     }
     if (k + 6 > e) return INDEXED_HOST;
@@ -107,36 +101,23 @@ function decodeEscapes(a: i32, e: i32): i32 {
       u = (u << 4) | <u32>v;
     }
     k += 6;
-    const start = <i32>n;
     if (high != 0 && u >= 0xdc00 && u <= 0xdfff) {
-      // The pair is one unit, from the high half's decoded start to the low half's raw end.
+      // The pair is one unit, from the high half's decoded start to the low half's raw end:
+      // it replaces the high half's lone one (its byte and its map entry).
+      const start = <i32>--n;
+      escapes--;
       n += <usize>utf8Encode(dec + n, 0x10000 + ((high - 0xd800) << 10) + (u - 0xdc00));
       if (escapes < entries) mapEscape(escapes, start, <i32>n, k - a);
       escapes++;
       high = 0;
       continue;
     }
-    if (high != 0) {
-      if (escapes < entries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
-      escapes++;
-      store<u8>(dec + n++, <u8>LONE_SURROGATE);
-      high = 0;
-    }
-    if (u >= 0xd800 && u <= 0xdbff) {
-      high = u;
-      highEnd = k;
-      continue;
-    }
     const from = <i32>n;
-    if (u >= 0xdc00 && u <= 0xdfff) store<u8>(dec + n++, <u8>LONE_SURROGATE);
+    if (u >= 0xd800 && u <= 0xdfff) store<u8>(dec + n++, <u8>LONE_SURROGATE);
     else n += <usize>utf8Encode(dec + n, u);
     if (escapes < entries) mapEscape(escapes, from, <i32>n, k - a);
     escapes++;
-  }
-  if (high != 0) {
-    if (escapes < entries) mapEscape(escapes, <i32>n, <i32>n + 1, highEnd - a);
-    escapes++;
-    store<u8>(dec + n++, <u8>LONE_SURROGATE);
+    high = u <= 0xdbff && u >= 0xd800 ? u : 0;
   }
   gDec = dec;
   gDecLen = <i32>n;
