@@ -33,6 +33,10 @@ export function walkTable(a: Pick<CoreTables, 'transitions' | 'classCount' | 'ac
 function layOut(a: Pick<CoreTables, 'transitions' | 'classCount' | 'accepting'>): WalkTable {
   const n = a.classCount;
   const states = a.accepting.length;
+  // (u16 entries hold 65,536 rows at most, the compiler's limit, subsets.ts; past it no shift
+  // fits them, every row being 1 << shift bytes at least: the search below would wrap its int32
+  // and stop at a shift whose entries alias the dead row.)
+  if (states > 0x10000) throw new RangeError(`walkTable: ${states} automaton states (at most 65536 fit 16-bit entries)`);
   // The dead state first, then the others that do not accept, then those that do.
   const order = [0];
   for (let s = 1; s < states; s++) if (!a.accepting[s]) order.push(s);
