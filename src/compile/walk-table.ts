@@ -6,7 +6,16 @@
 //   entry e of a row: the next row starts at byte (e << shift) of the table; 0 is the dead row.
 //   a state's class c is the u16 at byte (e << shift) + 2c.
 //   e >= acceptFrom: a pattern ends in that state.
-import type { CoreTables } from '../core/descriptor.js';
+// (A leaf: core/descriptor.ts lays its tables out by it, and its CoreTables extend Dfa.)
+
+/** The DFA of a term set as the compiler makes it (the core's CoreTables hold it): state 0 dead, 1 the start. */
+export interface Dfa {
+  /** u16 next state per [state * classCount + class]. */
+  readonly transitions: Uint16Array;
+  readonly classCount: number;
+  /** 1 where a pattern ends, one per state. */
+  readonly accepting: Uint8Array;
+}
 
 export interface WalkTable {
   /** u16 entries, rows of `classCount` (padded to 1 << shift bytes); row 0 is the dead state. */
@@ -20,8 +29,8 @@ export interface WalkTable {
 
 const made = new WeakMap<object, WalkTable>(); // (the descriptor and the short matcher ask for one automaton's)
 
-/** The walk table of a DFA (state 0 dead, 1 the start, `transitions[state * classCount + class]`). */
-export function walkTable(a: Pick<CoreTables, 'transitions' | 'classCount' | 'accepting'>): WalkTable {
+/** The walk table of a DFA. */
+export function walkTable(a: Dfa): WalkTable {
   let w = made.get(a);
   if (!w) {
     w = layOut(a);
@@ -30,7 +39,7 @@ export function walkTable(a: Pick<CoreTables, 'transitions' | 'classCount' | 'ac
   return w;
 }
 
-function layOut(a: Pick<CoreTables, 'transitions' | 'classCount' | 'accepting'>): WalkTable {
+function layOut(a: Dfa): WalkTable {
   const n = a.classCount;
   const states = a.accepting.length;
   // (u16 entries hold 65,536 rows at most, the compiler's limit, subsets.ts; past it no shift
