@@ -12,6 +12,7 @@ import { walkTable } from '../src/compile/walk-table.ts';
 import { createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { referenceEncode } from './reference.ts';
+import { bytes, split, transformChunks } from './stream-helpers.ts';
 
 const utf8 = new TextEncoder();
 const fold = (b: number) => (b >= 0x41 && b <= 0x5a ? b | 0x20 : b);
@@ -102,5 +103,68 @@ describe('the walk table', () => {
       ),
       runs(40),
     );
+  });
+});
+
+// At the compiler's limit: 3,800 exact terms over 147 byte classes make 63,618 states, rows of
+// 512 bytes (shift 9, the widest: any 65,536 states of up to 256 classes fit), entries up to
+// 63,617. encodeText (short strings in JS, short-match.ts; long ones in the core) and a stream
+// cut anywhere (a candidate held across a cut as its entry) find what the reference does;
+// 4,000 terms are refused, naming the limit.
+describe('a term set at the 16-bit limit', () => {
+  let seed = 11;
+  const next = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed >>> 8;
+  };
+  const punctuation = Array.from({ length: 94 }, (_, i) => String.fromCharCode(0x21 + i)).filter((c) => !/[\w"\\]/.test(c));
+  const alphabet = [
+    ...punctuation,
+    ...Array.from({ length: 64 }, (_, i) => String.fromCharCode(0xa0 + i)),
+    ...Array.from({ length: 30 }, (_, i) => String.fromCharCode(0x100 + 64 * i + (i % 7))), // (2-byte leads)
+    ...Array.from({ length: 15 }, (_, i) => String.fromCharCode(0x1000 * (i + 1) + 0x123)), // (3-byte leads)
+  ];
+  const terms = (count: number) => {
+    seed = 11;
+    return Array.from({ length: count }, () => Array.from({ length: 10 }, () => alphabet[next() % alphabet.length]).join(''));
+  };
+  const exact = terms(3800);
+  const options = { terms: { exact } };
+
+  it('fits 16-bit entries at shift 9; encodeText and a cut stream agree with the reference', () => {
+    const a = compileAutomaton(resolveOptions(options).patterns);
+    const w = walkTable(a);
+    expect([a.accepting.length, a.classCount, w.shift]).toEqual([63618, 147, 9]);
+    expect(w.rows.reduce((m, e) => Math.max(m, e), 0)).toBe(63617); // (the last row: one entry a row, far past 0x7fff)
+    const codec = createCodec(options);
+    const ref = { prefix: '__mcp_ref_', suffix: '__', upper: false, terms: { ascii: [], exact, pairs: [] } };
+    const piece = fc.oneof(
+      fc.constantFrom(...exact),
+      fc.constantFrom(...exact).chain((t) => fc.nat(t.length).map((k) => t.slice(0, k))), // (fails late)
+      fc.constantFrom(...alphabet),
+    );
+    const message = (x: string) => `${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: x }] } })}\n`;
+    fc.assert(
+      fc.property(
+        fc.array(piece, { minLength: 1, maxLength: 30 }),
+        fc.boolean(),
+        fc.array(fc.nat(2000), { maxLength: 12 }),
+        (pieces, long, cuts) => {
+          // (Short strings, up to 64 units, are matched in JS, short-match.ts; longer ones by the core.)
+          const s = `${long ? '.'.repeat(64) : ''}${pieces.join('')}`;
+          const want = referenceEncode(s, ref);
+          expect(codec.encodeText(s)).toBe(want);
+          expect(transformChunks('encode', options, split(bytes(message(s)), cuts))).toBe(message(want));
+        },
+      ),
+      runs(30),
+    );
+  });
+
+  it('past it, is refused with the limit named', () => {
+    expect(() => createCodec({ terms: { exact: terms(4000) } })).toThrow(/term set is too large.*65535 automaton states/);
+    const states = 0x10001;
+    const big = { transitions: new Uint16Array(states), classCount: 1, accepting: new Uint8Array(states) };
+    expect(() => walkTable(big)).toThrow(/65536/); // (no shift fits: an error, not a search without end)
   });
 });

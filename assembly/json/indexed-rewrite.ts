@@ -3,7 +3,7 @@
 // widened. Under terms that cannot hold a quote, a long message with no escapes is matched in
 // one pass over all of it rather than string by string.
 import {
-  D_MATCHES, D_QUOTE_FREE, J_AUX, J_DEC_CAP, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_REC, J_STR_CHANGED, JSON_ENCODE, MATCH_RECORD_SIZE,
+  D_MATCHES, D_QUOTE_FREE, J_AUX, J_DEC_CAP, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_REC, JSON_ENCODE, MATCH_RECORD_SIZE,
   MODE_BYTE_RECORDS,
 } from '../abi';
 import { BACKSLASH } from '../bytes';
@@ -75,7 +75,7 @@ function wholeScan(inp: usize, n: i32): bool {
   return true;
 }
 
-/** Writes the string at [a, e) with the whole message's matches inside it replaced; false if none. */
+/** Writes the whole message's matches inside the string at [a, e) as tokens (writeTokens); false if none. */
 function writeRecords(a: i32, e: i32): bool {
   const rec = get(J_REC) as usize;
   let k = gRecNext;
@@ -84,18 +84,7 @@ function writeRecords(a: i32, e: i32): bool {
   while (k < gRecCount && <i32>load<u32>(rec + <usize>k * MATCH_RECORD_SIZE) < e) k++;
   gRecNext = k;
   if (k == first) return false;
-  const desc = get(J_DESC) as usize;
-  let emitted = gCopied;
-  for (let r = first; r < k; r++) {
-    const at = rec + <usize>r * MATCH_RECORD_SIZE;
-    const start = <i32>load<u32>(at);
-    const end = <i32>load<u32>(at, 4);
-    emit(gIn + <usize>emitted, <usize>(start - emitted));
-    writeToken(desc, gIn + <usize>start, end - start);
-    emitted = end;
-  }
-  emit(gIn + <usize>emitted, <usize>(e - emitted));
-  gCopied = e;
+  writeTokens(0, first, k);
   return true;
 }
 
@@ -164,7 +153,7 @@ function matchText(a: i32, e: i32, n: i32): bool {
   const count = <i32>load<u32>(desc + D_MATCHES);
   if (count == 0) return false;
   if (!gEscapes && get(J_MODE) == JSON_ENCODE) {
-    writeTokens(a, count);
+    writeTokens(a, 0, count);
     return true;
   }
   emit(gIn + <usize>gCopied, <usize>(a - gCopied));
@@ -177,20 +166,21 @@ function matchText(a: i32, e: i32, n: i32): bool {
 }
 
 /**
- * matchText's output for a string with no escapes, encoding: its raw bytes are its decoded
- * ones, so each token follows one copy of everything before it since the last (the message
- * before the string included), and what follows the last match is left to the next copy.
+ * The matches [first, end) in J_REC, at offsets from `base` in the input, written as tokens:
+ * each after one copy of everything since the last (the message before the string included);
+ * what follows the last is left to the next copy. For a string with no escapes, encoding: its
+ * raw bytes are its decoded ones (writeRecords: the whole message's matches; matchText: a
+ * string's own).
  */
-function writeTokens(a: i32, count: i32): void {
+function writeTokens(base: i32, first: i32, end: i32): void {
   const desc = get(J_DESC) as usize;
   const rec = get(J_REC) as usize;
-  for (let k: i32 = 0; k < count; k++) {
+  for (let k = first; k < end; k++) {
     const r = rec + <usize>k * MATCH_RECORD_SIZE;
-    const start = a + <i32>load<u32>(r);
-    emit(gIn + <usize>gCopied, <usize>(start - gCopied));
+    const start = base + <i32>load<u32>(r);
+    copyTo(start);
     const n = <i32>load<u32>(r, 4) - <i32>load<u32>(r);
     writeToken(desc, gIn + <usize>start, n);
     gCopied = start + n;
   }
-  set(J_STR_CHANGED, 1);
 }

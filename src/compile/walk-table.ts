@@ -6,13 +6,14 @@
 //   entry e of a row: the next row starts at byte (e << shift) of the table; 0 is the dead row.
 //   a state's class c is the u16 at byte (e << shift) + 2c.
 //   e >= acceptFrom: a pattern ends in that state.
+// (A leaf: core/descriptor.ts lays its tables out by it, and its CoreTables extend Dfa.)
 
-/** The part of a DFA (core/descriptor.ts CoreTables) the layout reads; declared here, as the descriptor imports this file. */
+/** The DFA of a term set as the compiler makes it (the core's CoreTables hold it): state 0 dead, 1 the start. */
 export interface Dfa {
-  /** u16 next state per [state * classCount + class]; state 0 is dead, 1 the start. */
+  /** u16 next state per [state * classCount + class]. */
   readonly transitions: Uint16Array;
   readonly classCount: number;
-  /** One per state. */
+  /** 1 where a pattern ends, one per state. */
   readonly accepting: Uint8Array;
 }
 
@@ -28,7 +29,7 @@ export interface WalkTable {
 
 const made = new WeakMap<object, WalkTable>(); // (the descriptor and the short matcher ask for one automaton's)
 
-/** The walk table of a DFA (state 0 dead, 1 the start, `transitions[state * classCount + class]`). */
+/** The walk table of a DFA. */
 export function walkTable(a: Dfa): WalkTable {
   let w = made.get(a);
   if (!w) {
@@ -41,6 +42,10 @@ export function walkTable(a: Dfa): WalkTable {
 function layOut(a: Dfa): WalkTable {
   const n = a.classCount;
   const states = a.accepting.length;
+  // (u16 entries hold 65,536 rows at most, the compiler's limit, subsets.ts; past it no shift
+  // fits them, every row being 1 << shift bytes at least: the search below would wrap its int32
+  // and stop at a shift whose entries alias the dead row.)
+  if (states > 0x10000) throw new RangeError(`walkTable: ${states} automaton states (at most 65536 fit 16-bit entries)`);
   // The dead state first, then the others that do not accept, then those that do.
   const order = [0];
   for (let s = 1; s < states; s++) if (!a.accepting[s]) order.push(s);

@@ -5,7 +5,7 @@
 // Memory stays flat however many codecs a process makes (the cache of compiled codecs in
 // compiled.ts is bounded too).
 
-import { walkTable } from '../compile/walk-table.js';
+import { type Dfa, walkTable } from '../compile/walk-table.js';
 import { latin1Bytes, lowerAscii } from '../util/ascii.js';
 import {
   D_ACCEPT_FROM,
@@ -38,12 +38,8 @@ import { allocate, free, heap, heap32 } from './memory.js';
 const MAX_RESIDENT = 16;
 
 /** The tables of a term set (the compiler, src/compile/, fills them); the core walks the DFA as walk-table.ts lays it out. */
-export interface CoreTables {
-  /** u16 next state per [state * classCount + class]; state 0 is dead, 1 the start. */
-  readonly transitions: Uint16Array;
-  readonly classes: Uint8Array; // 256 entries
-  readonly classCount: number;
-  readonly accepting: Uint8Array; // one per state
+export interface CoreTables extends Dfa {
+  readonly classes: Uint8Array; // 256 entries: byte -> class
   readonly teddy: Uint8Array; // 4 positions x (16 low-nibble + 16 high-nibble masks)
   /** The same for fingerprints whose four bytes are ASCII (fold 'nfkc'); absent: `teddy` serves. */
   readonly teddyAscii?: Uint8Array;
