@@ -5,19 +5,21 @@
 // not take (such a key's value, a container, whitespace, the object's end, anything not valid)
 // they hand back to stage 2's loop with the position, the phase and the key's rules, nothing
 // half done.
-import { J_L1, P_AFTER, P_COLON, P_KEY, P_VALUE } from '../abi';
-import { COLON, COMMA, DIGIT_0, DIGIT_9, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE } from '../bytes';
+import { J_DEPTH, J_L1, J_STACK_CAP, P_AFTER, P_COLON, P_KEY, P_VALUE } from '../abi';
+import { BRACE_CLOSE, BRACE_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE } from '../bytes';
 import { KEY_OTHER, keyId } from '../fields';
 import { keyRules, messageKey } from './envelope';
 import { literalEnd, numberEnd } from './indexed';
 import { transformText, transformUriHeader } from './indexed-rewrite';
 import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString } from './indexed-text';
 import { isWholeDataUri } from './media';
-import { K_FIRST, set, V_ID, V_PAYLOAD } from './state';
+import { get, K_FIRST, K_OBJ, K_PAYLOAD, set, V_ID, V_PAYLOAD } from './state';
 
 /** Where payloadMembers stopped: the phase stage 2 resumes in, and the last key's rules. */
 export let gMembersPhase: u32 = 0;
 export let gMembersKeyV: u32 = 0;
+/** Where arrayValues stopped: the depth stage 2 resumes at. */
+export let gMembersDepth: u32 = 0;
 
 /**
  * The members of the payload object at `depth` (its stack entry at `at`), from the key whose
@@ -95,6 +97,65 @@ export function messageMembers(inp: usize, i: i32, n: i32, at: usize): i32 {
     i++;
     if (i >= n || load<u8>(inp + <usize>i) != QUOTE) return stop(P_KEY, i);
   }
+}
+
+/**
+ * The values of the array at `depth` (its entry at `at`) that are numbers, literals, strings or,
+ * in a payload array, objects, from the one at `i` (not whitespace, and an array or a no-payload
+ * array's object only after a comma: stage 2 opens those); a payload array's strings transformed
+ * as a payload object's are. Its objects are opened here, their members read by payloadMembers
+ * and closed here when those end at the `}`; else stage 2 resumes inside (gMembersDepth).
+ * Returns where stage 2 resumes (gMembersPhase, gMembersDepth, gMembersKeyV), or
+ * INDEXED_REFUSED / INDEXED_HOST.
+ */
+export function arrayValues(inp: usize, i: i32, n: i32, at: usize, depth: u32, level: u32, encoding: bool): i32 {
+  const k = <u32>load<u16>(at) & ~K_FIRST;
+  store<u16>(at, <u16>k);
+  const payload = (k & K_PAYLOAD) != 0;
+  const start = i;
+  gMembersDepth = depth;
+  while (true) {
+    const b = <u32>load<u8>(inp + <usize>i);
+    if (b == QUOTE) {
+      const s = readString(i);
+      if (s < 0) return s;
+      if (payload) {
+        if (!(encoding && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, s, gDecLen);
+        else if (!transformUriHeader(i + 1, s)) return INDEXED_REFUSED;
+      }
+      i = s + 1;
+    } else if (b == BRACE_OPEN && payload) {
+      // (As stage 2 opens a payload array's object: memberFlags gives it V_PAYLOAD alone.)
+      if (depth + 1 >= get(J_STACK_CAP)) return INDEXED_HOST;
+      const inner = at + 2;
+      store<u16>(inner, <u16>(K_OBJ | K_PAYLOAD | K_FIRST));
+      set(J_DEPTH, depth + 1);
+      if (++i >= n) return inside(P_KEY, i, depth);
+      const c = <u32>load<u8>(inp + <usize>i);
+      if (c == QUOTE) {
+        i = payloadMembers(inp, i, n, inner, depth + 1, level, encoding);
+        if (i < 0) return i;
+        if (gMembersPhase != P_AFTER || i >= n || load<u8>(inp + <usize>i) != BRACE_CLOSE) return inside(gMembersPhase, i, depth);
+      } else if (c != BRACE_CLOSE) return inside(P_KEY, i, depth);
+      // (Closed: it opened no schema region (leaveContainer), took no `data` (K_DATA_TAKEN).)
+      set(J_DEPTH, depth);
+      i++;
+    } else {
+      const j = scalarEnd(inp, i, n, b);
+      // (Not a value where stage 2 found one to start: not valid, as it would find.)
+      if (j == 0) return i == start ? INDEXED_HOST : stop(P_VALUE, i);
+      if (j < 0) return j;
+      i = j;
+    }
+    if (i >= n || load<u8>(inp + <usize>i) != COMMA) return stop(P_AFTER, i);
+    if (++i >= n) return stop(P_VALUE, i);
+  }
+}
+
+/** Hands back to stage 2 at `i` in `phase`, inside the object opened in the array at `depth`. */
+@inline function inside(phase: u32, i: i32, depth: u32): i32 {
+  gMembersDepth = depth + 1;
+  return stop(phase, i);
 }
 
 /** Where the number or literal that starts with byte `b` at `i` ends, 0 when none starts there (no value ends at 0), or INDEXED_HOST. */

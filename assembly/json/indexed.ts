@@ -20,7 +20,7 @@ import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIG
 import { memberFlags, rootValueFlags } from './envelope';
 import { copyTo, startRewrite, transformText, transformUriHeader, widenMaxLength } from './indexed-rewrite';
 import { DATA_HOST, DATA_KEEP, DATA_TRANSFORM, dataAhead, startAhead } from './indexed-media';
-import { gMembersKeyV, gMembersPhase, messageMembers, payloadMembers } from './indexed-members';
+import { arrayValues, gMembersDepth, gMembersKeyV, gMembersPhase, messageMembers, payloadMembers } from './indexed-members';
 import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString, startText } from './indexed-text';
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart, S_INT } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
@@ -111,7 +111,15 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
     }
     if (phase == P_VALUE) {
       if (b == BRACKET_CLOSE && depth > 0 && (entryIn(stack, depth) & (K_OBJ | K_FIRST)) == K_FIRST) closes = true;
-      else {
+      else if (depth > 0 && (entryIn(stack, depth) & K_OBJ) == 0 && b != BRACKET_OPEN && (b != BRACE_OPEN || (entryIn(stack, depth) & K_PAYLOAD) != 0)) {
+        // (An array's numbers, literals, strings and a payload array's objects: in a loop of their own.)
+        i = arrayValues(inp, i, n, stack + (<usize>depth << 1), depth, level, encoding);
+        if (i < 0) return i;
+        phase = gMembersPhase;
+        depth = gMembersDepth;
+        keyV = gMembersKeyV;
+        continue;
+      } else {
         // (valueFlags, with the depth, the entry and the key's rules in locals.)
         let v: u32 = 0;
         if (depth == 0) v = rootValueFlags();
