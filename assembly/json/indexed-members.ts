@@ -72,8 +72,9 @@ export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32
  * payloadMembers for the message object (`level` is its depth): its keys are not payload, nor
  * are the values of those that hold no payload (messageKey: `jsonrpc`, `method`, ...).
  */
-export function messageMembers(inp: usize, i: i32, n: i32, at: usize): i32 {
+export function messageMembers(inp: usize, i: i32, n: i32, at: usize, level: u32, encoding: bool): i32 {
   store<u16>(at, <u16>(<u32>load<u16>(at) & ~K_FIRST));
+  gMembersDepth = level;
   while (true) {
     const e = readString(i);
     if (e < 0) return e;
@@ -82,9 +83,13 @@ export function messageMembers(inp: usize, i: i32, n: i32, at: usize): i32 {
     gMembersKeyV = v;
     if (i + 1 >= n || load<u8>(inp + <usize>i) != COLON) return stop(P_COLON, i);
     i++;
-    if ((v & ~V_ID) != 0) return stop(P_VALUE, i); // (the payload; an id is read as any value)
     const b = <u32>load<u8>(inp + <usize>i);
-    if (b == QUOTE) {
+    if ((v & ~V_ID) != 0) {
+      // (The payload (an id is read as any value): an object here, anything else stage 2's.)
+      if (b != BRACE_OPEN) return stop(P_VALUE, i);
+      i = payloadObject(inp, i, n, at, level, level, encoding);
+      if (i < 0 || gMembersDepth != level) return i;
+    } else if (b == QUOTE) {
       const s = readString(i);
       if (s < 0) return s;
       i = s + 1;
@@ -126,20 +131,8 @@ export function arrayValues(inp: usize, i: i32, n: i32, at: usize, depth: u32, l
       i = s + 1;
     } else if (b == BRACE_OPEN && payload) {
       // (As stage 2 opens a payload array's object: memberFlags gives it V_PAYLOAD alone.)
-      if (depth + 1 >= get(J_STACK_CAP)) return INDEXED_HOST;
-      const inner = at + 2;
-      store<u16>(inner, <u16>(K_OBJ | K_PAYLOAD | K_FIRST));
-      set(J_DEPTH, depth + 1);
-      if (++i >= n) return inside(P_KEY, i, depth);
-      const c = <u32>load<u8>(inp + <usize>i);
-      if (c == QUOTE) {
-        i = payloadMembers(inp, i, n, inner, depth + 1, level, encoding);
-        if (i < 0) return i;
-        if (gMembersPhase != P_AFTER || i >= n || load<u8>(inp + <usize>i) != BRACE_CLOSE) return inside(gMembersPhase, i, depth);
-      } else if (c != BRACE_CLOSE) return inside(P_KEY, i, depth);
-      // (Closed: it opened no schema region (leaveContainer), took no `data` (K_DATA_TAKEN).)
-      set(J_DEPTH, depth);
-      i++;
+      i = payloadObject(inp, i, n, at, depth, level, encoding);
+      if (i < 0 || gMembersDepth != depth) return i;
     } else {
       const j = scalarEnd(inp, i, n, b);
       // (Not a value where stage 2 found one to start: not valid, as it would find.)
@@ -156,6 +149,29 @@ export function arrayValues(inp: usize, i: i32, n: i32, at: usize, depth: u32, l
 @inline function inside(phase: u32, i: i32, depth: u32): i32 {
   gMembersDepth = depth + 1;
   return stop(phase, i);
+}
+
+/**
+ * The payload object at `i` (its `{`), a value in the container at `depth` (entry at `at`):
+ * opened, its members read by payloadMembers, closed when they end at its `}`; returns the
+ * position after it, or where stage 2 resumes inside it (gMembersDepth then `depth` + 1), or
+ * INDEXED_HOST.
+ */
+@inline function payloadObject(inp: usize, i: i32, n: i32, at: usize, depth: u32, level: u32, encoding: bool): i32 {
+  if (depth + 1 >= get(J_STACK_CAP)) return INDEXED_HOST;
+  const inner = at + 2;
+  store<u16>(inner, <u16>(K_OBJ | K_PAYLOAD | K_FIRST)); // (what enterContainer writes for a V_PAYLOAD value)
+  set(J_DEPTH, depth + 1);
+  if (++i >= n) return inside(P_KEY, i, depth);
+  const c = <u32>load<u8>(inp + <usize>i);
+  if (c == QUOTE) {
+    i = payloadMembers(inp, i, n, inner, depth + 1, level, encoding);
+    if (i < 0) return i;
+    if (gMembersPhase != P_AFTER || i >= n || load<u8>(inp + <usize>i) != BRACE_CLOSE) return inside(gMembersPhase, i, depth);
+  } else if (c != BRACE_CLOSE) return inside(P_KEY, i, depth);
+  // (Closed: it opened no schema region (leaveContainer) and took no `data` (K_DATA_TAKEN): stage 2 does those.)
+  set(J_DEPTH, depth);
+  return i + 1;
 }
 
 /** Where the number or literal that starts with byte `b` at `i` ends, 0 when none starts there (no value ends at 0), or INDEXED_HOST. */

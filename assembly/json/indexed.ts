@@ -88,7 +88,11 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
         // message object's: the common ones in loops of their own.)
         const at = stack + (<usize>depth << 1);
         if ((<u32>load<u16>(at) & K_PAYLOAD) != 0 || depth == level) {
-          i = depth == level ? messageMembers(inp, i, n, at) : payloadMembers(inp, i, n, at, depth, level, encoding);
+          if (depth != level) i = payloadMembers(inp, i, n, at, depth, level, encoding);
+          else {
+            i = messageMembers(inp, i, n, at, level, encoding);
+            depth = gMembersDepth; // (it reads its payload object's members too)
+          }
           if (i < 0) return i;
           phase = gMembersPhase;
           keyV = gMembersKeyV;
