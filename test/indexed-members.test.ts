@@ -199,6 +199,21 @@ describe("plain arrays and objects in stage 2's small loops", () => {
     });
 });
 
+describe("a payload array's object at the depth limit", () => {
+  // (The object opened by arrayValues at the last level the stack holds, and one past it.)
+  for (const mode of ['encode', 'decode'] as const)
+    it(`${mode}: accepted at the limit, refused past it, as with the indexed path off`, () => {
+      const traces = [65533, 65534].map((k) => {
+        const line = `{"jsonrpc":"2.0","method":"m","params":${'['.repeat(k)}{"a":"wanx"}${']'.repeat(k)}}`;
+        const on = traceOf(mode, line, true);
+        expect(traceOf(mode, line, false).log).toEqual(on.log);
+        return on;
+      });
+      expect(traces.map((t) => JSON.stringify(t.log).includes('too-deep'))).toEqual([false, true]);
+      expect(traces[0]!.taken).toBe(1);
+    });
+});
+
 describe("a payload object's members in stage 2's small loop", () => {
   for (const mode of ['encode', 'decode'] as const)
     it(`${mode}: every member kind at every place, as with the indexed path off`, () => {
