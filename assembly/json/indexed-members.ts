@@ -1,10 +1,12 @@
-// Stage 2's common turn in a loop of its own (indexed.ts): the members of a payload object (or
+// Stage 2's common turns in loops of their own (indexed.ts): the members of a payload object (or
 // of the message object) whose value is a number, a literal or a string and whose key gives it
-// no rule of its own (media, schemas). V8 compiles the whole of stage 2 into one function whose
-// locals do not fit the registers; these loops keep few values live. At the first thing they do
-// not take (such a key's value, a container, whitespace, the object's end, anything not valid)
-// they hand back to stage 2's loop with the position, the phase and the key's rules, nothing
-// half done.
+// no rule of its own (media, schemas), and an array's values. V8 compiles the whole of stage 2
+// into one function whose locals do not fit the registers; these loops keep few values live.
+// The array loop opens and closes a payload array's objects, the message loop its payload
+// object (payloadObject: the stack entry is all either needs). At the first thing they do not
+// take (such a key's value, another container, whitespace, anything not valid) they hand back
+// to stage 2's loop with the position, the phase, the depth and the key's rules, nothing half
+// done: an object they opened and did not close stays open for stage 2.
 import { J_DEPTH, J_L1, J_STACK_CAP, P_AFTER, P_COLON, P_KEY, P_VALUE } from '../abi';
 import { BRACE_CLOSE, BRACE_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE } from '../bytes';
 import { KEY_OTHER, keyId } from '../fields';
@@ -15,10 +17,9 @@ import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString } from './inde
 import { isWholeDataUri } from './media';
 import { get, K_FIRST, K_OBJ, K_PAYLOAD, set, V_ID, V_PAYLOAD } from './state';
 
-/** Where payloadMembers stopped: the phase stage 2 resumes in, and the last key's rules. */
+/** Where the loops stopped: the phase stage 2 resumes in and the last key's rules; the depth (messageMembers, arrayValues). */
 export let gMembersPhase: u32 = 0;
 export let gMembersKeyV: u32 = 0;
-/** Where arrayValues stopped: the depth stage 2 resumes at. */
 export let gMembersDepth: u32 = 0;
 
 /**
