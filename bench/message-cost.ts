@@ -27,6 +27,7 @@ const lines: Record<string, string> = {
   'log notification': log,
   '16 numbers in an array':
     '{"jsonrpc":"2.0","method":"x","params":{"a":[101,202,303,404,505,606,707,808,909,111,222,333,444,555,666,777]}}',
+  '8 objects in an array': `{"jsonrpc":"2.0","method":"x","params":{"a":[${Array.from({ length: 8 }, (_, k) => `{"n":"v${k}","p":${100 + k}}`).join(',')}]}}`,
   '16 members, numbers': members((k) => `${100 + k}`),
   '16 members, short strings': members((k) => `"v${k}abc"`),
   // (lengths the indexed path's filters tell apart, SIMD: filter.ts mayStartIn to 9 bytes,

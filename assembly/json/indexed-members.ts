@@ -1,23 +1,26 @@
-// Stage 2's common turn in a loop of its own (indexed.ts): the members of a payload object (or
+// Stage 2's common turns in loops of their own (indexed.ts): the members of a payload object (or
 // of the message object) whose value is a number, a literal or a string and whose key gives it
-// no rule of its own (media, schemas). V8 compiles the whole of stage 2 into one function whose
-// locals do not fit the registers; these loops keep few values live. At the first thing they do
-// not take (such a key's value, a container, whitespace, the object's end, anything not valid)
-// they hand back to stage 2's loop with the position, the phase and the key's rules, nothing
-// half done.
-import { J_L1, P_AFTER, P_COLON, P_KEY, P_VALUE } from '../abi';
-import { COLON, COMMA, DIGIT_0, DIGIT_9, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE } from '../bytes';
+// no rule of its own (media, schemas), and an array's values. V8 compiles the whole of stage 2
+// into one function whose locals do not fit the registers; these loops keep few values live.
+// The array loop opens and closes a payload array's objects, the message loop its payload
+// object (payloadObject: the stack entry is all either needs). At the first thing they do not
+// take (such a key's value, another container, whitespace, anything not valid) they hand back
+// to stage 2's loop with the position, the phase, the depth and the key's rules, nothing half
+// done: an object they opened and did not close stays open for stage 2.
+import { J_DEPTH, J_L1, J_STACK_CAP, P_AFTER, P_COLON, P_KEY, P_VALUE } from '../abi';
+import { BRACE_CLOSE, BRACE_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE } from '../bytes';
 import { KEY_OTHER, keyId } from '../fields';
 import { keyRules, messageKey } from './envelope';
 import { literalEnd, numberEnd } from './indexed';
 import { transformText, transformUriHeader } from './indexed-rewrite';
 import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString } from './indexed-text';
 import { isWholeDataUri } from './media';
-import { K_FIRST, set, V_ID, V_PAYLOAD } from './state';
+import { get, K_FIRST, K_OBJ, K_PAYLOAD, set, V_ID, V_PAYLOAD } from './state';
 
-/** Where payloadMembers stopped: the phase stage 2 resumes in, and the last key's rules. */
+/** Where the loops stopped: the phase stage 2 resumes in and the last key's rules; the depth (messageMembers, arrayValues). */
 export let gMembersPhase: u32 = 0;
 export let gMembersKeyV: u32 = 0;
+export let gMembersDepth: u32 = 0;
 
 /**
  * The members of the payload object at `depth` (its stack entry at `at`), from the key whose
@@ -70,8 +73,9 @@ export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32
  * payloadMembers for the message object (`level` is its depth): its keys are not payload, nor
  * are the values of those that hold no payload (messageKey: `jsonrpc`, `method`, ...).
  */
-export function messageMembers(inp: usize, i: i32, n: i32, at: usize): i32 {
+export function messageMembers(inp: usize, i: i32, n: i32, at: usize, level: u32, encoding: bool): i32 {
   store<u16>(at, <u16>(<u32>load<u16>(at) & ~K_FIRST));
+  gMembersDepth = level;
   while (true) {
     const e = readString(i);
     if (e < 0) return e;
@@ -80,9 +84,13 @@ export function messageMembers(inp: usize, i: i32, n: i32, at: usize): i32 {
     gMembersKeyV = v;
     if (i + 1 >= n || load<u8>(inp + <usize>i) != COLON) return stop(P_COLON, i);
     i++;
-    if ((v & ~V_ID) != 0) return stop(P_VALUE, i); // (the payload; an id is read as any value)
     const b = <u32>load<u8>(inp + <usize>i);
-    if (b == QUOTE) {
+    if ((v & ~V_ID) != 0) {
+      // (The payload (an id is read as any value): an object here, anything else stage 2's.)
+      if (b != BRACE_OPEN) return stop(P_VALUE, i);
+      i = payloadObject(inp, i, n, at, level, level, encoding);
+      if (i < 0 || gMembersDepth != level) return i;
+    } else if (b == QUOTE) {
       const s = readString(i);
       if (s < 0) return s;
       i = s + 1;
@@ -95,6 +103,76 @@ export function messageMembers(inp: usize, i: i32, n: i32, at: usize): i32 {
     i++;
     if (i >= n || load<u8>(inp + <usize>i) != QUOTE) return stop(P_KEY, i);
   }
+}
+
+/**
+ * The values of the array at `depth` (its entry at `at`) that are numbers, literals, strings or,
+ * in a payload array, objects, from the one at `i` (not whitespace, and an array or a no-payload
+ * array's object only after a comma: stage 2 opens those); a payload array's strings transformed
+ * as a payload object's are. Its objects are opened here, their members read by payloadMembers
+ * and closed here when those end at the `}`; else stage 2 resumes inside (gMembersDepth).
+ * Returns where stage 2 resumes (gMembersPhase, gMembersDepth, gMembersKeyV), or
+ * INDEXED_REFUSED / INDEXED_HOST.
+ */
+export function arrayValues(inp: usize, i: i32, n: i32, at: usize, depth: u32, level: u32, encoding: bool): i32 {
+  const k = <u32>load<u16>(at) & ~K_FIRST;
+  store<u16>(at, <u16>k);
+  const payload = (k & K_PAYLOAD) != 0;
+  const start = i;
+  gMembersDepth = depth;
+  while (true) {
+    const b = <u32>load<u8>(inp + <usize>i);
+    if (b == QUOTE) {
+      const s = readString(i);
+      if (s < 0) return s;
+      if (payload) {
+        if (!(encoding && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, s, gDecLen);
+        else if (!transformUriHeader(i + 1, s)) return INDEXED_REFUSED;
+      }
+      i = s + 1;
+    } else if (b == BRACE_OPEN && payload) {
+      // (As stage 2 opens a payload array's object: memberFlags gives it V_PAYLOAD alone.)
+      i = payloadObject(inp, i, n, at, depth, level, encoding);
+      if (i < 0 || gMembersDepth != depth) return i;
+    } else {
+      const j = scalarEnd(inp, i, n, b);
+      // (Not a value where stage 2 found one to start: not valid, as it would find.)
+      if (j == 0) return i == start ? INDEXED_HOST : stop(P_VALUE, i);
+      if (j < 0) return j;
+      i = j;
+    }
+    if (i >= n || load<u8>(inp + <usize>i) != COMMA) return stop(P_AFTER, i);
+    if (++i >= n) return stop(P_VALUE, i);
+  }
+}
+
+/** Hands back to stage 2 at `i` in `phase`, inside the object opened in the array at `depth`. */
+@inline function inside(phase: u32, i: i32, depth: u32): i32 {
+  gMembersDepth = depth + 1;
+  return stop(phase, i);
+}
+
+/**
+ * The payload object at `i` (its `{`), a value in the container at `depth` (entry at `at`):
+ * opened, its members read by payloadMembers, closed when they end at its `}`; returns the
+ * position after it, or where stage 2 resumes inside it (gMembersDepth then `depth` + 1), or
+ * INDEXED_HOST.
+ */
+@inline function payloadObject(inp: usize, i: i32, n: i32, at: usize, depth: u32, level: u32, encoding: bool): i32 {
+  if (depth + 1 >= get(J_STACK_CAP)) return INDEXED_HOST;
+  const inner = at + 2;
+  store<u16>(inner, <u16>(K_OBJ | K_PAYLOAD | K_FIRST)); // (what enterContainer writes for a V_PAYLOAD value)
+  set(J_DEPTH, depth + 1);
+  if (++i >= n) return inside(P_KEY, i, depth);
+  const c = <u32>load<u8>(inp + <usize>i);
+  if (c == QUOTE) {
+    i = payloadMembers(inp, i, n, inner, depth + 1, level, encoding);
+    if (i < 0) return i;
+    if (gMembersPhase != P_AFTER || i >= n || load<u8>(inp + <usize>i) != BRACE_CLOSE) return inside(gMembersPhase, i, depth);
+  } else if (c != BRACE_CLOSE) return inside(P_KEY, i, depth);
+  // (Closed: it opened no schema region (leaveContainer) and took no `data` (K_DATA_TAKEN): stage 2 does those.)
+  set(J_DEPTH, depth);
+  return i + 1;
 }
 
 /** Where the number or literal that starts with byte `b` at `i` ends, 0 when none starts there (no value ends at 0), or INDEXED_HOST. */

@@ -20,7 +20,7 @@ import { BRACE_CLOSE, BRACE_OPEN, BRACKET_CLOSE, BRACKET_OPEN, COLON, COMMA, DIG
 import { memberFlags, rootValueFlags } from './envelope';
 import { copyTo, startRewrite, transformText, transformUriHeader, widenMaxLength } from './indexed-rewrite';
 import { DATA_HOST, DATA_KEEP, DATA_TRANSFORM, dataAhead, startAhead } from './indexed-media';
-import { gMembersKeyV, gMembersPhase, messageMembers, payloadMembers } from './indexed-members';
+import { arrayValues, gMembersDepth, gMembersKeyV, gMembersPhase, messageMembers, payloadMembers } from './indexed-members';
 import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString, startText } from './indexed-text';
 import { enterContainer, isWs, LITERALS, leaveContainer, literalAt, literalLength, numberComplete, numberNext, numberStart, S_INT } from './lexer';
 import { isMediaType, isWholeDataUri, resolveMedia } from './media';
@@ -67,8 +67,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
   let i: i32 = 0;
   let phase = P_VALUE;
   let depth: u32 = 0;
-  // (The state the per-message path keeps in memory for its rules, kept here in locals and
-  // handed to them: the message's level, J_MSG_LEVEL; the last key's rules, J_VALUE.)
+  // (In locals, handed to the rules: the message's level, J_MSG_LEVEL; the last key's rules, J_VALUE.)
   let level: u32 = 0;
   let keyV: u32 = 0;
   while (true) {
@@ -84,18 +83,17 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
       if (b == BRACE_CLOSE && (entryIn(stack, depth) & K_FIRST) != 0) closes = true;
       else {
         if (b != QUOTE) return INDEXED_HOST;
-        // (A payload object's members (never the message's: it is entered as no payload), and the
-        // message object's: the common ones in loops of their own.)
+        // (A payload object's members, and the message object's (entered as no payload): in loops of their own.)
         const at = stack + (<usize>depth << 1);
         if ((<u32>load<u16>(at) & K_PAYLOAD) != 0 || depth == level) {
-          i = depth == level ? messageMembers(inp, i, n, at) : payloadMembers(inp, i, n, at, depth, level, encoding);
+          i = depth == level ? messageMembers(inp, i, n, at, level, encoding) : payloadMembers(inp, i, n, at, depth, level, encoding);
           if (i < 0) return i;
+          if (depth == level) depth = gMembersDepth; // (the message's loop reads its payload object's members too)
           phase = gMembersPhase;
           keyV = gMembersKeyV;
           continue;
         }
-        // (Any other object holds no payload (`_meta`'s, a protocol field's, an id's): keyRules
-        // gives its keys no rule, and none is transformed.)
+        // (Any other object holds no payload (`_meta`'s, a protocol field's, an id's): its keys have no rule.)
         const e = readString(i);
         if (e < 0) return e;
         keyV = 0;
@@ -111,7 +109,14 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
     }
     if (phase == P_VALUE) {
       if (b == BRACKET_CLOSE && depth > 0 && (entryIn(stack, depth) & (K_OBJ | K_FIRST)) == K_FIRST) closes = true;
-      else {
+      else if (depth > 0 && (entryIn(stack, depth) & K_OBJ) == 0 && b != BRACKET_OPEN && (b != BRACE_OPEN || (entryIn(stack, depth) & K_PAYLOAD) != 0)) {
+        i = arrayValues(inp, i, n, stack + (<usize>depth << 1), depth, level, encoding); // (an array's values: their loop)
+        if (i < 0) return i;
+        phase = gMembersPhase;
+        depth = gMembersDepth;
+        keyV = gMembersKeyV;
+        continue;
+      } else {
         // (valueFlags, with the depth, the entry and the key's rules in locals.)
         let v: u32 = 0;
         if (depth == 0) v = rootValueFlags();
