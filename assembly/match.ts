@@ -101,6 +101,14 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
     finish();
     return gConsumed;
   }
+  if (ASC_FEATURE_SIMD && final && len <= SHORT_MAX && load<u32>(desc + D_TEDDY_ASCII) == 0) {
+    // A final string of 17-64 bytes (most payload strings of small messages): no loop.
+    shortBlocks(len, load<u32>(desc + D_TEDDY) as usize);
+    b = len - 3; // fingerprints that would end past the input
+    if (b <= gLast) scalar(b, len, len, final);
+    finish();
+    return gConsumed;
+  }
   if (ASC_FEATURE_SIMD && len >= 4) {
     // fold 'nfkc' has masks of its own for fingerprints of four ASCII bytes (its general ones
     // give most buckets to lookalikes and ideographs, and passed 1% of clean English): they
@@ -116,6 +124,42 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
   if (!gStop && b <= gLast) scalar(b, len, len, final);
   finish();
   return gConsumed;
+}
+
+/** Final strings up to this long (and over one block) are tested by shortBlocks. */
+const SHORT_MAX: i32 = 64;
+
+/**
+ * Stage 1 on a final string of 17 to SHORT_MAX bytes, each candidate tried as it is found:
+ * blocks of 16 that overlap so that every fingerprint within the input (starts 0 to len - 4)
+ * is tested once, lanes 3-15 of each with nothing carried (starts q to q + 12 of the block at
+ * q), the last block the input's last 16 bytes. The masks are loaded once; the blocks do not
+ * depend on each other. The loop in `blocks` would hand one or two starts before its last
+ * block to the scalar loop; none are left here.
+ */
+function shortBlocks(len: i32, t: usize): void {
+  const inp = gInp;
+  const lo0 = v128.load(t);
+  const hi0 = v128.load(t, 16);
+  const lo1 = v128.load(t, 32);
+  const hi1 = v128.load(t, 48);
+  const lo2 = v128.load(t, 64);
+  const hi2 = v128.load(t, 80);
+  const lo3 = v128.load(t, 96);
+  const hi3 = v128.load(t, 112);
+  const zero = i8x16.splat(0);
+  const fold = i8x16.splat(<i8>CASE_BIT);
+  const nibble = i8x16.splat(0x0f);
+  for (let b: i32 = 0; ; b += 13) {
+    // The block at q tests starts q to q + 12; those before b were tested by the block before.
+    const q = min(b, len - 16);
+    const v = v128.or(v128.load(inp + <usize>q), fold);
+    const l = v128.and(v, nibble);
+    const h = v128.and(i16x8.shr_u(v, 4), nibble);
+    const hit = joined(zero, zero, zero, lookup(lo0, hi0, l, h), lookup(lo1, hi1, l, h), lookup(lo2, hi2, l, h), lookup(lo3, hi3, l, h));
+    if (v128.any_true(hit)) candidates(q, i8x16.bitmask(i8x16.ne(hit, zero)) & ~((1 << (b - q + 3)) - 1), len, 1);
+    if (q + 16 >= len) break;
+  }
 }
 
 /**

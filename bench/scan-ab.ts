@@ -45,11 +45,15 @@ const input = allocate(SIZE + 1024);
 const records = allocate(8 * SIZE); // (8 bytes a possible match)
 const CALLS = 300;
 const progress = Array.from({ length: 1024 }, (_, i) => MESSAGE_KINDS['progress notifications'](i).params.message).join('');
-const texts = {
+// Clean English cut into strings of one length, a call each (the matcher's per-call cost there).
+const SHORT = [8, 16, 17, 24, 32, 48, 64];
+const clean = cleanText(7, 1024 * 64);
+const texts: Record<string, string> = {
   'CJK prose': cjkText(5, SIZE),
   'mixed text': mixedText(5, SIZE),
   'clean English': cleanText(5, SIZE),
   'progress messages': progress,
+  ...Object.fromEntries(SHORT.map((n) => [`clean ${n} B`, clean.slice(0, 512 * n)])),
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 console.log(`${rounds} rounds of ${CALLS} calls, A ${fileA}, B ${fileB}: CPU ns a byte, median A / B, ratio B/A`);
@@ -58,6 +62,8 @@ for (const [name, text] of Object.entries(texts)) {
   new Uint8Array(host.memory.buffer).set(bytes, input);
   // Each call's [start, length]: the whole input, or each progress message's string.
   const calls: [number, number][] = [[0, bytes.length]];
+  const short = /^clean (\d+) B$/.exec(name);
+  if (short) calls.splice(0, 1, ...Array.from({ length: 512 }, (_, i): [number, number] => [i * Number(short[1]), Number(short[1])]));
   if (name === 'progress messages') {
     calls.length = 0;
     let at = 0;
@@ -78,7 +84,7 @@ for (const [name, text] of Object.entries(texts)) {
     }
   }
   const len = bytes.length;
-  const repeat = calls.length > 1 ? 30 : CALLS;
+  const repeat = short ? 100 : calls.length > 1 ? 30 : CALLS;
   const found = builds.map((b) => {
     let all = '';
     for (const [at, n] of calls) {
@@ -100,5 +106,9 @@ for (const [name, text] of Object.entries(texts)) {
     }
   }
   const [a, b] = [median(times[0]!), median(times[1]!)];
-  console.log(`${name.padEnd(14)} ${a.toFixed(3)} / ${b.toFixed(3)}   x${(b / a).toFixed(3)}   (${found[0]!.length / 16} matches)`);
+  const perCall =
+    calls.length > 1 ? `   ${((a * len) / calls.length).toFixed(1)} / ${((b * len) / calls.length).toFixed(1)} ns a call` : '';
+  console.log(
+    `${name.padEnd(17)} ${a.toFixed(3)} / ${b.toFixed(3)}   x${(b / a).toFixed(3)}${perCall}   (${found[0]!.length / 16} matches)`,
+  );
 }

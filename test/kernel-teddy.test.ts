@@ -53,15 +53,19 @@ function fingerprintPasses(teddy: Uint8Array, input: Uint8Array, c: number): boo
   return buckets !== 0;
 }
 
+/** Final strings up to this long are tested without the loop when there are no ASCII masks. */
+const SHORT_MAX = 64;
+
 /**
  * Positions the SIMD loop leaves to the scalar one, which asks the automaton's start row
  * instead: fingerprints that would end past the input, and the positions just before the last
  * block when that block overlaps the previous one by all but one or two bytes (its lanes 1-2
  * would need the masks of bytes the loop did not load). `from`: where the loop started (its
- * blocks are from there on).
+ * blocks are from there on). A string of at most SHORT_MAX bytes without ASCII masks (`loop`
+ * false) is tested in overlapping blocks with no such gap.
  */
-const leftToScalar = (c: number, len: number, from = 0) =>
-  c + POSITIONS - 1 >= len || (len > BLOCK && c >= from && c >= len - ((len - from) % BLOCK) - (POSITIONS - 1) && c < len - BLOCK);
+const leftToScalar = (c: number, len: number, from = 0, loop = len > SHORT_MAX) =>
+  c + POSITIONS - 1 >= len || (loop && len > BLOCK && c >= from && c >= len - ((len - from) % BLOCK) - (POSITIONS - 1) && c < len - BLOCK);
 
 /**
  * Where the ASCII masks stop: they test the starts before it. A string of at most one block
@@ -85,7 +89,7 @@ function reference(teddy: Uint8Array, allowed: readonly boolean[], input: Uint8A
   const out: number[] = [];
   for (let c = 0; c < input.length; c++) {
     if (!allowed[input[c]!]) continue;
-    if (coreVariant === 'scalar' || leftToScalar(c, input.length, from)) out.push(c);
+    if (coreVariant === 'scalar' || leftToScalar(c, input.length, from, !!teddyAscii || input.length > SHORT_MAX)) out.push(c);
     else if (fingerprintPasses(c < asciiUpTo ? teddyAscii! : teddy, input, c)) out.push(c);
   }
   return out;
@@ -107,8 +111,18 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
   const all = Array.from({ length: 256 }, () => true);
 
   // Every length up to two blocks and one byte (each remainder mod 16, whole blocks, the carry of
-  // lanes 0-2 from the block before), and three blocks around their end.
-  const LENGTHS = [...Array.from({ length: 2 * BLOCK + 1 }, (_, i) => i + 1), 3 * BLOCK - 1, 3 * BLOCK, 3 * BLOCK + 1];
+  // lanes 0-2 from the block before), three blocks around their end, and the short path's
+  // longest strings and the loop's shortest after them.
+  const LENGTHS = [
+    ...Array.from({ length: 2 * BLOCK + 1 }, (_, i) => i + 1),
+    3 * BLOCK - 1,
+    3 * BLOCK,
+    3 * BLOCK + 1,
+    SHORT_MAX - 1,
+    SHORT_MAX,
+    SHORT_MAX + 1,
+    SHORT_MAX + 14,
+  ];
 
   /** Masks seeded from `seed` in which the filler byte passes every position in every bucket. */
   function masksPassing(seed: number, filler: number): Uint8Array {
@@ -182,7 +196,7 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
       fc.uint8Array({ maxLength: 5 * BLOCK }),
       fromAlphabet(0, 5 * BLOCK),
       // lengths around block ends, where the last block overlaps the one before
-      fc.constantFrom(15, 16, 17, 31, 32, 33, 47, 63, 79).chain((n) => fromAlphabet(n, n)),
+      fc.constantFrom(15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 78, 79).chain((n) => fromAlphabet(n, n)),
     );
     fc.assert(
       fc.property(masks, allowed, input, (teddy, ok, bytes) => {
@@ -216,7 +230,7 @@ describe(`Teddy prefilter kernel (${coreVariant} build)`, () => {
 
   it('the reference sees the filter: with masks admitting nothing, the SIMD build tries only what it leaves to the scalar loop', () => {
     const desc = writeDescriptor(filterTables(new Uint8Array(MASKS), all), 'x', 'y', '0123456789abcdef', 1);
-    for (const len of [2, 3, 4, 15, 16, 17, 30, 31, 32, 46, 47, 48]) {
+    for (const len of [2, 3, 4, 15, 16, 17, 30, 31, 32, 46, 47, 48, 63, 64, 65, 78, 79, 80]) {
       const want = coreVariant === 'scalar' ? [...Array(len).keys()] : [...Array(len).keys()].filter((c) => leftToScalar(c, len));
       expect(tried(desc, new Uint8Array(len).fill(0x61))).toEqual(want);
     }
