@@ -74,6 +74,23 @@ describe(`final strings of 0-${MAX} bytes, a term sequence at every offset (${co
   });
 });
 
+describe(`final strings of 1-3 bytes, a term as short (${coreVariant} build)`, () => {
+  it('are read where they are, nothing before them (at the start of memory: no trap)', () => {
+    // (The short path's blocks end at the string's end: under 16 bytes they would start before it.)
+    const desc = compile(resolveOptions({ terms: { ascii: ['k'] } })).desc;
+    const ws = workspace(64, 64);
+    for (let at = 0; at < 16; at++) {
+      for (let len = 1; len <= 3; len++) {
+        const s = String.fromCharCode(...heap().subarray(at, at + len));
+        core.scan(desc.ptr, at, len, ws.output, 1, BYTE_RECORDS);
+        expect(desc.matchCount(), `${len} bytes at ${at}`).toBe(
+          expected(s, { prefix: PREFIX, suffix: '__', upper: false, terms: { ascii: ['k'], exact: [], pairs: [] } }).length,
+        );
+      }
+    }
+  });
+});
+
 // Generated term sets as dense-terms.test.ts has them (ASCII terms of 1-64 bytes, longer than
 // the string too; exact ones with 2-4 byte characters, whose fingerprints hold lone bytes of
 // them), strings of 0-80 bytes built from terms, their cut prefixes, their upper case and filler,
