@@ -101,7 +101,7 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
     finish();
     return gConsumed;
   }
-  if (ASC_FEATURE_SIMD && final && len <= SHORT_MAX && load<u32>(desc + D_TEDDY_ASCII) == 0) {
+  if (ASC_FEATURE_SIMD && final && len > 16 && len <= SHORT_MAX && load<u32>(desc + D_TEDDY_ASCII) == 0) {
     // A final string of 17-64 bytes (most payload strings of small messages): no loop.
     shortBlocks(len, load<u32>(desc + D_TEDDY) as usize);
     b = len - 3; // fingerprints that would end past the input
