@@ -197,3 +197,33 @@ describe("stage 2's small loops on messages of any shape", () => {
     });
   }
 });
+
+// Nested to the stack's cap and past it: the innermost containers opened by the loops (a payload
+// array's objects, empty or not) or by stage 2, at the last level the stack holds and one past.
+const deep = fc
+  .tuple(
+    fc.constantFrom(65533, 65534, 65534, 65535),
+    fc.constantFrom('[', '[', '{"a":', '{"uri":"x","b":'),
+    fc.oneof(
+      { weight: 2, arbitrary: fc.constantFrom('{}', '{ }', '{"a":1}', '{"uri":"x"}', '1,{}', '"wanx"') },
+      { weight: 1, arbitrary: json.object },
+      { weight: 1, arbitrary: json.value },
+    ),
+    ws,
+  )
+  .map(([k, open, v, w]) => {
+    const close = open === '[' ? ']' : '}';
+    return `{"jsonrpc":"2.0","method":"m","params":${open.repeat(k >> 1)}${'['.repeat(k - (k >> 1))}${w}${v}${w}${']'.repeat(k - (k >> 1))}${close.repeat(k >> 1)}}`;
+  });
+
+describe("stage 2's small loops at the stack's cap", () => {
+  for (const mode of ['encode', 'decode'] as const)
+    it(`${mode}: as with the indexed path off`, () => {
+      fc.assert(
+        fc.property(deep, (l) => {
+          expect(traceOf(mode, l, false).log).toEqual(traceOf(mode, l, true).log);
+        }),
+        runs(60),
+      );
+    });
+});
