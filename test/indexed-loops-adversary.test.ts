@@ -125,13 +125,31 @@ const message = fc
     const key = at === 'params' || at === 'error' || at === 'id' ? at : 'result';
     return `{${w}"jsonrpc"${w}:${w}"2.0",${w}"id":1,${w}"${key}"${w}:${w}${payload}${w}}`;
   });
-const line = fc.tuple(message, message, fc.boolean()).map(([a, b, batch]) => (batch ? `[${a}, ${b}]` : a));
-// A line broken: a byte changed, or cut short, at any offset.
+// The message object's own members in any order, any value (its loop opens an object under a
+// payload key, escaped or repeated too; an id or a protocol member holds any value).
+const envelope = fc
+  .array(
+    fc.tuple(
+      ws,
+      fc.constantFrom('jsonrpc', 'id', 'method', 'params', 'result', 'error', 'par\\u0061ms', '_meta', 'x', token),
+      ws,
+      ws,
+      json.value,
+      ws,
+    ),
+    { maxLength: 5 },
+  )
+  .map((m) => `{${m.map(([a, k, b, c, v, d]) => `${a}"${k}"${b}:${c}${v}${d}`).join(',')}}`);
+const anyMessage = fc.oneof({ weight: 3, arbitrary: message }, { weight: 1, arbitrary: envelope });
+const line = fc.tuple(anyMessage, anyMessage, fc.boolean()).map(([a, b, batch]) => (batch ? `[${a}, ${b}]` : a));
+// A line broken: cut short, a byte changed or bytes put in, at any offset.
 const broken = fc
-  .tuple(line, fc.nat(), fc.constantFrom('cut', '{', '}', '[', ']', ',', ':', '"', '\\', ' ', 'x', '1', '-', '\u00e9'))
-  .map(([l, at, b]) => {
-    const k = at % (l.length + 1);
-    return b === 'cut' ? l.slice(0, k) : `${l.slice(0, k)}${b}${l.slice(k + 1)}`;
+  .tuple(line, fc.nat(), fc.constantFrom('cut', '{', '}', '[', ']', ',', ':', '"', '\\', ' ', 'x', '1', '-', '\u00e9'), fc.boolean())
+  .map(([l, at, b, put]) => {
+    // (Half the time just after a container's start, a comma, a colon or whitespace: where a loop hands back.)
+    const after = [...l].flatMap((c, j) => ('{[,: \t'.includes(c) ? [j + 1] : []));
+    const k = at % 2 === 0 && after.length > 0 ? after[(at >> 1) % after.length]! : at % (l.length + 1);
+    return b === 'cut' ? l.slice(0, k) : `${l.slice(0, k)}${b}${l.slice(put ? k : k + 1)}`;
   });
 
 const traceOf = (mode: 'encode' | 'decode', text: string, indexed: boolean) =>
