@@ -1,8 +1,11 @@
 // One stream's trace with the indexed path on or off, what the indexed-* tests compare: its
 // output, callbacks and errors, and how many messages the indexed path took. Only for test
 // files that run the core with its hooks (test/core-hooks.ts says how).
+import fc from 'fast-check';
+import { expect } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import type { StreamOptions } from '../src/stream/index.ts';
+import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { describeError } from './ndjson-scenarios.ts';
 
@@ -33,4 +36,25 @@ export function indexedTrace(
     log.push(['threw', ...describeError(e)]);
   }
   return { log, taken: hooks.indexedPath(1) - before };
+}
+
+/**
+ * Each generated line traced with the indexed path on and off (`trace`) must agree, and more
+ * than a tenth of them must be taken by it: else the path under test is barely reached.
+ */
+export function agreeTaken(
+  lines: fc.Arbitrary<string>,
+  trace: (line: string, indexed: boolean) => { log: unknown[]; taken: number },
+  n = 400,
+): void {
+  let taken = 0;
+  fc.assert(
+    fc.property(lines, (line) => {
+      const on = trace(line, true);
+      expect(trace(line, false).log).toEqual(on.log);
+      if (on.taken > 0) taken++;
+    }),
+    runs(n),
+  );
+  expect(taken).toBeGreaterThan(n / 10);
 }
