@@ -96,20 +96,12 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
     const zero = i8x16.splat(0);
     const mask = i8x16.bitmask(i8x16.ne(hit, zero)) & ((1 << len) - 1);
     if (mask != 0) candidates(0, mask, len, final);
-    b = len - 3; // fingerprints that would end past the input
-    if (b <= gLast) scalar(b, len, len, final);
-    finish();
-    return gConsumed;
-  }
-  if (ASC_FEATURE_SIMD && final && len > 16 && len <= SHORT_MAX && load<u32>(desc + D_TEDDY_ASCII) == 0) {
+    b = len - 3; // fingerprints that would end past the input (final input: gStop stays false)
+  } else if (ASC_FEATURE_SIMD && final && len > 16 && len <= SHORT_MAX && load<u32>(desc + D_TEDDY_ASCII) == 0) {
     // A final string of 17-64 bytes (most payload strings of small messages): no loop.
     shortBlocks(len, load<u32>(desc + D_TEDDY) as usize);
-    b = len - 3; // fingerprints that would end past the input
-    if (b <= gLast) scalar(b, len, len, final);
-    finish();
-    return gConsumed;
-  }
-  if (ASC_FEATURE_SIMD && len >= 4) {
+    b = len - 3;
+  } else if (ASC_FEATURE_SIMD && len >= 4) {
     // fold 'nfkc' has masks of its own for fingerprints of four ASCII bytes (its general ones
     // give most buckets to lookalikes and ideographs, and passed 1% of clean English): they
     // test the input up to its first block holding a byte >= 0x80, the general ones the rest.
