@@ -9,10 +9,9 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
-import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
-import { agreeTaken, indexedTrace } from './indexed-trace.ts';
+import { agreeTaken, LOOP_TERMS, loopLineTrace } from './indexed-trace.ts';
 import { describeError, outputAppender } from './ndjson-scenarios.ts';
 
 vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
@@ -21,7 +20,7 @@ afterEach(() => {
   hooks.indexedPath(1);
 });
 
-const codec: StreamOptions = { terms: { ascii: ['wanx', 'qwen'] } };
+const codec = LOOP_TERMS;
 const token = createCodec(codec).encodeText('wanx');
 const utf8 = new TextEncoder();
 
@@ -152,8 +151,7 @@ const broken = fc
     return b === 'cut' ? l.slice(0, k) : `${l.slice(0, k)}${b}${l.slice(put ? k : k + 1)}`;
   });
 
-const traceOf = (mode: 'encode' | 'decode', text: string, indexed: boolean) =>
-  indexedTrace(mode, utf8.encode(`${text}\n`), codec, indexed, outputAppender);
+const traceOf = loopLineTrace;
 
 /** indexedTrace with the input pushed in pieces cut at `cuts`. */
 function cutTraceOf(mode: 'encode' | 'decode', input: Uint8Array, cuts: number[], indexed: boolean) {

@@ -9,11 +9,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
-import { agreeTaken, indexedTrace } from './indexed-trace.ts';
-import { outputAppender } from './ndjson-scenarios.ts';
+import { agreeTaken, LOOP_TERMS, loopLineTrace } from './indexed-trace.ts';
 
 vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
@@ -21,12 +19,10 @@ afterEach(() => {
   hooks.indexedPath(1);
 });
 
-const codec: StreamOptions = { terms: { ascii: ['wanx', 'qwen'] } };
+const codec = LOOP_TERMS;
 const token = createCodec(codec).encodeText('wanx');
 
-/** What one stream did with `line` (output, callbacks, errors), and whether the indexed path took it. */
-const traceOf = (mode: 'encode' | 'decode', line: string, indexed: boolean) =>
-  indexedTrace(mode, new TextEncoder().encode(`${line}\n`), codec, indexed, outputAppender);
+const traceOf = loopLineTrace;
 
 // Keys: none of the rules (the loop's), each rule the envelope has, escaped, a term, a token.
 const keys = [

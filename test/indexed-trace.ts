@@ -7,7 +7,7 @@ import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
-import { describeError } from './ndjson-scenarios.ts';
+import { describeError, outputAppender } from './ndjson-scenarios.ts';
 
 /**
  * What one stream did with `input`: its output (through `writer`, into the log) and its
@@ -58,3 +58,10 @@ export function agreeTaken(
   );
   expect(taken).toBeGreaterThan(n / 10);
 }
+
+/** The terms the tests of stage 2's small loops use (indexed-members, indexed-loops-adversary). */
+export const LOOP_TERMS: StreamOptions = { terms: { ascii: ['wanx', 'qwen'] } };
+
+/** What one stream did with `line` (a newline added) under LOOP_TERMS, and whether the indexed path took it. */
+export const loopLineTrace = (mode: 'encode' | 'decode', line: string, indexed: boolean) =>
+  indexedTrace(mode, new TextEncoder().encode(`${line}\n`), LOOP_TERMS, indexed, outputAppender);
