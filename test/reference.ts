@@ -1,6 +1,7 @@
 // The oracle: a deliberately plain implementation of the wire-format semantics (the design
 // card docs/DESIGN.md section 1, and docs/GUARANTEES.md), written for
-// obviousness, not speed. It works on UTF-16 strings and tries every pattern at every index.
+// obviousness, not speed. It works on UTF-16 strings and tries, at every index, every pattern
+// that starts with the unit there.
 
 export interface ReferenceTerms {
   ascii: readonly string[];
@@ -27,9 +28,16 @@ interface Pattern {
 
 // The oracle is asked at every index of every string: each options object's patterns and lower-case
 // prefix are worked out once (options are never changed).
-const tables = new WeakMap<ReferenceOptions, { patterns: Pattern[]; prefix: string }>();
+// `byFirst` files each pattern under its first unit in lower case (ASCII): only those can match
+// where that unit is (term sets of thousands are tried at every index).
+interface Table {
+  patterns: Pattern[];
+  prefix: string;
+  byFirst: Map<string, Pattern[]>;
+}
+const tables = new WeakMap<ReferenceOptions, Table>();
 
-function table(o: ReferenceOptions): { patterns: Pattern[]; prefix: string } {
+function table(o: ReferenceOptions): Table {
   let t = tables.get(o);
   if (t) return t;
   const list = [
@@ -40,7 +48,15 @@ function table(o: ReferenceOptions): { patterns: Pattern[]; prefix: string } {
   for (const [a, b] of o.terms.pairs) {
     for (const sep of ['', '-', '_', ' ']) list.push({ text: a + sep + b, ignoreCase: true });
   }
-  t = { patterns: list.map((p) => ({ ...p, lower: lowerAscii(p.text) })), prefix: lowerAscii(o.prefix) };
+  const all = list.map((p) => ({ ...p, lower: lowerAscii(p.text) }));
+  const byFirst = new Map<string, Pattern[]>();
+  for (const p of all) {
+    if (!p.text) continue; // (matches nowhere: longestMatchAt wants more than 0 units)
+    const list = byFirst.get(p.lower[0]!);
+    if (list) list.push(p);
+    else byFirst.set(p.lower[0]!, [p]);
+  }
+  t = { patterns: all, prefix: lowerAscii(o.prefix), byFirst };
   tables.set(o, t);
   return t;
 }
@@ -56,7 +72,7 @@ function matchesAt(s: string, i: number, p: Pattern): boolean {
 /** Length of the longest pattern starting at index i, or 0. */
 export function longestMatchAt(s: string, i: number, o: ReferenceOptions): number {
   let best = 0;
-  for (const p of patterns(o)) if (p.text.length > best && matchesAt(s, i, p)) best = p.text.length;
+  for (const p of table(o).byFirst.get(lowerAscii(s[i] ?? '')) ?? []) if (p.text.length > best && matchesAt(s, i, p)) best = p.text.length;
   return best;
 }
 

@@ -8,6 +8,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { describeError, loggedBytes, outputAppender } from './ndjson-scenarios.ts';
+import { expectBe, expectEqual } from './quick-expect.ts';
 import { expectEventsEncoded, parsesAsJson, readEventsChecked } from './sse-reference.ts';
 import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
 
@@ -55,10 +56,10 @@ function expectAsParserReadsIt(input: Uint8Array, log: unknown[]): void {
   const ids = before.events.map((e) => e.id);
   if (new Set(ids).size !== ids.length) return; // (an id changed into another: events cannot be matched)
   const after = parse(loggedBytes(log));
-  expect(after.retries).toEqual(before.retries);
+  expectEqual(after.retries, before.retries);
   // (U+FFFD: bytes that are not UTF-8, which TextDecoder replaced and the stream refuses.)
   const refused = expectEventsEncoded(before.events, after.events, (d) => !parsesAsJson(d) || d.includes('\uFFFD'));
-  expect(log.filter((x) => Array.isArray(x) && x[0] === 'invalid').length).toBe(refused);
+  expectBe(log.filter((x) => Array.isArray(x) && x[0] === 'invalid').length, refused);
 }
 
 // Usual events: a message with a term in one data line, LF endings, `data: ` (every byte
