@@ -55,10 +55,13 @@ describe.each(FORMATS)('token decoder, %s format', (_name, options, ref, otherCa
   function check(seqs: Iterable<string>, cutsOf: (at: number, seq: string) => number[][] = () => [[]]): string[] {
     const wrong: string[] = [];
     for (const seq of seqs) {
+      // (No token holds the filler, so the reference decodes the sequence and what follows once,
+      // whatever the lane.)
+      const tails = [FILLER.repeat(2 * BLOCK), ''].map((after) => [after, referenceDecode(seq + after, ref)] as const);
       for (let lane = 0; lane < BLOCK; lane++) {
-        for (const after of [FILLER.repeat(2 * BLOCK), '']) {
+        for (const [after, tail] of tails) {
           const s = FILLER.repeat(BLOCK + lane) + seq + after;
-          const want = referenceDecode(s, ref);
+          const want = FILLER.repeat(BLOCK + lane) + tail;
           for (const cuts of cutsOf(1 + BLOCK + lane, seq)) {
             let got: string;
             try {

@@ -98,7 +98,9 @@ export function referenceEncode(s: string, o: ReferenceOptions): string {
 }
 
 function tokenAt(s: string, i: number, o: ReferenceOptions): { text: string; length: number } | undefined {
-  if (lowerAscii(s.slice(i, i + o.prefix.length)) !== table(o).prefix) return undefined;
+  const prefix = table(o).prefix;
+  if (lowerAscii(s[i] ?? '') !== prefix[0]) return undefined; // (most indexes: no slice made)
+  if (lowerAscii(s.slice(i, i + o.prefix.length)) !== prefix) return undefined;
   let j = i + o.prefix.length;
   let digits = '';
   while (j < s.length && /[0-9a-fA-F]/.test(s[j]!)) digits += s[j++];
