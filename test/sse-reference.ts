@@ -16,7 +16,8 @@ export const isMessage = (e: EventSourceMessage) => !e.event || e.event === 'mes
  */
 export type ReadEvent = EventSourceMessage & { streamed: boolean; held: number };
 
-const utf8Length = (s: string) => new TextEncoder().encode(s).length;
+const encoder = new TextEncoder();
+const utf8Length = (s: string) => encoder.encode(s).length;
 
 /**
  * The events of an SSE text (BOM already gone) as the spec reads them, in a few plain lines

@@ -34,13 +34,15 @@ function trace(chunks: Uint8Array[], lines: boolean): unknown[] {
   return log;
 }
 
+const decoder = new TextDecoder();
+
 function parse(input: Uint8Array) {
   const events: EventSourceMessage[] = [];
   const retries: number[] = [];
   const parser = createParser({ onEvent: (e) => void events.push(e), onRetry: (r) => void retries.push(r) });
   // (Ended with a blank line: the stream checks and writes an event it ends inside as a whole
   // one, and a CR last is a line's end to it, where the parser waits for the next byte.)
-  const text = `${new TextDecoder().decode(input)}\n\n`;
+  const text = `${decoder.decode(input)}\n\n`;
   parser.feed(text);
   return { events: readEventsChecked(text, events), retries };
 }
