@@ -59,7 +59,10 @@ export function readEvents(text: string): ReadEvent[] {
 /** readEvents, checked against eventsource-parser's events for the same text. */
 export function readEventsChecked(text: string, parsed: readonly EventSourceMessage[]): ReadEvent[] {
   const events = readEvents(text);
-  expectEqual(events.map(({ streamed: _, held: __, ...e }) => e), parsed);
+  expectEqual(
+    events.map(({ streamed: _, held: __, ...e }) => e),
+    parsed,
+  );
   return events;
 }
 
