@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { expect, vi } from 'vitest';
 import { startUpstream } from './fixtures/http-upstream.js';
-import { cleanup, listening } from './http-cli-helpers.ts';
+import { type Closer, cleanup, listening } from './http-cli-helpers.ts';
 
 export const COMMANDS = ['serve', 'proxy'] as const;
 
@@ -31,7 +31,11 @@ export interface Behind {
   received: () => string;
   /** How much reached the server behind (bytes read by serve's children, requests at the upstream): unchanged means nothing did. */
   reached: () => number;
-  /** Once the SDK client's own messages after connecting have arrived (proxy: its GET stream; serve: notifications/initialized). */
+  /**
+   * Once the last SDK client to connect has sent its own messages after connecting (proxy: its
+   * GET stream; serve: notifications/initialized), so that nothing of it comes late, on a server
+   * several cases share too.
+   */
   settled: () => Promise<void>;
   /** The upstream's URL (proxy) or undefined. */
   upstream?: string;
@@ -43,35 +47,57 @@ let n = 0;
 /** A new path in this run's scratch folder. */
 export const scratchPath = (name: string) => join(dir, `${name}-${n++}`);
 
-/** Starts `command` with `args` (serve: and its child) on a free port, `env` added. */
-export async function behind(command: Command, args: string[], env: Record<string, string> = {}): Promise<Behind> {
+/** Starts `command` with `args` (serve: and its child) on a free port, `env` added; `close` takes their end (the test's, by default). */
+export async function behind(
+  command: Command,
+  args: string[],
+  env: Record<string, string> = {},
+  close: Closer = cleanup.push,
+): Promise<Behind> {
   if (command === 'proxy') {
     const up = await startUpstream('stateful');
-    cleanup.push(() => up.close());
-    const run = await listening(['proxy', '--port', '0', '--upstream', up.url, ...args], env);
+    close(() => up.close());
+    const run = await listening(['proxy', '--port', '0', '--upstream', up.url, ...args], env, close);
     return {
       ...run,
       upstream: up.url,
       received: () => JSON.stringify({ hits: up.hits, authorizations: up.authorizations, calls: up.calls }),
       reached: () => up.hits.length,
-      settled: () => vi.waitFor(() => expect(up.hits.some((h) => h.method === 'GET')).toBe(true), { timeout: 5_000 }),
+      settled: () =>
+        vi.waitFor(
+          () => expect(up.hits.slice(up.hits.findLastIndex((h) => h.rpc === 'initialize')).some((h) => h.method === 'GET')).toBe(true),
+          { timeout: 5_000 },
+        ),
     };
   }
   const spy = scratchPath('stdin');
-  const run = await listening(['serve', '--port', '0', ...args, '--', 'node', 'test/fixtures/stdin-spy.mjs', spy, ...ENV_CHILD], env);
+  const run = await listening(
+    ['serve', '--port', '0', ...args, '--', 'node', 'test/fixtures/stdin-spy.mjs', spy, ...ENV_CHILD],
+    env,
+    close,
+  );
   const received = () => (existsSync(spy) ? readFileSync(spy, 'utf8') : '');
   // (the SDK client's notifications/initialized goes out after connect() resolves: wait for it)
-  const settled = () => vi.waitFor(() => expect(received()).toContain('"notifications/initialized"'), { timeout: 5_000 }).then(() => {});
+  const settled = () =>
+    vi
+      .waitFor(() => expect(received().slice(received().lastIndexOf('"method":"initialize"'))).toContain('"notifications/initialized"'), {
+        timeout: 5_000,
+      })
+      .then(() => {});
   return { ...run, received, reached: () => received().length, settled };
 }
 
-/** The real SDK client, connected to `url` (with `Authorization: Bearer token`, or `options`). */
-export async function sdkClient(url: string, auth?: string | StreamableHTTPClientTransportOptions): Promise<Client> {
+/** The real SDK client, connected to `url` (with `Authorization: Bearer token`, or `options`); `close` takes its end. */
+export async function sdkClient(
+  url: string,
+  auth?: string | StreamableHTTPClientTransportOptions,
+  close: Closer = cleanup.push,
+): Promise<Client> {
   const c = new Client({ name: 'host', version: '1.0.0' });
   const options = typeof auth === 'string' ? { requestInit: { headers: { authorization: `Bearer ${auth}` } } } : auth;
   // (connecting starts serve's child: seconds on a loaded host, where a call then takes milliseconds)
   await c.connect(new StreamableHTTPClientTransport(new URL(url), options), CONNECT_TIMEOUT);
-  cleanup.push(() => c.close());
+  close(() => c.close());
   return c;
 }
 

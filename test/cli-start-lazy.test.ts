@@ -6,11 +6,12 @@
 // wrap loads no guard and no call timers at all); a command whose code fails to load ends with
 // the error and status 1, leaving nothing running.
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, type ExpectStatic, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { CLI, MODULE_LOG_HOOK, ROOT } from './fixtures/cli-session.ts';
 import { until } from './until.ts';
@@ -40,19 +41,55 @@ writeFileSync(join(dir, 'hooks.mjs'), HOOKS);
 writeFileSync(join(dir, 'preload.mjs'), PRELOAD);
 
 let run = 0;
-/** What the process loaded, in order (and SPAWN where it started a child), and its output. */
-function loads(args: string[], status = 0, env: Record<string, string> = {}): { log: string[]; stdout: string; stderr: string } {
+/** The command line of a watched CLI with `args`, and its environment (a new log each). */
+function watched(args: string[], env: Record<string, string>) {
   const log = join(dir, `log-${run++}`);
   writeFileSync(log, '');
-  const r = spawnSync(process.execPath, ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, CLI, ...args], {
-    cwd: ROOT,
-    input: '',
-    encoding: 'utf8',
-    env: { ...process.env, MODULE_LOG: log, ...env },
-    timeout: 10_000,
-  });
+  const argv = ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, CLI, ...args];
+  return { log, argv, env: { ...process.env, MODULE_LOG: log, ...env } };
+}
+const logOf = (log: string) => readFileSync(log, 'utf8').split('\n').filter(Boolean);
+
+/** What the process loaded, in order (and SPAWN where it started a child), and its output. */
+function loads(args: string[], status = 0, env: Record<string, string> = {}): { log: string[]; stdout: string; stderr: string } {
+  const w = watched(args, env);
+  const r = spawnSync(process.execPath, w.argv, { cwd: ROOT, input: '', encoding: 'utf8', env: w.env, timeout: 10_000 });
   expect(r.status, r.stderr).toBe(status);
-  return { log: readFileSync(log, 'utf8').split('\n').filter(Boolean), stdout: r.stdout, stderr: r.stderr };
+  return { log: logOf(w.log), stdout: r.stdout, stderr: r.stderr };
+}
+
+/** `loads`, without blocking the worker while the process runs (for a case that waits on a timer of the CLI's). */
+async function loadsLater(
+  expect: ExpectStatic,
+  args: string[],
+  status = 0,
+  env: Record<string, string> = {},
+): Promise<{ log: string[]; stdout: string; stderr: string }> {
+  const w = watched(args, env);
+  const p = spawn(process.execPath, w.argv, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: w.env,
+    timeout: 10_000,
+    killSignal: 'SIGKILL',
+  });
+  let stdout = '';
+  let stderr = '';
+  p.stdout.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  p.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
+  // (its exit, then its output: a server left running holds the pipes open, so at most a second)
+  let ended = false;
+  void Promise.all([once(p.stdout, 'end'), once(p.stderr, 'end')]).then(() => {
+    ended = true;
+  });
+  const [code] = (await once(p, 'exit')) as [number | null];
+  await until(() => ended, 1_000, 10).catch(() => {});
+  expect(code, stderr).toBe(status);
+  return { log: logOf(w.log), stdout, stderr };
 }
 
 /** Whether module `url` is one of ours whose text holds `text`. */
@@ -62,7 +99,61 @@ const has = (code: string, text: string | RegExp) => (typeof text === 'string' ?
 /** A class's definition as the bundler may write it. */
 const classOf = (name: string) => new RegExp(`\\bclass ${name}\\b|\\b${name} = class\\b`);
 
+// The two cases that wait on the CLI's timers (SIGKILL's grace, a slow load) run at once, first
+// (consecutive concurrent cases run together); the others, which compute, after them in order
+// (run beside them, they slowed the term set's compile past its 10 s on a loaded machine).
 describe('the CLI loads what a command uses, when it uses it', () => {
+  /** Whether process `pid` is gone (ended, and reaped by whoever started it); one still there is killed, so a failing case leaves nothing. */
+  const gone = (pid: number) => {
+    try {
+      process.kill(pid, 'SIGKILL');
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  // (a server that ignores SIGTERM and the end of its input: wrap must SIGKILL it)
+  const STUBBORN = `process.on('SIGTERM', () => {}); process.stdin.resume(); setInterval(() => {}, 1000)`;
+
+  it.concurrent('wrap with a term set too large to compile: status 2, and its server, already started, ended though it ignores SIGTERM', async ({
+    expect,
+  }) => {
+    // (4000 terms of 24 letters drawn by a linear congruential generator: over 65535 states)
+    const draws = [1];
+    const letter = () => {
+      draws[0] = (draws[0]! * 1103515245 + 12345) & 0x7fffffff;
+      return String.fromCharCode(97 + (draws[0] % 26));
+    };
+    const ascii = Array.from({ length: 4000 }, () => Array.from({ length: 24 }, letter).join(''));
+    const terms = join(dir, 'too-large.json');
+    writeFileSync(terms, JSON.stringify({ ascii }));
+    // (the status is read once the process has ended: a wrap that waits on its server fails at spawnSync's timeout)
+    const { log, stderr } = await loadsLater(expect, ['wrap', '--terms', terms, process.execPath, '-e', STUBBORN], 2);
+    expect(stderr).toMatch(/^mcp-payload-codec: the term set is too large/);
+    expect(gone(Number(log.find((l) => l.startsWith('PID '))!.slice(4)))).toBe(true);
+  }, 20_000);
+
+  it.concurrent('wrap sent SIGTERM while its code loads: passed on to its server, which ends; 143', async ({ expect }) => {
+    const log = join(dir, `log-${run++}`);
+    writeFileSync(log, '');
+    const p = spawn(
+      process.execPath,
+      ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, CLI, 'wrap', process.execPath, '-e', 'setInterval(() => {}, 1000)'],
+      {
+        cwd: ROOT,
+        stdio: ['pipe', 'ignore', 'pipe'],
+        env: { ...process.env, MODULE_LOG: log, SLOW_MODULE: '/dist/chunks/wrap-[A-Z0-9]+\\.js$' },
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => p.on('exit', (code) => resolve(code)));
+    const pidOf = () => readFileSync(log, 'utf8').match(/^PID (\d+)$/m)?.[1];
+    await until(() => pidOf() !== undefined, 10_000, 10);
+    const pid = pidOf()!;
+    p.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(gone(Number(pid))).toBe(true);
+  }, 20_000);
+
   it('--help: no WASM core, no child processes, no HTTP', () => {
     const { log, stdout } = loads(['--help']);
     expect(stdout).toMatch(/^Usage: mcp-payload-codec/);
@@ -116,55 +207,6 @@ describe('the CLI loads what a command uses, when it uses it', () => {
       expect(alive, chunk).toBe(false);
     }
   });
-
-  /** Whether process `pid` is gone (ended, and reaped by whoever started it); one still there is killed, so a failing case leaves nothing. */
-  const gone = (pid: number) => {
-    try {
-      process.kill(pid, 'SIGKILL');
-      return false;
-    } catch {
-      return true;
-    }
-  };
-  // (a server that ignores SIGTERM and the end of its input: wrap must SIGKILL it)
-  const STUBBORN = `process.on('SIGTERM', () => {}); process.stdin.resume(); setInterval(() => {}, 1000)`;
-
-  it('wrap with a term set too large to compile: status 2, and its server, already started, ended though it ignores SIGTERM', () => {
-    // (4000 terms of 24 letters drawn by a linear congruential generator: over 65535 states)
-    const draws = [1];
-    const letter = () => {
-      draws[0] = (draws[0]! * 1103515245 + 12345) & 0x7fffffff;
-      return String.fromCharCode(97 + (draws[0] % 26));
-    };
-    const ascii = Array.from({ length: 4000 }, () => Array.from({ length: 24 }, letter).join(''));
-    const terms = join(dir, 'too-large.json');
-    writeFileSync(terms, JSON.stringify({ ascii }));
-    // (the status is read once the process has ended: a wrap that waits on its server fails at spawnSync's timeout)
-    const { log, stderr } = loads(['wrap', '--terms', terms, process.execPath, '-e', STUBBORN], 2);
-    expect(stderr).toMatch(/^mcp-payload-codec: the term set is too large/);
-    expect(gone(Number(log.find((l) => l.startsWith('PID '))!.slice(4)))).toBe(true);
-  }, 20_000);
-
-  it('wrap sent SIGTERM while its code loads: passed on to its server, which ends; 143', async () => {
-    const log = join(dir, `log-${run++}`);
-    writeFileSync(log, '');
-    const p = spawn(
-      process.execPath,
-      ['--import', pathToFileURL(join(dir, 'preload.mjs')).href, CLI, 'wrap', process.execPath, '-e', 'setInterval(() => {}, 1000)'],
-      {
-        cwd: ROOT,
-        stdio: ['pipe', 'ignore', 'pipe'],
-        env: { ...process.env, MODULE_LOG: log, SLOW_MODULE: '/dist/chunks/wrap-[A-Z0-9]+\\.js$' },
-      },
-    );
-    const exited = new Promise<number | null>((resolve) => p.on('exit', (code) => resolve(code)));
-    const pidOf = () => readFileSync(log, 'utf8').match(/^PID (\d+)$/m)?.[1];
-    await until(() => pidOf() !== undefined, 10_000, 10);
-    const pid = pidOf()!;
-    p.kill('SIGTERM');
-    expect(await exited).toBe(143);
-    expect(gone(Number(pid))).toBe(true);
-  }, 20_000);
 
   it('each other command whose code fails to load: the error and status 1', () => {
     const cases: [string[], string][] = [

@@ -5,10 +5,10 @@
 // the safe default (no authentication beyond loopback) with its hosts, IPv6 included.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { describe, expect, it, vi } from 'vitest';
-import { behind, COMMANDS, ENV_CHILD, scratchPath, sdkClient, TOOL_OF, unfinishedPost } from './access-commands.ts';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { type Behind, behind, COMMANDS, ENV_CHILD, scratchPath, sdkClient, TOOL_OF, unfinishedPost } from './access-commands.ts';
 import { cliRuns } from './fixtures/cli-session.ts';
-import { cleanup, listening, MAIN, ROOT } from './http-cli-helpers.ts';
+import { type Closer, listening, MAIN, ROOT } from './http-cli-helpers.ts';
 import { postInitialize, TIMEOUT, textOf } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -27,12 +27,23 @@ const noToken = (text: string) => expect(text).not.toMatch(/token[ABC]-012345678
 
 for (const command of COMMANDS)
   describe(`${command} with bearer tokens`, () => {
+    // One process, started by the first case, for the three that take the tokens A and B from a
+    // file: the first sees nothing reach the server before its own session, the hijack counts
+    // from its own start, and the rotation (it rewrites the file) comes last.
+    const closes: (() => unknown)[] = [];
+    const file = tokenFile(`${TOKEN_A}\n${TOKEN_B}\n`);
+    let started: Promise<Behind> | undefined;
+    const withAB = () => (started ??= behind(command, ['--auth-token-file', file], {}, (c) => void closes.push(c)));
+    afterAll(async () => {
+      for (const c of closes.reverse()) await c();
+    });
+
     it('no token: 401 Bearer; a wrong one of the right length or another: 401 invalid_token; the server sees none', async () => {
-      const run = await behind(command, ['--auth-token-file', tokenFile(`${TOKEN_A}\n`)]);
+      const run = await withAB();
       const none = await postInitialize(run.url);
       expect(none.status).toBe(401);
       expect(none.headers.get('www-authenticate')).toBe('Bearer');
-      for (const wrong of [TOKEN_B, `${TOKEN_A.slice(0, -1)}x`, TOKEN_A.slice(0, -1), `${TOKEN_A}x`, 'x'.repeat(1000)]) {
+      for (const wrong of [TOKEN_C, `${TOKEN_A.slice(0, -1)}x`, TOKEN_A.slice(0, -1), `${TOKEN_A}x`, 'x'.repeat(1000)]) {
         const r = await postInitialize(run.url, bearer(wrong));
         expect(r.status).toBe(401);
         expect(r.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
@@ -45,7 +56,7 @@ for (const command of COMMANDS)
     });
 
     it('a session hijack with another valid token: 404 as for no session, nothing reaches the server, the owner goes on', async () => {
-      const run = await behind(command, ['--auth-token-file', tokenFile(`${TOKEN_A}\n${TOKEN_B}\n`)]);
+      const run = await withAB();
       const owner = await sdkClient(run.url, TOKEN_A);
       const transport = (owner as unknown as { transport: { sessionId?: string } }).transport;
       const session = transport.sessionId!;
@@ -133,8 +144,7 @@ for (const command of COMMANDS)
     });
 
     it('SIGHUP under concurrent requests: a token kept by the rotation is never refused, a dropped one is at once', async () => {
-      const file = tokenFile(`${TOKEN_A}\n${TOKEN_B}\n`);
-      const run = await behind(command, ['--auth-token-file', file]);
+      const run = await withAB();
       // (a GET without a session: past the access layer, answered at once; 401 only from it)
       const status = async (token: string) => {
         const r = await fetch(run.url, { headers: { ...bearer(token), accept: 'text/event-stream' } });
@@ -181,13 +191,18 @@ for (const command of COMMANDS)
     });
   });
 
-describe('serve starts its child with no credential', () => {
-  it('neither in its environment nor its argv, from the variable or the file', async () => {
-    const { url } = await listening(['serve', '--port', '0', '--auth-token-file', tokenFile(`${TOKEN_C}\n`), '--', ...ENV_CHILD], {
-      MCP_PAYLOAD_CODEC_AUTH_TOKENS: TOKEN_A,
-    });
+// The cases below each start processes of their own and wait on them: they run at once
+// (consecutive concurrent suites run together), each closing what it opened when it ends.
+describe.concurrent('serve starts its child with no credential', () => {
+  it('neither in its environment nor its argv, from the variable or the file', async ({ expect, onTestFinished }) => {
+    const close = (c: () => unknown) => onTestFinished(async () => void (await c()));
+    const { url } = await listening(
+      ['serve', '--port', '0', '--auth-token-file', tokenFile(`${TOKEN_C}\n`), '--', ...ENV_CHILD],
+      { MCP_PAYLOAD_CODEC_AUTH_TOKENS: TOKEN_A },
+      close,
+    );
     for (const token of [TOKEN_A, TOKEN_C]) {
-      const client = await sdkClient(url, token);
+      const client = await sdkClient(url, token, close);
       const seen = JSON.parse(textOf(await client.callTool({ name: 'process', arguments: {} }, undefined, TIMEOUT))) as {
         argv: string[];
         env: Record<string, string>;
@@ -199,22 +214,22 @@ describe('serve starts its child with no credential', () => {
   });
 });
 
-describe('the safe default, on both commands', () => {
-  /** Starts `command` with `args`; resolves with its exit status (null: still running, then ended) and its stderr. */
+describe.concurrent('the safe default, on both commands', () => {
   /** The command line `run` starts, after the CLI's path. */
   const argv = (command: string, args: string[]) => {
     const tail = command === 'serve' ? ['--', ...ENV_CHILD] : [];
     const head = command === 'proxy' ? ['--upstream', 'http://127.0.0.1:9/mcp'] : [];
     return [command, ...head, '--port', '0', ...args, ...tail];
   };
-  const run = (command: string, args: string[]) =>
+  /** Starts `command` with `args`; resolves with its exit status (null: still running, then ended) and its stderr; `close` takes its end. */
+  const run = (command: string, args: string[], close: Closer) =>
     new Promise<{ status: number | null; stderr: string }>((resolve) => {
       const p = spawn(process.execPath, [MAIN, ...argv(command, args)], {
         cwd: ROOT,
         stdio: ['ignore', 'ignore', 'pipe'],
         env: { ...process.env, MCP_PAYLOAD_CODEC_AUTH_TOKENS: '' },
       });
-      cleanup.push(() => void p.kill('SIGKILL'));
+      close(() => void p.kill('SIGKILL'));
       let stderr = '';
       let started = false;
       p.stderr!.setEncoding('utf8');
@@ -231,9 +246,9 @@ describe('the safe default, on both commands', () => {
   const beyond = ['0.0.0.0', '::', '192.0.2.1', '::ffff:192.0.2.1', 'example.com', '127.0.0.1.nip.io', '0', ''];
 
   for (const command of COMMANDS) {
-    it(`${command}: any host beyond loopback without authentication exits 2 and says why`, async () => {
+    it(`${command}: any host beyond loopback without authentication exits 2 and says why`, async ({ expect, onTestFinished }) => {
       // (the first as a process of its own, for the real exit code; the rest decided in one)
-      const spawned = await run(command, ['--host', beyond[0]!]);
+      const spawned = await run(command, ['--host', beyond[0]!], (c) => onTestFinished(() => void c()));
       const others = cliRuns(
         beyond.slice(1).map((host) => argv(command, ['--host', host])),
         { MCP_PAYLOAD_CODEC_AUTH_TOKENS: '' },
@@ -245,9 +260,13 @@ describe('the safe default, on both commands', () => {
       }
     });
 
-    it(`${command}: --no-auth starts on 0.0.0.0 and :: and says so on stderr`, async () => {
-      for (const host of ['0.0.0.0', '::']) {
-        const r = await run(command, ['--host', host, '--no-auth']);
+    it(`${command}: --no-auth starts on 0.0.0.0 and :: and says so on stderr`, async ({ expect, onTestFinished }) => {
+      const hosts = ['0.0.0.0', '::'];
+      const runs = await Promise.all(
+        hosts.map((host) => run(command, ['--host', host, '--no-auth'], (c) => onTestFinished(() => void c()))),
+      );
+      for (const [i, r] of runs.entries()) {
+        const host = hosts[i]!;
         expect(r.status, host).toBe(null);
         expect(r.stderr).toContain(`--no-auth: anyone who reaches ${host} can use this server`);
       }
@@ -255,16 +274,14 @@ describe('the safe default, on both commands', () => {
   }
 });
 
-describe('serve: a session it ended no longer counts toward --max-sessions-per-client', () => {
-  it('after the session idles out, its credential opens another at once', async () => {
-    const run = await behind('serve', [
-      '--auth-token-file',
-      tokenFile(`${TOKEN_A}\n`),
-      '--max-sessions-per-client',
-      '1',
-      '--session-idle',
-      '1s',
-    ]);
+describe.concurrent('serve: a session it ended no longer counts toward --max-sessions-per-client', () => {
+  it('after the session idles out, its credential opens another at once', async ({ expect, onTestFinished }) => {
+    const run = await behind(
+      'serve',
+      ['--auth-token-file', tokenFile(`${TOKEN_A}\n`), '--max-sessions-per-client', '1', '--session-idle', '1s'],
+      {},
+      (c) => onTestFinished(async () => void (await c())),
+    );
     const first = await postInitialize(run.url, bearer(TOKEN_A));
     expect(first.status).toBe(200);
     await first.text();

@@ -8,10 +8,10 @@ import { once } from 'node:events';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { decodeText, encodeText } from '../src/index.js';
 import { startUpstream } from './fixtures/http-upstream.js';
-import { cleanup, listening, MAIN, ROOT } from './http-cli-helpers.ts';
+import { type Closer, cleanup, listening, MAIN, ROOT } from './http-cli-helpers.ts';
 import { TIMEOUT, textOf } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -19,38 +19,53 @@ const STDIO_SERVER = [process.execPath, 'test/fixtures/http-stdio-server.mjs'];
 
 type Command = 'proxy' | 'connect' | 'serve';
 
+/** serve or proxy (in front of a stateful upstream) with `flags`, listening; `close` takes their end. */
+async function started(command: 'proxy' | 'serve', flags: string[], close: Closer) {
+  if (command === 'serve') return { ...(await listening(['serve', '--port', '0', ...flags, ...STDIO_SERVER], {}, close)), hits: undefined };
+  const up = await startUpstream('stateful');
+  close(() => up.close());
+  return { ...(await listening(['proxy', '--upstream', up.url, '--port', '0', ...flags], {}, close)), hits: up.hits };
+}
+
+// serve and proxy without flags, one each for the file (the case without a guard, and the 413
+// case's other half: they only send requests), closed after its last case.
+const closes: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const c of closes.reverse()) await c();
+});
+const plainOnes: Partial<Record<'proxy' | 'serve', ReturnType<typeof started>>> = {};
+const plain = (command: 'proxy' | 'serve') => (plainOnes[command] ??= started(command, [], (c) => void closes.push(c)));
+
 /**
  * An SDK client through `command` with `flags`; `reached()` counts the tool calls that reached
- * the server (for serve: none can be seen from here, so blocked answers are told apart by text).
+ * the server since (for serve: none can be seen from here, so blocked answers are told apart by
+ * text).
  */
 async function through(command: Command, flags: string[]) {
   const client = new Client({ name: 'host', version: '1.0.0' });
   let reached: () => string[] = () => [];
   let stderr: () => string;
-  if (command === 'serve') {
-    const s = await listening(['serve', '--port', '0', ...flags, ...STDIO_SERVER]);
+  if (command !== 'connect') {
+    const s = await (flags.length === 0 ? plain(command) : started(command, flags, cleanup.push));
     stderr = s.stderr;
+    const calls = () => (s.hits ?? []).filter((h) => h.rpc === 'tools/call').map(() => 'tools/call');
+    const before = calls().length;
+    reached = () => calls().slice(before);
     await client.connect(new StreamableHTTPClientTransport(new URL(s.url)), TIMEOUT);
   } else {
     const up = await startUpstream('stateful');
     cleanup.push(() => up.close());
     reached = () => up.hits.filter((h) => h.rpc === 'tools/call').map(() => 'tools/call');
-    if (command === 'proxy') {
-      const s = await listening(['proxy', '--upstream', up.url, '--port', '0', ...flags]);
-      stderr = s.stderr;
-      await client.connect(new StreamableHTTPClientTransport(new URL(s.url)), TIMEOUT);
-    } else {
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [MAIN, 'connect', up.url, ...flags],
-        cwd: ROOT,
-        stderr: 'pipe',
-      });
-      let err = '';
-      transport.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-      stderr = () => err;
-      await client.connect(transport, TIMEOUT);
-    }
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [MAIN, 'connect', up.url, ...flags],
+      cwd: ROOT,
+      stderr: 'pipe',
+    });
+    let err = '';
+    transport.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    stderr = () => err;
+    await client.connect(transport, TIMEOUT);
   }
   cleanup.push(() => client.close().catch(() => {}));
   return { client, reached, stderr: () => stderr() };
@@ -127,18 +142,12 @@ describe('--max-message-bytes on the HTTP commands', () => {
     params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' }, pad: 'x'.repeat(2 * LIMIT) },
   });
 
-  it.each<Command>(['proxy', 'serve'])('%s answers 413 to a body over the limit, and not without the flag', async (command) => {
-    const start = async (flags: string[]) => {
-      if (command === 'serve') return listening(['serve', '--port', '0', ...flags, ...STDIO_SERVER]);
-      const up = await startUpstream('stateless');
-      cleanup.push(() => up.close());
-      return listening(['proxy', '--upstream', up.url, '--port', '0', ...flags]);
-    };
-    const limited = await start(['--max-message-bytes', String(LIMIT)]);
+  it.each<'proxy' | 'serve'>(['proxy', 'serve'])('%s answers 413 to a body over the limit, and not without the flag', async (command) => {
+    const limited = await started(command, ['--max-message-bytes', String(LIMIT)], cleanup.push);
     const refused = await fetch(limited.url, { method: 'POST', headers: HEADERS, body: big });
     expect(refused.status).toBe(413);
     expect(await refused.text()).toContain(`larger than ${LIMIT} bytes`);
-    const open = await start([]);
+    const open = await plain(command);
     const passed = await fetch(open.url, { method: 'POST', headers: HEADERS, body: big });
     expect(passed.status).toBe(200);
     await passed.body?.cancel();
@@ -173,7 +182,7 @@ describe('--max-message-bytes on the HTTP commands', () => {
 
 describe('--audit on the HTTP commands, when the trail cannot be written', () => {
   // (/dev/full opens, and every write to it fails with ENOSPC)
-  it.each<Command>(['serve', 'proxy'])('%s lets no call through and says why on stderr', async (command) => {
+  it.each<'proxy' | 'serve'>(['serve', 'proxy'])('%s lets no call through and says why on stderr', async (command) => {
     const flags = ['--guard', '--audit', '/dev/full', '--audit-all'];
     let s: Awaited<ReturnType<typeof listening>>;
     let reached = () => 0;

@@ -14,13 +14,20 @@ export const cleanup = {
   push: (close: () => unknown): void => onTestFinished(async () => void (await close())),
 };
 
-/** Starts a listening command (`env` added to this one's); resolves with its URL (printed on stderr) and its stderr so far. */
+/** Where what a helper opened is registered to be closed: the running test's end (`cleanup.push`), or a suite's own list. */
+export type Closer = (close: () => unknown) => void;
+
+/**
+ * Starts a listening command (`env` added to this one's); resolves with its URL (printed on
+ * stderr) and its stderr so far. `close` takes its end (the running test's, by default).
+ */
 export async function listening(
   args: string[],
   env: Record<string, string> = {},
+  close: Closer = cleanup.push,
 ): Promise<{ p: ChildProcess; url: string; stderr: () => string }> {
   const p = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
-  cleanup.push(() => void p.kill('SIGKILL'));
+  close(() => void p.kill('SIGKILL'));
   let err = '';
   p.stderr!.setEncoding('utf8');
   const url = await new Promise<string>((resolve, reject) => {

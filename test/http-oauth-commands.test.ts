@@ -10,10 +10,10 @@ import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type Behind, behind, COMMANDS, type Command, sdkClient, TOOL_OF } from './access-commands.ts';
 import { type AuthServer, CLIENT, PUBLIC_CLIENT, startAuthServer } from './fixtures/auth-server.ts';
-import { cleanup } from './http-cli-helpers.ts';
+import type { Closer } from './http-cli-helpers.ts';
 import { postInitialize, TIMEOUT, textOf } from './http-helpers.ts';
 
 vi.setConfig({ testTimeout: 30_000 });
@@ -23,10 +23,10 @@ const SCOPE = 'mcp:tools';
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-async function resourceServer(command: Command): Promise<{ run: Behind; as: AuthServer }> {
+async function resourceServer(command: Command, close: Closer): Promise<{ run: Behind; as: AuthServer }> {
   const as = await startAuthServer({ audience: AUDIENCE, scope: SCOPE });
-  cleanup.push(() => as.close());
-  const run = await behind(command, ['--oauth-issuer', as.issuer, '--oauth-audience', AUDIENCE, '--oauth-scope', SCOPE]);
+  close(() => as.close());
+  const run = await behind(command, ['--oauth-issuer', as.issuer, '--oauth-audience', AUDIENCE, '--oauth-scope', SCOPE], {}, close);
   return { run, as };
 }
 
@@ -40,65 +40,19 @@ const challenge = (url: string, error?: string) =>
 
 for (const command of COMMANDS)
   describe(`${command} as an OAuth resource server`, () => {
-    it("the SDK client's OAuth flow works end to end; no JWT reaches a log or the server", async () => {
-      const { run, as } = await resourceServer(command);
-      const provider = new ClientCredentialsProvider({
-        clientId: CLIENT.id,
-        clientSecret: CLIENT.secret,
-        scope: SCOPE,
-        expectedIssuer: as.issuer,
-      });
-      const client = await sdkClient(run.url, { authProvider: provider });
-      expect((await client.listTools(undefined, TIMEOUT)).tools.map((t) => t.name)).toContain(TOOL_OF[command].name);
-      expect(textOf(await client.callTool(TOOL_OF[command], undefined, TIMEOUT))).toBeTruthy();
-      expect(as.counts.tokens).toBe(1);
-      expect(run.stderr()).not.toMatch(/eyJ/);
-      expect(run.received()).not.toMatch(/eyJ/);
-    });
-
-    it("the SDK client's authorization code flow (PKCE) works end to end, asking for this resource", async () => {
-      const { run, as } = await resourceServer(command);
-      let verifier = '';
-      let tokens: OAuthTokens | undefined;
-      let code: string | null = null;
-      const provider: OAuthClientProvider = {
-        redirectUrl: PUBLIC_CLIENT.redirect,
-        clientMetadata: {
-          redirect_uris: [PUBLIC_CLIENT.redirect],
-          token_endpoint_auth_method: 'none',
-          grant_types: ['authorization_code'],
-          response_types: ['code'],
-        },
-        clientInformation: () => ({ client_id: PUBLIC_CLIENT.id }),
-        tokens: () => tokens,
-        saveTokens: (t) => {
-          tokens = t;
-        },
-        // (the user's browser: the server approves at once and sends it back with a code)
-        redirectToAuthorization: async (url) => {
-          const r = await fetch(url, { redirect: 'manual' });
-          code = new URL(r.headers.get('location')!).searchParams.get('code');
-        },
-        saveCodeVerifier: (v) => {
-          verifier = v;
-        },
-        codeVerifier: () => verifier,
-      };
-      const first = new StreamableHTTPClientTransport(new URL(run.url), { authProvider: provider });
-      await expect(new Client({ name: 'host', version: '1.0.0' }).connect(first, TIMEOUT)).rejects.toThrow(UnauthorizedError);
-      expect(code).toBeTruthy();
-      await first.finishAuth(code!);
-      const client = await sdkClient(run.url, { authProvider: provider });
-      expect(textOf(await client.callTool(TOOL_OF[command], undefined, TIMEOUT))).toBeTruthy();
-      // RFC 8707: the authorization and the exchange both named this server, from its metadata.
-      expect(as.resources).toEqual([run.url, run.url]);
-      expect(as.counts.tokens).toBe(1);
-      expect(run.stderr()).not.toMatch(/eyJ/);
-      expect(run.received()).not.toMatch(/eyJ/);
+    // One resource server (and authorization server) for the cases below, started by the first:
+    // they start it with the same flags, and each reads what it changed (counts, what reached
+    // the server) as a difference. Those that show nothing reached the server come first, before
+    // any session, and read it from zero. (A process a case each cost 12 starts of the CLI.)
+    const closes: (() => unknown)[] = [];
+    let started: Promise<{ run: Behind; as: AuthServer }> | undefined;
+    const resourceServerOf = () => (started ??= resourceServer(command, (c) => void closes.push(c)));
+    afterAll(async () => {
+      for (const c of closes.reverse()) await c();
     });
 
     it('serves RFC 9728 metadata at both places; 401 and 403 carry the exact challenges', async () => {
-      const { run, as } = await resourceServer(command);
+      const { run, as } = await resourceServerOf();
       const origin = new URL(run.url).origin;
       for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
         const r = await fetch(`${origin}${path}`);
@@ -124,7 +78,7 @@ for (const command of COMMANDS)
     });
 
     it('refuses made-up, expired, early, foreign and misdirected JWTs before the server sees any; honours the skew', async () => {
-      const { run, as } = await resourceServer(command);
+      const { run, as } = await resourceServerOf();
       const now = Math.floor(Date.now() / 1000);
       const claims = { iss: as.issuer, aud: AUDIENCE, sub: 'mallory', scope: SCOPE, exp: now + 300 };
       const jwks = (await (await fetch(`${as.issuer}/jwks`)).json()) as { keys: object[] };
@@ -165,7 +119,8 @@ for (const command of COMMANDS)
     });
 
     it('a flood of unknown key ids: all refused, the key set fetched once at most', async () => {
-      const { run, as } = await resourceServer(command);
+      const { run, as } = await resourceServerOf();
+      const reached = run.reached(); // (proxy: the GETs let in before reached the server)
       expect((await postInitialize(run.url, bearer(await as.mint({ scope: 'other' })))).status).toBe(403); // (the keys, fetched)
       const fetched = as.counts.jwks;
       const flood = await Promise.all(
@@ -177,11 +132,11 @@ for (const command of COMMANDS)
       );
       expect(new Set(flood)).toEqual(new Set([401]));
       expect(as.counts.jwks - fetched).toBeLessThanOrEqual(1);
-      expect(run.reached()).toBe(0);
+      expect(run.reached()).toBe(reached);
     });
 
     it("binds sessions to the token's subject: another subject's valid token gets 404, the owner goes on", async () => {
-      const { run, as } = await resourceServer(command);
+      const { run, as } = await resourceServerOf();
       const alice = await sdkClient(run.url, await as.mint({ sub: 'alice' }));
       const session = (alice as unknown as { transport: { sessionId?: string } }).transport.sessionId!;
       await run.settled();
@@ -201,5 +156,64 @@ for (const command of COMMANDS)
       expect(await hijack.text()).not.toContain(session.slice(0, session.indexOf('.')));
       expect(run.reached()).toBe(before);
       expect(textOf(await alice.callTool(TOOL_OF[command], undefined, TIMEOUT))).toBeTruthy();
+    });
+
+    it("the SDK client's OAuth flow works end to end; no JWT reaches a log or the server", async () => {
+      const { run, as } = await resourceServerOf();
+      const tokens = as.counts.tokens;
+      const provider = new ClientCredentialsProvider({
+        clientId: CLIENT.id,
+        clientSecret: CLIENT.secret,
+        scope: SCOPE,
+        expectedIssuer: as.issuer,
+      });
+      const client = await sdkClient(run.url, { authProvider: provider });
+      expect((await client.listTools(undefined, TIMEOUT)).tools.map((t) => t.name)).toContain(TOOL_OF[command].name);
+      expect(textOf(await client.callTool(TOOL_OF[command], undefined, TIMEOUT))).toBeTruthy();
+      expect(as.counts.tokens - tokens).toBe(1);
+      expect(run.stderr()).not.toMatch(/eyJ/);
+      expect(run.received()).not.toMatch(/eyJ/);
+    });
+
+    it("the SDK client's authorization code flow (PKCE) works end to end, asking for this resource", async () => {
+      const { run, as } = await resourceServerOf();
+      const [tokenCount, resourceCount] = [as.counts.tokens, as.resources.length];
+      let verifier = '';
+      let tokens: OAuthTokens | undefined;
+      let code: string | null = null;
+      const provider: OAuthClientProvider = {
+        redirectUrl: PUBLIC_CLIENT.redirect,
+        clientMetadata: {
+          redirect_uris: [PUBLIC_CLIENT.redirect],
+          token_endpoint_auth_method: 'none',
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+        },
+        clientInformation: () => ({ client_id: PUBLIC_CLIENT.id }),
+        tokens: () => tokens,
+        saveTokens: (t) => {
+          tokens = t;
+        },
+        // (the user's browser: the server approves at once and sends it back with a code)
+        redirectToAuthorization: async (url) => {
+          const r = await fetch(url, { redirect: 'manual' });
+          code = new URL(r.headers.get('location')!).searchParams.get('code');
+        },
+        saveCodeVerifier: (v) => {
+          verifier = v;
+        },
+        codeVerifier: () => verifier,
+      };
+      const first = new StreamableHTTPClientTransport(new URL(run.url), { authProvider: provider });
+      await expect(new Client({ name: 'host', version: '1.0.0' }).connect(first, TIMEOUT)).rejects.toThrow(UnauthorizedError);
+      expect(code).toBeTruthy();
+      await first.finishAuth(code!);
+      const client = await sdkClient(run.url, { authProvider: provider });
+      expect(textOf(await client.callTool(TOOL_OF[command], undefined, TIMEOUT))).toBeTruthy();
+      // RFC 8707: the authorization and the exchange both named this server, from its metadata.
+      expect(as.resources.slice(resourceCount)).toEqual([run.url, run.url]);
+      expect(as.counts.tokens - tokenCount).toBe(1);
+      expect(run.stderr()).not.toMatch(/eyJ/);
+      expect(run.received()).not.toMatch(/eyJ/);
     });
   });
