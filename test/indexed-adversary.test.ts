@@ -256,10 +256,15 @@ describe('the indexed path takes linear time in the line', () => {
           t.push(b);
           t.close();
         };
-        const before = hooks.indexedPath(1);
-        once(big)();
-        expect(hooks.indexedPath(1) - before).toBe(256); // every line went the indexed way
-        expect(growth(once(small), once(big))).toBeLessThan(LINEAR_BOUND);
+        // (The first run of `big`, growth's warm-up, counted: no run of its own for the count.)
+        let taken: number | undefined;
+        const bigCounted = () => {
+          const before = hooks.indexedPath(1);
+          once(big)();
+          taken ??= hooks.indexedPath(1) - before;
+        };
+        expect(growth(once(small), bigCounted)).toBeLessThan(LINEAR_BOUND);
+        expect(taken).toBe(256); // every line went the indexed way
       });
 });
 

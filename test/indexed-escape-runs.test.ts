@@ -239,9 +239,14 @@ describe('hostile strings on the large path take linear time', () => {
         };
         const small = input(50_000);
         const big = input(200_000);
-        const before = hooks.indexedPath(1);
-        once(big)();
-        expect(hooks.indexedPath(1) - before).toBe(8); // (each line taken whole by the large path)
-        expect(growth(once(small), once(big))).toBeLessThan(LINEAR_BOUND);
+        // (The first run of `big`, growth's warm-up, counted: no run of its own for the count.)
+        let taken: number | undefined;
+        const bigCounted = () => {
+          const before = hooks.indexedPath(1);
+          once(big)();
+          taken ??= hooks.indexedPath(1) - before;
+        };
+        expect(growth(once(small), bigCounted)).toBeLessThan(LINEAR_BOUND);
+        expect(taken).toBe(8); // (each line taken whole by the large path)
       });
 });
