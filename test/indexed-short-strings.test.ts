@@ -361,10 +361,14 @@ describe('short strings on the indexed path, compressed lookalikes', () => {
     for (const [ascii, texts] of cases) {
       const codec: StreamOptions = { fold: 'nfkc', terms: { ascii } };
       const reference = createCodec({ fold: 'nfkc', terms: { ascii } });
+      // (A front past the pad is taken modulo its length: 5,228 of the 7,215 strings differ.)
+      const seen = new Set<string>();
       for (const t of texts)
         for (let to = 4; to <= 40; to++)
           for (const front of [0, 1, 2, 3, 12, 13, 14, 15, 16, 17, 26, 29, 99]) {
             const s = padTo([t], to, front);
+            if (seen.has(s)) continue;
+            seen.add(s);
             const line = `{"jsonrpc":"2.0","id":1,"result":{"k":${JSON.stringify(s)}}}\n`;
             const input = new TextEncoder().encode(line);
             const on = encoded(input, codec, true);
@@ -373,6 +377,6 @@ describe('short strings on the indexed path, compressed lookalikes', () => {
             if (on !== line) changed++;
           }
     }
-    expect(changed).toBeGreaterThan(5000);
+    expect(changed).toBeGreaterThan(3600); // (of 5,228 strings: the share 5,000 was of 7,215)
   });
 });
