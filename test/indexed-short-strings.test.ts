@@ -13,6 +13,7 @@ import { createCodec } from '../src/index.ts';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
+import { expectBe, expectEqual } from './quick-expect.ts';
 
 const CODECS: StreamOptions[] = [
   {},
@@ -69,7 +70,7 @@ describe('short strings on the indexed path', () => {
           const text = `${lines.join('\n')}\n`;
           const input = new TextEncoder().encode(text);
           const on = encoded(input, codec, true);
-          expect(on).toBe(encoded(input, codec, false));
+          expectBe(on, encoded(input, codec, false));
           if (on !== text) changed++;
         }),
         runs(150),
@@ -127,8 +128,11 @@ function holdsMembers(
   const line = `{"jsonrpc":"2.0","id":1,"result":{"items":[{${body}}]}}\n`;
   const input = new TextEncoder().encode(line);
   const on = transform(input, true);
-  expect(on).toBe(transform(input, false));
-  expect(Object.entries(JSON.parse(on).result.items[0])).toEqual(members.map(([k, v]) => [ref(k), ref(v)]));
+  expectBe(on, transform(input, false));
+  expectEqual(
+    Object.entries(JSON.parse(on).result.items[0]),
+    members.map(([k, v]) => [ref(k), ref(v)]),
+  );
   return on !== line;
 }
 
@@ -357,18 +361,22 @@ describe('short strings on the indexed path, compressed lookalikes', () => {
     for (const [ascii, texts] of cases) {
       const codec: StreamOptions = { fold: 'nfkc', terms: { ascii } };
       const reference = createCodec({ fold: 'nfkc', terms: { ascii } });
+      // (A front past the pad is taken modulo its length: 5,228 of the 7,215 strings differ.)
+      const seen = new Set<string>();
       for (const t of texts)
         for (let to = 4; to <= 40; to++)
           for (const front of [0, 1, 2, 3, 12, 13, 14, 15, 16, 17, 26, 29, 99]) {
             const s = padTo([t], to, front);
+            if (seen.has(s)) continue;
+            seen.add(s);
             const line = `{"jsonrpc":"2.0","id":1,"result":{"k":${JSON.stringify(s)}}}\n`;
             const input = new TextEncoder().encode(line);
             const on = encoded(input, codec, true);
-            expect(on).toBe(encoded(input, codec, false));
-            expect(JSON.parse(on).result.k).toBe(reference.encodeText(s));
+            expectBe(on, encoded(input, codec, false));
+            expectBe(JSON.parse(on).result.k, reference.encodeText(s));
             if (on !== line) changed++;
           }
     }
-    expect(changed).toBeGreaterThan(5000);
+    expect(changed).toBeGreaterThan(3600); // (of 5,228 strings: the share 5,000 was of 7,215)
   });
 });
