@@ -75,7 +75,7 @@ export const SHORT_BLOCKS: i32 = 32;
 }
 
 /** Whether the n bytes at p (n < 16: within memory) are ASCII. */
-@inline function isAscii(p: usize, n: i32): bool {
+@inline export function isAscii(p: usize, n: i32): bool {
   if (n < 16) return (i8x16.bitmask(v128.load(p)) & ((1 << n) - 1)) == 0;
   let high = i8x16.bitmask(v128.load(p + <usize>(n - 16)));
   for (let q: i32 = 0; q < n - 16; q += 16) high |= i8x16.bitmask(v128.load(p + <usize>q));

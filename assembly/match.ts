@@ -5,7 +5,7 @@
 import { D_ACCEPT_FROM, D_CLASSES, D_GRAM_MASK, D_MATCHES, D_ROW_SHIFT, D_START, D_TEDDY, D_TEDDY_ASCII, D_TRANS, MODE_BYTE_RECORDS } from './abi';
 import { CASE_BIT } from './bytes';
 import { copyBytes } from './copy';
-import { gramMayStart, teddyBlock } from './filter';
+import { gramMayStart, isAscii, teddyBlock } from './filter';
 import { utf16Units } from './units';
 
 // Per-call state (a call runs to completion; nothing is shared between calls).
@@ -97,9 +97,11 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
     const mask = i8x16.bitmask(i8x16.ne(hit, zero)) & ((1 << len) - 1);
     if (mask != 0) candidates(0, mask, len, final);
     b = len - 3; // fingerprints that would end past the input (final input: gStop stays false)
-  } else if (ASC_FEATURE_SIMD && final && len > 16 && len <= SHORT_MAX && load<u32>(desc + D_TEDDY_ASCII) == 0) {
-    // A final string of 17-64 bytes (most payload strings of small messages): no loop.
-    shortBlocks(len, load<u32>(desc + D_TEDDY) as usize);
+  } else if (ASC_FEATURE_SIMD && final && len > 16 && len <= SHORT_MAX) {
+    // A final string of 17-64 bytes (most payload strings of small messages): no loop. fold
+    // 'nfkc''s ASCII masks test it when it is all ASCII (every fingerprint is), as above.
+    const ascii = load<u32>(desc + D_TEDDY_ASCII) as usize;
+    shortBlocks(len, ascii != 0 && isAscii(inp, len) ? ascii : (load<u32>(desc + D_TEDDY) as usize));
     b = len - 3;
   } else if (ASC_FEATURE_SIMD && len >= 4) {
     // fold 'nfkc' has masks of its own for fingerprints of four ASCII bytes (its general ones
@@ -176,44 +178,44 @@ function shortBlocks(len: i32, t: usize): void {
   let p1 = zero;
   let p2 = zero;
   let blocksEnd = 0; // fingerprints starting before blocksEnd - 3 were tested in full blocks
-  if (!asciiRun) {
-    // Two whole blocks a step (most of a long text): two chains of lookups side by side and
-    // one test for both, the second block's carried lanes the first's. (A candidate before a
-    // match the first block's found is dropped by candidates, as gSkip says.)
-    const fold = i8x16.splat(<i8>CASE_BIT);
-    const nibble = i8x16.splat(0x0f);
-    while (b + 32 <= len) {
-      const va = v128.or(v128.load(inp + <usize>b), fold);
-      const vb = v128.or(v128.load(inp + <usize>b, 16), fold);
-      const la = v128.and(va, nibble);
-      const ha = v128.and(i16x8.shr_u(va, 4), nibble);
-      const lb = v128.and(vb, nibble);
-      const hb = v128.and(i16x8.shr_u(vb, 4), nibble);
-      const a0 = lookup(lo0, hi0, la, ha);
-      const a1 = lookup(lo1, hi1, la, ha);
-      const a2 = lookup(lo2, hi2, la, ha);
-      const a3 = lookup(lo3, hi3, la, ha);
-      const b0 = lookup(lo0, hi0, lb, hb);
-      const b1 = lookup(lo1, hi1, lb, hb);
-      const b2 = lookup(lo2, hi2, lb, hb);
-      const b3 = lookup(lo3, hi3, lb, hb);
-      const hitA = joined(p0, p1, p2, a0, a1, a2, a3);
-      const hitB = joined(a0, a1, a2, b0, b1, b2, b3);
-      if (v128.any_true(v128.or(hitA, hitB))) {
-        if (v128.any_true(hitA)) candidates(b, i8x16.bitmask(i8x16.ne(hitA, zero)), len, final);
-        if (!gStop && v128.any_true(hitB)) candidates(b + 16, i8x16.bitmask(i8x16.ne(hitB, zero)), len, final);
-        if (gStop) return b;
-      }
-      p0 = b0;
-      p1 = b1;
-      p2 = b2;
-      b += 32;
-      if (gSkip > b) {
-        b = gSkip;
-        p0 = zero;
-        p1 = zero;
-        p2 = zero;
-      }
+  // Two whole blocks a step (most of a long text): two chains of lookups side by side and
+  // one test for both, the second block's carried lanes the first's. (A candidate before a
+  // match the first block's found is dropped by candidates, as gSkip says.) An ASCII run
+  // leaves a pair holding a byte >= 0x80 to the loop below, which stops at its block.
+  const fold = i8x16.splat(<i8>CASE_BIT);
+  const nibble = i8x16.splat(0x0f);
+  while (b + 32 <= len) {
+    const va = v128.or(v128.load(inp + <usize>b), fold);
+    const vb = v128.or(v128.load(inp + <usize>b, 16), fold);
+    if (asciiRun && i8x16.bitmask(v128.or(va, vb)) != 0) break; // (the case bit leaves bit 7)
+    const la = v128.and(va, nibble);
+    const ha = v128.and(i16x8.shr_u(va, 4), nibble);
+    const lb = v128.and(vb, nibble);
+    const hb = v128.and(i16x8.shr_u(vb, 4), nibble);
+    const a0 = lookup(lo0, hi0, la, ha);
+    const a1 = lookup(lo1, hi1, la, ha);
+    const a2 = lookup(lo2, hi2, la, ha);
+    const a3 = lookup(lo3, hi3, la, ha);
+    const b0 = lookup(lo0, hi0, lb, hb);
+    const b1 = lookup(lo1, hi1, lb, hb);
+    const b2 = lookup(lo2, hi2, lb, hb);
+    const b3 = lookup(lo3, hi3, lb, hb);
+    const hitA = joined(p0, p1, p2, a0, a1, a2, a3);
+    const hitB = joined(a0, a1, a2, b0, b1, b2, b3);
+    if (v128.any_true(v128.or(hitA, hitB))) {
+      if (v128.any_true(hitA)) candidates(b, i8x16.bitmask(i8x16.ne(hitA, zero)), len, final);
+      if (!gStop && v128.any_true(hitB)) candidates(b + 16, i8x16.bitmask(i8x16.ne(hitB, zero)), len, final);
+      if (gStop) return b;
+    }
+    p0 = b0;
+    p1 = b1;
+    p2 = b2;
+    b += 32;
+    if (gSkip > b) {
+      b = gSkip;
+      p0 = zero;
+      p1 = zero;
+      p2 = zero;
     }
   }
   for (;;) {
