@@ -5,7 +5,7 @@
 import { D_ACCEPT_FROM, D_CLASSES, D_GRAM_MASK, D_MATCHES, D_ROW_SHIFT, D_START, D_TEDDY, D_TEDDY_ASCII, D_TRANS, MODE_BYTE_RECORDS } from './abi';
 import { CASE_BIT } from './bytes';
 import { copyBytes } from './copy';
-import { gramMayStart, isAscii, teddyBlock } from './filter';
+import { asciiBlocksEnd, gramMayStart, isAscii, teddyBlock } from './filter';
 import { utf16Units } from './units';
 
 // Per-call state (a call runs to completion; nothing is shared between calls).
@@ -108,12 +108,15 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
     // give most buckets to lookalikes and ideographs, and passed 1% of clean English): they
     // test the input up to its first block holding a byte >= 0x80, the general ones the rest.
     // Every start before the block the run stopped at, but for the last three, is tried then.
+    // (One copy of `blocks`, the run's end found first: docs/PERFORMANCE.md, nfkc43.)
+    const general = load<u32>(desc + D_TEDDY) as usize;
     const asciiMasks = load<u32>(desc + D_TEDDY_ASCII) as usize;
-    if (asciiMasks != 0) {
-      b = max(blocks(0, len, final, asciiMasks, true) - 3, 0);
+    for (let run = asciiMasks != 0; ; run = false) {
+      b = blocks(b, len, run ? asciiBlocksEnd(inp, len) : len, final, run ? asciiMasks : general, run);
+      if (!run || gStop) break;
+      b = max(b - 3, 0);
       if (b > gSkip) gSkip = b;
     }
-    if (!gStop) b = blocks(b, len, final, load<u32>(desc + D_TEDDY) as usize, false);
   }
   if (!gStop && b <= gLast) scalar(b, len, len, final);
   finish();
@@ -160,10 +163,10 @@ function shortBlocks(len: i32, t: usize): void {
  * Stage 1 from `b` to the end in 16-byte blocks (SIMD), each candidate tried as it is found,
  * with the masks at `t`; returns where the scalar loop takes over (fingerprints that would end
  * past the input). Fingerprints starting before b - 3 are left out (lanes 0-2 of the first
- * block). An `asciiRun` (a constant where this is inlined) stops before the first block holding
- * a byte >= 0x80, or the last one, and returns its start.
+ * block). Two blocks a step up to `limit` (len, or an ASCII run's end); an `asciiRun` stops
+ * before the first block holding a byte >= 0x80, or the last one, and returns its start.
  */
-@inline function blocks(b: i32, len: i32, final: i32, t: usize, asciiRun: bool): i32 {
+@inline function blocks(b: i32, len: i32, limit: i32, final: i32, t: usize, asciiRun: bool): i32 {
   const inp = gInp;
   const lo0 = v128.load(t);
   const hi0 = v128.load(t, 16);
@@ -180,14 +183,12 @@ function shortBlocks(len: i32, t: usize): void {
   let blocksEnd = 0; // fingerprints starting before blocksEnd - 3 were tested in full blocks
   // Two whole blocks a step (most of a long text): two chains of lookups side by side and
   // one test for both, the second block's carried lanes the first's. (A candidate before a
-  // match the first block's found is dropped by candidates, as gSkip says.) An ASCII run
-  // leaves a pair holding a byte >= 0x80 to the loop below, which stops at its block.
+  // match the first block's found is dropped by candidates, as gSkip says.)
   const fold = i8x16.splat(<i8>CASE_BIT);
   const nibble = i8x16.splat(0x0f);
-  while (b + 32 <= len) {
+  while (b + 32 <= limit) {
     const va = v128.or(v128.load(inp + <usize>b), fold);
     const vb = v128.or(v128.load(inp + <usize>b, 16), fold);
-    if (asciiRun && i8x16.bitmask(v128.or(va, vb)) != 0) break; // (the case bit leaves bit 7)
     const la = v128.and(va, nibble);
     const ha = v128.and(i16x8.shr_u(va, 4), nibble);
     const lb = v128.and(vb, nibble);
