@@ -75,9 +75,20 @@ export const SHORT_BLOCKS: i32 = 32;
 }
 
 /** Whether the n bytes at p (n < 16: within memory) are ASCII. */
-@inline function isAscii(p: usize, n: i32): bool {
+@inline export function isAscii(p: usize, n: i32): bool {
   if (n < 16) return (i8x16.bitmask(v128.load(p)) & ((1 << n) - 1)) == 0;
   let high = i8x16.bitmask(v128.load(p + <usize>(n - 16)));
   for (let q: i32 = 0; q < n - 16; q += 16) high |= i8x16.bitmask(v128.load(p + <usize>q));
   return high == 0;
+}
+
+/** Where the first block of 16 from inp holding a byte >= 0x80 starts (or the last whole block ends). */
+@inline export function asciiBlocksEnd(inp: usize, len: i32): i32 {
+  let q: i32 = 0;
+  for (; q + 64 <= len; q += 64) {
+    const v = v128.or(v128.or(v128.load(inp + <usize>q), v128.load(inp + <usize>q, 16)), v128.or(v128.load(inp + <usize>q, 32), v128.load(inp + <usize>q, 48)));
+    if (i8x16.bitmask(v) != 0) break;
+  }
+  while (q + 16 <= len && i8x16.bitmask(v128.load(inp + <usize>q)) == 0) q += 16;
+  return q;
 }

@@ -5,7 +5,7 @@
 import { D_ACCEPT_FROM, D_CLASSES, D_GRAM_MASK, D_MATCHES, D_ROW_SHIFT, D_START, D_TEDDY, D_TEDDY_ASCII, D_TRANS, MODE_BYTE_RECORDS } from './abi';
 import { CASE_BIT } from './bytes';
 import { copyBytes } from './copy';
-import { gramMayStart, teddyBlock } from './filter';
+import { asciiBlocksEnd, gramMayStart, isAscii, teddyBlock } from './filter';
 import { utf16Units } from './units';
 
 // Per-call state (a call runs to completion; nothing is shared between calls).
@@ -97,21 +97,26 @@ export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i
     const mask = i8x16.bitmask(i8x16.ne(hit, zero)) & ((1 << len) - 1);
     if (mask != 0) candidates(0, mask, len, final);
     b = len - 3; // fingerprints that would end past the input (final input: gStop stays false)
-  } else if (ASC_FEATURE_SIMD && final && len > 16 && len <= SHORT_MAX && load<u32>(desc + D_TEDDY_ASCII) == 0) {
-    // A final string of 17-64 bytes (most payload strings of small messages): no loop.
-    shortBlocks(len, load<u32>(desc + D_TEDDY) as usize);
+  } else if (ASC_FEATURE_SIMD && final && len > 16 && len <= SHORT_MAX) {
+    // A final string of 17-64 bytes (most payload strings of small messages): no loop. fold
+    // 'nfkc''s ASCII masks test it when it is all ASCII (every fingerprint is), as above.
+    const ascii = load<u32>(desc + D_TEDDY_ASCII) as usize;
+    shortBlocks(len, ascii != 0 && isAscii(inp, len) ? ascii : (load<u32>(desc + D_TEDDY) as usize));
     b = len - 3;
   } else if (ASC_FEATURE_SIMD && len >= 4) {
     // fold 'nfkc' has masks of its own for fingerprints of four ASCII bytes (its general ones
     // give most buckets to lookalikes and ideographs, and passed 1% of clean English): they
     // test the input up to its first block holding a byte >= 0x80, the general ones the rest.
     // Every start before the block the run stopped at, but for the last three, is tried then.
+    // (One copy of `blocks`, the run's end found first: docs/PERFORMANCE.md, nfkc43.)
+    const general = load<u32>(desc + D_TEDDY) as usize;
     const asciiMasks = load<u32>(desc + D_TEDDY_ASCII) as usize;
-    if (asciiMasks != 0) {
-      b = max(blocks(0, len, final, asciiMasks, true) - 3, 0);
+    for (let run = asciiMasks != 0; ; run = false) {
+      b = blocks(b, len, run ? asciiBlocksEnd(inp, len) : len, final, run ? asciiMasks : general, run);
+      if (!run || gStop) break;
+      b = max(b - 3, 0);
       if (b > gSkip) gSkip = b;
     }
-    if (!gStop) b = blocks(b, len, final, load<u32>(desc + D_TEDDY) as usize, false);
   }
   if (!gStop && b <= gLast) scalar(b, len, len, final);
   finish();
@@ -158,10 +163,10 @@ function shortBlocks(len: i32, t: usize): void {
  * Stage 1 from `b` to the end in 16-byte blocks (SIMD), each candidate tried as it is found,
  * with the masks at `t`; returns where the scalar loop takes over (fingerprints that would end
  * past the input). Fingerprints starting before b - 3 are left out (lanes 0-2 of the first
- * block). An `asciiRun` (a constant where this is inlined) stops before the first block holding
- * a byte >= 0x80, or the last one, and returns its start.
+ * block). Two blocks a step up to `limit` (len, or an ASCII run's end); an `asciiRun` stops
+ * before the first block holding a byte >= 0x80, or the last one, and returns its start.
  */
-@inline function blocks(b: i32, len: i32, final: i32, t: usize, asciiRun: bool): i32 {
+@inline function blocks(b: i32, len: i32, limit: i32, final: i32, t: usize, asciiRun: bool): i32 {
   const inp = gInp;
   const lo0 = v128.load(t);
   const hi0 = v128.load(t, 16);
@@ -176,44 +181,42 @@ function shortBlocks(len: i32, t: usize): void {
   let p1 = zero;
   let p2 = zero;
   let blocksEnd = 0; // fingerprints starting before blocksEnd - 3 were tested in full blocks
-  if (!asciiRun) {
-    // Two whole blocks a step (most of a long text): two chains of lookups side by side and
-    // one test for both, the second block's carried lanes the first's. (A candidate before a
-    // match the first block's found is dropped by candidates, as gSkip says.)
-    const fold = i8x16.splat(<i8>CASE_BIT);
-    const nibble = i8x16.splat(0x0f);
-    while (b + 32 <= len) {
-      const va = v128.or(v128.load(inp + <usize>b), fold);
-      const vb = v128.or(v128.load(inp + <usize>b, 16), fold);
-      const la = v128.and(va, nibble);
-      const ha = v128.and(i16x8.shr_u(va, 4), nibble);
-      const lb = v128.and(vb, nibble);
-      const hb = v128.and(i16x8.shr_u(vb, 4), nibble);
-      const a0 = lookup(lo0, hi0, la, ha);
-      const a1 = lookup(lo1, hi1, la, ha);
-      const a2 = lookup(lo2, hi2, la, ha);
-      const a3 = lookup(lo3, hi3, la, ha);
-      const b0 = lookup(lo0, hi0, lb, hb);
-      const b1 = lookup(lo1, hi1, lb, hb);
-      const b2 = lookup(lo2, hi2, lb, hb);
-      const b3 = lookup(lo3, hi3, lb, hb);
-      const hitA = joined(p0, p1, p2, a0, a1, a2, a3);
-      const hitB = joined(a0, a1, a2, b0, b1, b2, b3);
-      if (v128.any_true(v128.or(hitA, hitB))) {
-        if (v128.any_true(hitA)) candidates(b, i8x16.bitmask(i8x16.ne(hitA, zero)), len, final);
-        if (!gStop && v128.any_true(hitB)) candidates(b + 16, i8x16.bitmask(i8x16.ne(hitB, zero)), len, final);
-        if (gStop) return b;
-      }
-      p0 = b0;
-      p1 = b1;
-      p2 = b2;
-      b += 32;
-      if (gSkip > b) {
-        b = gSkip;
-        p0 = zero;
-        p1 = zero;
-        p2 = zero;
-      }
+  // Two whole blocks a step (most of a long text): two chains of lookups side by side and
+  // one test for both, the second block's carried lanes the first's. (A candidate before a
+  // match the first block's found is dropped by candidates, as gSkip says.)
+  const fold = i8x16.splat(<i8>CASE_BIT);
+  const nibble = i8x16.splat(0x0f);
+  while (b + 32 <= limit) {
+    const va = v128.or(v128.load(inp + <usize>b), fold);
+    const vb = v128.or(v128.load(inp + <usize>b, 16), fold);
+    const la = v128.and(va, nibble);
+    const ha = v128.and(i16x8.shr_u(va, 4), nibble);
+    const lb = v128.and(vb, nibble);
+    const hb = v128.and(i16x8.shr_u(vb, 4), nibble);
+    const a0 = lookup(lo0, hi0, la, ha);
+    const a1 = lookup(lo1, hi1, la, ha);
+    const a2 = lookup(lo2, hi2, la, ha);
+    const a3 = lookup(lo3, hi3, la, ha);
+    const b0 = lookup(lo0, hi0, lb, hb);
+    const b1 = lookup(lo1, hi1, lb, hb);
+    const b2 = lookup(lo2, hi2, lb, hb);
+    const b3 = lookup(lo3, hi3, lb, hb);
+    const hitA = joined(p0, p1, p2, a0, a1, a2, a3);
+    const hitB = joined(a0, a1, a2, b0, b1, b2, b3);
+    if (v128.any_true(v128.or(hitA, hitB))) {
+      if (v128.any_true(hitA)) candidates(b, i8x16.bitmask(i8x16.ne(hitA, zero)), len, final);
+      if (!gStop && v128.any_true(hitB)) candidates(b + 16, i8x16.bitmask(i8x16.ne(hitB, zero)), len, final);
+      if (gStop) return b;
+    }
+    p0 = b0;
+    p1 = b1;
+    p2 = b2;
+    b += 32;
+    if (gSkip > b) {
+      b = gSkip;
+      p0 = zero;
+      p1 = zero;
+      p2 = zero;
     }
   }
   for (;;) {

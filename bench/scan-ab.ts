@@ -3,7 +3,8 @@
 // layers around it, whose noise on a shared machine is larger than the change (a stream row
 // moved 5% between runs with nothing changed). 64 KiB of CJK prose, mixed text and clean
 // English; the records must agree.
-//   node scripts/run-ts.mjs bench/scan-ab.ts <core A .wasm> <core B .wasm> [rounds]
+//   node scripts/run-ts.mjs bench/scan-ab.ts <core A .wasm> <core B .wasm> [rounds] [nfkc]
+// (`nfkc`: fold 'nfkc''s descriptor, ASCII masks and all, instead of the default's.)
 // Progress messages: the 8-word string of each of 1,024 progress notifications, a call each
 // (the per-call cost of a short string with words; ns a byte over all their bytes).
 // (e.g. main's build/core.simd.wasm copied aside as A, this tree's as B.) The default codec's
@@ -33,10 +34,11 @@ const builds = [load(fileA), load(fileB)];
 const host = core as unknown as Core;
 for (const b of builds) if (b.heapBase() > host.heapBase()) throw new Error("bench/scan-ab.ts: a build whose heap starts past this tree's");
 
-const desc = compile(resolveOptions({})).desc.ptr;
+const options = process.argv[5] === 'nfkc' ? ({ fold: 'nfkc' } as const) : {};
+const desc = compile(resolveOptions(options)).desc.ptr;
 // A build from before the walk table (no D_START global) walks the DFA by state numbers: its
 // copy of the descriptor points at those tables (transitions, accepting flags, class count).
-const dfa = compileAutomaton(resolveOptions({}).patterns);
+const dfa = compileAutomaton(resolveOptions(options).patterns);
 const byNumber = allocate(dfa.transitions.byteLength + dfa.accepting.length);
 heap().set(new Uint8Array(dfa.transitions.buffer, dfa.transitions.byteOffset, dfa.transitions.byteLength), byNumber);
 heap().set(dfa.accepting, byNumber + dfa.transitions.byteLength);

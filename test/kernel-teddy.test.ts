@@ -53,7 +53,7 @@ function fingerprintPasses(teddy: Uint8Array, input: Uint8Array, c: number): boo
   return buckets !== 0;
 }
 
-/** Final strings up to this long are tested without the loop when there are no ASCII masks. */
+/** Final strings up to this long are tested without the loop. */
 const SHORT_MAX = 64;
 
 /**
@@ -61,22 +61,22 @@ const SHORT_MAX = 64;
  * instead: fingerprints that would end past the input, and the positions just before the last
  * block when that block overlaps the previous one by all but one or two bytes (its lanes 1-2
  * would need the masks of bytes the loop did not load). `from`: where the loop started (its
- * blocks are from there on). A string of at most SHORT_MAX bytes without ASCII masks (`loop`
- * false) is tested in overlapping blocks with no such gap.
+ * blocks are from there on). A string of at most SHORT_MAX bytes (`loop` false) is tested in
+ * overlapping blocks with no such gap.
  */
 const leftToScalar = (c: number, len: number, from = 0, loop = len > SHORT_MAX) =>
   c + POSITIONS - 1 >= len || (loop && len > BLOCK && c >= from && c >= len - ((len - from) % BLOCK) - (POSITIONS - 1) && c < len - BLOCK);
 
 /**
- * Where the ASCII masks stop: they test the starts before it. A string of at most one block
- * is tested whole with them when it is all ASCII; a longer input, from 0 up to its first block
+ * Where the ASCII masks stop: they test the starts before it. A string of at most SHORT_MAX
+ * bytes is tested whole with them when it is all ASCII; a longer input, from 0 up to its first block
  * (from 0, in steps of 16) that holds a byte >= 0x80 or runs past the end, less 3 (the lanes
  * 0-2 of that block): the general masks test the rest in blocks from there.
  */
 function asciiRunEnd(input: Uint8Array): number {
   const len = input.length;
   const ascii = (from: number, to: number) => input.subarray(from, to).every((b) => b < 0x80);
-  if (len <= BLOCK) return len >= POSITIONS && ascii(0, len) ? len : 0;
+  if (len <= SHORT_MAX) return len >= POSITIONS && ascii(0, len) ? len : 0;
   let q = 0;
   while (q + BLOCK <= len && ascii(q, q + BLOCK)) q += BLOCK;
   return Math.max(q - (POSITIONS - 1), 0);
@@ -84,12 +84,12 @@ function asciiRunEnd(input: Uint8Array): number {
 
 /** The reference: the positions the core should try (with `teddyAscii`, as the core uses both). */
 function reference(teddy: Uint8Array, allowed: readonly boolean[], input: Uint8Array, teddyAscii?: Uint8Array): number[] {
-  const from = teddyAscii && input.length > BLOCK ? asciiRunEnd(input) : 0;
+  const from = teddyAscii && input.length > SHORT_MAX ? asciiRunEnd(input) : 0;
   const asciiUpTo = teddyAscii ? asciiRunEnd(input) : 0;
   const out: number[] = [];
   for (let c = 0; c < input.length; c++) {
     if (!allowed[input[c]!]) continue;
-    if (coreVariant === 'scalar' || leftToScalar(c, input.length, from, !!teddyAscii || input.length > SHORT_MAX)) out.push(c);
+    if (coreVariant === 'scalar' || leftToScalar(c, input.length, from)) out.push(c);
     else if (fingerprintPasses(c < asciiUpTo ? teddyAscii! : teddy, input, c)) out.push(c);
   }
   return out;
