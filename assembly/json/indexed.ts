@@ -91,20 +91,22 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           if (depth == level) depth = gMembersDepth; // (the message's loop reads its payload object's members too)
           phase = gMembersPhase;
           keyV = gMembersKeyV;
-          continue;
+          // (Most often the object's `}` follows at once: closed in this turn, not the next.)
+          if (phase != P_AFTER || i >= n || (b = <u32>load<u8>(inp + <usize>i)) != BRACE_CLOSE) continue;
+        } else {
+          // (Any other object holds no payload (`_meta`'s, a protocol field's, an id's): its keys have no rule.)
+          const e = readString(i);
+          if (e < 0) return e;
+          keyV = 0;
+          i = e + 1;
+          // (The colon and the value most often follow at once: read in this turn, not the next two.)
+          phase = P_COLON;
+          if (i >= n || load<u8>(inp + <usize>i) != COLON) continue;
+          phase = P_VALUE;
+          if (++i >= n) continue;
+          b = <u32>load<u8>(inp + <usize>i);
+          if (b <= SPACE) continue;
         }
-        // (Any other object holds no payload (`_meta`'s, a protocol field's, an id's): its keys have no rule.)
-        const e = readString(i);
-        if (e < 0) return e;
-        keyV = 0;
-        i = e + 1;
-        // (The colon and the value most often follow at once: read in this turn, not the next two.)
-        phase = P_COLON;
-        if (i >= n || load<u8>(inp + <usize>i) != COLON) continue;
-        phase = P_VALUE;
-        if (++i >= n) continue;
-        b = <u32>load<u8>(inp + <usize>i);
-        if (b <= SPACE) continue;
       }
     }
     if (phase == P_VALUE) {
@@ -115,7 +117,9 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
         phase = gMembersPhase;
         depth = gMembersDepth;
         keyV = gMembersKeyV;
-        continue;
+        // (As after an object's members: the array's `]` closed in this turn.)
+        if (phase != P_AFTER || i >= n || load<u8>(inp + <usize>i) != BRACKET_CLOSE || (entryIn(stack, depth) & K_OBJ) != 0) continue;
+        closes = true;
       } else {
         // (valueFlags, with the depth, the entry and the key's rules in locals.)
         let v: u32 = 0;
@@ -186,23 +190,51 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
       closes = true;
     } else if (phase != P_KEY) return INDEXED_HOST; // P_DONE: only whitespace may follow the value (P_KEY: a `}` closes)
     if (!closes) return INDEXED_HOST;
-    // (No `data` or `blob` of this object waits: those were refused.)
-    if ((entryIn(stack, depth) & K_DATA_TAKEN) != 0) gTakenOpen--;
-    leaveContainer(depth);
-    depth--;
-    set(J_DEPTH, depth);
-    i++;
-    if (depth == 0) phase = P_DONE;
-    else if (i < n && load<u8>(inp + <usize>i) == COMMA) {
-      // (As after a value: the comma read at once.)
-      phase = memberPhase(entryIn(stack, depth));
-      i++;
-    } else phase = P_AFTER;
+    depth = closeRun(inp, i, n, stack, depth);
+    i = gRunAt;
+    phase = gRunPhase;
   }
   if (phase != P_DONE) return phase == P_VALUE && depth == 0 ? INDEXED_REFUSED : INDEXED_HOST; // only whitespace (a blank line), or cut short
   copyTo(n);
   done();
   return <i32>get(J_OUT_LEN);
+}
+
+// Where closeRun stopped: the position and the phase stage 2 resumes in.
+let gRunAt: i32 = 0;
+let gRunPhase: u32 = 0;
+
+/**
+ * Closes the container at `depth` (its `}` or `]` at `i`) and each whose close follows at once (a
+ * message ends with two or three), not a turn of stage 2's loop each; a comma after the last is
+ * read too. Returns the depth left, with gRunAt and gRunPhase. (No `data` or `blob` of these
+ * objects waits: those were refused.)
+ */
+@inline function closeRun(inp: usize, i: i32, n: i32, stack: usize, depth: u32): u32 {
+  let phase = P_AFTER;
+  while (true) {
+    if ((entryIn(stack, depth) & K_DATA_TAKEN) != 0) gTakenOpen--;
+    leaveContainer(depth);
+    depth--;
+    i++;
+    if (depth == 0) {
+      phase = P_DONE;
+      break;
+    }
+    if (i >= n) break;
+    const c = <u32>load<u8>(inp + <usize>i);
+    const k = entryIn(stack, depth);
+    if (c == COMMA) {
+      phase = memberPhase(k);
+      i++;
+      break;
+    }
+    if (c != ((k & K_OBJ) != 0 ? BRACE_CLOSE : BRACKET_CLOSE)) break;
+  }
+  set(J_DEPTH, depth);
+  gRunAt = i;
+  gRunPhase = phase;
+  return depth;
 }
 
 /**
