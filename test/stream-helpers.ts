@@ -1,9 +1,9 @@
 // Running a TransformStream over chunks, and writing JSON text the way varied producers do.
 import fc from 'fast-check';
-import { expect } from 'vitest';
 import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
 import { concat } from '../src/util/concat.ts';
+import { expectBe, expectEqual } from './quick-expect.ts';
 
 export const bytes = (s: string) => new TextEncoder().encode(s);
 /** Each UTF-16 unit of `s` as one byte (bytes that are not UTF-8 written as text). */
@@ -142,6 +142,6 @@ export function streamAgreesWithObjectApi(mode: 'encode' | 'decode', options: ob
     if (mode === 'decode' && e instanceof PayloadKeyCollisionError) return;
     throw e;
   }
-  expect(lines(out)).toEqual(want);
-  expect(out).toBe(transformChunks(mode, options, [data]));
+  expectEqual(lines(out), want);
+  expectBe(out, transformChunks(mode, options, [data]));
 }
