@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { asReceived, describeError, loggedBytes, outputAppender } from './ndjson-scenarios.ts';
 import { withoutStackTraces } from './no-stack-traces.ts';
-import { latin1, oneByteAway } from './stream-helpers.ts';
+import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
 
 type Mode = 'encode' | 'decode';
 
@@ -62,15 +62,6 @@ const LINES: [Mode, string][] = [
   ['decode', '{"result":"\\u0071__mcp_ref_71__"}\r\n'],
   ['encode', '[{"method":"m","params":{"t":"q"}}]\n'],
 ];
-
-// One chunk for each byte value, pushed wherever that byte comes (a chunk is never written to:
-// the same bytes as a fresh array each time, without 2,000,000 allocations).
-const BYTE_CHUNKS = Array.from({ length: 256 }, (_, b) => new Uint8Array([b]));
-function oneByteChunks(data: Uint8Array): Uint8Array[] {
-  const out = new Array<Uint8Array>(data.length);
-  for (let i = 0; i < data.length; i++) out[i] = BYTE_CHUNKS[data[i]!]!;
-  return out;
-}
 
 describe('NDJSON lines one byte away from usual ones', () => {
   withoutStackTraces();
