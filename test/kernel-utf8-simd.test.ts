@@ -23,7 +23,10 @@ const verdicts = new Map<string, number>();
 function reference(bytes: Uint8Array): number {
   const key = bytes.join();
   let bad = verdicts.get(key);
-  if (bad === undefined) verdicts.set(key, (bad = firstBadByte(bytes)));
+  if (bad === undefined) {
+    bad = firstBadByte(bytes);
+    verdicts.set(key, bad);
+  }
   return bad;
 }
 
