@@ -8,7 +8,6 @@ import { isBase64DataUri, schemaWidening } from '../src/codec/protocol-fields.ts
 import { expandPatterns } from '../src/codec/terms.ts';
 import { type Codec, createCodec, DEFAULT_TERMS, encodeText, PayloadKeyCollisionError } from '../src/index.ts';
 import { fragmentString, runs } from './arbitraries.ts';
-import { expectBe, expectEqual } from './quick-expect.ts';
 import { bytes, choices, split, streamAgreesWithObjectApi, transformChunks, writeJson } from './stream-helpers.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -277,7 +276,7 @@ describe('field policy: the object API', () => {
     it(`encodes every field the reference encodes, and no other (${JSON.stringify(options)})`, () => {
       fc.assert(
         fc.property(traffic, (m) => {
-          expectEqual(codec.encodeMessage(m), refMessage(m, codec.encodeText, widen, codec.options.prefix));
+          expect(codec.encodeMessage(m)).toEqual(refMessage(m, codec.encodeText, widen, codec.options.prefix));
         }),
         runs(400),
       );
@@ -294,10 +293,10 @@ describe('field policy: the object API', () => {
           const keys = (v: Json): boolean =>
             Array.isArray(v) ? v.every(keys) : v && typeof v === 'object' ? Object.values(v).every(keys) : true;
           try {
-            expectEqual(codec.decodeMessage(m), want);
+            expect(codec.decodeMessage(m)).toEqual(want);
           } catch (e) {
             if (!(e instanceof PayloadKeyCollisionError)) throw e; // (keys that decode alike: the reference merges them)
-            expectBe(keys(m), true);
+            expect(keys(m)).toBe(true);
           }
         }),
         runs(400),
@@ -325,7 +324,7 @@ describe('field policy: the object API', () => {
         _meta: { progressToken: q, x: [q] },
       },
     });
-    expectEqual(p.params, {
+    expect(p.params).toEqual({
       progressToken: q,
       requestId: q,
       protocolVersion: q,
@@ -350,7 +349,7 @@ describe('field policy: the object API', () => {
         deep: { taskId: q },
       },
     });
-    expectEqual(r, {
+    expect(r).toEqual({
       jsonrpc: '2.0',
       id: q,
       result: {
@@ -364,12 +363,12 @@ describe('field policy: the object API', () => {
       },
     });
     // error has no protocol fields; a bare value has only _meta and the opaque ones
-    expectEqual(codec.encodeMessage({ jsonrpc: '2.0', id: 1, error: { code: 1, message: q, data: { taskId: q } } }).error, {
+    expect(codec.encodeMessage({ jsonrpc: '2.0', id: 1, error: { code: 1, message: q, data: { taskId: q } } }).error).toEqual({
       code: 1,
       message: e,
       data: { taskId: e },
     });
-    expectEqual(codec.encodeValue({ progressToken: q, _meta: { q } }), { progressToken: e, _meta: { q } });
+    expect(codec.encodeValue({ progressToken: q, _meta: { q } })).toEqual({ progressToken: e, _meta: { q } });
   });
 
   it('keeps opaque base64 byte for byte: media data, resource blob, whole data: URIs', () => {
@@ -386,17 +385,17 @@ describe('field policy: the object API', () => {
       h: 'data:text/plain,qwen',
     };
     const out = codec.encodeValue(v);
-    expectEqual([out.a.data, out.b.data, out.c.blob, out.d.blob, out.f], [b, b, b, b, v.f]);
-    expectBe(out.c.uri, encodeText('file:///qwen'));
-    expectBe(out.e.blob, encodeText(b));
-    expectBe(out.g, encodeText(v.g));
-    expectBe(out.h, encodeText(v.h));
-    expectEqual(codec.decodeValue(out), v);
+    expect([out.a.data, out.b.data, out.c.blob, out.d.blob, out.f]).toEqual([b, b, b, b, v.f]);
+    expect(out.c.uri).toBe(encodeText('file:///qwen'));
+    expect(out.e.blob).toBe(encodeText(b));
+    expect(out.g).toBe(encodeText(v.g));
+    expect(out.h).toBe(encodeText(v.h));
+    expect(codec.decodeValue(out)).toEqual(v);
   });
 
   it('recognises data: URIs exactly as the definition says', () => {
     for (const s of ['data:;base64,', 'DATA:image/png;BASE64,qwen==', 'data:a;b=c;base64,-_', 'data:image/svg+xml;base64,qwen'])
-      expectBe(isBase64DataUri(s), true);
+      expect(isBase64DataUri(s)).toBe(true);
     for (const s of [
       'data:image/png;base64,qw en',
       'data:image/png,qwen',
@@ -407,7 +406,7 @@ describe('field policy: the object API', () => {
       'data:é;base64,',
       'data:x;base64x,',
     ])
-      expectBe(isBase64DataUri(s), false);
+      expect(isBase64DataUri(s)).toBe(false);
   });
 });
 
@@ -448,7 +447,7 @@ describe('field policy: maxLength widening keeps encoded values valid', () => {
     const worst = Math.max(
       ...expandPatterns(codec.options.terms, codec.options.prefix).map((p) => encodeText(p.text).length / [...p.text].length),
     );
-    expectBe(widen, Math.ceil(worst));
+    expect(widen).toBe(Math.ceil(worst));
     expect(widen).toBeGreaterThan(1);
   });
 });
@@ -476,7 +475,7 @@ describe('field policy: the streams agree with the object API', () => {
       '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"q\\u0077en-1","_meta":{"Qwen":"\\/qwen"},"message":"qwen"}}\n' +
       '{"jsonrpc":"2.0","id":1,"result":{"contents":[{"blob":"cXdlbg==qwen","uri":"x"}],"icon":"data:image\\/png;base64,qwen","nextCursor":"qwen"}}\n';
     const out = transformChunks('encode', {}, [bytes(m)]);
-    expectBe(out, m.replace('"message":"qwen"', `"message":"${encodeText('qwen')}"`));
+    expect(out).toBe(m.replace('"message":"qwen"', `"message":"${encodeText('qwen')}"`));
     for (let cut = 0; cut <= m.length; cut += 7) expect(transformChunks('encode', {}, split(bytes(m), [cut]))).toBe(out);
   });
 
@@ -485,11 +484,11 @@ describe('field policy: the streams agree with the object API', () => {
     const widen = schemaWidening(expandPatterns(codec.options.terms, codec.options.prefix), codec.options.prefix, codec.options.suffix);
     const m = (n: string) =>
       `{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":"string","maxLength":${n}}}}}]}}\n`;
-    expectBe(transformChunks('encode', {}, [bytes(m('12'))]), m(String(12 * widen)));
-    expectBe(transformChunks('encode', {}, [bytes(m('0'))]), m('0'));
-    expectBe(transformChunks('encode', {}, [bytes(m('12.000'))]), m(String(12 * widen)));
+    expect(transformChunks('encode', {}, [bytes(m('12'))])).toBe(m(String(12 * widen)));
+    expect(transformChunks('encode', {}, [bytes(m('0'))])).toBe(m('0'));
+    expect(transformChunks('encode', {}, [bytes(m('12.000'))])).toBe(m(String(12 * widen)));
     for (const n of ['-1', '12.5', '1e2', '123456789012345678901234567890', String(2 ** 53)])
-      expectBe(transformChunks('encode', {}, [bytes(m(n))]), m(n));
-    expectBe(transformChunks('decode', {}, [bytes(m('12'))]), m('12')); // decoding never narrows
+      expect(transformChunks('encode', {}, [bytes(m(n))])).toBe(m(n));
+    expect(transformChunks('decode', {}, [bytes(m('12'))])).toBe(m('12')); // decoding never narrows
   });
 });
