@@ -12,6 +12,8 @@ import { createByteTransformer, createDecodeStream, createEncodeStream, type Str
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
 import { framedBody as body, cat, cutTrace, describeError, logText, pushCut, sized, traced } from './ndjson-scenarios.ts';
+import { withoutStackTraces } from './no-stack-traces.ts';
+import { expectBe, expectEqual } from './quick-expect.ts';
 import { leastTimes } from './scaling.ts';
 import { bytes, run } from './stream-helpers.ts';
 
@@ -135,6 +137,9 @@ function trace(s: Scenario, batch: boolean): { log: unknown[]; written: number[]
 const transform = (mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]) =>
   cutTrace('content-length', mode, options, input, batch, cuts);
 
+// Thousands of refused inputs (test/no-stack-traces.ts).
+withoutStackTraces();
+
 describe('held Content-Length frames (adversary)', () => {
   it("give back the next frame's start taken with a held header block, so it is held and batched too", () => {
     // Chunks that each end inside a blank line and hold the next frame's first bytes: a held
@@ -151,8 +156,8 @@ describe('held Content-Length frames (adversary)', () => {
         const n = countCalls(() => {
           on = transform('encode', {}, input, true, cuts);
         });
-        expect(n).toEqual({ perMessage: 0, taken: 40 });
-        expect(on).toEqual(transform('encode', {}, input, false, cuts));
+        expectEqual(n, { perMessage: 0, taken: 40 });
+        expectEqual(on, transform('encode', {}, input, false, cuts));
       }
     }
   });
@@ -162,9 +167,9 @@ describe('held Content-Length frames (adversary)', () => {
       fc.property(scenario, (s) => {
         const held = trace(s, true);
         const reference = trace(s, false);
-        expect(held.log).toEqual(reference.log);
+        expectEqual(held.log, reference.log);
         // (A body's error may come a push later when its frame is held: compare up to the reference's.)
-        expect(held.written.slice(0, reference.written.length)).toEqual(reference.written);
+        expectEqual(held.written.slice(0, reference.written.length), reference.written);
       }),
       runs(300),
     );
@@ -189,7 +194,7 @@ describe('held Content-Length frames (adversary)', () => {
               const cuts = [first, first + gap].filter((c) => c > 0 && c < input.length);
               for (const mode of ['encode', 'decode'] as const) {
                 const options = { maxMessageBytes: Math.max(1, bodyBytes) };
-                expect(transform(mode, options, input, true, cuts)).toEqual(transform(mode, options, input, false, cuts));
+                expectEqual(transform(mode, options, input, true, cuts), transform(mode, options, input, false, cuts));
               }
             }
           }
@@ -207,12 +212,18 @@ describe('held Content-Length frames (adversary)', () => {
       const cut = input.subarray(0, end);
       const cuts = [frameText.length + 3];
       const on = transform('encode', {}, cut, true, cuts);
-      expect(on).toEqual(transform('encode', {}, cut, false, cuts));
+      expectEqual(on, transform('encode', {}, cut, false, cuts));
       seen.add(JSON.stringify(on.slice(1)));
     }
     // (Both ways reached: inside the header block and inside the body.)
-    expect([...seen].some((e) => e.includes('inside a header block'))).toBe(true);
-    expect([...seen].some((e) => e.includes('runs past the end'))).toBe(true);
+    expectBe(
+      [...seen].some((e) => e.includes('inside a header block')),
+      true,
+    );
+    expectBe(
+      [...seen].some((e) => e.includes('runs past the end')),
+      true,
+    );
   });
 
   it('pass the same bytes and the same error through createEncodeStream / createDecodeStream', async () => {
@@ -238,8 +249,8 @@ describe('held Content-Length frames (adversary)', () => {
             got = ['', ['threw', ...describeError(e)]];
           }
           // (On an error the stream's output is not read: compare the error.)
-          if (tail) expect(got.slice(1)).toEqual(expected.slice(1));
-          else expect(got).toEqual(expected);
+          if (tail) expectEqual(got.slice(1), expected.slice(1));
+          else expectEqual(got, expected);
         }
       }
     }
@@ -280,7 +291,7 @@ describe('held Content-Length frames (adversary)', () => {
     for (const size of [5, 64, 333, 4096])
       for (const mode of ['encode', 'decode'] as const) {
         const cuts = Array.from({ length: Math.ceil(input.length / size) }, (_, k) => k * size);
-        expect(transform(mode, {}, input, true, cuts)).toEqual(transform(mode, {}, input, false, cuts));
+        expectEqual(transform(mode, {}, input, true, cuts), transform(mode, {}, input, false, cuts));
       }
   });
 
@@ -288,11 +299,11 @@ describe('held Content-Length frames (adversary)', () => {
     for (const blockBytes of [64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 64 * 1024 + 4, 64 * 1024 + 5]) {
       const line = 'Content-Length: 2\r\n';
       const header = `${line}X-P: ${'p'.repeat(blockBytes - line.length - 9)}\r\n\r\n`;
-      expect(header.length).toBe(blockBytes);
+      expectBe(header.length, blockBytes);
       const input = bytes(`Content-Length: 2\r\n\r\n{}${header}{}`);
       for (const size of [1000, 4097]) {
         const cuts = Array.from({ length: Math.ceil(input.length / size) }, (_, k) => k * size);
-        expect(transform('encode', {}, input, true, cuts)).toEqual(transform('encode', {}, input, false, cuts));
+        expectEqual(transform('encode', {}, input, true, cuts), transform('encode', {}, input, false, cuts));
       }
     }
   });
@@ -305,7 +316,7 @@ describe('held Content-Length frames (adversary)', () => {
         for (const size of [1, 2, 20, 22]) {
           const cuts = Array.from({ length: Math.ceil(input.length / size) }, (_, k) => k * size);
           const options = { maxMessageBytes, onInvalidMessage };
-          expect(transform('encode', options, input, true, cuts)).toEqual(transform('encode', options, input, false, cuts));
+          expectEqual(transform('encode', options, input, true, cuts), transform('encode', options, input, false, cuts));
         }
   });
 });

@@ -44,6 +44,8 @@ import { createByteTransformer, PayloadStreamError } from '../src/stream/index.t
 import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 import { type StrictReason, strictJson } from './json-strict-reference.ts';
+import { withoutStackTraces } from './no-stack-traces.ts';
+import { expectBe, expectEqual } from './quick-expect.ts';
 import { type ReferenceOptions, referenceDecode, referenceEncode } from './reference.ts';
 import { MOBILE_MCP } from './reference-options.ts';
 
@@ -181,13 +183,13 @@ function framed(doc: Uint8Array, way: Way): { input: Uint8Array; bodyAt: number;
 /** The message body the stream wrote (checks the framing around it). */
 function unframe(out: Uint8Array, framing: 'ndjson' | 'content-length'): Uint8Array {
   if (framing === 'ndjson') {
-    expect(out.indexOf(0x0a)).toBe(out.length - 1);
+    expectBe(out.indexOf(0x0a), out.length - 1);
     return out.subarray(0, -1);
   }
   const head = /^Content-Length: (\d+)\r\n\r\n/.exec(Buffer.from(out.subarray(0, 40)).toString('latin1'));
-  expect(head).not.toBeNull();
+  if (head === null) expect(head).not.toBeNull(); // (compared first: this runs for every cut)
   const body = out.subarray(head![0].length);
-  expect(body.length).toBe(Number(head![1]));
+  expectBe(body.length, Number(head![1]));
   return body;
 }
 
@@ -294,23 +296,29 @@ function expectRefused(o: Outcome, way: Way, name: string, subjectBytes: Uint8Ar
   if (verdict.ok) throw new Error('the reference accepts it');
   if ('blank' in o) {
     // No value at all: only whitespace, which the stream skips as a blank line.
-    expect(way).toBe('bare');
-    expect(verdict).toEqual({ ok: false, reason: 'incomplete', offset: subjectBytes.length });
-    expect(subjectBytes.every((c) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d)).toBe(true);
+    expectBe(way, 'bare');
+    expectEqual(verdict, { ok: false, reason: 'incomplete', offset: subjectBytes.length });
+    expectBe(
+      subjectBytes.every((c) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d),
+      true,
+    );
     return;
   }
-  expect('error' in o).toBe(true);
+  expectBe('error' in o, true);
   const e = (o as { error: unknown }).error;
-  expect(e).toBeInstanceOf(PayloadStreamError);
+  if (!(e instanceof PayloadStreamError)) expect(e).toBeInstanceOf(PayloadStreamError);
   const error = e as PayloadStreamError;
   const known = KNOWN[name]?.way === way ? KNOWN[name] : undefined;
-  expect({ code: error.code, messageNumber: error.messageNumber, byteOffset: error.byteOffset }).toEqual({
-    code: known?.code ?? (verdict.reason satisfies StrictReason),
-    messageNumber: 1,
-    byteOffset: verdict.offset,
-  });
+  expectEqual(
+    { code: error.code, messageNumber: error.messageNumber, byteOffset: error.byteOffset },
+    {
+      code: known?.code ?? (verdict.reason satisfies StrictReason),
+      messageNumber: 1,
+      byteOffset: verdict.offset,
+    },
+  );
   expect(error.reason).toMatch(REASONS[error.code]!);
-  expect(error.message).toBe(`${error.reason} in message 1 at byte ${error.byteOffset}`);
+  expectBe(error.message, `${error.reason} in message 1 at byte ${error.byteOffset}`);
 }
 
 /** What to compare between a whole and a split run: the bytes, or the error's every field. */
@@ -319,10 +327,13 @@ const comparable = (o: Outcome) =>
     ? { code: o.error.code, message: o.error.message, messageNumber: o.error.messageNumber, byteOffset: o.error.byteOffset }
     : o;
 
+// Thousands of refused inputs (test/no-stack-traces.ts).
+withoutStackTraces();
+
 describe('the corpus and the reference', () => {
   it('holds the 318 documents of test_parsing, as the suite counts them', () => {
     const count = (p: string) => docs.filter((d) => d.prefix === p).length;
-    expect([docs.length, count('y_'), count('n_'), count('i_')]).toEqual([318, 95, 188, 35]);
+    expectEqual([docs.length, count('y_'), count('n_'), count('i_')], [318, 95, 188, 35]);
   });
 
   it('the strict reference accepts every y_ document and refuses every n_ one', () => {
@@ -334,8 +345,14 @@ describe('the corpus and the reference', () => {
     for (const d of docs) {
       if (!strictJson(d.bytes).ok) continue;
       const all = strings(JSON.parse(utf8(d.bytes)));
-      expect(all.filter((s) => kept.has(s) || /^data:/i.test(s))).toEqual([]);
-      expect(all.filter((s) => referenceEncode(s, MOBILE_MCP) !== s || referenceDecode(s, MOBILE_MCP) !== s)).toEqual([]);
+      expectEqual(
+        all.filter((s) => kept.has(s) || /^data:/i.test(s)),
+        [],
+      );
+      expectEqual(
+        all.filter((s) => referenceEncode(s, MOBILE_MCP) !== s || referenceDecode(s, MOBILE_MCP) !== s),
+        [],
+      );
     }
   });
 
@@ -354,16 +371,16 @@ describe('the corpus and the reference', () => {
         return [p, { accepted: of.filter(Boolean).length, refused: of.filter((ok) => !ok).length }];
       }),
     );
-    expect(table).toEqual({ y_: { accepted: 95, refused: 0 }, n_: { accepted: 0, refused: 188 }, i_: { accepted: 21, refused: 14 } });
+    expectEqual(table, { y_: { accepted: 95, refused: 0 }, n_: { accepted: 0, refused: 188 }, i_: { accepted: 21, refused: 14 } });
   });
 
   it('the depth limit: 100,000 opening brackets are refused at the first level past it, which the reason names', () => {
     const doc = docs.find((d) => d.name === 'n_structure_100000_opening_arrays.json')!.bytes;
     const o = transform('bare', 'encode', PLAIN, doc);
-    expect('error' in o && (o.error as PayloadStreamError).code).toBe('too-deep');
+    expectBe('error' in o && (o.error as PayloadStreamError).code, 'too-deep');
     expect(limit()).toBeGreaterThanOrEqual(1000);
     expect(limit()).toBeLessThan(doc.length);
-    expect((o as { error: PayloadStreamError }).error.byteOffset).toBe(limit()); // the (limit + 1)th bracket
+    expectBe((o as { error: PayloadStreamError }).error.byteOffset, limit()); // the (limit + 1)th bracket
   });
 });
 
@@ -381,8 +398,8 @@ function cases(way: Way, doc: Uint8Array): [Mode, Uint8Array, Outcome][] {
 /** The document in an output: all of it (bare), or what lies between the envelope's head and tail. */
 function documentOf(way: Way, out: Uint8Array): Uint8Array {
   if (way === 'bare') return out;
-  expect(out.subarray(0, ENVELOPE_HEAD.length)).toEqual(ENVELOPE_HEAD);
-  expect(out.subarray(-ENVELOPE_TAIL.length)).toEqual(ENVELOPE_TAIL);
+  expectEqual(out.subarray(0, ENVELOPE_HEAD.length), ENVELOPE_HEAD);
+  expectEqual(out.subarray(-ENVELOPE_TAIL.length), ENVELOPE_TAIL);
   return out.subarray(ENVELOPE_HEAD.length, -ENVELOPE_TAIL.length);
 }
 
@@ -396,24 +413,27 @@ describe.each(['bare', 'ndjson', 'content-length'] as const)('%s', (way) => {
       return;
     }
     // Terms that match nothing: the bytes as they came, both directions.
-    expect(output(transform(way, 'encode', PLAIN, doc))).toEqual(subjectBytes);
-    expect(output(transform(way, 'decode', PLAIN, doc))).toEqual(subjectBytes);
+    expectEqual(output(transform(way, 'encode', PLAIN, doc)), subjectBytes);
+    expectEqual(output(transform(way, 'decode', PLAIN, doc)), subjectBytes);
     // Terms that match: the reference's meaning, numbers as written, and back again.
     const value = JSON.parse(utf8(doc)) as unknown;
     const encoded = output(transform(way, 'encode', TERMS, doc));
-    expect(parsedValue(way, encoded)).toEqual(referenceMap(value, (s) => referenceEncode(s, TERMS_REF)));
-    expect(numbers(encoded)).toEqual(numbers(subjectBytes));
+    expectEqual(
+      parsedValue(way, encoded),
+      referenceMap(value, (s) => referenceEncode(s, TERMS_REF)),
+    );
+    expectEqual(numbers(encoded), numbers(subjectBytes));
     const decoded = output(transform(way, 'decode', TERMS, documentOf(way, encoded)));
-    expect(parsedValue(way, decoded)).toEqual(value);
-    expect(numbers(decoded)).toEqual(numbers(subjectBytes));
+    expectEqual(parsedValue(way, decoded), value);
+    expectEqual(numbers(decoded), numbers(subjectBytes));
   });
 
   it.each(docs.filter((d) => d.bytes.length <= SMALL))('$name: the same at every byte boundary', ({ bytes: doc }) => {
     for (const [mode, input, whole] of cases(way, doc)) {
       const want = comparable(whole);
       const every = Array.from({ length: input.length }, (_, k) => k);
-      expect(comparable(transform(way, mode, TERMS, input, every))).toEqual(want); // one-byte pieces
-      for (const k of every) expect({ cut: k, got: comparable(transform(way, mode, TERMS, input, [k])) }).toEqual({ cut: k, got: want });
+      expectEqual(comparable(transform(way, mode, TERMS, input, every)), want); // one-byte pieces
+      for (const k of every) expectEqual({ cut: k, got: comparable(transform(way, mode, TERMS, input, [k])) }, { cut: k, got: want });
     }
   });
 
@@ -422,7 +442,7 @@ describe.each(['bare', 'ndjson', 'content-length'] as const)('%s', (way) => {
       const want = comparable(whole);
       fc.assert(
         fc.property(fc.array(fc.nat(input.length), { minLength: 1, maxLength: 40 }), (cuts) => {
-          expect(comparable(transform(way, mode, TERMS, input, cuts))).toEqual(want);
+          expectEqual(comparable(transform(way, mode, TERMS, input, cuts)), want);
         }),
         runs(10),
       );

@@ -217,7 +217,12 @@ export function render(s: Scenario): Uint8Array {
 export function pushChunks(s: { chunking: Scenario['chunking'] }, input: Uint8Array, push: (chunk: Uint8Array) => void): void {
   const c = s.chunking;
   if ('oneByte' in c) {
-    for (const b of input) push(new Uint8Array([b]));
+    for (let i = 0; i < input.length; i++) {
+      // (A chunk of its own each time; not `new Uint8Array([b])`, which builds an array first: 5x the time.)
+      const one = new Uint8Array(1);
+      one[0] = input[i]!;
+      push(one);
+    }
   } else if ('reuse' in c) {
     const buffer = new Uint8Array(c.reuse);
     for (let at = 0; at < input.length; at += c.reuse) {

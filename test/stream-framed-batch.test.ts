@@ -17,6 +17,7 @@ import { createByteTransformer, type StreamOptions } from '../src/stream/index.t
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
 import { broken, cat, colliding, describeError, outputAppender, overRegion, pushChunks, sseField, written } from './ndjson-scenarios.ts';
+import { expectBe, expectEqual } from './quick-expect.ts';
 import { bytes } from './stream-helpers.ts';
 
 // A message body: mostly messages, and the unusual. (It may hold CR: writeJson's whitespace.)
@@ -182,9 +183,9 @@ function expectAllTaken(options: StreamOptions, input: Uint8Array, count: number
       const n = countCalls(() => {
         on = transform(mode, options, input, true, size);
       });
-      expect(n.taken).toBe(count);
-      expect(n.perMessage).toBe(0);
-      expect(on.equals(transform(mode, options, input, false))).toBe(true);
+      expectBe(n.taken, count);
+      expectBe(n.perMessage, 0);
+      expectBe(on.equals(transform(mode, options, input, false)), true);
     }
   }
 }
@@ -195,8 +196,8 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
       fc.property(scenario, (s) => {
         const { input, sizes } = render(s);
         const cut = trace(s, input, sizes, true);
-        expect(trace({ ...s, chunking: { cuts: [] } }, input, sizes, true)).toEqual(cut);
-        expect(trace({ ...s, chunking: { oneByte: true } }, input, sizes, true)).toEqual(cut);
+        expectEqual(trace({ ...s, chunking: { cuts: [] } }, input, sizes, true), cut);
+        expectEqual(trace({ ...s, chunking: { oneByte: true } }, input, sizes, true), cut);
       }),
       runs(150),
     );
@@ -206,7 +207,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
     fc.assert(
       fc.property(scenario, (s) => {
         const { input, sizes } = render(s);
-        expect(trace(s, input, sizes, true)).toEqual(trace(s, input, sizes, false));
+        expectEqual(trace(s, input, sizes, true), trace(s, input, sizes, false));
       }),
       runs(300),
     );
@@ -215,7 +216,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
   it('lays out the frame table: four u32 fields, apart, inside FRAME_SIZE', () => {
     const fields = [abi.F_OFFSET, abi.F_LENGTH, abi.F_OUT_END, abi.F_MESSAGE].sort((a, b) => a - b);
     for (const [k, at] of fields.entries()) {
-      expect(at % 4).toBe(0);
+      expectBe(at % 4, 0);
       expect(at + 4).toBeLessThanOrEqual(fields[k + 1] ?? abi.FRAME_SIZE);
     }
   });
@@ -265,8 +266,8 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
         const n = countCalls(() => {
           on = transform(mode, { framing }, input, true);
         });
-        expect([framing, mode, n.taken, n.perMessage]).toEqual([framing, mode, 3000, 0]);
-        expect(on.equals(transform(mode, { framing }, input, false))).toBe(true);
+        expectEqual([framing, mode, n.taken, n.perMessage], [framing, mode, 3000, 0]);
+        expectBe(on.equals(transform(mode, { framing }, input, false)), true);
       }
     }
   });
@@ -278,7 +279,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
     const input = bytes(`data: ${small(1)}\n\n: c\ndata: ${big}\n\ndata: ${small(3)}\n\n`);
     const on = transform('encode', { framing: 'sse' }, input, true);
     expect(on.toString()).not.toContain('Qwen');
-    expect(on.equals(transform('encode', { framing: 'sse' }, input, false))).toBe(true);
+    expectBe(on.equals(transform('encode', { framing: 'sse' }, input, false)), true);
   });
 
   it('backs off a run of messages it refuses, so each is not transformed twice', () => {
@@ -306,7 +307,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
       } finally {
         proto.take = framed;
       }
-      expect(out).toBe(input.length);
+      expectBe(out, input.length);
       expect(tried).toBeLessThan(1000 / 64 + 10); // (without the backoff: 1000)
     }
   });
@@ -322,7 +323,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
         const input = bytes(frame + frame + frame);
         for (const size of [1, 7, 37, 500, 1029, 4096]) {
           const options: StreamOptions = { framing: 'content-length' };
-          expect(transform('encode', options, input, true, size).equals(transform('encode', options, input, false))).toBe(true);
+          expectBe(transform('encode', options, input, true, size).equals(transform('encode', options, input, false)), true);
         }
       }
     }
@@ -359,7 +360,7 @@ describe('the batch of host-framed messages (Content-Length, SSE)', () => {
       const t = createByteTransformer('encode', { framing, onInvalidMessage: (e) => void seen.push(e.message) }, () => {});
       t.push(bytes(input));
       t.close();
-      expect(seen).toEqual(['invalid JSON in message 4 at byte 8']);
+      expectEqual(seen, ['invalid JSON in message 4 at byte 8']);
     }
   });
 });

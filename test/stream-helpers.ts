@@ -1,9 +1,9 @@
 // Running a TransformStream over chunks, and writing JSON text the way varied producers do.
 import fc from 'fast-check';
-import { expect } from 'vitest';
 import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
 import { concat } from '../src/util/concat.ts';
+import { expectBe, expectEqual } from './quick-expect.ts';
 
 export const bytes = (s: string) => new TextEncoder().encode(s);
 /** Each UTF-16 unit of `s` as one byte (bytes that are not UTF-8 written as text). */
@@ -36,7 +36,16 @@ export function split(data: Uint8Array, cuts: number[]): Uint8Array[] {
   return out;
 }
 
-export const oneByteChunks = (data: Uint8Array) => Array.from(data, (b) => new Uint8Array([b]));
+/** Each byte of `data` as a chunk of its own (not `new Uint8Array([b])`, which builds an array first: 5x the time). */
+export function oneByteChunks(data: Uint8Array): Uint8Array[] {
+  const out = new Array<Uint8Array>(data.length);
+  for (let i = 0; i < data.length; i++) {
+    const one = new Uint8Array(1);
+    one[0] = data[i]!;
+    out[i] = one;
+  }
+  return out;
+}
 
 /**
  * Every input one byte away from `seed`: each byte replaced by every other value, every value
@@ -142,6 +151,6 @@ export function streamAgreesWithObjectApi(mode: 'encode' | 'decode', options: ob
     if (mode === 'decode' && e instanceof PayloadKeyCollisionError) return;
     throw e;
   }
-  expect(lines(out)).toEqual(want);
-  expect(out).toBe(transformChunks(mode, options, [data]));
+  expectEqual(lines(out), want);
+  expectBe(out, transformChunks(mode, options, [data]));
 }

@@ -14,6 +14,8 @@ import { LineReader } from '../src/stream/sse-lines.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
 import { cat, describeError, framedBody, outputAppender, sseField } from './ndjson-scenarios.ts';
+import { withoutStackTraces } from './no-stack-traces.ts';
+import { expectBe, expectEqual } from './quick-expect.ts';
 import { bytes } from './stream-helpers.ts';
 
 /** Whether the whole-event read is on (the mock reads it at each push). */
@@ -141,6 +143,9 @@ function generalReads(f: () => void): number {
   return n;
 }
 
+// Thousands of refused inputs (test/no-stack-traces.ts).
+withoutStackTraces();
+
 describe('an SSE push that is one whole event', () => {
   it('does what the general framer does with it: output, callbacks, error, the way through the core', () => {
     fc.assert(
@@ -148,9 +153,9 @@ describe('an SSE push that is one whole event', () => {
         const chunks = pushes(s);
         const whole = trace(s, chunks, true);
         const reference = trace(s, chunks, true, false);
-        expect(whole.log).toEqual(reference.log);
-        expect(whole.calls).toEqual(reference.calls);
-        expect(whole.log).toEqual(trace(s, chunks, false).log);
+        expectEqual(whole.log, reference.log);
+        expectEqual(whole.calls, reference.calls);
+        expectEqual(whole.log, trace(s, chunks, false).log);
       }),
       runs(300),
     );
@@ -167,8 +172,8 @@ describe('an SSE push that is one whole event', () => {
       for (const tail of tails) {
         const chunks = [cat(head, bytes(`data: {"jsonrpc":"2.0","id":1,"result":"qwen"}${tail}`)), next];
         const fast = trace(s, chunks, true);
-        expect(fast).toEqual(trace(s, chunks, true, false));
-        expect(fast.log).toEqual(trace(s, chunks, false).log);
+        expectEqual(fast, trace(s, chunks, true, false));
+        expectEqual(fast.log, trace(s, chunks, false).log);
       }
     }
   });
@@ -194,8 +199,8 @@ describe('an SSE push that is one whole event', () => {
           // (Cut, then the next event on its own, both in one push, and the event whole again.)
           const chunks = [e.subarray(0, cut), e.subarray(cut), next, cat(e, next), e];
           const fast = trace(s, chunks, true);
-          expect(fast).toEqual(trace(s, chunks, true, false));
-          expect(fast.log).toEqual(trace(s, chunks, false).log);
+          expectEqual(fast, trace(s, chunks, true, false));
+          expectEqual(fast.log, trace(s, chunks, false).log);
         }
       }
     }
@@ -207,20 +212,29 @@ describe('an SSE push that is one whole event', () => {
     );
     const s: Scenario = { mode: 'encode', events: [], joins: [], limit: undefined, onInvalid: false, onCollision: false };
     let fast: ReturnType<typeof trace> | undefined;
-    expect(generalReads(() => (fast = trace(s, events, true)))).toBe(0);
-    expect(fast!.calls).toEqual({ taken: 3, perMessage: 0 });
-    expect(fast!.log).toEqual(trace(s, events, false).log);
+    expectBe(
+      generalReads(() => (fast = trace(s, events, true))),
+      0,
+    );
+    expectEqual(fast!.calls, { taken: 3, perMessage: 0 });
+    expectEqual(fast!.log, trace(s, events, false).log);
     // A stream per event (an HTTP answer each), with CRLF endings: the same.
     for (const e of events) {
       const crlf = bytes(Buffer.from(e).toString().replaceAll('\n', '\r\n'));
-      expect(generalReads(() => (fast = trace(s, [crlf], true)))).toBe(0);
-      expect(fast!.calls).toEqual({ taken: 1, perMessage: 0 });
+      expectBe(
+        generalReads(() => (fast = trace(s, [crlf], true))),
+        0,
+      );
+      expectEqual(fast!.calls, { taken: 1, perMessage: 0 });
     }
     // Lines after the data (an `id:` or a comment) are the batch's too (one event reader for both).
     const after = bytes('event: message\ndata: {"jsonrpc":"2.0","id":4,"result":{}}\nid: 4\n: kept\n\n');
-    expect(generalReads(() => (fast = trace(s, [after], true)))).toBe(0);
-    expect(fast!.calls).toEqual({ taken: 1, perMessage: 0 });
-    expect(fast!.log).toEqual(trace(s, [after], false).log);
+    expectBe(
+      generalReads(() => (fast = trace(s, [after], true))),
+      0,
+    );
+    expectEqual(fast!.calls, { taken: 1, perMessage: 0 });
+    expectEqual(fast!.log, trace(s, [after], false).log);
   });
 
   it('has no output for the pipe before the general framer is made: it refuses it, saying so', () => {
