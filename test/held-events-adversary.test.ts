@@ -13,7 +13,7 @@ import { createByteTransformer, createDecodeStream, createEncodeStream, type Str
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
 import { framedBody as body, cat, cutTrace, describeError, logText, pushCut, sized, sseField, traced } from './ndjson-scenarios.ts';
-import { withoutStackTraces } from './no-stack-traces.ts';
+import { withoutStacks } from './no-stacks.ts';
 import { leastTimes } from './scaling.ts';
 import { encodeSse } from './sse-properties.ts';
 import { bytes, run, split } from './stream-helpers.ts';
@@ -178,34 +178,33 @@ function eventEnds(input: Uint8Array, from: number): Set<number> {
  * whose blank line came is written in that push, held or not: a proxy must not wait for the next).
  */
 function trace(s: Scenario, { input, cuts, sizes }: ReturnType<typeof render>, batch: boolean): { log: unknown[]; atEnds: number[] } {
-  const log: unknown[] = [];
-  const atEnds: number[] = [];
-  const ends = eventEnds(input, s.bom ? 3 : 0);
-  const { out, written: total, options } = traced('sse', s, sizes, log);
-  const t = byteTransformer(s.mode, options, out, { lines: batch });
-  try {
-    let at = 0;
-    pushCut(s, input, cuts, JUNK, (c) => {
-      t.push(c);
-      at += c.length;
-      if (ends.has(at)) atEnds.push(total());
-    });
-    t.close();
-  } catch (e) {
-    log.push(['threw', ...describeError(e)]);
-  }
-  return { log, atEnds };
+  return withoutStacks(() => {
+    const log: unknown[] = [];
+    const atEnds: number[] = [];
+    const ends = eventEnds(input, s.bom ? 3 : 0);
+    const { out, written: total, options } = traced('sse', s, sizes, log);
+    const t = byteTransformer(s.mode, options, out, { lines: batch });
+    try {
+      let at = 0;
+      pushCut(s, input, cuts, JUNK, (c) => {
+        t.push(c);
+        at += c.length;
+        if (ends.has(at)) atEnds.push(total());
+      });
+      t.close();
+    } catch (e) {
+      log.push(['threw', ...describeError(e)]);
+    }
+    return { log, atEnds };
+  });
 }
 
 const transform = (mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]) =>
-  cutTrace('sse', mode, options, input, batch, cuts);
+  withoutStacks(() => cutTrace('sse', mode, options, input, batch, cuts));
 
 const every = (input: Uint8Array, size: number) => Array.from({ length: Math.ceil(input.length / size) }, (_, k) => k * size).slice(1);
 const progress = (i: number) =>
   JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: i, message: `step ${i} of Qwen` } });
-
-// Thousands of refused events (test/no-stack-traces.ts).
-withoutStackTraces();
 
 describe('held SSE events (adversary)', () => {
   it('change no output, callback or error, however the stream is cut, scribbled over or ended', () => {

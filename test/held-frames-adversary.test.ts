@@ -12,7 +12,7 @@ import { createByteTransformer, createDecodeStream, createEncodeStream, type Str
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
 import { framedBody as body, cat, cutTrace, describeError, logText, pushCut, sized, traced } from './ndjson-scenarios.ts';
-import { withoutStackTraces } from './no-stack-traces.ts';
+import { withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 import { leastTimes } from './scaling.ts';
 import { bytes, run } from './stream-helpers.ts';
@@ -117,28 +117,27 @@ const JUNK = bytes('Content-Length: 2\r\n\r\n{}\n\n');
  * is written in that push, held or not: a proxy must not wait for the next message).
  */
 function trace(s: Scenario, batch: boolean): { log: unknown[]; written: number[] } {
-  const { input, cuts, sizes } = render(s);
-  const log: unknown[] = [];
-  const written: number[] = [];
-  const { out, written: total, options } = traced('content-length', s, sizes, log);
-  const t = byteTransformer(s.mode, options, out, { lines: batch });
-  try {
-    pushCut(s, input, cuts, JUNK, (c) => {
-      t.push(c);
-      written.push(total());
-    });
-    t.close();
-  } catch (e) {
-    log.push(['threw', ...describeError(e)]);
-  }
-  return { log, written };
+  return withoutStacks(() => {
+    const { input, cuts, sizes } = render(s);
+    const log: unknown[] = [];
+    const written: number[] = [];
+    const { out, written: total, options } = traced('content-length', s, sizes, log);
+    const t = byteTransformer(s.mode, options, out, { lines: batch });
+    try {
+      pushCut(s, input, cuts, JUNK, (c) => {
+        t.push(c);
+        written.push(total());
+      });
+      t.close();
+    } catch (e) {
+      log.push(['threw', ...describeError(e)]);
+    }
+    return { log, written };
+  });
 }
 
 const transform = (mode: 'encode' | 'decode', options: StreamOptions, input: Uint8Array, batch: boolean, cuts: number[]) =>
-  cutTrace('content-length', mode, options, input, batch, cuts);
-
-// Thousands of refused inputs (test/no-stack-traces.ts).
-withoutStackTraces();
+  withoutStacks(() => cutTrace('content-length', mode, options, input, batch, cuts));
 
 describe('held Content-Length frames (adversary)', () => {
   it("give back the next frame's start taken with a held header block, so it is held and batched too", () => {

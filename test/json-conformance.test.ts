@@ -44,7 +44,7 @@ import { createByteTransformer, PayloadStreamError } from '../src/stream/index.t
 import { Transducer } from '../src/stream/transducer.ts';
 import { runs } from './arbitraries.ts';
 import { type StrictReason, strictJson } from './json-strict-reference.ts';
-import { withoutStackTraces } from './no-stack-traces.ts';
+import { withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 import { type ReferenceOptions, referenceDecode, referenceEncode } from './reference.ts';
 import { MOBILE_MCP } from './reference-options.ts';
@@ -195,18 +195,20 @@ function unframe(out: Uint8Array, framing: 'ndjson' | 'content-length'): Uint8Ar
 
 /** Runs `subject` (a document, or for decoding an encoded one) one way, cut at `cuts` (offsets in the document). */
 function transform(way: Way, mode: Mode, options: object, doc: Uint8Array, cuts: readonly number[] = []): Outcome {
-  if (way === 'bare') return bareRunner(mode, options).run(split(doc, cuts));
-  const { input, bodyAt, framing } = framed(doc, way);
-  const at = bodyAt + ENVELOPE_HEAD.length;
-  const out: Uint8Array[] = [];
-  try {
-    const t = createByteTransformer(mode, { ...options, framing }, (b) => void out.push(b.slice()));
-    for (const chunk of split(input, [at, ...cuts.map((c) => at + c)])) t.push(chunk);
-    t.close();
-  } catch (error) {
-    return { error };
-  }
-  return { out: unframe(new Uint8Array(Buffer.concat(out)), framing) };
+  return withoutStacks(() => {
+    if (way === 'bare') return bareRunner(mode, options).run(split(doc, cuts));
+    const { input, bodyAt, framing } = framed(doc, way);
+    const at = bodyAt + ENVELOPE_HEAD.length;
+    const out: Uint8Array[] = [];
+    try {
+      const t = createByteTransformer(mode, { ...options, framing }, (b) => void out.push(b.slice()));
+      for (const chunk of split(input, [at, ...cuts.map((c) => at + c)])) t.push(chunk);
+      t.close();
+    } catch (error) {
+      return { error };
+    }
+    return { out: unframe(new Uint8Array(Buffer.concat(out)), framing) };
+  });
 }
 
 /** The output of an accepted run: the document's (bare) or the message body's (embedded) bytes. */
@@ -326,9 +328,6 @@ const comparable = (o: Outcome) =>
   'error' in o && o.error instanceof PayloadStreamError
     ? { code: o.error.code, message: o.error.message, messageNumber: o.error.messageNumber, byteOffset: o.error.byteOffset }
     : o;
-
-// Thousands of refused inputs (test/no-stack-traces.ts).
-withoutStackTraces();
 
 describe('the corpus and the reference', () => {
   it('holds the 318 documents of test_parsing, as the suite counts them', () => {

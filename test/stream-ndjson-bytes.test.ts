@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { asReceived, describeError, loggedBytes, outputAppender } from './ndjson-scenarios.ts';
-import { withoutStackTraces } from './no-stack-traces.ts';
+import { withoutStacks } from './no-stacks.ts';
 import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
 
 type Mode = 'encode' | 'decode';
@@ -19,32 +19,34 @@ type Mode = 'encode' | 'decode';
  * what it had written after each push that ended at a line's end.
  */
 function trace(mode: Mode, chunks: Uint8Array[], lines: boolean): { log: unknown[]; atEnds: number[] } {
-  const log: unknown[] = [];
-  const append = outputAppender(log);
-  let written = 0;
-  const atEnds: number[] = [];
-  const t = byteTransformer(
-    mode,
-    {
-      onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),
-      onCollision: (e) => void log.push(['dropped', ...describeError(e)]),
-    },
-    (b) => {
-      written += b.length;
-      append(b);
-    },
-    { lines },
-  );
-  try {
-    for (const c of chunks) {
-      t.push(c);
-      if (c[c.length - 1] === 0x0a) atEnds.push(written);
+  return withoutStacks(() => {
+    const log: unknown[] = [];
+    const append = outputAppender(log);
+    let written = 0;
+    const atEnds: number[] = [];
+    const t = byteTransformer(
+      mode,
+      {
+        onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),
+        onCollision: (e) => void log.push(['dropped', ...describeError(e)]),
+      },
+      (b) => {
+        written += b.length;
+        append(b);
+      },
+      { lines },
+    );
+    try {
+      for (const c of chunks) {
+        t.push(c);
+        if (c[c.length - 1] === 0x0a) atEnds.push(written);
+      }
+      t.close();
+    } catch (e) {
+      log.push(['threw', ...describeError(e)]);
     }
-    t.close();
-  } catch (e) {
-    log.push(['threw', ...describeError(e)]);
-  }
-  return { log: asReceived(log), atEnds };
+    return { log: asReceived(log), atEnds };
+  });
 }
 
 /** Where the output's lines end (each line in gives one line out, when all are valid). */
@@ -64,7 +66,6 @@ const LINES: [Mode, string][] = [
 ];
 
 describe('NDJSON lines one byte away from usual ones', () => {
-  withoutStackTraces();
   it.each(LINES)('%s %j: the fast paths read them as the per-message path, whole and a byte at a time', (mode, line) => {
     const wrong: string[] = [];
     for (const input of oneByteAway(latin1(line))) {

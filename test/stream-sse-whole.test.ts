@@ -14,7 +14,7 @@ import { LineReader } from '../src/stream/sse-lines.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
 import { cat, describeError, framedBody, outputAppender, sseField } from './ndjson-scenarios.ts';
-import { withoutStackTraces } from './no-stack-traces.ts';
+import { withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 import { bytes } from './stream-helpers.ts';
 
@@ -101,30 +101,34 @@ function pushes(s: Scenario): Uint8Array[] {
 
 /** What a stream did with the pushes: output between callbacks, callbacks, its error; and which way its messages went. `wholeEvents` false: the general framer reads every push. */
 function trace(s: Scenario, chunks: Uint8Array[], batch: boolean, wholeEvents = true) {
-  const log: unknown[] = [];
-  const sizes = s.events.flatMap((e) => e.data.map((d) => d.length));
-  const maxMessageBytes = Array.isArray(s.limit) ? Math.max(1, (sizes[s.limit[0] % Math.max(1, sizes.length)] ?? 1) + s.limit[1]) : s.limit;
-  const options: StreamOptions = {
-    framing: 'sse',
-    maxMessageBytes,
-    onInvalidMessage: s.onInvalid ? (e) => void log.push(['invalid', ...describeError(e)]) : undefined,
-    onCollision: s.onCollision ? (e) => void log.push(['dropped', ...describeError(e)]) : undefined,
-  };
-  whole.on = wholeEvents;
-  try {
-    const calls = countCalls(() => {
-      const t = byteTransformer(s.mode, options, outputAppender(log), { lines: batch });
-      try {
-        for (const c of chunks) t.push(c);
-        t.close();
-      } catch (e) {
-        log.push(['threw', ...describeError(e)]);
-      }
-    });
-    return { log, calls };
-  } finally {
-    whole.on = true;
-  }
+  return withoutStacks(() => {
+    const log: unknown[] = [];
+    const sizes = s.events.flatMap((e) => e.data.map((d) => d.length));
+    const maxMessageBytes = Array.isArray(s.limit)
+      ? Math.max(1, (sizes[s.limit[0] % Math.max(1, sizes.length)] ?? 1) + s.limit[1])
+      : s.limit;
+    const options: StreamOptions = {
+      framing: 'sse',
+      maxMessageBytes,
+      onInvalidMessage: s.onInvalid ? (e) => void log.push(['invalid', ...describeError(e)]) : undefined,
+      onCollision: s.onCollision ? (e) => void log.push(['dropped', ...describeError(e)]) : undefined,
+    };
+    whole.on = wholeEvents;
+    try {
+      const calls = countCalls(() => {
+        const t = byteTransformer(s.mode, options, outputAppender(log), { lines: batch });
+        try {
+          for (const c of chunks) t.push(c);
+          t.close();
+        } catch (e) {
+          log.push(['threw', ...describeError(e)]);
+        }
+      });
+      return { log, calls };
+    } finally {
+      whole.on = true;
+    }
+  });
 }
 
 /** How many times the general framer began reading a chunk while `f` ran. */
@@ -142,9 +146,6 @@ function generalReads(f: () => void): number {
   }
   return n;
 }
-
-// Thousands of refused inputs (test/no-stack-traces.ts).
-withoutStackTraces();
 
 describe('an SSE push that is one whole event', () => {
   it('does what the general framer does with it: output, callbacks, error, the way through the core', () => {
