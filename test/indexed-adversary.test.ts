@@ -8,15 +8,15 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
+import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { B, BAD_UTF8, cat, hostileLine } from './hostile-lines.ts';
-import { indexedTrace } from './indexed-trace.ts';
+import { indexedGrowth, indexedTrace } from './indexed-trace.ts';
 import { loggedBytes, outputAppender } from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
-import { growth, LINEAR_BOUND } from './scaling.ts';
+import { LINEAR_BOUND } from './scaling.ts';
 
 type Mode = 'encode' | 'decode';
 
@@ -251,21 +251,8 @@ describe('the indexed path takes linear time in the line', () => {
     for (const mode of ['encode', 'decode'] as const)
       it(`${name}, ${mode}: 256 lines of 16 KB cost about 4x 256 lines of 4 KB (4 MB and 1 MB)`, () => {
         const input = (n: number) => B(`${make(n)}\n`.repeat(256));
-        const small = input(4000);
-        const big = input(16000);
-        const once = (b: Uint8Array) => () => {
-          const t = createByteTransformer(mode, {}, () => {});
-          t.push(b);
-          t.close();
-        };
-        // (The first run of `big`, growth's warm-up, counted: no run of its own for the count.)
-        let taken: number | undefined;
-        const bigCounted = () => {
-          const before = hooks.indexedPath(1);
-          once(big)();
-          taken ??= hooks.indexedPath(1) - before;
-        };
-        expect(growth(once(small), bigCounted)).toBeLessThan(LINEAR_BOUND);
+        const { growth, taken } = indexedGrowth(mode, input(4000), input(16000));
+        expect(growth).toBeLessThan(LINEAR_BOUND);
         expect(taken).toBe(256); // every line went the indexed way
       });
 });

@@ -11,15 +11,14 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { LINES } from '../src/stream/core-regions.ts';
-import { createByteTransformer } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { B } from './hostile-lines.ts';
-import { indexedTrace } from './indexed-trace.ts';
+import { indexedGrowth, indexedTrace } from './indexed-trace.ts';
 import { describeError, outputAppender } from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
-import { growth, LINEAR_BOUND } from './scaling.ts';
+import { LINEAR_BOUND } from './scaling.ts';
 
 afterEach(() => {
   hooks.indexedPath(1);
@@ -230,21 +229,8 @@ describe('hostile strings on the large path take linear time', () => {
     for (const mode of ['encode', 'decode'] as const)
       it(`${name}, ${mode}: 8 lines of 200 KB cost about 4x 8 lines of 50 KB`, () => {
         const input = (n: number) => B(`${head}"${fill(unit, n)}"}\n`.repeat(8));
-        const once = (b: Uint8Array) => () => {
-          const t = createByteTransformer(mode, {}, () => {});
-          t.push(b);
-          t.close();
-        };
-        const small = input(50_000);
-        const big = input(200_000);
-        // (The first run of `big`, growth's warm-up, counted: no run of its own for the count.)
-        let taken: number | undefined;
-        const bigCounted = () => {
-          const before = hooks.indexedPath(1);
-          once(big)();
-          taken ??= hooks.indexedPath(1) - before;
-        };
-        expect(growth(once(small), bigCounted)).toBeLessThan(LINEAR_BOUND);
+        const { growth, taken } = indexedGrowth(mode, input(50_000), input(200_000));
+        expect(growth).toBeLessThan(LINEAR_BOUND);
         expect(taken).toBe(8); // (each line taken whole by the large path)
       });
 });

@@ -4,10 +4,11 @@
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
-import type { StreamOptions } from '../src/stream/index.ts';
+import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { describeError, outputAppender } from './ndjson-scenarios.ts';
+import { growth } from './scaling.ts';
 
 /**
  * What one stream did with `input`: its output (through `writer`, into the log) and its
@@ -65,3 +66,26 @@ export const LOOP_TERMS: StreamOptions = { terms: { ascii: ['wanx', 'qwen'] } };
 /** What one stream did with `line` (a newline added) under LOOP_TERMS, and whether the indexed path took it. */
 export const loopLineTrace = (mode: 'encode' | 'decode', line: string, indexed: boolean) =>
   indexedTrace(mode, new TextEncoder().encode(`${line}\n`), LOOP_TERMS, indexed, outputAppender);
+
+/**
+ * How a stream's CPU time grows from `small` to `big` (test/scaling.ts), and how many of `big`'s
+ * lines the indexed path took, counted on growth's warm-up run of `big` (no run of its own).
+ */
+export function indexedGrowth(
+  mode: 'encode' | 'decode',
+  small: Uint8Array,
+  big: Uint8Array,
+): { growth: number; taken: number | undefined } {
+  const once = (b: Uint8Array) => () => {
+    const t = createByteTransformer(mode, {}, () => {});
+    t.push(b);
+    t.close();
+  };
+  let taken: number | undefined;
+  const bigCounted = () => {
+    const before = hooks.indexedPath(1);
+    once(big)();
+    taken ??= hooks.indexedPath(1) - before;
+  };
+  return { growth: growth(once(small), bigCounted), taken };
+}
