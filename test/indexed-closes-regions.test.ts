@@ -26,7 +26,23 @@ const name = fc.constantFrom('p', 'maxLength', 'properties', 'default', 'items',
 const scalar = fc.constantFrom('1', '-2.5e3', 'true', 'null', '"x"', '"wanx"', q(token), '"a\\u0041"', '"\\n"', '"image/png"');
 const ws = fc.constantFrom('', '', '', '', ' ', '\t');
 
-const key = fc.constantFrom('a', 'maxLength', 'data', 'type', 'blob', 'uri', '_meta', 'wanx', token);
+// (Protocol fields too: kept or not by their depth under params or result, J_L1 set at the first level.)
+const key = fc.constantFrom(
+  'a',
+  'maxLength',
+  'data',
+  'type',
+  'blob',
+  'uri',
+  '_meta',
+  'wanx',
+  token,
+  'task',
+  'taskId',
+  'tasks',
+  'cursor',
+  'progressToken',
+);
 const object = (value: fc.Arbitrary<string>) =>
   fc.array(fc.tuple(key, value, ws), { maxLength: 3 }).map((m) => `{${m.map(([k, v, w]) => `${q(k)}:${v}${w}`).join(',')}}`);
 
@@ -179,6 +195,16 @@ describe('closes in runs, spelled out', () => {
         const l = `{"jsonrpc":"2.0","method":"${'m'.repeat(pad)}","params":{"a":[{"b":[[{"c":"wanx"}]]}]}}`;
         expect(loopLineTrace(mode, l, true).log, l).toEqual(loopLineTrace(mode, l, false).log);
       }
+    });
+    it(`${mode}: a run in a line too long for the per-message path in one call, as with the indexed path off`, () => {
+      const long = `{"description":"${'wanx '.repeat(40_000)}","properties":{"p":{"default":{"a":[{}]}}},"maxLength":5}`;
+      const taken: number[] = [];
+      for (const l of [widen(long), `${widen(long)}}`, widen(long).replace('}}},"maxLength"', '}]},"maxLength"')]) {
+        const on = loopLineTrace(mode, l, true);
+        expect(loopLineTrace(mode, l, false).log).toEqual(on.log);
+        taken.push(on.taken);
+      }
+      expect(taken).toEqual([1, 0, 0]);
     });
     it(`${mode}: a run deeper than the stack holds, as with the indexed path off`, () => {
       for (const d of [7, 8, 9, 31, 32, 33, 63, 64, 65, 100]) {
