@@ -174,6 +174,11 @@ describe('closes in runs, spelled out', () => {
     '{"jsonrpc":"2.0","method":"m","params":{"a":[{"b":1}}}}',
     '{"jsonrpc":"2.0","method":"m","params":{"a":[[1,2}]}}',
     '{"jsonrpc":"2.0","method":"m","params":{"a":{"b":[1]]}}',
+    // (A comma after the run's last close, then what may not follow one.)
+    '{"jsonrpc":"2.0","method":"m","params":{"a":[{"b":1}],}}',
+    '{"jsonrpc":"2.0","method":"m","params":{"a":[[{"b":1}],]}}',
+    '{"jsonrpc":"2.0","method":"m","params":{"a":[[1]],\r"b":2}}',
+    '[{"jsonrpc":"2.0","method":"m","params":{"a":[1]}},]',
     // (The run ends at the line's end, before CR, before what is not JSON.)
     `${widen('{"maxLength":5}')}\r`,
     `${widen('{"maxLength":5}')}}`,
