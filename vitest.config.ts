@@ -46,7 +46,7 @@ const BUILD_INDEPENDENT = [
 // own graph, 7.5 s of CPU for eleven of them on SIMD.
 const HOOKED = [
   'test/{astral-terms,escape-map-adversary,kernel-key-id}.test.ts',
-  'test/{indexed-adversary,indexed-closes,indexed-data,indexed-escape-runs,indexed-loops-adversary,indexed-members,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
+  'test/{indexed-adversary,indexed-closes,indexed-closes-regions,indexed-data,indexed-escape-runs,indexed-loops-adversary,indexed-members,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
 ];
 const OWN_MODULES = [
   'test/{abi,call-timer,guard-verdict-paths}.test.ts',

@@ -8,6 +8,8 @@ export interface CoreHooks {
   indexedPath(on: number): number;
   /** How many messages the indexed path matched in one pass. */
   wholeScans(): number;
+  /** How many messages the indexed path read again (a `data` taken as text, given back). */
+  indexedAgain(): number;
   /** The id of the decoded key at p (n bytes; assembly/fields.ts), or KEY_OTHER. */
   keyId(p: number, n: number): number;
 }

@@ -47,7 +47,16 @@ let gTakenOpen: u32 = 0;
  */
 export function indexedMessage(state: usize, inp: usize, n: i32, out: usize): i32 {
   const written = indexedPass(state, inp, n, out, true);
-  return written != INDEXED_AGAIN ? written : indexedPass(state, inp, n, out, false);
+  if (written != INDEXED_AGAIN) return written;
+  gReadAgain++;
+  return indexedPass(state, inp, n, out, false);
+}
+
+let gReadAgain: u32 = 0;
+
+/** Tests: how many messages were read again (INDEXED_AGAIN). */
+export function indexedAgain(): u32 {
+  return gReadAgain;
 }
 
 /**
