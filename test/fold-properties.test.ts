@@ -5,10 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { compile } from '../src/codec/compiled.ts';
 import { resolveOptions } from '../src/codec/options.ts';
 import { createCodec, DEFAULT_TERMS } from '../src/index.ts';
-import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { anyString, fragmentString, runs } from './arbitraries.ts';
 import { foldedOccurrences, foldedPatterns, foldMap, lookalikeText, refFold, spreadTerm, tokenSpans } from './fold-reference.ts';
-import { bytes, choices, split, text, writeJson } from './stream-helpers.ts';
+import { bytes, choices, split, transformChunks, writeJson } from './stream-helpers.ts';
 
 // A custom set where folds of several letters matter: `℡` is all of `tel`, `ﬁ` starts `fin`,
 // `㎪` is `kpa`; the middle of `ﬁn` is `in`, `tmall` may start with `™`.
@@ -114,13 +113,7 @@ describe.each(sets)('fold nfkc, $name', ({ terms, codec, options, widen }) => {
         const message = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: ps.join('') }], [ps[0]!]: ps.join(' ') } };
         const line = `${writeJson(message, ch)}\n`;
         const data = bytes(line);
-        const out = (chunks: Uint8Array[]) => {
-          const parts: Uint8Array[] = [];
-          const t = byteTransformer('encode', options, (b) => void parts.push(b.slice()), { lines: false });
-          for (const c of chunks) t.push(c);
-          t.close();
-          return text(Buffer.concat(parts));
-        };
+        const out = (chunks: Uint8Array[]) => transformChunks('encode', options, chunks, { lines: false });
         const cut = out(
           split(
             data,

@@ -1,7 +1,7 @@
 // Running a TransformStream over chunks, and writing JSON text the way varied producers do.
 import fc from 'fast-check';
 import { createCodec, PayloadKeyCollisionError } from '../src/index.ts';
-import { createByteTransformer } from '../src/stream/index.ts';
+import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { concat } from '../src/util/concat.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 
@@ -113,10 +113,18 @@ export function writeJson(value: unknown, choices: number[]): string {
 
 export const choices = fc.array(fc.nat(1000), { minLength: 1, maxLength: 40 });
 
-/** One direction of the synchronous byte transformer over `chunks`: everything it wrote, as text. */
-export function transformChunks(mode: 'encode' | 'decode', options: object, chunks: Uint8Array[]): string {
+/**
+ * One direction of the synchronous byte transformer over `chunks`: everything it wrote, as
+ * text. `internal`: byteTransformer's (`lines: false`, the per-message path only).
+ */
+export function transformChunks(
+  mode: 'encode' | 'decode',
+  options: object,
+  chunks: Uint8Array[],
+  internal: { lines?: boolean } = {},
+): string {
   const out: Uint8Array[] = [];
-  const t = createByteTransformer(mode, options, (b) => void out.push(b.slice()));
+  const t = byteTransformer(mode, options, (b) => void out.push(b.slice()), internal);
   for (const c of chunks) t.push(c);
   t.close();
   return text(Buffer.concat(out));
