@@ -8,6 +8,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { describeError, loggedBytes, outputAppender } from './ndjson-scenarios.ts';
+import { withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 import { expectEventsEncoded, parsesAsJson, readEventsChecked } from './sse-reference.ts';
 import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
@@ -25,12 +26,14 @@ function trace(chunks: Uint8Array[], lines: boolean): unknown[] {
     outputAppender(log),
     { lines },
   );
-  try {
-    for (const c of chunks) t.push(c);
-    t.close();
-  } catch (e) {
-    log.push(['threw', ...describeError(e)]);
-  }
+  withoutStacks(() => {
+    try {
+      for (const c of chunks) t.push(c);
+      t.close();
+    } catch (e) {
+      log.push(['threw', ...describeError(e)]);
+    }
+  });
   return log;
 }
 
