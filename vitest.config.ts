@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // The tests run against both builds of the WASM core: SIMD (the default) and scalar (what
@@ -37,19 +36,12 @@ const BUILD_INDEPENDENT = [
 // close them after each test (a helper registers what it opened with the test that opened it,
 // never with a hook at its top level: it is imported once per worker). These run in a module
 // graph of their own (vitest's isolation), as they change what later files would see: module
-// mocks (vi.mock), spies on what every module calls, counts kept by a module (the schema
-// cache's), fake timers, the one WASM core left full or grown past 4 GiB, or memory measured
-// (what files before left would count).
-// The files that look inside the core (test/core-hooks.ts) share a graph of their own in which
-// the host loads the core built with test hooks (`-hooks`: src/core/instance.ts's
-// './wasm-bytes.js' resolves to test/wasm-bytes-with-hooks.ts); a mock per file cost each its
-// own graph, 7.5 s of CPU for eleven of them on SIMD.
-const HOOKED = [
-  'test/{astral-terms,escape-map-adversary,kernel-key-id}.test.ts',
-  'test/{indexed-adversary,indexed-closes,indexed-closes-regions,indexed-data,indexed-escape-runs,indexed-loops-adversary,indexed-members,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
-];
+// mocks (vi.mock, the core with test hooks), spies on what every module calls, counts kept by a
+// module (the schema cache's), fake timers, the one WASM core left full or grown past 4 GiB, or
+// memory measured (what files before left would count).
 const OWN_MODULES = [
-  'test/{abi,call-timer,guard-verdict-paths}.test.ts',
+  'test/{abi,astral-terms,call-timer,escape-map-adversary,guard-verdict-paths,kernel-key-id}.test.ts',
+  'test/{indexed-adversary,indexed-closes,indexed-closes-regions,indexed-data,indexed-escape-runs,indexed-loops-adversary,indexed-members,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
   'test/{stream-deferred-held,stream-sse-whole,stream-consumers,stream-batch-buffers}.test.ts',
   'test/{cli-serve-handler,cli-serve-session,http-access-adversary,http-connect,mcp-guard-order}.test.ts',
   'test/{cli-proxy-upstream-timeout,node-upstream-deadlines,http-parse-once,guard-schema-cache}.test.ts',
@@ -57,23 +49,15 @@ const OWN_MODULES = [
   'test/{memory-bounded,stream-idle-memory,stream-memory,stream-sse-memory,refused-lines,utf16-result}.test.ts',
 ];
 /**
- * A build's runs: the core's files sharing modules; (`-hooks`) those on the core with test
- * hooks, sharing theirs; (`-io`, SIMD only) the build-independent ones sharing theirs, apart, so
- * that what they leave running never counts in a core file's CPU time; (`-own`) those that need
- * modules of their own.
+ * A build's runs: the core's files sharing modules; (`-io`, SIMD only) the build-independent
+ * ones sharing theirs, apart, so that what they leave running never counts in a core file's CPU
+ * time; (`-own`) those that need modules of their own.
  */
 function projectsOf(build: 'simd' | 'scalar') {
   const env = { MCP_PAYLOAD_CODEC_WASM: build };
   const shared = { include: ['test/**/*.test.ts'], isolate: false, env };
   const projects = [
-    { extends: true, test: { name: build, ...shared, exclude: [...BUILD_INDEPENDENT, ...OWN_MODULES, ...HOOKED] } },
-    {
-      extends: true,
-      resolve: {
-        alias: [{ find: /^\.\/wasm-bytes\.js$/, replacement: fileURLToPath(new URL('./test/wasm-bytes-with-hooks.ts', import.meta.url)) }],
-      },
-      test: { name: `${build}-hooks`, ...shared, include: HOOKED },
-    },
+    { extends: true, test: { name: build, ...shared, exclude: [...BUILD_INDEPENDENT, ...OWN_MODULES] } },
     { extends: true, test: { name: `${build}-own`, include: OWN_MODULES, exclude: build === 'simd' ? [] : BUILD_INDEPENDENT, env } },
   ];
   if (build === 'simd')

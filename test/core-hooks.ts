@@ -1,6 +1,7 @@
 // The core's test hooks (assembly/test-hooks.ts). The shipped core has none: a test file that
-// uses them runs the whole host on the test build of the core, in the vitest projects that load
-// it (`simd-hooks`, `scalar-hooks`: HOOKED in vitest.config.ts).
+// uses them runs the whole host on the test build of the core, by starting with
+//   vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts'));
+// (vitest hoists it above the imports and keeps it to that file).
 import { type CoreExports, core } from '../src/core/instance.ts';
 
 export interface CoreHooks {
@@ -16,4 +17,6 @@ export interface CoreHooks {
 
 export const hooks = core as CoreExports & CoreHooks;
 if (typeof hooks.indexedPath !== 'function')
-  throw new Error('test/core-hooks.ts: the shipped core has no hooks; list the test file in HOOKED (vitest.config.ts)');
+  throw new Error(
+    "test/core-hooks.ts: the shipped core has no hooks; mock '../src/core/wasm-bytes.ts' with './wasm-bytes-with-hooks.ts' first",
+  );

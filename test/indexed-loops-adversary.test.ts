@@ -6,7 +6,7 @@
 // several in one stream, and the stream cut at any offset. Output, callbacks and errors must be
 // those of the indexed path off.
 import fc from 'fast-check';
-import { afterEach, describe, it } from 'vitest';
+import { afterEach, describe, it, vi } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { runs } from './arbitraries.ts';
@@ -15,6 +15,8 @@ import { agreeTaken, LOOP_TERMS, loopLineTrace } from './indexed-trace.ts';
 import { describeError, outputAppender } from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { expectEqual } from './quick-expect.ts';
+
+vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);
