@@ -142,8 +142,9 @@ describe("stage 2's runs of closes", () => {
 });
 
 describe('data taken as text, closed in runs', () => {
-  // (More than TAKEN_NESTING (8) `data` objects taken as text, each closed in a run: what is open
-  // is counted down as they close, so a later `data` is still taken in one pass.)
+  // (More than TAKEN_NESTING (8) `data` objects taken as text, each closed in a run: the output
+  // is the per-message path's. That a later `data` is still taken in one pass, not by reading
+  // the message again, only a count shows: indexed-closes-regions' "read once" test.)
   it('many data objects in turn, as with the indexed path off', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 3 }), fc.boolean(), (count, depth, media) => {
