@@ -30,6 +30,18 @@ const BUILD_INDEPENDENT = [
   'test/held-{lines,frames,events}-adversary.test.ts',
   'test/{layers,import-graph,doc-links,one-line,raw-ids,refused-lines,runtimes}.test.ts',
 ];
+// Files of the core's kind (computing, no processes) whose subject is JavaScript both builds
+// share: the framers' header and line readers, buffer pools, held bytes and what streams hold of
+// WASM memory, the compiler's tables (read by a JS model of the core), options, U+FFFD reports
+// on objects, and the house's static checks (abi.test.ts reads both builds' bytes itself). The
+// core under them is incidental and held on both builds by the files that aim at it, so these
+// run once, on SIMD (their scalar run was 24 s of CPU, 2026-12-07, under no scalar branch).
+const ONE_BUILD = [
+  'test/{abi,house-sizes,build-core-inputs,memoise,options,options-cache,options-prefix,integrity-limit}.test.ts',
+  'test/{compile-classes,compile-prefilters,default-automaton,json-spans,held-bytes,held-bytes-past-4gib}.test.ts',
+  'test/{stream-content-length-reader,stream-content-length-header,stream-sse-lines,stream-buffer-pool}.test.ts',
+  'test/{stream-batch-buffers,work-pool-room,stream-idle-memory,stream-memory,stream-sse-memory,memory-bounded}.test.ts',
+];
 // A file's modules: most files share their worker's (`isolate: false`: a file's start then
 // imports nothing again: vitest, the library, the core and the SDK cost 0.3-0.9 s of CPU a
 // file). The core's files compute; the build-independent ones start processes and sockets and
@@ -56,9 +68,10 @@ const OWN_MODULES = [
 function projectsOf(build: 'simd' | 'scalar') {
   const env = { MCP_PAYLOAD_CODEC_WASM: build };
   const shared = { include: ['test/**/*.test.ts'], isolate: false, env };
+  const onceOnly = build === 'simd' ? [] : [...BUILD_INDEPENDENT, ...ONE_BUILD];
   const projects = [
-    { extends: true, test: { name: build, ...shared, exclude: [...BUILD_INDEPENDENT, ...OWN_MODULES] } },
-    { extends: true, test: { name: `${build}-own`, include: OWN_MODULES, exclude: build === 'simd' ? [] : BUILD_INDEPENDENT, env } },
+    { extends: true, test: { name: build, ...shared, exclude: [...BUILD_INDEPENDENT, ...OWN_MODULES, ...onceOnly] } },
+    { extends: true, test: { name: `${build}-own`, include: OWN_MODULES, exclude: onceOnly, env } },
   ];
   if (build === 'simd')
     projects.push({ extends: true, test: { name: `${build}-io`, ...shared, include: BUILD_INDEPENDENT, exclude: OWN_MODULES } });
