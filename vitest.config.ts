@@ -55,7 +55,7 @@ const OWN_MODULES = [
   'test/{abi,astral-terms,call-timer,escape-map-adversary,guard-verdict-paths,kernel-key-id}.test.ts',
   'test/{indexed-adversary,indexed-closes,indexed-closes-regions,indexed-data,indexed-escape-runs,indexed-loops-adversary,indexed-members,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
   'test/{stream-deferred-held,stream-sse-whole,stream-consumers,stream-batch-buffers}.test.ts',
-  'test/{cli-serve-handler,cli-serve-session,http-access-adversary,http-connect,mcp-guard-order}.test.ts',
+  'test/{cli-serve-handler,cli-serve-session,http-access-adversary,http-connect,http-serve-call-timeout,mcp-guard-order}.test.ts',
   'test/{cli-proxy-upstream-timeout,node-upstream-deadlines,http-parse-once,guard-schema-cache}.test.ts',
   'test/{stream-memory-full,http-memory-full,stream-output-past-4gib,held-bytes-past-4gib,work-pool-room}.test.ts',
   'test/{memory-bounded,stream-idle-memory,stream-memory,stream-sse-memory,refused-lines,utf16-result}.test.ts',

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it, type TestContext } from 'vitest';
-import { NO_ANSWER, until } from './call-timeout-helpers.ts';
+import { NO_ANSWER, progressUntilAnswer, until } from './call-timeout-helpers.ts';
 import { CLI, CliSession, cliRuns, fixture, ROOT } from './fixtures/cli-session.ts';
 
 const SERVER = fixture('slow-server.mjs');
@@ -81,22 +81,23 @@ describe.concurrent('wrap --call-timeout', () => {
 
   it('lets progress keep a call going past the limit', async (t) => {
     const { client } = await wrapped(t, record(), ['--call-timeout', '1s']);
-    let progress = 0;
-    const r = await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => progress++ });
+    const progress = progressUntilAnswer(client);
+    // (Answered a tick after the 15th report: 1.6 s, past the limit.)
+    const r = await client.callTool({ name: 'progress', arguments: {} }, undefined, { onprogress: () => {} });
     expect(r).toEqual({ content: [{ type: 'text', text: 'done' }] });
-    expect(progress).toBe(15);
+    expect(progress('progress')).toEqual(Array.from({ length: 15 }, (_, k) => k + 1));
     await client.close();
   });
 
   it('stops at --call-timeout-max however much progress comes', async (t) => {
     const { client } = await wrapped(t, record(), ['--call-timeout', '1s', '--call-timeout-max', '2s']);
-    let progress = 0;
-    const r = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => progress++ });
+    const progress = progressUntilAnswer(client);
+    const r = await client.callTool({ name: 'forever', arguments: {} }, undefined, { onprogress: () => {} });
     expect(r).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
     // Progress came every 100 ms, and the call met the cap (2 s: about 20 of them; without it, the
     // server's 100 and the plain limit after them).
-    expect(progress).toBeGreaterThan(3);
-    expect(progress).toBeLessThan(40);
+    expect(progress('forever').length).toBeGreaterThan(3);
+    expect(progress('forever').length).toBeLessThan(40);
     await client.close();
   });
 
@@ -142,13 +143,20 @@ describe.concurrent('wrap --call-timeout', () => {
     t.onTestFinished(() => void s.child.kill());
     for (const id of ['"a\\u0041"', '1.0', '1e1'])
       s.send(`{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{}}}\n`);
-    await s.until(() => s.stdout.toString().split('\n').filter(Boolean).length === 3);
-    await new Promise((r) => setTimeout(r, 1_500)); // (past the limit: no answer of wrap's may follow)
+    // A call sent after them that the server never answers: wrap answers it at the limit, after
+    // any answer of its own to the others (equal limits expire in the order they were set).
+    s.send({ jsonrpc: '2.0', id: 'n', method: 'tools/call', params: { name: 'never', arguments: {} } });
+    expect((await s.response('n')).result.isError).toBe(true);
     const ended = await s.end();
-    const lines = ended.stdout.toString().split('\n').filter(Boolean);
+    const lines = ended.stdout
+      .toString()
+      .split('\n')
+      .filter((l) => l && !l.includes('"id":"n"'));
     expect(lines).toHaveLength(3);
     expect(lines.every((l) => !l.includes('isError'))).toBe(true);
-    expect(seen(file).some((l) => l.includes('notifications/cancelled'))).toBe(false);
+    expect(seen(file).filter((l) => l.includes('notifications/cancelled'))).toEqual([
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"n","reason":"timeout"}}',
+    ]);
   });
 });
 
