@@ -42,6 +42,9 @@ export const cancelsIn = (file: string) => seen(file).filter((m) => m.method ===
 
 export { until } from './until.ts';
 
+/** The reports of slow-server.mjs's `progress` tool, in order: it answers a tick after the last. */
+export const PROGRESS_REPORTS: readonly number[] = Array.from({ length: 15 }, (_, k) => k + 1);
+
 /** What progressUntilAnswer reads of a message the client sends or is handed. */
 interface Read {
   id?: unknown;
@@ -96,7 +99,7 @@ export async function progressUpToMax(client: Pick<Client, 'callTool' | 'transpo
   const call = (name: string) => client.callTool({ name, arguments: {} }, undefined, { onprogress: () => {} });
   const [answered, capped] = await Promise.all([call('progress'), call('forever')]);
   expect(answered).toEqual({ content: [{ type: 'text', text: 'done' }] });
-  expect(progress('progress')).toEqual(Array.from({ length: 15 }, (_, k) => k + 1));
+  expect(progress('progress')).toEqual(PROGRESS_REPORTS);
   expect(capped).toEqual({ content: [{ type: 'text', text: NO_ANSWER }], isError: true });
   expect(progress('forever').length).toBeGreaterThan(3);
   expect(progress('forever').length).toBeLessThan(50);
