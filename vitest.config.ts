@@ -91,7 +91,7 @@ export default defineConfig({
     // fast-check's global limits (a failing or hanging property fails in seconds, not minutes).
     setupFiles: ['test/setup-fast-check.ts', 'test/setup-equal-bytes.ts'],
     // Prints the seed the properties draw from (test/suite-seed.ts), to replay a run.
-    globalSetup: ['test/print-seed.ts'],
+    globalSetup: ['test/print-seed.ts', 'test/run-tmpdir.ts'],
     projects: [...projectsOf('simd'), ...projectsOf('scalar')],
   },
 });
