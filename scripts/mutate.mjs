@@ -137,7 +137,7 @@ function testTiers(file) {
   return [first, rest, built].filter((tier) => tier.length > 0);
 }
 // SIMD-only code needs the SIMD project; other core code runs on both builds (the scalar
-// project leaves out the tests whose logic does not depend on the build: vitest.config.ts).
+// projects run the files aimed at the core's scalar branches: `SCALAR` in vitest.config.ts).
 const projectsFor = (file) => (file === 'assembly/utf8-simd.ts' || !file.startsWith('assembly/') ? ['simd*'] : ['simd*', 'scalar*']);
 const PROBE = 'scripts/mutate-probe.ts';
 
