@@ -24,6 +24,10 @@ export const D_GRAMS: usize = 56; //     u32 ptr: 32768-bit set of hashed folded
 export const D_GRAM_MASK: usize = 60; // u32: which of the 4 loaded bytes the start hash uses
 export const D_TEDDY_ASCII: usize = 64; // u32 ptr: D_TEDDY's masks for fingerprints of four ASCII bytes, or 0
 export const D_START: usize = 68; //     u32: the start state's entry in D_TRANS
+// u32: 1 when every DFA state dies on '"', '\\' and the control bytes the short escapes stand
+// for: encoding may then match a string whose escapes are all short ones other than `\/` in its
+// raw bytes (json/indexed-text.ts readString says why; decoding always may).
+export const D_RAW_ESCAPES: usize = 72;
 export const DESCRIPTOR_SIZE: usize = 80; // (the tables after it stay 16-byte aligned)
 
 // ---- scan (match.ts): what its records hold, and their size ----

@@ -11,6 +11,10 @@ export interface CoreHooks {
   wholeScans(): number;
   /** How many messages the indexed path read again (a `data` taken as text, given back). */
   indexedAgain(): number;
+  /** How many strings with escapes the indexed path read as raw text (assembly/json/indexed-text.ts readString). */
+  rawStrings(): number;
+  /** How many of those it decoded after all: a match started at an escape's letter. */
+  rawDecoded(): number;
   /** The id of the decoded key at p (n bytes; assembly/fields.ts), or KEY_OTHER. */
   keyId(p: number, n: number): number;
 }

@@ -36,7 +36,7 @@ export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32
   // (keyRules of a KEY_OTHER key: V_PAYLOAD, and at the payload's first level J_L1 = KEY_OTHER.)
   const firstLevel = level != 0 && depth == level + 1;
   while (true) {
-    const e = readString(i);
+    const e = readString(i, false);
     if (e < 0) return e;
     // A key that decoding changes may collide with another: the host checks it.
     if (transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
@@ -52,7 +52,7 @@ export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32
     if ((v & ~V_PAYLOAD) != 0) return stop(P_VALUE, i);
     const b = <u32>load<u8>(inp + <usize>i);
     if (b == QUOTE) {
-      const s = readString(i);
+      const s = readString(i, true);
       if (s < 0) return s;
       if (v != 0) {
         // (As stage 2 does with a payload string below the root: a data: URI's header alone.)
@@ -79,7 +79,7 @@ export function messageMembers(inp: usize, i: i32, n: i32, at: usize, level: u32
   store<u16>(at, <u16>(<u32>load<u16>(at) & ~K_FIRST));
   gMembersDepth = level;
   while (true) {
-    const e = readString(i);
+    const e = readString(i, false);
     if (e < 0) return e;
     i = e + 1;
     const v = messageKey(keyId(gDec, <u32>gDecLen));
@@ -93,7 +93,7 @@ export function messageMembers(inp: usize, i: i32, n: i32, at: usize, level: u32
       i = payloadObject(inp, i, n, at, level, level, encoding);
       if (i < 0 || gMembersDepth != level) return i;
     } else if (b == QUOTE) {
-      const s = readString(i);
+      const s = readString(i, true);
       if (s < 0) return s;
       i = s + 1;
     } else {
@@ -125,7 +125,7 @@ export function arrayValues(inp: usize, i: i32, n: i32, at: usize, depth: u32, l
   while (true) {
     const b = <u32>load<u8>(inp + <usize>i);
     if (b == QUOTE) {
-      const s = readString(i);
+      const s = readString(i, payload);
       if (s < 0) return s;
       if (payload) {
         if (!(encoding && gDecLen > 0 && isWholeDataUri(gDec, gDecLen))) transformText(i + 1, s, gDecLen);

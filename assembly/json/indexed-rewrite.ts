@@ -4,14 +4,14 @@
 // one pass over all of it rather than string by string.
 import {
   D_MATCHES, D_QUOTE_FREE, J_AUX, J_DEC_CAP, J_DESC, J_MODE, J_NUM, J_NUM_LEN, J_REC, JSON_ENCODE, MATCH_RECORD_SIZE,
-  MODE_BYTE_RECORDS,
+  MODE_BYTE_RECORDS, TOKEN_RECORD_SIZE,
 } from '../abi';
 import { BACKSLASH } from '../bytes';
 import { decode, mayHoldToken, TOKEN_BLOCKS } from '../decode';
 import { mayStartIn, mayStartInBlocks, SHORT_BLOCKS } from '../filter';
 import { findByte } from '../find';
 import { scan, shortestMatch } from '../match';
-import { gDec, gDecLen, gEscapeEntries, gEscapes, gIn } from './indexed-text';
+import { decodeRawText, escapeLetterAt, gDec, gDecLen, gEscapeEntries, gEscapes, gIn, gRawText } from './indexed-text';
 import { rawOffset, uriHeaderEnd } from './media';
 import { shortestToken, writeMatches, writeMaxLength, writeToken } from './rewrite';
 import { emit, get, set, st } from './state';
@@ -148,21 +148,37 @@ export function transformUriHeader(a: i32, e: i32): bool {
 function matchText(a: i32, e: i32, n: i32): bool {
   const raw = gIn + <usize>a;
   const desc = get(J_DESC) as usize;
-  if (get(J_MODE) == JSON_ENCODE) scan(desc, gDec, n, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);
-  else decode(desc, gDec, gDecLen, get(J_REC) as usize, 1, get(J_AUX) as usize, 0);
-  const count = <i32>load<u32>(desc + D_MATCHES);
+  const encoding = get(J_MODE) == JSON_ENCODE;
+  let count = findIn(desc, encoding, n);
   if (count == 0) return false;
-  if (!gEscapes && get(J_MODE) == JSON_ENCODE) {
+  // Escapes with text read raw (readString): its matches are the decoded text's, at raw offsets,
+  // unless one starts at an escape's letter; then decoded after all, and matched again.
+  let escapes = gEscapes && !gRawText;
+  if (gEscapes && gRawText && escapeLetterAt(raw, get(J_REC) as usize, count, encoding ? MATCH_RECORD_SIZE : TOKEN_RECORD_SIZE)) {
+    decodeRawText(a, e);
+    n = gDecLen;
+    escapes = true;
+    count = findIn(desc, encoding, n);
+    if (count == 0) return false;
+  }
+  if (!escapes && encoding) {
     writeTokens(a, 0, count);
     return true;
   }
   emit(gIn + <usize>gCopied, <usize>(a - gCopied));
-  if (gEscapes) useEscapeMap(gEscapeEntries);
-  const rawLen = n == gDecLen ? e - a : rawOffset(raw, e - a, n, !gEscapes);
-  writeMatches(raw, rawLen, gDec, count, n, true, !gEscapes);
+  if (escapes) useEscapeMap(gEscapeEntries);
+  const rawLen = n == gDecLen ? e - a : rawOffset(raw, e - a, n, !escapes);
+  writeMatches(raw, rawLen, gDec, count, n, true, !escapes);
   useEscapeMap(-1);
   gCopied = a + rawLen;
   return true;
+}
+
+/** The matcher (or the token decoder) over the first n bytes of gDec (gDecLen decoding): how many it found, in J_REC. */
+@inline function findIn(desc: usize, encoding: bool, n: i32): i32 {
+  if (encoding) scan(desc, gDec, n, get(J_REC) as usize, 1, MODE_BYTE_RECORDS);
+  else decode(desc, gDec, gDecLen, get(J_REC) as usize, 1, get(J_AUX) as usize, 0);
+  return <i32>load<u32>(desc + D_MATCHES);
 }
 
 /**

@@ -1,14 +1,16 @@
 // The indexed path's strings (indexed.ts): where each ends, from stage 1's quotes
 // (structural.ts), and its decoded text: the input itself, or, when it has escapes, the decoded
 // window, with an escape map from decoded to raw offsets for the rewrite (indexed-rewrite.ts).
-import { J_DEC, J_DEC_CAP } from '../abi';
+import { D_RAW_ESCAPES, J_DEC, J_DEC_CAP, J_DESC } from '../abi';
 import { BACKSLASH, LONE_SURROGATE, LOWER_U } from '../bytes';
 import { hexValue } from '../decode';
 import { copyBytes } from '../copy';
 import { utf8Encode } from '../utf8';
 import { get } from './state';
 import { shortEscape } from './strings';
-import { backslashBits, backslashCount, backslashesBefore, backslashesBeforeIn, gUnfit, nextQuote, surelyNoBackslash } from './structural';
+import {
+  backslashBits, backslashCount, backslashesBefore, backslashesBeforeIn, gOtherEscapes, gUnfit, nextQuote, surelyNoBackslash,
+} from './structural';
 import { findBackslash, gMapEntries, mapEscape } from './windows';
 
 /** indexedMessage's answer when the per-message path may still take the message whole. */
@@ -21,15 +23,23 @@ export const INDEXED_HOST: i32 = -2;
 
 /** The message's input. */
 export let gIn: usize = 0;
+// Whether a text string's raw bytes may stand for its decoded text when its escapes are short
+// ones other than `\/` (readString): encoding, the codec's D_RAW_ESCAPES; decoding, always (a
+// token's prefix and suffix are printable ASCII without quotes or backslashes: createCodec).
+let gRawMay = false;
 
 /** Starts a message at `inp`. */
-export function startText(inp: usize): void {
+export function startText(inp: usize, encoding: bool): void {
   gIn = inp;
+  gRawMay = !encoding || load<u32>(get(J_DESC) as usize + D_RAW_ESCAPES) != 0;
 }
 
 // The decoded text of the current string: the input itself, or the decoded window when it has
-// escapes.
+// escapes, or (gRawText) its raw bytes, escapes and all.
 export let gEscapes = false;
+export let gRawText = false; // (read only when gEscapes)
+let gRawStrings: u32 = 0;
+let gRawDecoded: u32 = 0;
 export let gDec: usize = 0;
 export let gDecLen: i32 = 0;
 export let gEscapeEntries: i32 = -1; // the escape map's entries for the decoded string (-1: too many to map)
@@ -39,8 +49,17 @@ export let gEscapeEntries: i32 = -1; // the escape map's entries for the decoded
  * gDec and gDecLen; or INDEXED_REFUSED when the index disagrees with stage 2 on where it starts
  * or its text is longer than the decoded window, INDEXED_HOST when it is not closed, holds a
  * byte stage 1 found unfit or an escape that is not valid.
+ *
+ * `text`: the string is only matched (transformText) or not read at all, never compared. Then,
+ * when its escapes are all short ones other than `\/` (stage 1 found no other so far) and the
+ * codec allows it (gRawMay), its text is its raw bytes (gRawText), not decoded: what those
+ * escapes stand for (`"`, `\\`, control bytes) is in no match or token (D_RAW_ESCAPES) and a
+ * backslash in none either, so every match of the decoded text lies between two escapes and is
+ * found at the same place in the raw bytes; the raw bytes hold no other, unless one starts at an
+ * escape's letter (`\tongyi`), which matchText checks (escapeLetterAt). Nor is either text a
+ * whole data: URI (a backslash, a quote or a control byte ends one).
  */
-@inline export function readString(i: i32): i32 {
+@inline export function readString(i: i32, text: bool): i32 {
   // (The backslash counts and the escape flag in locals, not globals written and read back;
   // most strings need nothing past the two quotes.)
   if (nextQuote() != i) return INDEXED_REFUSED;
@@ -56,8 +75,52 @@ export let gEscapeEntries: i32 = -1; // the escape map's entries for the decoded
     gDecLen = e - i - 1;
     return e;
   }
+  gRawText = false;
+  if (text && gRawMay && !gOtherEscapes) {
+    // (The same refusal as decodeEscapes': matchText may decode it yet.)
+    if (e - i - 1 > <i32>get(J_DEC_CAP) - 16) return INDEXED_REFUSED;
+    gRawText = true;
+    gDec = gIn + <usize>(i + 1);
+    gDecLen = e - i - 1;
+    gRawStrings++;
+    return e;
+  }
   const decoded = decodeEscapes(i + 1, e);
   return decoded < 0 ? decoded : e;
+}
+
+/**
+ * The string at [a, e) read as raw text (gRawText) decoded after all, as readString would have:
+ * a match found in its raw bytes starts at an escape's letter. (It cannot fail: its escapes are
+ * valid and it fits the decoded window, as readString checked.)
+ */
+export function decodeRawText(a: i32, e: i32): void {
+  decodeEscapes(a, e);
+  gRawText = false;
+  gRawDecoded++;
+}
+
+/**
+ * Whether one of the `count` records at `rec` (`size` bytes each, a start offset first) of a
+ * match or token found in the raw text at `raw` starts at an escape's letter: right after a
+ * backslash that escapes (an odd run of them before it).
+ */
+export function escapeLetterAt(raw: usize, rec: usize, count: i32, size: u32): bool {
+  for (let k: i32 = 0; k < count; k++) {
+    const s = <i32>load<u32>(rec + <usize>k * <usize>size);
+    let b = s;
+    while (b > 0 && load<u8>(raw + <usize>(b - 1)) == BACKSLASH) b--;
+    if (((s - b) & 1) != 0) return true;
+  }
+  return false;
+}
+
+/** Tests: how many strings were read as raw text, and how many of them decoded after all. */
+export function rawStrings(): u32 {
+  return gRawStrings;
+}
+export function rawDecoded(): u32 {
+  return gRawDecoded;
 }
 
 /** readString's text of a string that holds escapes: decoded into the window, with the escape map. */

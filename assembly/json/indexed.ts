@@ -68,8 +68,8 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
   resetMessage();
   gTakenOpen = 0;
   indexStart(inp, n);
-  startText(inp);
   const encoding = get(J_MODE) == JSON_ENCODE;
+  startText(inp, encoding);
   startRewrite(n, encoding);
   startAhead(n);
   const stack = get(J_STACK) as usize; // (the container stack: the current entry at stack + 2 * depth)
@@ -104,7 +104,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           if (phase != P_AFTER || i >= n || (b = <u32>load<u8>(inp + <usize>i)) != BRACE_CLOSE) continue;
         } else {
           // (Any other object holds no payload (`_meta`'s, a protocol field's, an id's): its keys have no rule.)
-          const e = readString(i);
+          const e = readString(i, false);
           if (e < 0) return e;
           keyV = 0;
           i = e + 1;
@@ -156,7 +156,7 @@ function indexedPass(state: usize, inp: usize, n: i32, out: usize, speculate: bo
           continue;
         }
         if (b == QUOTE) {
-          const e = readString(i);
+          const e = readString(i, (v & V_TYPE) == 0); // (a `type` is compared)
           if (e < 0) return e;
           if ((v & V_PAYLOAD) != 0) {
             // (A bare string the host already knows is not a data: URI is not looked at again;

@@ -4,7 +4,7 @@
 // in-string regions (a prefix XOR of the quotes) and, checked on the way, control bytes inside
 // strings and bytes that are not UTF-8. Between blocks it carries a few bits: inside a string or
 // not, and whether the next byte is escaped. Stage 2 takes the quotes one by one.
-import { BACKSLASH, FIRST_PRINTABLE, QUOTE } from '../bytes';
+import { BACKSLASH, FIRST_PRINTABLE, LOWER_B, LOWER_F, LOWER_N, LOWER_R, LOWER_T, QUOTE } from '../bytes';
 import { isValidUtf8 } from '../utf8';
 import { sequenceStart, utf8BlockErrors } from '../utf8-simd';
 
@@ -26,6 +26,12 @@ let gBackslashesBefore: u32 = 0; // how many come before it
 
 /** A byte stage 2 must not take: a control byte in a string, or not UTF-8 (the old path reports it). */
 export let gUnfit = false;
+/**
+ * An escape other than `\"` `\\` `\b` `\f` `\n` `\r` `\t` (a `\/`, a `\u`, or one not valid) in
+ * the blocks indexed so far: until one is, a string's raw bytes may stand for its decoded text
+ * (indexed-text.ts readString).
+ */
+export let gOtherEscapes = false;
 
 /** Starts indexing the n bytes at inp. */
 export function indexStart(inp: usize, n: i32): void {
@@ -39,6 +45,7 @@ export function indexStart(inp: usize, n: i32): void {
   gBackslashes = 0;
   gBackslashesBefore = 0;
   gQuoteless = false;
+  gOtherEscapes = false;
   // Without SIMD the UTF-8 check is one pass over the message (the blocks only classify bytes).
   gUnfit = !ASC_FEATURE_SIMD && !isValidUtf8(inp, n);
   if (ASC_FEATURE_SIMD && n > 0 && sequenceStart(inp, 0, n) != n) gUnfit = true; // the last character cut off
@@ -107,6 +114,7 @@ function indexBlock(): void {
   let quotes: u64 = 0;
   let backslashes: u64 = 0;
   let controls: u64 = 0;
+  let letters: u64 = 0; // (SIMD) bytes that may be a short escape's letter, where the block holds an escape
   let ascii = false;
   if (ASC_FEATURE_SIMD) {
     const prev = j >= 16 ? v128.load(p - 16) : i8x16.splat(0);
@@ -124,6 +132,8 @@ function indexBlock(): void {
     const b2 = i8x16.eq(v2, bs);
     const b3 = i8x16.eq(v3, bs);
     if (v128.any_true(v128.or(v128.or(b0, b1), v128.or(b2, b3)))) backslashes = bitmask64(b0, b1, b2, b3);
+    // (Here, while the vectors are at hand: kept past the UTF-8 check, they cost it registers.)
+    if ((backslashes != 0 || gEscaped != 0) && !gOtherEscapes) letters = shortEscapeLetters(v0, v1, v2, v3);
     const cs = i8x16.splat(<i8>FIRST_PRINTABLE);
     const c0 = i8x16.lt_u(v0, cs);
     const c1 = i8x16.lt_u(v1, cs);
@@ -153,7 +163,13 @@ function indexBlock(): void {
     backslashes &= valid;
     controls &= valid;
   }
-  if (backslashes != 0 || gEscaped != 0) quotes &= ~escapedBytes(backslashes);
+  if (backslashes != 0 || gEscaped != 0) {
+    const escaped = escapedBytes(backslashes);
+    quotes &= ~escaped;
+    // (Once one is met, the message's strings with escapes are decoded: not asked again. A bit
+    // past the message, a backslash that ends it, is not a letter: the zeros after it.)
+    if (!gOtherEscapes && !(ASC_FEATURE_SIMD ? (escaped & ~letters) == 0 : shortEscapesAt(p, escaped))) gOtherEscapes = true;
+  }
   // Inside a string: from an opening quote up to (not with) its closing one.
   let x = quotes;
   x ^= x << 1;
@@ -249,6 +265,35 @@ function skipPlainBlocks(): void {
   const codes = (((escaping << 1) | ODD) - escaping) ^ ODD;
   gEscaped = (codes & backslashes) >> 63;
   return codes ^ (backslashes | first);
+}
+
+/**
+ * The bytes of four vectors that are `"` `\\` `b` `f` `n` `r` or `t`, the letters of the short
+ * escapes other than `\/`, by nibble lookups as Teddy's: by a byte's low nibble, the high
+ * nibbles (as bits) that make one of the seven with it (2: `"` `b` `r`; 4: `t`; 6: `f`; c: `\\`;
+ * e: `n`).
+ */
+@inline function shortEscapeLetters(v0: v128, v1: v128, v2: v128, v3: v128): u64 {
+  const LOW = i8x16(0, 0, <i8>0xc4, 0, <i8>0x80, 0, 0x40, 0, 0, 0, 0, 0, 0x20, 0, 0x40, 0);
+  const HIGH = i8x16(1, 2, 4, 8, 16, 32, 64, <i8>0x80, 0, 0, 0, 0, 0, 0, 0, 0);
+  const low = i8x16.splat(15);
+  const zero = i8x16.splat(0);
+  const s0 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v0, low)), i8x16.swizzle(HIGH, i8x16.shr_u(v0, 4))), zero);
+  const s1 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v1, low)), i8x16.swizzle(HIGH, i8x16.shr_u(v1, 4))), zero);
+  const s2 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v2, low)), i8x16.swizzle(HIGH, i8x16.shr_u(v2, 4))), zero);
+  const s3 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v3, low)), i8x16.swizzle(HIGH, i8x16.shr_u(v3, 4))), zero);
+  return bitmask64(s0, s1, s2, s3);
+}
+
+/** Without SIMD: whether every byte at p that `escaped` marks is one of shortEscapeLetters'. */
+@inline function shortEscapesAt(p: usize, escaped: u64): bool {
+  let m = escaped;
+  while (m != 0) {
+    const x = <u32>load<u8>(p + <usize>ctz(m));
+    if (x != QUOTE && x != BACKSLASH && x != LOWER_B && x != LOWER_F && x != LOWER_N && x != LOWER_R && x != LOWER_T) return false;
+    m &= m - 1;
+  }
+  return true;
 }
 
 /** A bit per byte of x (8 bytes, little-endian) that is zero. */

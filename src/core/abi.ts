@@ -18,6 +18,7 @@ export const D_GRAMS = 56;
 export const D_GRAM_MASK = 60;
 export const D_TEDDY_ASCII = 64;
 export const D_START = 68;
+export const D_RAW_ESCAPES = 72;
 export const DESCRIPTOR_SIZE = 80;
 export const MODE_RECORDS = 1;
 export const MODE_BYTE_RECORDS = 2;

@@ -18,6 +18,7 @@ import {
   D_PREFIX_LEN,
   D_PREFIX_OUT,
   D_QUOTE_FREE,
+  D_RAW_ESCAPES,
   D_ROW_SHIFT,
   D_START,
   D_SUFFIX,
@@ -127,15 +128,25 @@ export function writeDescriptor(a: CoreTables, prefix: string, suffix: string, h
       [D_SUFFIX_LEN, suffix.length],
       [D_WIDEN, widen],
       [D_GRAM_MASK, a.gramMask],
-      [D_QUOTE_FREE, quoteFree(a) ? 1 : 0],
+      [D_QUOTE_FREE, diesOn(a, [0x22]) ? 1 : 0],
+      [D_RAW_ESCAPES, diesOn(a, SHORT_ESCAPED) ? 1 : 0],
       ...(a.teddyAscii ? [] : [[D_TEDDY_ASCII, 0] as [number, number]]),
     ],
   );
 }
 
-/** Whether every state dies on '"': then no match holds one, so none runs from one JSON string into the next. */
-function quoteFree(a: CoreTables): boolean {
-  const column = a.classes[0x22]!;
-  for (let at = column; at < a.transitions.length; at += a.classCount) if (a.transitions[at] !== 0) return false;
+/**
+ * Whether every state dies on each of `bytes`: then no match holds one. On '"' (D_QUOTE_FREE),
+ * none runs from one JSON string into the next; on SHORT_ESCAPED (D_RAW_ESCAPES), none holds
+ * what a short escape other than `\/` stands for.
+ */
+function diesOn(a: CoreTables, bytes: readonly number[]): boolean {
+  for (const b of bytes) {
+    const column = a.classes[b]!;
+    for (let at = column; at < a.transitions.length; at += a.classCount) if (a.transitions[at] !== 0) return false;
+  }
   return true;
 }
+
+/** What the short escapes `\"` `\\` `\b` `\f` `\n` `\r` `\t` stand for (`\/`, a '/', is not one of them: terms and data: URIs hold it). */
+const SHORT_ESCAPED = [0x22, 0x5c, 0x08, 0x0c, 0x0a, 0x0d, 0x09];
