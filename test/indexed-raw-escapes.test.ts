@@ -4,8 +4,9 @@
 // (hooks.indexedPath(0)), which decodes every string. What must hold it there: a term or token
 // that starts at an escape's letter (`\tongyi`: decoded after all; `\\tongyi`: not), any other
 // escape (`\/`, `\u`, one not valid) before or after in the message, codecs whose terms, prefix
-// or suffix hold what an escape stands for (not raw at all), escapes at every byte of a block,
-// and a message over the lines region cut into pieces.
+// or suffix hold what an escape stands for (not raw at all; each such byte alone too), a data:
+// URI whose '/' is written `\/` (a whole one decoded, not raw), escapes at every byte of a
+// block, and a message over the lines region cut into pieces.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
@@ -129,6 +130,48 @@ describe('strings with short escapes read raw agree with the byte path', () => {
     );
     expect(raw).toBe(0);
   });
+});
+
+describe('what stops a string being read raw, one thing at a time', () => {
+  // Each byte a short escape stands for, alone in a codec's terms: each must turn
+  // D_RAW_ESCAPES off (ESCAPED_TERMS above holds three at once, and misses a list that
+  // forgot the others).
+  for (const c of ['"', '\\', '\b', '\f', '\n', '\r', '\t'])
+    it(`a term that holds ${JSON.stringify(c)}: agree, and no string is read raw encoding`, () => {
+      const codec: StreamOptions = { terms: { ascii: ['qwen', 'tongyi'], exact: [`k${c}`, `${c}m`, `x${c}y`] } };
+      let raw = 0;
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: 70 }), fc.array(piece(codec), { minLength: 1, maxLength: 20 }), (pad, pieces) => {
+          raw += agree('encode', codec, message(pad, `${pieces.join('')} ${json(`k${c} ${c}m x${c}y`)}`)).raw;
+        }),
+        runs(40),
+      );
+      expect(raw).toBe(0);
+    });
+
+  // A whole base64 data: URI is one decoded, its base64 kept; with a `\/` its raw bytes are
+  // not one, so `\/` must send the string to be decoded (as a term holding '/' needs).
+  const slash = fc.constantFrom('/', '/', '\\/');
+  const uri = fc
+    .tuple(
+      fc.constantFrom('image', 'qwen'),
+      slash,
+      fc.constantFrom(';base64,', ';BASE64,', ','),
+      fc.array(fc.tuple(fc.constantFrom('qwen', 'QWEN', 'AAAA', '+', 'a', '_', '-'), slash), { maxLength: 6 }),
+      fc.constantFrom('', '=', '==', '\\/', '\\n', '\\t'),
+    )
+    .map(([type, sep, header, parts, end]) => `data:${type}${sep}png${header}${parts.map(([a, b]) => a + b).join('')}${end}`);
+  for (const [name, codec] of [
+    ['the default codec', {}],
+    ["terms that hold '/'", { terms: { ascii: ['qwen', 'a/b', 'png/', '/x'] } }],
+  ] as [string, StreamOptions][])
+    for (const mode of ['encode', 'decode'] as const)
+      it(`${mode}, ${name}: data: URIs whose '/' are written \\/ now and then`, () => {
+        fc.assert(
+          fc.property(fc.integer({ min: 0, max: 70 }), uri, (pad, body) => void agree(mode, codec, message(pad, body))),
+          runs(60),
+        );
+      });
 });
 
 describe('an escape at every byte of a block', () => {
