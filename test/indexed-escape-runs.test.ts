@@ -9,13 +9,12 @@
 // shows it is that the indexed path did not take a valid line (`taken`).
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { LINES } from '../src/stream/core-regions.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { B } from './hostile-lines.ts';
 import { indexedGrowth, indexedTrace } from './indexed-trace.ts';
-import { describeError, outputAppender } from './ndjson-scenarios.ts';
+import { outputAppender } from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 import { LINEAR_BOUND } from './scaling.ts';
@@ -102,28 +101,9 @@ const runLine = (run: number, end: number, next: string) =>
   message((((end - TEXT_AT - run + 1) % 64) + 64) % 64, `${'\\'.repeat(run)}${next}`);
 const NEXT = ['"', '', 'x', 'n', 'u0041', 'uD83D\\uDE00', '\\"', 'é"'];
 
-/** The stream's trace (as indexedTrace) with `input` pushed in pieces cut at `cuts`. */
-function cutIndexedTrace(mode: Mode, input: Uint8Array, cuts: number[], indexed: boolean) {
-  const log: unknown[] = [];
-  const before = hooks.indexedPath(indexed ? 1 : 0);
-  const t = byteTransformer(
-    mode,
-    {
-      onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),
-      onCollision: (e) => void log.push(['dropped', ...describeError(e)]),
-    },
-    outputAppender(log),
-  );
-  let at = 0;
-  withoutStacks(() => {
-    for (const c of [...cuts, input.length]) {
-      t.push(input.slice(at, c));
-      at = c;
-    }
-    t.close();
-  });
-  return { log, taken: hooks.indexedPath(1) - before };
-}
+/** The stream's trace (indexedTrace) with `input` pushed in pieces cut at `cuts`. */
+const cutIndexedTrace = (mode: Mode, input: Uint8Array, cuts: number[], indexed: boolean) =>
+  withoutStacks(() => indexedTrace(mode, input, {}, indexed, outputAppender, true, cuts));
 /** The message numbers JSON.parse rejects, as the stream numbers them (from 1). */
 const rejected = (lines: string[]) =>
   withoutStacks(() =>

@@ -8,11 +8,10 @@
 import fc from 'fast-check';
 import { afterEach, describe, it, vi } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
-import { agreeTaken, LOOP_TERMS, loopLineTrace } from './indexed-trace.ts';
-import { describeError, outputAppender } from './ndjson-scenarios.ts';
+import { agreeTaken, indexedTrace, LOOP_TERMS, loopLineTrace } from './indexed-trace.ts';
+import { outputAppender } from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { expectEqual } from './quick-expect.ts';
 
@@ -155,34 +154,11 @@ const broken = fc
 
 const traceOf = (mode: 'encode' | 'decode', l: string, indexed: boolean) => withoutStacks(() => loopLineTrace(mode, l, indexed));
 
-/** indexedTrace with the input pushed in pieces cut at `cuts`. */
-function cutTraceOf(mode: 'encode' | 'decode', input: Uint8Array, cuts: number[], indexed: boolean) {
-  const log: unknown[] = [];
-  const before = hooks.indexedPath(indexed ? 1 : 0);
-  const t = byteTransformer(
-    mode,
-    {
-      ...codec,
-      onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]),
-      onCollision: (e) => void log.push(['dropped', ...describeError(e)]),
-    },
-    outputAppender(log),
-    { lines: true },
-  );
-  try {
-    let from = 0;
-    withoutStacks(() => {
-      for (const c of [...cuts.map((c) => c % (input.length + 1)).sort((x, y) => x - y), input.length]) {
-        t.push(input.slice(from, c));
-        from = c;
-      }
-      t.close();
-    });
-  } catch (e) {
-    log.push(['threw', ...describeError(e)]);
-  }
-  return { log, taken: hooks.indexedPath(1) - before };
-}
+/** indexedTrace with the input pushed in pieces cut at `cuts` (any offsets, taken modulo its length). */
+const cutTraceOf = (mode: 'encode' | 'decode', input: Uint8Array, cuts: number[], indexed: boolean) => {
+  const at = cuts.map((c) => c % (input.length + 1)).sort((x, y) => x - y);
+  return withoutStacks(() => indexedTrace(mode, input, codec, indexed, outputAppender, true, at));
+};
 
 describe("stage 2's small loops on messages of any shape", () => {
   for (const mode of ['encode', 'decode'] as const) {

@@ -9,14 +9,13 @@
 // block, and a message over the lines region cut into pieces.
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { LINES } from '../src/stream/core-regions.ts';
 import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { B } from './hostile-lines.ts';
 import { indexedTrace } from './indexed-trace.ts';
-import { describeError, outputAppender } from './ndjson-scenarios.ts';
+import { outputAppender } from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { expectEqual } from './quick-expect.ts';
 
@@ -217,19 +216,8 @@ describe('an escape at every byte of a block', () => {
 
 describe('a message over the lines region', () => {
   /** Its trace pushed in pieces cut at `cuts`, the indexed path on. */
-  function cutTrace(mode: Mode, input: Uint8Array, cuts: number[]) {
-    const log: unknown[] = [];
-    const t = byteTransformer(mode, { onInvalidMessage: (e) => void log.push(['invalid', ...describeError(e)]) }, outputAppender(log));
-    let at = 0;
-    withoutStacks(() => {
-      for (const c of [...cuts, input.length]) {
-        t.push(input.slice(at, c));
-        at = c;
-      }
-      t.close();
-    });
-    return log;
-  }
+  const cutTrace = (mode: Mode, input: Uint8Array, cuts: number[]) =>
+    withoutStacks(() => indexedTrace(mode, input, {}, true, outputAppender, true, cuts)).log;
 
   it('JSON quoted in text, terms after escapes, whole and cut, as the byte path writes it', () => {
     const entry = (k: number) =>

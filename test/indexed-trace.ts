@@ -11,8 +11,9 @@ import { describeError, outputAppender } from './ndjson-scenarios.ts';
 import { growth } from './scaling.ts';
 
 /**
- * What one stream did with `input`: its output (through `writer`, into the log) and its
- * callbacks and errors in the order they came; `lines` false turns the NDJSON lane off.
+ * What one stream did with `input` (pushed whole, or in pieces cut at the ascending offsets
+ * `cuts`, each a copy): its output (through `writer`, into the log) and its callbacks and
+ * errors in the order they came; `lines` false turns the NDJSON lane off.
  */
 export function indexedTrace(
   mode: 'encode' | 'decode',
@@ -21,6 +22,7 @@ export function indexedTrace(
   indexed: boolean,
   writer: (log: unknown[]) => (b: Uint8Array) => void,
   lines = true,
+  cuts: readonly number[] = [],
 ): { log: unknown[]; taken: number } {
   const log: unknown[] = [];
   const options: StreamOptions = {
@@ -31,7 +33,12 @@ export function indexedTrace(
   const before = hooks.indexedPath(indexed ? 1 : 0);
   const t = byteTransformer(mode, options, writer(log), { lines });
   try {
-    t.push(input);
+    let from = 0;
+    for (const c of cuts) {
+      t.push(input.slice(from, c));
+      from = c;
+    }
+    t.push(from === 0 ? input : input.slice(from));
     t.close();
   } catch (e) {
     log.push(['threw', ...describeError(e)]);
