@@ -41,3 +41,14 @@ export const CASE_BIT: u32 = 0x20;
 export const FIRST_PRINTABLE: u32 = 0x20;
 /** Stands for a lone surrogate escape in the decoded window (no term or token holds it). */
 export const LONE_SURROGATE: u32 = 0xff;
+
+/** The byte a two-byte escape stands for (\" \\ \/ \b \f \n \r \t), or -1. */
+@inline export function shortEscape(e: u32): i32 {
+  if (e == QUOTE || e == BACKSLASH || e == SLASH) return <i32>e;
+  if (e == LOWER_N) return <i32>LF;
+  if (e == LOWER_T) return <i32>TAB;
+  if (e == LOWER_R) return <i32>CR;
+  if (e == LOWER_B) return <i32>BS;
+  if (e == LOWER_F) return <i32>FF;
+  return -1;
+}

@@ -2,12 +2,11 @@
 // (structural.ts), and its decoded text: the input itself, or, when it has escapes, the decoded
 // window, with an escape map from decoded to raw offsets for the rewrite (indexed-rewrite.ts).
 import { D_RAW_ESCAPES, J_DEC, J_DEC_CAP, J_DESC } from '../abi';
-import { BACKSLASH, LONE_SURROGATE, LOWER_U } from '../bytes';
+import { BACKSLASH, LONE_SURROGATE, LOWER_U, shortEscape } from '../bytes';
 import { hexValue } from '../decode';
 import { copyBytes } from '../copy';
 import { utf8Encode } from '../utf8';
 import { get } from './state';
-import { shortEscape } from './strings';
 import {
   backslashBits, backslashCount, backslashesBefore, backslashesBeforeIn, gOtherEscapes, gUnfit, nextQuote, surelyNoBackslash,
 } from './structural';

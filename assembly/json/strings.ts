@@ -8,7 +8,7 @@ import {
   J_URI_FED, J_URI_HEAD, J_UTF8_HI, J_UTF8_LO, J_UTF8_NEED, J_VALUE, P_AFTER, P_STRING, RESOLVE_STRING, RESOLVE_URI, DEFER_STRING,
   EV_RESOLVE, EV_URI_HEADER, J_MODE, JSON_ENCODE, ROOT_TEXT,
 } from '../abi';
-import { BACKSLASH, BS, CR, FF, FIRST_PRINTABLE, LF, LONE_SURROGATE, LOWER_B, LOWER_F, LOWER_N, LOWER_R, LOWER_T, LOWER_U, QUOTE, SLASH, TAB } from '../bytes';
+import { BACKSLASH, FIRST_PRINTABLE, LONE_SURROGATE, LOWER_U, QUOTE, shortEscape } from '../bytes';
 import { copyBytes } from '../copy';
 import { uriComplete, uriHeaderEnded, uriStep } from '../data-uri';
 import { hexValue } from '../decode';
@@ -148,17 +148,6 @@ export function decodeShortEscapes(inp: usize, i: i32, j: i32, len: i32): i32 {
     n += run;
     j = k;
   }
-  return -1;
-}
-
-/** The byte a two-byte escape stands for (\" \\ \/ \b \f \n \r \t), or -1. */
-@inline export function shortEscape(e: u32): i32 {
-  if (e == QUOTE || e == BACKSLASH || e == SLASH) return <i32>e;
-  if (e == LOWER_N) return <i32>LF;
-  if (e == LOWER_T) return <i32>TAB;
-  if (e == LOWER_R) return <i32>CR;
-  if (e == LOWER_B) return <i32>BS;
-  if (e == LOWER_F) return <i32>FF;
   return -1;
 }
 

@@ -4,7 +4,7 @@
 // in-string regions (a prefix XOR of the quotes) and, checked on the way, control bytes inside
 // strings and bytes that are not UTF-8. Between blocks it carries a few bits: inside a string or
 // not, and whether the next byte is escaped. Stage 2 takes the quotes one by one.
-import { BACKSLASH, FIRST_PRINTABLE, LOWER_B, LOWER_F, LOWER_N, LOWER_R, LOWER_T, QUOTE } from '../bytes';
+import { BACKSLASH, FIRST_PRINTABLE, QUOTE, SLASH, shortEscape } from '../bytes';
 import { isValidUtf8 } from '../utf8';
 import { sequenceStart, utf8BlockErrors } from '../utf8-simd';
 
@@ -290,7 +290,7 @@ function skipPlainBlocks(): void {
   let m = escaped;
   while (m != 0) {
     const x = <u32>load<u8>(p + <usize>ctz(m));
-    if (x != QUOTE && x != BACKSLASH && x != LOWER_B && x != LOWER_F && x != LOWER_N && x != LOWER_R && x != LOWER_T) return false;
+    if (x == SLASH || shortEscape(x) < 0) return false;
     m &= m - 1;
   }
   return true;
