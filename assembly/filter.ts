@@ -6,7 +6,7 @@
 // token may start in it).
 import { D_GRAMS, D_GRAM_MASK, D_TEDDY, D_TEDDY_ASCII } from './abi';
 import { CASE_BIT } from './bytes';
-import { highNibbles } from './utf8-simd';
+import { highNibbles } from './lanes';
 
 /** False only when no pattern can start at p. Reads 4 bytes at p. */
 @inline export function gramMayStart(desc: usize, p: usize): bool {

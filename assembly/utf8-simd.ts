@@ -2,6 +2,7 @@
 // one instruction per byte", 2021): three nibble lookups classify every pair of adjacent bytes,
 // and a saturating subtraction finds the bytes that must be the 3rd or 4th of a sequence. As
 // strict as utf8SequenceAt: no overlongs, no surrogates, nothing past U+10FFFF.
+import { highNibbles } from './lanes';
 
 // Error bits; a pair of bytes is bad when the three lookups agree on one.
 const TOO_SHORT: i32 = 1 << 0; // a lead byte not followed by a continuation byte
@@ -21,14 +22,6 @@ const CARRY: i32 = TOO_SHORT | TOO_LONG | TWO_CONTS;
  */
 @inline export function utf8BlockErrors(prev: v128, v: v128): v128 {
   return utf8ErrorsWith(prev, v, highNibbles(prev), highNibbles(v));
-}
-
-/**
- * Each byte's high nibble. (i8x16.shr_u is a 16-bit shift and a mask that V8 builds at every
- * use: five instructions, where this is two with the mask kept in a register.)
- */
-@inline export function highNibbles(v: v128): v128 {
-  return v128.and(i16x8.shr_u(v, 4), i8x16.splat(0x0f));
 }
 
 /**

@@ -6,7 +6,8 @@
 // not, and whether the next byte is escaped. Stage 2 takes the quotes one by one.
 import { BACKSLASH, FIRST_PRINTABLE, QUOTE, SLASH, shortEscape } from '../bytes';
 import { isValidUtf8 } from '../utf8';
-import { highNibbles, sequenceStart, utf8ErrorsWith } from '../utf8-simd';
+import { highNibbles, lanesBelow } from '../lanes';
+import { sequenceStart, utf8ErrorsWith } from '../utf8-simd';
 
 const BLOCK: i32 = 64;
 // The last, partial block, copied with zeros after it (no load may read past the message).
@@ -134,14 +135,10 @@ function indexBlock(): void {
     if (v128.any_true(v128.or(v128.or(b0, b1), v128.or(b2, b3)))) backslashes = bitmask64(b0, b1, b2, b3);
     // (Here, while the vectors are at hand: kept past the UTF-8 check, they cost it registers.)
     if ((backslashes != 0 || gEscaped != 0) && !gOtherEscapes) letters = shortEscapeLetters(v0, v1, v2, v3);
-    // (A control byte is one that 0x1f taken from, saturating, leaves 0: two instructions where
-    // V8 makes an unsigned compare of five.)
-    const cs = i8x16.splat(<i8>(FIRST_PRINTABLE - 1));
-    const zero = i8x16.splat(0);
-    const c0 = i8x16.eq(i8x16.sub_sat_u(v0, cs), zero);
-    const c1 = i8x16.eq(i8x16.sub_sat_u(v1, cs), zero);
-    const c2 = i8x16.eq(i8x16.sub_sat_u(v2, cs), zero);
-    const c3 = i8x16.eq(i8x16.sub_sat_u(v3, cs), zero);
+    const c0 = lanesBelow(v0, FIRST_PRINTABLE);
+    const c1 = lanesBelow(v1, FIRST_PRINTABLE);
+    const c2 = lanesBelow(v2, FIRST_PRINTABLE);
+    const c3 = lanesBelow(v3, FIRST_PRINTABLE);
     if (v128.any_true(v128.or(v128.or(c0, c1), v128.or(c2, c3)))) controls = bitmask64(c0, c1, c2, c3);
     // UTF-8, a block at a time: ASCII with nothing unfinished before it is one test; otherwise
     // the four vectors' errors are joined and tested once (CJK text has no ASCII block).
