@@ -6,6 +6,7 @@
 // src/codec/token-decode.ts on the same rules: tokens are ASCII, so no UTF-8 is needed there.)
 import { D_MATCHES, D_PREFIX, D_PREFIX_LEN, D_SUFFIX, D_SUFFIX_LEN, TOKEN_RECORD_SIZE } from './abi';
 import { CASE_BIT, DIGIT_0, LOWER_A, UPPER_A } from './bytes';
+import { lanesBelow } from './lanes';
 import { isValidUtf8 } from './utf8';
 
 @inline function foldAscii(b: u32): u32 {
@@ -27,7 +28,7 @@ import { isValidUtf8 } from './utf8';
 /** Whether the `pl` (at most 16) bytes at p, ASCII letters lowered, are the prefix at `pre`. */
 @inline function prefixAt(p: usize, pre: usize, pl: i32): bool {
   const v = v128.load(p);
-  const upper = i8x16.lt_u(i8x16.sub(v, i8x16.splat(<i8>UPPER_A)), i8x16.splat(26));
+  const upper = lanesBelow(i8x16.sub(v, i8x16.splat(<i8>UPPER_A)), 26);
   const folded = v128.or(v, v128.and(upper, i8x16.splat(<i8>CASE_BIT)));
   // (the descriptor's tables are 16-byte aligned and padded: 16 bytes at `pre` are readable)
   const same = i8x16.bitmask(i8x16.eq(folded, v128.load(pre)));
@@ -40,8 +41,8 @@ function hexRunEnd(inp: usize, j: i32, len: i32): i32 {
   if (ASC_FEATURE_SIMD) {
     while (j + 16 <= len) {
       const v = v128.load(inp + <usize>j);
-      const digit = i8x16.lt_u(i8x16.sub(v, i8x16.splat(<i8>DIGIT_0)), i8x16.splat(10));
-      const letter = i8x16.lt_u(i8x16.sub(v128.or(v, i8x16.splat(<i8>CASE_BIT)), i8x16.splat(<i8>LOWER_A)), i8x16.splat(6));
+      const digit = lanesBelow(i8x16.sub(v, i8x16.splat(<i8>DIGIT_0)), 10);
+      const letter = lanesBelow(i8x16.sub(v128.or(v, i8x16.splat(<i8>CASE_BIT)), i8x16.splat(<i8>LOWER_A)), 6);
       const hex = i8x16.bitmask(v128.or(digit, letter));
       if (hex != 0xffff) return j + ctz(~hex);
       j += 16;

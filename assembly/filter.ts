@@ -6,6 +6,7 @@
 // token may start in it).
 import { D_GRAMS, D_GRAM_MASK, D_TEDDY, D_TEDDY_ASCII } from './abi';
 import { CASE_BIT } from './bytes';
+import { highNibbles } from './lanes';
 
 /** False only when no pattern can start at p. Reads 4 bytes at p. */
 @inline export function gramMayStart(desc: usize, p: usize): bool {
@@ -22,7 +23,7 @@ import { CASE_BIT } from './bytes';
 @inline export function teddyBlock(t: usize, raw: v128): v128 {
   const v = v128.or(raw, i8x16.splat(<i8>CASE_BIT));
   const l = v128.and(v, i8x16.splat(0x0f));
-  const h = i8x16.shr_u(v, 4);
+  const h = highNibbles(v);
   const zero = i8x16.splat(0);
   const m0 = v128.and(i8x16.swizzle(v128.load(t), l), i8x16.swizzle(v128.load(t, 16), h));
   const m1 = v128.and(i8x16.swizzle(v128.load(t, 32), l), i8x16.swizzle(v128.load(t, 48), h));

@@ -2,6 +2,7 @@
 // one instruction per byte", 2021): three nibble lookups classify every pair of adjacent bytes,
 // and a saturating subtraction finds the bytes that must be the 3rd or 4th of a sequence. As
 // strict as utf8SequenceAt: no overlongs, no surrogates, nothing past U+10FFFF.
+import { highNibbles } from './lanes';
 
 // Error bits; a pair of bytes is bad when the three lookups agree on one.
 const TOO_SHORT: i32 = 1 << 0; // a lead byte not followed by a continuation byte
@@ -20,6 +21,14 @@ const CARRY: i32 = TOO_SHORT | TOO_LONG | TWO_CONTS;
  * end of `v` is not an error here: the next block, or the caller, decides it.
  */
 @inline export function utf8BlockErrors(prev: v128, v: v128): v128 {
+  return utf8ErrorsWith(prev, v, highNibbles(prev), highNibbles(v));
+}
+
+/**
+ * utf8BlockErrors with the high nibbles of prev and v at hand (highNibbles): a run of vectors
+ * shifts each once, not twice (stage 1's UTF-8 check on CJK text, json/structural.ts).
+ */
+@inline export function utf8ErrorsWith(prev: v128, v: v128, prevHigh: v128, vHigh: v128): v128 {
   // (Tables are local: a module-level v128 would not compile for the scalar build.)
   // By the high nibble of the first byte of the pair.
   const B1_HIGH = i8x16(
@@ -46,9 +55,11 @@ const CARRY: i32 = TOO_SHORT | TOO_LONG | TWO_CONTS;
   const prev2 = i8x16.shuffle(prev, v, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29);
   const prev3 = i8x16.shuffle(prev, v, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28);
   const low = i8x16.splat(0x0f);
+  // (prev1's high nibbles: those of prev and v, shifted as prev1 is)
+  const prev1High = i8x16.shuffle(prevHigh, vHigh, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30);
   const special = v128.and(
-    v128.and(i8x16.swizzle(B1_HIGH, i8x16.shr_u(prev1, 4)), i8x16.swizzle(B1_LOW, v128.and(prev1, low))),
-    i8x16.swizzle(B2_HIGH, i8x16.shr_u(v, 4)),
+    v128.and(i8x16.swizzle(B1_HIGH, prev1High), i8x16.swizzle(B1_LOW, v128.and(prev1, low))),
+    i8x16.swizzle(B2_HIGH, vHigh),
   );
   // Only 111xxxxx two back or 1111xxxx three back leave the top bit set.
   const third = i8x16.sub_sat_u(prev2, i8x16.splat(<i8>(0xe0 - 0x80)));

@@ -6,7 +6,8 @@
 // not, and whether the next byte is escaped. Stage 2 takes the quotes one by one.
 import { BACKSLASH, FIRST_PRINTABLE, QUOTE, SLASH, shortEscape } from '../bytes';
 import { isValidUtf8 } from '../utf8';
-import { sequenceStart, utf8BlockErrors } from '../utf8-simd';
+import { highNibbles, lanesBelow } from '../lanes';
+import { sequenceStart, utf8ErrorsWith } from '../utf8-simd';
 
 const BLOCK: i32 = 64;
 // The last, partial block, copied with zeros after it (no load may read past the message).
@@ -134,11 +135,10 @@ function indexBlock(): void {
     if (v128.any_true(v128.or(v128.or(b0, b1), v128.or(b2, b3)))) backslashes = bitmask64(b0, b1, b2, b3);
     // (Here, while the vectors are at hand: kept past the UTF-8 check, they cost it registers.)
     if ((backslashes != 0 || gEscaped != 0) && !gOtherEscapes) letters = shortEscapeLetters(v0, v1, v2, v3);
-    const cs = i8x16.splat(<i8>FIRST_PRINTABLE);
-    const c0 = i8x16.lt_u(v0, cs);
-    const c1 = i8x16.lt_u(v1, cs);
-    const c2 = i8x16.lt_u(v2, cs);
-    const c3 = i8x16.lt_u(v3, cs);
+    const c0 = lanesBelow(v0, FIRST_PRINTABLE);
+    const c1 = lanesBelow(v1, FIRST_PRINTABLE);
+    const c2 = lanesBelow(v2, FIRST_PRINTABLE);
+    const c3 = lanesBelow(v3, FIRST_PRINTABLE);
     if (v128.any_true(v128.or(v128.or(c0, c1), v128.or(c2, c3)))) controls = bitmask64(c0, c1, c2, c3);
     // UTF-8, a block at a time: ASCII with nothing unfinished before it is one test; otherwise
     // the four vectors' errors are joined and tested once (CJK text has no ASCII block).
@@ -146,7 +146,16 @@ function indexBlock(): void {
     // error is the message's own, found by indexStart.)
     ascii = i8x16.bitmask(v128.or(v128.or(v128.or(v0, v1), v128.or(v2, v3)), prev)) == 0;
     if (!gUnfit && !ascii) {
-      const e = v128.or(v128.or(utf8BlockErrors(prev, v0), utf8BlockErrors(v0, v1)), v128.or(utf8BlockErrors(v1, v2), utf8BlockErrors(v2, v3)));
+      // (each vector's high nibbles found once, for its own pairs and the next vector's)
+      const hp = highNibbles(prev);
+      const h0 = highNibbles(v0);
+      const h1 = highNibbles(v1);
+      const h2 = highNibbles(v2);
+      const h3 = highNibbles(v3);
+      const e = v128.or(
+        v128.or(utf8ErrorsWith(prev, v0, hp, h0), utf8ErrorsWith(v0, v1, h0, h1)),
+        v128.or(utf8ErrorsWith(v1, v2, h1, h2), utf8ErrorsWith(v2, v3, h2, h3)),
+      );
       if (v128.any_true(e)) gUnfit = true;
     }
   } else {
@@ -278,10 +287,10 @@ function skipPlainBlocks(): void {
   const HIGH = i8x16(1, 2, 4, 8, 16, 32, 64, <i8>0x80, 0, 0, 0, 0, 0, 0, 0, 0);
   const low = i8x16.splat(15);
   const zero = i8x16.splat(0);
-  const s0 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v0, low)), i8x16.swizzle(HIGH, i8x16.shr_u(v0, 4))), zero);
-  const s1 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v1, low)), i8x16.swizzle(HIGH, i8x16.shr_u(v1, 4))), zero);
-  const s2 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v2, low)), i8x16.swizzle(HIGH, i8x16.shr_u(v2, 4))), zero);
-  const s3 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v3, low)), i8x16.swizzle(HIGH, i8x16.shr_u(v3, 4))), zero);
+  const s0 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v0, low)), i8x16.swizzle(HIGH, highNibbles(v0))), zero);
+  const s1 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v1, low)), i8x16.swizzle(HIGH, highNibbles(v1))), zero);
+  const s2 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v2, low)), i8x16.swizzle(HIGH, highNibbles(v2))), zero);
+  const s3 = i8x16.ne(v128.and(i8x16.swizzle(LOW, v128.and(v3, low)), i8x16.swizzle(HIGH, highNibbles(v3))), zero);
   return bitmask64(s0, s1, s2, s3);
 }
 
