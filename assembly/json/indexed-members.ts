@@ -80,13 +80,20 @@ export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32
 export function messageMembers(inp: usize, i: i32, n: i32, at: usize, level: u32, encoding: bool): i32 {
   store<u16>(at, <u16>(<u32>load<u16>(at) & ~K_FIRST));
   gMembersDepth = level;
-  if (i == 1 && i + HEAD_LEN < n && envelopeHead(inp)) {
-    // (Neither is payload, nor an id: the loop's rules for them (J_ENV 0, as reset) are none.)
-    i = readString(METHOD_VALUE_AT, true);
-    if (i < 0) return i;
-    i++;
-    if (i >= n || load<u8>(inp + <usize>i) != COMMA) return stop(P_AFTER, i);
-    i++;
+  if (i == 1 && n > AFTER_JSONRPC && load<u64>(inp, 1) == HEAD_A && load<u64>(inp, 9) == HEAD_B) {
+    // (Neither `jsonrpc` nor `method` is payload or an id: the loop's rules for them (J_ENV 0,
+    // as reset) are none.)
+    if (n > METHOD_VALUE_AT + 1 && load<u64>(inp, 17) == HEAD_C && load<u16>(inp, 25) == HEAD_D) {
+      takeQuotes(6);
+      i = readString(METHOD_VALUE_AT, true);
+      if (i < 0) return i;
+      i++;
+      if (i >= n || load<u8>(inp + <usize>i) != COMMA) return stop(P_AFTER, i);
+      i++;
+    } else {
+      takeQuotes(4);
+      i = AFTER_JSONRPC;
+    }
     if (i >= n || load<u8>(inp + <usize>i) != QUOTE) return stop(P_KEY, i);
   }
   while (true) {
@@ -159,27 +166,18 @@ export function arrayValues(inp: usize, i: i32, n: i32, at: usize, depth: u32, l
   }
 }
 
-// Most messages begin `{"jsonrpc":"2.0","method":"` (an SDK writes `jsonrpc` first): its two
-// members' keys and the first value compared as bytes, not read and looked up as keys.
-const HEAD_LEN: i32 = 26; // the bytes after the `{`, up to the method's opening quote
-const METHOD_VALUE_AT: i32 = 26;
-// `"jsonrpc":"2.0",` and `"method":`, little-endian.
+// Most messages begin `{"jsonrpc":"2.0",` (an SDK writes `jsonrpc` first), and a request or a
+// notification goes on `"method":"`: their keys and `jsonrpc`'s value compared as bytes, not
+// read and looked up as keys (messageMembers). Their quotes are taken from stage 1 unread, as
+// readString would take them: none is escaped (no backslash before them, and nothing is carried
+// into the first block), and the message is longer than what is compared.
+const AFTER_JSONRPC: i32 = 17; // where the member after `"jsonrpc":"2.0",` starts
+const METHOD_VALUE_AT: i32 = 26; // the opening quote of `method`'s value after it
+// `"jsonrpc":"2.0",` and `"method":"`, little-endian.
 const HEAD_A: u64 = 0x6370726e6f736a22; // "jsonrpc
 const HEAD_B: u64 = 0x2c22302e32223a22; // ":"2.0",
 const HEAD_C: u64 = 0x22646f6874656d22; // "method"
 const HEAD_D: u16 = 0x223a; // :"
-
-/**
- * Whether the message (its `{` at 0, its first key's quote at 1, more than HEAD_LEN + 1 bytes)
- * begins with the head; if so, the head's six quotes are taken from stage 1 as readString
- * would take them (none escaped: the head holds no backslash, and nothing is carried into
- * the first block), up to the method value's opening quote, which is readString's.
- */
-@inline function envelopeHead(inp: usize): bool {
-  if (load<u64>(inp, 1) != HEAD_A || load<u64>(inp, 9) != HEAD_B || load<u64>(inp, 17) != HEAD_C || load<u16>(inp, 25) != HEAD_D) return false;
-  takeQuotes(6);
-  return true;
-}
 
 /** Hands back to stage 2 at `i` in `phase`, inside the object opened in the array at `depth`. */
 @inline function inside(phase: u32, i: i32, depth: u32): i32 {
