@@ -72,7 +72,7 @@ for (const name of SCALAR) {
 // memory measured (what files before left would count).
 const OWN_MODULES = [
   'test/{abi,astral-terms,call-timer,escape-map-adversary,guard-verdict-paths,kernel-key-id}.test.ts',
-  'test/{indexed-adversary,indexed-closes,indexed-closes-regions,indexed-data,indexed-escape-runs,indexed-loops-adversary,indexed-members,indexed-raw-escapes,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
+  'test/{indexed-adversary,indexed-closes,indexed-closes-regions,indexed-data,indexed-envelope-head,indexed-escape-runs,indexed-loops-adversary,indexed-members,indexed-raw-escapes,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
   'test/{stream-deferred-held,stream-sse-whole,stream-consumers,stream-batch-buffers}.test.ts',
   'test/{cli-serve-handler,cli-serve-session,http-access-adversary,http-connect,http-serve-call-timeout,mcp-guard-order}.test.ts',
   'test/{cli-proxy-upstream-timeout,node-upstream-deadlines,http-parse-once,guard-schema-cache}.test.ts',

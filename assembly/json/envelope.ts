@@ -53,7 +53,11 @@ export function keyEnd(end: u32): bool {
  */
 @inline export function keyRules(p: usize, n: u32, depth: u32, level: u32, k: u32): u32 {
   if (depth != level && (k & K_PAYLOAD) == 0) return 0;
-  const id = keyId(p, n);
+  return idRules(keyId(p, n), depth, level, k);
+}
+
+/** keyRules of a key whose id (keyId) the caller has, in an object with payload or the message's. */
+@inline export function idRules(id: u32, depth: u32, level: u32, k: u32): u32 {
   if (depth == level) return messageKey(id);
   let v = V_PAYLOAD;
   if (id == KEY_META) v = 0; // metadata for software, wherever it nests

@@ -12,10 +12,11 @@
 import { J_DEPTH, J_L1, J_STACK_CAP, P_AFTER, P_COLON, P_KEY, P_VALUE } from '../abi';
 import { BRACE_CLOSE, BRACE_OPEN, COLON, COMMA, DIGIT_0, DIGIT_9, LOWER_F, LOWER_N, LOWER_T, MINUS, QUOTE } from '../bytes';
 import { KEY_OTHER, keyId } from '../fields';
-import { keyRules, messageKey } from './envelope';
+import { idRules, messageKey } from './envelope';
 import { literalEnd, numberEnd } from './indexed';
 import { transformText, transformUriHeader } from './indexed-rewrite';
 import { gDec, gDecLen, INDEXED_HOST, INDEXED_REFUSED, readString } from './indexed-text';
+import { takeQuotes } from './structural';
 import { isWholeDataUri } from './media';
 import { get, K_FIRST, K_OBJ, K_PAYLOAD, set, V_ID, V_PAYLOAD } from './state';
 
@@ -42,7 +43,8 @@ export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32
     if (transformText(i + 1, e, gDecLen) && !encoding) return INDEXED_HOST;
     i = e + 1;
     let v = V_PAYLOAD;
-    if (keyId(gDec, <u32>gDecLen) != KEY_OTHER) v = knownKey(depth, level, k);
+    const id = keyId(gDec, <u32>gDecLen);
+    if (id != KEY_OTHER) v = knownKey(id, depth, level, k);
     else if (firstLevel) set(J_L1, KEY_OTHER);
     gMembersKeyV = v;
     if (i + 1 >= n || load<u8>(inp + <usize>i) != COLON) return stop(P_COLON, i);
@@ -78,6 +80,22 @@ export function payloadMembers(inp: usize, i: i32, n: i32, at: usize, depth: u32
 export function messageMembers(inp: usize, i: i32, n: i32, at: usize, level: u32, encoding: bool): i32 {
   store<u16>(at, <u16>(<u32>load<u16>(at) & ~K_FIRST));
   gMembersDepth = level;
+  if (i == 1 && n > AFTER_JSONRPC && load<u64>(inp, 1) == HEAD_A && load<u64>(inp, 9) == HEAD_B) {
+    // (Neither `jsonrpc` nor `method` is payload or an id: the loop's rules for them (J_ENV 0,
+    // as reset) are none.)
+    if (n > METHOD_VALUE_AT + 1 && load<u64>(inp, 17) == HEAD_C && load<u16>(inp, 25) == HEAD_D) {
+      takeQuotes(6);
+      i = readString(METHOD_VALUE_AT, true);
+      if (i < 0) return i;
+      i++;
+      if (i >= n || load<u8>(inp + <usize>i) != COMMA) return stop(P_AFTER, i);
+      i++;
+    } else {
+      takeQuotes(4);
+      i = AFTER_JSONRPC;
+    }
+    if (i >= n || load<u8>(inp + <usize>i) != QUOTE) return stop(P_KEY, i);
+  }
   while (true) {
     const e = readString(i, false);
     if (e < 0) return e;
@@ -148,6 +166,19 @@ export function arrayValues(inp: usize, i: i32, n: i32, at: usize, depth: u32, l
   }
 }
 
+// Most messages begin `{"jsonrpc":"2.0",` (an SDK writes `jsonrpc` first), and a request or a
+// notification goes on `"method":"`: their keys and `jsonrpc`'s value compared as bytes, not
+// read and looked up as keys (messageMembers). Their quotes are taken from stage 1 unread, as
+// readString would take them: none is escaped (no backslash before them, and nothing is carried
+// into the first block), and the message is longer than what is compared.
+const AFTER_JSONRPC: i32 = 17; // where the member after `"jsonrpc":"2.0",` starts
+const METHOD_VALUE_AT: i32 = 26; // the opening quote of `method`'s value after it
+// `"jsonrpc":"2.0",` and `"method":"`, little-endian.
+const HEAD_A: u64 = 0x6370726e6f736a22; // "jsonrpc
+const HEAD_B: u64 = 0x2c22302e32223a22; // ":"2.0",
+const HEAD_C: u64 = 0x22646f6874656d22; // "method"
+const HEAD_D: u16 = 0x223a; // :"
+
 /** Hands back to stage 2 at `i` in `phase`, inside the object opened in the array at `depth`. */
 @inline function inside(phase: u32, i: i32, depth: u32): i32 {
   gMembersDepth = depth + 1;
@@ -191,7 +222,7 @@ export function arrayValues(inp: usize, i: i32, n: i32, at: usize, depth: u32, l
   return i;
 }
 
-/** keyRules of a key that has one, out of the loop (few keys have one). */
-function knownKey(depth: u32, level: u32, k: u32): u32 {
-  return keyRules(gDec, <u32>gDecLen, depth, level, k);
+/** keyRules of a key that has one (its id), out of the loop (few keys have one); not hashed again. */
+function knownKey(id: u32, depth: u32, level: u32, k: u32): u32 {
+  return idRules(id, depth, level, k);
 }

@@ -68,6 +68,11 @@ export function indexStart(inp: usize, n: i32): void {
   return gBase + <i32>ctz(quotes);
 }
 
+/** Takes the next `count` quotes, whose places the caller knows (they hold no backslash between them). */
+export function takeQuotes(count: i32): void {
+  for (let k = 0; k < count; k++) nextQuote();
+}
+
 /**
  * Whether a string whose opening quote nextQuote returned when `beforeAt` was
  * gBackslashesBefore, and whose closing quote it returned last, surely holds no backslash: none
