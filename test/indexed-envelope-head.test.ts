@@ -5,14 +5,12 @@
 // UTF-8 lead), cut anywhere in or just past it, and followed by any value and rest, must come
 // out of the indexed path as with it off (output, callbacks, errors), whole and pushed in pieces.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { indexedTrace, LOOP_TERMS, loopLineTrace } from './indexed-trace.ts';
 import { outputAppender } from './ndjson-scenarios.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);
