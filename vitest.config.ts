@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 // The tests run against both builds of the WASM core: SIMD (the default) and scalar (what
@@ -67,18 +68,39 @@ for (const name of SCALAR) {
 // close them after each test (a helper registers what it opened with the test that opened it,
 // never with a hook at its top level: it is imported once per worker). These run in a module
 // graph of their own (vitest's isolation), as they change what later files would see: module
-// mocks (vi.mock, the core with test hooks), spies on what every module calls, counts kept by a
-// module (the schema cache's), fake timers, the one WASM core left full or grown past 4 GiB, or
-// memory measured (what files before left would count).
+// mocks (vi.mock), spies on what every module calls, counts kept by a module (the schema
+// cache's), fake timers, the one WASM core left full or grown past 4 GiB, or memory measured
+// (what files before left would count).
 const OWN_MODULES = [
-  'test/{abi,astral-terms,call-timer,escape-map-adversary,guard-verdict-paths,kernel-key-id}.test.ts',
-  'test/{indexed-adversary,indexed-closes,indexed-closes-regions,indexed-data,indexed-envelope-head,indexed-escape-runs,indexed-loops-adversary,indexed-members,indexed-raw-escapes,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
+  'test/{abi,call-timer,guard-verdict-paths}.test.ts',
   'test/{stream-deferred-held,stream-sse-whole,stream-consumers,stream-batch-buffers}.test.ts',
   'test/{cli-serve-handler,cli-serve-session,http-access-adversary,http-connect,http-serve-call-timeout,mcp-guard-order}.test.ts',
   'test/{cli-proxy-upstream-timeout,node-upstream-deadlines,http-parse-once,guard-schema-cache}.test.ts',
   'test/{stream-memory-full,http-memory-full,stream-output-past-4gib,held-bytes-past-4gib,work-pool-room}.test.ts',
   'test/{memory-bounded,stream-idle-memory,stream-memory,stream-sse-memory,refused-lines,utf16-result}.test.ts',
 ];
+// Files that read the core's test hooks (test/core-hooks.ts): they share a module graph in which
+// the core is the build with hooks (`hooksCore`), apart from the files that run the shipped one.
+// Each file starts with the indexed path on (test/core-hooks-default.ts), whatever the one before
+// left; their counts are read as differences.
+const HOOKS = [
+  'test/{astral-terms,escape-map-adversary,kernel-key-id,large-lines-adversary,stream-indexed,stream-large-lines}.test.ts',
+  'test/indexed-{adversary,closes,closes-regions,data,envelope-head,escape-runs,loops-adversary,members,raw-escapes}.test.ts',
+];
+/** Loads the core with test hooks (test/wasm-bytes-with-hooks.ts) wherever src/core/wasm-bytes.ts is imported. */
+const hooksCore = {
+  name: 'core-with-hooks',
+  enforce: 'pre' as const,
+  async resolveId(
+    this: { resolve: (s: string, i?: string, o?: object) => Promise<{ id: string } | null> },
+    source: string,
+    importer?: string,
+  ) {
+    if (!/\/wasm-bytes\.[jt]s$/.test(source)) return null;
+    const resolved = await this.resolve(source, importer, { skipSelf: true });
+    return resolved?.id.endsWith('/src/core/wasm-bytes.ts') ? resolve('test/wasm-bytes-with-hooks.ts') : null;
+  },
+};
 /**
  * A build's runs: the core's files sharing modules; (`-io`, SIMD only) the build-independent
  * ones sharing theirs, apart, so that what they leave running never counts in a core file's CPU
@@ -86,17 +108,27 @@ const OWN_MODULES = [
  */
 function projectsOf(build: 'simd' | 'scalar') {
   const env = { MCP_PAYLOAD_CODEC_WASM: build };
+  const setupFiles = ['test/core-hooks-default.ts'];
   if (build === 'scalar') {
     const only = [`test/!(${SCALAR.join('|')}).test.ts`];
     return [
-      { extends: true, test: { name: build, include: SCALAR.map((f) => `test/${f}.test.ts`), exclude: OWN_MODULES, isolate: false, env } },
+      {
+        extends: true,
+        test: { name: build, include: SCALAR.map((f) => `test/${f}.test.ts`), exclude: [...OWN_MODULES, ...HOOKS], isolate: false, env },
+      },
       { extends: true, test: { name: `${build}-own`, include: OWN_MODULES, exclude: only, env } },
+      {
+        extends: true,
+        plugins: [hooksCore],
+        test: { name: `${build}-hooks`, include: HOOKS, exclude: only, isolate: false, setupFiles, env },
+      },
     ];
   }
   const shared = { include: ['test/**/*.test.ts'], isolate: false, env };
   return [
-    { extends: true, test: { name: build, ...shared, exclude: [...BUILD_INDEPENDENT, ...OWN_MODULES] } },
+    { extends: true, test: { name: build, ...shared, exclude: [...BUILD_INDEPENDENT, ...OWN_MODULES, ...HOOKS] } },
     { extends: true, test: { name: `${build}-own`, include: OWN_MODULES, env } },
+    { extends: true, plugins: [hooksCore], test: { name: `${build}-hooks`, include: HOOKS, isolate: false, setupFiles, env } },
     { extends: true, test: { name: `${build}-io`, ...shared, include: BUILD_INDEPENDENT, exclude: OWN_MODULES } },
   ];
 }

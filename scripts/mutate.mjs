@@ -84,6 +84,8 @@ function importGraph() {
   deps.set('src/core/wasm-bytes.ts', new Set(['assembly/index.ts']));
   deps.get('src/core/abi.ts')?.add('assembly/index.ts');
   deps.get('test/wasm-bytes-with-hooks.ts')?.add('assembly/test-hooks.ts');
+  // (The hooks projects load it in place of src/core/wasm-bytes.ts: vitest.config.ts HOOKS.)
+  deps.get('test/core-hooks.ts')?.add('test/wasm-bytes-with-hooks.ts');
   return deps;
 }
 const DEPS = importGraph();

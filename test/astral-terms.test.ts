@@ -4,14 +4,12 @@
 // or as \u pairs in either hex case, on the indexed path and on the byte path. The default
 // terms hold no such character, so nothing else compares a pair's halves at their edges.
 import fc from 'fast-check';
-import { afterEach, expect, it, vi } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { type ReferenceOptions, referenceDecode, referenceEncode } from './reference.ts';
 import { bytes, split, transformChunks } from './stream-helpers.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);

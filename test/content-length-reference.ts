@@ -3,8 +3,8 @@
 // the header properties (test/stream-content-length-header.test.ts, the reader alone in
 // test/stream-content-length-reader.test.ts) and the fuzz regressions that replay them.
 import fc from 'fast-check';
-import { expect } from 'vitest';
 import { createByteTransformer, PayloadStreamError } from '../src/stream/index.ts';
+import { expectEqual } from './quick-expect.ts';
 import { latin1, oneByteChunks, split } from './stream-helpers.ts';
 
 /** The rules as regular expressions: why the block is refused, or its value and where its digits are. */
@@ -46,13 +46,13 @@ export function expectAsReference(text: string, chunks: (input: Uint8Array) => U
   const body = bodyLength === 1 ? '0' : bodyLength ? `{}${' '.repeat(bodyLength - 2)}` : '';
   const got = feed(chunks(latin1(text + body)));
   if ('refused' in ref) {
-    expect(got).toEqual({ error: `${ref.refused} in message 1 at byte 0` });
+    expectEqual(got, { error: `${ref.refused} in message 1 at byte 0` });
   } else if (ref.value === bodyLength || ref.value === 0) {
     // The block comes out with the value written anew (no leading zeros), the body as it was.
     const expected = text.slice(0, ref.digitsStart) + String(ref.value) + text.slice(ref.digitsEnd) + body;
-    expect(got).toEqual({ out: Buffer.from(latin1(expected)) });
+    expectEqual(got, { out: Buffer.from(latin1(expected)) });
   } else if (ref.value > 80) {
-    expect(got).toEqual({
+    expectEqual(got, {
       error: `Content-Length runs past the end of the stream (${ref.value} bytes missing) in message 1 at byte 0`,
     });
   }

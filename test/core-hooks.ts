@@ -1,7 +1,6 @@
 // The core's test hooks (assembly/test-hooks.ts). The shipped core has none: a test file that
-// uses them runs the whole host on the test build of the core, by starting with
-//   vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts'));
-// (vitest hoists it above the imports and keeps it to that file).
+// uses them is listed in vitest.config.ts's HOOKS, whose projects run the whole host on the test
+// build of the core (test/wasm-bytes-with-hooks.ts in place of src/core/wasm-bytes.ts).
 import { type CoreExports, core } from '../src/core/instance.ts';
 
 export interface CoreHooks {
@@ -22,5 +21,5 @@ export interface CoreHooks {
 export const hooks = core as CoreExports & CoreHooks;
 if (typeof hooks.indexedPath !== 'function')
   throw new Error(
-    "test/core-hooks.ts: the shipped core has no hooks; mock '../src/core/wasm-bytes.ts' with './wasm-bytes-with-hooks.ts' first",
+    "test/core-hooks.ts: the shipped core has no hooks; list the test file in vitest.config.ts's HOOKS (the simd-hooks and scalar-hooks projects)",
   );

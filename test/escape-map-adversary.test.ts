@@ -8,14 +8,12 @@
 // from one to the next; custom terms holding characters JSON escapes; NFKC and ASCII folding;
 // and strings with 1,022 to 1,026 map entries (the map holds 1,024).
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createByteTransformer, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { describeError } from './ndjson-scenarios.ts';
 import { bytes } from './stream-helpers.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);

@@ -6,7 +6,7 @@
 // every UTF-8 edge; near the 16 KiB decoded window. Where it takes a line, the output means
 // what the object API says. And a line 4x as long costs about 4x.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
@@ -17,8 +17,6 @@ import { loggedBytes, outputAppender } from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 import { LINEAR_BOUND } from './scaling.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 type Mode = 'encode' | 'decode';
 

@@ -7,14 +7,12 @@
 // containers; the schema region is reached only under result.tools[], so it is built here.
 // Output, callbacks and errors must be those of the indexed path off, in both modes.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { agreeTaken, indexedTrace, LOOP_TERMS, loopLineTrace } from './indexed-trace.ts';
 import { outputAppender } from './ndjson-scenarios.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);

@@ -7,13 +7,11 @@
 // closer, a closer missing or one too many, the line's end); a media `type` after a `data` taken
 // as text (read again). Output, callbacks and errors must be those of the indexed path off.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { agreeTaken, LOOP_TERMS, loopLineTrace } from './indexed-trace.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);

@@ -4,7 +4,7 @@
 // same output and callbacks with the path on and off, and the path takes every one it can read
 // plainly (no escaped key or `type`, no tool schema around it).
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import type { StreamOptions } from '../src/stream/index.ts';
@@ -12,8 +12,6 @@ import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { B } from './hostile-lines.ts';
 import { indexedTrace } from './indexed-trace.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);

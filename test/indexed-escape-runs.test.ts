@@ -8,7 +8,7 @@
 // wrongly, the line most often falls to the per-message path, which writes the same: what
 // shows it is that the indexed path did not take a valid line (`taken`).
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { LINES } from '../src/stream/core-regions.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
@@ -18,8 +18,6 @@ import { outputAppender } from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 import { LINEAR_BOUND } from './scaling.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);

@@ -6,7 +6,7 @@
 // several in one stream, and the stream cut at any offset. Output, callbacks and errors must be
 // those of the indexed path off.
 import fc from 'fast-check';
-import { afterEach, describe, it, vi } from 'vitest';
+import { afterEach, describe, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
@@ -14,8 +14,6 @@ import { agreeTaken, indexedTrace, LOOP_TERMS, loopLineTrace } from './indexed-t
 import { outputAppender } from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { expectEqual } from './quick-expect.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);

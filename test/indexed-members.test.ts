@@ -7,13 +7,11 @@
 // and arrays' values (arrayValues: scalars, strings, a payload array's objects, empty ones,
 // whitespace and broken values at every place, arrays in arrays and in protocol fields).
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createCodec } from '../src/index.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { agreeTaken, LOOP_TERMS, loopLineTrace } from './indexed-trace.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);

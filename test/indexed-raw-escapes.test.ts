@@ -8,7 +8,7 @@
 // URI whose '/' is written `\/` (a whole one decoded, not raw), escapes at every byte of a
 // block, and a message over the lines region cut into pieces.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { LINES } from '../src/stream/core-regions.ts';
 import type { StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
@@ -18,8 +18,6 @@ import { indexedTrace } from './indexed-trace.ts';
 import { outputAppender } from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { expectEqual } from './quick-expect.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);

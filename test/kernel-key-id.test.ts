@@ -4,12 +4,10 @@
 // is written into WASM memory followed by stray bytes (as J_SMALL holds what earlier, longer
 // keys left), which must not count. Both builds (the vitest projects).
 import fc from 'fast-check';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { heap, workspace } from '../src/core/memory.ts';
 import { runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 // The keys of assembly/fields.ts, in the order of their ids (1, 2, ...).
 const KEYS = [

@@ -8,7 +8,7 @@
 // chunk, collisions when decoding, invalid large lines, reused buffers, WASM memory growing
 // inside the emit callback; and what a stream keeps after large lines (the carry, the batch).
 import fc from 'fast-check';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { allocate, free, heapStats } from '../src/core/memory.ts';
 import { OutputBatch } from '../src/stream/batch.ts';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
@@ -21,8 +21,6 @@ import { asReceived, cat, describeError, outputAppender, type Scenario, trace, l
 import { withoutStacks } from './no-stacks.ts';
 import { expectEqual } from './quick-expect.ts';
 import { bytes } from './stream-helpers.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 // Default terms, 1-byte exact terms (the most expansion: 'x' → `__mcp_ref_78__`), ASCII-folded ones.
 const CODECS: [StreamOptions, StreamOptions, StreamOptions] = [{}, { terms: { exact: ['x', 'Qwen'] } }, { terms: { ascii: ['y', 'en'] } }];

@@ -43,6 +43,21 @@ describe('stream error codes', () => {
     const e = failure(...args);
     expect(e.code).toBe(code);
     expect(e.message).toBe(`${e.reason} in message ${e.messageNumber} at byte ${e.byteOffset}`);
+    // Bad input, not a bug: no stack trace (made per refused message; a trace costs more).
+    expect(e.stack).toBe(`PayloadStreamError: ${e.message}`);
+  });
+
+  it('leave the stack trace limit as they found it', () => {
+    const before = Error.stackTraceLimit;
+    try {
+      for (const limit of [0, 3, 50, Number.POSITIVE_INFINITY]) {
+        Error.stackTraceLimit = limit;
+        expect(failure('Server started\n').code).toBe('invalid-json');
+        expect(Error.stackTraceLimit).toBe(limit);
+      }
+    } finally {
+      Error.stackTraceLimit = before;
+    }
   });
 });
 

@@ -7,15 +7,13 @@
 // strings, multi-byte characters cut at block edges, nesting, and the MCP shapes it leaves to
 // the per-message path. And it does take the messages it should.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { TermSetInput } from '../src/codec/terms.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
 import { fragmentString, runs } from './arbitraries.ts';
 import { hooks } from './core-hooks.ts';
 import { cat, line, message, render, scenarioOf, trace, written } from './ndjson-scenarios.ts';
 import { bytes, choices, writeJson } from './stream-helpers.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 /** Messages the indexed path has taken so far (and turns it on). */
 const takenSoFar = () => hooks.indexedPath(1);

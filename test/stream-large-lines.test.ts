@@ -7,7 +7,7 @@
 // images with their base64 before and after their type, schemas, invalid ones), cut at random
 // or through a reused buffer.
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { LARGE_LINE, LINES } from '../src/stream/core-regions.ts';
 import { createByteTransformer } from '../src/stream/index.ts';
@@ -16,8 +16,6 @@ import { hooks } from './core-hooks.ts';
 import { asReceived, outputAppender, render, type Scenario, scenarioOf, trace, line as usualLine, written } from './ndjson-scenarios.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 import { bytes, streamAgreesWithObjectApi } from './stream-helpers.ts';
-
-vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts')); // (the core with test hooks)
 
 afterEach(() => {
   hooks.indexedPath(1);
