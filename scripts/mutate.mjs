@@ -405,7 +405,7 @@ async function runTiers(m, dir, env, built) {
       const detail = (/FAIL .*/.exec(out) ?? [''])[0].slice(0, 160);
       // A kill is confirmed by the failing file alone: on a loaded machine a file can fail in a
       // crowd (fast-check's time limits, a worker's start) and pass alone.
-      const failing = /FAIL\s+(simd(?:-own)?|scalar(?:-own)?)\s+(test\/\S+\.test\.ts)/.exec(out);
+      const failing = /FAIL\s+((?:simd|scalar)(?:-own|-hooks)?)\s+(test\/\S+\.test\.ts)/.exec(out);
       if (failing) {
         const alone = await sh(
           process.execPath,
