@@ -74,6 +74,8 @@ function streamCorpus(): StreamCase[] {
       for (const mode of ['encode', 'decode'] as const) cases.push({ mode, framing, chunks: chunks.map((c) => base64(c)) });
     }
   }
+  // (One that errors: its error's code and stack are held to Node's too.)
+  cases.push({ mode: 'encode', framing: 'ndjson', chunks: [base64(Buffer.from('Server started\n'))] });
   return cases;
 }
 

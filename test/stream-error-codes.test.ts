@@ -47,6 +47,17 @@ describe('stream error codes', () => {
     expect(e.stack).toBe(`PayloadStreamError: ${e.message}`);
   });
 
+  it('are made where Error.stackTraceLimit cannot be set (a frozen Error, as hardened realms have)', () => {
+    const own = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')!;
+    Object.defineProperty(Error, 'stackTraceLimit', { ...own, writable: false });
+    try {
+      const e = failure('Server started\n');
+      expect([e.code, e.message, Error.stackTraceLimit]).toEqual(['invalid-json', 'invalid JSON in message 1 at byte 0', own.value]);
+    } finally {
+      Object.defineProperty(Error, 'stackTraceLimit', own);
+    }
+  });
+
   it('leave the stack trace limit as they found it', () => {
     const before = Error.stackTraceLimit;
     try {

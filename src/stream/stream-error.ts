@@ -27,8 +27,20 @@ export class PayloadStreamError extends Error {
     // trace (5-9 µs each in V8, more than reading the message) would name only the framer's
     // own frames. The code, the message number and the offset say where; `stack` is the message.
     const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
+    const quiet = setStackTraceLimit(0);
     super(`${reason} in message ${messageNumber} at byte ${byteOffset}`);
-    Error.stackTraceLimit = limit;
+    if (quiet) setStackTraceLimit(limit);
+    // (JavaScriptCore, in Bun, gives an error made under a limit of 0 no `stack` at all.)
+    if (!('stack' in this)) this.stack = `${this.name}: ${this.message}`;
+  }
+}
+
+/** Sets Error.stackTraceLimit, unless Error is frozen (hardened realms: SES, --frozen-intrinsics); whether it did. */
+function setStackTraceLimit(n: number): boolean {
+  try {
+    Error.stackTraceLimit = n;
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -39,7 +39,7 @@ export function runCodecCases(cases: CodecCase[]): unknown[] {
   });
 }
 
-/** The stream's output in base64 (`{ out }`), or `{ error }` with the error's code. */
+/** The stream's output in base64 (`{ out }`), or `{ error }` with the error's code and its stack's first line. */
 export async function runStream({ mode, framing, chunks }: StreamCase): Promise<unknown> {
   const input = new ReadableStream<Uint8Array>({
     start(c) {
@@ -51,7 +51,7 @@ export async function runStream({ mode, framing, chunks }: StreamCase): Promise<
   try {
     return { out: base64(new Uint8Array(await new Response(out).arrayBuffer())) };
   } catch (e) {
-    return { error: (e as { code?: string }).code ?? (e as Error).name };
+    return { error: (e as { code?: string }).code ?? (e as Error).name, stack: String((e as Error).stack).split('\n')[0] };
   }
 }
 
