@@ -18,6 +18,12 @@ const enc = new TextEncoder();
 // Bytes a JSON string cannot hold raw (they end the plain run for other reasons).
 const special = (b: number) => b < 0x20 || b === 0x22 || b === 0x5c;
 const BLOCK = 16;
+const ALL_LANES = Array.from({ length: BLOCK }, (_, lane) => lane);
+// Pairs (54k of them; at every lane, 870k cases) at half the lanes: a vector's first four (the
+// bytes before come from the vector before) and last four (a pair across two vectors), which
+// between them put a pair at every offset of an 8-byte word (the scalar build reads ASCII a word
+// at a time); lanes 4-11 compute as 3 and 12 do. Three- and four-byte sequences run at every lane.
+const PAIR_LANES = [0, 1, 2, 3, 12, 13, 14, 15];
 // The reference's verdict on each sequence, found once: both kinds of string and every `before`
 // check the same sequences, and a refusal costs the decoder a thrown error or two.
 const verdicts = new Map<string, number>();
@@ -65,7 +71,13 @@ for (const [what, head] of [
      * it, and two blocks after) and returns the cases where the core and the reference disagree.
      * The message for a lane is built once; only the sequence's bytes change.
      */
-    function check(seqs: Iterable<ArrayLike<number>>, width: number, before: ArrayLike<number> = [], endsString = false): string[] {
+    function check(
+      seqs: Iterable<ArrayLike<number>>,
+      width: number,
+      before: ArrayLike<number> = [],
+      endsString = false,
+      lanes: readonly number[] = ALL_LANES,
+    ): string[] {
       const wrong: string[] = [];
       // With `endsString`, the closing quote follows the sequence in the same block (another
       // member follows, so the block is whole): a sequence cut off by the quote must be seen.
@@ -81,7 +93,7 @@ for (const [what, head] of [
       for (const seq of seqs) {
         const bytes = Uint8Array.from(seq);
         const bad = reference(bytes);
-        for (let lane = 0; lane < BLOCK; lane++) {
+        for (const lane of lanes) {
           const m = messages[lane]!;
           const at = prefix.length + BLOCK + lane;
           m.set(bytes, at);
@@ -100,12 +112,12 @@ for (const [what, head] of [
       expect(check(seqs, 1)).toEqual([]);
     });
 
-    // (Envelope strings only: the payload path runs the same loop, and pairs are 870k cases.)
+    // (Envelope strings only: the payload path runs the same loop, and pairs are 435k cases.)
     it.runIf(what === 'envelope')('agrees with the reference on every pair of bytes', () => {
       const seqs = function* () {
         for (let a = 0; a < 256; a++) for (let b = 0; b < 256; b++) if (!special(a) && !special(b)) yield [a, b];
       };
-      expect(check(seqs(), 2)).toEqual([]);
+      expect(check(seqs(), 2, [], false, PAIR_LANES)).toEqual([]);
     });
 
     // Every lead byte, with second, third and fourth bytes at the edges of the ranges the
