@@ -1,6 +1,8 @@
 // The core's test hooks (assembly/test-hooks.ts). The shipped core has none: a test file that
 // uses them is listed in vitest.config.ts's HOOKS, whose projects run the whole host on the test
-// build of the core (test/wasm-bytes-with-hooks.ts in place of src/core/wasm-bytes.ts).
+// build of the core (test/wasm-bytes-with-hooks.ts in place of src/core/wasm-bytes.ts); one that
+// also needs a module graph of its own (OWN_MODULES) loads it by
+//   vi.mock('../src/core/wasm-bytes.ts', () => import('./wasm-bytes-with-hooks.ts'));
 import { type CoreExports, core } from '../src/core/instance.ts';
 
 export interface CoreHooks {
@@ -21,5 +23,5 @@ export interface CoreHooks {
 export const hooks = core as CoreExports & CoreHooks;
 if (typeof hooks.indexedPath !== 'function')
   throw new Error(
-    "test/core-hooks.ts: the shipped core has no hooks; list the test file in vitest.config.ts's HOOKS (the simd-hooks and scalar-hooks projects)",
+    "test/core-hooks.ts: the shipped core has no hooks; list the test file in vitest.config.ts's HOOKS, or mock '../src/core/wasm-bytes.ts' with './wasm-bytes-with-hooks.ts' in an OWN_MODULES file",
   );
