@@ -14,7 +14,7 @@ import { hooks } from './core-hooks.ts';
 import { B, BAD_UTF8, cat, hostileLine } from './hostile-lines.ts';
 import { indexedGrowth, indexedTrace } from './indexed-trace.ts';
 import { loggedBytes, outputAppender } from './ndjson-scenarios.ts';
-import { withoutStacks } from './no-stacks.ts';
+import { parsesAsJson, withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 import { LINEAR_BOUND } from './scaling.ts';
 
@@ -36,17 +36,6 @@ function agree(mode: Mode, line: Uint8Array, codec: StreamOptions = {}, laneOff 
   if (laneOff) expectEqual(traceOf(mode, input, codec, true, false).log, on.log);
   return on.taken > 0;
 }
-
-/** Whether JSON.parse takes `text`. */
-const isJson = (text: string) =>
-  withoutStacks(() => {
-    try {
-      JSON.parse(text);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 
 // Codecs whose terms and tokens are made of the bytes the indexed path reads specially.
 const CODECS: StreamOptions[] = [
@@ -119,7 +108,7 @@ describe('the indexed path against hand-written lines', () => {
       fc.property(line, fc.boolean(), (text, mode) => {
         const took = agree(mode ? 'encode' : 'decode', B(text));
         if (took) taken++;
-        if (took) expectBe(isJson(text), true);
+        if (took) expectBe(parsesAsJson(text), true);
       }),
       runs(300),
     );
@@ -148,7 +137,7 @@ describe('the indexed path against hand-written lines', () => {
           const text = `${'\\'.repeat(run)}${s}`;
           const head = `{"jsonrpc":"2.0","id":1,"result":{"p":"${'q'.repeat(pad)}","v":`;
           const line = `${head}"${text}"}}`;
-          const valid = isJson(line);
+          const valid = parsesAsJson(line);
           for (const mode of ['encode', 'decode'] as const) {
             // (A quote stage 1 hides or shows wrongly mostly leaves the line to the per-message
             // path, which writes the same: a valid line must be taken.)
@@ -339,7 +328,7 @@ describe('the indexed path reads every colon and comma as the per-message path d
             const input = framing === 'ndjson' ? cat([body, B('\n')]) : cat([B(`Content-Length: ${body.length}\r\n\r\n`), body]);
             const on = traceOf(mode, input, { framing }, true);
             expectEqual(traceOf(mode, input, { framing }, true, false).log, on.log);
-            const ok = isJson(text);
+            const ok = parsesAsJson(text);
             expectBe(on.taken, ok ? 1 : 0);
             if (ok) valid++;
           }),
@@ -405,7 +394,7 @@ describe('a member read in one turn, short lines at every alignment, strings by 
         fc.property(envelope, (text) => {
           const took = agree(mode, B(text));
           if (took) taken++;
-          if (took) expectBe(isJson(text), true);
+          if (took) expectBe(parsesAsJson(text), true);
         }),
         runs(600),
       );

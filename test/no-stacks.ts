@@ -16,3 +16,14 @@ export function withoutStacks<T>(f: () => T): T {
     Error.stackTraceLimit = limit;
   }
 }
+
+/** Whether JSON.parse takes `text` (asked by the thousand: the SyntaxError records no stack). */
+export const parsesAsJson = (text: string): boolean =>
+  withoutStacks(() => {
+    try {
+      JSON.parse(text);
+      return true;
+    } catch {
+      return false;
+    }
+  });

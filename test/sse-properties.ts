@@ -6,7 +6,8 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { expect } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createEncodeStream, type PayloadStreamError, type StreamOptions } from '../src/stream/index.ts';
-import { expectEventsEncoded, parsesAsJson, readEventsChecked } from './sse-reference.ts';
+import { parsesAsJson } from './no-stacks.ts';
+import { expectEventsEncoded, readEventsChecked } from './sse-reference.ts';
 import { bytes, oneByteChunks, run, split } from './stream-helpers.ts';
 
 /** A stream of test/stream-sse-parser.test.ts: events as lines ('#' in a line: the event's number), line endings taken in turn. */

@@ -4,7 +4,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { expect } from 'vitest';
 import { createCodec } from '../src/index.ts';
-import { withoutStacks } from './no-stacks.ts';
+import { parsesAsJson } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 
 const codec = createCodec();
@@ -66,16 +66,6 @@ export function readEventsChecked(text: string, parsed: readonly EventSourceMess
   );
   return events;
 }
-
-export const parsesAsJson = (data: string) =>
-  withoutStacks(() => {
-    try {
-      JSON.parse(data);
-      return true;
-    } catch {
-      return false;
-    }
-  });
 
 /**
  * Events read from the input (`before`) and from the encoding stream's output (`after`), matched

@@ -8,9 +8,9 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
 import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { describeError, loggedBytes, outputAppender } from './ndjson-scenarios.ts';
-import { withoutStacks } from './no-stacks.ts';
+import { parsesAsJson, withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
-import { expectEventsEncoded, parsesAsJson, readEventsChecked } from './sse-reference.ts';
+import { expectEventsEncoded, readEventsChecked } from './sse-reference.ts';
 import { latin1, oneByteAway, oneByteChunks } from './stream-helpers.ts';
 
 /** What a stream (reporting invalid messages) did with `chunks`: output as text (logText) between callbacks, callbacks, the error it threw. */
