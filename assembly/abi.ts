@@ -28,7 +28,10 @@ export const D_START: usize = 68; //     u32: the start state's entry in D_TRANS
 // for: encoding may then match a string whose escapes are all short ones other than `\/` in its
 // raw bytes (json/indexed-text.ts readString says why; decoding always may).
 export const D_RAW_ESCAPES: usize = 72;
-export const DESCRIPTOR_SIZE: usize = 80; // (the tables after it stay 16-byte aligned)
+// u64: which placement in memory this is (the host counts them from 1, never again the same):
+// walk.ts keeps a candidate's first steps by it, as a freed descriptor's address is reused.
+export const D_SERIAL: usize = 80;
+export const DESCRIPTOR_SIZE: usize = 96; // (the tables after it stay 16-byte aligned)
 
 // ---- scan (match.ts): what its records hold, and their size ----
 export const MODE_RECORDS: i32 = 1; // [start, end) in UTF-16 units of the input

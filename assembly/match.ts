@@ -2,21 +2,12 @@
 //  - MODE_RECORDS: [start, end) in UTF-16 units, so the host builds the result from slices of
 //    its own string (no UTF-8 decoding on the way out);
 //  - MODE_BYTE_RECORDS: [start, end) in bytes (the JSON transducer writes the tokens itself).
-import { D_ACCEPT_FROM, D_CLASSES, D_GRAM_MASK, D_MATCHES, D_ROW_SHIFT, D_START, D_TEDDY, D_TEDDY_ASCII, D_TRANS, MODE_BYTE_RECORDS } from './abi';
+// Here the candidates are found (Teddy's blocks, the start filter); walk.ts walks and records them.
+import { D_CLASSES, D_GRAM_MASK, D_ROW_SHIFT, D_START, D_TEDDY, D_TEDDY_ASCII, D_TRANS } from './abi';
 import { CASE_BIT } from './bytes';
 import { copyBytes } from './copy';
 import { asciiBlocksEnd, gramMayStart, isAscii, teddyBlock } from './filter';
-import { utf16Units } from './units';
-
-// Per-call state (a call runs to completion; nothing is shared between calls).
-let gDesc: usize = 0;
-let gInp: usize = 0;
-let gOut: usize = 0; // next record
-let gMode: i32 = 0;
-let gLit: i32 = 0; // input bytes before this are accounted for in gUnits
-let gUnits: i32 = 0; // MODE_RECORDS: UTF-16 units in input[0, gLit)
-let gMatches: i32 = 0;
-let gStop: bool = false;
+import { finish, gDesc, gInp, gStop, tryMatch, walkFrom, walkStart } from './walk';
 
 // A zero-padded copy of an input shorter than one SIMD block.
 const SCRATCH = memory.data(16);
@@ -33,16 +24,6 @@ let gConsumed: i32 = 0;
   return (35 - <i32>clz(load<u32>(desc + D_GRAM_MASK))) >> 3;
 }
 
-// The possible match left undecided by the last call (it ran into the end of input that was not
-// final; the bytes from its start were not consumed): how many of its bytes the automaton
-// walked, the state it reached (its walk-table entry) and the end of the longest match among
-// them (0: none), from its start. Handed back to scanHeld once the candidate starts the input,
-// it is walked on from there: a long one (`fold: 'nfkc'`: a term's first letter, then
-// ignorables without end) is walked once, not again at every chunk of a stream.
-export let heldWalked: i32 = 0;
-export let heldState: u32 = 0;
-export let heldBest: i32 = 0;
-
 /**
  * Scans `len` bytes at `inp`. Returns how many input bytes are final: unless `final`, a
  * possible match that runs into the end of the input is left for the next call (the caller
@@ -57,17 +38,9 @@ export function scan(desc: usize, inp: usize, len: i32, out: usize, final: i32, 
  * its bytes already walked to `state`, `best` as heldBest said; or none (`walked` 0).
  */
 export function scanHeld(desc: usize, inp: usize, len: i32, out: usize, final: i32, mode: i32, walked: i32, state: u32, best: i32): i32 {
-  gDesc = desc;
-  gInp = inp;
-  gOut = out;
-  gMode = mode;
-  gLit = 0;
-  gUnits = 0;
-  gMatches = 0;
-  gStop = false;
+  walkStart(desc, inp, out, mode);
   gSkip = 0;
   gConsumed = len;
-  heldWalked = 0;
   if (walked > 0 && walked <= len) {
     // The held candidate first: on from where it was left. Its start is then tried.
     const end = walkFrom(0, walked, state, best, len, final);
@@ -343,57 +316,4 @@ function scalar(b: i32, end: i32, len: i32, final: i32): i32 {
     }
     if (end > 0) gSkip = end;
   }
-}
-
-/** Walks the automaton from c; on a match, emits it and returns its end, else 0. */
-@inline function tryMatch(c: i32, len: i32, final: i32): i32 {
-  return walkFrom(c, c, load<u32>(gDesc + D_START), 0, len, final);
-}
-
-/**
- * tryMatch for a candidate at c walked up to j, in state s, its longest match so far ending at
- * best (or 0). A candidate that runs into the end of input that is not final stops the scan
- * (gStop) and is left in heldWalked, heldState and heldBest.
- */
-function walkFrom(c: i32, j: i32, s: u32, best: i32, len: i32, final: i32): i32 {
-  const desc = gDesc;
-  const inp = gInp;
-  const trans = load<u32>(desc + D_TRANS) as usize;
-  const classes = load<u32>(desc + D_CLASSES) as usize;
-  const acceptFrom = load<u32>(desc + D_ACCEPT_FROM);
-  const shift = <usize>load<u32>(desc + D_ROW_SHIFT);
-  // (s is where its row starts, src/compile/walk-table.ts: a shift and an add from the next load)
-  while (j < len) {
-    const cls = <usize>load<u8>(classes + <usize>load<u8>(inp + <usize>j));
-    s = <u32>load<u16>(trans + (cls << 1) + (<usize>s << shift));
-    if (s == 0) break;
-    j++;
-    if (s >= acceptFrom) best = j;
-  }
-  if (s != 0 && !final) {
-    gStop = true; // a longer match may continue in the next chunk
-    heldWalked = j - c;
-    heldState = s;
-    heldBest = best > 0 ? best - c : 0;
-    return 0;
-  }
-  if (best == 0) return 0;
-  if (gMode == MODE_BYTE_RECORDS) {
-    store<u32>(gOut, <u32>c);
-    store<u32>(gOut, <u32>best, 4);
-    gOut += 8;
-  } else {
-    gUnits += utf16Units(inp + <usize>gLit, c - gLit);
-    store<u32>(gOut, <u32>gUnits);
-    gUnits += utf16Units(inp + <usize>c, best - c);
-    store<u32>(gOut, <u32>gUnits, 4);
-    gOut += 8;
-  }
-  gLit = best;
-  gMatches++;
-  return best;
-}
-
-function finish(): void {
-  store<u32>(gDesc + D_MATCHES, <u32>gMatches);
 }

@@ -113,7 +113,7 @@ const SAMPLE_MS = 100;
 const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 console.log(
-  `${rounds} rounds, A ${dirA}, B ${dirB}: CPU ms per run, median A / B, ratio B/A of medians and of bests; B over the careful pipeline`,
+  `${rounds} rounds, A ${dirA}, B ${dirB}: CPU ms per run, median A / B, ratio B/A of medians, median of per-round ratios, ratio of bests; B over the careful pipeline`,
 );
 const ratios: number[] = [];
 for (const row of rows) {
@@ -141,9 +141,11 @@ for (const row of rows) {
     ? ` ${row.baseline?.name ?? 'careful'} x${(median(times[2]!) / b).toFixed(2)} (A x${(median(times[2]!) / a).toFixed(2)}; B ${Math.min(...speeds).toFixed(0)}-${Math.max(...speeds).toFixed(0)} MB/s, A ${(bytes / a).toFixed(0)})`
     : '';
   const best = Math.min(...times[1]!) / Math.min(...times[0]!);
+  // (Rounds alternate the builds: a round's ratio shares its moment's load; their median is steadier.)
+  const paired = median(times[1]!.map((t, i) => t / times[0]![i]!));
   ratios.push(b / a);
   console.log(
-    `${row.name.padEnd(52)} ${a.toFixed(1).padStart(7)} / ${b.toFixed(1).padStart(7)}   x${(b / a).toFixed(3)}  best x${best.toFixed(3)}${vsCareful}`,
+    `${row.name.padEnd(52)} ${a.toFixed(1).padStart(7)} / ${b.toFixed(1).padStart(7)}   x${(b / a).toFixed(3)}  paired x${paired.toFixed(3)}  best x${best.toFixed(3)}${vsCareful}`,
   );
 }
 const geo = Math.exp(ratios.reduce((s, r) => s + Math.log(r), 0) / ratios.length);

@@ -9,7 +9,7 @@ import {
 import { BACKSLASH, LOWER_U } from '../bytes';
 import { candidateKnown, forgetCandidate, hexValue } from '../decode';
 import { findByte } from '../find';
-import { heldBest, heldState, heldWalked } from '../match';
+import { heldBest, heldState, heldWalked } from '../walk';
 import { uriCheck } from './media';
 import { transformSpan } from './rewrite';
 import { get, STR_URI_CHECK, set } from './state';

@@ -20,6 +20,7 @@ import {
   D_QUOTE_FREE,
   D_RAW_ESCAPES,
   D_ROW_SHIFT,
+  D_SERIAL,
   D_START,
   D_SUFFIX,
   D_SUFFIX_LEN,
@@ -59,6 +60,8 @@ const align = (n: number) => (n + 15) & ~15;
 
 /** Resident descriptors, least recently used first. */
 const resident: TableSet[] = [];
+/** Descriptors placed so far (D_SERIAL: a number is never given twice, below 2 ** 53). */
+let placements = 0;
 
 class TableSet implements Descriptor {
   private at = 0;
@@ -94,6 +97,8 @@ class TableSet implements Descriptor {
       fields.push([field, p]);
       p += align(t.length);
     }
+    placements++;
+    fields.push([D_SERIAL, placements >>> 0], [D_SERIAL + 4, Math.floor(placements / 2 ** 32)]);
     const w = heap32();
     for (const [field, value] of fields) w[(at + field) >>> 2] = value;
     this.at = at;
