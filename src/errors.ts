@@ -71,7 +71,7 @@ export class PayloadKeyCollisionError extends Error {
     },
   ) {
     const where = stream
-      ? `an object in message ${stream.messageNumber}${stream.id === undefined ? '' : ` (id ${JSON.stringify(stream.id)})`}`
+      ? `an object in message ${stream.messageNumber}${stream.id === undefined ? '' : ` (id ${typeof stream.id === 'string' ? quoteName(stream.id) : JSON.stringify(stream.id)})`}`
       : `the object at ${formatPath(path)}`;
     super(`Decoding makes keys #${keyIndexes[0]} and #${keyIndexes[1]} of ${where} equal; the payload was rejected rather than merged`);
     this.path = path;

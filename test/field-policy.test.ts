@@ -470,6 +470,30 @@ describe('field policy: the streams agree with the object API', () => {
     }
   }
 
+  // Terms inside the policy's own key names (`cursor`, `_meta`, `type`, `maxLength`...): the key
+  // is encoded, and its rule is the one its name as written gives, in both APIs (decoding, the
+  // encoded name: what the object API encoded, so keys hold tokens of those names). No default
+  // term is inside such a name, so the formats above cannot tell which name a rule is read from.
+  const POLICY_TERMS = {
+    terms: { ascii: ['qwen', 'type', 'data', 'uri', 'blob', 'meta', 'cursor', 'task', 'token', 'length', 'schema', 'version', 'tools'] },
+  };
+  const policyCodec = createCodec(POLICY_TERMS);
+  for (const mode of ['encode', 'decode'] as const) {
+    it(`${mode} under terms spelt inside protocol and media keys, however written and split`, () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.tuple(traffic, choices), { minLength: 1, maxLength: 3 }),
+          fc.array(fc.nat(3000), { maxLength: 10 }),
+          (items, cuts) => {
+            const input = items.map(([m, c]) => writeJson(mode === 'encode' ? m : policyCodec.encodeMessage(m), c) + '\n');
+            streamAgreesWithObjectApi(mode, POLICY_TERMS, input.join(''), cuts);
+          },
+        ),
+        runs(300),
+      );
+    });
+  }
+
   it('keeps protocol fields and opaque values byte for byte, escapes included', () => {
     const m =
       '{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"q\\u0077en-1","_meta":{"Qwen":"\\/qwen"},"message":"qwen"}}\n' +

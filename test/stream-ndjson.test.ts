@@ -190,6 +190,19 @@ describe('NDJSON decode stream', () => {
     expect(String(error)).not.toMatch(/secret|Qwen/);
   });
 
+  it('names a long id by its start: the message stays small, the error keeps the whole id', async () => {
+    const id = `req-${'x'.repeat(100_000)}`;
+    const input = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"Qwen":1,"__mcp_ref_5177656e__":2}}\n`;
+    const error = await run(createDecodeStream(), [bytes(input)]).then(
+      () => null,
+      (e: unknown) => e as PayloadKeyCollisionError,
+    );
+    expect(error).toBeInstanceOf(PayloadKeyCollisionError);
+    expect(error!.message).toContain(`(id "req-${'x'.repeat(60)}"… (100004 characters))`);
+    expect(error!.message.length).toBeLessThan(300);
+    expect(error).toMatchObject({ id, idText: JSON.stringify(id) }); // (what a proxy answers under)
+  });
+
   it('with onCollision, drops the colliding message and goes on', async () => {
     const seen: unknown[] = [];
     const input =
