@@ -12,7 +12,18 @@ import { FRAMED, LARGE_LINE } from '../src/stream/core-regions.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { framedBody as body, cat, cutTrace, describeError, logText, pushCut, sized, sseField, traced } from './ndjson-scenarios.ts';
+import {
+  backOffRuns,
+  framedBody as body,
+  cat,
+  cutTrace,
+  describeError,
+  logText,
+  pushCut,
+  sized,
+  sseField,
+  traced,
+} from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { leastTimes } from './scaling.ts';
 import { encodeSse } from './sse-properties.ts';
@@ -359,21 +370,7 @@ describe('held SSE events (adversary)', () => {
   });
 
   it("agree with the per-message path through the batch's back-off (runs of deferred events) between held events", () => {
-    const ok = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"qwen"}]}}';
-    const late = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"data":"UXdlbg==","type":"image"}]}}';
-    const eventOf = (json: string, k: number) => `${k % 3 ? '' : `id: ${'k'.repeat(k * 7)}\n`}data: ${json}\n\n`;
-    const parts: string[] = [];
-    for (const [runLength, good] of [
-      [1, 3],
-      [70, 2],
-      [3, 1],
-      [140, 5],
-      [2, 0],
-    ] as const) {
-      for (let k = 0; k < runLength; k++) parts.push(eventOf(late, k));
-      for (let k = 0; k < good; k++) parts.push(eventOf(ok, k));
-    }
-    const input = bytes(parts.join(''));
+    const input = backOffRuns((json, k) => `${k % 3 ? '' : `id: ${'k'.repeat(k * 7)}\n`}data: ${json}\n\n`);
     for (const size of [5, 64, 333, 4096])
       for (const mode of ['encode', 'decode'] as const) {
         const cuts = every(input, size);

@@ -11,7 +11,7 @@ import { byteTransformer } from '../src/stream/byte-transformer.ts';
 import { createByteTransformer, createDecodeStream, createEncodeStream, type StreamOptions } from '../src/stream/index.ts';
 import { runs } from './arbitraries.ts';
 import { countCalls } from './core-calls.ts';
-import { framedBody as body, cat, cutTrace, describeError, logText, pushCut, sized, traced } from './ndjson-scenarios.ts';
+import { backOffRuns, framedBody as body, cat, cutTrace, describeError, logText, pushCut, sized, traced } from './ndjson-scenarios.ts';
 import { withoutStacks } from './no-stacks.ts';
 import { expectBe, expectEqual } from './quick-expect.ts';
 import { leastTimes } from './scaling.ts';
@@ -271,22 +271,7 @@ describe('held Content-Length frames (adversary)', () => {
   });
 
   it("agree with the per-message path through the batch's back-off (runs of deferred bodies) between held frames", () => {
-    const ok = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"qwen"}]}}';
-    const late = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"data":"UXdlbg==","type":"image"}]}}';
-    const frameOf = (json: string, k: number) =>
-      `Content-Length: ${json.length}\r\n${k % 3 ? '' : `X-K: ${'k'.repeat(k * 7)}\r\n`}\r\n${json}`;
-    const parts: string[] = [];
-    for (const [run, good] of [
-      [1, 3],
-      [70, 2],
-      [3, 1],
-      [140, 5],
-      [2, 0],
-    ] as const) {
-      for (let k = 0; k < run; k++) parts.push(frameOf(late, k));
-      for (let k = 0; k < good; k++) parts.push(frameOf(ok, k));
-    }
-    const input = bytes(parts.join(''));
+    const input = backOffRuns((json, k) => `Content-Length: ${json.length}\r\n${k % 3 ? '' : `X-K: ${'k'.repeat(k * 7)}\r\n`}\r\n${json}`);
     for (const size of [5, 64, 333, 4096])
       for (const mode of ['encode', 'decode'] as const) {
         const cuts = Array.from({ length: Math.ceil(input.length / size) }, (_, k) => k * size);

@@ -90,6 +90,28 @@ export const deferred = fc
  * A framed message's body (Content-Length or an SSE data line): mostly messages, blank, broken,
  * colliding and deferred ones, sizes either side of the 16 KiB region, and longer.
  */
+/**
+ * Runs of messages the batch defers (an image result's `data` before its `type`) of 1-140
+ * between a few it takes, each framed by `frameOf` (k: its place in its run): the batch's
+ * back-off counts such runs.
+ */
+export function backOffRuns(frameOf: (json: string, k: number) => string): Uint8Array {
+  const ok = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"qwen"}]}}';
+  const late = '{"jsonrpc":"2.0","id":2,"result":{"content":[{"data":"UXdlbg==","type":"image"}]}}';
+  const parts: string[] = [];
+  for (const [run, good] of [
+    [1, 3],
+    [70, 2],
+    [3, 1],
+    [140, 5],
+    [2, 0],
+  ] as const) {
+    for (let k = 0; k < run; k++) parts.push(frameOf(late, k));
+    for (let k = 0; k < good; k++) parts.push(frameOf(ok, k));
+  }
+  return bytes(parts.join(''));
+}
+
 export const framedBody = fc.oneof(
   { weight: 6, arbitrary: written },
   { weight: 1, arbitrary: fc.constantFrom('', ' ', '{}', '[]').map(bytes) },
