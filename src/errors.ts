@@ -72,7 +72,7 @@ export class PayloadKeyCollisionError extends Error {
   ) {
     const where = stream
       ? `an object in message ${stream.messageNumber}${stream.id === undefined ? '' : ` (id ${typeof stream.id === 'string' ? quoteName(stream.id) : JSON.stringify(stream.id)})`}`
-      : `the object at ${formatPath(path)}`;
+      : `the object at ${formatPathShort(path)}`;
     super(`Decoding makes keys #${keyIndexes[0]} and #${keyIndexes[1]} of ${where} equal; the payload was rejected rather than merged`);
     this.path = path;
     this.keyIndexes = keyIndexes;

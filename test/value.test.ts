@@ -189,6 +189,37 @@ describe('key collisions', () => {
     expect(e.message).not.toMatch(/secret|Qwen/);
   });
 
+  it('names the object by a path of bounded length, however long its keys or deep its nesting', () => {
+    // (The error's `path` stays whole; its message is logged and sent in answers: it must not
+    // grow with the payload.)
+    const colliding = () => ({ Qwen: 1, [q]: 2 });
+    for (const [keyLength, depth] of [
+      [100_000, 1],
+      [70, 3],
+      [1, 10_000],
+      [5_000, 200],
+    ] as const) {
+      let value: unknown = colliding();
+      const path: string[] = [];
+      for (let d = 0; d < depth; d++) {
+        const key = `${d}k`.padEnd(keyLength, 'k');
+        value = { [key]: value };
+        path.unshift(key);
+      }
+      let error: unknown;
+      try {
+        decodeValue(value);
+      } catch (e) {
+        error = e;
+      }
+      const e = error as PayloadKeyCollisionError;
+      expect(e).toBeInstanceOf(PayloadKeyCollisionError);
+      expect(e.path).toEqual(path);
+      expect(e.message.length).toBeLessThan(400);
+      expect(e.message).toContain(`the object at $["${path[0]!.slice(0, 5)}`); // (where it starts)
+    }
+  });
+
   it('rejects two hex spellings of one token', () => {
     expect(() => decodeValue({ a: [{ __mcp_ref_7177656e__: 1, __MCP_REF_7177656E__: 2 }] })).toThrow(PayloadKeyCollisionError);
   });
