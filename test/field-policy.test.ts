@@ -489,7 +489,7 @@ describe('field policy: the streams agree with the object API', () => {
             streamAgreesWithObjectApi(mode, POLICY_TERMS, input.join(''), cuts);
           },
         ),
-        runs(300),
+        runs(100),
       );
     });
   }
