@@ -56,6 +56,12 @@ const FIRST_STEPS: i32 = 4;
   return walkFrom(c, c + FIRST_STEPS, first & 0xffff, b != 0 ? c + b : 0, len, final);
 }
 
+/** The automaton's state after `byte` from state `s`: each is where its row starts (src/compile/walk-table.ts), a shift and an add from the next load; 0 is the dead row. */
+@inline function step(trans: usize, classes: usize, shift: usize, s: u32, byte: u32): u32 {
+  const cls = <usize>load<u8>(classes + <usize>byte);
+  return <u32>load<u16>(trans + (cls << 1) + (<usize>s << shift));
+}
+
 /** The walk's first FIRST_STEPS steps over `key`, a candidate's first bytes (all in the input), kept in `slot`. */
 function firstSteps(key: u32, slot: usize): u32 {
   const desc = gDesc;
@@ -66,8 +72,7 @@ function firstSteps(key: u32, slot: usize): u32 {
   let s = load<u32>(desc + D_START);
   let best: u32 = 0;
   for (let k: u32 = 0; k < <u32>FIRST_STEPS; k++) {
-    const cls = <usize>load<u8>(classes + <usize>((key >> (k << 3)) & 0xff));
-    s = <u32>load<u16>(trans + (cls << 1) + (<usize>s << shift));
+    s = step(trans, classes, shift, s, (key >> (k << 3)) & 0xff);
     if (s == 0) break; // (the dead row: walkFrom stops at once)
     if (s >= acceptFrom) best = k + 1;
   }
@@ -90,10 +95,8 @@ export function walkFrom(c: i32, j: i32, s: u32, best: i32, len: i32, final: i32
   const classes = load<u32>(desc + D_CLASSES) as usize;
   const acceptFrom = load<u32>(desc + D_ACCEPT_FROM);
   const shift = <usize>load<u32>(desc + D_ROW_SHIFT);
-  // (s is where its row starts, src/compile/walk-table.ts: a shift and an add from the next load)
   while (j < len) {
-    const cls = <usize>load<u8>(classes + <usize>load<u8>(inp + <usize>j));
-    s = <u32>load<u16>(trans + (cls << 1) + (<usize>s << shift));
+    s = step(trans, classes, shift, s, load<u8>(inp + <usize>j));
     if (s == 0) break;
     j++;
     if (s >= acceptFrom) best = j;
